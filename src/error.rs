@@ -1,0 +1,26 @@
+//! The library's error type.
+
+/// What can go wrong in relink.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A base URL that is not absolute, or that the chosen rules reject.
+    #[error("invalid base url '{base}': {reason}")]
+    InvalidBase {
+        /// The base as given.
+        base: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// A reference that the chosen rules cannot resolve.
+    #[error("cannot resolve '{reference}': {reason}")]
+    Unresolvable {
+        /// The reference as given.
+        reference: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// A rule set name that is not known.
+    #[error("unknown rules '{0}' (expected rfc1808, rfc3986 or whatwg)")]
+    UnknownRules(String),
+}

@@ -1,0 +1,405 @@
+//! RFC 1808: parsing (section 2.4), resolution (section 4) and recombination
+//! (section 4, step 7).
+//!
+//! Where the RFC leaves a case open, relink settles it as follows:
+//!
+//! | case | reading | example |
+//! | --- | --- | --- |
+//! | base with a net_loc and an empty path, relative path | the result gains a `/` | `http://a` + `g` = `http://a/g` |
+//! | empty params, query or fragment | absent (§2.4: "the fragment identifier is empty") | `#` and `?` give `http://a/b/c/d;p?q` |
+//! | entirely empty reference (§4 step 2a) | only the empty string; it inherits the base's fragment | `` gives `http://a/b/c/d;p?q#f` |
+//! | `..` above the root | kept (§5.2) | `../../../g` gives `http://a/../g` |
+//! | empty net_loc (`file:///`) | present, in a base and in a reference | `file:///usr/share/doc/index.html` + `../lib/x.html` = `file:///usr/share/lib/x.html`; `///g` gives `http:///g` |
+//! | params | not path: a `/` inside them does not count | base `http://a/b/c/d;p=1/2?q` + `../g` = `http://a/b/g` |
+//! | net_loc | ends only at the next `/` (§2.4.3, applied before query and params) | base `http://a?q` + `g` = `http://a?q/g` |
+//!
+//! Examples (relative to `http://a/b/c/d;p?q#f`, the base of section 5):
+//!
+//! ```
+//! use relink::url::rfc1808::resolve;
+//! let base = "http://a/b/c/d;p?q#f";
+//! assert_eq!(resolve(base, "../g"), "http://a/b/g");
+//! assert_eq!(resolve(base, ";x"), "http://a/b/c/d;x");
+//! assert_eq!(resolve(base, ""), "http://a/b/c/d;p?q#f");
+//! assert_eq!(resolve(base, "../../../g"), "http://a/../g");
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// A URL broken into the six components of RFC 1808 section 2.1, borrowing
+/// from the parsed string.
+///
+/// A component is `None` when its delimiter was absent and `Some("")` when the
+/// delimiter was present with nothing after it, so that [`fmt::Display`]
+/// (section 4 step 7) gives back exactly the parsed input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Url<'a> {
+    /// `<scheme>`, without its colon.
+    pub scheme: Option<&'a str>,
+    /// `<net_loc>`, without the leading `//`.
+    pub net_loc: Option<&'a str>,
+    /// Whether the path was preceded by a slash (section 2.4.6).
+    pub rooted: bool,
+    /// `<path>`, without its leading slash.
+    pub path: &'a str,
+    /// `<params>`, without the `;`.
+    pub params: Option<&'a str>,
+    /// `<query>`, without the `?`.
+    pub query: Option<&'a str>,
+    /// `<fragment>`, without the `#`.
+    pub fragment: Option<&'a str>,
+}
+
+impl<'a> Url<'a> {
+    /// Parses a URL, relative or absolute, by section 2.4, applying 2.4.1 to
+    /// 2.4.6 in that order. Parsing never fails: every string is a URL here.
+    pub fn parse(input: &'a str) -> Self {
+        // 2.4.1: the fragment is after the first "#".
+        let (rest, fragment) = split_at_first(input, b'#');
+        // 2.4.2: the scheme.
+        let (scheme, rest) = parse_scheme(rest);
+        // 2.4.3: "//" then the net_loc, up to the next "/".
+        let (net_loc, rest) = match rest.strip_prefix("//") {
+            Some(after) => {
+                let end = after.find('/').unwrap_or(after.len());
+                (Some(&after[..end]), &after[end..])
+            }
+            None => (None, rest),
+        };
+        // 2.4.4: the query is after the first "?".
+        let (rest, query) = split_at_first(rest, b'?');
+        // 2.4.5: the params are after the first ";".
+        let (rest, params) = split_at_first(rest, b';');
+        // 2.4.6: what is left is the path, and whether a slash preceded it.
+        let (rooted, path) = match rest.strip_prefix('/') {
+            Some(path) => (true, path),
+            None => (false, rest),
+        };
+        Url {
+            scheme,
+            net_loc,
+            rooted,
+            path,
+            params,
+            query,
+            fragment,
+        }
+    }
+
+    /// The settled reading of section 2.4: an empty params, query or fragment
+    /// is absent. An empty net_loc stays present.
+    fn without_empty_components(mut self) -> Self {
+        let present = |c: Option<&'a str>| c.filter(|s| !s.is_empty());
+        self.params = present(self.params);
+        self.query = present(self.query);
+        self.fragment = present(self.fragment);
+        self
+    }
+
+    /// The length of the recombined string, to allocate it once.
+    fn recombined_len(&self, path_len: usize) -> usize {
+        let opt = |c: Option<&str>, delim: usize| c.map_or(0, |s| s.len() + delim);
+        opt(self.scheme, 1)
+            + opt(self.net_loc, 2)
+            + usize::from(self.rooted)
+            + path_len
+            + opt(self.params, 1)
+            + opt(self.query, 1)
+            + opt(self.fragment, 1)
+    }
+
+    /// Section 4 step 7: recombines the components, with `path` in place of
+    /// the parsed path.
+    fn recombine_with_path(&self, path: &str) -> String {
+        let mut out = String::with_capacity(self.recombined_len(path.len()));
+        if let Some(scheme) = self.scheme {
+            out.push_str(scheme);
+            out.push(':');
+        }
+        if let Some(net_loc) = self.net_loc {
+            out.push_str("//");
+            out.push_str(net_loc);
+        }
+        if self.rooted {
+            out.push('/');
+        }
+        out.push_str(path);
+        for (delim, part) in [(';', self.params), ('?', self.query), ('#', self.fragment)] {
+            if let Some(part) = part {
+                out.push(delim);
+                out.push_str(part);
+            }
+        }
+        out
+    }
+}
+
+/// Section 4 step 7: the components recombined.
+impl fmt::Display for Url<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.recombine_with_path(self.path))
+    }
+}
+
+/// Splits `s` at the first `delim`, dropping the delimiter.
+fn split_at_first(s: &str, delim: u8) -> (&str, Option<&str>) {
+    match s.bytes().position(|b| b == delim) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    }
+}
+
+/// Section 2.4.2: a colon after the first character and before any character
+/// not allowed in a scheme name (alphanumerics, `+`, `.`, `-`).
+fn parse_scheme(s: &str) -> (Option<&str>, &str) {
+    for (i, b) in s.bytes().enumerate() {
+        match b {
+            b':' if i > 0 => return (Some(&s[..i]), &s[i + 1..]),
+            b if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-') => {}
+            _ => break,
+        }
+    }
+    (None, s)
+}
+
+/// Resolves `reference` against `base` by section 4.
+///
+/// Returns the reference itself, borrowed, when it needs no resolution
+/// (step 2b: it has a scheme), so callers can tell that nothing changed. An
+/// empty base means "unknown" (step 1): the reference is returned as is.
+pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
+    // Step 1: no base, the reference is taken as absolute.
+    if base.is_empty() {
+        return Cow::Borrowed(reference);
+    }
+    // Step 2a: an entirely empty reference is the base.
+    if reference.is_empty() {
+        return Cow::Owned(base.to_owned());
+    }
+    // Step 2: both are parsed.
+    let embedded = Url::parse(reference);
+    // Step 2b: a reference with a scheme is absolute.
+    if embedded.scheme.is_some() {
+        return Cow::Borrowed(reference);
+    }
+    let base = Url::parse(base).without_empty_components();
+    Cow::Owned(resolve_relative(
+        &base,
+        &embedded.without_empty_components(),
+    ))
+}
+
+/// Section 4, steps 2c to 7, for a reference without a scheme.
+fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
+    // Step 2c: the scheme is inherited.
+    let mut target = Url {
+        scheme: base.scheme,
+        ..*embedded
+    };
+    // Step 3: a reference with a net_loc is complete; else it inherits one.
+    if embedded.net_loc.is_some() {
+        return target.to_string();
+    }
+    target.net_loc = base.net_loc;
+    // Step 4: a path preceded by a slash is not relative.
+    if embedded.rooted {
+        return target.to_string();
+    }
+    // Step 5: an empty path inherits the base's path, then its params, then
+    // its query, each only while the reference has none of its own.
+    if embedded.path.is_empty() {
+        target.rooted = base.rooted;
+        target.path = base.path;
+        if embedded.params.is_none() {
+            target.params = base.params;
+            if embedded.query.is_none() {
+                target.query = base.query;
+            }
+        }
+        return target.to_string();
+    }
+    // Step 6: the base path without its last segment, then the reference's
+    // path, with dot segments removed. A base with a net_loc and an empty
+    // path counts as rooted (the settled reading: `http://a` + `g`).
+    target.rooted = base.rooted || base.net_loc.is_some();
+    let path = merge_paths(base.path, embedded.path);
+    // Step 7: recombine.
+    target.recombine_with_path(&path)
+}
+
+/// Section 4 step 6: removes the last segment of `base_path` (anything after
+/// its rightmost `/`, or all of it), appends `relative`, and applies steps
+/// 6a to 6d.
+///
+/// Done as one pass over a segment stack, as the note after step 7 suggests;
+/// the unit tests check it against a literal rendering of the string rules.
+fn merge_paths(base_path: &str, relative: &str) -> String {
+    let directory = base_path.rfind('/').map(|i| base_path[..i].split('/'));
+    let mut segments = directory
+        .into_iter()
+        .flatten()
+        .chain(relative.split('/'))
+        .peekable();
+    let mut out: Vec<&str> = Vec::with_capacity(8);
+    while let Some(segment) = segments.next() {
+        let last = segments.peek().is_none();
+        match segment {
+            // 6a: "./" is removed; 6b: a final "." is removed, leaving the
+            // path ending in "/".
+            "." => {
+                if last {
+                    out.push("");
+                }
+            }
+            // 6c: "<segment>/../" is removed; 6d: so is a final "<segment>/..".
+            ".." if out.last().is_some_and(|s| *s != "..") => {
+                out.pop();
+                if last {
+                    out.push("");
+                }
+            }
+            _ => out.push(segment),
+        }
+    }
+    out.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Steps 6a to 6d as the RFC writes them: string pattern removals.
+    fn merge_paths_literal(base_path: &str, relative: &str) -> String {
+        let mut path = match base_path.rfind('/') {
+            Some(i) => base_path[..=i].to_owned(),
+            None => String::new(),
+        };
+        path.push_str(relative);
+        let starts_segment = |p: &str, i: usize| i == 0 || p.as_bytes()[i - 1] == b'/';
+        // 6a: every "./" where "." is a complete segment.
+        let mut i = 0;
+        while let Some(found) = path[i..].find("./") {
+            let at = i + found;
+            if starts_segment(&path, at) {
+                path.replace_range(at..at + 2, "");
+                i = at;
+            } else {
+                i = at + 1;
+            }
+        }
+        // 6b: a final complete ".".
+        if path == "." || path.ends_with("/.") {
+            path.pop();
+        }
+        // 6c: the leftmost "<segment>/../", segment not "..", until none.
+        'again: loop {
+            let mut start = 0;
+            loop {
+                let Some(slash) = path[start..].find('/').map(|s| start + s) else {
+                    break 'again;
+                };
+                let segment = &path[start..slash];
+                if segment != ".." && path[slash..].starts_with("/../") {
+                    path.replace_range(start..slash + 4, "");
+                    continue 'again;
+                }
+                start = slash + 1;
+            }
+        }
+        // 6d: a final "<segment>/..", segment not "..".
+        if let Some(stem) = path.strip_suffix("/..") {
+            let start = stem.rfind('/').map_or(0, |i| i + 1);
+            if &stem[start..] != ".." {
+                path.truncate(start);
+            }
+        }
+        path
+    }
+
+    #[test]
+    fn parse_then_display_gives_back_the_input() {
+        for s in [
+            "http://a/b/c/d;p?q#f",
+            "http://a/b/c/d;p=1/2?q",
+            "file:///usr/share/doc/",
+            "g;x?y#s",
+            "//g",
+            "?",
+            "#",
+            ";",
+            "http:",
+            "HTTP://A:80/%7Euser/",
+            "news:comp.infosystems.www",
+            "mailto:joe@example.com",
+        ] {
+            assert_eq!(Url::parse(s).to_string(), s);
+        }
+    }
+
+    #[test]
+    fn parse_splits_components_in_section_order() {
+        let u = Url::parse("http://a/b/c/d;p=1/2?q=;#f?");
+        assert_eq!(u.scheme, Some("http"));
+        assert_eq!(u.net_loc, Some("a"));
+        assert!(u.rooted);
+        assert_eq!(u.path, "b/c/d");
+        assert_eq!(u.params, Some("p=1/2"));
+        assert_eq!(u.query, Some("q=;"));
+        assert_eq!(u.fragment, Some("f?"));
+    }
+
+    #[test]
+    fn scheme_needs_a_first_character_and_scheme_characters() {
+        assert_eq!(Url::parse(":g").scheme, None);
+        assert_eq!(Url::parse("a/b:c").scheme, None);
+        assert_eq!(Url::parse("g+.-1:x").scheme, Some("g+.-1"));
+        assert_eq!(Url::parse("1a:x").scheme, Some("1a"));
+        assert_eq!(Url::parse("g#s:x").scheme, None);
+    }
+
+    #[test]
+    fn net_loc_runs_to_the_next_slash() {
+        let u = Url::parse("http://a?q;p");
+        assert_eq!(u.net_loc, Some("a?q;p"));
+        assert_eq!(u.query, None);
+        assert_eq!(Url::parse("file:///x").net_loc, Some(""));
+    }
+
+    #[test]
+    fn merge_paths_matches_steps_6a_to_6d() {
+        for (base, rel, want) in [
+            ("b/c/d", "g", "b/c/g"),
+            ("b/c/d", "../../../g", "../g"),
+            ("b/c/d", "../..", ""),
+            ("b/c/d", ".", "b/c/"),
+            ("b/c/d", "./g/.", "b/c/g/"),
+            ("", "g", "g"),
+            ("d", "..", ".."),
+            ("b//d", "../g", "b/g"),
+        ] {
+            assert_eq!(merge_paths(base, rel), want, "{base} + {rel}");
+            assert_eq!(
+                merge_paths_literal(base, rel),
+                want,
+                "literal {base} + {rel}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn merge_paths_agrees_with_the_literal_rules(
+            base in "[a./]{0,12}",
+            rel in "[a./]{1,12}",
+        ) {
+            prop_assert_eq!(merge_paths(&base, &rel), merge_paths_literal(&base, &rel));
+        }
+
+        #[test]
+        fn parse_then_display_round_trips(s in "\\PC{0,40}") {
+            prop_assert_eq!(Url::parse(&s).to_string(), s);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! relink's integration tests: one binary, a module per topic.
+
+mod cli;
+mod resolver;
+
+use std::path::PathBuf;
+
+/// A file under `fixtures/`.
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// The data rows of a `.tsv` table in `fixtures/`: comment lines (`#`) and
+/// the header row are skipped; each row must have `columns` fields.
+pub fn table(name: &str, columns: usize) -> Vec<Vec<String>> {
+    let path = fixture(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.starts_with('#'));
+    let (_, header) = lines.next().expect("a header row");
+    assert_eq!(header.split('\t').count(), columns, "{name}: header");
+    lines
+        .map(|(n, line)| {
+            let row: Vec<String> = line.split('\t').map(str::to_owned).collect();
+            assert_eq!(row.len(), columns, "{name}:{}: {line:?}", n + 1);
+            row
+        })
+        .collect()
+}
