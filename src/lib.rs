@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod html;
 pub mod url;
 
 pub use error::Error;

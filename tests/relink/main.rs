@@ -1,6 +1,8 @@
 //! relink's integration tests: one binary, a module per topic.
 
 mod cli;
+mod corpus;
+mod html_corpus;
 mod resolver;
 
 use std::path::PathBuf;

@@ -1,0 +1,241 @@
+//! Decoding an attribute value as the HTML tokenizer does (input stream
+//! preprocessing, NUL, and character references in an attribute), keeping a
+//! map from the decoded text back to the raw source.
+//!
+//! html5ever decodes values but keeps no positions; relink needs both, to
+//! rewrite part of a value (one srcset candidate, one CSS `url()`) without
+//! touching the rest. The named references come from html5ever's own table.
+
+use std::ops::Range;
+
+use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+
+/// The longest named character reference, `&CounterClockwiseContourIntegral;`.
+const LONGEST_NAME: usize = 32;
+
+/// A stretch of decoded text that did not come verbatim from the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Piece {
+    decoded: Range<usize>,
+    raw: Range<usize>,
+}
+
+/// A decoded attribute value with the way back to its source.
+#[derive(Debug, Clone, Default)]
+pub struct Decoded {
+    /// The value as the tokenizer gives it.
+    pub text: String,
+    /// The non-verbatim stretches, in order.
+    pieces: Vec<Piece>,
+}
+
+impl Decoded {
+    /// Whether the decoded text is the raw text, byte for byte.
+    pub fn is_verbatim(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    /// The raw offset of a decoded offset. An offset inside a character
+    /// reference moves to the reference's start (`round_up` false) or end.
+    fn raw_offset(&self, at: usize, round_up: bool) -> usize {
+        // The last piece that starts at or before `at`.
+        let i = self.pieces.partition_point(|p| p.decoded.start <= at);
+        let Some(piece) = i.checked_sub(1).map(|i| &self.pieces[i]) else {
+            return at;
+        };
+        if at >= piece.decoded.end {
+            // Verbatim text after the piece.
+            piece.raw.end + (at - piece.decoded.end)
+        } else if at == piece.decoded.start || !round_up {
+            piece.raw.start
+        } else {
+            piece.raw.end
+        }
+    }
+
+    /// The raw range that a decoded range came from, widened to whole
+    /// character references.
+    pub fn raw_range(&self, decoded: Range<usize>) -> Range<usize> {
+        self.raw_offset(decoded.start, false)..self.raw_offset(decoded.end, true)
+    }
+}
+
+/// Decodes `raw`, the source of an attribute value between its quotes.
+pub fn decode_attribute(raw: &str) -> Decoded {
+    let bytes = raw.as_bytes();
+    let mut out = Decoded {
+        text: String::with_capacity(raw.len()),
+        pieces: Vec::new(),
+    };
+    let mut i = 0;
+    let mut verbatim_from = 0;
+    while i < bytes.len() {
+        let replaced: Option<(usize, Replacement)> = match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, Replacement::Char('\n'))),
+            b'\r' => Some((1, Replacement::Char('\n'))),
+            0 => Some((1, Replacement::Char('\u{fffd}'))),
+            b'&' => char_reference(&raw[i + 1..]).map(|(len, r)| (len + 1, r)),
+            _ => None,
+        };
+        match replaced {
+            Some((len, replacement)) => {
+                out.text.push_str(&raw[verbatim_from..i]);
+                let start = out.text.len();
+                match replacement {
+                    Replacement::Char(c) => out.text.push(c),
+                    Replacement::Pair(a, b) => {
+                        out.text.push(a);
+                        out.text.extend(b);
+                    }
+                }
+                out.pieces.push(Piece {
+                    decoded: start..out.text.len(),
+                    raw: i..i + len,
+                });
+                i += len;
+                verbatim_from = i;
+            }
+            None => i += 1,
+        }
+    }
+    out.text.push_str(&raw[verbatim_from..]);
+    out
+}
+
+enum Replacement {
+    Char(char),
+    Pair(char, Option<char>),
+}
+
+/// The character reference state, in an attribute value: `rest` follows the
+/// `&`. Returns how many bytes of `rest` the reference takes and what it
+/// stands for, or `None` when the `&` is literal.
+fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
+    let bytes = rest.as_bytes();
+    match bytes.first()? {
+        b'#' => numeric_reference(bytes),
+        b if b.is_ascii_alphanumeric() => named_reference(rest),
+        _ => None,
+    }
+}
+
+/// The named character reference state: the longest name in the table that
+/// the text starts with, found by extending while the text is a prefix of
+/// some name.
+fn named_reference(rest: &str) -> Option<(usize, Replacement)> {
+    let mut matched: Option<(usize, (u32, u32))> = None;
+    for len in 1..=rest.len().min(LONGEST_NAME) {
+        if !rest.is_char_boundary(len) {
+            break;
+        }
+        match NAMED_ENTITIES.get(&rest[..len]) {
+            Some(&(0, _)) => {}
+            Some(&m) => matched = Some((len, m)),
+            None => break,
+        }
+    }
+    let (len, (c1, c2)) = matched?;
+    // In an attribute, a match not ending in ";" followed by "=" or an
+    // alphanumeric is not a reference, for historical reasons.
+    if !rest[..len].ends_with(';') {
+        let next = rest.as_bytes().get(len);
+        if next.is_some_and(|&b| b == b'=' || b.is_ascii_alphanumeric()) {
+            return None;
+        }
+    }
+    let first = char::from_u32(c1)?;
+    let second = (c2 != 0).then(|| char::from_u32(c2)).flatten();
+    Some((len, Replacement::Pair(first, second)))
+}
+
+/// The numeric character reference states; `bytes` starts at `#`.
+fn numeric_reference(bytes: &[u8]) -> Option<(usize, Replacement)> {
+    let hex = matches!(bytes.get(1), Some(b'x' | b'X'));
+    let digits_start = if hex { 2 } else { 1 };
+    let radix = if hex { 16 } else { 10 };
+    let digits = bytes[digits_start..]
+        .iter()
+        .take_while(|b| (**b as char).is_digit(radix))
+        .count();
+    if digits == 0 {
+        // No digits: the "&#" (or "&#x") is literal.
+        return None;
+    }
+    let end = digits_start + digits;
+    let value = bytes[digits_start..end].iter().fold(0u32, |n, &b| {
+        n.saturating_mul(radix)
+            .saturating_add((b as char).to_digit(radix).unwrap_or(0))
+    });
+    let len = if bytes.get(end) == Some(&b';') {
+        end + 1
+    } else {
+        end
+    };
+    Some((len, Replacement::Char(numeric_value(value))))
+}
+
+/// The numeric character reference end state: what a number stands for.
+fn numeric_value(n: u32) -> char {
+    match n {
+        0 | 0xD800..=0xDFFF | 0x110000.. => '\u{fffd}',
+        0x80..=0x9F => C1_REPLACEMENTS[(n - 0x80) as usize]
+            .unwrap_or_else(|| char::from_u32(n).unwrap_or('\u{fffd}')),
+        _ => char::from_u32(n).unwrap_or('\u{fffd}'),
+    }
+}
+
+/// Whether a literal `&` at the start of `rest` (the text after it) would be
+/// read as a character reference in an attribute value.
+pub fn ampersand_needs_escape(rest: &str) -> bool {
+    char_reference(rest).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_as_the_tokenizer_does() {
+        for (raw, want) in [
+            ("a&amp;b", "a&b"),
+            ("a&ampb", "a&ampb"),
+            ("a&amp=b", "a&amp=b"),
+            ("a&amp b", "a& b"),
+            ("&lt;&gt", "<>"),
+            ("&notit;", "&notit;"),
+            ("&#x41;&#66;&#67", "ABC"),
+            ("&#x80;", "\u{20ac}"),
+            ("&#0;&#xD800;", "\u{fffd}\u{fffd}"),
+            ("&#;&#x;&;", "&#;&#x;&;"),
+            ("a\r\nb\rc", "a\nb\nc"),
+            ("a\0b", "a\u{fffd}b"),
+            ("&NotEqualTilde;", "\u{2242}\u{338}"),
+        ] {
+            assert_eq!(decode_attribute(raw).text, want, "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn maps_decoded_ranges_to_raw_ranges() {
+        let d = decode_attribute("a&amp;b c");
+        assert_eq!(d.text, "a&b c");
+        assert_eq!(d.raw_range(0..1), 0..1);
+        assert_eq!(d.raw_range(1..2), 1..6);
+        assert_eq!(d.raw_range(2..5), 6..9);
+        assert_eq!(d.raw_range(0..5), 0..9);
+        let d = decode_attribute("&#x68;ttp");
+        assert_eq!(d.raw_range(0..4), 0..9);
+        assert!(decode_attribute("plain").is_verbatim());
+    }
+
+    #[test]
+    fn knows_which_ampersands_need_escaping() {
+        assert!(ampersand_needs_escape("amp;x"));
+        assert!(ampersand_needs_escape("copy x"));
+        assert!(ampersand_needs_escape("#38"));
+        assert!(!ampersand_needs_escape("b=2"));
+        assert!(!ampersand_needs_escape("copy=2"));
+        assert!(!ampersand_needs_escape("#x"));
+        assert!(!ampersand_needs_escape(""));
+    }
+}
