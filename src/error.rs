@@ -23,4 +23,7 @@ pub enum Error {
     /// A rule set name that is not known.
     #[error("unknown rules '{0}' (expected rfc1808, rfc3986 or whatwg)")]
     UnknownRules(String),
+    /// A document too large to parse.
+    #[error("document of {0} bytes is too large")]
+    TooLarge(usize),
 }

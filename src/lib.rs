@@ -12,8 +12,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod base;
+pub mod css;
+pub mod document;
+pub mod encoding;
 mod error;
 pub mod html;
+pub mod splice;
 pub mod url;
 
 pub use error::Error;

@@ -35,28 +35,31 @@ impl Decoded {
         self.pieces.is_empty()
     }
 
-    /// The raw offset of a decoded offset. An offset inside a character
-    /// reference moves to the reference's start (`round_up` false) or end.
-    fn raw_offset(&self, at: usize, round_up: bool) -> usize {
+    /// The decoded and raw offsets of a decoded offset. An offset inside a
+    /// character reference moves to the reference's start (`round_up`
+    /// false) or end.
+    fn locate(&self, at: usize, round_up: bool) -> (usize, usize) {
         // The last piece that starts at or before `at`.
         let i = self.pieces.partition_point(|p| p.decoded.start <= at);
         let Some(piece) = i.checked_sub(1).map(|i| &self.pieces[i]) else {
-            return at;
+            return (at, at);
         };
         if at >= piece.decoded.end {
             // Verbatim text after the piece.
-            piece.raw.end + (at - piece.decoded.end)
+            (at, piece.raw.end + (at - piece.decoded.end))
         } else if at == piece.decoded.start || !round_up {
-            piece.raw.start
+            (piece.decoded.start, piece.raw.start)
         } else {
-            piece.raw.end
+            (piece.decoded.end, piece.raw.end)
         }
     }
 
-    /// The raw range that a decoded range came from, widened to whole
-    /// character references.
-    pub fn raw_range(&self, decoded: Range<usize>) -> Range<usize> {
-        self.raw_offset(decoded.start, false)..self.raw_offset(decoded.end, true)
+    /// Widens a decoded range to whole character references; returns the
+    /// widened decoded range and the raw range it came from.
+    pub fn widen(&self, decoded: Range<usize>) -> (Range<usize>, Range<usize>) {
+        let (d_start, r_start) = self.locate(decoded.start, false);
+        let (d_end, r_end) = self.locate(decoded.end, true);
+        (d_start..d_end, r_start..r_end)
     }
 }
 
@@ -219,12 +222,15 @@ mod tests {
     fn maps_decoded_ranges_to_raw_ranges() {
         let d = decode_attribute("a&amp;b c");
         assert_eq!(d.text, "a&b c");
-        assert_eq!(d.raw_range(0..1), 0..1);
-        assert_eq!(d.raw_range(1..2), 1..6);
-        assert_eq!(d.raw_range(2..5), 6..9);
-        assert_eq!(d.raw_range(0..5), 0..9);
+        assert_eq!(d.widen(0..1), (0..1, 0..1));
+        assert_eq!(d.widen(1..2), (1..2, 1..6));
+        assert_eq!(d.widen(2..5), (2..5, 6..9));
+        assert_eq!(d.widen(0..5), (0..5, 0..9));
         let d = decode_attribute("&#x68;ttp");
-        assert_eq!(d.raw_range(0..4), 0..9);
+        assert_eq!(d.widen(0..4), (0..4, 0..9));
+        assert_eq!(d.widen(1..4), (1..4, 6..9));
+        let d = decode_attribute("a&NotEqualTilde;b");
+        assert_eq!(d.widen(2..3), (1..6, 1..16));
         assert!(decode_attribute("plain").is_verbatim());
     }
 

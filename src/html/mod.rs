@@ -2,4 +2,8 @@
 
 pub mod charref;
 pub mod lex;
+pub mod links;
+pub mod refresh;
+pub mod rewrite;
+pub mod srcset;
 pub mod tree;

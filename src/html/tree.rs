@@ -148,11 +148,12 @@ fn locate(src: &str, tags: &mut [Tag], bounds: &[(usize, usize)]) {
         let mut at = end;
         while let Some(lt) = src.as_bytes()[lower..at].iter().rposition(|&b| b == b'<') {
             let start = lower + lt;
-            if let Some(lexed) = lex_tag(src, start) {
-                if lexed.end == end && agrees(&lexed, tag) {
-                    tag.source = Some((start, lexed));
-                    break;
-                }
+            if let Some(lexed) = lex_tag(src, start)
+                && lexed.end == end
+                && agrees(&lexed, tag)
+            {
+                tag.source = Some((start, lexed));
+                break;
             }
             at = start;
         }
@@ -402,10 +403,10 @@ impl TreeSink for Tracker {
 
     fn add_attrs_if_missing(&self, target: &Handle, attrs: Vec<Attribute>) {
         // A second <html> or <body> tag: its attributes join the element.
-        if let Some(index) = self.current.get() {
-            if matches!(&*self.current_name.borrow(), Some((TagKind::StartTag, _))) {
-                self.tied.borrow_mut().insert(index, target.clone());
-            }
+        if let Some(index) = self.current.get()
+            && matches!(&*self.current_name.borrow(), Some((TagKind::StartTag, _)))
+        {
+            self.tied.borrow_mut().insert(index, target.clone());
         }
         self.dom.add_attrs_if_missing(target, attrs);
     }

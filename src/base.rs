@@ -1,0 +1,63 @@
+//! The layered base of a document (RFC 1808 section 3), and where it came
+//! from.
+
+use std::fmt;
+
+use crate::url::BaseUrl;
+
+/// Where a base URL came from, innermost layer first (RFC 1808 section 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BaseSource {
+    /// Forced above every layer by the user (`--base`).
+    Forced,
+    /// An HTML BASE element (section 3.1), at this line of the document.
+    BaseElement {
+        /// The line of the element's tag, from 1.
+        line: usize,
+    },
+    /// A header of a message or part (section 3.1): `Content-Base`,
+    /// `Base`, `Content-Location`, `Snapshot-Content-Location`.
+    Header {
+        /// The header's name.
+        name: String,
+        /// The part it is on (`1.2`), empty for the top-level message.
+        part: String,
+    },
+    /// The base of the document that encloses this one (section 3.2), such
+    /// as an `iframe srcdoc`'s parent.
+    Enclosing(Box<BaseSource>),
+    /// The URL the document was retrieved from (section 3.3).
+    RetrievedFrom,
+}
+
+impl fmt::Display for BaseSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BaseSource::Forced => f.write_str("--base"),
+            BaseSource::BaseElement { line } => write!(f, "the BASE element at line {line}"),
+            BaseSource::Header { name, part } if part.is_empty() => {
+                write!(f, "{name} of the message")
+            }
+            BaseSource::Header { name, part } => write!(f, "{name} of part {part}"),
+            BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
+            BaseSource::RetrievedFrom => f.write_str("--retrieved-from"),
+        }
+    }
+}
+
+/// A base URL and the layer it came from.
+#[derive(Debug, Clone)]
+pub struct Base {
+    /// The URL, with the rules it resolves by.
+    pub url: BaseUrl,
+    /// Where it came from.
+    pub source: BaseSource,
+}
+
+impl Base {
+    /// A base from `source`.
+    pub fn new(url: BaseUrl, source: BaseSource) -> Self {
+        Base { url, source }
+    }
+}

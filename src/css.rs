@@ -1,0 +1,230 @@
+//! URLs in CSS: `url(...)` quoted or not, `@import "..."`, and the strings of
+//! `image-set(...)`, found with cssparser's tokenizer and its source
+//! positions, in style sheets, `<style>` elements and `style` attributes.
+
+use std::ops::Range;
+
+use cssparser::{ParseError, Parser, Token};
+
+/// How deep nested blocks and functions are followed; deeper ones are left
+/// as they are, so hostile input cannot exhaust the stack (cssparser itself
+/// stops at 75).
+pub const MAX_CSS_NESTING: usize = 64;
+
+/// How a URL is written in CSS, which decides how a new one is escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CssQuoting {
+    /// A string, in these quotes.
+    Quoted(char),
+    /// An unquoted `url(...)`.
+    Unquoted,
+}
+
+/// One URL in a style sheet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CssUrl {
+    /// The URL's source, without quotes or `url(`, `)` and white space.
+    pub range: Range<usize>,
+    /// The URL, escapes resolved.
+    pub value: String,
+    /// How it is written.
+    pub quoting: CssQuoting,
+}
+
+/// Every URL in `css`, in source order.
+pub fn urls(css: &str) -> Vec<CssUrl> {
+    let mut parser = Parser::new(css);
+    let mut found = Vec::new();
+    scan(&mut parser, css, Context::Plain, 0, &mut found);
+    found
+}
+
+/// Where in the grammar the scan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Plain,
+    /// Inside `url(` or `src(`: the first string is the URL.
+    UrlFunction,
+    /// Inside `image-set(`: every string is a URL.
+    ImageSet,
+}
+
+fn scan(
+    parser: &mut Parser<'_>,
+    css: &str,
+    context: Context,
+    depth: usize,
+    found: &mut Vec<CssUrl>,
+) {
+    let mut after_import = false;
+    let mut seen_argument = false;
+    loop {
+        let start = parser.position().byte_index();
+        let Ok(token) = parser.next_including_whitespace_and_comments().cloned() else {
+            return;
+        };
+        let end = parser.position().byte_index();
+        let mut nested = None;
+        match &token {
+            Token::WhiteSpace(_) | Token::Comment(_) => continue,
+            Token::UnquotedUrl(value) => {
+                let inner = unquoted_url_range(css, start, end);
+                found.push(CssUrl {
+                    range: inner,
+                    value: value.to_string(),
+                    quoting: CssQuoting::Unquoted,
+                });
+            }
+            Token::QuotedString(value) => {
+                let is_url = after_import
+                    || context == Context::ImageSet
+                    || (context == Context::UrlFunction && !seen_argument);
+                if is_url {
+                    let quote = css[start..].chars().next().unwrap_or('"');
+                    let close = if end > start + 1 && css[..end].ends_with(quote) {
+                        end - 1
+                    } else {
+                        end
+                    };
+                    found.push(CssUrl {
+                        range: start + 1..close,
+                        value: value.to_string(),
+                        quoting: CssQuoting::Quoted(quote),
+                    });
+                }
+            }
+            Token::Function(name) => {
+                let inner = if name.eq_ignore_ascii_case("url") || name.eq_ignore_ascii_case("src")
+                {
+                    Context::UrlFunction
+                } else if name.eq_ignore_ascii_case("image-set")
+                    || name.eq_ignore_ascii_case("-webkit-image-set")
+                {
+                    Context::ImageSet
+                } else {
+                    Context::Plain
+                };
+                nested = Some(inner);
+            }
+            Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
+                nested = Some(Context::Plain);
+            }
+            _ => {}
+        }
+        after_import =
+            matches!(&token, Token::AtKeyword(name) if name.eq_ignore_ascii_case("import"));
+        seen_argument = true;
+        if let Some(inner) = nested
+            && depth < MAX_CSS_NESTING
+        {
+            let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
+                scan(p, css, inner, depth + 1, found);
+                Ok(())
+            });
+        }
+    }
+}
+
+/// The URL inside an unquoted `url( ... )` token spanning `start..end`.
+fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
+    let token = &css[start..end];
+    let open = token.find('(').map_or(0, |i| i + 1);
+    let close = if token.ends_with(')') {
+        token.len() - 1
+    } else {
+        token.len()
+    };
+    let inner = &token[open..close.max(open)];
+    let lead = inner.len() - inner.trim_start_matches(is_css_space).len();
+    let trimmed = inner.trim_matches(is_css_space);
+    let from = start + open + lead;
+    from..from + trimmed.len()
+}
+
+fn is_css_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
+}
+
+/// Writes `url` to stand where a URL quoted as `quoting` stood.
+pub fn escape(url: &str, quoting: CssQuoting) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        let plain = match quoting {
+            CssQuoting::Quoted(q) => c != q && c != '\\' && !c.is_control(),
+            CssQuoting::Unquoted => {
+                !matches!(c, '(' | ')' | '"' | '\'' | '\\') && !c.is_whitespace() && !c.is_control()
+            }
+        };
+        if plain {
+            out.push(c);
+        } else if matches!(c, '(' | ')' | '"' | '\'' | '\\') {
+            out.push('\\');
+            out.push(c);
+        } else {
+            // A hex escape, with the space that ends it.
+            out.push_str(&format!("\\{:x} ", c as u32));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(css: &str) -> Vec<(&str, String)> {
+        urls(css)
+            .into_iter()
+            .map(|u| (&css[u.range], u.value))
+            .collect()
+    }
+
+    #[test]
+    fn finds_every_kind_of_url() {
+        let css = r#"@import "a.css"; @import url(b.css);
+            p { background: url( c.png ) ; x: URL('d.png') }
+            q { background-image: image-set("e.png" 1x, url(f.png) 2x) }
+            @font-face { src: url("g\"h.woff") }"#;
+        let got = found(css);
+        let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            [
+                "a.css",
+                "b.css",
+                "c.png",
+                "d.png",
+                "e.png",
+                "f.png",
+                "g\"h.woff"
+            ]
+        );
+        assert_eq!(got[2].0, "c.png");
+        assert_eq!(got[6].0, r#"g\"h.woff"#);
+    }
+
+    #[test]
+    fn ignores_strings_that_are_not_urls() {
+        assert!(found(r#"p::before { content: "x.png" } a { font-family: "url" }"#).is_empty());
+        assert_eq!(found(r#"p { x: url("a" "b") }"#).len(), 1);
+    }
+
+    #[test]
+    fn survives_deep_nesting_and_bad_input() {
+        let deep = "(".repeat(10_000) + "url(x)";
+        assert!(urls(&deep).is_empty());
+        assert_eq!(
+            found("p{background:url(a.png"),
+            vec![("a.png", "a.png".to_owned())]
+        );
+        let _ = urls("url(\"unterminated");
+        let _ = urls("\\");
+    }
+
+    #[test]
+    fn escapes_for_the_quoting() {
+        assert_eq!(escape("a b'(", CssQuoting::Unquoted), "a\\20 b\\'\\(");
+        assert_eq!(escape("a\"b'", CssQuoting::Quoted('"')), "a\\\"b'");
+        assert_eq!(escape("a\nb", CssQuoting::Quoted('\'')), "a\\a b");
+    }
+}

@@ -1,0 +1,438 @@
+//! Bytes in and bytes out: finding a document's encoding, decoding it, and
+//! mapping positions in the decoded text back to the bytes.
+//!
+//! The HTML order (BOM, transport, `<meta>` prescan, then UTF-8 when the
+//! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_html`]; CSS uses
+//! BOM, `@charset`, transport ([`sniff_css`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use encoding_rs::{
+    DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED,
+};
+
+/// How far the `<meta>` prescan looks (HTML standard: 1024 bytes).
+pub const PRESCAN_BYTES: usize = 1024;
+
+/// Where a document's encoding came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodingSource {
+    /// A byte order mark.
+    Bom,
+    /// The transport layer: a MIME part's charset, or `--encoding`.
+    Transport,
+    /// A `<meta>` element, or `@charset` in CSS.
+    Declared,
+    /// Nothing said; the bytes are valid UTF-8.
+    Utf8Default,
+    /// Nothing said; the bytes are not UTF-8.
+    Fallback,
+}
+
+impl fmt::Display for EncodingSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncodingSource::Bom => "byte order mark",
+            EncodingSource::Transport => "transport",
+            EncodingSource::Declared => "declared in the document",
+            EncodingSource::Utf8Default => "valid utf-8",
+            EncodingSource::Fallback => "fallback",
+        })
+    }
+}
+
+/// A document's encoding and its byte order mark.
+#[derive(Debug, Clone, Copy)]
+pub struct Sniffed {
+    /// The encoding.
+    pub encoding: &'static Encoding,
+    /// The length of the byte order mark, 0 if none.
+    pub bom_len: usize,
+    /// Where it came from.
+    pub source: EncodingSource,
+}
+
+/// The encoding of an HTML document.
+pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
+    sniff(bytes, transport, prescan)
+}
+
+/// The encoding of a style sheet (CSS Syntax 3.2, with `@charset`).
+pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
+    sniff(bytes, transport, |head| {
+        let rest = head.strip_prefix(b"@charset \"")?;
+        let end = rest.iter().position(|&b| b == b'"')?;
+        if rest.get(end + 1) != Some(&b';') {
+            return None;
+        }
+        Encoding::for_label(&rest[..end]).map(|e| {
+            if e == UTF_16BE || e == UTF_16LE {
+                UTF_8
+            } else {
+                e
+            }
+        })
+    })
+}
+
+fn sniff(
+    bytes: &[u8],
+    transport: Option<&'static Encoding>,
+    declared: impl Fn(&[u8]) -> Option<&'static Encoding>,
+) -> Sniffed {
+    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
+        return Sniffed {
+            encoding,
+            bom_len,
+            source: EncodingSource::Bom,
+        };
+    }
+    let sniffed = |encoding, source| Sniffed {
+        encoding,
+        bom_len: 0,
+        source,
+    };
+    if let Some(encoding) = transport {
+        return sniffed(encoding, EncodingSource::Transport);
+    }
+    if let Some(encoding) = declared(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
+        return sniffed(encoding, EncodingSource::Declared);
+    }
+    if std::str::from_utf8(bytes).is_ok() {
+        sniffed(UTF_8, EncodingSource::Utf8Default)
+    } else {
+        sniffed(WINDOWS_1252, EncodingSource::Fallback)
+    }
+}
+
+/// Decodes the document's bytes after its byte order mark. Borrows when the
+/// bytes are already the text (valid UTF-8).
+pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
+    sniffed
+        .encoding
+        .decode_without_bom_handling(&bytes[sniffed.bom_len..])
+        .0
+}
+
+/// Maps sorted offsets in the decoded text to offsets in `bytes` (after the
+/// byte order mark is added back), by decoding again up to each one.
+pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
+    let src = &bytes[sniffed.bom_len..];
+    let mut decoder = sniffed.encoding.new_decoder_without_bom_handling();
+    let mut scratch = vec![0u8; 4096];
+    let (mut read, mut written) = (0usize, 0usize);
+    let mut out = Vec::with_capacity(decoded_offsets.len());
+    for &target in decoded_offsets {
+        while written < target && read < src.len() {
+            let room = (target - written).min(scratch.len());
+            let (result, r, w) = decoder.decode_to_utf8_without_replacement(
+                &src[read..],
+                &mut scratch[..room],
+                false,
+            );
+            read += r;
+            match result {
+                DecoderResult::Malformed(_, _) => {
+                    // Decoding with replacement writes U+FFFD here.
+                    written += w + '\u{fffd}'.len_utf8();
+                }
+                DecoderResult::InputEmpty | DecoderResult::OutputFull => {
+                    written += w;
+                    if r == 0 && w == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        out.push(sniffed.bom_len + read);
+    }
+    out
+}
+
+/// Encodes text for a document in `encoding`. A character the encoding
+/// cannot hold becomes a numeric character reference.
+pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
+    if encoding == UTF_16LE {
+        Cow::Owned(text.encode_utf16().flat_map(u16::to_le_bytes).collect())
+    } else if encoding == UTF_16BE {
+        Cow::Owned(text.encode_utf16().flat_map(u16::to_be_bytes).collect())
+    } else {
+        encoding.encode(text).0
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+/// The HTML standard's "prescan a byte stream to determine its encoding".
+pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+    let starts = |i: usize, s: &[u8]| {
+        bytes.len() >= i + s.len() && bytes[i..i + s.len()].eq_ignore_ascii_case(s)
+    };
+    let mut i = 0;
+    while i < bytes.len() {
+        if starts(i, b"<!--") {
+            // To the end of the first "-->" whose ">" follows the "<".
+            let mut j = i + 2;
+            loop {
+                j += 1;
+                if j >= bytes.len() {
+                    return None;
+                }
+                if bytes[j] == b'>' && bytes[j - 1] == b'-' && bytes[j - 2] == b'-' {
+                    break;
+                }
+            }
+            i = j;
+        } else if starts(i, b"<meta") && bytes.get(i + 5).is_some_and(|&b| is_space(b) || b == b'/')
+        {
+            i += 5;
+            match meta_charset(bytes, &mut i) {
+                MetaResult::Found(encoding) => return Some(encoding),
+                MetaResult::NotFound => {}
+                MetaResult::OutOfBytes => return None,
+            }
+        } else if bytes[i] == b'<'
+            && (bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
+                || (bytes.get(i + 1) == Some(&b'/')
+                    && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic)))
+        {
+            while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'>' {
+                i += 1;
+            }
+            loop {
+                match attribute(bytes, &mut i) {
+                    Attr::Found(..) => {}
+                    Attr::None => break,
+                    Attr::OutOfBytes => return None,
+                }
+            }
+        } else if starts(i, b"<!") || starts(i, b"</") || starts(i, b"<?") {
+            match bytes[i..].iter().position(|&b| b == b'>') {
+                Some(p) => i += p,
+                None => return None,
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+enum MetaResult {
+    Found(&'static Encoding),
+    NotFound,
+    OutOfBytes,
+}
+
+/// The `<meta>` branch of the prescan, from just after `<meta`.
+fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
+    let mut seen: Vec<Vec<u8>> = Vec::new();
+    let mut got_pragma = false;
+    let mut need_pragma: Option<bool> = None;
+    let mut charset: Option<&'static Encoding> = None;
+    loop {
+        let (name, value) = match attribute(bytes, i) {
+            Attr::Found(name, value) => (name, value),
+            Attr::None => break,
+            Attr::OutOfBytes => return MetaResult::OutOfBytes,
+        };
+        if seen.contains(&name) {
+            continue;
+        }
+        match name.as_slice() {
+            b"http-equiv" if value == b"content-type" => got_pragma = true,
+            b"content" if charset.is_none() => {
+                if let Some(found) = charset_from_content(&value) {
+                    charset = Some(found);
+                    need_pragma = Some(true);
+                }
+            }
+            b"charset" => {
+                charset = Encoding::for_label(&value);
+                need_pragma = Some(false);
+            }
+            _ => {}
+        }
+        seen.push(name);
+    }
+    match (need_pragma, charset) {
+        (None, _) | (_, None) => MetaResult::NotFound,
+        (Some(true), _) if !got_pragma => MetaResult::NotFound,
+        (Some(_), Some(encoding)) => {
+            MetaResult::Found(if encoding == UTF_16BE || encoding == UTF_16LE {
+                UTF_8
+            } else if encoding == X_USER_DEFINED {
+                WINDOWS_1252
+            } else {
+                encoding
+            })
+        }
+    }
+}
+
+enum Attr {
+    Found(Vec<u8>, Vec<u8>),
+    None,
+    OutOfBytes,
+}
+
+/// The prescan's "get an attribute", names and values lower-cased.
+fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
+    let at = |i: usize| bytes.get(i).copied();
+    while at(*i).is_some_and(|b| is_space(b) || b == b'/') {
+        *i += 1;
+    }
+    let Some(first) = at(*i) else {
+        return Attr::OutOfBytes;
+    };
+    if first == b'>' {
+        return Attr::None;
+    }
+    let mut name = Vec::new();
+    let mut value = Vec::new();
+    // The name.
+    loop {
+        let Some(b) = at(*i) else {
+            return Attr::OutOfBytes;
+        };
+        match b {
+            b'=' if !name.is_empty() => {
+                *i += 1;
+                break;
+            }
+            b if is_space(b) => {
+                // Spaces, then "=" or the attribute ends without a value.
+                while at(*i).is_some_and(is_space) {
+                    *i += 1;
+                }
+                match at(*i) {
+                    None => return Attr::OutOfBytes,
+                    Some(b'=') => {
+                        *i += 1;
+                        break;
+                    }
+                    Some(_) => return Attr::Found(name, value),
+                }
+            }
+            b'/' | b'>' => return Attr::Found(name, value),
+            b => name.push(b.to_ascii_lowercase()),
+        }
+        *i += 1;
+    }
+    // The value.
+    while at(*i).is_some_and(is_space) {
+        *i += 1;
+    }
+    match at(*i) {
+        None => Attr::OutOfBytes,
+        Some(q @ (b'"' | b'\'')) => {
+            *i += 1;
+            loop {
+                match at(*i) {
+                    None => return Attr::OutOfBytes,
+                    Some(b) if b == q => {
+                        *i += 1;
+                        return Attr::Found(name, value);
+                    }
+                    Some(b) => value.push(b.to_ascii_lowercase()),
+                }
+                *i += 1;
+            }
+        }
+        Some(b'>') => Attr::Found(name, value),
+        Some(_) => loop {
+            match at(*i) {
+                None => return Attr::OutOfBytes,
+                Some(b) if is_space(b) || b == b'>' => return Attr::Found(name, value),
+                Some(b) => value.push(b.to_ascii_lowercase()),
+            }
+            *i += 1;
+        },
+    }
+}
+
+/// The HTML standard's "extract a character encoding from a meta element".
+fn charset_from_content(content: &[u8]) -> Option<&'static Encoding> {
+    let mut i = 0;
+    loop {
+        let found = content[i..]
+            .windows(7)
+            .position(|w| w.eq_ignore_ascii_case(b"charset"))?;
+        i += found + 7;
+        while content.get(i).is_some_and(|&b| is_space(b)) {
+            i += 1;
+        }
+        if content.get(i) != Some(&b'=') {
+            continue;
+        }
+        i += 1;
+        while content.get(i).is_some_and(|&b| is_space(b)) {
+            i += 1;
+        }
+        return match content.get(i) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let rest = &content[i + 1..];
+                let end = rest.iter().position(|&b| b == q)?;
+                Encoding::for_label(&rest[..end])
+            }
+            Some(_) => {
+                let rest = &content[i..];
+                let end = rest
+                    .iter()
+                    .position(|&b| is_space(b) || b == b';')
+                    .unwrap_or(rest.len());
+                Encoding::for_label(&rest[..end])
+            }
+            None => None,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prescan_reads_meta_charset_and_pragma() {
+        assert_eq!(
+            prescan(b"<meta charset=\"shift_jis\">"),
+            Some(encoding_rs::SHIFT_JIS)
+        );
+        assert_eq!(
+            prescan(b"<meta http-equiv=Content-Type content='text/html; charset=iso-8859-2'>"),
+            Some(encoding_rs::ISO_8859_2)
+        );
+        assert_eq!(
+            prescan(b"<meta content='text/html; charset=iso-8859-2'>"),
+            None
+        );
+        assert_eq!(prescan(b"<!-- <meta charset=koi8-r> --><p>"), None);
+        assert_eq!(prescan(b"<meta charset=utf-16le>"), Some(UTF_8));
+    }
+
+    #[test]
+    fn byte_offsets_follow_multibyte_text() {
+        let bytes = "a\u{e9}b<x>".as_bytes();
+        let sniffed = sniff_html(bytes, Some(UTF_8));
+        assert_eq!(
+            byte_offsets(bytes, &sniffed, &[0, 1, 3, 4]),
+            vec![0, 1, 3, 4]
+        );
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("\u{65e5}\u{672c}<a href=x>");
+        let sniffed = sniff_html(&sjis, Some(encoding_rs::SHIFT_JIS));
+        let text = decode(&sjis, &sniffed);
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            byte_offsets(&sjis, &sniffed, &[x]),
+            vec![sjis.iter().position(|&b| b == b'x').unwrap()]
+        );
+    }
+
+    #[test]
+    fn encode_writes_references_for_what_the_encoding_cannot_hold() {
+        assert_eq!(&*encode("a\u{2603}", WINDOWS_1252), b"a&#9731;");
+        assert_eq!(&*encode("a", UTF_16LE), b"a\0");
+    }
+}

@@ -1,0 +1,169 @@
+//! Which attributes hold URLs: a table of (namespace, element, attribute,
+//! syntax), not a long `match`.
+
+use super::tree::Namespace;
+
+/// How an attribute's value holds its URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// One URL.
+    Url,
+    /// URLs separated by ASCII white space.
+    SpaceList,
+    /// URLs separated by commas.
+    CommaList,
+    /// A `srcset`: candidates of a URL and descriptors.
+    Srcset,
+    /// A meta refresh `content`: a time, then maybe a URL.
+    Refresh,
+    /// CSS declarations (a `style` attribute).
+    Css,
+    /// A whole HTML document (`iframe srcdoc`).
+    Srcdoc,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkAttribute {
+    /// The element's namespace.
+    pub namespace: Namespace,
+    /// The element's local name, or `*` for any element.
+    pub element: &'static str,
+    /// The attribute, as the tokenizer names it (`xlink:href` included).
+    pub attribute: &'static str,
+    /// How the value holds URLs.
+    pub syntax: Syntax,
+    /// Resolved against the element's own `codebase` (object, applet).
+    pub codebase: bool,
+    /// Only when another attribute has this value (ASCII case-insensitive).
+    pub only_if: Option<(&'static str, &'static str)>,
+}
+
+const fn row(element: &'static str, attribute: &'static str, syntax: Syntax) -> LinkAttribute {
+    LinkAttribute {
+        namespace: Namespace::Html,
+        element,
+        attribute,
+        syntax,
+        codebase: false,
+        only_if: None,
+    }
+}
+
+const fn with_codebase(mut r: LinkAttribute) -> LinkAttribute {
+    r.codebase = true;
+    r
+}
+
+const fn only_if(
+    mut r: LinkAttribute,
+    attribute: &'static str,
+    value: &'static str,
+) -> LinkAttribute {
+    r.only_if = Some((attribute, value));
+    r
+}
+
+const fn svg(attribute: &'static str, syntax: Syntax) -> LinkAttribute {
+    LinkAttribute {
+        namespace: Namespace::Svg,
+        element: "*",
+        attribute,
+        syntax,
+        codebase: false,
+        only_if: None,
+    }
+}
+
+use Syntax::*;
+
+/// Every URL-bearing attribute relink knows.
+pub const LINK_ATTRIBUTES: &[LinkAttribute] = &[
+    row("a", "href", Url),
+    row("area", "href", Url),
+    row("link", "href", Url),
+    row("base", "href", Url),
+    row("img", "src", Url),
+    row("script", "src", Url),
+    row("iframe", "src", Url),
+    row("frame", "src", Url),
+    row("embed", "src", Url),
+    row("audio", "src", Url),
+    row("video", "src", Url),
+    row("source", "src", Url),
+    row("track", "src", Url),
+    row("input", "src", Url),
+    row("form", "action", Url),
+    row("button", "formaction", Url),
+    row("input", "formaction", Url),
+    row("blockquote", "cite", Url),
+    row("q", "cite", Url),
+    row("del", "cite", Url),
+    row("ins", "cite", Url),
+    with_codebase(row("object", "data", Url)),
+    row("video", "poster", Url),
+    row("html", "manifest", Url),
+    row("body", "background", Url),
+    row("table", "background", Url),
+    row("td", "background", Url),
+    row("th", "background", Url),
+    row("img", "longdesc", Url),
+    row("frame", "longdesc", Url),
+    row("iframe", "longdesc", Url),
+    row("img", "lowsrc", Url),
+    row("img", "dynsrc", Url),
+    row("*", "itemid", Url),
+    with_codebase(row("object", "classid", Url)),
+    row("object", "codebase", Url),
+    with_codebase(row("applet", "code", Url)),
+    row("applet", "codebase", Url),
+    only_if(row("param", "value", Url), "valuetype", "ref"),
+    row("a", "ping", SpaceList),
+    row("area", "ping", SpaceList),
+    with_codebase(row("object", "archive", SpaceList)),
+    with_codebase(row("applet", "archive", CommaList)),
+    row("head", "profile", SpaceList),
+    row("img", "srcset", Srcset),
+    row("source", "srcset", Srcset),
+    row("link", "imagesrcset", Srcset),
+    only_if(row("meta", "content", Refresh), "http-equiv", "refresh"),
+    row("*", "style", Css),
+    row("iframe", "srcdoc", Srcdoc),
+    svg("href", Url),
+    svg("xlink:href", Url),
+    svg("style", Css),
+];
+
+/// The row for an attribute of an element, if it holds URLs.
+pub fn lookup(
+    namespace: Namespace,
+    element: &str,
+    attribute: &str,
+) -> Option<&'static LinkAttribute> {
+    LINK_ATTRIBUTES.iter().find(|r| {
+        r.attribute == attribute
+            && r.namespace == namespace
+            && (r.element == "*" || r.element == element)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_by_namespace_element_and_attribute() {
+        assert_eq!(
+            lookup(Namespace::Html, "a", "href").map(|r| r.syntax),
+            Some(Url)
+        );
+        assert!(lookup(Namespace::Html, "div", "href").is_none());
+        assert_eq!(
+            lookup(Namespace::Html, "div", "style").map(|r| r.syntax),
+            Some(Css)
+        );
+        assert!(lookup(Namespace::Svg, "use", "xlink:href").is_some());
+        assert!(lookup(Namespace::Svg, "use", "src").is_none());
+        assert!(lookup(Namespace::Html, "object", "data").is_some_and(|r| r.codebase));
+    }
+}

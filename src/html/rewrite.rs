@@ -1,0 +1,567 @@
+//! From a parsed document to edits: the document's base, then every link in
+//! the link table, `<style>` elements, and `iframe srcdoc` documents.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use html5ever::tokenizer::TagKind;
+
+use super::charref::{self, Decoded};
+use super::lex::LexedAttr;
+use super::links::{self, LinkAttribute, Syntax};
+use super::tree::{self, Document, Namespace, Tag};
+use super::{refresh, srcset};
+use crate::base::{Base, BaseSource};
+use crate::css;
+use crate::document::{Link, LinkPlace, Options};
+use crate::splice::{self, Edit};
+use crate::url::BaseUrl;
+
+/// How deep `iframe srcdoc` documents inside `srcdoc` documents are followed.
+pub const MAX_SRCDOC_DEPTH: usize = 8;
+
+/// What rewriting a decoded document gives.
+#[derive(Debug, Default)]
+pub struct TextRewrite {
+    /// Sorted, non-overlapping edits of the text.
+    pub edits: Vec<Edit>,
+    /// Every link found, changed or not.
+    pub links: Vec<Link>,
+    /// What could not be done, each naming where.
+    pub warnings: Vec<String>,
+    /// The document's base, if it had one.
+    pub base: Option<Base>,
+}
+
+/// Rewrites an HTML document given as text.
+pub fn rewrite_text(src: &str, options: &Options<'_>) -> TextRewrite {
+    rewrite_nested(src, options, 0)
+}
+
+fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite {
+    let doc = tree::parse(src, depth > 0);
+    let lines = LineIndex::new(src);
+    let mut work = Work {
+        src,
+        options,
+        lines: &lines,
+        depth,
+        out: TextRewrite::default(),
+    };
+    let base = work.document_base(&doc);
+    match &base {
+        Some(base) => work.rewrite_links(&doc, base),
+        None => work
+            .out
+            .warnings
+            .push("no base url: links left as they are".to_owned()),
+    }
+    work.out.base = base;
+    let dropped = splice::normalize(&mut work.out.edits, src.len());
+    if dropped > 0 {
+        work.out
+            .warnings
+            .push(format!("{dropped} overlapping edits dropped"));
+    }
+    work.out
+}
+
+/// Lines of a text, to report where links are.
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the lines of `text`.
+    pub fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter_map(|(i, b)| (b == b'\n').then_some(i + 1)),
+        );
+        LineIndex { starts }
+    }
+
+    /// The line and column (both from 1, column in bytes) of an offset.
+    pub fn locate(&self, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= offset);
+        (line, offset - self.starts[line - 1] + 1)
+    }
+}
+
+fn trim_ascii_space(s: &str) -> (usize, &str) {
+    let is_space = |c: char| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ');
+    let trimmed = s.trim_start_matches(is_space);
+    (s.len() - trimmed.len(), trimmed.trim_end_matches(is_space))
+}
+
+fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
+    s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// A token's attribute value, by name.
+fn attr_value<'t>(tag: &'t Tag, name: &str) -> Option<&'t str> {
+    tag.attrs
+        .iter()
+        .find(|a| a.name.ns == html5ever::ns!() && &*a.name.local == name)
+        .map(|a| &*a.value)
+}
+
+/// One URL found inside a value: where (in the decoded value) and what.
+struct Found {
+    range: Range<usize>,
+    new: String,
+}
+
+struct Work<'s, 'o> {
+    src: &'s str,
+    options: &'o Options<'o>,
+    lines: &'s LineIndex,
+    depth: usize,
+    out: TextRewrite,
+}
+
+impl Work<'_, '_> {
+    fn warn(&mut self, at: usize, message: impl std::fmt::Display) {
+        let (line, column) = self.lines.locate(at);
+        self.out
+            .warnings
+            .push(format!("line {line}, column {column}: {message}"));
+    }
+
+    /// The document's base: `--base` if forced, else the first BASE
+    /// element's href resolved against the enclosing layer, else that layer.
+    fn document_base(&mut self, doc: &Document) -> Option<Base> {
+        if let Some(forced) = self.options.forced {
+            return Some(forced.clone());
+        }
+        let outer = self.options.outer;
+        let Some(index) = doc.base else {
+            return outer.cloned();
+        };
+        let tag = &doc.tags[index];
+        let at = tag.source.as_ref().map_or(0, |(start, _)| *start);
+        let (_, href) = trim_ascii_space(attr_value(tag, "href").unwrap_or(""));
+        if href.is_empty()
+            || starts_with_ignore_case(href, "data:")
+            || starts_with_ignore_case(href, "javascript:")
+        {
+            return outer.cloned();
+        }
+        let resolved = match outer {
+            Some(outer) => outer.url.resolve(href).map(Cow::into_owned),
+            None => Ok(href.to_owned()),
+        };
+        match resolved.and_then(|url| BaseUrl::parse(&url, self.options.rules)) {
+            Ok(url) => {
+                let (line, _) = self.lines.locate(at);
+                Some(Base::new(url, BaseSource::BaseElement { line }))
+            }
+            Err(err) => {
+                self.warn(at, format_args!("BASE element ignored: {err}"));
+                outer.cloned()
+            }
+        }
+    }
+
+    fn rewrite_links(&mut self, doc: &Document, base: &Base) {
+        for (index, tag) in doc.tags.iter().enumerate() {
+            if tag.kind != TagKind::StartTag {
+                continue;
+            }
+            let Some(element) = tag.element else { continue };
+            let Some((start, lexed)) = &tag.source else {
+                self.out.warnings.push(format!(
+                    "a <{}> tag could not be located in the source and is left as it is",
+                    tag.name
+                ));
+                continue;
+            };
+            if element.namespace == Namespace::Html && &*tag.name == "style" {
+                self.rewrite_style_element(doc, index, lexed.end, base);
+            }
+            // The BASE element's own href resolves against the layer below.
+            let is_base = doc.base == Some(index) && self.options.forced.is_none();
+            let codebase = self.codebase(tag, element.namespace, base, *start);
+            for (attr, lexed_attr) in tag.attrs.iter().zip(&lexed.attrs) {
+                let Some(row) = links::lookup(element.namespace, &tag.name, &attr.name.local)
+                else {
+                    continue;
+                };
+                if let Some((name, wanted)) = row.only_if {
+                    let (_, value) = trim_ascii_space(attr_value(tag, name).unwrap_or(""));
+                    if !value.eq_ignore_ascii_case(wanted) {
+                        continue;
+                    }
+                }
+                let against = if is_base && row.attribute == "href" {
+                    match self.options.outer {
+                        Some(outer) => outer,
+                        None => continue,
+                    }
+                } else if row.codebase {
+                    codebase.as_ref().unwrap_or(base)
+                } else {
+                    base
+                };
+                let place = LinkPlace {
+                    element: tag.name.to_string(),
+                    attribute: attr.name.local.to_string(),
+                };
+                let same_document_ok = element.namespace == Namespace::Svg && &*tag.name != "a";
+                self.rewrite_attribute(
+                    lexed_attr,
+                    &attr.value,
+                    row,
+                    against,
+                    place,
+                    same_document_ok,
+                );
+            }
+        }
+    }
+
+    /// The base of an object's or applet's classid, data, archive and code:
+    /// its codebase, resolved against the document's base.
+    fn codebase(
+        &mut self,
+        tag: &Tag,
+        namespace: Namespace,
+        base: &Base,
+        at: usize,
+    ) -> Option<Base> {
+        if namespace != Namespace::Html || !matches!(&*tag.name, "object" | "applet") {
+            return None;
+        }
+        let (_, value) = trim_ascii_space(attr_value(tag, "codebase")?);
+        if value.is_empty() {
+            return None;
+        }
+        let resolved = base.url.resolve(value).map(Cow::into_owned);
+        match resolved.and_then(|url| BaseUrl::parse(&url, self.options.rules)) {
+            Ok(url) => Some(Base::new(url, base.source.clone())),
+            Err(err) => {
+                self.warn(at, format_args!("codebase ignored: {err}"));
+                None
+            }
+        }
+    }
+
+    /// Resolves one URL; returns the new text if it changed, and records
+    /// the link.
+    fn resolve(
+        &mut self,
+        at: usize,
+        value: &str,
+        base: &Base,
+        place: &LinkPlace,
+        same_document_ok: bool,
+    ) -> Option<String> {
+        if value.is_empty() {
+            return None;
+        }
+        let keep = value.starts_with('#') && (same_document_ok || self.options.keep_fragment_links);
+        let resolved = if keep {
+            Ok(Cow::Borrowed(value))
+        } else {
+            base.url.resolve(value)
+        };
+        let (line, column) = self.lines.locate(at);
+        match resolved {
+            Ok(resolved) => {
+                let changed = resolved != value;
+                self.out.links.push(Link {
+                    line,
+                    column,
+                    place: place.clone(),
+                    original: value.to_owned(),
+                    resolved: resolved.to_string(),
+                    base: Some(base.clone()),
+                    changed,
+                });
+                changed.then(|| resolved.into_owned())
+            }
+            Err(err) => {
+                self.warn(at, format_args!("{}: {err}", place));
+                None
+            }
+        }
+    }
+
+    /// Rewrites the URLs of one attribute value.
+    fn rewrite_attribute(
+        &mut self,
+        lexed: &LexedAttr,
+        token_value: &str,
+        row: &LinkAttribute,
+        base: &Base,
+        place: LinkPlace,
+        same_document_ok: bool,
+    ) {
+        // A value-less attribute is empty: there is no URL to rewrite.
+        let Some(value) = lexed.value else { return };
+        let raw_range = value.range();
+        let src = self.src;
+        let raw = &src[raw_range.clone()];
+        let decoded = charref::decode_attribute(raw);
+        if decoded.text != token_value {
+            self.warn(
+                raw_range.start,
+                format_args!("{place}: value could not be matched to its source; left as it is"),
+            );
+            return;
+        }
+        let at = raw_range.start;
+        let text = decoded.text.as_str();
+        let mut found = Vec::new();
+        let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
+            let (lead, url) = trim_ascii_space(&text[range.clone()]);
+            let range = range.start + lead..range.start + lead + url.len();
+            if let Some(new) = work.resolve(at, url, base, &place, same_document_ok) {
+                found.push(Found { range, new });
+            }
+        };
+        match row.syntax {
+            Syntax::Url => one(self, 0..text.len(), &mut found),
+            Syntax::SpaceList | Syntax::CommaList => {
+                let comma = row.syntax == Syntax::CommaList;
+                let mut start = 0;
+                for (i, c) in text
+                    .char_indices()
+                    .chain(std::iter::once((text.len(), ' ')))
+                {
+                    let separator = if comma {
+                        c == ','
+                    } else {
+                        matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
+                    };
+                    if separator {
+                        if i > start {
+                            one(self, start..i, &mut found);
+                        }
+                        start = i + c.len_utf8();
+                    }
+                }
+            }
+            Syntax::Srcset => {
+                for range in srcset::urls(text) {
+                    one(self, range, &mut found);
+                }
+            }
+            Syntax::Refresh => {
+                if let Some(range) = refresh::url(text) {
+                    one(self, range, &mut found);
+                }
+            }
+            Syntax::Css => {
+                for url in css::urls(text) {
+                    if url.value.starts_with('#') {
+                        continue;
+                    }
+                    if let Some(new) = self.resolve(at, &url.value, base, &place, true) {
+                        found.push(Found {
+                            range: url.range,
+                            new: css::escape(&new, url.quoting),
+                        });
+                    }
+                }
+            }
+            Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
+        }
+        if !found.is_empty() {
+            self.write_value(raw_range, value.quote, &decoded, found);
+        }
+    }
+
+    /// An `iframe srcdoc` document, whose base is its parent's.
+    fn rewrite_srcdoc(&mut self, text: &str, at: usize, base: &Base, found: &mut Vec<Found>) {
+        if self.depth >= MAX_SRCDOC_DEPTH {
+            self.warn(at, "srcdoc nested too deep; left as it is");
+            return;
+        }
+        let outer = Base::new(
+            base.url.clone(),
+            BaseSource::Enclosing(Box::new(base.source.clone())),
+        );
+        let options = Options {
+            outer: Some(&outer),
+            forced: None,
+            ..*self.options
+        };
+        let inner = rewrite_nested(text, &options, self.depth + 1);
+        let (line, _) = self.lines.locate(at);
+        self.out.links.extend(inner.links);
+        self.out.warnings.extend(
+            inner
+                .warnings
+                .into_iter()
+                .filter(|w| !w.starts_with("no base url"))
+                .map(|w| format!("srcdoc at line {line}: {w}")),
+        );
+        found.extend(inner.edits.into_iter().map(|e| Found {
+            range: e.range,
+            new: e.text,
+        }));
+    }
+
+    /// Writes new URLs into an attribute value, escaped as its quoting
+    /// needs; an unquoted value is quoted only when the new text needs it.
+    fn write_value(
+        &mut self,
+        raw_range: Range<usize>,
+        quote: Option<u8>,
+        decoded: &Decoded,
+        found: Vec<Found>,
+    ) {
+        let src = self.src;
+        let raw = &src[raw_range.clone()];
+        let amp_style = escapes_ampersands(raw);
+        if quote.is_none() && found.iter().any(|f| needs_quotes(&f.new)) {
+            let edits: Vec<Edit> = found
+                .into_iter()
+                .map(|f| Edit::new(f.range, f.new))
+                .collect();
+            let value = splice::apply_str(&decoded.text, &edits);
+            let mut text = String::with_capacity(value.len() + 2);
+            text.push('"');
+            text.push_str(&escape_attribute(&value, Some(b'"'), amp_style, ""));
+            text.push('"');
+            self.out.edits.push(Edit::new(raw_range, text));
+            return;
+        }
+        for f in found {
+            let (wide, raw_wide) = decoded.widen(f.range.clone());
+            let mut text = String::with_capacity(f.new.len() + wide.len() - f.range.len());
+            text.push_str(&decoded.text[wide.start..f.range.start]);
+            text.push_str(&f.new);
+            text.push_str(&decoded.text[f.range.end..wide.end]);
+            let following = &raw[raw_wide.end..];
+            let escaped = escape_attribute(&text, quote, amp_style, following);
+            self.out.edits.push(Edit::new(
+                raw_range.start + raw_wide.start..raw_range.start + raw_wide.end,
+                escaped,
+            ));
+        }
+    }
+
+    /// The text of a `<style>` element: up to its end tag (RAWTEXT holds no
+    /// character references, so positions are the source's).
+    fn rewrite_style_element(
+        &mut self,
+        doc: &Document,
+        index: usize,
+        text_start: usize,
+        base: &Base,
+    ) {
+        let text_end = match doc.tags.get(index + 1) {
+            None => self.src.len(),
+            Some(next) => match &next.source {
+                Some((start, lexed)) if lexed.end_tag && lexed.name == "style" => *start,
+                _ => return,
+            },
+        };
+        let place = LinkPlace {
+            element: "style".to_owned(),
+            attribute: String::new(),
+        };
+        let src = self.src;
+        let css_text = &src[text_start..text_end];
+        for url in css::urls(css_text) {
+            if url.value.starts_with('#') {
+                continue;
+            }
+            let at = text_start + url.range.start;
+            if let Some(new) = self.resolve(at, &url.value, base, &place, true) {
+                let range = text_start + url.range.start..text_start + url.range.end;
+                self.out
+                    .edits
+                    .push(Edit::new(range, css::escape(&new, url.quoting)));
+            }
+        }
+    }
+}
+
+/// Whether an unquoted attribute value holding `text` must be quoted.
+fn needs_quotes(text: &str) -> bool {
+    text.is_empty()
+        || text.bytes().any(|b| {
+            matches!(
+                b,
+                b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'"' | b'\'' | b'=' | b'<' | b'>' | b'`'
+            )
+        })
+}
+
+/// Whether a raw value writes its ampersands as references.
+fn escapes_ampersands(raw: &str) -> bool {
+    let lower = raw.to_ascii_lowercase();
+    lower.contains("&amp;") || lower.contains("&#38;") || lower.contains("&#x26;")
+}
+
+/// Escapes text for an attribute value quoted by `quote`: the quote itself,
+/// and each `&` when the value's style escapes them or a bare one would be
+/// read as a character reference. `following` is the raw text after.
+fn escape_attribute(
+    text: &str,
+    quote: Option<u8>,
+    escape_all_amps: bool,
+    following: &str,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        match c {
+            '&' => {
+                let rest = &text[i + 1..];
+                let needs = escape_all_amps || {
+                    let tail: String = rest.chars().chain(following.chars()).take(40).collect();
+                    charref::ampersand_needs_escape(&tail)
+                };
+                out.push_str(if needs { "&amp;" } else { "&" });
+            }
+            '"' if quote == Some(b'"') => out.push_str("&quot;"),
+            '\'' if quote == Some(b'\'') => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_only_what_the_value_needs() {
+        assert_eq!(
+            escape_attribute("a?b=1&c=2", Some(b'"'), false, ""),
+            "a?b=1&c=2"
+        );
+        assert_eq!(
+            escape_attribute("a?b=1&copy=2", Some(b'"'), false, ""),
+            "a?b=1&copy=2"
+        );
+        assert_eq!(
+            escape_attribute("a?b&copy", Some(b'"'), false, ""),
+            "a?b&amp;copy"
+        );
+        assert_eq!(
+            escape_attribute("a?b=1&c=2", Some(b'"'), true, ""),
+            "a?b=1&amp;c=2"
+        );
+        assert_eq!(
+            escape_attribute("say \"hi\"", Some(b'"'), false, ""),
+            "say &quot;hi&quot;"
+        );
+        assert_eq!(escape_attribute("it's", Some(b'\''), false, ""), "it&#39;s");
+        assert_eq!(escape_attribute("it's", Some(b'"'), false, ""), "it's");
+    }
+
+    #[test]
+    fn line_index_counts_from_one() {
+        let lines = LineIndex::new("ab\ncd\n");
+        assert_eq!(lines.locate(0), (1, 1));
+        assert_eq!(lines.locate(4), (2, 2));
+        assert_eq!(lines.locate(6), (3, 1));
+    }
+}
