@@ -144,10 +144,8 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
                 let resolved = resolved.into_owned();
                 let changed = resolved != url.value;
                 if changed {
-                    out.edits.push(Edit::new(
-                        url.range.clone(),
-                        css::escape(&resolved, url.quoting),
-                    ));
+                    let edit = Edit::new(url.range.clone(), css::escape(&resolved, url.quoting));
+                    out.edits.push(edit.narrowed(text));
                 }
                 out.links.push(Link {
                     line,

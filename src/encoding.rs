@@ -4,6 +4,11 @@
 //! The HTML order (BOM, transport, `<meta>` prescan, then UTF-8 when the
 //! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_html`]; CSS uses
 //! BOM, `@charset`, transport ([`sniff_css`]).
+//!
+//! The HTML standard prescans the first 1024 bytes, and a `<meta>` found
+//! later makes the parser "change the encoding" and start over. relink
+//! always holds the whole document, so it prescans all of it at once and
+//! lands where a browser would.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,9 +16,6 @@ use std::fmt;
 use encoding_rs::{
     DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED,
 };
-
-/// How far the `<meta>` prescan looks (HTML standard: 1024 bytes).
-pub const PRESCAN_BYTES: usize = 1024;
 
 /// Where a document's encoding came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +63,7 @@ pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed
 /// The encoding of a style sheet (CSS Syntax 3.2, with `@charset`).
 pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
     sniff(bytes, transport, |head| {
+        // CSS Syntax 3.2: the exact bytes `@charset "`, at the start.
         let rest = head.strip_prefix(b"@charset \"")?;
         let end = rest.iter().position(|&b| b == b'"')?;
         if rest.get(end + 1) != Some(&b';') {
@@ -96,7 +99,7 @@ fn sniff(
     if let Some(encoding) = transport {
         return sniffed(encoding, EncodingSource::Transport);
     }
-    if let Some(encoding) = declared(&bytes[..bytes.len().min(PRESCAN_BYTES)]) {
+    if let Some(encoding) = declared(bytes) {
         return sniffed(encoding, EncodingSource::Declared);
     }
     if std::str::from_utf8(bytes).is_ok() {

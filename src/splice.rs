@@ -18,6 +18,42 @@ impl<T> Edit<T> {
     }
 }
 
+/// How much of `old` and `new` is the same at the start and at the end
+/// (byte lengths, at character boundaries, not overlapping): an edit needs
+/// to replace only what lies between.
+pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
+    let prefix: usize = old
+        .chars()
+        .zip(new.chars())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .sum();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix: usize = old[prefix..]
+        .chars()
+        .rev()
+        .zip(new[prefix..].chars().rev())
+        .take_while(|(a, b)| a == b)
+        .map(|(a, _)| a.len_utf8())
+        .scan(0, |total, n| {
+            *total += n;
+            (*total <= room).then_some(n)
+        })
+        .sum();
+    (prefix, suffix)
+}
+
+impl Edit<String> {
+    /// This edit of `src` narrowed to what it changes.
+    pub fn narrowed(self, src: &str) -> Self {
+        let (prefix, suffix) = common_affixes(&src[self.range.clone()], &self.text);
+        Edit::new(
+            self.range.start + prefix..self.range.end - suffix,
+            self.text[prefix..self.text.len() - suffix].to_owned(),
+        )
+    }
+}
+
 /// Sorts edits by position and drops any that overlap an earlier one or lie
 /// outside `len` bytes. Returns how many were dropped.
 pub fn normalize<T>(edits: &mut Vec<Edit<T>>, len: usize) -> usize {
@@ -71,6 +107,17 @@ mod tests {
         let edits = vec![Edit::new(1..2, "XY"), Edit::new(4..4, "-")];
         assert_eq!(apply(b"abcdef", &edits), b"aXYcd-ef");
         assert_eq!(apply::<&str>(b"abc", &[]), b"abc");
+    }
+
+    #[test]
+    fn common_affixes_leave_only_the_change() {
+        assert_eq!(common_affixes("g", "http://a/b/c/g"), (0, 1));
+        assert_eq!(common_affixes("../x", "http://a/Test/a/x"), (0, 2));
+        assert_eq!(common_affixes("aXa", "aa"), (1, 1));
+        assert_eq!(common_affixes("aa", "aaa"), (2, 0));
+        assert_eq!(common_affixes("caf\u{e9}", "/caf\u{e9}"), (0, 5));
+        let edit = Edit::new(3..4, "a/g".to_owned()).narrowed("x=\"g\"");
+        assert_eq!(edit, Edit::new(3..3, "a/".to_owned()));
     }
 
     #[test]

@@ -326,22 +326,24 @@ impl Work<'_, '_> {
             Syntax::Url => one(self, 0..text.len(), &mut found),
             Syntax::SpaceList | Syntax::CommaList => {
                 let comma = row.syntax == Syntax::CommaList;
-                let mut start = 0;
-                for (i, c) in text
-                    .char_indices()
-                    .chain(std::iter::once((text.len(), ' ')))
-                {
-                    let separator = if comma {
+                let is_separator = |c: char| {
+                    if comma {
                         c == ','
                     } else {
                         matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
-                    };
-                    if separator {
+                    }
+                };
+                let mut start = 0;
+                for (i, c) in text.char_indices() {
+                    if is_separator(c) {
                         if i > start {
                             one(self, start..i, &mut found);
                         }
                         start = i + c.len_utf8();
                     }
+                }
+                if start < text.len() {
+                    one(self, start..text.len(), &mut found);
                 }
             }
             Syntax::Srcset => {
@@ -431,11 +433,16 @@ impl Work<'_, '_> {
             return;
         }
         for f in found {
-            let (wide, raw_wide) = decoded.widen(f.range.clone());
-            let mut text = String::with_capacity(f.new.len() + wide.len() - f.range.len());
-            text.push_str(&decoded.text[wide.start..f.range.start]);
-            text.push_str(&f.new);
-            text.push_str(&decoded.text[f.range.end..wide.end]);
+            // Only what changed is written: what the new URL shares with
+            // the old at either end keeps its bytes, references and all.
+            let (prefix, suffix) = splice::common_affixes(&decoded.text[f.range.clone()], &f.new);
+            let range = f.range.start + prefix..f.range.end - suffix;
+            let new = &f.new[prefix..f.new.len() - suffix];
+            let (wide, raw_wide) = decoded.widen(range.clone());
+            let mut text = String::with_capacity(new.len() + wide.len() - range.len());
+            text.push_str(&decoded.text[wide.start..range.start]);
+            text.push_str(new);
+            text.push_str(&decoded.text[range.end..wide.end]);
             let following = &raw[raw_wide.end..];
             let escaped = escape_attribute(&text, quote, amp_style, following);
             self.out.edits.push(Edit::new(
@@ -474,9 +481,8 @@ impl Work<'_, '_> {
             let at = text_start + url.range.start;
             if let Some(new) = self.resolve(at, &url.value, base, &place, true) {
                 let range = text_start + url.range.start..text_start + url.range.end;
-                self.out
-                    .edits
-                    .push(Edit::new(range, css::escape(&new, url.quoting)));
+                let edit = Edit::new(range, css::escape(&new, url.quoting));
+                self.out.edits.push(edit.narrowed(src));
             }
         }
     }

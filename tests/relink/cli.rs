@@ -114,3 +114,133 @@ fn resolve_rejects_a_base_without_scheme_as_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("'a/b'"));
 }
+
+fn fixture_bytes(name: &str) -> Vec<u8> {
+    std::fs::read(crate::fixture(name)).unwrap()
+}
+
+#[test]
+fn rewrites_a_page_to_standard_output() {
+    let page = crate::fixture("html/rfc1808-appendix.html");
+    let out = relink(
+        &[
+            page.to_str().unwrap(),
+            "--retrieved-from",
+            "http://example.org/",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.stdout,
+        fixture_bytes("html/rfc1808-appendix.expected.html")
+    );
+}
+
+#[test]
+fn reads_standard_input_and_says_when_there_is_no_base() {
+    let out = relink(&["-"], b"<a href=x>x</a>");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, b"<a href=x>x</a>");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("standard input: no base url"));
+    let out = relink(
+        &["-", "--retrieved-from", "http://h/d/"],
+        b"<a href=x>x</a>",
+    );
+    assert_eq!(out.stdout, b"<a href=http://h/d/x>x</a>");
+}
+
+#[test]
+fn writes_to_an_output_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out.html");
+    let page = crate::fixture("html/quoting.html");
+    let out = relink(
+        &[
+            page.to_str().unwrap(),
+            "--retrieved-from",
+            "http://example.org/a/b/page.html",
+            "-o",
+            target.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        fixture_bytes("html/quoting.expected.html")
+    );
+}
+
+#[test]
+fn in_place_rewrites_changed_files_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let changed = dir.path().join("changed.html");
+    let unchanged = dir.path().join("unchanged.html");
+    std::fs::write(&changed, "<img src=a.png>").unwrap();
+    std::fs::write(&unchanged, "<img src=http://x/a.png>").unwrap();
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    for f in [&changed, &unchanged] {
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let out = relink(
+        &[
+            changed.to_str().unwrap(),
+            unchanged.to_str().unwrap(),
+            "--in-place",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&changed).unwrap(),
+        "<img src=http://h/a.png>"
+    );
+    assert_eq!(
+        std::fs::metadata(&unchanged).unwrap().modified().unwrap(),
+        old
+    );
+    // No temporary file is left behind.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn encoding_overrides_detection() {
+    // windows-1252 bytes declared as latin-1 by the user: é stays 0xE9.
+    let out = relink(
+        &[
+            "-",
+            "--encoding",
+            "iso-8859-1",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"<a href=\xe9.html>",
+    );
+    assert_eq!(out.stdout, b"<a href=http://h/\xe9.html>");
+    let out = relink(&["-", "--encoding", "no-such-thing"], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_unreadable_file_is_named_and_fails() {
+    let out = relink(&["no/such/file.html", "--retrieved-from", "http://h/"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.html"));
+}

@@ -3,6 +3,7 @@
 mod cli;
 mod corpus;
 mod html_corpus;
+mod html_fixtures;
 mod resolver;
 
 use std::path::PathBuf;

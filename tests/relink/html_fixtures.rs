@@ -1,0 +1,142 @@
+//! The input/expected pairs of `fixtures/html/`, and the HTML standard's
+//! meta prescan against the html5lib-tests encoding vectors.
+
+use relink::base::{Base, BaseSource};
+use relink::document::{Options, rewrite_css, rewrite_html};
+use relink::encoding::prescan;
+use relink::{BaseUrl, Rules};
+
+use crate::{fixture, table};
+
+/// Each case: the input, the expected file, the retrieval URL, the rules.
+fn cases() -> Vec<(String, String, Option<String>, Rules)> {
+    table("html/cases.tsv", 3)
+        .into_iter()
+        .map(|row| {
+            let (stem, ext) = row[0].rsplit_once('.').unwrap();
+            let expected = format!("{stem}.expected.{ext}");
+            let from = (row[1] != "-").then(|| row[1].clone());
+            (row[0].clone(), expected, from, row[2].parse().unwrap())
+        })
+        .collect()
+}
+
+fn rewrite(name: &str, input: &[u8], from: Option<&str>, rules: Rules) -> Vec<u8> {
+    let base = from.map(|url| {
+        Base::new(
+            BaseUrl::parse(url, rules).unwrap(),
+            BaseSource::RetrievedFrom,
+        )
+    });
+    let options = Options {
+        rules,
+        outer: base.as_ref(),
+        ..Options::default()
+    };
+    let outcome = if name.ends_with(".css") {
+        rewrite_css(input, &options)
+    } else {
+        rewrite_html(input, &options)
+    };
+    let outcome = outcome.unwrap();
+    outcome.bytes(input).to_vec()
+}
+
+#[test]
+fn fixture_pairs_match_byte_for_byte() {
+    let cases = cases();
+    assert!(cases.len() >= 25, "{} cases", cases.len());
+    for (input, expected, from, rules) in cases {
+        let bytes = std::fs::read(fixture(&format!("html/{input}"))).unwrap();
+        let want = std::fs::read(fixture(&format!("html/{expected}"))).unwrap();
+        let got = rewrite(&input, &bytes, from.as_deref(), rules);
+        assert!(
+            got == want,
+            "{input}: output differs from {expected}:\n{}",
+            String::from_utf8_lossy(&got)
+        );
+        // What is absolute stays as it is: a second pass changes nothing.
+        assert_eq!(
+            rewrite(&input, &want, from.as_deref(), rules),
+            want,
+            "{input}: second pass"
+        );
+    }
+}
+
+#[test]
+fn the_rfc1808_appendix_example_resolves() {
+    let bytes = std::fs::read(fixture("html/rfc1808-appendix.html")).unwrap();
+    let out = rewrite(
+        "x.html",
+        &bytes,
+        Some("http://example.org/"),
+        Rules::Rfc1808,
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(r#"<A href="http://www.ics.uci.edu/Test/a/x">"#),
+        "{text}"
+    );
+    assert_eq!(
+        text.len(),
+        bytes.len() + "http://www.ics.uci.edu/Test/a/x".len() - "../x".len()
+    );
+}
+
+#[test]
+fn meta_prescan_matches_the_html5lib_vectors() {
+    let dir = fixture("corpus/html5lib-tests/encoding");
+    let mut checked = 0;
+    for file in ["tests1.dat", "tests2.dat", "test-yahoo-jp.dat"] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        for (n, (data, want)) in vectors(&bytes).into_iter().enumerate() {
+            // A BOM, then the prescan, then the browsers' default that the
+            // vectors expect (relink itself prefers UTF-8 when the bytes
+            // are UTF-8; for the ASCII of these vectors both decode alike).
+            let got = encoding_rs::Encoding::for_bom(data)
+                .map(|(encoding, _)| encoding)
+                .or_else(|| prescan(data))
+                .unwrap_or(encoding_rs::WINDOWS_1252);
+            let want = encoding_rs::Encoding::for_label(want).unwrap();
+            assert_eq!(
+                got,
+                want,
+                "{file} #{}: {:?}",
+                n + 1,
+                String::from_utf8_lossy(data)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 80, "{checked} vectors");
+}
+
+/// The (data, encoding label) pairs of an encoding `.dat` file, as bytes:
+/// these files are not all UTF-8.
+fn vectors(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i] != b"#data" {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let mut end = start;
+        while end < lines.len() && lines[end] != b"#encoding" {
+            end += 1;
+        }
+        let Some(label) = lines.get(end + 1) else {
+            break;
+        };
+        // The data is the lines between, joined by their newlines.
+        let from = lines[..start].iter().map(|l| l.len() + 1).sum::<usize>();
+        let to =
+            (from + lines[start..end].iter().map(|l| l.len() + 1).sum::<usize>()).saturating_sub(1);
+        out.push((&bytes[from..to.max(from)], label.trim_ascii()));
+        i = end + 2;
+    }
+    out
+}
