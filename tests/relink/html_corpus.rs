@@ -149,6 +149,34 @@ fn with_a_base_only_urls_change_in_the_tree() {
     );
 }
 
+#[test]
+fn real_pages_change_only_their_urls() {
+    let retrieved = Base::new(
+        BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let dir = crate::fixture("corpus/pages");
+    let mut pages = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let data = std::fs::read_to_string(&path).unwrap();
+        let outcome = rewrite_html(data.as_bytes(), &utf8_options(Some(&retrieved))).unwrap();
+        assert!(outcome.warnings.is_empty(), "{}: {:?}", path.display(), outcome.warnings);
+        let output = String::from_utf8(outcome.output.expect("relative links")).unwrap();
+        let (before, after) = (tree(&data), tree(&output));
+        let base = oracle_base(&before, &retrieved);
+        let mut checked = 0;
+        compare(&before, &after, base.as_ref(), &retrieved, &mut checked)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(checked > 100, "{}: {checked} urls", path.display());
+        pages += 1;
+    }
+    assert_eq!(pages, 3);
+}
+
 /// Parses as relink does (scripting disabled).
 fn tree(text: &str) -> RcDom {
     let opts = ParseOpts {
