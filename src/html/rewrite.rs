@@ -270,6 +270,15 @@ impl Work<'_, '_> {
         let (line, column) = self.lines.locate(at);
         match resolved {
             Ok(resolved) => {
+                // A URL in HTML is read with its ends trimmed, so a result
+                // that ends in white space (`:\n#` drops its empty fragment)
+                // is written without it.
+                let (_, trimmed) = trim_ascii_space(&resolved);
+                let resolved = if trimmed.len() == resolved.len() {
+                    resolved
+                } else {
+                    Cow::Owned(trimmed.to_owned())
+                };
                 let changed = resolved != value;
                 self.out.links.push(Link {
                     line,

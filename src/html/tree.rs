@@ -82,7 +82,13 @@ pub struct Document {
 
 /// Parses `src` as an HTML document (with scripting disabled, as relink
 /// must see `<noscript>`'s links) or as an `iframe srcdoc` document.
+///
+/// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
+/// empty [`Document`]: nothing in it is located, so nothing is changed.
 pub fn parse(src: &str, srcdoc: bool) -> Document {
+    if u32::try_from(src.len()).is_err() {
+        return Document::default();
+    }
     let opts = TreeBuilderOpts {
         scripting_enabled: false,
         iframe_srcdoc: srcdoc,
@@ -111,8 +117,7 @@ pub fn parse(src: &str, srcdoc: bool) -> Document {
             continue;
         }
         tokenizer.sink.chunk_end.set(end);
-        // Offsets fit: the caller keeps documents under 4 GiB (tendrils are
-        // indexed by u32).
+        // Offsets fit in u32: checked above.
         queue.push_back(whole.subtendril(fed as u32, (end - fed) as u32));
         while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
         fed = end;
