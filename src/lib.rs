@@ -18,6 +18,8 @@ pub mod document;
 pub mod encoding;
 mod error;
 pub mod html;
+pub mod kind;
+pub mod mime;
 pub mod splice;
 pub mod url;
 

@@ -9,6 +9,10 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use relink::base::{Base, BaseSource};
 use relink::document::{self, Options};
+use relink::kind::{self, Kind};
+use relink::mime::maildir;
+use relink::mime::mbox::{self, MboxFormat};
+use relink::mime::message::rewrite_message;
 use relink::{BaseUrl, Rules};
 
 /// Make the relative links of documents absolute, by RFC 1808.
@@ -32,9 +36,13 @@ struct Cli {
 
 #[derive(Debug, Args)]
 struct RewriteArgs {
-    /// The documents: HTML, or CSS (`.css`); `-` for standard input.
+    /// The inputs: HTML, CSS, a message (.eml, MHTML), an mbox, or a
+    /// Maildir directory, told apart by content; `-` for standard input.
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
+    /// The mbox variant, instead of guessing it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    mbox_format: Option<MboxFormatArg>,
     /// The URL the document was retrieved from (RFC 1808 section 3.3).
     #[arg(long, value_name = "URL")]
     retrieved_from: Option<String>,
@@ -68,6 +76,26 @@ struct ResolveArgs {
     base: String,
     /// References to resolve; with none, read one per line from standard input.
     references: Vec<String>,
+}
+
+/// The command line's names for the mbox variants.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MboxFormatArg {
+    Mboxo,
+    Mboxrd,
+    Mboxcl,
+    Mboxcl2,
+}
+
+impl From<MboxFormatArg> for MboxFormat {
+    fn from(f: MboxFormatArg) -> MboxFormat {
+        match f {
+            MboxFormatArg::Mboxo => MboxFormat::Mboxo,
+            MboxFormatArg::Mboxrd => MboxFormat::Mboxrd,
+            MboxFormatArg::Mboxcl => MboxFormat::Mboxcl,
+            MboxFormatArg::Mboxcl2 => MboxFormat::Mboxcl2,
+        }
+    }
 }
 
 /// The command line's names for [`Rules`].
@@ -243,35 +271,180 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
+/// How many bytes are read to tell what an input is (an mbox's first
+/// message is measured against its Content-Length).
+const HEAD_BYTES: usize = 1 << 20;
+
 /// Rewrites one input and writes it where the arguments say.
 fn rewrite_one(file: &Path, options: &Options<'_>, args: &RewriteArgs) -> anyhow::Result<()> {
     let name = display_name(file);
-    let input = read_input(file).with_context(|| format!("{name}: cannot read"))?;
-    let is_css = file
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("css"));
-    let result = if is_css {
-        document::rewrite_css(&input, options)
-    } else {
-        document::rewrite_html(&input, options)
+    if file.as_os_str() != "-" && file.is_dir() {
+        if maildir::is_maildir(file) {
+            return rewrite_maildir(file, options, args);
+        }
+        anyhow::bail!("{name}: a directory that is not a Maildir");
+    }
+    let mut reader = open_input(file).with_context(|| format!("{name}: cannot read"))?;
+    let mut head = Vec::with_capacity(8192);
+    (&mut reader)
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)
+        .with_context(|| format!("{name}: cannot read"))?;
+    let kind = kind::detect_file(file, &head);
+    if kind == Kind::Mbox {
+        let format = args
+            .mbox_format
+            .map_or_else(|| mbox::detect(&head), MboxFormat::from);
+        let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
+        return rewrite_mbox_file(file, reader, format, options, args);
+    }
+    let mut input = head;
+    reader
+        .read_to_end(&mut input)
+        .with_context(|| format!("{name}: cannot read"))?;
+    let (output, warnings) = match kind {
+        Kind::Message => {
+            let outcome = rewrite_message(&input, options);
+            (outcome.output, outcome.warnings)
+        }
+        Kind::Css | Kind::Html => {
+            let result = if kind == Kind::Css {
+                document::rewrite_css(&input, options)
+            } else {
+                document::rewrite_html(&input, options)
+            };
+            let outcome = result.with_context(|| format!("{name}: cannot rewrite"))?;
+            (outcome.output, outcome.warnings)
+        }
+        Kind::Mbox | Kind::Maildir => unreachable!("handled above"),
     };
-    let result = result.with_context(|| format!("{name}: cannot rewrite"))?;
-    for warning in &result.warnings {
+    for warning in &warnings {
         eprintln!("relink: {name}: {warning}");
     }
+    let bytes = output.as_deref().unwrap_or(&input);
     if args.in_place {
-        if let Some(output) = &result.output {
-            write_atomically(file, output).with_context(|| format!("{name}: cannot write"))?;
+        if output.is_some() {
+            write_atomically(file, bytes).with_context(|| format!("{name}: cannot write"))?;
         }
     } else if let Some(path) = &args.output {
-        write_atomically(path, result.bytes(&input))
+        write_atomically(path, bytes)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     } else {
         let mut stdout = io::stdout().lock();
         stdout
-            .write_all(result.bytes(&input))
+            .write_all(bytes)
             .and_then(|()| stdout.flush())
             .context("writing standard output")?;
+    }
+    Ok(())
+}
+
+/// Streams an mbox through relink, a batch of messages at a time.
+fn rewrite_mbox_file(
+    file: &Path,
+    reader: impl BufRead,
+    format: MboxFormat,
+    options: &Options<'_>,
+    args: &RewriteArgs,
+) -> anyhow::Result<()> {
+    let name = display_name(file);
+    let report = |message: &mbox::ArchiveMessage| {
+        for warning in &message.outcome.warnings {
+            eprintln!("relink: {name}: message {}: {warning}", message.number);
+        }
+    };
+    let target = if args.in_place {
+        Some(file)
+    } else {
+        args.output.as_deref()
+    };
+    match target {
+        None => {
+            let mut out = BufWriter::new(io::stdout().lock());
+            mbox::rewrite_mbox(reader, format, &mut out, options, report)
+                .and_then(|_| out.flush())
+                .context("writing standard output")?;
+        }
+        Some(path) => {
+            let mut temp = temp_file_beside(path)?;
+            let mut out = BufWriter::new(temp.as_file_mut());
+            let changed = mbox::rewrite_mbox(reader, format, &mut out, options, report)
+                .and_then(|changed| out.flush().map(|()| changed))
+                .with_context(|| format!("{name}: cannot rewrite"))?;
+            drop(out);
+            // In place, a file with no change is not written at all.
+            if changed || !args.in_place {
+                persist(temp, path).with_context(|| format!("{}: cannot write", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites each message of a Maildir, in place or into a copy under -o.
+fn rewrite_maildir(root: &Path, options: &Options<'_>, args: &RewriteArgs) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    let name = root.display().to_string();
+    if !args.in_place && args.output.is_none() {
+        return Err(
+            UsageError::Message(format!("{name}: a Maildir needs --in-place or -o DIR")).into(),
+        );
+    }
+    let files = maildir::message_files(root).with_context(|| format!("{name}: cannot list"))?;
+    let failures: Vec<String> = files
+        .par_iter()
+        .filter_map(|path| {
+            rewrite_maildir_message(root, path, options, args)
+                .err()
+                .map(|e| format!("{e:#}"))
+        })
+        .collect();
+    for failure in &failures {
+        eprintln!("relink: {failure}");
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{name}: {} messages could not be rewritten", failures.len())
+    }
+}
+
+fn rewrite_maildir_message(
+    root: &Path,
+    path: &Path,
+    options: &Options<'_>,
+    args: &RewriteArgs,
+) -> anyhow::Result<()> {
+    let shown = path.display();
+    let input = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
+    let outcome = rewrite_message(&input, options);
+    for warning in &outcome.warnings {
+        eprintln!("relink: {shown}: {warning}");
+    }
+    let file_name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let bytes = outcome.output.as_deref().unwrap_or(&input);
+    let new_name = maildir::sized_name(&file_name, bytes.len());
+    let dir = path.parent().unwrap_or(root);
+    if args.in_place {
+        if outcome.output.is_some() {
+            let target = dir.join(&new_name);
+            write_atomically(&target, bytes).with_context(|| format!("{shown}: cannot write"))?;
+            if new_name != file_name {
+                std::fs::remove_file(path)
+                    .with_context(|| format!("{shown}: cannot remove the old name"))?;
+            }
+        }
+    } else if let Some(out_root) = &args.output {
+        let relative = dir.strip_prefix(root).unwrap_or(Path::new(""));
+        let target_dir = out_root.join(relative);
+        std::fs::create_dir_all(&target_dir)
+            .with_context(|| format!("{}: cannot create", target_dir.display()))?;
+        write_atomically(&target_dir.join(&new_name), bytes)
+            .with_context(|| format!("{shown}: cannot write"))?;
     }
     Ok(())
 }
@@ -285,30 +458,39 @@ fn display_name(file: &Path) -> String {
     }
 }
 
-fn read_input(file: &Path) -> io::Result<Vec<u8>> {
+fn open_input(file: &Path) -> io::Result<Box<dyn Read>> {
     if file.as_os_str() == "-" {
-        let mut input = Vec::new();
-        io::stdin().lock().read_to_end(&mut input)?;
-        Ok(input)
+        Ok(Box::new(io::stdin().lock()))
     } else {
-        std::fs::read(file)
+        Ok(Box::new(std::fs::File::open(file)?))
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory,
-/// flushed to disk, then renamed over it; an existing file's permissions
-/// are kept.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+/// A temporary file in the directory of `path`, to be renamed over it.
+fn temp_file_beside(path: &Path) -> anyhow::Result<tempfile::NamedTempFile> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
+    Ok(tempfile::NamedTempFile::new_in(dir)?)
+}
+
+/// Flushes a temporary file to disk and renames it over `path`, keeping an
+/// existing file's permissions.
+fn persist(temp: tempfile::NamedTempFile, path: &Path) -> anyhow::Result<()> {
     temp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(path) {
         temp.as_file().set_permissions(meta.permissions())?;
     }
     temp.persist(path)?;
     Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory,
+/// flushed to disk, then renamed over it; an existing file's permissions
+/// are kept.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut temp = temp_file_beside(path)?;
+    temp.write_all(bytes)?;
+    persist(temp, path)
 }

@@ -4,6 +4,7 @@ mod cli;
 mod corpus;
 mod html_corpus;
 mod html_fixtures;
+mod mail;
 mod resolver;
 
 use std::path::PathBuf;

@@ -1,0 +1,70 @@
+//! Base URLs named by message headers (RFC 1808 section 3.1, RFC 2110,
+//! RFC 2557).
+
+use mailparse::MailHeader;
+
+/// The base headers of one header block, in precedence order: within one
+/// block `Content-Base`, then `Base`, then `Content-Location`.
+pub const BASE_HEADERS: [&str; 3] = ["Content-Base", "Base", "Content-Location"];
+
+/// Chrome's MHTML header naming the saved page, consulted at the top only.
+pub const SNAPSHOT_HEADER: &str = "Snapshot-Content-Location";
+
+/// The first value of header `name`, cleaned into a URL: white space
+/// (folding included) removed, then surrounding quotes or angle brackets,
+/// then a `URL:` prefix (RFC 1808's `Base: <URL:...>`).
+pub fn header_url(headers: &[MailHeader<'_>], name: &str) -> Option<String> {
+    let header = headers
+        .iter()
+        .find(|h| h.get_key_ref().eq_ignore_ascii_case(name))?;
+    let compact: String = String::from_utf8_lossy(header.get_value_raw())
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let mut url = compact.as_str();
+    for (open, close) in [('"', '"'), ('<', '>'), ('\'', '\'')] {
+        if let Some(inner) = url.strip_prefix(open).and_then(|u| u.strip_suffix(close)) {
+            url = inner;
+        }
+    }
+    if url.len() >= 4 && url[..4].eq_ignore_ascii_case("url:") {
+        url = &url[4..];
+    }
+    (!url.is_empty()).then(|| url.to_owned())
+}
+
+/// Whether a Content-Location names the part rather than locating it: a
+/// `cid:` or `mid:` URL (RFC 2392) is no base.
+pub fn names_a_part(url: &str) -> bool {
+    let lower = url.get(..4).map(str::to_ascii_lowercase);
+    matches!(lower.as_deref(), Some("cid:" | "mid:"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(raw: &[u8], name: &str) -> Option<String> {
+        let (headers, _) = mailparse::parse_headers(raw).unwrap();
+        header_url(&headers, name)
+    }
+
+    #[test]
+    fn cleans_each_form() {
+        assert_eq!(
+            url(b"Base: <URL:http://a.example/\r\n b/c>\r\n\r\n", "Base").as_deref(),
+            Some("http://a.example/b/c")
+        );
+        assert_eq!(
+            url(b"Content-Base: \"http://a/b/\"\n\n", "content-base").as_deref(),
+            Some("http://a/b/")
+        );
+        assert_eq!(
+            url(b"Content-Location: page.html\n\n", "Content-Location").as_deref(),
+            Some("page.html")
+        );
+        assert_eq!(url(b"Content-Location:\n\n", "Content-Location"), None);
+        assert!(names_a_part("CID:x@y"));
+        assert!(!names_a_part("http://x"));
+    }
+}

@@ -1,0 +1,69 @@
+//! Maildir directories: each file of `cur/` and `new/` is a message
+//! (`tmp/` holds messages still being delivered and is never touched).
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Whether `path` is a Maildir: a directory with `cur/` or `new/`.
+pub fn is_maildir(path: &Path) -> bool {
+    path.is_dir() && (path.join("cur").is_dir() || path.join("new").is_dir())
+}
+
+/// The message files of a Maildir, `cur/` then `new/`, each sorted by name;
+/// dot files are skipped.
+pub fn message_files(root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for sub in ["cur", "new"] {
+        let dir = root.join(sub);
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+            .map(|e| e.path())
+            .collect();
+        names.sort();
+        files.extend(names);
+    }
+    Ok(files)
+}
+
+/// A message file's name with its `,S=<size>` (if any) set to `size`.
+pub fn sized_name(name: &str, size: usize) -> String {
+    let Some(at) = name.find(",S=") else {
+        return name.to_owned();
+    };
+    let digits_start = at + 3;
+    let digits = name[digits_start..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits == 0 {
+        return name.to_owned();
+    }
+    format!(
+        "{}{size}{}",
+        &name[..digits_start],
+        &name[digits_start + digits..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sized_names_follow_the_new_size() {
+        assert_eq!(
+            sized_name("1700000000.M1P2.host,S=1234:2,S", 1300),
+            "1700000000.M1P2.host,S=1300:2,S"
+        );
+        assert_eq!(
+            sized_name("1700000000.M1P2.host:2,S", 1300),
+            "1700000000.M1P2.host:2,S"
+        );
+        assert_eq!(sized_name("x,S=:2,", 5), "x,S=:2,");
+    }
+}

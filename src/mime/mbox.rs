@@ -1,0 +1,333 @@
+//! mbox files, in the four variants, split by relink itself: read as a
+//! stream, a bounded batch of messages at a time, so memory stays bounded
+//! on archives far larger than it; the batch is rewritten in parallel and
+//! written out in order. (The crates for it lose messages or copy all.)
+
+use std::io::{self, BufRead, Write};
+
+use rayon::prelude::*;
+
+use super::message::{MessageOutcome, rewrite_message_quoting};
+use crate::document::Options;
+
+/// How many bytes of messages are read before a batch is rewritten.
+pub const BATCH_BYTES: usize = 32 << 20;
+
+/// The variants of mbox (see `mbox(5)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MboxFormat {
+    /// `From ` lines in bodies quoted as `>From `; unquoting is lossy.
+    Mboxo,
+    /// Every `>*From ` line in bodies gains one more `>`.
+    Mboxrd,
+    /// Quoted as mboxo, and a `Content-Length` header.
+    Mboxcl,
+    /// Bodies not quoted; messages delimited by `Content-Length`.
+    Mboxcl2,
+}
+
+impl MboxFormat {
+    /// Whether a new body line starting with `From ` is quoted.
+    pub fn quotes_from(self) -> bool {
+        self != MboxFormat::Mboxcl2
+    }
+
+    /// Whether messages are delimited by their `Content-Length`.
+    fn counts_length(self) -> bool {
+        matches!(self, MboxFormat::Mboxcl | MboxFormat::Mboxcl2)
+    }
+}
+
+/// One message of an mbox: its `From ` line and the bytes after it, up to
+/// the next `From ` line (the blank separator line included).
+#[derive(Debug, Clone)]
+pub struct MboxMessage {
+    /// The number of the message, from 1.
+    pub number: usize,
+    /// The `From ` line, line ending included.
+    pub from_line: Vec<u8>,
+    /// The message.
+    pub bytes: Vec<u8>,
+}
+
+/// Whether the bytes look like an mbox: they start with a `From ` line.
+pub fn looks_like_mbox(head: &[u8]) -> bool {
+    head.starts_with(b"From ")
+}
+
+/// Guesses the variant from the start of a file: `Content-Length` headers
+/// that land on the next `From ` line mean mboxcl2 (or mboxcl when bodies
+/// hold quoted `>From ` lines); else mboxrd, which reads mboxo's quoting
+/// too.
+pub fn detect(head: &[u8]) -> MboxFormat {
+    let quoted = memchr::memmem::find(head, b"\n>From ").is_some();
+    let Some(first_line_end) = memchr::memchr(b'\n', head) else {
+        return MboxFormat::Mboxrd;
+    };
+    let message = &head[first_line_end + 1..];
+    if let Ok((headers, body_start)) = mailparse::parse_headers(message)
+        && let Some(length) = content_length(&headers)
+    {
+        let after = message.get(body_start + length..).unwrap_or(b"");
+        let lands = after.is_empty()
+            || after.starts_with(b"From ")
+            || after.starts_with(b"\nFrom ")
+            || after.starts_with(b"\r\nFrom ");
+        if lands && body_start + length <= message.len() {
+            return if quoted {
+                MboxFormat::Mboxcl
+            } else {
+                MboxFormat::Mboxcl2
+            };
+        }
+    }
+    MboxFormat::Mboxrd
+}
+
+fn content_length(headers: &[mailparse::MailHeader<'_>]) -> Option<usize> {
+    headers
+        .iter()
+        .find(|h| h.get_key_ref().eq_ignore_ascii_case("Content-Length"))
+        .and_then(|h| h.get_value().trim().parse().ok())
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line == b"\n" || line == b"\r\n"
+}
+
+/// Reads the messages of an mbox one at a time.
+pub struct MboxReader<R> {
+    reader: R,
+    format: MboxFormat,
+    /// The `From ` line of the next message, already read.
+    next_from: Option<Vec<u8>>,
+    /// Bytes before the first `From ` line (not a message).
+    pub preamble: Vec<u8>,
+    number: usize,
+    line: Vec<u8>,
+}
+
+impl<R: BufRead> MboxReader<R> {
+    /// A reader of `format`.
+    pub fn new(mut reader: R, format: MboxFormat) -> io::Result<Self> {
+        let mut preamble = Vec::new();
+        let mut line = Vec::new();
+        let mut next_from = None;
+        loop {
+            line.clear();
+            if reader.read_until(b'\n', &mut line)? == 0 {
+                break;
+            }
+            if line.starts_with(b"From ") {
+                next_from = Some(line.clone());
+                break;
+            }
+            preamble.extend_from_slice(&line);
+        }
+        Ok(MboxReader {
+            reader,
+            format,
+            next_from,
+            preamble,
+            number: 0,
+            line,
+        })
+    }
+
+    /// The next message, or `None` at the end.
+    pub fn next_message(&mut self) -> io::Result<Option<MboxMessage>> {
+        let Some(from_line) = self.next_from.take() else {
+            return Ok(None);
+        };
+        self.number += 1;
+        let mut bytes = Vec::new();
+        let mut skip_until = 0;
+        if self.format.counts_length() {
+            // Headers, then exactly Content-Length bytes of body.
+            loop {
+                self.line.clear();
+                if self.reader.read_until(b'\n', &mut self.line)? == 0 {
+                    break;
+                }
+                bytes.extend_from_slice(&self.line);
+                if is_blank(&self.line) {
+                    break;
+                }
+            }
+            if let Ok((headers, _)) = mailparse::parse_headers(&bytes)
+                && let Some(length) = content_length(&headers)
+            {
+                let start = bytes.len();
+                bytes.resize(start + length, 0);
+                let mut filled = start;
+                while filled < bytes.len() {
+                    let n = io::Read::read(&mut self.reader, &mut bytes[filled..])?;
+                    if n == 0 {
+                        break;
+                    }
+                    filled += n;
+                }
+                bytes.truncate(filled);
+                skip_until = bytes.len();
+            }
+        }
+        // Then lines, up to a `From ` line after a blank line (or the
+        // end); with Content-Length, any `From ` line once the body is read.
+        loop {
+            self.line.clear();
+            if self.reader.read_until(b'\n', &mut self.line)? == 0 {
+                break;
+            }
+            let after_blank =
+                bytes.is_empty() || bytes.ends_with(b"\n\n") || bytes.ends_with(b"\n\r\n");
+            let past_body = bytes.len() >= skip_until && skip_until > 0;
+            if self.line.starts_with(b"From ") && (after_blank || past_body) {
+                self.next_from = Some(std::mem::take(&mut self.line));
+                break;
+            }
+            bytes.extend_from_slice(&self.line);
+        }
+        Ok(Some(MboxMessage {
+            number: self.number,
+            from_line,
+            bytes,
+        }))
+    }
+}
+
+/// What happened to one message of an archive.
+#[derive(Debug)]
+pub struct ArchiveMessage {
+    /// Its number, from 1.
+    pub number: usize,
+    /// Links, warnings and whether it changed.
+    pub outcome: MessageOutcome,
+}
+
+/// Rewrites an mbox from `reader` to `writer`, calling `report` for each
+/// message in order. Returns whether anything changed.
+pub fn rewrite_mbox<R: BufRead, W: Write>(
+    reader: R,
+    format: MboxFormat,
+    writer: &mut W,
+    options: &Options<'_>,
+    mut report: impl FnMut(&ArchiveMessage),
+) -> io::Result<bool> {
+    let mut mbox = MboxReader::new(reader, format)?;
+    writer.write_all(&mbox.preamble)?;
+    let mut changed = false;
+    loop {
+        let mut batch = Vec::new();
+        let mut size = 0;
+        while size < BATCH_BYTES {
+            let Some(message) = mbox.next_message()? else {
+                break;
+            };
+            size += message.bytes.len();
+            batch.push(message);
+        }
+        if batch.is_empty() {
+            return Ok(changed);
+        }
+        let done: Vec<(MboxMessage, ArchiveMessage)> = batch
+            .into_par_iter()
+            .map(|message| {
+                let mut outcome =
+                    rewrite_message_quoting(&message.bytes, options, format.quotes_from());
+                if let Some(output) = &mut outcome.output {
+                    update_content_length(&message.bytes, output);
+                }
+                let number = message.number;
+                (message, ArchiveMessage { number, outcome })
+            })
+            .collect();
+        for (message, archived) in done {
+            writer.write_all(&message.from_line)?;
+            match &archived.outcome.output {
+                Some(output) => {
+                    changed = true;
+                    writer.write_all(output)?;
+                }
+                None => writer.write_all(&message.bytes)?,
+            }
+            report(&archived);
+        }
+    }
+}
+
+/// Moves a message's `Content-Length` by as much as the message grew.
+fn update_content_length(old: &[u8], new: &mut Vec<u8>) {
+    let Ok((headers, _)) = mailparse::parse_headers(old) else {
+        return;
+    };
+    let Some(header) = headers
+        .iter()
+        .find(|h| h.get_key_ref().eq_ignore_ascii_case("Content-Length"))
+    else {
+        return;
+    };
+    let raw = header.get_value_raw();
+    let Some(start) = (raw.as_ptr() as usize).checked_sub(old.as_ptr() as usize) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(raw);
+    let Ok(length) = text.trim().parse::<usize>() else {
+        return;
+    };
+    let Some(grown) = (length + new.len()).checked_sub(old.len()) else {
+        return;
+    };
+    // The header block comes before any edit, so the value is at the same
+    // place in the new message.
+    let lead = text.len() - text.trim_start().len();
+    let digits = text.trim().len();
+    new.splice(
+        start + lead..start + lead + digits,
+        grown.to_string().into_bytes(),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn messages(text: &str, format: MboxFormat) -> Vec<(String, String)> {
+        let mut reader = MboxReader::new(text.as_bytes(), format).unwrap();
+        let mut out = Vec::new();
+        while let Some(m) = reader.next_message().unwrap() {
+            out.push((
+                String::from_utf8(m.from_line).unwrap(),
+                String::from_utf8(m.bytes).unwrap(),
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn splits_on_from_lines_after_blank_lines() {
+        let text = "From a@b Mon Jan  1 00:00:00 2024\nSubject: 1\n\nbody\nFrom here\n>From there\n\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: 2\n\nx\n";
+        let got = messages(text, MboxFormat::Mboxrd);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1, "Subject: 1\n\nbody\nFrom here\n>From there\n\n");
+        assert_eq!(got[1].1, "Subject: 2\n\nx\n");
+        let joined: String = got.iter().map(|(f, b)| format!("{f}{b}")).collect();
+        assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn content_length_delimits_mboxcl2() {
+        let text = "From a@b Mon Jan  1 00:00:00 2024\nContent-Length: 15\n\nFrom x\n\nFrom y\n\nFrom c@d Mon Jan  1 00:00:00 2024\nContent-Length: 2\n\nz\n\n";
+        assert_eq!(detect(text.as_bytes()), MboxFormat::Mboxcl2);
+        let got = messages(text, MboxFormat::Mboxcl2);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1, "Content-Length: 15\n\nFrom x\n\nFrom y\n\n");
+    }
+
+    #[test]
+    fn content_length_follows_the_body() {
+        let old = b"Content-Length: 5\n\nhello\n";
+        let mut new = b"Content-Length: 5\n\nhello, world\n".to_vec();
+        update_content_length(old, &mut new);
+        assert_eq!(new, b"Content-Length: 12\n\nhello, world\n");
+    }
+}

@@ -1,0 +1,320 @@
+//! Rewriting one message: the MIME tree walked with each entity's base
+//! (RFC 1808 section 3.2), HTML and CSS parts rewritten, every other byte
+//! copied.
+
+use mailparse::{MailHeader, ParsedMail, body::Body};
+
+use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
+use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
+use crate::base::{Base, BaseSource};
+use crate::document::{self, Link, Options};
+use crate::splice::{self, Edit};
+use crate::url::BaseUrl;
+
+/// How deep `message/rfc822` parts inside messages are followed.
+pub const MAX_MESSAGE_DEPTH: usize = 16;
+
+/// What rewriting a message gave.
+#[derive(Debug, Default)]
+pub struct MessageOutcome {
+    /// The new bytes, or `None` when nothing changed.
+    pub output: Option<Vec<u8>>,
+    /// Every link found, with the path of its part (`1.2`).
+    pub links: Vec<(String, Link)>,
+    /// What could not be done, each naming the part.
+    pub warnings: Vec<String>,
+}
+
+/// Rewrites a message (or MHTML file). `options.outer` is the lowest
+/// layer, the retrieval URL.
+pub fn rewrite_message(bytes: &[u8], options: &Options<'_>) -> MessageOutcome {
+    rewrite_message_quoting(bytes, options, false)
+}
+
+/// [`rewrite_message`] for a message of an mbox: with `quote_from`, a line
+/// of a rewritten body that starts with `From ` is written `>From `.
+pub fn rewrite_message_quoting(
+    bytes: &[u8],
+    options: &Options<'_>,
+    quote_from: bool,
+) -> MessageOutcome {
+    let mut walker = Walker {
+        options,
+        quote_from,
+        out: MessageOutcome::default(),
+    };
+    let edits = walker.message(bytes, options.outer, "", 0);
+    let mut out = walker.out;
+    if !edits.is_empty() {
+        out.output = Some(splice::apply(bytes, &edits));
+    }
+    out
+}
+
+/// How a part is named in messages.
+fn part_name(path: &str) -> String {
+    if path.is_empty() {
+        "the message".to_owned()
+    } else {
+        format!("part {path}")
+    }
+}
+
+fn child_path(path: &str, n: usize) -> String {
+    if path.is_empty() {
+        n.to_string()
+    } else {
+        format!("{path}.{n}")
+    }
+}
+
+/// Where `inner`, a slice of `outer`, starts in it.
+fn offset_in(outer: &[u8], inner: &[u8]) -> Option<usize> {
+    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
+    (start + inner.len() <= outer.len()).then_some(start)
+}
+
+/// The encoded body of an entity, as a slice of the input.
+fn raw_body<'a>(mail: &'a ParsedMail<'a>) -> &'a [u8] {
+    match mail.get_body_encoded() {
+        Body::Base64(b) | Body::QuotedPrintable(b) => b.get_raw(),
+        Body::SevenBit(b) | Body::EightBit(b) => b.get_raw(),
+        Body::Binary(b) => b.get_raw(),
+    }
+}
+
+struct Walker<'o> {
+    options: &'o Options<'o>,
+    quote_from: bool,
+    out: MessageOutcome,
+}
+
+impl Walker<'_> {
+    fn warn(&mut self, path: &str, message: impl std::fmt::Display) {
+        self.out
+            .warnings
+            .push(format!("{}: {message}", part_name(path)));
+    }
+
+    /// The edits of a message's bytes.
+    fn message(
+        &mut self,
+        bytes: &[u8],
+        enclosing: Option<&Base>,
+        path: &str,
+        depth: usize,
+    ) -> Vec<Edit<Vec<u8>>> {
+        let mail = match mailparse::parse_mail(bytes) {
+            Ok(mail) => mail,
+            Err(err) => {
+                self.warn(
+                    path,
+                    format_args!("not a message mailparse can read ({err}); left as it is"),
+                );
+                return Vec::new();
+            }
+        };
+        let mut edits = Vec::new();
+        self.entity(&mail, bytes, enclosing, path, depth, &mut edits);
+        edits
+    }
+
+    /// The base an entity's own headers give, resolved against the
+    /// enclosing one; at the top, Chrome's snapshot header comes next.
+    fn own_base(
+        &mut self,
+        headers: &[MailHeader<'_>],
+        enclosing: Option<&Base>,
+        path: &str,
+        depth: usize,
+    ) -> Option<Base> {
+        let top = depth == 0 && path.is_empty();
+        let names = BASE_HEADERS
+            .iter()
+            .chain(top.then_some(&SNAPSHOT_HEADER))
+            .copied();
+        for name in names {
+            let Some(url) = headers::header_url(headers, name) else {
+                continue;
+            };
+            if name != "Content-Base" && name != "Base" && headers::names_a_part(&url) {
+                continue;
+            }
+            let resolved = match enclosing {
+                Some(outer) => outer.url.resolve(&url).map(|u| u.into_owned()),
+                None => Ok(url.clone()),
+            };
+            match resolved.and_then(|u| BaseUrl::parse(&u, self.options.rules)) {
+                Ok(url) => {
+                    let source = BaseSource::Header {
+                        name: name.to_owned(),
+                        part: path.to_owned(),
+                    };
+                    return Some(Base::new(url, source));
+                }
+                Err(err) => self.warn(path, format_args!("{name} ignored: {err}")),
+            }
+        }
+        None
+    }
+
+    fn entity(
+        &mut self,
+        mail: &ParsedMail<'_>,
+        buffer: &[u8],
+        enclosing: Option<&Base>,
+        path: &str,
+        depth: usize,
+        edits: &mut Vec<Edit<Vec<u8>>>,
+    ) {
+        let own = self.own_base(&mail.headers, enclosing, path, depth);
+        let base = own.as_ref().or(enclosing);
+        let mimetype = mail.ctype.mimetype.as_str();
+        if mimetype.starts_with("multipart/") {
+            for (i, sub) in mail.subparts.iter().enumerate() {
+                self.entity(sub, buffer, base, &child_path(path, i + 1), depth, edits);
+            }
+            return;
+        }
+        let kind = match mimetype {
+            "text/html" => Kind::Html,
+            "text/css" => Kind::Css,
+            "message/rfc822" | "message/global" => Kind::Message,
+            _ => return,
+        };
+        let body = raw_body(mail);
+        let Some(start) = offset_in(buffer, body) else {
+            self.warn(path, "body could not be located; left as it is");
+            return;
+        };
+        let header = mail.headers.iter().find(|h| {
+            h.get_key_ref()
+                .eq_ignore_ascii_case("Content-Transfer-Encoding")
+        });
+        let cte_value = header.map(|h| h.get_value());
+        let Some(cte) = TransferEncoding::from_header(cte_value.as_deref()) else {
+            self.warn(
+                path,
+                format_args!(
+                    "unknown transfer encoding {:?}; left as it is",
+                    cte_value.unwrap_or_default()
+                ),
+            );
+            return;
+        };
+        let layout = Layout::of(body);
+        let decoded = match transfer::decode(body, cte, &layout) {
+            Ok(decoded) => decoded,
+            Err(err) => {
+                self.warn(path, format_args!("{err}; left as it is"));
+                return;
+            }
+        };
+        let rewritten = match kind {
+            Kind::Message if depth + 1 >= MAX_MESSAGE_DEPTH => {
+                self.warn(
+                    path,
+                    format_args!(
+                        "messages nested deeper than {MAX_MESSAGE_DEPTH}; left as they are"
+                    ),
+                );
+                None
+            }
+            Kind::Message => {
+                let inner = self.message(&decoded, base, path, depth + 1);
+                (!inner.is_empty()).then(|| splice::apply(&decoded, &inner))
+            }
+            Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path),
+        };
+        let Some(new) = rewritten else { return };
+        let encoded = match cte {
+            TransferEncoding::QuotedPrintable => {
+                transfer::reencode_qp(body, &decoded, &new, &layout)
+            }
+            _ => transfer::encode(&new, cte, &layout),
+        };
+        let long_line = |b: &[u8]| {
+            b.split(|&c| c == b'\n')
+                .any(|l| l.strip_suffix(b"\r").unwrap_or(l).len() > MAX_LINE_OCTETS)
+        };
+        if matches!(cte, TransferEncoding::SevenBit | TransferEncoding::EightBit)
+            && long_line(&encoded)
+            && !long_line(body)
+        {
+            self.warn(
+                path,
+                format_args!("a rewritten line would pass {MAX_LINE_OCTETS} octets; left as it is"),
+            );
+            return;
+        }
+        let encoded = if self.quote_from {
+            quote_from_lines(encoded)
+        } else {
+            encoded
+        };
+        edits.push(Edit::new(start..start + body.len(), encoded));
+    }
+
+    /// Rewrites an HTML or CSS part, told the part's charset.
+    fn document(
+        &mut self,
+        decoded: &[u8],
+        mail: &ParsedMail<'_>,
+        base: Option<&Base>,
+        kind: Kind,
+        path: &str,
+    ) -> Option<Vec<u8>> {
+        let transport = mail
+            .ctype
+            .params
+            .get("charset")
+            .and_then(|label| encoding_rs::Encoding::for_label(label.trim().as_bytes()));
+        let options = Options {
+            outer: base,
+            transport,
+            ..*self.options
+        };
+        let result = match kind {
+            Kind::Css => document::rewrite_css(decoded, &options),
+            _ => document::rewrite_html(decoded, &options),
+        };
+        match result {
+            Ok(outcome) => {
+                for warning in outcome.warnings {
+                    self.warn(path, warning);
+                }
+                self.out
+                    .links
+                    .extend(outcome.links.into_iter().map(|l| (path.to_owned(), l)));
+                outcome.output
+            }
+            Err(err) => {
+                self.warn(path, format_args!("{err}; left as it is"));
+                None
+            }
+        }
+    }
+}
+
+/// Writes each line that starts with `From ` as `>From `, as mbox readers
+/// expect in a body.
+fn quote_from_lines(mut body: Vec<u8>) -> Vec<u8> {
+    let mut at = 0;
+    while let Some(found) = memchr::memmem::find(&body[at..], b"From ") {
+        let i = at + found;
+        if i == 0 || body[i - 1] == b'\n' {
+            body.insert(i, b'>');
+            at = i + 6;
+        } else {
+            at = i + 5;
+        }
+    }
+    body
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Css,
+    Message,
+}

@@ -1,0 +1,357 @@
+//! Messages, MHTML, mbox and Maildir: the fixture pairs, everything but the
+//! rewritten bodies byte-identical, the MIME structure unchanged, each part
+//! against its own base, and the archives rewritten in place.
+
+use std::path::Path;
+
+use mailparse::{ParsedMail, body::Body};
+use relink::base::{Base, BaseSource};
+use relink::document::Options;
+use relink::mime::mbox::{self, MboxFormat};
+use relink::mime::message::rewrite_message;
+use relink::{BaseUrl, Rules};
+
+use crate::cli::relink;
+use crate::{fixture, table};
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Rewrites a message or an mbox as the command line would.
+fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>) {
+    let base = retrieved_from.map(|u| {
+        Base::new(
+            BaseUrl::parse(u, Rules::Rfc1808).unwrap(),
+            BaseSource::RetrievedFrom,
+        )
+    });
+    let options = Options {
+        outer: base.as_ref(),
+        ..Options::default()
+    };
+    if mbox::looks_like_mbox(input) {
+        let mut out = Vec::new();
+        let mut warnings = Vec::new();
+        mbox::rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m| {
+            warnings.extend(
+                m.outcome
+                    .warnings
+                    .iter()
+                    .map(|w| format!("message {}: {w}", m.number)),
+            );
+        })
+        .unwrap();
+        (out, warnings)
+    } else {
+        let outcome = rewrite_message(input, &options);
+        (
+            outcome.output.unwrap_or_else(|| input.to_vec()),
+            outcome.warnings,
+        )
+    }
+}
+
+fn cases() -> Vec<(String, String, Option<String>)> {
+    table("mail/cases.tsv", 2)
+        .into_iter()
+        .map(|row| {
+            let (stem, ext) = row[0].rsplit_once('.').unwrap();
+            let from = (row[1] != "-").then(|| row[1].clone());
+            (row[0].clone(), format!("{stem}.expected.{ext}"), from)
+        })
+        .collect()
+}
+
+#[test]
+fn fixture_pairs_match_byte_for_byte() {
+    let cases = cases();
+    assert!(cases.len() >= 11);
+    for (input, expected, from) in cases {
+        let (got, _) = rewrite(&read(&format!("mail/{input}")), from.as_deref());
+        let want = read(&format!("mail/{expected}"));
+        assert!(got == want, "{input}:\n{}", String::from_utf8_lossy(&got));
+        // A second pass changes nothing.
+        assert_eq!(
+            rewrite(&want, from.as_deref()).0,
+            want,
+            "{input}: second pass"
+        );
+    }
+}
+
+/// The encoded body of an entity, a slice of the message.
+fn body<'a>(mail: &'a ParsedMail<'a>) -> &'a [u8] {
+    match mail.get_body_encoded() {
+        Body::Base64(b) | Body::QuotedPrintable(b) => b.get_raw(),
+        Body::SevenBit(b) | Body::EightBit(b) => b.get_raw(),
+        Body::Binary(b) => b.get_raw(),
+    }
+}
+
+fn rewritable(mail: &ParsedMail<'_>) -> bool {
+    matches!(
+        mail.ctype.mimetype.as_str(),
+        "text/html" | "text/css" | "message/rfc822"
+    )
+}
+
+/// A message with the bodies relink may rewrite cut out, and its shape
+/// (each entity's type and number of parts, in order).
+fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
+    let mail = mailparse::parse_mail(message).unwrap();
+    let mut cuts = Vec::new();
+    let mut shape = Vec::new();
+    let mut stack = vec![&mail];
+    while let Some(m) = stack.pop() {
+        shape.push((m.ctype.mimetype.clone(), m.subparts.len()));
+        if m.subparts.is_empty() && rewritable(m) {
+            let b = body(m);
+            let start = b.as_ptr() as usize - message.as_ptr() as usize;
+            cuts.push(start..start + b.len());
+        }
+        stack.extend(m.subparts.iter().rev());
+    }
+    cuts.sort_by_key(|r| r.start);
+    let mut kept = Vec::new();
+    let mut at = 0;
+    for cut in cuts {
+        kept.extend_from_slice(&message[at..cut.start]);
+        kept.extend_from_slice(b"<body>");
+        at = cut.end;
+    }
+    kept.extend_from_slice(&message[at..]);
+    (kept, shape)
+}
+
+/// Every message of the fixtures and the corpus: only rewritable bodies
+/// change, and the MIME structure stays.
+#[test]
+fn only_rewritable_bodies_change() {
+    let mut messages: Vec<(String, Vec<u8>)> = cases()
+        .into_iter()
+        .filter(|(input, _, _)| !input.starts_with("archive."))
+        .map(|(input, _, _)| (input.clone(), read(&format!("mail/{input}"))))
+        .collect();
+    for name in ["chrome-python-tutorial.mhtml", "test_email_01.txt"] {
+        messages.push((name.to_owned(), read(&format!("corpus/mail/{name}"))));
+    }
+    let mut changed = 0;
+    for (name, input) in messages {
+        let (output, _) = rewrite(&input, Some("http://retrieved.example/dir/page.html"));
+        if output != input {
+            changed += 1;
+        }
+        let (before, shape_before) = skeleton(&input);
+        let (after, shape_after) = skeleton(&output);
+        assert_eq!(shape_before, shape_after, "{name}: structure");
+        assert!(
+            before == after,
+            "{name}: bytes outside the rewritten bodies changed"
+        );
+    }
+    assert!(changed >= 8, "{changed} messages changed");
+}
+
+#[test]
+fn each_part_resolves_against_its_own_base() {
+    let (out, _) = rewrite(&read("mail/rfc822-nested.eml"), None);
+    let out = String::from_utf8(out).unwrap();
+    let before = out
+        .find("http://outer.example/home/before.html")
+        .expect("outer base before");
+    let inner = out
+        .find("http://inner.example/news/story.html")
+        .expect("inner base");
+    let after = out
+        .find("http://outer.example/home/after.html")
+        .expect("outer base after: no leak");
+    assert!(before < inner && inner < after);
+
+    let (out, _) = rewrite(&read("mail/chrome.mhtml"), None);
+    let out = String::from_utf8(out).unwrap();
+    // The stylesheet part resolves against its own location; the cid: part
+    // (Chrome's inline <style>) against the page.
+    assert!(out.contains("url(\"http://example.com/img/paper.png\")"));
+    assert!(out.contains("url(\"http://example.com/blog/images/hero.jpg\")"));
+
+    let (out, _) = rewrite(&read("mail/related.eml"), None);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("http://example.org/site/pages/about.html")
+    );
+}
+
+#[test]
+fn the_retrieval_url_is_the_lowest_layer() {
+    let (out, warnings) = rewrite(&read("mail/no-base.eml"), None);
+    assert_eq!(out, read("mail/no-base.eml"));
+    assert!(
+        warnings.iter().any(|w| w.contains("no base url")),
+        "{warnings:?}"
+    );
+    let (out, _) = rewrite(&read("mail/no-base.eml"), Some("http://r.example/x/"));
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("http://r.example/x/nowhere.html")
+    );
+    // A Content-Base wins over the retrieval URL.
+    let (out, _) = rewrite(&read("mail/content-base.eml"), Some("http://r.example/"));
+    assert_eq!(out, read("mail/content-base.expected.eml"));
+}
+
+#[test]
+fn a_message_mailparse_rejects_is_left_as_it_is() {
+    let input = read("corpus/mail/nested.eml");
+    let (out, warnings) = rewrite(&input, Some("http://r.example/"));
+    assert_eq!(out, input);
+    assert!(
+        warnings.iter().any(|w| w.contains("left as it is")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn mbox_variants_are_detected() {
+    assert_eq!(
+        mbox::detect(&read("mail/archive.mboxrd")),
+        MboxFormat::Mboxrd
+    );
+    assert_eq!(
+        mbox::detect(&read("mail/archive.mboxcl2")),
+        MboxFormat::Mboxcl2
+    );
+}
+
+#[test]
+fn a_rewritten_mbox_line_starting_with_from_is_quoted() {
+    let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Base: http://h/\nContent-Type: text/html\n\n<a href=x>\nFrom me to you\n\n";
+    let (out, _) = rewrite(mbox, None);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("<a href=http://h/x>\n>From me to you\n"),
+        "{out}"
+    );
+    // Quoted-printable writes it =46rom.
+    let qp = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Base: http://h/\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n<a href=3Dx>\nFrom me\n\n";
+    let (out, _) = rewrite(qp, None);
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("<a href=3Dhttp://h/x>\n"), "{out}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn tree_files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn in_place_rewrites_an_mbox_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.mboxrd");
+    std::fs::copy(fixture("mail/archive.mboxrd"), &path).unwrap();
+    let out = relink(&[path.to_str().unwrap(), "--in-place"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        read("mail/archive.expected.mboxrd")
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("message 3"), "{stderr}");
+    // Unchanged messages are byte-identical: message 2 as it was.
+    let text = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+    assert!(text.contains(">From here nothing changes.\nSee index.html.\n"));
+}
+
+#[test]
+fn in_place_rewrites_a_maildir_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("maildir");
+    copy_tree(&fixture("mail/maildir"), &root);
+    let unchanged = root.join("cur/1772445601.M2P1.host:2,RS");
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&unchanged)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let out = relink(&[root.to_str().unwrap(), "--in-place"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        tree_files(&root),
+        tree_files(&fixture("mail/maildir.expected"))
+    );
+    assert_eq!(
+        std::fs::metadata(&unchanged).unwrap().modified().unwrap(),
+        old
+    );
+}
+
+#[test]
+fn a_maildir_can_be_copied_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("copy");
+    let source = fixture("mail/maildir");
+    let out = relink(
+        &[source.to_str().unwrap(), "-o", target.to_str().unwrap()],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected: Vec<_> = tree_files(&fixture("mail/maildir.expected"))
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("tmp"))
+        .collect();
+    assert_eq!(tree_files(&target), expected);
+}
+
+#[test]
+fn a_multipart_message_prints_with_each_part_absolute() {
+    let input = fixture("mail/rfc822-nested.eml");
+    let out = relink(&[input.to_str().unwrap()], b"");
+    assert!(out.status.success());
+    assert_eq!(out.stdout, read("mail/rfc822-nested.expected.eml"));
+}
