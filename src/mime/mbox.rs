@@ -280,11 +280,10 @@ fn update_content_length(old: &[u8], new: &mut Vec<u8>) {
     // The header block comes before any edit, so the value is at the same
     // place in the new message.
     let lead = text.len() - text.trim_start().len();
-    let digits = text.trim().len();
-    new.splice(
-        start + lead..start + lead + digits,
-        grown.to_string().into_bytes(),
-    );
+    let digits = start + lead..start + lead + text.trim().len();
+    if digits.end <= new.len() && new[digits.clone()] == old[digits.clone()] {
+        new.splice(digits, grown.to_string().into_bytes());
+    }
 }
 
 #[cfg(test)]

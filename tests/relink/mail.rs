@@ -355,3 +355,63 @@ fn a_multipart_message_prints_with_each_part_absolute() {
     assert!(out.status.success());
     assert_eq!(out.stdout, read("mail/rfc822-nested.expected.eml"));
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Lines of the kinds that matter to mbox splitting and MIME.
+    fn mailish() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop_oneof![
+            Just("From a@b Mon Jan  1 00:00:00 2024\n".to_owned()),
+            Just("From nobody\n".to_owned()),
+            Just(">From x\n".to_owned()),
+            Just("\n".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("Content-Length: 7\n".to_owned()),
+            Just("Content-Type: multipart/mixed; boundary=b\n".to_owned()),
+            Just("Content-Type: text/html\n".to_owned()),
+            Just("Content-Type: message/rfc822\n".to_owned()),
+            Just("Content-Transfer-Encoding: base64\n".to_owned()),
+            Just("Content-Transfer-Encoding: quoted-printable\n".to_owned()),
+            Just("Content-Base: http://h/d/\n".to_owned()),
+            Just("--b\n".to_owned()),
+            Just("--b--\n".to_owned()),
+            Just("<a href=x.html>=3D=\n".to_owned()),
+            "[ -~]{0,12}\n",
+        ];
+        prop::collection::vec(line, 0..30).prop_map(|l| l.concat().into_bytes())
+    }
+
+    proptest! {
+        #[test]
+        fn an_mbox_without_a_base_comes_out_as_it_went_in(input in mailish(), format in 0..4usize) {
+            let format = [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl, MboxFormat::Mboxcl2][format];
+            let options = Options::default();
+            let mut out = Vec::new();
+            // Without a base, only a Content-Base inside can change a body.
+            let changed = mbox::rewrite_mbox(&input[..], format, &mut out, &options, |_| {}).unwrap();
+            if !changed {
+                prop_assert_eq!(out, input);
+            }
+        }
+
+        #[test]
+        fn messages_never_panic(input in mailish(), bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+            let base = Base::new(BaseUrl::parse("http://r/x/", Rules::Rfc1808).unwrap(), BaseSource::RetrievedFrom);
+            let options = Options { outer: Some(&base), ..Options::default() };
+            let _ = rewrite_message(&input, &options);
+            let _ = rewrite_message(&bytes, &options);
+            let mut out = Vec::new();
+            let _ = mbox::rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_| {}).unwrap();
+        }
+
+        #[test]
+        fn without_any_base_a_message_is_unchanged(input in mailish()) {
+            let stripped: Vec<u8> = String::from_utf8(input).unwrap().replace("Content-Base: http://h/d/\n", "").into_bytes();
+            let outcome = rewrite_message(&stripped, &Options::default());
+            prop_assert!(outcome.output.is_none());
+        }
+    }
+}
