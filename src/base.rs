@@ -46,6 +46,49 @@ impl fmt::Display for BaseSource {
     }
 }
 
+/// What became of one layer of a document's base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayerStatus {
+    /// This layer gave the base.
+    Used,
+    /// A layer above gave the base.
+    Below,
+    /// This layer was there but could not serve, and why.
+    Ignored(String),
+}
+
+impl fmt::Display for LayerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayerStatus::Used => f.write_str("gives the base"),
+            LayerStatus::Below => f.write_str("below the one used"),
+            LayerStatus::Ignored(why) => write!(f, "ignored: {why}"),
+        }
+    }
+}
+
+/// One layer a document had (RFC 1808 section 3), for `relink explain`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    /// Where it is.
+    pub source: BaseSource,
+    /// The URL as written there.
+    pub value: String,
+    /// Whether it gave the base.
+    pub status: LayerStatus,
+}
+
+impl Layer {
+    /// A layer of `source` holding `value`.
+    pub fn new(source: BaseSource, value: impl Into<String>, status: LayerStatus) -> Self {
+        Layer {
+            source,
+            value: value.into(),
+            status,
+        }
+    }
+}
+
 /// A base URL and the layer it came from.
 #[derive(Debug, Clone)]
 pub struct Base {

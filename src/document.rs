@@ -6,7 +6,7 @@ use std::fmt;
 
 use encoding_rs::Encoding;
 
-use crate::base::Base;
+use crate::base::{Base, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::html::rewrite::{LineIndex, TextRewrite, rewrite_text};
 use crate::splice::{self, Edit};
@@ -84,6 +84,8 @@ pub struct Outcome {
     pub links: Vec<Link>,
     /// What could not be done, each naming where.
     pub warnings: Vec<String>,
+    /// The layers of the base the document had, innermost first.
+    pub layers: Vec<Layer>,
 }
 
 impl Outcome {
@@ -124,6 +126,15 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
         base: options.forced.or(options.outer).cloned(),
         ..TextRewrite::default()
     };
+    for (i, base) in options.forced.iter().chain(&options.outer).enumerate() {
+        let status = if i == 0 {
+            LayerStatus::Used
+        } else {
+            LayerStatus::Below
+        };
+        out.layers
+            .push(Layer::new(base.source.clone(), base.url.as_str(), status));
+    }
     let Some(base) = out.base.clone() else {
         out.warnings
             .push("no base url: links left as they are".to_owned());
@@ -180,6 +191,7 @@ fn rewrite_bytes(
         links,
         warnings,
         base,
+        layers,
     } = rewrite(&text);
     let output = (!edits.is_empty()).then(|| {
         let byte_edits: Vec<Edit<Cow<'_, [u8]>>> = match &text {
@@ -217,5 +229,6 @@ fn rewrite_bytes(
         base,
         links,
         warnings,
+        layers,
     })
 }

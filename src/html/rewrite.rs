@@ -11,7 +11,7 @@ use super::lex::LexedAttr;
 use super::links::{self, LinkAttribute, Syntax};
 use super::tree::{self, Document, Namespace, Tag};
 use super::{refresh, srcset};
-use crate::base::{Base, BaseSource};
+use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::css;
 use crate::document::{Link, LinkPlace, Options};
 use crate::splice::{self, Edit};
@@ -31,6 +31,8 @@ pub struct TextRewrite {
     pub warnings: Vec<String>,
     /// The document's base, if it had one.
     pub base: Option<Base>,
+    /// The layers the document had, innermost first.
+    pub layers: Vec<Layer>,
 }
 
 /// Rewrites an HTML document given as text.
@@ -133,21 +135,62 @@ impl Work<'_, '_> {
     /// The document's base: `--base` if forced, else the first BASE
     /// element's href resolved against the enclosing layer, else that layer.
     fn document_base(&mut self, doc: &Document) -> Option<Base> {
+        let chosen = self.choose_base(doc);
+        // The layers below the one chosen, as far as this document knows.
+        if let Some(outer) = self.options.outer {
+            let status = match &chosen {
+                Some(base) if base.source == outer.source => LayerStatus::Used,
+                _ => LayerStatus::Below,
+            };
+            self.out
+                .layers
+                .push(Layer::new(outer.source.clone(), outer.url.as_str(), status));
+        }
+        chosen
+    }
+
+    fn choose_base(&mut self, doc: &Document) -> Option<Base> {
+        let element = doc.base.map(|index| {
+            let tag = &doc.tags[index];
+            let at = tag.source.as_ref().map_or(0, |(start, _)| *start);
+            let (_, href) = trim_ascii_space(attr_value(tag, "href").unwrap_or(""));
+            (at, href.to_owned())
+        });
         if let Some(forced) = self.options.forced {
+            self.out.layers.push(Layer::new(
+                forced.source.clone(),
+                forced.url.as_str(),
+                LayerStatus::Used,
+            ));
+            if let Some((at, href)) = element {
+                let line = self.lines.locate(at).0;
+                self.out.layers.push(Layer::new(
+                    BaseSource::BaseElement { line },
+                    href,
+                    LayerStatus::Below,
+                ));
+            }
             return Some(forced.clone());
         }
         let outer = self.options.outer;
-        let Some(index) = doc.base else {
+        let Some((at, href)) = element else {
             return outer.cloned();
         };
-        let tag = &doc.tags[index];
-        let at = tag.source.as_ref().map_or(0, |(start, _)| *start);
-        let (_, href) = trim_ascii_space(attr_value(tag, "href").unwrap_or(""));
-        if href.is_empty()
-            || starts_with_ignore_case(href, "data:")
-            || starts_with_ignore_case(href, "javascript:")
-        {
-            return outer.cloned();
+        let href = href.as_str();
+        let line = self.lines.locate(at).0;
+        let ignore = |work: &mut Self, why: String| {
+            work.out.layers.push(Layer::new(
+                BaseSource::BaseElement { line },
+                href,
+                LayerStatus::Ignored(why),
+            ));
+            outer.cloned()
+        };
+        if href.is_empty() {
+            return ignore(self, "empty href".to_owned());
+        }
+        if starts_with_ignore_case(href, "data:") || starts_with_ignore_case(href, "javascript:") {
+            return ignore(self, "a data: or javascript: URL".to_owned());
         }
         let resolved = match outer {
             Some(outer) => outer.url.resolve(href).map(Cow::into_owned),
@@ -155,12 +198,16 @@ impl Work<'_, '_> {
         };
         match resolved.and_then(|url| BaseUrl::parse(&url, self.options.rules)) {
             Ok(url) => {
-                let (line, _) = self.lines.locate(at);
+                self.out.layers.push(Layer::new(
+                    BaseSource::BaseElement { line },
+                    href,
+                    LayerStatus::Used,
+                ));
                 Some(Base::new(url, BaseSource::BaseElement { line }))
             }
             Err(err) => {
                 self.warn(at, format_args!("BASE element ignored: {err}"));
-                outer.cloned()
+                ignore(self, err.to_string())
             }
         }
     }

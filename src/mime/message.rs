@@ -6,7 +6,7 @@ use mailparse::{MailHeader, ParsedMail, body::Body};
 
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
-use crate::base::{Base, BaseSource};
+use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::document::{self, Link, Options};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
@@ -23,6 +23,20 @@ pub struct MessageOutcome {
     pub links: Vec<(String, Link)>,
     /// What could not be done, each naming the part.
     pub warnings: Vec<String>,
+    /// The HTML and CSS parts, with the layers of their bases.
+    pub parts: Vec<PartReport>,
+}
+
+/// One HTML or CSS part of a message and the layers of its base,
+/// innermost first.
+#[derive(Debug, Clone)]
+pub struct PartReport {
+    /// The part's path (`1.2`), empty for a single-part message.
+    pub path: String,
+    /// Its media type.
+    pub mimetype: String,
+    /// The layers it had.
+    pub layers: Vec<Layer>,
 }
 
 /// Rewrites a message (or MHTML file). `options.outer` is the lowest
@@ -127,17 +141,29 @@ impl Walker<'_> {
         enclosing: Option<&Base>,
         path: &str,
         depth: usize,
+        layers: &mut Vec<Layer>,
     ) -> Option<Base> {
         let top = depth == 0 && path.is_empty();
         let names = BASE_HEADERS
             .iter()
             .chain(top.then_some(&SNAPSHOT_HEADER))
             .copied();
+        let mut chosen = None;
         for name in names {
             let Some(url) = headers::header_url(headers, name) else {
                 continue;
             };
+            let source = BaseSource::Header {
+                name: name.to_owned(),
+                part: path.to_owned(),
+            };
+            if chosen.is_some() {
+                layers.push(Layer::new(source, url, LayerStatus::Below));
+                continue;
+            }
             if name != "Content-Base" && name != "Base" && headers::names_a_part(&url) {
+                let why = "a cid: or mid: location names the part".to_owned();
+                layers.push(Layer::new(source, url, LayerStatus::Ignored(why)));
                 continue;
             }
             let resolved = match enclosing {
@@ -145,17 +171,29 @@ impl Walker<'_> {
                 None => Ok(url.clone()),
             };
             match resolved.and_then(|u| BaseUrl::parse(&u, self.options.rules)) {
-                Ok(url) => {
-                    let source = BaseSource::Header {
-                        name: name.to_owned(),
-                        part: path.to_owned(),
-                    };
-                    return Some(Base::new(url, source));
+                Ok(resolved) => {
+                    layers.push(Layer::new(source.clone(), url, LayerStatus::Used));
+                    chosen = Some(Base::new(resolved, source));
                 }
-                Err(err) => self.warn(path, format_args!("{name} ignored: {err}")),
+                Err(err) => {
+                    self.warn(path, format_args!("{name} ignored: {err}"));
+                    layers.push(Layer::new(
+                        source,
+                        url,
+                        LayerStatus::Ignored(err.to_string()),
+                    ));
+                }
             }
         }
-        None
+        if let Some(outer) = enclosing {
+            let status = if chosen.is_some() {
+                LayerStatus::Below
+            } else {
+                LayerStatus::Used
+            };
+            layers.push(Layer::new(outer.source.clone(), outer.url.as_str(), status));
+        }
+        chosen
     }
 
     fn entity(
@@ -167,7 +205,8 @@ impl Walker<'_> {
         depth: usize,
         edits: &mut Vec<Edit<Vec<u8>>>,
     ) {
-        let own = self.own_base(&mail.headers, enclosing, path, depth);
+        let mut layers = Vec::new();
+        let own = self.own_base(&mail.headers, enclosing, path, depth, &mut layers);
         let base = own.as_ref().or(enclosing);
         let mimetype = mail.ctype.mimetype.as_str();
         if mimetype.starts_with("multipart/") {
@@ -224,7 +263,7 @@ impl Walker<'_> {
                 let inner = self.message(&decoded, base, path, depth + 1);
                 (!inner.is_empty()).then(|| splice::apply(&decoded, &inner))
             }
-            Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path),
+            Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path, layers),
         };
         let Some(new) = rewritten else { return };
         let encoded = match cte {
@@ -263,6 +302,7 @@ impl Walker<'_> {
         base: Option<&Base>,
         kind: Kind,
         path: &str,
+        mut layers: Vec<Layer>,
     ) -> Option<Vec<u8>> {
         let transport = mail
             .ctype
@@ -280,6 +320,30 @@ impl Walker<'_> {
         };
         match result {
             Ok(outcome) => {
+                // The document's own layers (its BASE element) come first;
+                // when one gave the base, the headers' layers lie below.
+                let inner: Vec<Layer> = outcome
+                    .layers
+                    .into_iter()
+                    .filter(|l| {
+                        matches!(
+                            l.source,
+                            BaseSource::BaseElement { .. } | BaseSource::Forced
+                        )
+                    })
+                    .collect();
+                if inner.iter().any(|l| l.status == LayerStatus::Used) {
+                    for layer in &mut layers {
+                        if layer.status == LayerStatus::Used {
+                            layer.status = LayerStatus::Below;
+                        }
+                    }
+                }
+                self.out.parts.push(PartReport {
+                    path: path.to_owned(),
+                    mimetype: mail.ctype.mimetype.clone(),
+                    layers: inner.into_iter().chain(layers).collect(),
+                });
                 for warning in outcome.warnings {
                     self.warn(path, warning);
                 }
