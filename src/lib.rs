@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod base;
+pub mod batch;
 pub mod css;
 pub mod document;
 pub mod encoding;

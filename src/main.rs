@@ -1,30 +1,32 @@
-//! The `relink` command: parses flags, calls the library, maps the outcome to
-//! an exit status (0 all went through, 1 some input failed, 2 usage error).
+//! The `relink` command: parses flags into settings, calls the library, and
+//! maps the outcome to an exit status: 0 when every input went through, 1
+//! when some failed (the others still done, nothing half-written), 2 for a
+//! usage error.
 
-use std::io::{self, BufRead, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use relink::base::{Base, BaseSource};
-use relink::document::{self, Options};
-use relink::kind::{self, Kind};
-use relink::mime::maildir;
-use relink::mime::mbox::{self, MboxFormat};
-use relink::mime::message::rewrite_message;
+use relink::batch::{self, Destination, Job, LinkRow, Report, Role, Settings};
+use relink::mime::mbox::MboxFormat;
 use relink::{BaseUrl, Rules};
 
 /// Make the relative links of documents absolute, by RFC 1808.
 ///
-/// Reads each FILE (or standard input for `-`), finds its base URL (the
-/// HTML BASE element, else --retrieved-from) and writes it with every
-/// relative link made absolute and every other byte unchanged.
+/// Reads each FILE (HTML, CSS, a message or MHTML, an mbox, a Maildir, or a
+/// directory of them; `-` for standard input), finds each document's base
+/// URL in RFC 1808's order (the HTML BASE element, the message headers, the
+/// enclosing entity, --retrieved-from) and writes it with every relative
+/// link made absolute and every other byte unchanged.
 #[derive(Debug, Parser)]
 #[command(
     name = "relink",
     version,
     about,
+    long_about,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -34,37 +36,20 @@ struct Cli {
     rewrite: RewriteArgs,
 }
 
-#[derive(Debug, Args)]
-struct RewriteArgs {
-    /// The inputs: HTML, CSS, a message (.eml, MHTML), an mbox, or a
-    /// Maildir directory, told apart by content; `-` for standard input.
-    #[arg(value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// The mbox variant, instead of guessing it.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    mbox_format: Option<MboxFormatArg>,
-    /// The URL the document was retrieved from (RFC 1808 section 3.3).
-    #[arg(long, value_name = "URL")]
-    retrieved_from: Option<String>,
-    /// The rule set to resolve with.
-    #[arg(long, value_enum, default_value_t = RulesArg::Rfc1808)]
-    rules: RulesArg,
-    /// The document's encoding, overriding what the document says.
-    #[arg(long, value_name = "LABEL")]
-    encoding: Option<String>,
-    /// Write the result to this file instead of standard output.
-    #[arg(short, long, value_name = "FILE", conflicts_with = "in_place")]
-    output: Option<PathBuf>,
-    /// Rewrite each file in place (atomically; unchanged files are not
-    /// written).
-    #[arg(long)]
-    in_place: bool,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Resolve references against a base URL, one result per line.
     Resolve(ResolveArgs),
+    /// Show, for each document or part, the layers of its base (RFC 1808
+    /// section 3) and which one gave it.
+    Explain(ExplainArgs),
+    /// Print a completion script for a shell.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff).
+    Man,
 }
 
 #[derive(Debug, Args)]
@@ -78,24 +63,80 @@ struct ResolveArgs {
     references: Vec<String>,
 }
 
-/// The command line's names for the mbox variants.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum MboxFormatArg {
-    Mboxo,
-    Mboxrd,
-    Mboxcl,
-    Mboxcl2,
+/// What decides each document's base, shared by rewriting and `explain`.
+#[derive(Debug, Args)]
+struct BaseArgs {
+    /// The URL the input was retrieved from: the lowest layer (RFC 1808
+    /// section 3.3). For a directory, the URL of its root: each file gets
+    /// this URL plus its path below the root.
+    #[arg(long, value_name = "URL")]
+    retrieved_from: Option<String>,
+    /// A base forced above every layer, for documents whose BASE is wrong.
+    #[arg(long, value_name = "URL")]
+    base: Option<String>,
+    /// The rule set to resolve with.
+    #[arg(long, value_enum, default_value_t = RulesArg::Rfc1808)]
+    rules: RulesArg,
+    /// The documents' encoding, overriding what they say.
+    #[arg(long, value_name = "LABEL")]
+    encoding: Option<String>,
+    /// The mbox variant, instead of guessing it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    mbox_format: Option<MboxFormatArg>,
+    /// Leave `#name` links as they are.
+    #[arg(long)]
+    keep_fragment_links: bool,
 }
 
-impl From<MboxFormatArg> for MboxFormat {
-    fn from(f: MboxFormatArg) -> MboxFormat {
-        match f {
-            MboxFormatArg::Mboxo => MboxFormat::Mboxo,
-            MboxFormatArg::Mboxrd => MboxFormat::Mboxrd,
-            MboxFormatArg::Mboxcl => MboxFormat::Mboxcl,
-            MboxFormatArg::Mboxcl2 => MboxFormat::Mboxcl2,
-        }
-    }
+#[derive(Debug, Args)]
+struct RewriteArgs {
+    /// The inputs: files, directories, `-` for standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    base: BaseArgs,
+    /// Write to this file (one input) or under this directory (several, or
+    /// a directory), instead of standard output.
+    #[arg(short, long, value_name = "PATH", conflicts_with = "in_place")]
+    output: Option<PathBuf>,
+    /// Rewrite each input in place, atomically; unchanged files are not
+    /// written.
+    #[arg(long)]
+    in_place: bool,
+    /// With --in-place, keep each original as FILE + SUFFIX.
+    #[arg(long, value_name = "SUFFIX", requires = "in_place")]
+    backup: Option<String>,
+    /// Print one row per link instead of the documents.
+    #[arg(long)]
+    list: bool,
+    /// The format of --list.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text, requires = "list")]
+    format: ListFormat,
+    /// Warn for each link that RFC 1808, RFC 3986 and WHATWG rules resolve
+    /// differently (where a browser would go somewhere else).
+    #[arg(long)]
+    check: bool,
+    /// Print a unified diff of what would change; change nothing.
+    #[arg(long)]
+    diff: bool,
+    /// Change nothing; print the summary.
+    #[arg(long)]
+    dry_run: bool,
+    /// How many inputs to rewrite at once (default: one per core).
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<usize>,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct ExplainArgs {
+    /// The inputs.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    base: BaseArgs,
 }
 
 /// The command line's names for [`Rules`].
@@ -119,6 +160,37 @@ impl From<RulesArg> for Rules {
     }
 }
 
+/// The command line's names for the mbox variants.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum MboxFormatArg {
+    Mboxo,
+    Mboxrd,
+    Mboxcl,
+    Mboxcl2,
+}
+
+impl From<MboxFormatArg> for MboxFormat {
+    fn from(f: MboxFormatArg) -> MboxFormat {
+        match f {
+            MboxFormatArg::Mboxo => MboxFormat::Mboxo,
+            MboxFormatArg::Mboxrd => MboxFormat::Mboxrd,
+            MboxFormatArg::Mboxcl => MboxFormat::Mboxcl,
+            MboxFormatArg::Mboxcl2 => MboxFormat::Mboxcl2,
+        }
+    }
+}
+
+/// The formats of `--list`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ListFormat {
+    /// One readable line per link.
+    Text,
+    /// Tab-separated columns, with a header row.
+    Tsv,
+    /// JSON Lines: one object per link.
+    Json,
+}
+
 /// How a run ended, short of an error that stops it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
@@ -137,10 +209,23 @@ enum UsageError {
     Message(String),
 }
 
+fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError::Message(message.into()).into()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Resolve(args)) => run_resolve(&args),
+        Some(Command::Explain(args)) => run_explain(&args),
+        Some(Command::Completions { shell }) => {
+            clap_complete::generate(shell, &mut Cli::command(), "relink", &mut io::stdout());
+            Ok(Outcome::Done)
+        }
+        Some(Command::Man) => clap_mangen::Man::new(Cli::command())
+            .render(&mut io::stdout())
+            .map(|()| Outcome::Done)
+            .context("writing standard output"),
         None => run_rewrite(&cli.rewrite),
     };
     match result {
@@ -226,271 +311,312 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
     Ok(outcome)
 }
 
-/// `relink FILE...`: rewrite documents.
-fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
-    let rules: Rules = args.rules.into();
-    let usage = |message: &str| anyhow::Error::new(UsageError::Message(message.to_owned()));
-    if args.files.is_empty() {
-        return Err(usage("no input: give a FILE, or - for standard input"));
+/// The settings every input shares, from the base arguments.
+fn settings(base: &BaseArgs, destination: Destination, diff: bool) -> anyhow::Result<Settings> {
+    let rules: Rules = base.rules.into();
+    if let Some(url) = &base.retrieved_from {
+        BaseUrl::parse(url, rules).map_err(UsageError::from)?;
     }
-    if args.files.len() > 1 && !args.in_place {
-        return Err(usage("several inputs need --in-place"));
-    }
-    if args.in_place && args.files.iter().any(|f| f.as_os_str() == "-") {
-        return Err(usage("--in-place cannot rewrite standard input"));
-    }
-    let retrieved_from = args
-        .retrieved_from
-        .as_deref()
-        .map(|url| BaseUrl::parse(url, rules).map(|url| Base::new(url, BaseSource::RetrievedFrom)))
-        .transpose()
-        .map_err(UsageError::from)?;
-    let transport = match &args.encoding {
+    let forced = match &base.base {
+        Some(url) => Some(Base::new(
+            BaseUrl::parse(url, rules).map_err(UsageError::from)?,
+            BaseSource::Forced,
+        )),
+        None => None,
+    };
+    let transport = match &base.encoding {
         Some(label) => Some(
             encoding_rs::Encoding::for_label(label.as_bytes())
-                .ok_or_else(|| usage(&format!("unknown encoding '{label}'")))?,
+                .ok_or_else(|| usage(format!("unknown encoding '{label}'")))?,
         ),
         None => None,
     };
-    let options = Options {
+    Ok(Settings {
         rules,
-        outer: retrieved_from.as_ref(),
+        forced,
+        keep_fragment_links: base.keep_fragment_links,
         transport,
-        ..Options::default()
-    };
-    let mut outcome = Outcome::Done;
-    for file in &args.files {
-        if let Err(err) = rewrite_one(file, &options, args) {
-            if is_broken_pipe(&err) {
-                return Err(err);
-            }
-            eprintln!("relink: {err:#}");
-            outcome = Outcome::SomeFailed;
-        }
-    }
-    Ok(outcome)
+        mbox_format: base.mbox_format.map(MboxFormat::from),
+        destination,
+        diff,
+    })
 }
 
-/// How many bytes are read to tell what an input is (an mbox's first
-/// message is measured against its Content-Length).
-const HEAD_BYTES: usize = 1 << 20;
+/// The inputs, or a usage error; listing errors are printed and counted.
+fn inputs(files: &[PathBuf], base: &BaseArgs) -> anyhow::Result<(Vec<Job>, usize)> {
+    if files.is_empty() {
+        return Err(usage(
+            "no input: give a FILE, a directory, or - for standard input",
+        ));
+    }
+    let (jobs, errors) = batch::expand(files, base.retrieved_from.as_deref());
+    for error in &errors {
+        eprintln!("relink: {error}");
+    }
+    Ok((jobs, errors.len()))
+}
 
-/// Rewrites one input and writes it where the arguments say.
-fn rewrite_one(file: &Path, options: &Options<'_>, args: &RewriteArgs) -> anyhow::Result<()> {
-    let name = display_name(file);
-    if file.as_os_str() != "-" && file.is_dir() {
-        if maildir::is_maildir(file) {
-            return rewrite_maildir(file, options, args);
-        }
-        anyhow::bail!("{name}: a directory that is not a Maildir");
+/// `relink FILE...`: rewrite inputs.
+fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
+    let (jobs, mut errors) = inputs(&args.files, &args.base)?;
+    let documents = jobs.iter().filter(|j| j.role != Role::CopyOnly).count();
+    let several = documents > 1 || args.files.iter().any(|f| f.is_dir());
+    if args.in_place && jobs.iter().any(|j| j.source == batch::Source::Stdin) {
+        return Err(usage("--in-place cannot rewrite standard input"));
     }
-    let mut reader = open_input(file).with_context(|| format!("{name}: cannot read"))?;
-    let mut head = Vec::with_capacity(8192);
-    (&mut reader)
-        .take(HEAD_BYTES as u64)
-        .read_to_end(&mut head)
-        .with_context(|| format!("{name}: cannot read"))?;
-    let kind = kind::detect_file(file, &head);
-    if kind == Kind::Mbox {
-        let format = args
-            .mbox_format
-            .map_or_else(|| mbox::detect(&head), MboxFormat::from);
-        let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
-        return rewrite_mbox_file(file, reader, format, options, args);
-    }
-    let mut input = head;
-    reader
-        .read_to_end(&mut input)
-        .with_context(|| format!("{name}: cannot read"))?;
-    let (output, warnings) = match kind {
-        Kind::Message => {
-            let outcome = rewrite_message(&input, options);
-            (outcome.output, outcome.warnings)
-        }
-        Kind::Css | Kind::Html => {
-            let result = if kind == Kind::Css {
-                document::rewrite_css(&input, options)
-            } else {
-                document::rewrite_html(&input, options)
-            };
-            let outcome = result.with_context(|| format!("{name}: cannot rewrite"))?;
-            (outcome.output, outcome.warnings)
-        }
-        Kind::Mbox | Kind::Maildir => unreachable!("handled above"),
-    };
-    for warning in &warnings {
-        eprintln!("relink: {name}: {warning}");
-    }
-    let bytes = output.as_deref().unwrap_or(&input);
-    if args.in_place {
-        if output.is_some() {
-            write_atomically(file, bytes).with_context(|| format!("{name}: cannot write"))?;
+    let quiet_run = args.dry_run || args.diff;
+    let destination = if quiet_run {
+        Destination::Nowhere
+    } else if args.in_place {
+        Destination::InPlace {
+            backup: args.backup.clone(),
         }
     } else if let Some(path) = &args.output {
-        write_atomically(path, bytes)
-            .with_context(|| format!("{}: cannot write", path.display()))?;
-    } else {
-        let mut stdout = io::stdout().lock();
-        stdout
-            .write_all(bytes)
-            .and_then(|()| stdout.flush())
-            .context("writing standard output")?;
-    }
-    Ok(())
-}
-
-/// Streams an mbox through relink, a batch of messages at a time.
-fn rewrite_mbox_file(
-    file: &Path,
-    reader: impl BufRead,
-    format: MboxFormat,
-    options: &Options<'_>,
-    args: &RewriteArgs,
-) -> anyhow::Result<()> {
-    let name = display_name(file);
-    let report = |message: &mbox::ArchiveMessage| {
-        for warning in &message.outcome.warnings {
-            eprintln!("relink: {name}: message {}: {warning}", message.number);
+        if several {
+            Destination::Dir(path.clone())
+        } else {
+            Destination::File(path.clone())
         }
-    };
-    let target = if args.in_place {
-        Some(file)
+    } else if args.list || args.check {
+        Destination::Nowhere
+    } else if several {
+        return Err(usage("several inputs need -o DIR or --in-place"));
     } else {
-        args.output.as_deref()
+        Destination::Writer
     };
-    match target {
-        None => {
-            let mut out = BufWriter::new(io::stdout().lock());
-            mbox::rewrite_mbox(reader, format, &mut out, options, report)
-                .and_then(|_| out.flush())
+    let settings = settings(&args.base, destination, args.diff)?;
+    let reports = run_jobs(&jobs, &settings, args.jobs, !args.quiet)?;
+
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if args.list && args.format == ListFormat::Tsv {
+        writeln!(
+            out,
+            "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged"
+        )
+        .context("writing standard output")?;
+    }
+    let (mut rewritten, mut warnings, mut changed) = (0, 0, 0);
+    for report in &reports {
+        rewritten += report.rewritten();
+        changed += usize::from(report.changed);
+        for warning in &report.warnings {
+            eprintln!("relink: {}: {warning}", report.name);
+            warnings += 1;
+        }
+        if let Some(error) = &report.error {
+            eprintln!("relink: {error}");
+            errors += 1;
+        }
+        if args.check {
+            warnings += check(report);
+        }
+        if args.list {
+            for row in &report.links {
+                list_row(&mut out, args.format, &report.name, row)
+                    .context("writing standard output")?;
+            }
+        }
+        if let Some(diff) = &report.diff {
+            out.write_all(diff.as_bytes())
                 .context("writing standard output")?;
         }
-        Some(path) => {
-            let mut temp = temp_file_beside(path)?;
-            let mut out = BufWriter::new(temp.as_file_mut());
-            let changed = mbox::rewrite_mbox(reader, format, &mut out, options, report)
-                .and_then(|changed| out.flush().map(|()| changed))
-                .with_context(|| format!("{name}: cannot rewrite"))?;
-            drop(out);
-            // In place, a file with no change is not written at all.
-            if changed || !args.in_place {
-                persist(temp, path).with_context(|| format!("{}: cannot write", path.display()))?;
-            }
-        }
     }
-    Ok(())
-}
-
-/// Rewrites each message of a Maildir, in place or into a copy under -o.
-fn rewrite_maildir(root: &Path, options: &Options<'_>, args: &RewriteArgs) -> anyhow::Result<()> {
-    use rayon::prelude::*;
-    let name = root.display().to_string();
-    if !args.in_place && args.output.is_none() {
-        return Err(
-            UsageError::Message(format!("{name}: a Maildir needs --in-place or -o DIR")).into(),
+    out.flush().context("writing standard output")?;
+    if !args.quiet {
+        let written = if quiet_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "relink: {documents} files, {changed} changed, {rewritten} links rewritten, {warnings} warnings, {errors} errors{written}"
         );
     }
-    let files = maildir::message_files(root).with_context(|| format!("{name}: cannot list"))?;
-    let failures: Vec<String> = files
-        .par_iter()
-        .filter_map(|path| {
-            rewrite_maildir_message(root, path, options, args)
-                .err()
-                .map(|e| format!("{e:#}"))
-        })
-        .collect();
-    for failure in &failures {
-        eprintln!("relink: {failure}");
-    }
-    if failures.is_empty() {
-        Ok(())
+    Ok(if errors > 0 {
+        Outcome::SomeFailed
     } else {
-        anyhow::bail!("{name}: {} messages could not be rewritten", failures.len())
+        Outcome::Done
+    })
+}
+
+/// Rewrites the jobs, in parallel unless one goes to standard output, and
+/// returns their reports in input order.
+fn run_jobs(
+    jobs: &[Job],
+    settings: &Settings,
+    threads: Option<usize>,
+    progress: bool,
+) -> anyhow::Result<Vec<Report>> {
+    if settings.destination == Destination::Writer {
+        let mut out = io::stdout().lock();
+        return jobs
+            .iter()
+            .map(|job| batch::process(job, settings, &mut out).context("writing standard output"))
+            .collect();
+    }
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(usage("-j needs at least 1"));
+        }
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build().context("starting threads")?;
+    let bar = (progress && jobs.len() > 1 && io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(jobs.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let reports: io::Result<Vec<Report>> = pool.install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .map(|job| {
+                let report = batch::process(job, settings, &mut io::sink());
+                if let Some(bar) = &bar {
+                    bar.inc(1);
+                }
+                report
+            })
+            .collect()
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    Ok(reports?)
+}
+
+/// Warns for each link whose resolution differs between the rule sets;
+/// returns how many.
+fn check(report: &Report) -> usize {
+    let mut found = 0;
+    for row in &report.links {
+        let Some(base) = &row.link.base else { continue };
+        let results: Vec<String> = Rules::ALL
+            .iter()
+            .map(|&rules| {
+                relink::url::resolve(rules, base.url.as_str(), &row.link.original)
+                    .unwrap_or_else(|e| format!("(error: {e})"))
+            })
+            .collect();
+        if results.windows(2).any(|w| w[0] != w[1]) {
+            found += 1;
+            let each: Vec<String> = Rules::ALL
+                .iter()
+                .zip(&results)
+                .map(|(rules, url)| format!("{rules} {url}"))
+                .collect();
+            eprintln!(
+                "relink: {}: {}: '{}' resolves differently: {}",
+                report.name,
+                row.location(),
+                row.link.original,
+                each.join(", ")
+            );
+        }
+    }
+    found
+}
+
+/// Escapes a value for a TSV column.
+fn tsv(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+}
+
+fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow) -> io::Result<()> {
+    let link = &row.link;
+    let base = link
+        .base
+        .as_ref()
+        .map(|b| b.url.as_str().to_owned())
+        .unwrap_or_default();
+    let from = link
+        .base
+        .as_ref()
+        .map(|b| b.source.to_string())
+        .unwrap_or_else(|| "none".to_owned());
+    match format {
+        ListFormat::Text => writeln!(
+            out,
+            "{file}:{}: {} {} -> {} (base {base} from {from})",
+            row.location(),
+            link.place,
+            link.original,
+            link.resolved
+        ),
+        ListFormat::Tsv => writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            tsv(file),
+            tsv(&row.location()),
+            tsv(&link.place.element),
+            tsv(&link.place.attribute),
+            tsv(&link.original),
+            tsv(&link.resolved),
+            tsv(&base),
+            tsv(&from),
+            link.changed
+        ),
+        ListFormat::Json => {
+            let value = serde_json::json!({
+                "file": file,
+                "message": row.message,
+                "part": row.part,
+                "line": link.line,
+                "column": link.column,
+                "element": link.place.element,
+                "attribute": link.place.attribute,
+                "original": link.original,
+                "resolved": link.resolved,
+                "base": link.base.as_ref().map(|b| b.url.as_str()),
+                "base_from": from,
+                "changed": link.changed,
+            });
+            writeln!(out, "{value}")
+        }
     }
 }
 
-fn rewrite_maildir_message(
-    root: &Path,
-    path: &Path,
-    options: &Options<'_>,
-    args: &RewriteArgs,
-) -> anyhow::Result<()> {
-    let shown = path.display();
-    let input = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
-    let outcome = rewrite_message(&input, options);
-    for warning in &outcome.warnings {
-        eprintln!("relink: {shown}: {warning}");
-    }
-    let file_name = path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
-    let bytes = outcome.output.as_deref().unwrap_or(&input);
-    let new_name = maildir::sized_name(&file_name, bytes.len());
-    let dir = path.parent().unwrap_or(root);
-    if args.in_place {
-        if outcome.output.is_some() {
-            let target = dir.join(&new_name);
-            write_atomically(&target, bytes).with_context(|| format!("{shown}: cannot write"))?;
-            if new_name != file_name {
-                std::fs::remove_file(path)
-                    .with_context(|| format!("{shown}: cannot remove the old name"))?;
+/// `relink explain FILE...`.
+fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
+    let (jobs, mut errors) = inputs(&args.files, &args.base)?;
+    let settings = settings(&args.base, Destination::Nowhere, false)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    for job in jobs.iter().filter(|j| j.role != Role::CopyOnly) {
+        let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
+        if let Some(error) = &report.error {
+            eprintln!("relink: {error}");
+            errors += 1;
+            continue;
+        }
+        writeln!(out, "{}", report.name).context("writing standard output")?;
+        for (what, layers) in &report.layers {
+            writeln!(out, "  {what}").context("writing standard output")?;
+            if layers.is_empty() {
+                writeln!(out, "    no layer gives a base: links are left as they are")
+                    .context("writing standard output")?;
+            }
+            for layer in layers {
+                writeln!(
+                    out,
+                    "    {}: {} ({})",
+                    layer.source, layer.value, layer.status
+                )
+                .context("writing standard output")?;
             }
         }
-    } else if let Some(out_root) = &args.output {
-        let relative = dir.strip_prefix(root).unwrap_or(Path::new(""));
-        let target_dir = out_root.join(relative);
-        std::fs::create_dir_all(&target_dir)
-            .with_context(|| format!("{}: cannot create", target_dir.display()))?;
-        write_atomically(&target_dir.join(&new_name), bytes)
-            .with_context(|| format!("{shown}: cannot write"))?;
     }
-    Ok(())
-}
-
-/// How an input is named in messages.
-fn display_name(file: &Path) -> String {
-    if file.as_os_str() == "-" {
-        "standard input".to_owned()
+    out.flush().context("writing standard output")?;
+    Ok(if errors > 0 {
+        Outcome::SomeFailed
     } else {
-        file.display().to_string()
-    }
-}
-
-fn open_input(file: &Path) -> io::Result<Box<dyn Read>> {
-    if file.as_os_str() == "-" {
-        Ok(Box::new(io::stdin().lock()))
-    } else {
-        Ok(Box::new(std::fs::File::open(file)?))
-    }
-}
-
-/// A temporary file in the directory of `path`, to be renamed over it.
-fn temp_file_beside(path: &Path) -> anyhow::Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    Ok(tempfile::NamedTempFile::new_in(dir)?)
-}
-
-/// Flushes a temporary file to disk and renames it over `path`, keeping an
-/// existing file's permissions.
-fn persist(temp: tempfile::NamedTempFile, path: &Path) -> anyhow::Result<()> {
-    temp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        temp.as_file().set_permissions(meta.permissions())?;
-    }
-    temp.persist(path)?;
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory,
-/// flushed to disk, then renamed over it; an existing file's permissions
-/// are kept.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut temp = temp_file_beside(path)?;
-    temp.write_all(bytes)?;
-    persist(temp, path)
+        Outcome::Done
+    })
 }

@@ -211,7 +211,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write>(
     format: MboxFormat,
     writer: &mut W,
     options: &Options<'_>,
-    mut report: impl FnMut(&ArchiveMessage),
+    mut report: impl FnMut(&ArchiveMessage, &[u8]),
 ) -> io::Result<bool> {
     let mut mbox = MboxReader::new(reader, format)?;
     writer.write_all(&mbox.preamble)?;
@@ -250,7 +250,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write>(
                 }
                 None => writer.write_all(&message.bytes)?,
             }
-            report(&archived);
+            report(&archived, &message.bytes);
         }
     }
 }

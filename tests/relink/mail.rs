@@ -33,7 +33,7 @@ fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>)
     if mbox::looks_like_mbox(input) {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
-        mbox::rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m| {
+        mbox::rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m, _| {
             warnings.extend(
                 m.outcome
                     .warnings
@@ -391,7 +391,7 @@ mod properties {
             let options = Options::default();
             let mut out = Vec::new();
             // Without a base, only a Content-Base inside can change a body.
-            let changed = mbox::rewrite_mbox(&input[..], format, &mut out, &options, |_| {}).unwrap();
+            let changed = mbox::rewrite_mbox(&input[..], format, &mut out, &options, |_, _| {}).unwrap();
             if !changed {
                 prop_assert_eq!(out, input);
             }
@@ -404,7 +404,7 @@ mod properties {
             let _ = rewrite_message(&input, &options);
             let _ = rewrite_message(&bytes, &options);
             let mut out = Vec::new();
-            let _ = mbox::rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_| {}).unwrap();
+            let _ = mbox::rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_, _| {}).unwrap();
         }
 
         #[test]
