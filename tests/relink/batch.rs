@@ -1,0 +1,517 @@
+//! The command line at scale, run as a user would: many files and
+//! mirrors, safe in-place edits, reports, and exit statuses.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::cli::relink;
+
+fn write(path: &Path, text: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A small saved site: nested directories, a name with a space, an image.
+fn site(root: &Path) -> PathBuf {
+    let site = root.join("site");
+    write(
+        &site.join("index.html"),
+        b"<a href=\"docs/a.html\">docs</a>\n",
+    );
+    write(
+        &site.join("docs/a.html"),
+        b"<a href=\"../index.html\">up</a> <img src=\"img/p.png\">\n",
+    );
+    write(
+        &site.join("docs/my page.html"),
+        b"<a href=\"#top\">top</a> <a href=\"x;y\">x</a>\n",
+    );
+    write(&site.join("docs/img/p.png"), b"\x89PNG\r\n\x1a\n<a href=x>");
+    write(
+        &site.join("style/s.css"),
+        b"body { background: url(../docs/img/p.png) }\n",
+    );
+    site
+}
+
+fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn read(path: &Path) -> String {
+    String::from_utf8(std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_mirror_gives_each_file_its_own_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = relink(
+        &[
+            s(&site),
+            "--retrieved-from",
+            "https://example.com/root/",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        read(&out_dir.join("index.html")),
+        "<a href=\"https://example.com/root/docs/a.html\">docs</a>\n"
+    );
+    assert_eq!(
+        read(&out_dir.join("docs/a.html")),
+        "<a href=\"https://example.com/root/index.html\">up</a> <img src=\"https://example.com/root/docs/img/p.png\">\n"
+    );
+    // The file's own URL, percent-encoded, is its base: `#top` is this page.
+    assert_eq!(
+        read(&out_dir.join("docs/my page.html")),
+        "<a href=\"https://example.com/root/docs/my%20page.html#top\">top</a> <a href=\"https://example.com/root/docs/x;y\">x</a>\n"
+    );
+    assert_eq!(
+        read(&out_dir.join("style/s.css")),
+        "body { background: url(https://example.com/root/docs/img/p.png) }\n"
+    );
+    // Files relink does not read are copied as they are.
+    assert_eq!(
+        std::fs::read(out_dir.join("docs/img/p.png")).unwrap(),
+        std::fs::read(site.join("docs/img/p.png")).unwrap()
+    );
+    // The source is untouched.
+    assert_eq!(
+        read(&site.join("index.html")),
+        "<a href=\"docs/a.html\">docs</a>\n"
+    );
+}
+
+#[test]
+fn a_single_file_keeps_the_url_as_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    let out = relink(
+        &[
+            s(&site.join("docs/a.html")),
+            "--retrieved-from",
+            "https://example.com/elsewhere/",
+        ],
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "<a href=\"https://example.com/index.html\">up</a> <img src=\"https://example.com/elsewhere/img/p.png\">\n"
+    );
+}
+
+#[test]
+fn in_place_leaves_unchanged_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    write(&site.join("absolute.html"), b"<a href=\"http://x/\">x</a>");
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    for name in ["absolute.html", "docs/a.html"] {
+        std::fs::File::options()
+            .write(true)
+            .open(site.join(name))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let out = relink(
+        &[
+            s(&site),
+            "--retrieved-from",
+            "https://e.com/",
+            "--in-place",
+            "-q",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mtime = |name: &str| {
+        std::fs::metadata(site.join(name))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    assert_eq!(mtime("absolute.html"), old);
+    assert_ne!(mtime("docs/a.html"), old);
+    assert!(read(&site.join("docs/a.html")).contains("https://e.com/index.html"));
+}
+
+#[test]
+fn backup_keeps_the_originals() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    write(&page, b"<a href=x>");
+    let out = relink(
+        &[
+            s(&page),
+            "--retrieved-from",
+            "http://h/",
+            "--in-place",
+            "--backup",
+            ".orig",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    assert_eq!(read(&page), "<a href=http://h/x>");
+    assert_eq!(read(&dir.path().join("p.html.orig")), "<a href=x>");
+}
+
+#[test]
+fn one_unreadable_file_fails_and_the_rest_are_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.html"), dir.path().join("b.html"));
+    write(&a, b"<a href=x>");
+    write(&b, b"<a href=y>");
+    let missing = dir.path().join("missing.html");
+    let out = relink(
+        &[
+            s(&a),
+            s(&missing),
+            s(&b),
+            "--in-place",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(read(&a), "<a href=http://h/x>");
+    assert_eq!(read(&b), "<a href=http://h/y>");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("missing.html"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(stderr.contains("1 errors"), "{stderr}");
+}
+
+#[test]
+fn list_rows_come_in_three_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    let args = [
+        s(&site),
+        "--retrieved-from",
+        "https://e.com/r/",
+        "--list",
+        "--format",
+    ];
+    let json = relink(&[&args[..], &["json"]].concat(), b"");
+    assert!(json.status.success());
+    let rows: Vec<serde_json::Value> = String::from_utf8(json.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON row"))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    let row = rows
+        .iter()
+        .find(|r| r["original"] == "../index.html")
+        .unwrap();
+    assert_eq!(row["resolved"], "https://e.com/r/index.html");
+    assert_eq!(row["base"], "https://e.com/r/docs/a.html");
+    assert_eq!(row["base_from"], "--retrieved-from");
+    assert_eq!(row["element"], "a");
+    assert_eq!(row["attribute"], "href");
+    assert_eq!(row["line"], 1);
+    assert!(row["file"].as_str().unwrap().ends_with("a.html"));
+
+    let tsv = String::from_utf8(relink(&[&args[..], &["tsv"]].concat(), b"").stdout).unwrap();
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert!(lines[0].starts_with("file\tlocation\telement"));
+    assert_eq!(lines.len(), 7);
+    assert!(lines.iter().skip(1).all(|l| l.split('\t').count() == 9));
+
+    let text = String::from_utf8(relink(&[&args[..], &["text"]].concat(), b"").stdout).unwrap();
+    assert!(text.contains("<a href> ../index.html -> https://e.com/r/index.html (base https://e.com/r/docs/a.html from --retrieved-from)"), "{text}");
+    // Nothing was written.
+    assert_eq!(
+        read(&site.join("index.html")),
+        "<a href=\"docs/a.html\">docs</a>\n"
+    );
+}
+
+#[test]
+fn list_names_the_mail_part_and_the_header_base() {
+    let eml = crate::fixture("mail/rfc822-nested.eml");
+    let out = relink(&[s(&eml), "--list", "--format", "json"], b"");
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let inner = rows.iter().find(|r| r["original"] == "story.html").unwrap();
+    assert_eq!(inner["part"], "2");
+    assert_eq!(inner["base_from"], "Content-Base of part 2");
+    let outer = rows.iter().find(|r| r["original"] == "after.html").unwrap();
+    assert_eq!(outer["base_from"], "Content-Base of the message");
+}
+
+#[test]
+fn one_and_two_threads_give_the_same_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    for i in 0..20 {
+        write(
+            &site.join(format!("many/p{i}.html")),
+            format!("<a href=\"../docs/{i}.html\">{i}</a>").as_bytes(),
+        );
+    }
+    let mut trees = Vec::new();
+    let mut lists = Vec::new();
+    for j in ["1", "2"] {
+        let out_dir = dir.path().join(format!("out{j}"));
+        let out = relink(
+            &[
+                s(&site),
+                "--retrieved-from",
+                "https://e.com/",
+                "-o",
+                s(&out_dir),
+                "-j",
+                j,
+            ],
+            b"",
+        );
+        assert!(out.status.success());
+        trees.push(tree(&out_dir));
+        let list = relink(
+            &[
+                s(&site),
+                "--retrieved-from",
+                "https://e.com/",
+                "--list",
+                "-j",
+                j,
+            ],
+            b"",
+        );
+        lists.push(list.stdout);
+    }
+    assert_eq!(trees[0], trees[1]);
+    assert_eq!(lists[0], lists[1]);
+    assert_eq!(trees[0].len(), 25);
+}
+
+#[test]
+fn base_is_forced_above_every_layer() {
+    let out = relink(
+        &[
+            "-",
+            "--base",
+            "http://forced/d/",
+            "--retrieved-from",
+            "http://r/",
+        ],
+        b"<base href=\"http://wrong/\"><a href=x>",
+    );
+    assert_eq!(
+        out.stdout,
+        b"<base href=\"http://wrong/\"><a href=http://forced/d/x>"
+    );
+}
+
+#[test]
+fn rules_reach_every_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    let out_dir = dir.path().join("out");
+    let out = relink(
+        &[
+            s(&site),
+            "--retrieved-from",
+            "https://e.com/",
+            "--rules",
+            "whatwg",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    // WHATWG resolves `x;y` as a path, as RFC 1808 does here; `#top`
+    // against a URL with a space gives the percent-encoded form.
+    assert!(
+        read(&out_dir.join("docs/my page.html")).contains("https://e.com/docs/my%20page.html#top")
+    );
+    let out = relink(
+        &[
+            "-",
+            "--rules",
+            "rfc3986",
+            "--retrieved-from",
+            "http://a/b/c/d;p?q",
+        ],
+        b"<a href=\";x\">",
+    );
+    assert_eq!(out.stdout, b"<a href=\"http://a/b/c/;x\">");
+}
+
+#[test]
+fn fragment_links_can_be_kept() {
+    let out = relink(
+        &[
+            "-",
+            "--retrieved-from",
+            "http://h/p.html",
+            "--keep-fragment-links",
+        ],
+        b"<a href=\"#s\"><a href=t>",
+    );
+    assert_eq!(out.stdout, b"<a href=\"#s\"><a href=http://h/t>");
+}
+
+#[test]
+fn explain_shows_each_layer_and_the_one_used() {
+    let page = crate::fixture("html/two-bases.html");
+    let out = relink(
+        &[
+            "explain",
+            s(&page),
+            "--retrieved-from",
+            "http://example.org/page.html",
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("the BASE element at line 3: http://first.example/a/ (gives the base)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("--retrieved-from: http://example.org/page.html (below the one used)"),
+        "{text}"
+    );
+
+    let mhtml = crate::fixture("mail/chrome.mhtml");
+    let text = String::from_utf8(relink(&["explain", s(&mhtml)], b"").stdout).unwrap();
+    assert!(text.contains("part 3 (text/css)"), "{text}");
+    assert!(text.contains("Content-Location of part 3: cid:css-1@mhtml.blink (ignored: a cid: or mid: location names the part)"), "{text}");
+    assert!(text.contains("Snapshot-Content-Location of the message: http://example.com/blog/post.html (gives the base)"), "{text}");
+}
+
+#[test]
+fn check_warns_where_the_rule_sets_disagree() {
+    let out = relink(
+        &["-", "--retrieved-from", "http://a/b/c/d;p?q", "--check"],
+        b"<a href=\";x\"><a href=\"g\">",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("resolves differently"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(warnings[0].contains("rfc1808 http://a/b/c/d;x"));
+    assert!(warnings[0].contains("whatwg http://a/b/c/;x"));
+}
+
+#[test]
+fn diff_and_dry_run_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    write(&page, b"<p>\n<a href=x>\n</p>\n");
+    let out = relink(
+        &[
+            s(&page),
+            "--retrieved-from",
+            "http://h/",
+            "--diff",
+            "--in-place",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    let diff = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        diff.contains("-<a href=x>\n+<a href=http://h/x>\n"),
+        "{diff}"
+    );
+    assert!(diff.contains("+++ b/"), "{diff}");
+    assert_eq!(read(&page), "<p>\n<a href=x>\n</p>\n");
+    let out = relink(
+        &[
+            s(&page),
+            "--retrieved-from",
+            "http://h/",
+            "--dry-run",
+            "--in-place",
+        ],
+        b"",
+    );
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 files, 1 changed, 1 links rewritten") && stderr.contains("dry run"),
+        "{stderr}"
+    );
+    assert_eq!(read(&page), "<p>\n<a href=x>\n</p>\n");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = site(dir.path());
+    let out = relink(&[s(&site), "--retrieved-from", "https://e.com/"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o DIR or --in-place"));
+    assert_eq!(
+        relink(&["--backup", ".b", "x.html"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        relink(&["x.html", "--retrieved-from", "not absolute"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(relink(&[], b"").status.code(), Some(2));
+}
+
+#[test]
+fn completions_and_manual_are_printed() {
+    let bash = relink(&["completions", "bash"], b"");
+    assert!(bash.status.success());
+    assert!(String::from_utf8_lossy(&bash.stdout).contains("--retrieved-from"));
+    let man = relink(&["man"], b"");
+    assert!(man.status.success());
+    assert!(String::from_utf8_lossy(&man.stdout).contains(".TH relink"));
+}
