@@ -240,6 +240,10 @@ pub struct Settings {
     pub destination: Destination,
     /// Produce a unified diff of each change.
     pub diff: bool,
+    /// Keep every link and each part's layers in the report (for
+    /// `--list`, `--check` and `explain`); else only count links, so memory
+    /// stays bounded on large archives.
+    pub keep_details: bool,
 }
 
 /// One link, placed for a report.
@@ -275,8 +279,10 @@ pub struct Report {
     pub name: String,
     /// Its kind, once known.
     pub kind: Option<Kind>,
-    /// Every link.
+    /// Every link, when [`Settings::keep_details`] asks for them.
     pub links: Vec<LinkRow>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
     /// Warnings, each naming where.
     pub warnings: Vec<String>,
     /// Whether the content changed.
@@ -290,9 +296,14 @@ pub struct Report {
 }
 
 impl Report {
-    /// How many links were rewritten.
-    pub fn rewritten(&self) -> usize {
-        self.links.iter().filter(|l| l.link.changed).count()
+    /// Counts and, when asked, keeps links.
+    fn add_links(&mut self, keep: bool, rows: impl IntoIterator<Item = LinkRow>) {
+        for row in rows {
+            self.rewritten += usize::from(row.link.changed);
+            if keep {
+                self.links.push(row);
+            }
+        }
     }
 }
 
@@ -371,15 +382,12 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         Kind::Message | Kind::Maildir | Kind::Mbox => {
             let outcome = message::rewrite_message(&input, &options);
             report.warnings = outcome.warnings;
-            report.links = outcome
-                .links
-                .into_iter()
-                .map(|(part, link)| LinkRow {
-                    message: None,
-                    part: Some(part),
-                    link,
-                })
-                .collect();
+            let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
+                message: None,
+                part: Some(part),
+                link,
+            });
+            report.add_links(settings.keep_details, rows);
             report.layers = outcome
                 .parts
                 .into_iter()
@@ -396,15 +404,12 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
             let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
             report.warnings = outcome.warnings;
             report.layers = vec![("document".to_owned(), outcome.layers)];
-            report.links = outcome
-                .links
-                .into_iter()
-                .map(|link| LinkRow {
-                    message: None,
-                    part: None,
-                    link,
-                })
-                .collect();
+            let rows = outcome.links.into_iter().map(|link| LinkRow {
+                message: None,
+                part: None,
+                link,
+            });
+            report.add_links(settings.keep_details, rows);
             outcome.output
         }
     };
@@ -478,19 +483,20 @@ fn run_mbox(
                 .iter()
                 .map(|w| format!("message {n}: {w}")),
         );
-        report
-            .links
-            .extend(message.outcome.links.iter().map(|(part, link)| LinkRow {
-                message: Some(n),
-                part: Some(part.clone()),
-                link: link.clone(),
+        let rows = message.outcome.links.iter().map(|(part, link)| LinkRow {
+            message: Some(n),
+            part: Some(part.clone()),
+            link: link.clone(),
+        });
+        report.add_links(settings.keep_details, rows);
+        if settings.keep_details {
+            report.layers.extend(message.outcome.parts.iter().map(|p| {
+                (
+                    format!("message {n}, {}", part_label(&p.path, &p.mimetype)),
+                    p.layers.clone(),
+                )
             }));
-        report.layers.extend(message.outcome.parts.iter().map(|p| {
-            (
-                format!("message {n}, {}", part_label(&p.path, &p.mimetype)),
-                p.layers.clone(),
-            )
-        }));
+        }
         if settings.diff
             && let Some(new) = &message.outcome.output
         {

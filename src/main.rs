@@ -312,7 +312,12 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
 }
 
 /// The settings every input shares, from the base arguments.
-fn settings(base: &BaseArgs, destination: Destination, diff: bool) -> anyhow::Result<Settings> {
+fn settings(
+    base: &BaseArgs,
+    destination: Destination,
+    diff: bool,
+    keep_details: bool,
+) -> anyhow::Result<Settings> {
     let rules: Rules = base.rules.into();
     if let Some(url) = &base.retrieved_from {
         BaseUrl::parse(url, rules).map_err(UsageError::from)?;
@@ -339,6 +344,7 @@ fn settings(base: &BaseArgs, destination: Destination, diff: bool) -> anyhow::Re
         mbox_format: base.mbox_format.map(MboxFormat::from),
         destination,
         diff,
+        keep_details,
     })
 }
 
@@ -384,7 +390,7 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     } else {
         Destination::Writer
     };
-    let settings = settings(&args.base, destination, args.diff)?;
+    let settings = settings(&args.base, destination, args.diff, args.list || args.check)?;
     let reports = run_jobs(&jobs, &settings, args.jobs, !args.quiet)?;
 
     let stdout = io::stdout();
@@ -398,7 +404,7 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     }
     let (mut rewritten, mut warnings, mut changed) = (0, 0, 0);
     for report in &reports {
-        rewritten += report.rewritten();
+        rewritten += report.rewritten;
         changed += usize::from(report.changed);
         for warning in &report.warnings {
             eprintln!("relink: {}: {warning}", report.name);
@@ -587,7 +593,7 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
 /// `relink explain FILE...`.
 fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     let (jobs, mut errors) = inputs(&args.files, &args.base)?;
-    let settings = settings(&args.base, Destination::Nowhere, false)?;
+    let settings = settings(&args.base, Destination::Nowhere, false, true)?;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role != Role::CopyOnly) {
         let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
