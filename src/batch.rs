@@ -379,7 +379,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     let mut input = head;
     reader.read_to_end(&mut input)?;
     let output = match kind {
-        Kind::Message | Kind::Maildir | Kind::Mbox => {
+        Kind::Message | Kind::Mbox => {
             let outcome = message::rewrite_message(&input, &options);
             report.warnings = outcome.warnings;
             let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {

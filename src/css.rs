@@ -135,14 +135,11 @@ fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
         token.len()
     };
     let inner = &token[open..close.max(open)];
-    let lead = inner.len() - inner.trim_start_matches(is_css_space).len();
-    let trimmed = inner.trim_matches(is_css_space);
+    // CSS white space is the HTML standard's ASCII white space.
+    let lead = inner.len() - inner.trim_ascii_start().len();
+    let trimmed = inner.trim_ascii();
     let from = start + open + lead;
     from..from + trimmed.len()
-}
-
-fn is_css_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
 }
 
 /// Writes `url` to stand where a URL quoted as `quoting` stood.

@@ -165,10 +165,6 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     }
 }
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
-}
-
 /// The HTML standard's "prescan a byte stream to determine its encoding".
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     let starts = |i: usize, s: &[u8]| {
@@ -189,7 +185,10 @@ pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
                 }
             }
             i = j;
-        } else if starts(i, b"<meta") && bytes.get(i + 5).is_some_and(|&b| is_space(b) || b == b'/')
+        } else if starts(i, b"<meta")
+            && bytes
+                .get(i + 5)
+                .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/')
         {
             i += 5;
             match meta_charset(bytes, &mut i) {
@@ -202,7 +201,7 @@ pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
                 || (bytes.get(i + 1) == Some(&b'/')
                     && bytes.get(i + 2).is_some_and(u8::is_ascii_alphabetic)))
         {
-            while i < bytes.len() && !is_space(bytes[i]) && bytes[i] != b'>' {
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() && bytes[i] != b'>' {
                 i += 1;
             }
             loop {
@@ -284,7 +283,7 @@ enum Attr {
 /// The prescan's "get an attribute", names and values lower-cased.
 fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
     let at = |i: usize| bytes.get(i).copied();
-    while at(*i).is_some_and(|b| is_space(b) || b == b'/') {
+    while at(*i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
         *i += 1;
     }
     let Some(first) = at(*i) else {
@@ -305,9 +304,9 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
                 *i += 1;
                 break;
             }
-            b if is_space(b) => {
+            b if b.is_ascii_whitespace() => {
                 // Spaces, then "=" or the attribute ends without a value.
-                while at(*i).is_some_and(is_space) {
+                while at(*i).is_some_and(|b| b.is_ascii_whitespace()) {
                     *i += 1;
                 }
                 match at(*i) {
@@ -325,7 +324,7 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
         *i += 1;
     }
     // The value.
-    while at(*i).is_some_and(is_space) {
+    while at(*i).is_some_and(|b| b.is_ascii_whitespace()) {
         *i += 1;
     }
     match at(*i) {
@@ -348,7 +347,7 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
         Some(_) => loop {
             match at(*i) {
                 None => return Attr::OutOfBytes,
-                Some(b) if is_space(b) || b == b'>' => return Attr::Found(name, value),
+                Some(b) if b.is_ascii_whitespace() || b == b'>' => return Attr::Found(name, value),
                 Some(b) => value.push(b.to_ascii_lowercase()),
             }
             *i += 1;
@@ -364,14 +363,14 @@ fn charset_from_content(content: &[u8]) -> Option<&'static Encoding> {
             .windows(7)
             .position(|w| w.eq_ignore_ascii_case(b"charset"))?;
         i += found + 7;
-        while content.get(i).is_some_and(|&b| is_space(b)) {
+        while content.get(i).is_some_and(|&b| b.is_ascii_whitespace()) {
             i += 1;
         }
         if content.get(i) != Some(&b'=') {
             continue;
         }
         i += 1;
-        while content.get(i).is_some_and(|&b| is_space(b)) {
+        while content.get(i).is_some_and(|&b| b.is_ascii_whitespace()) {
             i += 1;
         }
         return match content.get(i) {
@@ -384,7 +383,7 @@ fn charset_from_content(content: &[u8]) -> Option<&'static Encoding> {
                 let rest = &content[i..];
                 let end = rest
                     .iter()
-                    .position(|&b| is_space(b) || b == b';')
+                    .position(|&b| b.is_ascii_whitespace() || b == b';')
                     .unwrap_or(rest.len());
                 Encoding::for_label(&rest[..end])
             }

@@ -1,8 +1,9 @@
-//! What an input is, by its content (the file name only as a hint).
+//! What a file is, by its content (the file name only as a hint). A
+//! Maildir, a directory, is found by [`crate::mime::maildir::is_maildir`].
 
 use std::path::Path;
 
-use crate::mime::{maildir, mbox};
+use crate::mime::mbox;
 
 /// The kinds of input relink reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +16,6 @@ pub enum Kind {
     Message,
     /// An mbox archive.
     Mbox,
-    /// A Maildir directory.
-    Maildir,
 }
 
 /// Whether `head` starts with an RFC 5322 header field (`Name: value`).
@@ -44,15 +43,6 @@ pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
         "css" => Kind::Css,
         "eml" | "mht" | "mhtml" | "msg" => Kind::Message,
         _ => Kind::Html,
-    }
-}
-
-/// The kind of a path: a Maildir directory, or a file by its content.
-pub fn detect(path: &Path, head: &[u8]) -> Kind {
-    if maildir::is_maildir(path) {
-        Kind::Maildir
-    } else {
-        detect_file(path, head)
     }
 }
 

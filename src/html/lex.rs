@@ -45,11 +45,6 @@ pub struct LexedTag {
     pub end: usize,
 }
 
-/// Whitespace in the tag states (CR counts: preprocessing makes it LF).
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b' ' | b'\r')
-}
-
 /// Appends name bytes as the tokenizer does: ASCII upper case lowered, NUL
 /// replaced.
 fn push_name(name: &mut String, s: &str) {
@@ -76,7 +71,7 @@ pub fn lex_tag(src: &str, start: usize) -> Option<LexedTag> {
     };
     // Tag name state.
     let mut i = name_start;
-    while i < b.len() && !is_space(b[i]) && b[i] != b'/' && b[i] != b'>' {
+    while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'/' && b[i] != b'>' {
         i += 1;
     }
     let mut tag = LexedTag {
@@ -88,7 +83,7 @@ pub fn lex_tag(src: &str, start: usize) -> Option<LexedTag> {
     push_name(&mut tag.name, &src[name_start..i]);
     loop {
         // Before attribute name state.
-        while i < b.len() && is_space(b[i]) {
+        while i < b.len() && b[i].is_ascii_whitespace() {
             i += 1;
         }
         match b.get(i)? {
@@ -111,19 +106,19 @@ pub fn lex_tag(src: &str, start: usize) -> Option<LexedTag> {
         // Attribute name state: a leading "=" is part of the name.
         let name_start = i;
         i += 1;
-        while i < b.len() && !is_space(b[i]) && !matches!(b[i], b'/' | b'>' | b'=') {
+        while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'/' | b'>' | b'=') {
             i += 1;
         }
         let name_span = name_start..i;
         // After attribute name state.
-        while i < b.len() && is_space(b[i]) {
+        while i < b.len() && b[i].is_ascii_whitespace() {
             i += 1;
         }
         let mut value = None;
         if b.get(i)? == &b'=' {
             // Before attribute value state.
             i += 1;
-            while i < b.len() && is_space(b[i]) {
+            while i < b.len() && b[i].is_ascii_whitespace() {
                 i += 1;
             }
             match *b.get(i)? {
@@ -144,7 +139,7 @@ pub fn lex_tag(src: &str, start: usize) -> Option<LexedTag> {
                 }
                 _ => {
                     let value_start = i;
-                    while i < b.len() && !is_space(b[i]) && b[i] != b'>' {
+                    while i < b.len() && !b[i].is_ascii_whitespace() && b[i] != b'>' {
                         i += 1;
                     }
                     value = Some(LexedValue {

@@ -3,16 +3,12 @@
 
 use std::ops::Range;
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
-}
-
 /// The range of the URL in a refresh `content` value, white space trimmed,
 /// or `None` when it names no URL.
 pub fn url(content: &str) -> Option<Range<usize>> {
     let b = content.as_bytes();
     let skip_space = |mut i: usize| {
-        while i < b.len() && is_space(b[i]) {
+        while i < b.len() && b[i].is_ascii_whitespace() {
             i += 1;
         }
         i
@@ -31,7 +27,7 @@ pub fn url(content: &str) -> Option<Range<usize>> {
         i += 1;
     }
     if i < b.len() {
-        if !(is_space(b[i]) || b[i] == b';' || b[i] == b',') {
+        if !(b[i].is_ascii_whitespace() || b[i] == b';' || b[i] == b',') {
             return None;
         }
         i = skip_space(i);
@@ -75,10 +71,10 @@ pub fn url(content: &str) -> Option<Range<usize>> {
     {
         end = start + close;
     }
-    while start < end && is_space(b[start]) {
+    while start < end && b[start].is_ascii_whitespace() {
         start += 1;
     }
-    while end > start && is_space(b[end - 1]) {
+    while end > start && b[end - 1].is_ascii_whitespace() {
         end -= 1;
     }
     (end > start).then_some(start..end)

@@ -92,10 +92,11 @@ impl LineIndex {
     }
 }
 
+/// Strips ASCII white space as the HTML standard does for URLs (std's
+/// `trim_ascii` is that set); returns the length stripped at the start.
 fn trim_ascii_space(s: &str) -> (usize, &str) {
-    let is_space = |c: char| matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ');
-    let trimmed = s.trim_start_matches(is_space);
-    (s.len() - trimmed.len(), trimmed.trim_end_matches(is_space))
+    let trimmed = s.trim_ascii_start();
+    (s.len() - trimmed.len(), trimmed.trim_ascii_end())
 }
 
 fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {

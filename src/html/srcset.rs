@@ -4,10 +4,6 @@
 
 use std::ops::Range;
 
-fn is_space(b: u8) -> bool {
-    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
-}
-
 /// The ranges of the candidates' URLs in `value`.
 pub fn urls(value: &str) -> Vec<Range<usize>> {
     let b = value.as_bytes();
@@ -15,7 +11,7 @@ pub fn urls(value: &str) -> Vec<Range<usize>> {
     let mut i = 0;
     loop {
         // Splitting loop: skip white space and commas.
-        while i < b.len() && (is_space(b[i]) || b[i] == b',') {
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == b',') {
             i += 1;
         }
         if i >= b.len() {
@@ -23,7 +19,7 @@ pub fn urls(value: &str) -> Vec<Range<usize>> {
         }
         // The URL runs to the next white space.
         let start = i;
-        while i < b.len() && !is_space(b[i]) {
+        while i < b.len() && !b[i].is_ascii_whitespace() {
             i += 1;
         }
         let mut end = i;
