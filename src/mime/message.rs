@@ -304,11 +304,14 @@ impl Walker<'_> {
         path: &str,
         mut layers: Vec<Layer>,
     ) -> Option<Vec<u8>> {
+        // The part's charset is its transport; `--encoding` stands in for a
+        // part that names none.
         let transport = mail
             .ctype
             .params
             .get("charset")
-            .and_then(|label| encoding_rs::Encoding::for_label(label.trim().as_bytes()));
+            .and_then(|label| encoding_rs::Encoding::for_label(label.trim().as_bytes()))
+            .or(self.options.transport);
         let options = Options {
             outer: base,
             transport,
