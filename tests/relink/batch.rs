@@ -2,9 +2,9 @@
 //! mirrors, safe in-place edits, reports, and exit statuses.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use crate::cli::relink;
+use crate::{files_under, make_old};
 
 fn write(path: &Path, text: &[u8]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -36,28 +36,6 @@ fn site(root: &Path) -> PathBuf {
         b"body { background: url(../docs/img/p.png) }\n",
     );
     site
-}
-
-fn tree(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let name = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.push((name, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 fn read(path: &Path) -> String {
@@ -136,15 +114,8 @@ fn in_place_leaves_unchanged_files_alone() {
     let dir = tempfile::tempdir().unwrap();
     let site = site(dir.path());
     write(&site.join("absolute.html"), b"<a href=\"http://x/\">x</a>");
-    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
-    for name in ["absolute.html", "docs/a.html"] {
-        std::fs::File::options()
-            .write(true)
-            .open(site.join(name))
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    }
+    let old = make_old(&site.join("absolute.html"));
+    make_old(&site.join("docs/a.html"));
     let out = relink(
         &[
             s(&site),
@@ -312,7 +283,7 @@ fn one_and_two_threads_give_the_same_results() {
             b"",
         );
         assert!(out.status.success());
-        trees.push(tree(&out_dir));
+        trees.push(files_under(&out_dir));
         let list = relink(
             &[
                 s(&site),

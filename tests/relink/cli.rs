@@ -184,15 +184,8 @@ fn in_place_rewrites_changed_files_only() {
     let unchanged = dir.path().join("unchanged.html");
     std::fs::write(&changed, "<img src=a.png>").unwrap();
     std::fs::write(&unchanged, "<img src=http://x/a.png>").unwrap();
-    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-    for f in [&changed, &unchanged] {
-        std::fs::File::options()
-            .write(true)
-            .open(f)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-    }
+    crate::make_old(&changed);
+    let old = crate::make_old(&unchanged);
     let out = relink(
         &[
             changed.to_str().unwrap(),

@@ -12,7 +12,7 @@ use relink::mime::message::rewrite_message;
 use relink::{BaseUrl, Rules};
 
 use crate::cli::relink;
-use crate::{fixture, table};
+use crate::{files_under, fixture, make_old, table};
 
 fn read(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -254,28 +254,6 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn tree_files(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let name = path
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned();
-                out.push((name, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn in_place_rewrites_an_mbox_copy() {
     let dir = tempfile::tempdir().unwrap();
@@ -304,13 +282,7 @@ fn in_place_rewrites_a_maildir_copy() {
     let root = dir.path().join("maildir");
     copy_tree(&fixture("mail/maildir"), &root);
     let unchanged = root.join("cur/1772445601.M2P1.host:2,RS");
-    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
-    std::fs::File::options()
-        .write(true)
-        .open(&unchanged)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    let old = make_old(&unchanged);
     let out = relink(&[root.to_str().unwrap(), "--in-place"], b"");
     assert!(
         out.status.success(),
@@ -318,8 +290,8 @@ fn in_place_rewrites_a_maildir_copy() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(
-        tree_files(&root),
-        tree_files(&fixture("mail/maildir.expected"))
+        files_under(&root),
+        files_under(&fixture("mail/maildir.expected"))
     );
     assert_eq!(
         std::fs::metadata(&unchanged).unwrap().modified().unwrap(),
@@ -341,11 +313,11 @@ fn a_maildir_can_be_copied_rewritten() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let expected: Vec<_> = tree_files(&fixture("mail/maildir.expected"))
+    let expected: Vec<_> = files_under(&fixture("mail/maildir.expected"))
         .into_iter()
         .filter(|(name, _)| !name.starts_with("tmp"))
         .collect();
-    assert_eq!(tree_files(&target), expected);
+    assert_eq!(files_under(&target), expected);
 }
 
 #[test]

@@ -8,7 +8,8 @@ mod html_fixtures;
 mod mail;
 mod resolver;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 /// A file under `fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
@@ -36,4 +37,39 @@ pub fn table(name: &str, columns: usize) -> Vec<Vec<String>> {
             row
         })
         .collect()
+}
+
+/// Every file below `root`, with its path below it, sorted.
+pub fn files_under(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Sets a file's modification time far in the past, and returns it.
+pub fn make_old(path: &Path) -> SystemTime {
+    let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    old
 }
