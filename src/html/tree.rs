@@ -111,7 +111,7 @@ pub fn parse(src: &str, srcdoc: bool) -> Document {
     let whole = StrTendril::from_slice(src);
     let queue = BufferQueue::default();
     let mut fed = 0;
-    let ends = memchr_iter(b'>', src.as_bytes()).map(|i| i + 1);
+    let ends = memchr::memchr_iter(b'>', src.as_bytes()).map(|i| i + 1);
     for end in ends.chain(std::iter::once(src.len())) {
         if end == fed {
             continue;
@@ -139,19 +139,22 @@ pub fn parse(src: &str, srcdoc: bool) -> Document {
     Document { tags, base }
 }
 
-/// An iterator over the positions of `needle` in `haystack`.
-fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    haystack
-        .iter()
-        .enumerate()
-        .filter_map(move |(i, &b)| (b == needle).then_some(i))
-}
+/// How many `<` before a tag's end are tried as its start. The first one
+/// tried is the start unless attribute values hold `<`; the cap keeps a
+/// hostile tag (a value of a million `<a`) from taking quadratic time. A
+/// tag not found within it is left as it is.
+pub const MAX_START_CANDIDATES: usize = 64;
 
 /// Finds each tag's start and re-lexes it (see the module docs).
 fn locate(src: &str, tags: &mut [Tag], bounds: &[(usize, usize)]) {
     for (tag, &(lower, end)) in tags.iter_mut().zip(bounds) {
         let mut at = end;
-        while let Some(lt) = src.as_bytes()[lower..at].iter().rposition(|&b| b == b'<') {
+        let mut tries = 0;
+        while let Some(lt) = memchr::memrchr(b'<', &src.as_bytes()[lower..at]) {
+            tries += 1;
+            if tries > MAX_START_CANDIDATES {
+                break;
+            }
             let start = lower + lt;
             if let Some(lexed) = lex_tag(src, start)
                 && lexed.end == end

@@ -510,3 +510,25 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_hostile_tag_takes_linear_time() {
+    // A value of many "<a": each would be a candidate start for the tag.
+    let mut page = String::from("<p title=\"");
+    page.push_str(&"<a".repeat(200_000));
+    page.push_str("\" style=\"background:url(x.png)\"><a href=y>");
+    let retrieved = Base::new(
+        BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let outcome = rewrite_html(page.as_bytes(), &utf8_options(Some(&retrieved))).unwrap();
+    let output = String::from_utf8(outcome.output.unwrap()).unwrap();
+    // The hostile tag is left as it is, with a warning; the next is rewritten.
+    assert!(output.contains("url(x.png)"));
+    assert!(output.ends_with("<a href=http://example.com/dir/y>"));
+    assert!(
+        outcome.warnings.iter().any(|w| w.contains("<p>")),
+        "{:?}",
+        outcome.warnings
+    );
+}
