@@ -230,7 +230,7 @@ enum MetaResult {
 
 /// The `<meta>` branch of the prescan, from just after `<meta`.
 fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
-    let mut seen: Vec<Vec<u8>> = Vec::new();
+    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
     let mut got_pragma = false;
     let mut need_pragma: Option<bool> = None;
     let mut charset: Option<&'static Encoding> = None;
@@ -257,7 +257,7 @@ fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
             }
             _ => {}
         }
-        seen.push(name);
+        seen.insert(name);
     }
     match (need_pragma, charset) {
         (None, _) | (_, None) => MetaResult::NotFound,

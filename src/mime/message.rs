@@ -365,18 +365,20 @@ impl Walker<'_> {
 
 /// Writes each line that starts with `From ` as `>From `, as mbox readers
 /// expect in a body.
-fn quote_from_lines(mut body: Vec<u8>) -> Vec<u8> {
-    let mut at = 0;
-    while let Some(found) = memchr::memmem::find(&body[at..], b"From ") {
-        let i = at + found;
-        if i == 0 || body[i - 1] == b'\n' {
-            body.insert(i, b'>');
-            at = i + 6;
-        } else {
-            at = i + 5;
-        }
+fn quote_from_lines(body: Vec<u8>) -> Vec<u8> {
+    let starts = |i: usize| i == 0 || body[i - 1] == b'\n';
+    if !memchr::memmem::find_iter(&body, b"From ").any(starts) {
+        return body;
     }
-    body
+    let mut out = Vec::with_capacity(body.len() + 16);
+    let mut copied = 0;
+    for i in memchr::memmem::find_iter(&body, b"From ").filter(|&i| starts(i)) {
+        out.extend_from_slice(&body[copied..i]);
+        out.push(b'>');
+        copied = i;
+    }
+    out.extend_from_slice(&body[copied..]);
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
