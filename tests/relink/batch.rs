@@ -57,11 +57,7 @@ fn a_mirror_gives_each_file_its_own_url() {
         ],
         b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::cli::assert_ok(&out);
     assert_eq!(
         read(&out_dir.join("index.html")),
         "<a href=\"https://example.com/root/docs/a.html\">docs</a>\n"

@@ -16,6 +16,16 @@ pub fn relink(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Asserts that relink succeeded, showing what it said if not.
+#[track_caller]
+pub fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn stdout(out: &Output) -> &str {
     std::str::from_utf8(&out.stdout).unwrap()
 }
@@ -130,11 +140,7 @@ fn rewrites_a_page_to_standard_output() {
         ],
         b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert_eq!(
         out.stdout,
         fixture_bytes("html/rfc1808-appendix.expected.html")
@@ -196,11 +202,7 @@ fn in_place_rewrites_changed_files_only() {
         ],
         b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_ok(&out);
     assert_eq!(
         std::fs::read_to_string(&changed).unwrap(),
         "<img src=http://h/a.png>"

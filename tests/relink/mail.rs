@@ -260,11 +260,7 @@ fn in_place_rewrites_an_mbox_copy() {
     let path = dir.path().join("archive.mboxrd");
     std::fs::copy(fixture("mail/archive.mboxrd"), &path).unwrap();
     let out = relink(&[path.to_str().unwrap(), "--in-place"], b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::cli::assert_ok(&out);
     assert_eq!(
         std::fs::read(&path).unwrap(),
         read("mail/archive.expected.mboxrd")
@@ -284,11 +280,7 @@ fn in_place_rewrites_a_maildir_copy() {
     let unchanged = root.join("cur/1772445601.M2P1.host:2,RS");
     let old = make_old(&unchanged);
     let out = relink(&[root.to_str().unwrap(), "--in-place"], b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::cli::assert_ok(&out);
     assert_eq!(
         files_under(&root),
         files_under(&fixture("mail/maildir.expected"))
@@ -308,11 +300,7 @@ fn a_maildir_can_be_copied_rewritten() {
         &[source.to_str().unwrap(), "-o", target.to_str().unwrap()],
         b"",
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::cli::assert_ok(&out);
     let expected: Vec<_> = files_under(&fixture("mail/maildir.expected"))
         .into_iter()
         .filter(|(name, _)| !name.starts_with("tmp"))
