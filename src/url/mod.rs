@@ -10,7 +10,6 @@
 //! | base | reference | RFC 1808 | RFC 3986 | WHATWG |
 //! | --- | --- | --- | --- | --- |
 //! | | `` | `http://a/b/c/d;p?q#f` | `http://a/b/c/d;p?q` | `http://a/b/c/d;p?q` |
-//! | | `#` | `http://a/b/c/d;p?q` | `http://a/b/c/d;p?q#` | `http://a/b/c/d;p?q#` |
 //! | | `?` | `http://a/b/c/d;p?q` | `http://a/b/c/d;p?` | `http://a/b/c/d;p?` |
 //! | | `;x` | `http://a/b/c/d;x` | `http://a/b/c/;x` | `http://a/b/c/;x` |
 //! | | `g;x=1/../y` | `http://a/b/c/g;x=1/../y` | `http://a/b/c/y` | `http://a/b/c/y` |

@@ -6,7 +6,7 @@
 //! | case | reading | example |
 //! | --- | --- | --- |
 //! | base with a net_loc and an empty path, relative path | the result gains a `/` | `http://a` + `g` = `http://a/g` |
-//! | empty params, query or fragment | absent (§2.4: "the fragment identifier is empty") | `#` and `?` give `http://a/b/c/d;p?q` |
+//! | empty params, query or fragment written in a reference | kept with its delimiter (§4 step 7); only step 5's inheritance replaces an empty params or query with the base's | `g?` gives `http://a/b/c/g?`, `g#` gives `http://a/b/c/g#`, `#` gives `http://a/b/c/d;p?q#`, `?` gives `http://a/b/c/d;p?q` |
 //! | entirely empty reference (§4 step 2a) | only the empty string; it inherits the base's fragment | `` gives `http://a/b/c/d;p?q#f` |
 //! | `..` above the root | kept (§5.2) | `../../../g` gives `http://a/../g` |
 //! | empty net_loc (`file:///`) | present, in a base and in a reference | `file:///usr/share/doc/index.html` + `../lib/x.html` = `file:///usr/share/lib/x.html`; `///g` gives `http:///g` |
@@ -22,6 +22,9 @@
 //! assert_eq!(resolve(base, ";x"), "http://a/b/c/d;x");
 //! assert_eq!(resolve(base, ""), "http://a/b/c/d;p?q#f");
 //! assert_eq!(resolve(base, "../../../g"), "http://a/../g");
+//! assert_eq!(resolve(base, "g?"), "http://a/b/c/g?");
+//! assert_eq!(resolve(base, "#"), "http://a/b/c/d;p?q#");
+//! assert_eq!(resolve(base, "?"), "http://a/b/c/d;p?q");
 //! ```
 
 use std::borrow::Cow;
@@ -85,16 +88,6 @@ impl<'a> Url<'a> {
             query,
             fragment,
         }
-    }
-
-    /// The settled reading of section 2.4: an empty params, query or fragment
-    /// is absent. An empty net_loc stays present.
-    fn without_empty_components(mut self) -> Self {
-        let present = |c: Option<&'a str>| c.filter(|s| !s.is_empty());
-        self.params = present(self.params);
-        self.query = present(self.query);
-        self.fragment = present(self.fragment);
-        self
     }
 
     /// The length of the recombined string, to allocate it once.
@@ -183,11 +176,7 @@ pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     if embedded.scheme.is_some() {
         return Cow::Borrowed(reference);
     }
-    let base = Url::parse(base).without_empty_components();
-    Cow::Owned(resolve_relative(
-        &base,
-        &embedded.without_empty_components(),
-    ))
+    Cow::Owned(resolve_relative(&Url::parse(base), &embedded))
 }
 
 /// Section 4, steps 2c to 7, for a reference without a scheme.
@@ -207,13 +196,16 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
         return target.to_string();
     }
     // Step 5: an empty path inherits the base's path, then its params, then
-    // its query, each only while the reference has none of its own.
+    // its query, each only while the reference's is empty. An empty one the
+    // reference writes (`?`, `;`) is empty too, so it inherits; the written
+    // fragment, empty or not, is the reference's own (`#` keeps its `#`).
     if embedded.path.is_empty() {
+        let empty = |c: Option<&str>| c.is_none_or(str::is_empty);
         target.rooted = base.rooted;
         target.path = base.path;
-        if embedded.params.is_none() {
+        if empty(embedded.params) {
             target.params = base.params;
-            if embedded.query.is_none() {
+            if empty(embedded.query) {
                 target.query = base.query;
             }
         }

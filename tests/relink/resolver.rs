@@ -150,3 +150,18 @@ proptest! {
         }
     }
 }
+
+/// `relink resolve` writes the empty components a reference writes
+/// (RFC 1808 section 4 step 7), and inherits only by step 5.
+#[test]
+fn resolve_keeps_written_empty_components() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(["resolve", "http://a/b/c/d;p?q#f", "g?", "g#", "#", "?", ""])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "http://a/b/c/g?\nhttp://a/b/c/g#\nhttp://a/b/c/d;p?q#\nhttp://a/b/c/d;p?q\nhttp://a/b/c/d;p?q#f\n"
+    );
+}
