@@ -146,7 +146,8 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
         attribute: "css".to_owned(),
     };
     for url in css::urls(text) {
-        if url.value.starts_with('#') {
+        // An empty `url()` resolves to no resource (CSS Values 4).
+        if url.value.is_empty() || url.value.starts_with('#') {
             continue;
         }
         let (line, column) = lines.locate(url.range.start);

@@ -135,7 +135,12 @@ pub fn lex_tag(src: &str, start: usize) -> Option<LexedTag> {
                 }
                 b'>' => {
                     // Missing attribute value: the attribute's value is
-                    // empty and the tag ends here.
+                    // empty and the tag ends here; an empty unquoted value
+                    // just before the `>` is where a new one goes.
+                    value = Some(LexedValue {
+                        span: (i, i),
+                        quote: None,
+                    });
                 }
                 _ => {
                     let value_start = i;
@@ -207,7 +212,7 @@ mod tests {
                 ("e".to_owned(), Some(("f/", None))),
             ]
         );
-        assert_eq!(attrs("<a b=>"), vec![("b".to_owned(), None)]);
+        assert_eq!(attrs("<a b=>"), vec![("b".to_owned(), Some(("", None)))]);
         assert_eq!(attrs("<a\r\nhref=x\r\n>")[0].1, Some(("x", None)));
     }
 

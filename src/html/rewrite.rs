@@ -306,7 +306,9 @@ impl Work<'_, '_> {
         place: &LinkPlace,
         same_document_ok: bool,
     ) -> Option<String> {
-        if value.is_empty() {
+        // An empty reference is a link to the base (RFC 1808 section 4
+        // step 2a), except where a same-document reference is kept.
+        if value.is_empty() && same_document_ok {
             return None;
         }
         let keep = value.starts_with('#') && (same_document_ok || self.options.keep_fragment_links);
@@ -356,9 +358,12 @@ impl Work<'_, '_> {
         place: LinkPlace,
         same_document_ok: bool,
     ) {
-        // A value-less attribute is empty: there is no URL to rewrite.
-        let Some(value) = lexed.value else { return };
-        let raw_range = value.range();
+        // A value-less attribute (`<a href>`) is an empty reference: its
+        // new value goes right after the name, with an `=`.
+        let (raw_range, quote) = match lexed.value {
+            Some(value) => (value.range(), value.quote),
+            None => (lexed.name_span.end..lexed.name_span.end, None),
+        };
         let src = self.src;
         let raw = &src[raw_range.clone()];
         let decoded = charref::decode_attribute(raw);
@@ -415,7 +420,7 @@ impl Work<'_, '_> {
             }
             Syntax::Css => {
                 for url in css::urls(text) {
-                    if url.value.starts_with('#') {
+                    if url.value.is_empty() || url.value.starts_with('#') {
                         continue;
                     }
                     if let Some(new) = self.resolve(at, &url.value, base, &place, true) {
@@ -429,7 +434,8 @@ impl Work<'_, '_> {
             Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
         }
         if !found.is_empty() {
-            self.write_value(raw_range, value.quote, &decoded, found);
+            let equals = lexed.value.is_none();
+            self.write_value(raw_range, quote, equals, &decoded, found);
         }
     }
 
@@ -465,24 +471,30 @@ impl Work<'_, '_> {
     }
 
     /// Writes new URLs into an attribute value, escaped as its quoting
-    /// needs; an unquoted value is quoted only when the new text needs it.
+    /// needs; an unquoted value is quoted only when the new text needs it,
+    /// or when it was empty. `equals` says the attribute had no value at
+    /// all, so the new one needs its `=`.
     fn write_value(
         &mut self,
         raw_range: Range<usize>,
         quote: Option<u8>,
+        equals: bool,
         decoded: &Decoded,
         found: Vec<Found>,
     ) {
         let src = self.src;
         let raw = &src[raw_range.clone()];
         let amp_style = escapes_ampersands(raw);
-        if quote.is_none() && found.iter().any(|f| needs_quotes(&f.new)) {
+        if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new))) {
             let edits: Vec<Edit> = found
                 .into_iter()
                 .map(|f| Edit::new(f.range, f.new))
                 .collect();
             let value = splice::apply_str(&decoded.text, &edits);
-            let mut text = String::with_capacity(value.len() + 2);
+            let mut text = String::with_capacity(value.len() + 3);
+            if equals {
+                text.push('=');
+            }
             text.push('"');
             text.push_str(&escape_attribute(&value, Some(b'"'), amp_style, ""));
             text.push('"');
@@ -532,7 +544,7 @@ impl Work<'_, '_> {
         let src = self.src;
         let css_text = &src[text_start..text_end];
         for url in css::urls(css_text) {
-            if url.value.starts_with('#') {
+            if url.value.is_empty() || url.value.starts_with('#') {
                 continue;
             }
             let at = text_start + url.range.start;
