@@ -120,7 +120,18 @@ pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
 
 /// Maps sorted offsets in the decoded text to offsets in `bytes` (after the
 /// byte order mark is added back), by decoding again up to each one.
+///
+/// Each offset must fall on a character boundary of the decoded text. Most
+/// of the way the decoder runs in bulk, told to stop a few characters short;
+/// the last few bytes of output are then decoded one input byte at a time,
+/// so the offset lands exactly after the source bytes of the character that
+/// ends there, however many bytes it takes (two for `é` in UTF-8, three for
+/// U+FFFD), and a malformed sequence counts as the U+FFFD it decodes to.
 pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
+    // The most UTF-8 one input byte can make a decoder write at once (Big5
+    // writes two characters for some pairs; a malformed sequence adds a
+    // U+FFFD after what was pending).
+    const MARGIN: usize = 16;
     let src = &bytes[sniffed.bom_len..];
     let mut decoder = sniffed.encoding.new_decoder_without_bom_handling();
     let mut scratch = vec![0u8; 4096];
@@ -128,20 +139,28 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
     let mut out = Vec::with_capacity(decoded_offsets.len());
     for &target in decoded_offsets {
         while written < target && read < src.len() {
-            let room = (target - written).min(scratch.len());
-            let (result, r, w) = decoder.decode_to_utf8_without_replacement(
-                &src[read..],
-                &mut scratch[..room],
-                false,
-            );
+            let gap = target - written;
+            // In bulk while far from the target; else one byte at a time.
+            let (input, room) = if gap > 2 * MARGIN {
+                (&src[read..], (gap - MARGIN).min(scratch.len()))
+            } else {
+                (&src[read..read + 1], MARGIN * 2)
+            };
+            let (result, r, w) =
+                decoder.decode_to_utf8_without_replacement(input, &mut scratch[..room], false);
             read += r;
+            written += w;
             match result {
-                DecoderResult::Malformed(_, _) => {
-                    // Decoding with replacement writes U+FFFD here.
-                    written += w + '\u{fffd}'.len_utf8();
+                DecoderResult::Malformed(_, extra) => {
+                    // Decoding with replacement writes U+FFFD here; the
+                    // bytes consumed after the malformed sequence belong to
+                    // what follows.
+                    written += '\u{fffd}'.len_utf8();
+                    if written >= target {
+                        read -= usize::from(extra).min(read);
+                    }
                 }
                 DecoderResult::InputEmpty | DecoderResult::OutputFull => {
-                    written += w;
                     if r == 0 && w == 0 {
                         break;
                     }
@@ -429,6 +448,26 @@ mod tests {
         assert_eq!(
             byte_offsets(&sjis, &sniffed, &[x]),
             vec![sjis.iter().position(|&b| b == b'x').unwrap()]
+        );
+    }
+
+    #[test]
+    fn byte_offsets_end_after_a_two_byte_character() {
+        // windows-1252 `café>`: the decoded `é` is two bytes, the source's one.
+        let bytes = b"<a href=p?x=caf\xe9>";
+        let sniffed = sniff_html(bytes, Some(WINDOWS_1252));
+        let text = decode(bytes, &sniffed);
+        let end = text.find('>').unwrap();
+        assert_eq!(byte_offsets(bytes, &sniffed, &[8, end]), vec![8, 16]);
+        // Invalid UTF-8: the U+FFFD of `\xff` is three bytes, the source's one.
+        let bytes = b"a\xffb\xc3\xa9\xff>";
+        let sniffed = sniff_html(bytes, Some(UTF_8));
+        let text = decode(bytes, &sniffed);
+        assert_eq!(text, "a\u{fffd}b\u{e9}\u{fffd}>");
+        let offsets: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        assert_eq!(
+            byte_offsets(bytes, &sniffed, &offsets),
+            vec![0, 1, 2, 3, 5, 6]
         );
     }
 

@@ -485,7 +485,7 @@ impl Work<'_, '_> {
         let src = self.src;
         let raw = &src[raw_range.clone()];
         let amp_style = escapes_ampersands(raw);
-        if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new))) {
+        if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
             let edits: Vec<Edit> = found
                 .into_iter()
                 .map(|f| Edit::new(f.range, f.new))
@@ -557,14 +557,18 @@ impl Work<'_, '_> {
     }
 }
 
-/// Whether an unquoted attribute value holding `text` must be quoted.
-fn needs_quotes(text: &str) -> bool {
+/// Whether an unquoted attribute value holding `text` must be quoted: it
+/// would not read back the same (white space or `>` ends it, a leading
+/// quote starts a quoted value), or it brings a character the tokenizer
+/// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
+/// written, did not already have.
+fn needs_quotes(text: &str, raw: &str) -> bool {
+    const FLAGGED: &[u8] = b"\"'<=`";
     text.is_empty()
+        || text.starts_with(['"', '\''])
         || text.bytes().any(|b| {
-            matches!(
-                b,
-                b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'"' | b'\'' | b'=' | b'<' | b'>' | b'`'
-            )
+            matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>')
+                || (FLAGGED.contains(&b) && !raw.as_bytes().contains(&b))
         })
 }
 

@@ -3,6 +3,7 @@
 mod batch;
 mod cli;
 mod corpus;
+mod encodings;
 mod html_corpus;
 mod html_fixtures;
 mod mail;

@@ -159,7 +159,11 @@ fn resolve_keeps_written_empty_components() {
         .args(["resolve", "http://a/b/c/d;p?q#f", "g?", "g#", "#", "?", ""])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "http://a/b/c/g?\nhttp://a/b/c/g#\nhttp://a/b/c/d;p?q#\nhttp://a/b/c/d;p?q\nhttp://a/b/c/d;p?q#f\n"
