@@ -381,6 +381,17 @@ impl Work<'_, '_> {
             let (lead, url) = trim_ascii_space(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
             if let Some(new) = work.resolve(at, url, base, &place, same_document_ok) {
+                // A URL written into a list must not split it: a separator
+                // the base brought in is percent-encoded.
+                let new = match protect_separators(&new, row.syntax) {
+                    Cow::Borrowed(_) => new,
+                    Cow::Owned(protected) => {
+                        if let Some(link) = work.out.links.last_mut() {
+                            link.resolved.clone_from(&protected);
+                        }
+                        protected
+                    }
+                };
                 found.push(Found { range, new });
             }
         };
@@ -572,6 +583,29 @@ fn needs_quotes(text: &str, raw: &str) -> bool {
         })
 }
 
+/// A resolved URL to be written into a value of `syntax`, with what would
+/// separate its items percent-encoded as the URL Standard encodes them:
+/// ASCII white space in a space-separated list or a `srcset`, commas in a
+/// comma-separated list.
+fn protect_separators(url: &str, syntax: Syntax) -> Cow<'_, str> {
+    let separates = |b: u8| match syntax {
+        Syntax::SpaceList | Syntax::Srcset => b.is_ascii_whitespace(),
+        Syntax::CommaList => b == b',',
+        _ => false,
+    };
+    if !url.bytes().any(separates) {
+        return Cow::Borrowed(url);
+    }
+    let mut out = String::with_capacity(url.len() + 8);
+    for c in url.chars() {
+        match u8::try_from(c) {
+            Ok(b) if separates(b) => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Whether a raw value writes its ampersands as references.
 fn escapes_ampersands(raw: &str) -> bool {
     let lower = raw.to_ascii_lowercase();
@@ -634,6 +668,16 @@ mod tests {
         );
         assert_eq!(escape_attribute("it's", Some(b'\''), false, ""), "it&#39;s");
         assert_eq!(escape_attribute("it's", Some(b'"'), false, ""), "it's");
+    }
+
+    #[test]
+    fn separators_in_a_list_are_percent_encoded() {
+        let p = |url, syntax| protect_separators(url, syntax).into_owned();
+        assert_eq!(p("http://a/b c/x", Syntax::SpaceList), "http://a/b%20c/x");
+        assert_eq!(p("http://a/b\tc/x", Syntax::Srcset), "http://a/b%09c/x");
+        assert_eq!(p("http://a/b,c/x", Syntax::CommaList), "http://a/b%2Cc/x");
+        assert_eq!(p("http://a/b,c/x", Syntax::Srcset), "http://a/b,c/x");
+        assert_eq!(p("http://a/b c/x", Syntax::Url), "http://a/b c/x");
     }
 
     #[test]
