@@ -18,6 +18,10 @@ const LONGEST_NAME: usize = 32;
 struct Piece {
     decoded: Range<usize>,
     raw: Range<usize>,
+    /// A character reference not closed by `;` (`&quot`, `&#34`): what
+    /// follows it decides how it reads, so it is rewritten with what
+    /// replaces the text after it.
+    open: bool,
 }
 
 /// A decoded attribute value with the way back to its source.
@@ -57,7 +61,17 @@ impl Decoded {
     /// Widens a decoded range to whole character references; returns the
     /// widened decoded range and the raw range it came from.
     pub fn widen(&self, decoded: Range<usize>) -> (Range<usize>, Range<usize>) {
-        let (d_start, r_start) = self.locate(decoded.start, false);
+        let (mut d_start, mut r_start) = self.locate(decoded.start, false);
+        // A reference without its `;` just before the range reads as it
+        // does only because of the text after it: it goes with the range.
+        let before = self.pieces.partition_point(|p| p.decoded.end <= d_start);
+        if let Some(piece) = before.checked_sub(1).map(|i| &self.pieces[i])
+            && piece.open
+            && piece.decoded.end == d_start
+            && piece.raw.end == r_start
+        {
+            (d_start, r_start) = (piece.decoded.start, piece.raw.start);
+        }
         let (d_end, r_end) = self.locate(decoded.end, true);
         (d_start..d_end, r_start..r_end)
     }
@@ -94,6 +108,7 @@ pub fn decode_attribute(raw: &str) -> Decoded {
                 out.pieces.push(Piece {
                     decoded: start..out.text.len(),
                     raw: i..i + len,
+                    open: bytes[i] == b'&' && bytes[i + len - 1] != b';',
                 });
                 i += len;
                 verbatim_from = i;

@@ -140,3 +140,53 @@ fn vectors(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
     }
     out
 }
+
+/// The decoded value of the first `srcdoc="..."` in `html`.
+fn srcdoc_value(html: &[u8]) -> String {
+    let html = std::str::from_utf8(html).unwrap();
+    let start = html.find("srcdoc=\"").unwrap() + "srcdoc=\"".len();
+    let end = start + html[start..].find('"').unwrap();
+    relink::html::charref::decode_attribute(&html[start..end]).text
+}
+
+fn srcdoc_decodes_to_the_rewritten_inner_document(raw_inner: &str) {
+    let from = "http://example.org/f/page.html";
+    let outer = format!("<iframe srcdoc=\"{raw_inner}\"></iframe>");
+    let got = rewrite("outer.html", outer.as_bytes(), Some(from), Rules::Rfc1808);
+    let inner = srcdoc_value(outer.as_bytes());
+    let want = rewrite("inner.html", inner.as_bytes(), Some(from), Rules::Rfc1808);
+    assert_eq!(
+        srcdoc_value(&got),
+        String::from_utf8(want).unwrap(),
+        "{raw_inner:?} gave {:?}",
+        String::from_utf8_lossy(&got)
+    );
+}
+
+#[test]
+fn srcdoc_legacy_quote_reference_before_a_link() {
+    srcdoc_decodes_to_the_rewritten_inner_document("<a href=&quot./x.html&quot;>x</a>");
+    srcdoc_decodes_to_the_rewritten_inner_document("<img src=&#34y.png&#34>");
+}
+
+proptest::proptest! {
+    #[test]
+    fn srcdoc_with_any_quote_reference_decodes_to_the_rewritten_inner_document(
+        links in proptest::collection::vec(
+            (
+                proptest::sample::select(vec![
+                    "&quot", "&quot;", "&#34", "&#34;", "&#x22;", "&QUOT", "&QUOT;", "'", "",
+                ]),
+                "[a-z./?=#]{0,8}",
+                "[a-z ]{0,3}",
+            ),
+            1..5,
+        )
+    ) {
+        let inner: String = links
+            .iter()
+            .map(|(q, url, text)| format!("<a href={q}{url}{q}>{text}</a>"))
+            .collect();
+        srcdoc_decodes_to_the_rewritten_inner_document(&inner);
+    }
+}
