@@ -349,6 +349,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         outer: retrieved.as_ref(),
         transport: settings.transport,
         keep_fragment_links: settings.keep_fragment_links,
+        extra_attributes: &[],
     };
     let mut reader: Box<dyn Read> = match &job.source {
         Source::Stdin => Box::new(io::stdin().lock()),

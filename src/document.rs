@@ -8,6 +8,7 @@ use encoding_rs::Encoding;
 
 use crate::base::{Base, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
+use crate::html::links::ExtraAttribute;
 use crate::html::rewrite::{LineIndex, TextRewrite, rewrite_text};
 use crate::splice::{self, Edit};
 use crate::url::Rules;
@@ -30,6 +31,8 @@ pub struct Options<'a> {
     pub transport: Option<&'static Encoding>,
     /// Leave `#name` links as they are.
     pub keep_fragment_links: bool,
+    /// Further attributes holding URLs on every HTML element (`--attr`).
+    pub extra_attributes: &'a [ExtraAttribute],
 }
 
 /// Where a link was: the element and attribute (`style` with no attribute

@@ -23,6 +23,14 @@ pub enum Error {
     /// A rule set name that is not known.
     #[error("unknown rules '{0}' (expected rfc1808, rfc3986 or whatwg)")]
     UnknownRules(String),
+    /// An `--attr` specification that cannot be read.
+    #[error("invalid attribute '{spec}': {reason}")]
+    InvalidAttribute {
+        /// The specification as given.
+        spec: String,
+        /// Why it was rejected.
+        reason: String,
+    },
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -233,9 +233,16 @@ impl Work<'_, '_> {
             let is_base = doc.base == Some(index) && self.options.forced.is_none();
             let codebase = self.codebase(tag, element.namespace, base, *start);
             for (attr, lexed_attr) in tag.attrs.iter().zip(&lexed.attrs) {
-                let Some(row) = links::lookup(element.namespace, &tag.name, &attr.name.local)
-                else {
-                    continue;
+                let extra;
+                let row = match links::lookup(element.namespace, &tag.name, &attr.name.local) {
+                    Some(row) => row,
+                    None => match self.extra_row(element.namespace, &attr.name.local) {
+                        Some(row) => {
+                            extra = row;
+                            &extra
+                        }
+                        None => continue,
+                    },
                 };
                 if let Some((name, wanted)) = row.only_if {
                     let (_, value) = trim_ascii_space(attr_value(tag, name).unwrap_or(""));
@@ -268,6 +275,27 @@ impl Work<'_, '_> {
                 );
             }
         }
+    }
+
+    /// The row of an attribute the user named as holding URLs, on any HTML
+    /// element.
+    fn extra_row(&self, namespace: Namespace, attribute: &str) -> Option<LinkAttribute> {
+        if namespace != Namespace::Html {
+            return None;
+        }
+        let extra = self
+            .options
+            .extra_attributes
+            .iter()
+            .find(|e| e.name == attribute)?;
+        Some(LinkAttribute {
+            namespace,
+            element: "*",
+            attribute: "",
+            syntax: extra.syntax,
+            codebase: false,
+            only_if: None,
+        })
     }
 
     /// The base of an object's or applet's classid, data, archive and code:

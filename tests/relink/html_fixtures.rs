@@ -190,3 +190,55 @@ proptest::proptest! {
         srcdoc_decodes_to_the_rewritten_inner_document(&inner);
     }
 }
+
+#[test]
+fn lazy_loading_attributes_are_links_only_when_named() {
+    use relink::html::links::ExtraAttribute;
+    let input = std::fs::read(fixture("html/lazy.html")).unwrap();
+    let from = "http://example.org/news/story.html";
+    // Without --attr nothing changes: data-* are no links of HTML's.
+    assert_eq!(
+        rewrite("lazy.html", &input, Some(from), Rules::Rfc1808),
+        input
+    );
+    let extras: Vec<ExtraAttribute> = [
+        "data-src",
+        "data-srcset=srcset",
+        "data-original=url",
+        "data-lazy-src",
+        "data-urls=list",
+    ]
+    .iter()
+    .map(|s| s.parse().unwrap())
+    .collect();
+    let base = Base::new(
+        BaseUrl::parse(from, Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        extra_attributes: &extras,
+        ..Options::default()
+    };
+    let outcome = rewrite_html(&input, &options).unwrap();
+    let want = std::fs::read(fixture("html/lazy.expected.html")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(outcome.bytes(&input)),
+        String::from_utf8_lossy(&want)
+    );
+    // They are listed like the built-in ones.
+    let listed: Vec<(String, String)> = outcome
+        .links
+        .iter()
+        .map(|l| (l.place.attribute.clone(), l.resolved.clone()))
+        .collect();
+    assert!(listed.contains(&(
+        "data-srcset".to_owned(),
+        "http://example.org/news/img/photo-800.jpg".to_owned()
+    )));
+    assert!(listed.contains(&(
+        "data-lazy-src".to_owned(),
+        "http://example.org/news/img/c.jpg".to_owned()
+    )));
+    assert!(!listed.iter().any(|(a, _)| a == "data-bg"));
+}
