@@ -1,5 +1,6 @@
 //! HTML documents: the base, every link, and the rewrite.
 
+pub mod arena;
 pub mod charref;
 pub mod lex;
 pub mod links;

@@ -1,0 +1,384 @@
+//! A lean tree sink for html5ever's tree builder: an arena of nodes linked
+//! by index, holding only what relink needs of the tree (each element's
+//! namespace, whether it lies in template contents, which element is the
+//! first `base` with an `href`, and which tag token made it).
+//!
+//! No text nodes, no attributes, no `Rc`: a handle is an index and the
+//! element's name, so [`TreeSink::elem_name`] borrows from the handle.
+//! `markup5ever_rcdom` stays the reference DOM of the tests.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::TagKind;
+use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
+
+use super::tree::{Element, Namespace};
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+/// A node of the arena, as the tree builder holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeRef {
+    index: u32,
+    /// The element's name; an empty one for other nodes.
+    name: QualName,
+}
+
+/// Node flags.
+const ELEMENT: u8 = 1;
+const BASE_WITH_HREF: u8 = 2;
+const INTEGRATION_POINT: u8 = 4;
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    first_child: u32,
+    last_child: u32,
+    prev: u32,
+    next: u32,
+    /// A template's contents (a fragment node).
+    contents: u32,
+    /// The tag token that created the element.
+    tag: u32,
+    namespace: Namespace,
+    flags: u8,
+}
+
+impl Node {
+    fn new(namespace: Namespace, flags: u8, tag: u32) -> Self {
+        Node {
+            parent: NONE,
+            first_child: NONE,
+            last_child: NONE,
+            prev: NONE,
+            next: NONE,
+            contents: NONE,
+            tag,
+            namespace,
+            flags,
+        }
+    }
+}
+
+/// The sink. The token driver says which tag token is being processed
+/// ([`Arena::set_current`]), so each element is tied to its tag.
+#[derive(Debug)]
+pub struct Arena {
+    nodes: RefCell<Vec<Node>>,
+    /// The tag token being processed, if it is a start tag: its index and
+    /// name.
+    current: RefCell<Option<(u32, LocalName)>>,
+    /// (tag, node): the element each start tag made or added attributes to;
+    /// a later pair for the same tag wins.
+    tied: RefCell<Vec<(u32, u32)>>,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        Arena {
+            nodes: RefCell::new(vec![Node::new(Namespace::Other, 0, NONE)]),
+            current: RefCell::new(None),
+            tied: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// What the finished tree says.
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// Each tag tied to an element, in the order they were tied (a later
+    /// pair for the same tag wins): the element, if it is in the final tree.
+    pub elements: Vec<(usize, Option<Element>)>,
+    /// The tag of the first HTML `base` with an `href` in tree order,
+    /// outside template contents.
+    pub base: Option<usize>,
+}
+
+fn no_name() -> QualName {
+    QualName::new(None, ns!(), local_name!(""))
+}
+
+fn namespace_of(name: &QualName) -> Namespace {
+    match name.ns {
+        ns!(html) => Namespace::Html,
+        ns!(svg) => Namespace::Svg,
+        _ => Namespace::Other,
+    }
+}
+
+impl Arena {
+    /// Says which tag token the tree builder is about to process (`None`
+    /// for other tokens).
+    pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
+        *self.current.borrow_mut() = match tag {
+            Some((index, TagKind::StartTag, name)) => {
+                u32::try_from(index).ok().map(|index| (index, name.clone()))
+            }
+            _ => None,
+        };
+    }
+
+    fn push(&self, node: Node) -> u32 {
+        let mut nodes = self.nodes.borrow_mut();
+        // More than u32::MAX - 1 nodes cannot come from a document of
+        // at most u32::MAX bytes with at least 2 bytes per tag.
+        let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
+        nodes.push(node);
+        index
+    }
+
+    fn detach(nodes: &mut [Node], child: u32) {
+        let Node {
+            parent, prev, next, ..
+        } = nodes[child as usize];
+        if parent == NONE {
+            return;
+        }
+        match prev {
+            NONE => nodes[parent as usize].first_child = next,
+            prev => nodes[prev as usize].next = next,
+        }
+        match next {
+            NONE => nodes[parent as usize].last_child = prev,
+            next => nodes[next as usize].prev = prev,
+        }
+        let node = &mut nodes[child as usize];
+        node.parent = NONE;
+        node.prev = NONE;
+        node.next = NONE;
+    }
+
+    fn append_child(nodes: &mut [Node], parent: u32, child: u32) {
+        Self::detach(nodes, child);
+        let last = nodes[parent as usize].last_child;
+        {
+            let node = &mut nodes[child as usize];
+            node.parent = parent;
+            node.prev = last;
+        }
+        match last {
+            NONE => nodes[parent as usize].first_child = child,
+            last => nodes[last as usize].next = child,
+        }
+        nodes[parent as usize].last_child = child;
+    }
+
+    fn insert_before(nodes: &mut [Node], sibling: u32, child: u32) {
+        Self::detach(nodes, child);
+        let Node { parent, prev, .. } = nodes[sibling as usize];
+        if parent == NONE {
+            return;
+        }
+        {
+            let node = &mut nodes[child as usize];
+            node.parent = parent;
+            node.prev = prev;
+            node.next = sibling;
+        }
+        match prev {
+            NONE => nodes[parent as usize].first_child = child,
+            prev => nodes[prev as usize].next = child,
+        }
+        nodes[sibling as usize].prev = child;
+    }
+
+    /// Ties `node` to the current tag token if that is a start tag of the
+    /// element's name (not an element the tree builder made on its own,
+    /// such as a reconstructed formatting element or an implied `tbody`).
+    fn tie(&self, node: u32, local: &LocalName) -> u32 {
+        let current = self.current.borrow();
+        let Some((tag, token)) = current.as_ref() else {
+            return NONE;
+        };
+        let matches = token.eq_ignore_ascii_case(local)
+            || (*token == local_name!("image") && *local == local_name!("img"));
+        if !matches {
+            return NONE;
+        }
+        self.tied.borrow_mut().push((*tag, node));
+        *tag
+    }
+
+    /// Walks the final tree in tree order, template contents included.
+    pub fn finish_tree(&self) -> Tree {
+        let nodes = self.nodes.borrow();
+        // 0: not in the tree; 1: in it; 2: in it, inside template contents.
+        let mut reached = vec![0u8; nodes.len()];
+        let mut base = None;
+        let mut stack: Vec<(u32, u8)> = vec![(0, 1)];
+        while let Some((index, state)) = stack.pop() {
+            reached[index as usize] = state;
+            let node = &nodes[index as usize];
+            if base.is_none() && state == 1 && node.flags & BASE_WITH_HREF != 0 && node.tag != NONE
+            {
+                base = Some(node.tag as usize);
+            }
+            if node.contents != NONE {
+                stack.push((node.contents, 2));
+            }
+            let mut child = node.last_child;
+            while child != NONE {
+                stack.push((child, state));
+                child = nodes[child as usize].prev;
+            }
+        }
+        let elements = self
+            .tied
+            .borrow()
+            .iter()
+            .map(|&(tag, node)| {
+                let element = (reached[node as usize] != 0).then(|| Element {
+                    namespace: nodes[node as usize].namespace,
+                    in_template: reached[node as usize] == 2,
+                });
+                (tag as usize, element)
+            })
+            .collect();
+        Tree { elements, base }
+    }
+}
+
+impl TreeSink for Arena {
+    type Handle = NodeRef;
+    type Output = Self;
+    type ElemName<'a> = ExpandedName<'a>;
+
+    fn finish(self) -> Self {
+        self
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> NodeRef {
+        NodeRef {
+            index: 0,
+            name: no_name(),
+        }
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a NodeRef) -> ExpandedName<'a> {
+        target.name.expanded()
+    }
+
+    fn create_element(
+        &self,
+        name: QualName,
+        attrs: Vec<Attribute>,
+        flags: ElementFlags,
+    ) -> NodeRef {
+        let namespace = namespace_of(&name);
+        let mut bits = ELEMENT;
+        if namespace == Namespace::Html
+            && name.local == local_name!("base")
+            && attrs
+                .iter()
+                .any(|a| a.name.ns == ns!() && a.name.local == local_name!("href"))
+        {
+            bits |= BASE_WITH_HREF;
+        }
+        if flags.mathml_annotation_xml_integration_point {
+            bits |= INTEGRATION_POINT;
+        }
+        let index = self.push(Node::new(namespace, bits, NONE));
+        let tag = self.tie(index, &name.local);
+        let contents = if flags.template {
+            self.push(Node::new(Namespace::Other, 0, NONE))
+        } else {
+            NONE
+        };
+        {
+            let mut nodes = self.nodes.borrow_mut();
+            let node = &mut nodes[index as usize];
+            node.tag = tag;
+            node.contents = contents;
+        }
+        NodeRef { index, name }
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> NodeRef {
+        NodeRef {
+            index: self.push(Node::new(Namespace::Other, 0, NONE)),
+            name: no_name(),
+        }
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeRef {
+        self.create_comment(StrTendril::new())
+    }
+
+    fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
+        if let NodeOrText::AppendNode(child) = child {
+            Self::append_child(&mut self.nodes.borrow_mut(), parent.index, child.index);
+        }
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &NodeRef,
+        prev_element: &NodeRef,
+        child: NodeOrText<NodeRef>,
+    ) {
+        let has_parent = self.nodes.borrow()[element.index as usize].parent != NONE;
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, target: &NodeRef) -> NodeRef {
+        NodeRef {
+            index: self.nodes.borrow()[target.index as usize].contents,
+            name: no_name(),
+        }
+    }
+
+    fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {
+        x.index == y.index
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &NodeRef, new_node: NodeOrText<NodeRef>) {
+        if let NodeOrText::AppendNode(child) = new_node {
+            Self::insert_before(&mut self.nodes.borrow_mut(), sibling.index, child.index);
+        }
+    }
+
+    fn add_attrs_if_missing(&self, target: &NodeRef, attrs: Vec<Attribute>) {
+        // A second <html> or <body> tag: its attributes join the element.
+        if let Some((tag, _)) = &*self.current.borrow() {
+            self.tied.borrow_mut().push((*tag, target.index));
+        }
+        // The tree builder only does this for `html` and `body`, never for
+        // a `base`, so the base flag cannot change here.
+        drop(attrs);
+    }
+
+    fn remove_from_parent(&self, target: &NodeRef) {
+        Self::detach(&mut self.nodes.borrow_mut(), target.index);
+    }
+
+    fn reparent_children(&self, node: &NodeRef, new_parent: &NodeRef) {
+        let mut nodes = self.nodes.borrow_mut();
+        let mut child = nodes[node.index as usize].first_child;
+        while child != NONE {
+            let next = nodes[child as usize].next;
+            Self::append_child(&mut nodes, new_parent.index, child);
+            child = next;
+        }
+    }
+
+    fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeRef) -> bool {
+        self.nodes.borrow()[handle.index as usize].flags & INTEGRATION_POINT != 0
+    }
+
+    // `maybe_clone_an_option_into_selectedcontent` keeps its default (no
+    // clone): clones are copies of tags already tied, made by no token.
+}
