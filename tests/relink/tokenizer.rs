@@ -270,6 +270,8 @@ impl TokenSink for Spy<'_> {
                 .current()
                 .expect("a tag is logged before it is sent");
             self.tags.borrow_mut().push((index, tag.clone()));
+        } else {
+            assert_eq!(self.log.current(), None, "{token:?}");
         }
         self.builder.process_token(token, line)
     }
@@ -579,6 +581,10 @@ const PIECES: &[&str] = &[
     "<mi>",
     "<annotation-xml encoding=text/html>",
     "<font color=red>",
+    "\u{feff}",
+    "<svg><![CDATA[x]]]>",
+    "<math><mi><![CDATA[\0]]>",
+    "<script><!--<script>-->\0</script>",
 ];
 
 fn document() -> impl Strategy<Value = String> {

@@ -25,7 +25,7 @@ mod charref;
 mod states;
 
 use std::borrow::Cow;
-use std::cell::{Ref, RefCell};
+use std::cell::{Cell, Ref, RefCell};
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -121,11 +121,12 @@ pub struct TagSpan {
 /// The tokenizer logs a tag's span just before handing its token to the
 /// sink, so while the sink processes a tag token (and, for a tree builder,
 /// while it creates that tag's element), [`SpanLog::current`] is that tag's
-/// index.
+/// index; while it processes any other token, `current` is `None`.
 #[derive(Debug, Default)]
 pub struct SpanLog {
     tags: RefCell<Vec<TagSpan>>,
     attrs: RefCell<Vec<AttrSpan>>,
+    current: Cell<Option<usize>>,
 }
 
 impl SpanLog {
@@ -139,10 +140,10 @@ impl SpanLog {
         self.len() == 0
     }
 
-    /// The index of the last tag token emitted: the one a sink is
-    /// processing, while it processes a tag token.
+    /// The index of the tag token the sink is processing, if it is
+    /// processing one.
     pub fn current(&self) -> Option<usize> {
-        self.len().checked_sub(1)
+        self.current.get()
     }
 
     /// The span of tag `index`.
@@ -589,7 +590,10 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             had_duplicate_attributes: self.had_duplicate,
         });
         self.state = State::Data;
-        match self.send(token) {
+        self.log.current.set(Some(self.log.len() - 1));
+        let result = self.send(token);
+        self.log.current.set(None);
+        match result {
             TokenSinkResult::Continue
             | TokenSinkResult::Script(_)
             | TokenSinkResult::EncodingIndicator(_) => {}
