@@ -591,6 +591,7 @@ fn document() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         4 => prop::sample::select(PIECES).prop_map(str::to_owned),
         1 => "[a-z<>/='\"&;# -]{0,6}",
+        1 => ".{0,4}",
     ];
     prop::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
 }

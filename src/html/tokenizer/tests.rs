@@ -86,3 +86,32 @@ fn a_bom_is_skipped_but_offsets_stay_in_the_input() {
     assert_eq!(tokens.len(), 2);
     assert_eq!(log.tag(0).span, 3..6);
 }
+
+/// Records the line of each tag token.
+#[derive(Default)]
+struct Lines(RefCell<Vec<u64>>);
+
+impl TokenSink for Lines {
+    type Handle = ();
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
+        if matches!(token, Token::TagToken(_)) {
+            self.0.borrow_mut().push(line);
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+#[test]
+fn lines_count_crlf_cr_and_lf_once_each() {
+    let log = SpanLog::default();
+    let src = "a\r\nb<p>\rc<br>\n<i>\r";
+    let lines = tokenize(src, Lines::default(), &log, Options::default());
+    assert_eq!(lines.0.into_inner(), vec![2, 3, 4]);
+}
+
+#[test]
+fn current_names_the_tag_only_while_it_is_processed() {
+    let (_, log) = run("<a><b>");
+    assert_eq!(log.len(), 2);
+    assert_eq!(log.current(), None);
+}
