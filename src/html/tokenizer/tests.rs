@@ -115,3 +115,49 @@ fn current_names_the_tag_only_while_it_is_processed() {
     assert_eq!(log.len(), 2);
     assert_eq!(log.current(), None);
 }
+
+/// Inputs that repeat one troublesome construct many times: each would
+/// take hours if some state rescanned what it had read.
+#[test]
+fn repeated_constructs_take_linear_time() {
+    const N: usize = 50_000;
+    let cases = [
+        ("<", "<"),
+        ("</", "</"),
+        ("&", "&"),
+        ("&#", "&#"),
+        ("&amp", "&amp"),
+        ("&notit", "&notit"),
+        ("&a", "&a"),
+        ("<a b='", "&amp"),
+        ("<a b=", "&notit"),
+        ("<!--", "<!-"),
+        ("<!--", "--!"),
+        ("<!DOCTYPE", " a"),
+        ("<textarea>", "</textare"),
+        ("<script>", "<!--<script"),
+        ("<script>", "<!--</scrip"),
+        ("<svg><![CDATA[", "]]"),
+        ("<a", " b"),
+        ("<a", " b=c"),
+        ("<", "a"),
+        ("&", "a"),
+    ];
+    for (prefix, repeated) in cases {
+        let src = format!("{prefix}{}", repeated.repeat(N));
+        let options = Options {
+            initial_state: if prefix.starts_with("<textarea") {
+                InitialState::Rcdata
+            } else {
+                InitialState::Data
+            },
+            last_start_tag: Some("textarea".into()),
+            ..Options::default()
+        };
+        let log = SpanLog::default();
+        let tokens = tokenize(&src, Tokens::default(), &log, options)
+            .0
+            .into_inner();
+        assert_eq!(tokens.last(), Some(&Token::EOFToken), "{prefix}{repeated}");
+    }
+}
