@@ -62,6 +62,7 @@ fn main() {
         mb_per_s(all_bytes, all_time)
     );
     baseline(&dir);
+    tokenizers(&dir);
 }
 
 /// The floor under relink's figure: html5ever alone, parsing the same pages
@@ -91,6 +92,70 @@ fn baseline(dir: &std::path::Path) {
         "",
         "",
         mb_per_s(bytes, start.elapsed())
+    );
+}
+
+/// A sink that drops every token.
+struct Drop;
+
+impl html5ever::tokenizer::TokenSink for Drop {
+    type Handle = ();
+    fn process_token(
+        &self,
+        token: html5ever::tokenizer::Token,
+        _line: u64,
+    ) -> html5ever::tokenizer::TokenSinkResult<()> {
+        black_box(token);
+        html5ever::tokenizer::TokenSinkResult::Continue
+    }
+}
+
+/// The tokenizers alone, and relink's under html5ever's tree builder.
+fn tokenizers(dir: &std::path::Path) {
+    use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
+    use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+    use relink::html::tokenizer::{Options, SpanLog, tokenize};
+
+    let pages: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let measure = |name: &str, run: &dyn Fn(&str)| {
+        let (mut bytes, start) = (0u64, Instant::now());
+        while start.elapsed() < MEASURE_FOR {
+            for text in &pages {
+                run(text);
+                bytes += text.len() as u64;
+            }
+        }
+        println!("{name:<57} {:>10.1}", mb_per_s(bytes, start.elapsed()));
+    };
+    measure("(html5ever tokenizer alone)", &|text| {
+        let tokenizer = Tokenizer::new(Drop, TokenizerOpts::default());
+        let queue = BufferQueue::default();
+        queue.push_back(text.into());
+        while !matches!(tokenizer.feed(&queue), html5ever::TokenizerResult::Done) {}
+        tokenizer.end();
+    });
+    measure("relink tokenizer alone", &|text| {
+        let log = SpanLog::default();
+        black_box(tokenize(text, Drop, &log, Options::default()));
+        black_box(log);
+    });
+    measure(
+        "relink tokenizer + html5ever TreeBuilder (RcDom)",
+        &|text| {
+            let log = SpanLog::default();
+            let opts = TreeBuilderOpts {
+                scripting_enabled: false,
+                ..TreeBuilderOpts::default()
+            };
+            let builder = TreeBuilder::new(markup5ever_rcdom::RcDom::default(), opts);
+            black_box(tokenize(text, builder, &log, Options::default()).sink);
+            black_box(log);
+        },
     );
 }
 

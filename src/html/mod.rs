@@ -7,4 +7,5 @@ pub mod links;
 pub mod refresh;
 pub mod rewrite;
 pub mod srcset;
+pub mod tokenizer;
 pub mod tree;

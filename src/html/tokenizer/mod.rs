@@ -1,0 +1,674 @@
+//! relink's own HTML tokenizer (WHATWG HTML §13.2.5), over a whole decoded
+//! document, recording where each tag and attribute lies in the source.
+//!
+//! html5ever's tokenizer reports no source positions, and locating its
+//! tokens afterwards costs a second lexing of every tag. This tokenizer
+//! emits the same html5ever [`Token`]s to any [`TokenSink`] (so html5ever's
+//! `TreeBuilder` plugs in directly), honours the sink's feedback as
+//! html5ever's tokenizer does, and logs a [`TagSpan`] for every tag token in
+//! a [`SpanLog`] just before the sink receives the token.
+//!
+//! It works on bytes of the `&str`: runs of text are found with `memchr`
+//! and handed over as tendrils that share one copy of the input; nothing is
+//! allocated per character. Duplicate attributes are found in constant
+//! amortised time (a short scan, then a hash set), so no input takes more
+//! than linear time.
+//!
+//! Where html5ever departs from the letter of the specification in a way a
+//! tree can show, this tokenizer does as html5ever does, so that both give
+//! the same tree: a NUL in a CDATA section is a [`Token::NullCharacterToken`],
+//! and parse errors are emitted at the points where html5ever emits them
+//! between tokens (html5ever's tree builder forgets a pending "ignore the
+//! next line feed" on any token, parse errors included).
+
+mod charref;
+mod states;
+
+use std::borrow::Cow;
+use std::cell::{Cell, Ref, RefCell};
+use std::collections::HashSet;
+use std::ops::Range;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::{Attribute, LocalName, QualName, ns};
+
+use self::states::State;
+
+/// The state the tokenizer starts in. Documents start in the data state;
+/// the others serve fragment parsing and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InitialState {
+    /// The data state.
+    #[default]
+    Data,
+    /// The PLAINTEXT state.
+    Plaintext,
+    /// The RCDATA state.
+    Rcdata,
+    /// The RAWTEXT state.
+    Rawtext,
+    /// The script data state.
+    ScriptData,
+    /// The CDATA section state.
+    CdataSection,
+}
+
+/// How the tokenizer starts.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Skip a U+FEFF BYTE ORDER MARK at the start of the input (spans stay
+    /// offsets into the whole input). html5ever's default: true.
+    pub discard_bom: bool,
+    /// The state to start in.
+    pub initial_state: InitialState,
+    /// The name of the last start tag, for "appropriate end tag" checks
+    /// when starting in a raw text state.
+    pub last_start_tag: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            discard_bom: true,
+            initial_state: InitialState::Data,
+            last_start_tag: None,
+        }
+    }
+}
+
+/// How an attribute's value was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quote {
+    /// Between double quotes.
+    Double,
+    /// Between single quotes.
+    Single,
+    /// Without quotes.
+    Unquoted,
+    /// No value at all (`<input disabled>`); the value span is empty, at
+    /// the end of the name.
+    Valueless,
+}
+
+/// Where one attribute of a tag lies in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrSpan {
+    /// The name, as written (before lowercasing).
+    pub name: Range<usize>,
+    /// The raw value, without its quotes and before character references
+    /// are decoded.
+    pub value: Range<usize>,
+    /// How the value was written.
+    pub quote: Quote,
+}
+
+/// Where one tag token lies in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagSpan {
+    /// Start or end tag.
+    pub kind: TagKind,
+    /// From its `<` to just after its `>`.
+    pub span: Range<usize>,
+    /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
+    /// k-th attribute of the token (duplicates are dropped from both).
+    attrs: Range<usize>,
+}
+
+/// The spans of the tag tokens emitted so far, in order.
+///
+/// The tokenizer logs a tag's span just before handing its token to the
+/// sink, so while the sink processes a tag token (and, for a tree builder,
+/// while it creates that tag's element), [`SpanLog::current`] is that tag's
+/// index; while it processes any other token, `current` is `None`.
+#[derive(Debug, Default)]
+pub struct SpanLog {
+    tags: RefCell<Vec<TagSpan>>,
+    attrs: RefCell<Vec<AttrSpan>>,
+    current: Cell<Option<usize>>,
+}
+
+impl SpanLog {
+    /// How many tag tokens have been emitted.
+    pub fn len(&self) -> usize {
+        self.tags.borrow().len()
+    }
+
+    /// Whether no tag token has been emitted.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index of the tag token the sink is processing, if it is
+    /// processing one.
+    pub fn current(&self) -> Option<usize> {
+        self.current.get()
+    }
+
+    /// The span of tag `index`.
+    ///
+    /// # Panics
+    ///
+    /// If no such tag was emitted.
+    pub fn tag(&self, index: usize) -> TagSpan {
+        self.tags.borrow()[index].clone()
+    }
+
+    /// The spans of tag `index`'s attributes, in the token's order.
+    ///
+    /// # Panics
+    ///
+    /// If no such tag was emitted.
+    pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
+        let range = self.tags.borrow()[index].attrs.clone();
+        Ref::map(self.attrs.borrow(), |all| &all[range])
+    }
+
+    /// Every tag span, and every attribute's span with the tag it is on.
+    pub fn into_parts(self) -> (Vec<TagSpan>, Vec<Vec<AttrSpan>>) {
+        let tags = self.tags.into_inner();
+        let attrs = self.attrs.into_inner();
+        let per_tag = tags
+            .iter()
+            .map(|t| attrs[t.attrs.clone()].to_vec())
+            .collect();
+        (tags, per_tag)
+    }
+}
+
+/// Tokenizes `input` into `sink`, logging tag spans in `log`, and returns
+/// the sink once it has seen the end-of-file token and `end` was called.
+pub fn tokenize<S: TokenSink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
+    Tokenizer::new(input, sink, log, options).run()
+}
+
+/// Text being gathered (a comment, an attribute value, a run of
+/// characters): while it is the source verbatim it is only a range of the
+/// input; the first character that is not (a decoded reference, a
+/// replaced NUL, a normalised CR) copies it into a buffer.
+#[derive(Debug, Default)]
+struct Text {
+    start: usize,
+    end: usize,
+    owned: bool,
+    buf: String,
+}
+
+impl Text {
+    fn clear(&mut self, at: usize) {
+        self.start = at;
+        self.end = at;
+        self.owned = false;
+        self.buf.clear();
+    }
+
+    fn is_empty(&self) -> bool {
+        if self.owned {
+            self.buf.is_empty()
+        } else {
+            self.start == self.end
+        }
+    }
+
+    /// Appends the source `input[from..to]`, with CR and CRLF as LF.
+    fn push_raw(&mut self, input: &str, from: usize, to: usize) {
+        if from == to {
+            return;
+        }
+        let raw = &input[from..to];
+        let has_cr = memchr::memchr(b'\r', raw.as_bytes()).is_some();
+        if !self.owned && !has_cr {
+            if self.start == self.end {
+                self.start = from;
+                self.end = to;
+                return;
+            }
+            if from == self.end {
+                self.end = to;
+                return;
+            }
+        }
+        self.materialize(input);
+        push_normalized(&mut self.buf, raw);
+    }
+
+    /// Appends text that is not the source.
+    fn push_str(&mut self, input: &str, s: &str) {
+        self.materialize(input);
+        self.buf.push_str(s);
+    }
+
+    fn push_char(&mut self, input: &str, c: char) {
+        self.materialize(input);
+        self.buf.push(c);
+    }
+
+    fn materialize(&mut self, input: &str) {
+        if !self.owned {
+            self.owned = true;
+            self.buf.clear();
+            self.buf.push_str(&input[self.start..self.end]);
+        }
+    }
+}
+
+/// Appends `raw` to `buf` with each CRLF and each lone CR as LF (input
+/// stream preprocessing).
+fn push_normalized(buf: &mut String, raw: &str) {
+    let mut rest = raw;
+    while let Some(i) = memchr::memchr(b'\r', rest.as_bytes()) {
+        buf.push_str(&rest[..i]);
+        buf.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(after) = rest.strip_prefix('\n') {
+            rest = after;
+        }
+    }
+    buf.push_str(rest);
+}
+
+/// The attribute being read.
+#[derive(Debug)]
+struct CurrentAttr {
+    name: String,
+    name_span: Range<usize>,
+    value: Text,
+    value_span: Range<usize>,
+    quote: Quote,
+}
+
+/// A DOCTYPE being read.
+#[derive(Debug, Default)]
+struct CurrentDoctype {
+    name: Option<String>,
+    public_id: Option<String>,
+    system_id: Option<String>,
+    force_quirks: bool,
+}
+
+/// Up to this many attributes, duplicates are found by a scan; beyond, by a
+/// hash set.
+const SCAN_LIMIT: usize = 16;
+
+/// The tokenizer: see the module documentation.
+pub struct Tokenizer<'a, S: TokenSink> {
+    input: &'a str,
+    bytes: &'a [u8],
+    /// One shared copy of the input, for tendrils of source text; `None`
+    /// when the input is too long for a tendril's `u32` offsets.
+    whole: Option<StrTendril>,
+    pos: usize,
+    state: State,
+    sink: S,
+    log: &'a SpanLog,
+    line: u64,
+    line_pos: usize,
+    /// Characters not yet emitted.
+    pending: Text,
+
+    tag_kind: TagKind,
+    tag_start: usize,
+    tag_name: String,
+    self_closing: bool,
+    had_duplicate: bool,
+    attrs: Vec<Attribute>,
+    attr_spans: Vec<AttrSpan>,
+    attr_names: HashSet<LocalName>,
+    attr: Option<CurrentAttr>,
+    /// A spare attribute, to reuse its buffers.
+    spare_attr: Option<CurrentAttr>,
+
+    comment: Text,
+    doctype: CurrentDoctype,
+    /// Where the temporary buffer (only ever ASCII letters of the source)
+    /// starts; it ends at the current position.
+    temp_start: usize,
+    last_start_tag: Option<LocalName>,
+}
+
+impl<'a, S: TokenSink> Tokenizer<'a, S> {
+    /// A tokenizer of `input` into `sink`, logging tag spans in `log`.
+    pub fn new(input: &'a str, sink: S, log: &'a SpanLog, options: Options) -> Self {
+        let whole = u32::try_from(input.len())
+            .ok()
+            .map(|_| StrTendril::from_slice(input));
+        let pos = if options.discard_bom && input.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        let state = match options.initial_state {
+            InitialState::Data => State::Data,
+            InitialState::Plaintext => State::Plaintext,
+            InitialState::Rcdata => State::Rcdata,
+            InitialState::Rawtext => State::Rawtext,
+            InitialState::ScriptData => State::ScriptData,
+            InitialState::CdataSection => State::CdataSection,
+        };
+        Tokenizer {
+            input,
+            bytes: input.as_bytes(),
+            whole,
+            pos,
+            state,
+            sink,
+            log,
+            line: 1,
+            line_pos: 0,
+            pending: Text::default(),
+            tag_kind: TagKind::StartTag,
+            tag_start: 0,
+            tag_name: String::new(),
+            self_closing: false,
+            had_duplicate: false,
+            attrs: Vec::new(),
+            attr_spans: Vec::new(),
+            attr_names: HashSet::new(),
+            attr: None,
+            spare_attr: None,
+            comment: Text::default(),
+            doctype: CurrentDoctype::default(),
+            temp_start: 0,
+            last_start_tag: options.last_start_tag.map(|s| LocalName::from(s.as_str())),
+        }
+    }
+
+    /// Tokenizes the whole input, calls the sink's `end`, and returns the
+    /// sink.
+    pub fn run(mut self) -> S {
+        while let states::Flow::Go = self.step() {}
+        self.sink.end();
+        self.sink
+    }
+
+    /// A tendril of the source `input[from..to]` (no CR in it).
+    fn source(&self, from: usize, to: usize) -> StrTendril {
+        match &self.whole {
+            // The input fits u32 offsets, so do these.
+            Some(whole) => whole.subtendril(from as u32, (to - from) as u32),
+            None => StrTendril::from_slice(&self.input[from..to]),
+        }
+    }
+
+    fn text_tendril(&self, text: &Text) -> StrTendril {
+        if text.owned {
+            StrTendril::from_slice(&text.buf)
+        } else {
+            self.source(text.start, text.end)
+        }
+    }
+
+    /// The line the tokenizer is on (CRLF and lone CR count as one line
+    /// break, as after preprocessing).
+    fn line(&mut self) -> u64 {
+        let seen = &self.bytes[self.line_pos..self.pos];
+        for i in memchr::memchr2_iter(b'\n', b'\r', seen) {
+            if seen[i] == b'\n' || seen.get(i + 1) != Some(&b'\n') {
+                self.line += 1;
+            }
+        }
+        // A CR at the end pairs with an LF not yet seen: leave it.
+        self.line_pos = if seen.last() == Some(&b'\r') {
+            self.line -= 1;
+            self.pos - 1
+        } else {
+            self.pos
+        };
+        self.line
+    }
+
+    /// Hands a token to the sink, after any pending characters.
+    fn emit(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
+        self.flush();
+        self.send(token)
+    }
+
+    fn send(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
+        let line = self.line();
+        self.sink.process_token(token, line)
+    }
+
+    /// Emits the pending characters, if any.
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let text = self.text_tendril(&self.pending);
+            let at = self.pos;
+            self.pending.clear(at);
+            // Only tag tokens get an answer other than Continue.
+            let _ = self.send(Token::CharacterTokens(text));
+        }
+    }
+
+    /// Emits the source `input[from..to]` as characters.
+    fn chars(&mut self, from: usize, to: usize) {
+        self.pending.push_raw(self.input, from, to);
+    }
+
+    /// Emits characters that are not the source at this point.
+    fn chars_str(&mut self, s: &str) {
+        self.pending.push_str(self.input, s);
+    }
+
+    /// Emits a parse error.
+    fn error(&mut self, message: &'static str) {
+        let _ = self.emit(Token::ParseError(Cow::Borrowed(message)));
+    }
+
+    fn emit_eof(&mut self) -> states::Flow {
+        let _ = self.emit(Token::EOFToken);
+        states::Flow::Stop
+    }
+
+    /// Creates a new tag token whose `<` is at `tag_start`.
+    fn create_tag(&mut self, kind: TagKind) {
+        self.tag_kind = kind;
+        self.tag_name.clear();
+        self.self_closing = false;
+        self.had_duplicate = false;
+        self.attrs.clear();
+        self.attr_spans.clear();
+        self.attr_names.clear();
+        if let Some(attr) = self.attr.take() {
+            self.spare_attr = Some(attr);
+        }
+    }
+
+    /// Starts a new attribute whose name starts at the current position.
+    fn start_attr(&mut self) {
+        self.finish_attr();
+        let at = self.pos;
+        let mut attr = self.spare_attr.take().unwrap_or_else(|| CurrentAttr {
+            name: String::new(),
+            name_span: 0..0,
+            value: Text::default(),
+            value_span: 0..0,
+            quote: Quote::Valueless,
+        });
+        attr.name.clear();
+        attr.name_span = at..at;
+        attr.value.clear(at);
+        attr.value_span = at..at;
+        attr.quote = Quote::Valueless;
+        self.attr = Some(attr);
+    }
+
+    /// Ends the current attribute's name at the current position.
+    fn end_attr_name(&mut self) {
+        let at = self.pos;
+        if let Some(attr) = &mut self.attr {
+            attr.name_span.end = at;
+            attr.value.clear(at);
+            attr.value_span = at..at;
+        }
+    }
+
+    /// Starts the current attribute's value at the current position.
+    fn start_attr_value(&mut self, quote: Quote) {
+        let at = self.pos;
+        if let Some(attr) = &mut self.attr {
+            attr.quote = quote;
+            attr.value.clear(at);
+            attr.value_span = at..at;
+        }
+    }
+
+    /// Ends the current attribute's value at the current position.
+    fn end_attr_value(&mut self) {
+        let at = self.pos;
+        if let Some(attr) = &mut self.attr {
+            attr.value_span.end = at;
+        }
+    }
+
+    /// Adds the current attribute to the tag, unless the tag already has
+    /// one of that name.
+    fn finish_attr(&mut self) {
+        let Some(attr) = self.attr.take() else {
+            return;
+        };
+        let name = LocalName::from(attr.name.as_str());
+        let duplicate = if self.attrs.len() < SCAN_LIMIT {
+            self.attrs.iter().any(|a| a.name.local == name)
+        } else {
+            if self.attr_names.is_empty() {
+                self.attr_names
+                    .extend(self.attrs.iter().map(|a| a.name.local.clone()));
+            }
+            !self.attr_names.insert(name.clone())
+        };
+        if duplicate {
+            self.had_duplicate = true;
+            self.error("Duplicate attribute");
+        } else {
+            self.attrs.push(Attribute {
+                name: QualName::new(None, ns!(), name),
+                value: self.text_tendril(&attr.value),
+            });
+            self.attr_spans.push(AttrSpan {
+                name: attr.name_span.clone(),
+                value: attr.value_span.clone(),
+                quote: attr.quote,
+            });
+        }
+        self.spare_attr = Some(attr);
+    }
+
+    /// Emits the current tag, whose `>` ends just before the current
+    /// position, and switches to the state the sink asks for (the data
+    /// state by default).
+    fn emit_tag(&mut self) -> states::Flow {
+        self.finish_attr();
+        let name = LocalName::from(self.tag_name.as_str());
+        match self.tag_kind {
+            TagKind::StartTag => self.last_start_tag = Some(name.clone()),
+            TagKind::EndTag => {
+                if !self.attrs.is_empty() {
+                    self.error("Attributes on an end tag");
+                }
+                if self.self_closing {
+                    self.error("Self-closing end tag");
+                }
+            }
+        }
+        self.flush();
+        {
+            let mut all = self.log.attrs.borrow_mut();
+            let first = all.len();
+            all.append(&mut self.attr_spans);
+            self.log.tags.borrow_mut().push(TagSpan {
+                kind: self.tag_kind,
+                span: self.tag_start..self.pos,
+                attrs: first..all.len(),
+            });
+        }
+        let token = Token::TagToken(Tag {
+            kind: self.tag_kind,
+            name,
+            self_closing: self.self_closing,
+            attrs: std::mem::take(&mut self.attrs),
+            had_duplicate_attributes: self.had_duplicate,
+        });
+        self.state = State::Data;
+        self.log.current.set(Some(self.log.len() - 1));
+        let result = self.send(token);
+        self.log.current.set(None);
+        match result {
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => {}
+            TokenSinkResult::Plaintext => self.state = State::Plaintext,
+            TokenSinkResult::RawData(kind) => {
+                self.state = match kind {
+                    RawKind::Rcdata => State::Rcdata,
+                    RawKind::Rawtext => State::Rawtext,
+                    RawKind::ScriptData => State::ScriptData,
+                    RawKind::ScriptDataEscaped(_) => State::ScriptDataEscaped,
+                }
+            }
+        }
+        states::Flow::Go
+    }
+
+    /// Whether the current tag is an appropriate end tag token.
+    fn appropriate_end_tag(&self) -> bool {
+        self.tag_kind == TagKind::EndTag
+            && self
+                .last_start_tag
+                .as_ref()
+                .is_some_and(|last| **last == *self.tag_name)
+    }
+
+    fn emit_comment(&mut self) {
+        let text = self.text_tendril(&self.comment);
+        let _ = self.emit(Token::CommentToken(text));
+    }
+
+    fn emit_doctype(&mut self) {
+        let d = std::mem::take(&mut self.doctype);
+        let token = Token::DoctypeToken(Doctype {
+            name: d.name.map(|s| StrTendril::from_slice(&s)),
+            public_id: d.public_id.map(|s| StrTendril::from_slice(&s)),
+            system_id: d.system_id.map(|s| StrTendril::from_slice(&s)),
+            force_quirks: d.force_quirks,
+        });
+        let _ = self.emit(token);
+    }
+
+    /// Consumes the next input character, after preprocessing: a CRLF
+    /// pair or a lone CR is one LF.
+    #[inline]
+    fn consume(&mut self) -> Option<char> {
+        let b = *self.bytes.get(self.pos)?;
+        if b < 0x80 {
+            self.pos += 1;
+            if b == b'\r' {
+                if self.bytes.get(self.pos) == Some(&b'\n') {
+                    self.pos += 1;
+                }
+                return Some('\n');
+            }
+            return Some(b as char);
+        }
+        let c = self.input[self.pos..].chars().next()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
+    /// Whether the input at the current position starts with `s`, ASCII
+    /// case-insensitively.
+    fn next_is_ignore_case(&self, s: &str) -> bool {
+        self.bytes
+            .get(self.pos..self.pos + s.len())
+            .is_some_and(|b| b.eq_ignore_ascii_case(s.as_bytes()))
+    }
+}
+
+/// ASCII whitespace as the tokenizer knows it (after preprocessing, so CR
+/// is a line feed).
+fn is_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | ' ')
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1496 @@
+//! The tokenizer's states, WHATWG HTML §13.2.5.1 to §13.2.5.71 (the
+//! character reference states are in [`super::charref`]).
+//!
+//! Each state function consumes what its state consumes and sets the next
+//! state; "reconsume" rewinds the position to the character's start. A
+//! state that can take a run of characters at once does so.
+
+use html5ever::tokenizer::{TagKind, Token, TokenSink};
+use memchr::{memchr, memchr2, memchr3};
+
+use super::{Quote, Tokenizer, is_space};
+
+/// Whether to keep stepping.
+pub(super) enum Flow {
+    Go,
+    Stop,
+}
+
+/// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
+/// escaped "less-than sign", "end tag open" and "end tag name" states share
+/// their functions, told apart by [`Raw`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum State {
+    Data,
+    Rcdata,
+    Rawtext,
+    ScriptData,
+    Plaintext,
+    TagOpen,
+    EndTagOpen,
+    TagName,
+    RawLessThan(Raw),
+    RawEndTagOpen(Raw),
+    RawEndTagName(Raw),
+    ScriptDataEscapeStart,
+    ScriptDataEscapeStartDash,
+    ScriptDataEscaped,
+    ScriptDataEscapedDash,
+    ScriptDataEscapedDashDash,
+    ScriptDataDoubleEscapeStart,
+    ScriptDataDoubleEscaped,
+    ScriptDataDoubleEscapedDash,
+    ScriptDataDoubleEscapedDashDash,
+    ScriptDataDoubleEscapedLessThan,
+    ScriptDataDoubleEscapeEnd,
+    BeforeAttrName,
+    AttrName,
+    AfterAttrName,
+    BeforeAttrValue,
+    AttrValueDouble,
+    AttrValueSingle,
+    AttrValueUnquoted,
+    AfterAttrValueQuoted,
+    SelfClosingStartTag,
+    BogusComment,
+    MarkupDeclarationOpen,
+    CommentStart,
+    CommentStartDash,
+    Comment,
+    CommentLessThan,
+    CommentLessThanBang,
+    CommentLessThanBangDash,
+    CommentLessThanBangDashDash,
+    CommentEndDash,
+    CommentEnd,
+    CommentEndBang,
+    Doctype,
+    BeforeDoctypeName,
+    DoctypeName,
+    AfterDoctypeName,
+    AfterDoctypeKeyword(Id),
+    BeforeDoctypeId(Id),
+    DoctypeIdQuoted(Id, u8),
+    AfterDoctypeId(Id),
+    BetweenDoctypeIds,
+    BogusDoctype,
+    CdataSection,
+    CdataSectionBracket,
+    CdataSectionEnd,
+}
+
+/// The text states whose end tags need care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Raw {
+    Rcdata,
+    Rawtext,
+    ScriptData,
+    ScriptDataEscaped,
+}
+
+impl Raw {
+    /// The state text of this kind is read in.
+    fn state(self) -> State {
+        match self {
+            Raw::Rcdata => State::Rcdata,
+            Raw::Rawtext => State::Rawtext,
+            Raw::ScriptData => State::ScriptData,
+            Raw::ScriptDataEscaped => State::ScriptDataEscaped,
+        }
+    }
+}
+
+/// Which DOCTYPE identifier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Id {
+    Public,
+    System,
+}
+
+const REPLACEMENT: &str = "\u{fffd}";
+
+impl<S: TokenSink> Tokenizer<'_, S> {
+    pub(super) fn step(&mut self) -> Flow {
+        match self.state {
+            State::Data => self.data(),
+            State::Rcdata => self.rcdata(),
+            State::Rawtext => self.rawtext_or_script(State::Rawtext, Raw::Rawtext),
+            State::ScriptData => self.rawtext_or_script(State::ScriptData, Raw::ScriptData),
+            State::Plaintext => self.plaintext(),
+            State::TagOpen => self.tag_open(),
+            State::EndTagOpen => self.end_tag_open(),
+            State::TagName => self.tag_name(),
+            State::RawLessThan(raw) => self.raw_less_than(raw),
+            State::RawEndTagOpen(raw) => self.raw_end_tag_open(raw),
+            State::RawEndTagName(raw) => self.raw_end_tag_name(raw),
+            State::ScriptDataEscapeStart => self.script_data_escape_start(),
+            State::ScriptDataEscapeStartDash => self.script_data_escape_start_dash(),
+            State::ScriptDataEscaped => self.script_data_escaped(),
+            State::ScriptDataEscapedDash => self.script_data_escaped_dash(),
+            State::ScriptDataEscapedDashDash => self.script_data_escaped_dash_dash(),
+            State::ScriptDataDoubleEscapeStart => self.script_data_double_escape_start(),
+            State::ScriptDataDoubleEscaped => self.script_data_double_escaped(),
+            State::ScriptDataDoubleEscapedDash => self.script_data_double_escaped_dash(),
+            State::ScriptDataDoubleEscapedDashDash => self.script_data_double_escaped_dash_dash(),
+            State::ScriptDataDoubleEscapedLessThan => self.script_data_double_escaped_less_than(),
+            State::ScriptDataDoubleEscapeEnd => self.script_data_double_escape_end(),
+            State::BeforeAttrName => self.before_attribute_name(),
+            State::AttrName => self.attribute_name(),
+            State::AfterAttrName => self.after_attribute_name(),
+            State::BeforeAttrValue => self.before_attribute_value(),
+            State::AttrValueDouble => self.attribute_value_quoted(b'"'),
+            State::AttrValueSingle => self.attribute_value_quoted(b'\''),
+            State::AttrValueUnquoted => self.attribute_value_unquoted(),
+            State::AfterAttrValueQuoted => self.after_attribute_value_quoted(),
+            State::SelfClosingStartTag => self.self_closing_start_tag(),
+            State::BogusComment => self.bogus_comment(),
+            State::MarkupDeclarationOpen => self.markup_declaration_open(),
+            State::CommentStart => self.comment_start(),
+            State::CommentStartDash => self.comment_start_dash(),
+            State::Comment => self.comment(),
+            State::CommentLessThan => self.comment_less_than(),
+            State::CommentLessThanBang => self.comment_less_than_bang(),
+            State::CommentLessThanBangDash => self.comment_less_than_bang_dash(),
+            State::CommentLessThanBangDashDash => self.comment_less_than_bang_dash_dash(),
+            State::CommentEndDash => self.comment_end_dash(),
+            State::CommentEnd => self.comment_end(),
+            State::CommentEndBang => self.comment_end_bang(),
+            State::Doctype => self.doctype(),
+            State::BeforeDoctypeName => self.before_doctype_name(),
+            State::DoctypeName => self.doctype_name(),
+            State::AfterDoctypeName => self.after_doctype_name(),
+            State::AfterDoctypeKeyword(id) => self.after_doctype_keyword(id),
+            State::BeforeDoctypeId(id) => self.before_doctype_id(id),
+            State::DoctypeIdQuoted(id, quote) => self.doctype_id_quoted(id, quote),
+            State::AfterDoctypeId(id) => self.after_doctype_id(id),
+            State::BetweenDoctypeIds => self.between_doctype_ids(),
+            State::BogusDoctype => self.bogus_doctype(),
+            State::CdataSection => self.cdata_section(),
+            State::CdataSectionBracket => self.cdata_section_bracket(),
+            State::CdataSectionEnd => self.cdata_section_end(),
+        }
+    }
+
+    /// §13.2.5.1 Data state.
+    fn data(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr3(b'<', b'&', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        match self.bytes[at] {
+            b'<' => {
+                self.tag_start = at;
+                self.state = State::TagOpen;
+            }
+            b'&' => self.character_reference(false),
+            _ => {
+                self.error("Unexpected null character");
+                let _ = self.emit(Token::NullCharacterToken);
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.2 RCDATA state.
+    fn rcdata(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr3(b'<', b'&', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        match self.bytes[at] {
+            b'<' => {
+                self.tag_start = at;
+                self.state = State::RawLessThan(Raw::Rcdata);
+            }
+            b'&' => self.character_reference(false),
+            _ => self.null_as_replacement(),
+        }
+        Flow::Go
+    }
+
+    /// A NUL in text other than data: a parse error, and U+FFFD.
+    fn null_as_replacement(&mut self) {
+        self.error("Unexpected null character");
+        self.chars_str(REPLACEMENT);
+    }
+
+    /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state.
+    fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr2(b'<', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        if self.bytes[at] == b'<' {
+            self.tag_start = at;
+            self.state = State::RawLessThan(raw);
+        } else {
+            self.null_as_replacement();
+            self.state = here;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.5 PLAINTEXT state.
+    fn plaintext(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr(0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        self.chars(start, start + i);
+        self.pos = start + i + 1;
+        self.null_as_replacement();
+        Flow::Go
+    }
+
+    /// §13.2.5.6 Tag open state.
+    fn tag_open(&mut self) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some('!') => self.state = State::MarkupDeclarationOpen,
+            Some('/') => self.state = State::EndTagOpen,
+            Some(c) if c.is_ascii_alphabetic() => {
+                self.create_tag(TagKind::StartTag);
+                self.pos = at;
+                self.state = State::TagName;
+            }
+            Some('?') => {
+                self.error("Unexpected question mark instead of tag name");
+                self.comment.clear(at);
+                self.pos = at;
+                self.state = State::BogusComment;
+            }
+            None => {
+                self.error("EOF before tag name");
+                self.chars(self.tag_start, at);
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Invalid first character of tag name");
+                self.chars(self.tag_start, at);
+                self.pos = at;
+                self.state = State::Data;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.7 End tag open state.
+    fn end_tag_open(&mut self) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some(c) if c.is_ascii_alphabetic() => {
+                self.create_tag(TagKind::EndTag);
+                self.pos = at;
+                self.state = State::TagName;
+            }
+            Some('>') => {
+                self.error("Missing end tag name");
+                self.state = State::Data;
+            }
+            None => {
+                self.error("EOF before tag name");
+                self.chars(self.tag_start, at);
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Invalid first character of tag name");
+                self.comment.clear(at);
+                self.pos = at;
+                self.state = State::BogusComment;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.8 Tag name state.
+    fn tag_name(&mut self) -> Flow {
+        loop {
+            let start = self.pos;
+            let run = self.bytes[start..]
+                .iter()
+                .position(|&b| {
+                    matches!(
+                        b,
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0 | b'A'..=b'Z'
+                    )
+                })
+                .unwrap_or(self.bytes.len() - start);
+            self.tag_name.push_str(&self.input[start..start + run]);
+            self.pos = start + run;
+            let Some(&b) = self.bytes.get(self.pos) else {
+                self.error("EOF in tag");
+                return self.emit_eof();
+            };
+            self.pos += 1;
+            match b {
+                b'/' => {
+                    self.state = State::SelfClosingStartTag;
+                    return Flow::Go;
+                }
+                b'>' => return self.emit_tag(),
+                0 => {
+                    self.error("Unexpected null character");
+                    self.tag_name.push_str(REPLACEMENT);
+                }
+                b'A'..=b'Z' => self.tag_name.push(b.to_ascii_lowercase() as char),
+                _ => {
+                    self.state = State::BeforeAttrName;
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    /// §13.2.5.9 RCDATA less-than sign state, §13.2.5.12 RAWTEXT less-than
+    /// sign state, §13.2.5.15 Script data less-than sign state and
+    /// §13.2.5.23 Script data escaped less-than sign state. The `<` is at
+    /// `tag_start`.
+    fn raw_less_than(&mut self, raw: Raw) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some('/') => self.state = State::RawEndTagOpen(raw),
+            Some('!') if raw == Raw::ScriptData => {
+                self.chars(self.tag_start, self.pos);
+                self.state = State::ScriptDataEscapeStart;
+            }
+            Some(c) if raw == Raw::ScriptDataEscaped && c.is_ascii_alphabetic() => {
+                self.chars(self.tag_start, at);
+                self.pos = at;
+                self.temp_start = at;
+                self.state = State::ScriptDataDoubleEscapeStart;
+            }
+            _ => {
+                self.chars(self.tag_start, at);
+                self.pos = at;
+                self.state = raw.state();
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.10 RCDATA end tag open state, §13.2.5.13 RAWTEXT end tag open
+    /// state, §13.2.5.16 Script data end tag open state and §13.2.5.24
+    /// Script data escaped end tag open state.
+    fn raw_end_tag_open(&mut self, raw: Raw) -> Flow {
+        if self
+            .bytes
+            .get(self.pos)
+            .is_some_and(u8::is_ascii_alphabetic)
+        {
+            self.create_tag(TagKind::EndTag);
+            self.temp_start = self.pos;
+            self.state = State::RawEndTagName(raw);
+        } else {
+            self.chars(self.tag_start, self.pos);
+            self.state = raw.state();
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.11 RCDATA end tag name state, §13.2.5.14 RAWTEXT end tag name
+    /// state, §13.2.5.17 Script data end tag name state and §13.2.5.25
+    /// Script data escaped end tag name state.
+    fn raw_end_tag_name(&mut self, raw: Raw) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if c.is_ascii_alphabetic() => {
+                    self.tag_name.push(c.to_ascii_lowercase());
+                    continue;
+                }
+                Some(c) if is_space(c) && self.appropriate_end_tag() => {
+                    self.state = State::BeforeAttrName;
+                }
+                Some('/') if self.appropriate_end_tag() => {
+                    self.state = State::SelfClosingStartTag;
+                }
+                Some('>') if self.appropriate_end_tag() => return self.emit_tag(),
+                _ => {
+                    // "</" and the temporary buffer: the source up to here.
+                    self.chars(self.tag_start, at);
+                    self.pos = at;
+                    self.state = raw.state();
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.18 Script data escape start state.
+    fn script_data_escape_start(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+            self.chars(self.pos - 1, self.pos);
+            self.state = State::ScriptDataEscapeStartDash;
+        } else {
+            self.state = State::ScriptData;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.19 Script data escape start dash state.
+    fn script_data_escape_start_dash(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+            self.chars(self.pos - 1, self.pos);
+            self.state = State::ScriptDataEscapedDashDash;
+        } else {
+            self.state = State::ScriptData;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.20 Script data escaped state.
+    fn script_data_escaped(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr3(b'-', b'<', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            self.error("EOF in script");
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        match self.bytes[at] {
+            b'-' => {
+                self.chars(at, at + 1);
+                self.state = State::ScriptDataEscapedDash;
+            }
+            b'<' => {
+                self.tag_start = at;
+                self.state = State::RawLessThan(Raw::ScriptDataEscaped);
+            }
+            _ => self.null_as_replacement(),
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.21 Script data escaped dash state.
+    fn script_data_escaped_dash(&mut self) -> Flow {
+        self.escaped_dash(false)
+    }
+
+    /// §13.2.5.22 Script data escaped dash dash state.
+    fn script_data_escaped_dash_dash(&mut self) -> Flow {
+        self.escaped_dash(true)
+    }
+
+    /// The script data escaped dash and dash dash states.
+    fn escaped_dash(&mut self, dash_dash: bool) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some('-') => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptDataEscapedDashDash;
+            }
+            Some('<') => {
+                self.tag_start = at;
+                self.state = State::RawLessThan(Raw::ScriptDataEscaped);
+            }
+            Some('>') if dash_dash => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptData;
+            }
+            Some('\0') => {
+                self.null_as_replacement();
+                self.state = State::ScriptDataEscaped;
+            }
+            Some(_) => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptDataEscaped;
+            }
+            None => {
+                self.error("EOF in script");
+                return self.emit_eof();
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.26 Script data double escape start state. The temporary
+    /// buffer is the source from `temp_start`.
+    fn script_data_double_escape_start(&mut self) -> Flow {
+        self.double_escape_boundary(State::ScriptDataDoubleEscaped, State::ScriptDataEscaped)
+    }
+
+    /// §13.2.5.31 Script data double escape end state.
+    fn script_data_double_escape_end(&mut self) -> Flow {
+        self.double_escape_boundary(State::ScriptDataEscaped, State::ScriptDataDoubleEscaped)
+    }
+
+    /// The double escape start and end states: `on_script` when the
+    /// temporary buffer is "script", `otherwise` else.
+    fn double_escape_boundary(&mut self, on_script: State, otherwise: State) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some(c) if is_space(c) || c == '/' || c == '>' => {
+                let is_script = self.bytes[self.temp_start..at].eq_ignore_ascii_case(b"script");
+                self.chars(at, self.pos);
+                self.state = if is_script { on_script } else { otherwise };
+            }
+            Some(c) if c.is_ascii_alphabetic() => self.chars(at, self.pos),
+            _ => {
+                self.pos = at;
+                self.state = otherwise;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.27 Script data double escaped state.
+    fn script_data_double_escaped(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr3(b'-', b'<', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            self.error("EOF in script");
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        match self.bytes[at] {
+            b'-' => {
+                self.chars(at, at + 1);
+                self.state = State::ScriptDataDoubleEscapedDash;
+            }
+            b'<' => {
+                self.chars(at, at + 1);
+                self.state = State::ScriptDataDoubleEscapedLessThan;
+            }
+            _ => self.null_as_replacement(),
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.28 Script data double escaped dash state.
+    fn script_data_double_escaped_dash(&mut self) -> Flow {
+        self.double_escaped_dash(false)
+    }
+
+    /// §13.2.5.29 Script data double escaped dash dash state.
+    fn script_data_double_escaped_dash_dash(&mut self) -> Flow {
+        self.double_escaped_dash(true)
+    }
+
+    /// The script data double escaped dash and dash dash states.
+    fn double_escaped_dash(&mut self, dash_dash: bool) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some('-') => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptDataDoubleEscapedDashDash;
+            }
+            Some('<') => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptDataDoubleEscapedLessThan;
+            }
+            Some('>') if dash_dash => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptData;
+            }
+            Some('\0') => {
+                self.null_as_replacement();
+                self.state = State::ScriptDataDoubleEscaped;
+            }
+            Some(_) => {
+                self.chars(at, self.pos);
+                self.state = State::ScriptDataDoubleEscaped;
+            }
+            None => {
+                self.error("EOF in script");
+                return self.emit_eof();
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.30 Script data double escaped less-than sign state.
+    fn script_data_double_escaped_less_than(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'/') {
+            self.pos += 1;
+            self.chars(self.pos - 1, self.pos);
+            self.temp_start = self.pos;
+            self.state = State::ScriptDataDoubleEscapeEnd;
+        } else {
+            self.state = State::ScriptDataDoubleEscaped;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.32 Before attribute name state.
+    fn before_attribute_name(&mut self) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('/' | '>') | None => {
+                    self.pos = at;
+                    self.state = State::AfterAttrName;
+                }
+                Some('=') => {
+                    self.error("Unexpected equals sign before attribute name");
+                    self.pos = at;
+                    self.start_attr();
+                    self.pos = at + 1;
+                    if let Some(attr) = &mut self.attr {
+                        attr.name.push('=');
+                    }
+                    self.state = State::AttrName;
+                }
+                Some(_) => {
+                    self.pos = at;
+                    self.start_attr();
+                    self.state = State::AttrName;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.33 Attribute name state.
+    fn attribute_name(&mut self) -> Flow {
+        let Some(attr) = &mut self.attr else {
+            // Unreachable: this state is entered with a new attribute.
+            self.state = State::AfterAttrName;
+            return Flow::Go;
+        };
+        loop {
+            let start = self.pos;
+            let run = self.bytes[start..]
+                .iter()
+                .position(|&b| {
+                    matches!(
+                        b,
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'=' | 0 | b'A'
+                            ..=b'Z'
+                    )
+                })
+                .unwrap_or(self.bytes.len() - start);
+            attr.name.push_str(&self.input[start..start + run]);
+            self.pos = start + run;
+            match self.bytes.get(self.pos) {
+                Some(0) => {
+                    attr.name.push_str(REPLACEMENT);
+                    self.pos += 1;
+                }
+                Some(&b @ b'A'..=b'Z') => {
+                    attr.name.push(b.to_ascii_lowercase() as char);
+                    self.pos += 1;
+                }
+                Some(b'=') => {
+                    self.end_attr_name();
+                    self.pos += 1;
+                    self.state = State::BeforeAttrValue;
+                    return Flow::Go;
+                }
+                _ => {
+                    self.end_attr_name();
+                    self.state = State::AfterAttrName;
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    /// §13.2.5.34 After attribute name state.
+    fn after_attribute_name(&mut self) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('/') => self.state = State::SelfClosingStartTag,
+                Some('=') => self.state = State::BeforeAttrValue,
+                Some('>') => return self.emit_tag(),
+                None => {
+                    self.error("EOF in tag");
+                    return self.emit_eof();
+                }
+                Some(_) => {
+                    self.pos = at;
+                    self.start_attr();
+                    self.state = State::AttrName;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.35 Before attribute value state.
+    fn before_attribute_value(&mut self) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('"') => {
+                    self.start_attr_value(Quote::Double);
+                    self.state = State::AttrValueDouble;
+                }
+                Some('\'') => {
+                    self.start_attr_value(Quote::Single);
+                    self.state = State::AttrValueSingle;
+                }
+                Some('>') => {
+                    self.error("Missing attribute value");
+                    return self.emit_tag();
+                }
+                _ => {
+                    self.pos = at;
+                    self.start_attr_value(Quote::Unquoted);
+                    self.state = State::AttrValueUnquoted;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.36 Attribute value (double-quoted) state and §13.2.5.37
+    /// Attribute value (single-quoted) state.
+    fn attribute_value_quoted(&mut self, quote: u8) -> Flow {
+        loop {
+            let start = self.pos;
+            let Some(i) = memchr3(quote, b'&', 0, &self.bytes[start..]) else {
+                self.pos = self.bytes.len();
+                self.error("EOF in tag");
+                return self.emit_eof();
+            };
+            let at = start + i;
+            if let Some(attr) = &mut self.attr {
+                attr.value.push_raw(self.input, start, at);
+            }
+            self.pos = at + 1;
+            match self.bytes[at] {
+                b'&' => self.character_reference(true),
+                0 => {
+                    self.error("Unexpected null character");
+                    if let Some(attr) = &mut self.attr {
+                        attr.value.push_str(self.input, REPLACEMENT);
+                    }
+                }
+                _ => {
+                    self.pos = at;
+                    self.end_attr_value();
+                    self.pos = at + 1;
+                    self.state = State::AfterAttrValueQuoted;
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    /// §13.2.5.38 Attribute value (unquoted) state.
+    fn attribute_value_unquoted(&mut self) -> Flow {
+        loop {
+            let start = self.pos;
+            let run = self.bytes[start..]
+                .iter()
+                .position(|&b| {
+                    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
+                })
+                .unwrap_or(self.bytes.len() - start);
+            let at = start + run;
+            if let Some(attr) = &mut self.attr {
+                attr.value.push_raw(self.input, start, at);
+            }
+            self.pos = at;
+            let Some(&b) = self.bytes.get(at) else {
+                self.error("EOF in tag");
+                return self.emit_eof();
+            };
+            match b {
+                b'&' => {
+                    self.pos = at + 1;
+                    self.character_reference(true);
+                }
+                0 => {
+                    self.pos = at + 1;
+                    self.error("Unexpected null character");
+                    if let Some(attr) = &mut self.attr {
+                        attr.value.push_str(self.input, REPLACEMENT);
+                    }
+                }
+                b'>' => {
+                    self.end_attr_value();
+                    self.pos = at + 1;
+                    return self.emit_tag();
+                }
+                _ => {
+                    self.end_attr_value();
+                    self.consume();
+                    self.state = State::BeforeAttrName;
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    /// §13.2.5.39 After attribute value (quoted) state.
+    fn after_attribute_value_quoted(&mut self) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some(c) if is_space(c) => self.state = State::BeforeAttrName,
+            Some('/') => self.state = State::SelfClosingStartTag,
+            Some('>') => return self.emit_tag(),
+            None => {
+                self.error("EOF in tag");
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Missing whitespace between attributes");
+                self.pos = at;
+                self.state = State::BeforeAttrName;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.40 Self-closing start tag state.
+    fn self_closing_start_tag(&mut self) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some('>') => {
+                self.self_closing = true;
+                return self.emit_tag();
+            }
+            None => {
+                self.error("EOF in tag");
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Unexpected solidus in tag");
+                self.pos = at;
+                self.state = State::BeforeAttrName;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.41 Bogus comment state.
+    fn bogus_comment(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr2(b'>', 0, &self.bytes[start..]) else {
+            self.comment.push_raw(self.input, start, self.bytes.len());
+            self.pos = self.bytes.len();
+            self.emit_comment();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.comment.push_raw(self.input, start, at);
+        self.pos = at + 1;
+        if self.bytes[at] == b'>' {
+            self.emit_comment();
+            self.state = State::Data;
+        } else {
+            self.error("Unexpected null character");
+            self.comment.push_str(self.input, REPLACEMENT);
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.42 Markup declaration open state.
+    fn markup_declaration_open(&mut self) -> Flow {
+        if self.bytes[self.pos..].starts_with(b"--") {
+            self.pos += 2;
+            self.comment.clear(self.pos);
+            self.state = State::CommentStart;
+        } else if self.next_is_ignore_case("doctype") {
+            self.pos += "doctype".len();
+            self.state = State::Doctype;
+        } else if self.bytes[self.pos..].starts_with(b"[CDATA[")
+            && self
+                .sink
+                .adjusted_current_node_present_but_not_in_html_namespace()
+        {
+            self.pos += "[CDATA[".len();
+            self.state = State::CdataSection;
+        } else {
+            self.error("Incorrectly opened comment");
+            self.comment.clear(self.pos);
+            self.state = State::BogusComment;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.43 Comment start state.
+    fn comment_start(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'-') => {
+                self.pos += 1;
+                self.state = State::CommentStartDash;
+            }
+            Some(b'>') => {
+                self.pos += 1;
+                self.error("Abrupt closing of empty comment");
+                self.emit_comment();
+                self.state = State::Data;
+            }
+            _ => self.state = State::Comment,
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.44 Comment start dash state.
+    fn comment_start_dash(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'-') => {
+                self.pos += 1;
+                self.state = State::CommentEnd;
+            }
+            Some(b'>') => {
+                self.pos += 1;
+                self.error("Abrupt closing of empty comment");
+                self.emit_comment();
+                self.state = State::Data;
+            }
+            None => {
+                self.error("EOF in comment");
+                self.emit_comment();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.comment.push_raw(self.input, self.pos - 1, self.pos);
+                self.state = State::Comment;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.45 Comment state.
+    fn comment(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr3(b'<', b'-', 0, &self.bytes[start..]) else {
+            self.comment.push_raw(self.input, start, self.bytes.len());
+            self.pos = self.bytes.len();
+            self.error("EOF in comment");
+            self.emit_comment();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.comment.push_raw(self.input, start, at);
+        self.pos = at + 1;
+        match self.bytes[at] {
+            b'<' => {
+                self.comment.push_raw(self.input, at, at + 1);
+                self.state = State::CommentLessThan;
+            }
+            b'-' => self.state = State::CommentEndDash,
+            _ => {
+                self.error("Unexpected null character");
+                self.comment.push_str(self.input, REPLACEMENT);
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.46 Comment less-than sign state.
+    fn comment_less_than(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'!') => {
+                self.pos += 1;
+                self.comment.push_raw(self.input, self.pos - 1, self.pos);
+                self.state = State::CommentLessThanBang;
+            }
+            Some(b'<') => {
+                self.pos += 1;
+                self.comment.push_raw(self.input, self.pos - 1, self.pos);
+            }
+            _ => self.state = State::Comment,
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.47 Comment less-than sign bang state.
+    fn comment_less_than_bang(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+            self.state = State::CommentLessThanBangDash;
+        } else {
+            self.state = State::Comment;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.48 Comment less-than sign bang dash state.
+    fn comment_less_than_bang_dash(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+            self.state = State::CommentLessThanBangDashDash;
+        } else {
+            self.state = State::CommentEndDash;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.49 Comment less-than sign bang dash dash state.
+    fn comment_less_than_bang_dash_dash(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'>') | None => {}
+            Some(_) => self.error("Nested comment"),
+        }
+        self.state = State::CommentEnd;
+        Flow::Go
+    }
+
+    /// §13.2.5.50 Comment end dash state.
+    fn comment_end_dash(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'-') => {
+                self.pos += 1;
+                self.state = State::CommentEnd;
+            }
+            None => {
+                self.error("EOF in comment");
+                self.emit_comment();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.comment.push_raw(self.input, self.pos - 1, self.pos);
+                self.state = State::Comment;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.51 Comment end state.
+    fn comment_end(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'>') => {
+                self.pos += 1;
+                self.emit_comment();
+                self.state = State::Data;
+            }
+            Some(b'!') => {
+                self.pos += 1;
+                self.state = State::CommentEndBang;
+            }
+            Some(b'-') => {
+                self.pos += 1;
+                self.comment
+                    .push_raw(self.input, self.pos - 3, self.pos - 2);
+            }
+            None => {
+                self.error("EOF in comment");
+                self.emit_comment();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.comment.push_raw(self.input, self.pos - 2, self.pos);
+                self.state = State::Comment;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.52 Comment end bang state.
+    fn comment_end_bang(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b'-') => {
+                self.comment.push_raw(self.input, self.pos - 3, self.pos);
+                self.pos += 1;
+                self.state = State::CommentEndDash;
+            }
+            Some(b'>') => {
+                self.pos += 1;
+                self.error("Incorrectly closed comment");
+                self.emit_comment();
+                self.state = State::Data;
+            }
+            None => {
+                self.error("EOF in comment");
+                self.emit_comment();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.comment.push_raw(self.input, self.pos - 3, self.pos);
+                self.state = State::Comment;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.53 DOCTYPE state.
+    fn doctype(&mut self) -> Flow {
+        let at = self.pos;
+        self.doctype = Default::default();
+        match self.consume() {
+            Some(c) if is_space(c) => self.state = State::BeforeDoctypeName,
+            Some('>') => {
+                self.pos = at;
+                self.state = State::BeforeDoctypeName;
+            }
+            None => {
+                self.error("EOF in doctype");
+                self.doctype.force_quirks = true;
+                self.emit_doctype();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Missing whitespace before doctype name");
+                self.pos = at;
+                self.state = State::BeforeDoctypeName;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.54 Before DOCTYPE name state.
+    fn before_doctype_name(&mut self) -> Flow {
+        loop {
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('\0') => {
+                    self.error("Unexpected null character");
+                    self.doctype.name = Some(REPLACEMENT.to_owned());
+                    self.state = State::DoctypeName;
+                }
+                Some('>') => {
+                    self.error("Missing doctype name");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(c) => {
+                    self.doctype.name = Some(c.to_ascii_lowercase().to_string());
+                    self.state = State::DoctypeName;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.55 DOCTYPE name state.
+    fn doctype_name(&mut self) -> Flow {
+        loop {
+            let c = self.consume();
+            let name = self.doctype.name.get_or_insert_with(String::new);
+            match c {
+                Some(c) if is_space(c) => self.state = State::AfterDoctypeName,
+                Some('>') => {
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                Some('\0') => {
+                    name.push_str(REPLACEMENT);
+                    continue;
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(c) => {
+                    name.push(c.to_ascii_lowercase());
+                    continue;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.56 After DOCTYPE name state.
+    fn after_doctype_name(&mut self) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('>') => {
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(_) => {
+                    self.pos = at;
+                    if self.next_is_ignore_case("public") {
+                        self.pos += "public".len();
+                        self.state = State::AfterDoctypeKeyword(Id::Public);
+                    } else if self.next_is_ignore_case("system") {
+                        self.pos += "system".len();
+                        self.state = State::AfterDoctypeKeyword(Id::System);
+                    } else {
+                        self.error("Invalid character sequence after doctype name");
+                        self.doctype.force_quirks = true;
+                        self.state = State::BogusDoctype;
+                    }
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    fn doctype_id(&mut self, id: Id) -> &mut Option<String> {
+        match id {
+            Id::Public => &mut self.doctype.public_id,
+            Id::System => &mut self.doctype.system_id,
+        }
+    }
+
+    /// §13.2.5.57 After DOCTYPE public keyword state and §13.2.5.63 After
+    /// DOCTYPE system keyword state.
+    fn after_doctype_keyword(&mut self, id: Id) -> Flow {
+        let at = self.pos;
+        match self.consume() {
+            Some(c) if is_space(c) => self.state = State::BeforeDoctypeId(id),
+            Some(q @ ('"' | '\'')) => {
+                self.error("Missing whitespace after doctype keyword");
+                *self.doctype_id(id) = Some(String::new());
+                self.state = State::DoctypeIdQuoted(id, q as u8);
+            }
+            Some('>') => {
+                self.error("Missing doctype identifier");
+                self.doctype.force_quirks = true;
+                self.emit_doctype();
+                self.state = State::Data;
+            }
+            None => {
+                self.error("EOF in doctype");
+                self.doctype.force_quirks = true;
+                self.emit_doctype();
+                return self.emit_eof();
+            }
+            Some(_) => {
+                self.error("Missing quote before doctype identifier");
+                self.doctype.force_quirks = true;
+                self.pos = at;
+                self.state = State::BogusDoctype;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.58 Before DOCTYPE public identifier state and §13.2.5.64
+    /// Before DOCTYPE system identifier state.
+    fn before_doctype_id(&mut self, id: Id) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some(q @ ('"' | '\'')) => {
+                    *self.doctype_id(id) = Some(String::new());
+                    self.state = State::DoctypeIdQuoted(id, q as u8);
+                }
+                Some('>') => {
+                    self.error("Missing doctype identifier");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(_) => {
+                    self.error("Missing quote before doctype identifier");
+                    self.doctype.force_quirks = true;
+                    self.pos = at;
+                    self.state = State::BogusDoctype;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.59 DOCTYPE public identifier (double-quoted) state,
+    /// §13.2.5.60 DOCTYPE public identifier (single-quoted) state,
+    /// §13.2.5.65 DOCTYPE system identifier (double-quoted) state and
+    /// §13.2.5.66 DOCTYPE system identifier (single-quoted) state.
+    fn doctype_id_quoted(&mut self, id: Id, quote: u8) -> Flow {
+        loop {
+            let c = self.consume();
+            match c {
+                Some(c) if c == quote as char => self.state = State::AfterDoctypeId(id),
+                Some('\0') => {
+                    self.doctype_id(id)
+                        .get_or_insert_with(String::new)
+                        .push_str(REPLACEMENT);
+                    continue;
+                }
+                Some('>') => {
+                    self.error("Abrupt doctype identifier");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(c) => {
+                    self.doctype_id(id).get_or_insert_with(String::new).push(c);
+                    continue;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.61 After DOCTYPE public identifier state and §13.2.5.67
+    /// After DOCTYPE system identifier state.
+    fn after_doctype_id(&mut self, id: Id) -> Flow {
+        let at = self.pos;
+        match (id, self.consume()) {
+            (Id::Public, Some(c)) if is_space(c) => self.state = State::BetweenDoctypeIds,
+            (Id::System, Some(c)) if is_space(c) => return Flow::Go,
+            (_, Some('>')) => {
+                self.emit_doctype();
+                self.state = State::Data;
+            }
+            (Id::Public, Some(q @ ('"' | '\''))) => {
+                self.error("Missing whitespace between doctype identifiers");
+                self.doctype.system_id = Some(String::new());
+                self.state = State::DoctypeIdQuoted(Id::System, q as u8);
+            }
+            (_, None) => {
+                self.error("EOF in doctype");
+                self.doctype.force_quirks = true;
+                self.emit_doctype();
+                return self.emit_eof();
+            }
+            (Id::Public, Some(_)) => {
+                self.error("Missing quote before doctype identifier");
+                self.doctype.force_quirks = true;
+                self.pos = at;
+                self.state = State::BogusDoctype;
+            }
+            (Id::System, Some(_)) => {
+                self.error("Unexpected character after doctype system identifier");
+                self.pos = at;
+                self.state = State::BogusDoctype;
+            }
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.62 Between DOCTYPE public and system identifiers state.
+    fn between_doctype_ids(&mut self) -> Flow {
+        loop {
+            let at = self.pos;
+            match self.consume() {
+                Some(c) if is_space(c) => continue,
+                Some('>') => {
+                    self.emit_doctype();
+                    self.state = State::Data;
+                }
+                Some(q @ ('"' | '\'')) => {
+                    self.doctype.system_id = Some(String::new());
+                    self.state = State::DoctypeIdQuoted(Id::System, q as u8);
+                }
+                None => {
+                    self.error("EOF in doctype");
+                    self.doctype.force_quirks = true;
+                    self.emit_doctype();
+                    return self.emit_eof();
+                }
+                Some(_) => {
+                    self.error("Missing quote before doctype identifier");
+                    self.doctype.force_quirks = true;
+                    self.pos = at;
+                    self.state = State::BogusDoctype;
+                }
+            }
+            return Flow::Go;
+        }
+    }
+
+    /// §13.2.5.68 Bogus DOCTYPE state.
+    fn bogus_doctype(&mut self) -> Flow {
+        match memchr(b'>', &self.bytes[self.pos..]) {
+            Some(i) => {
+                self.pos += i + 1;
+                self.emit_doctype();
+                self.state = State::Data;
+                Flow::Go
+            }
+            None => {
+                self.pos = self.bytes.len();
+                self.emit_doctype();
+                self.emit_eof()
+            }
+        }
+    }
+
+    /// §13.2.5.69 CDATA section state. A NUL is a NUL character token, as
+    /// html5ever has it.
+    fn cdata_section(&mut self) -> Flow {
+        let start = self.pos;
+        let Some(i) = memchr2(b']', 0, &self.bytes[start..]) else {
+            self.chars(start, self.bytes.len());
+            self.pos = self.bytes.len();
+            self.error("EOF in CDATA section");
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.chars(start, at);
+        self.pos = at + 1;
+        if self.bytes[at] == b']' {
+            self.state = State::CdataSectionBracket;
+        } else {
+            let _ = self.emit(Token::NullCharacterToken);
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.70 CDATA section bracket state.
+    fn cdata_section_bracket(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            self.state = State::CdataSectionEnd;
+        } else {
+            self.chars(self.pos - 1, self.pos);
+            self.state = State::CdataSection;
+        }
+        Flow::Go
+    }
+
+    /// §13.2.5.71 CDATA section end state.
+    fn cdata_section_end(&mut self) -> Flow {
+        match self.bytes.get(self.pos) {
+            Some(b']') => {
+                self.pos += 1;
+                self.chars(self.pos - 3, self.pos - 2);
+            }
+            Some(b'>') => {
+                self.pos += 1;
+                self.state = State::Data;
+            }
+            _ => {
+                self.chars(self.pos - 2, self.pos);
+                self.state = State::CdataSection;
+            }
+        }
+        Flow::Go
+    }
+}

@@ -1,0 +1,163 @@
+//! Unit tests of the tokenizer: tokens and spans of small inputs.
+
+use std::cell::RefCell;
+
+use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
+
+use super::*;
+
+/// Gathers every token.
+#[derive(Default)]
+struct Tokens(RefCell<Vec<Token>>);
+
+impl TokenSink for Tokens {
+    type Handle = ();
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        if !matches!(token, Token::ParseError(_)) {
+            self.0.borrow_mut().push(token);
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+fn run(input: &str) -> (Vec<Token>, SpanLog) {
+    let log = SpanLog::default();
+    let sink = tokenize(input, Tokens::default(), &log, Options::default());
+    (sink.0.into_inner(), log)
+}
+
+#[test]
+fn text_runs_are_one_token() {
+    let (tokens, _) = run("a\r\nb&amp;c\rd");
+    assert_eq!(
+        tokens,
+        vec![Token::CharacterTokens("a\nb&c\nd".into()), Token::EOFToken]
+    );
+}
+
+#[test]
+fn spans_of_a_tag_and_its_attributes() {
+    let src = "x<a HREF='u&amp;v' b=c d e=\"\" b=dup>";
+    let (tokens, log) = run(src);
+    let Token::TagToken(tag) = &tokens[1] else {
+        panic!("{tokens:?}")
+    };
+    assert_eq!(tag.attrs.len(), 4);
+    assert!(tag.had_duplicate_attributes);
+    assert_eq!(log.len(), 1);
+    assert_eq!(&src[log.tag(0).span], &src[1..]);
+    let attrs = log.attrs(0);
+    let shown: Vec<(&str, &str, Quote)> = attrs
+        .iter()
+        .map(|a| (&src[a.name.clone()], &src[a.value.clone()], a.quote))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            ("HREF", "u&amp;v", Quote::Single),
+            ("b", "c", Quote::Unquoted),
+            ("d", "", Quote::Valueless),
+            ("e", "", Quote::Double),
+        ]
+    );
+    assert_eq!(&*tag.attrs[0].value, "u&v");
+    assert_eq!(&*tag.attrs[0].name.local, "href");
+}
+
+#[test]
+fn end_tag_in_rcdata_has_its_span() {
+    let log = SpanLog::default();
+    let src = "a</b></title >";
+    let options = Options {
+        initial_state: InitialState::Rcdata,
+        last_start_tag: Some("title".into()),
+        ..Options::default()
+    };
+    let tokens = tokenize(src, Tokens::default(), &log, options)
+        .0
+        .into_inner();
+    assert_eq!(tokens[0], Token::CharacterTokens("a</b>".into()));
+    assert_eq!(log.tag(0).span, 5..src.len());
+}
+
+#[test]
+fn a_bom_is_skipped_but_offsets_stay_in_the_input() {
+    let (tokens, log) = run("\u{feff}<p>");
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(log.tag(0).span, 3..6);
+}
+
+/// Records the line of each tag token.
+#[derive(Default)]
+struct Lines(RefCell<Vec<u64>>);
+
+impl TokenSink for Lines {
+    type Handle = ();
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<()> {
+        if matches!(token, Token::TagToken(_)) {
+            self.0.borrow_mut().push(line);
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+#[test]
+fn lines_count_crlf_cr_and_lf_once_each() {
+    let log = SpanLog::default();
+    let src = "a\r\nb<p>\rc<br>\n<i>\r";
+    let lines = tokenize(src, Lines::default(), &log, Options::default());
+    assert_eq!(lines.0.into_inner(), vec![2, 3, 4]);
+}
+
+#[test]
+fn current_names_the_tag_only_while_it_is_processed() {
+    let (_, log) = run("<a><b>");
+    assert_eq!(log.len(), 2);
+    assert_eq!(log.current(), None);
+}
+
+/// Inputs that repeat one troublesome construct many times: each would
+/// take hours if some state rescanned what it had read.
+#[test]
+fn repeated_constructs_take_linear_time() {
+    const N: usize = 50_000;
+    let cases = [
+        ("<", "<"),
+        ("</", "</"),
+        ("&", "&"),
+        ("&#", "&#"),
+        ("&amp", "&amp"),
+        ("&notit", "&notit"),
+        ("&a", "&a"),
+        ("<a b='", "&amp"),
+        ("<a b=", "&notit"),
+        ("<!--", "<!-"),
+        ("<!--", "--!"),
+        ("<!DOCTYPE", " a"),
+        ("<textarea>", "</textare"),
+        ("<script>", "<!--<script"),
+        ("<script>", "<!--</scrip"),
+        ("<svg><![CDATA[", "]]"),
+        ("<a", " b"),
+        ("<a", " b=c"),
+        ("<", "a"),
+        ("&", "a"),
+    ];
+    for (prefix, repeated) in cases {
+        let src = format!("{prefix}{}", repeated.repeat(N));
+        let options = Options {
+            initial_state: if prefix.starts_with("<textarea") {
+                InitialState::Rcdata
+            } else {
+                InitialState::Data
+            },
+            last_start_tag: Some("textarea".into()),
+            ..Options::default()
+        };
+        let log = SpanLog::default();
+        let tokens = tokenize(&src, Tokens::default(), &log, options)
+            .0
+            .into_inner();
+        assert_eq!(tokens.last(), Some(&Token::EOFToken), "{prefix}{repeated}");
+    }
+}
