@@ -27,7 +27,12 @@ pub fn header_url(headers: &[MailHeader<'_>], name: &str) -> Option<String> {
             url = inner;
         }
     }
-    if url.len() >= 4 && url[..4].eq_ignore_ascii_case("url:") {
+    // Byte-wise: the value may start with any character.
+    if url
+        .as_bytes()
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"url:"))
+    {
         url = &url[4..];
     }
     (!url.is_empty()).then(|| url.to_owned())
@@ -36,8 +41,8 @@ pub fn header_url(headers: &[MailHeader<'_>], name: &str) -> Option<String> {
 /// Whether a Content-Location names the part rather than locating it: a
 /// `cid:` or `mid:` URL (RFC 2392) is no base.
 pub fn names_a_part(url: &str) -> bool {
-    let lower = url.get(..4).map(str::to_ascii_lowercase);
-    matches!(lower.as_deref(), Some("cid:" | "mid:"))
+    let head = url.as_bytes().get(..4);
+    head.is_some_and(|h| h.eq_ignore_ascii_case(b"cid:") || h.eq_ignore_ascii_case(b"mid:"))
 }
 
 #[cfg(test)]
@@ -66,5 +71,21 @@ mod tests {
         assert_eq!(url(b"Content-Location:\n\n", "Content-Location"), None);
         assert!(names_a_part("CID:x@y"));
         assert!(!names_a_part("http://x"));
+    }
+
+    #[test]
+    fn a_non_ascii_character_at_the_start_of_a_location_is_no_panic() {
+        for value in ["abcé", "ab€/x", "é", "\u{1F600}x", "ürl:x"] {
+            let raw = format!("Content-Location: {value}\n\n");
+            assert_eq!(
+                url(raw.as_bytes(), "Content-Location").as_deref(),
+                Some(value)
+            );
+            assert!(!names_a_part(value));
+        }
+        assert_eq!(
+            url("Content-Base: URL:é\n\n".as_bytes(), "Content-Base").as_deref(),
+            Some("é")
+        );
     }
 }
