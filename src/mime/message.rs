@@ -5,6 +5,7 @@
 use mailparse::{MailHeader, ParsedMail, body::Body};
 
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
+use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::document::{self, Link, Options};
@@ -57,7 +58,13 @@ pub fn rewrite_message_quoting(
         quote_from,
         out: MessageOutcome::default(),
     };
-    let edits = walker.message(bytes, options.outer, "", 0);
+    // A byte order mark is no part of the first header field; it is read
+    // past and kept.
+    let skip = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut edits = walker.message(&bytes[skip..], options.outer, "", 0);
+    for edit in &mut edits {
+        edit.range = edit.range.start + skip..edit.range.end + skip;
+    }
     let mut out = walker.out;
     if !edits.is_empty() {
         out.output = Some(splice::apply(bytes, &edits));

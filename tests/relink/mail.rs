@@ -313,7 +313,8 @@ fn a_soft_line_break_at_the_end_of_a_body_keeps_the_messages_apart() {
 #[test]
 fn a_byte_order_mark_is_read_past_and_kept() {
     let bom = b"\xEF\xBB\xBF";
-    let message = read("mail/qp-1252.eml");
+    // The first field names the type: read with the mark, it would be lost.
+    let message = b"Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<a href=3D\"x.html\">x</a>\r\n".to_vec();
     let mut input = bom.to_vec();
     input.extend_from_slice(&message);
     let (out, _) = rewrite(&input, Some("http://r.example/d/"));
