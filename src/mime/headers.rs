@@ -38,6 +38,36 @@ pub fn header_url(headers: &[MailHeader<'_>], name: &str) -> Option<String> {
     (!url.is_empty()).then(|| url.to_owned())
 }
 
+/// Where the URL lies in a header's raw value: past white space (folding
+/// included), surrounding quotes or angle brackets and a `URL:` prefix, as
+/// [`header_url`] reads it; `None` when nothing is left.
+pub fn url_token(raw: &[u8]) -> Option<std::ops::Range<usize>> {
+    let mut start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+    let mut end = raw.len() - raw.iter().rev().position(|b| !b.is_ascii_whitespace())?;
+    for (open, close) in [(b'"', b'"'), (b'<', b'>'), (b'\'', b'\'')] {
+        if end - start >= 2 && raw[start] == open && raw[end - 1] == close {
+            start += 1;
+            end -= 1;
+            while start < end && raw[start].is_ascii_whitespace() {
+                start += 1;
+            }
+            while end > start && raw[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+        }
+    }
+    if raw[start..end]
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"url:"))
+    {
+        start += 4;
+        while start < end && raw[start].is_ascii_whitespace() {
+            start += 1;
+        }
+    }
+    (start < end).then_some(start..end)
+}
+
 /// Whether a Content-Location names the part rather than locating it: a
 /// `cid:` or `mid:` URL (RFC 2392) is no base.
 pub fn names_a_part(url: &str) -> bool {

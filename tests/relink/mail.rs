@@ -96,7 +96,8 @@ fn rewritable(mail: &ParsedMail<'_>) -> bool {
     )
 }
 
-/// A message with the bodies relink may rewrite cut out, and its shape
+/// A message with the bodies relink may rewrite and the Content-Location
+/// values cut out, and its shape
 /// (each entity's type and number of parts, in order).
 fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mail = mailparse::parse_mail(message).unwrap();
@@ -105,6 +106,14 @@ fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mut stack = vec![&mail];
     while let Some(m) = stack.pop() {
         shape.push((m.ctype.mimetype.clone(), m.subparts.len()));
+        // A Content-Location is a link too.
+        for h in &m.headers {
+            if h.get_key_ref().eq_ignore_ascii_case("Content-Location") {
+                let v = h.get_value_raw();
+                let start = v.as_ptr() as usize - message.as_ptr() as usize;
+                cuts.push(start..start + v.len());
+            }
+        }
         if m.subparts.is_empty() && rewritable(m) {
             let b = body(m);
             let start = b.as_ptr() as usize - message.as_ptr() as usize;
@@ -117,7 +126,7 @@ fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mut at = 0;
     for cut in cuts {
         kept.extend_from_slice(&message[at..cut.start]);
-        kept.extend_from_slice(b"<body>");
+        kept.extend_from_slice(b"<cut>");
         at = cut.end;
     }
     kept.extend_from_slice(&message[at..]);
@@ -239,6 +248,54 @@ fn a_rewritten_mbox_line_starting_with_from_is_quoted() {
     let (out, _) = rewrite(qp, None);
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("<a href=3Dhttp://h/x>\n"), "{out}");
+}
+
+#[test]
+fn a_relative_content_location_stays_matched_with_the_links() {
+    let input = read("mail/outlook-related.eml");
+    let base = Base::new(
+        BaseUrl::parse("http://intranet.example.com/finance/q1/", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let outcome = rewrite_message(&input, &options);
+    let output = outcome.output.expect("rewritten");
+    let mail = mailparse::parse_mail(&output).unwrap();
+    let html = mail.subparts[0].get_body().unwrap();
+    for image in &mail.subparts[1..] {
+        let location = image
+            .headers
+            .iter()
+            .find(|h| h.get_key_ref() == "Content-Location")
+            .unwrap()
+            .get_value();
+        let location = location.trim().trim_matches('"');
+        assert!(location.starts_with("http://intranet.example.com/finance/q1/"));
+        // What an RFC 2557 reader looks for in the HTML.
+        assert!(
+            html.contains(&format!("src=\"{location}\"")),
+            "{location} not in {html}"
+        );
+    }
+    let headers: Vec<_> = outcome
+        .links
+        .iter()
+        .filter(|(_, l)| l.place.attribute == "Content-Location")
+        .map(|(part, l)| (part.as_str(), l.original.as_str(), l.changed))
+        .collect();
+    assert_eq!(
+        headers,
+        [("2", "image001.png", true), ("3", "img/logo.png", true)]
+    );
+    // The folded header keeps its fold and its quotes.
+    assert!(
+        output
+            .windows(60)
+            .any(|w| w.starts_with(b"Content-Location:\r\n\t\"http://intranet.example.com/"))
+    );
 }
 
 /// How many messages a reader of `format` finds in an mbox.
