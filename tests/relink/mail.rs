@@ -298,6 +298,33 @@ fn a_relative_content_location_stays_matched_with_the_links() {
     );
 }
 
+#[test]
+fn an_unquoted_from_line_is_quoted_only_in_a_rewritten_message() {
+    // As Thunderbird writes (mbox_unquoted): `From ` lines in bodies as
+    // they are, after no blank line.
+    let input = read("mail/unquoted.mbox");
+    let text = String::from_utf8(input.clone()).unwrap();
+    let (out, _) = rewrite(&input, None);
+    let out = String::from_utf8(out).unwrap();
+    let (first, second) = out.split_at(out.find("From - Thu Mar 05 09:05").unwrap());
+    assert!(
+        first.contains(
+            "\n>From the archive, <a href=\"http://news.example.org/2026/10/archive/1996.html\">"
+        ),
+        "{first}"
+    );
+    // The message with nothing to rewrite is byte-identical, its unquoted
+    // line too.
+    assert_eq!(
+        second,
+        &text[text.find("From - Thu Mar 05 09:05").unwrap()..]
+    );
+    assert!(second.contains("\nFrom the archive, our first issue.\n"));
+    for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd] {
+        assert_eq!(count_messages(out.as_bytes(), format), 2);
+    }
+}
+
 /// How many messages a reader of `format` finds in an mbox.
 fn count_messages(text: &[u8], format: MboxFormat) -> usize {
     let mut reader = mbox::MboxReader::new(text, format).unwrap();
