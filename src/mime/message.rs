@@ -274,11 +274,18 @@ impl Walker<'_> {
             Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path, layers),
         };
         let Some(new) = rewritten else { return };
+        // Each copy is dropped as soon as the next is made.
         let encoded = match cte {
             TransferEncoding::QuotedPrintable => {
-                transfer::reencode_qp(body, &decoded, &new, &layout)
+                let encoded = transfer::reencode_qp(body, &decoded, &new, &layout);
+                drop((decoded, new));
+                encoded
             }
-            _ => transfer::encode(&new, cte, &layout),
+            TransferEncoding::Base64 => {
+                drop(decoded);
+                transfer::encode(&new, cte, &layout)
+            }
+            _ => new,
         };
         let long_line = |b: &[u8]| {
             b.split(|&c| c == b'\n')
