@@ -27,17 +27,52 @@ pub fn header_url(headers: &[MailHeader<'_>], name: &str) -> Option<String> {
             url = inner;
         }
     }
-    if url.len() >= 4 && url[..4].eq_ignore_ascii_case("url:") {
+    // Byte-wise: the value may start with any character.
+    if url
+        .as_bytes()
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"url:"))
+    {
         url = &url[4..];
     }
     (!url.is_empty()).then(|| url.to_owned())
 }
 
+/// Where the URL lies in a header's raw value: past white space (folding
+/// included), surrounding quotes or angle brackets and a `URL:` prefix, as
+/// [`header_url`] reads it; `None` when nothing is left.
+pub fn url_token(raw: &[u8]) -> Option<std::ops::Range<usize>> {
+    let mut start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+    let mut end = raw.len() - raw.iter().rev().position(|b| !b.is_ascii_whitespace())?;
+    for (open, close) in [(b'"', b'"'), (b'<', b'>'), (b'\'', b'\'')] {
+        if end - start >= 2 && raw[start] == open && raw[end - 1] == close {
+            start += 1;
+            end -= 1;
+            while start < end && raw[start].is_ascii_whitespace() {
+                start += 1;
+            }
+            while end > start && raw[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+        }
+    }
+    if raw[start..end]
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"url:"))
+    {
+        start += 4;
+        while start < end && raw[start].is_ascii_whitespace() {
+            start += 1;
+        }
+    }
+    (start < end).then_some(start..end)
+}
+
 /// Whether a Content-Location names the part rather than locating it: a
 /// `cid:` or `mid:` URL (RFC 2392) is no base.
 pub fn names_a_part(url: &str) -> bool {
-    let lower = url.get(..4).map(str::to_ascii_lowercase);
-    matches!(lower.as_deref(), Some("cid:" | "mid:"))
+    let head = url.as_bytes().get(..4);
+    head.is_some_and(|h| h.eq_ignore_ascii_case(b"cid:") || h.eq_ignore_ascii_case(b"mid:"))
 }
 
 #[cfg(test)]
@@ -66,5 +101,21 @@ mod tests {
         assert_eq!(url(b"Content-Location:\n\n", "Content-Location"), None);
         assert!(names_a_part("CID:x@y"));
         assert!(!names_a_part("http://x"));
+    }
+
+    #[test]
+    fn a_non_ascii_character_at_the_start_of_a_location_is_no_panic() {
+        for value in ["abcé", "ab€/x", "é", "\u{1F600}x", "ürl:x"] {
+            let raw = format!("Content-Location: {value}\n\n");
+            assert_eq!(
+                url(raw.as_bytes(), "Content-Location").as_deref(),
+                Some(value)
+            );
+            assert!(!names_a_part(value));
+        }
+        assert_eq!(
+            url("Content-Base: URL:é\n\n".as_bytes(), "Content-Base").as_deref(),
+            Some("é")
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! on archives far larger than it; the batch is rewritten in parallel and
 //! written out in order. (The crates for it lose messages or copy all.)
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 
 use rayon::prelude::*;
 
@@ -50,9 +50,19 @@ pub struct MboxMessage {
     pub bytes: Vec<u8>,
 }
 
-/// Whether the bytes look like an mbox: they start with a `From ` line.
+/// The UTF-8 byte order mark, which some tools write before an mbox or a
+/// message; it is no part of the first line, and it is kept.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The bytes after a UTF-8 byte order mark, if they start with one.
+pub fn after_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
+/// Whether the bytes look like an mbox: they start with a `From ` line
+/// (after a byte order mark, if any).
 pub fn looks_like_mbox(head: &[u8]) -> bool {
-    head.starts_with(b"From ")
+    after_bom(head).starts_with(b"From ")
 }
 
 /// Guesses the variant from the start of a file: `Content-Length` headers
@@ -60,6 +70,7 @@ pub fn looks_like_mbox(head: &[u8]) -> bool {
 /// hold quoted `>From ` lines); else mboxrd, which reads mboxo's quoting
 /// too.
 pub fn detect(head: &[u8]) -> MboxFormat {
+    let head = after_bom(head);
     let quoted = memchr::memmem::find(head, b"\n>From ").is_some();
     let Some(first_line_end) = memchr::memchr(b'\n', head) else {
         return MboxFormat::Mboxrd;
@@ -67,13 +78,14 @@ pub fn detect(head: &[u8]) -> MboxFormat {
     let message = &head[first_line_end + 1..];
     if let Ok((headers, body_start)) = mailparse::parse_headers(message)
         && let Some(length) = content_length(&headers)
+        && let Some(end) = body_start.checked_add(length)
+        && let Some(after) = message.get(end..)
     {
-        let after = message.get(body_start + length..).unwrap_or(b"");
         let lands = after.is_empty()
             || after.starts_with(b"From ")
             || after.starts_with(b"\nFrom ")
             || after.starts_with(b"\r\nFrom ");
-        if lands && body_start + length <= message.len() {
+        if lands {
             return if quoted {
                 MboxFormat::Mboxcl
             } else {
@@ -118,8 +130,13 @@ impl<R: BufRead> MboxReader<R> {
             if reader.read_until(b'\n', &mut line)? == 0 {
                 break;
             }
-            if line.starts_with(b"From ") {
-                next_from = Some(line.clone());
+            // A byte order mark before the first line stays in the
+            // preamble, so that it is written back.
+            let first = preamble.is_empty() && line.starts_with(BOM);
+            let skip = if first { BOM.len() } else { 0 };
+            if line[skip..].starts_with(b"From ") {
+                preamble.extend_from_slice(&line[..skip]);
+                next_from = Some(line[skip..].to_vec());
                 break;
             }
             preamble.extend_from_slice(&line);
@@ -157,17 +174,10 @@ impl<R: BufRead> MboxReader<R> {
             if let Ok((headers, _)) = mailparse::parse_headers(&bytes)
                 && let Some(length) = content_length(&headers)
             {
-                let start = bytes.len();
-                bytes.resize(start + length, 0);
-                let mut filled = start;
-                while filled < bytes.len() {
-                    let n = io::Read::read(&mut self.reader, &mut bytes[filled..])?;
-                    if n == 0 {
-                        break;
-                    }
-                    filled += n;
-                }
-                bytes.truncate(filled);
+                // What is there, up to the length: the header's number is
+                // never trusted with an allocation.
+                let length = u64::try_from(length).unwrap_or(u64::MAX);
+                (&mut self.reader).take(length).read_to_end(&mut bytes)?;
                 skip_until = bytes.len();
             }
         }
@@ -193,6 +203,61 @@ impl<R: BufRead> MboxReader<R> {
             bytes,
         }))
     }
+}
+
+/// Where a reader of `format` would split `message` (the bytes after a
+/// `From ` line), as [`MboxReader`] does: the offset of the first `From `
+/// line inside it that starts a new message, if any, and whether a `From `
+/// line right after its end would start one.
+pub fn split_points(message: &[u8], format: MboxFormat) -> (Option<usize>, bool) {
+    let mut body = 0;
+    let mut skip_until = 0;
+    if format.counts_length() {
+        // The header lines, up to a blank line, then the body's length.
+        let mut at = 0;
+        let mut ended = false;
+        while at < message.len() {
+            let end = memchr::memchr(b'\n', &message[at..]).map_or(message.len(), |i| at + i + 1);
+            let line = &message[at..end];
+            at = end;
+            if is_blank(line) {
+                ended = true;
+                break;
+            }
+        }
+        if !ended {
+            // The reader takes any line for a header until a blank one,
+            // a `From ` line too.
+            return (None, false);
+        }
+        body = at;
+        if let Ok((headers, _)) = mailparse::parse_headers(&message[..at])
+            && let Some(length) = content_length(&headers)
+        {
+            match at.checked_add(length).filter(|&end| end <= message.len()) {
+                Some(end) => body = end,
+                // The reader would read on into what follows.
+                None => return (None, false),
+            }
+            skip_until = body;
+        }
+    }
+    let splits_at = |i: usize| {
+        let before = &message[..i];
+        let after_blank =
+            before.is_empty() || before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n");
+        after_blank || (skip_until > 0 && i >= skip_until)
+    };
+    let first = memchr::memmem::find_iter(&message[body..], b"From ")
+        .map(|i| body + i)
+        .filter(|&i| i == body || message[i - 1] == b'\n')
+        .find(|&i| splits_at(i));
+    // The next `From ` line is a line of its own only after a line end,
+    // or where the length said the body ends.
+    let line_start = message.is_empty()
+        || message.ends_with(b"\n")
+        || (skip_until > 0 && skip_until == message.len());
+    (first, line_start && splits_at(message.len()))
 }
 
 /// What happened to one message of an archive.
@@ -236,6 +301,17 @@ pub fn rewrite_mbox<R: BufRead, W: Write>(
                     rewrite_message_quoting(&message.bytes, options, format.quotes_from());
                 if let Some(output) = &mut outcome.output {
                     update_content_length(&message.bytes, output);
+                    // As many messages out as in: a rewrite that would split
+                    // this message, or glue the next one to it, is dropped.
+                    let (_, ended) = split_points(&message.bytes, format);
+                    let (split, ends) = split_points(output, format);
+                    if split.is_some() || (ended && !ends) {
+                        outcome.output = None;
+                        outcome.warnings.push(
+                            "the rewritten message would change how the mbox splits; left as it is"
+                                .to_owned(),
+                        );
+                    }
                 }
                 let number = message.number;
                 (message, ArchiveMessage { number, outcome })
@@ -274,7 +350,10 @@ fn update_content_length(old: &[u8], new: &mut Vec<u8>) {
     let Ok(length) = text.trim().parse::<usize>() else {
         return;
     };
-    let Some(grown) = (length + new.len()).checked_sub(old.len()) else {
+    let Some(grown) = length
+        .checked_add(new.len())
+        .and_then(|n| n.checked_sub(old.len()))
+    else {
         return;
     };
     // The header block comes before any edit, so the value is at the same

@@ -5,6 +5,7 @@
 use mailparse::{MailHeader, ParsedMail, body::Body};
 
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
+use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::document::{self, Link, Options};
@@ -57,7 +58,13 @@ pub fn rewrite_message_quoting(
         quote_from,
         out: MessageOutcome::default(),
     };
-    let edits = walker.message(bytes, options.outer, "", 0);
+    // A byte order mark is no part of the first header field; it is read
+    // past and kept.
+    let skip = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut edits = walker.message(&bytes[skip..], options.outer, "", 0);
+    for edit in &mut edits {
+        edit.range = edit.range.start + skip..edit.range.end + skip;
+    }
     let mut out = walker.out;
     if !edits.is_empty() {
         out.output = Some(splice::apply(bytes, &edits));
@@ -207,6 +214,7 @@ impl Walker<'_> {
     ) {
         let mut layers = Vec::new();
         let own = self.own_base(&mail.headers, enclosing, path, depth, &mut layers);
+        self.content_location(&mail.headers, buffer, enclosing, path, edits);
         let base = own.as_ref().or(enclosing);
         let mimetype = mail.ctype.mimetype.as_str();
         if mimetype.starts_with("multipart/") {
@@ -266,11 +274,18 @@ impl Walker<'_> {
             Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path, layers),
         };
         let Some(new) = rewritten else { return };
+        // Each copy is dropped as soon as the next is made.
         let encoded = match cte {
             TransferEncoding::QuotedPrintable => {
-                transfer::reencode_qp(body, &decoded, &new, &layout)
+                let encoded = transfer::reencode_qp(body, &decoded, &new, &layout);
+                drop((decoded, new));
+                encoded
             }
-            _ => transfer::encode(&new, cte, &layout),
+            TransferEncoding::Base64 => {
+                drop(decoded);
+                transfer::encode(&new, cte, &layout)
+            }
+            _ => new,
         };
         let long_line = |b: &[u8]| {
             b.split(|&c| c == b'\n')
@@ -292,6 +307,83 @@ impl Walker<'_> {
             encoded
         };
         edits.push(Edit::new(start..start + body.len(), encoded));
+    }
+
+    /// A part's `Content-Location` is a link too: an RFC 2557 reader
+    /// matches it against the links of the HTML, so a relative one is
+    /// resolved against the base they are (the enclosing entity's), and
+    /// listed as a header link. The header's folding and any white space
+    /// or delimiters around the URL stay; only what changes is replaced.
+    fn content_location(
+        &mut self,
+        headers: &[MailHeader<'_>],
+        buffer: &[u8],
+        enclosing: Option<&Base>,
+        path: &str,
+        edits: &mut Vec<Edit<Vec<u8>>>,
+    ) {
+        let Some(header) = headers
+            .iter()
+            .find(|h| h.get_key_ref().eq_ignore_ascii_case("Content-Location"))
+        else {
+            return;
+        };
+        let raw = header.get_value_raw();
+        let Some(at) = offset_in(buffer, raw) else {
+            return;
+        };
+        let Some(token) = headers::url_token(raw) else {
+            return;
+        };
+        let Ok(text) = std::str::from_utf8(&raw[token.clone()]) else {
+            return;
+        };
+        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        let start = at + token.start;
+        let before = &buffer[..start];
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let column = start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+        let mut link = Link {
+            line,
+            column,
+            place: document::LinkPlace {
+                element: String::new(),
+                attribute: "Content-Location".to_owned(),
+            },
+            original: compact.clone(),
+            resolved: compact.clone(),
+            base: enclosing.cloned(),
+            changed: false,
+        };
+        if compact.contains("=?") {
+            // An RFC 2047 encoded word: not a URL as written.
+            self.out.links.push((path.to_owned(), link));
+            return;
+        }
+        if let Some(outer) = enclosing {
+            match outer.url.resolve(&compact) {
+                Ok(resolved) if resolved != compact => {
+                    let (prefix, suffix) = splice::common_affixes(&compact, &resolved);
+                    // Offsets in the compact URL to offsets in the header,
+                    // past the white space of folding.
+                    let in_raw = |k: usize| {
+                        text.char_indices()
+                            .filter(|(_, c)| !c.is_ascii_whitespace())
+                            .map(|(i, _)| i)
+                            .nth(k)
+                            .unwrap_or(text.len())
+                    };
+                    let range = start + in_raw(prefix)..start + in_raw(compact.len() - suffix);
+                    let new = &resolved[prefix..resolved.len() - suffix];
+                    edits.push(Edit::new(range, new.as_bytes().to_vec()));
+                    link.resolved = resolved.into_owned();
+                    link.changed = true;
+                }
+                Ok(_) => {}
+                Err(err) => self.warn(path, format_args!("Content-Location not resolved: {err}")),
+            }
+        }
+        self.out.links.push((path.to_owned(), link));
     }
 
     /// Rewrites an HTML or CSS part, told the part's charset.

@@ -96,7 +96,8 @@ fn rewritable(mail: &ParsedMail<'_>) -> bool {
     )
 }
 
-/// A message with the bodies relink may rewrite cut out, and its shape
+/// A message with the bodies relink may rewrite and the Content-Location
+/// values cut out, and its shape
 /// (each entity's type and number of parts, in order).
 fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mail = mailparse::parse_mail(message).unwrap();
@@ -105,6 +106,14 @@ fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mut stack = vec![&mail];
     while let Some(m) = stack.pop() {
         shape.push((m.ctype.mimetype.clone(), m.subparts.len()));
+        // A Content-Location is a link too.
+        for h in &m.headers {
+            if h.get_key_ref().eq_ignore_ascii_case("Content-Location") {
+                let v = h.get_value_raw();
+                let start = v.as_ptr() as usize - message.as_ptr() as usize;
+                cuts.push(start..start + v.len());
+            }
+        }
         if m.subparts.is_empty() && rewritable(m) {
             let b = body(m);
             let start = b.as_ptr() as usize - message.as_ptr() as usize;
@@ -117,7 +126,7 @@ fn skeleton(message: &[u8]) -> (Vec<u8>, Vec<(String, usize)>) {
     let mut at = 0;
     for cut in cuts {
         kept.extend_from_slice(&message[at..cut.start]);
-        kept.extend_from_slice(b"<body>");
+        kept.extend_from_slice(b"<cut>");
         at = cut.end;
     }
     kept.extend_from_slice(&message[at..]);
@@ -241,6 +250,173 @@ fn a_rewritten_mbox_line_starting_with_from_is_quoted() {
     assert!(out.contains("<a href=3Dhttp://h/x>\n"), "{out}");
 }
 
+#[test]
+fn a_relative_content_location_stays_matched_with_the_links() {
+    let input = read("mail/outlook-related.eml");
+    let base = Base::new(
+        BaseUrl::parse("http://intranet.example.com/finance/q1/", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let outcome = rewrite_message(&input, &options);
+    let output = outcome.output.expect("rewritten");
+    let mail = mailparse::parse_mail(&output).unwrap();
+    let html = mail.subparts[0].get_body().unwrap();
+    for image in &mail.subparts[1..] {
+        let location = image
+            .headers
+            .iter()
+            .find(|h| h.get_key_ref() == "Content-Location")
+            .unwrap()
+            .get_value();
+        let location = location.trim().trim_matches('"');
+        assert!(location.starts_with("http://intranet.example.com/finance/q1/"));
+        // What an RFC 2557 reader looks for in the HTML.
+        assert!(
+            html.contains(&format!("src=\"{location}\"")),
+            "{location} not in {html}"
+        );
+    }
+    let headers: Vec<_> = outcome
+        .links
+        .iter()
+        .filter(|(_, l)| l.place.attribute == "Content-Location")
+        .map(|(part, l)| (part.as_str(), l.original.as_str(), l.changed))
+        .collect();
+    assert_eq!(
+        headers,
+        [("2", "image001.png", true), ("3", "img/logo.png", true)]
+    );
+    // The folded header keeps its fold and its quotes.
+    assert!(
+        output
+            .windows(60)
+            .any(|w| w.starts_with(b"Content-Location:\r\n\t\"http://intranet.example.com/"))
+    );
+}
+
+#[test]
+fn an_unquoted_from_line_is_quoted_only_in_a_rewritten_message() {
+    // As Thunderbird writes (mbox_unquoted): `From ` lines in bodies as
+    // they are, after no blank line.
+    let input = read("mail/unquoted.mbox");
+    let text = String::from_utf8(input.clone()).unwrap();
+    let (out, _) = rewrite(&input, None);
+    let out = String::from_utf8(out).unwrap();
+    let (first, second) = out.split_at(out.find("From - Thu Mar 05 09:05").unwrap());
+    assert!(
+        first.contains(
+            "\n>From the archive, <a href=\"http://news.example.org/2026/10/archive/1996.html\">"
+        ),
+        "{first}"
+    );
+    // The message with nothing to rewrite is byte-identical, its unquoted
+    // line too.
+    assert_eq!(
+        second,
+        &text[text.find("From - Thu Mar 05 09:05").unwrap()..]
+    );
+    assert!(second.contains("\nFrom the archive, our first issue.\n"));
+    for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd] {
+        assert_eq!(count_messages(out.as_bytes(), format), 2);
+    }
+}
+
+/// How many messages a reader of `format` finds in an mbox.
+fn count_messages(text: &[u8], format: MboxFormat) -> usize {
+    let mut reader = mbox::MboxReader::new(text, format).unwrap();
+    let mut n = 0;
+    while reader.next_message().unwrap().is_some() {
+        n += 1;
+    }
+    n
+}
+
+/// Rewrites an mbox of `format` against a retrieval URL.
+fn rewrite_as(text: &[u8], format: MboxFormat) -> (Vec<u8>, Vec<String>, bool) {
+    let base = Base::new(
+        BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    let changed = mbox::rewrite_mbox(text, format, &mut out, &options, |m, _| {
+        warnings.extend(m.outcome.warnings.iter().cloned());
+    })
+    .unwrap();
+    (out, warnings, changed)
+}
+
+const UNCHANGED: &str = "From a@b Mon Jan  1 00:00:00 2024\nSubject: plain\nContent-Length: LENGTH\n\nnothing to do\n\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: two\n\nstill nothing\n";
+
+#[test]
+fn a_content_length_too_large_to_allocate_is_read_as_what_is_there() {
+    for length in ["50000000000", "4000000000", "18446744073709551615"] {
+        let text = UNCHANGED.replace("LENGTH", length);
+        for format in [MboxFormat::Mboxcl, MboxFormat::Mboxcl2] {
+            let (out, _, changed) = rewrite_as(text.as_bytes(), format);
+            assert!(!changed, "{length}");
+            assert_eq!(out, text.as_bytes(), "{length}");
+        }
+    }
+}
+
+#[test]
+fn a_content_length_that_wraps_around_loses_no_bytes() {
+    let text = UNCHANGED.replace("LENGTH", "18446744073709551596");
+    assert_eq!(mbox::detect(text.as_bytes()), MboxFormat::Mboxrd);
+    for format in [MboxFormat::Mboxcl, MboxFormat::Mboxcl2, MboxFormat::Mboxrd] {
+        let (out, _, changed) = rewrite_as(text.as_bytes(), format);
+        assert!(!changed);
+        assert_eq!(out, text.as_bytes());
+    }
+}
+
+#[test]
+fn a_soft_line_break_at_the_end_of_a_body_keeps_the_messages_apart() {
+    let text = read("mail/soft-break.mboxcl2");
+    assert_eq!(mbox::detect(&text), MboxFormat::Mboxcl2);
+    let (out, warnings, changed) = rewrite_as(&text, MboxFormat::Mboxcl2);
+    assert!(changed, "{warnings:?}");
+    assert_eq!(count_messages(&out, MboxFormat::Mboxcl2), 2);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("href=3D\"http://r.example/d/next.html\">"),
+        "{out}"
+    );
+    assert!(out.contains("</html>=\nFrom reader@"), "{out}");
+}
+
+#[test]
+fn a_byte_order_mark_is_read_past_and_kept() {
+    let bom = b"\xEF\xBB\xBF";
+    // The first field names the type: read with the mark, it would be lost.
+    let message = b"Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<a href=3D\"x.html\">x</a>\r\n".to_vec();
+    let mut input = bom.to_vec();
+    input.extend_from_slice(&message);
+    let (out, _) = rewrite(&input, Some("http://r.example/d/"));
+    let (want, _) = rewrite(&message, Some("http://r.example/d/"));
+    assert_ne!(want, message);
+    assert_eq!(&out[..3], bom);
+    assert_eq!(&out[3..], &want[..]);
+
+    let archive = read("mail/archive.mboxrd");
+    let mut input = bom.to_vec();
+    input.extend_from_slice(&archive);
+    assert!(mbox::looks_like_mbox(&input));
+    assert_eq!(mbox::detect(&input), mbox::detect(&archive));
+    let (out, _) = rewrite(&input, None);
+    assert_eq!(&out[..3], bom);
+    assert_eq!(&out[3..], &read("mail/archive.expected.mboxrd")[..]);
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -321,6 +497,18 @@ mod properties {
 
     use super::*;
 
+    const FORMATS: [MboxFormat; 4] = [
+        MboxFormat::Mboxo,
+        MboxFormat::Mboxrd,
+        MboxFormat::Mboxcl,
+        MboxFormat::Mboxcl2,
+    ];
+
+    fn first_message(text: &[u8], format: MboxFormat) -> Vec<u8> {
+        let mut reader = mbox::MboxReader::new(text, format).unwrap();
+        reader.next_message().unwrap().unwrap().bytes
+    }
+
     /// Lines of the kinds that matter to mbox splitting and MIME.
     fn mailish() -> impl Strategy<Value = Vec<u8>> {
         let line = prop_oneof![
@@ -339,6 +527,9 @@ mod properties {
             Just("--b\n".to_owned()),
             Just("--b--\n".to_owned()),
             Just("<a href=x.html>=3D=\n".to_owned()),
+            Just("<a href=3D\"y.html\">=\n".to_owned()),
+            Just("=0D=0A<img src=3Dz.png>=0D=0A=\n".to_owned()),
+            Just("Content-Length: 0\n".to_owned()),
             "[ -~]{0,12}\n",
         ];
         prop::collection::vec(line, 0..30).prop_map(|l| l.concat().into_bytes())
@@ -365,6 +556,34 @@ mod properties {
             let _ = rewrite_message(&bytes, &options);
             let mut out = Vec::new();
             let _ = mbox::rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_, _| {}).unwrap();
+        }
+
+        #[test]
+        fn split_points_agree_with_the_reader(input in mailish(), format in 0..4usize) {
+            let format = FORMATS[format];
+            let mut text = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
+            text.extend_from_slice(&input);
+            let first = first_message(&text, format);
+            let (split, next) = mbox::split_points(&input, format);
+            if first.len() < input.len() {
+                prop_assert_eq!(split, Some(first.len()));
+            } else {
+                prop_assert_eq!(split, None);
+                text.extend_from_slice(b"From z Mon Jan  1 00:00:00 2024\nSubject: z\n\n");
+                prop_assert_eq!(first_message(&text, format) == input, next);
+            }
+        }
+
+        #[test]
+        fn as_many_messages_come_out_as_went_in(input in mailish(), format in 0..4usize) {
+            let format = FORMATS[format];
+            let mut text = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
+            text.extend_from_slice(&input);
+            let base = Base::new(BaseUrl::parse("http://r/x/", Rules::Rfc1808).unwrap(), BaseSource::RetrievedFrom);
+            let options = Options { outer: Some(&base), ..Options::default() };
+            let mut out = Vec::new();
+            mbox::rewrite_mbox(&text[..], format, &mut out, &options, |_, _| {}).unwrap();
+            prop_assert_eq!(count_messages(&out, format), count_messages(&text, format));
         }
 
         #[test]
