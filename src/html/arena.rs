@@ -44,6 +44,8 @@ struct Node {
     contents: u32,
     /// The tag token that created the element.
     tag: u32,
+    /// How many ancestors it had when it was last inserted.
+    depth: u32,
     namespace: Namespace,
     flags: u8,
 }
@@ -58,6 +60,7 @@ impl Node {
             next: NONE,
             contents: NONE,
             tag,
+            depth: 0,
             namespace,
             flags,
         }
@@ -75,6 +78,9 @@ pub struct Arena {
     /// (tag, node): the element each start tag made or added attributes to;
     /// a later pair for the same tag wins.
     tied: RefCell<Vec<(u32, u32)>>,
+    /// The depth and namespace of the element inserted last: about where
+    /// the next one goes.
+    last_inserted: std::cell::Cell<(u32, Namespace)>,
 }
 
 impl Default for Arena {
@@ -83,6 +89,7 @@ impl Default for Arena {
             nodes: RefCell::new(vec![Node::new(Namespace::Other, 0, NONE)]),
             current: RefCell::new(None),
             tied: RefCell::new(Vec::new()),
+            last_inserted: std::cell::Cell::new((0, Namespace::Html)),
         }
     }
 }
@@ -120,6 +127,23 @@ impl Arena {
             }
             _ => None,
         };
+    }
+
+    /// The depth and namespace of the element inserted last.
+    pub fn last_inserted(&self) -> (u32, Namespace) {
+        self.last_inserted.get()
+    }
+
+    /// Notes where an element was inserted.
+    fn inserted(&self, nodes: &mut [Node], child: u32) {
+        let parent = nodes[child as usize].parent;
+        if parent == NONE || nodes[child as usize].flags & ELEMENT == 0 {
+            return;
+        }
+        let depth = nodes[parent as usize].depth.saturating_add(1);
+        let node = &mut nodes[child as usize];
+        node.depth = depth;
+        self.last_inserted.set((depth, node.namespace));
     }
 
     fn push(&self, node: Node) -> u32 {
@@ -312,7 +336,9 @@ impl TreeSink for Arena {
 
     fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
         if let NodeOrText::AppendNode(child) = child {
-            Self::append_child(&mut self.nodes.borrow_mut(), parent.index, child.index);
+            let mut nodes = self.nodes.borrow_mut();
+            Self::append_child(&mut nodes, parent.index, child.index);
+            self.inserted(&mut nodes, child.index);
         }
     }
 
@@ -347,7 +373,9 @@ impl TreeSink for Arena {
 
     fn append_before_sibling(&self, sibling: &NodeRef, new_node: NodeOrText<NodeRef>) {
         if let NodeOrText::AppendNode(child) = new_node {
-            Self::insert_before(&mut self.nodes.borrow_mut(), sibling.index, child.index);
+            let mut nodes = self.nodes.borrow_mut();
+            Self::insert_before(&mut nodes, sibling.index, child.index);
+            self.inserted(&mut nodes, child.index);
         }
     }
 

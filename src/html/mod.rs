@@ -2,7 +2,6 @@
 
 pub mod arena;
 pub mod charref;
-pub mod lex;
 pub mod links;
 pub mod refresh;
 pub mod rewrite;

@@ -7,9 +7,9 @@ use std::ops::Range;
 use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
-use super::lex::LexedAttr;
 use super::links::{self, LinkAttribute, Syntax};
-use super::tree::{self, Document, Namespace, Tag};
+use super::tokenizer::AttrSpan;
+use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use super::{refresh, srcset};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::css;
@@ -41,7 +41,12 @@ pub fn rewrite_text(src: &str, options: &Options<'_>) -> TextRewrite {
 }
 
 fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite {
-    let doc = tree::parse(src, depth > 0);
+    let kind = if depth > 0 {
+        DocumentKind::IframeSrcdoc
+    } else {
+        DocumentKind::Document
+    };
+    let doc = tree::parse(src, kind);
     let lines = LineIndex::new(src);
     let mut work = Work {
         src,
@@ -103,14 +108,6 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
-/// A token's attribute value, by name.
-fn attr_value<'t>(tag: &'t Tag, name: &str) -> Option<&'t str> {
-    tag.attrs
-        .iter()
-        .find(|a| a.name.ns == html5ever::ns!() && &*a.name.local == name)
-        .map(|a| &*a.value)
-}
-
 /// One URL found inside a value: where (in the decoded value) and what.
 struct Found {
     range: Range<usize>,
@@ -153,9 +150,8 @@ impl Work<'_, '_> {
     fn choose_base(&mut self, doc: &Document) -> Option<Base> {
         let element = doc.base.map(|index| {
             let tag = &doc.tags[index];
-            let at = tag.source.as_ref().map_or(0, |(start, _)| *start);
-            let (_, href) = trim_ascii_space(attr_value(tag, "href").unwrap_or(""));
-            (at, href.to_owned())
+            let href = doc.attr_value(self.src, tag, "href").unwrap_or_default();
+            (tag.span.start, trim_ascii_space(&href).1.to_owned())
         });
         if let Some(forced) = self.options.forced {
             self.out.layers.push(Layer::new(
@@ -219,24 +215,18 @@ impl Work<'_, '_> {
                 continue;
             }
             let Some(element) = tag.element else { continue };
-            let Some((start, lexed)) = &tag.source else {
-                self.out.warnings.push(format!(
-                    "a <{}> tag could not be located in the source and is left as it is",
-                    tag.name
-                ));
-                continue;
-            };
             if element.namespace == Namespace::Html && &*tag.name == "style" {
-                self.rewrite_style_element(doc, index, lexed.end, base);
+                self.rewrite_style_element(doc, index, tag.span.end, base);
             }
             // The BASE element's own href resolves against the layer below.
             let is_base = doc.base == Some(index) && self.options.forced.is_none();
-            let codebase = self.codebase(tag, element.namespace, base, *start);
-            for (attr, lexed_attr) in tag.attrs.iter().zip(&lexed.attrs) {
+            let codebase = self.codebase(doc, tag, element.namespace, base);
+            for attr in doc.attrs(tag) {
+                let name = tree::attr_name(self.src, attr);
                 let extra;
-                let row = match links::lookup(element.namespace, &tag.name, &attr.name.local) {
+                let row = match links::lookup(element.namespace, &tag.name, &name) {
                     Some(row) => row,
-                    None => match self.extra_row(element.namespace, &attr.name.local) {
+                    None => match self.extra_row(element.namespace, &name) {
                         Some(row) => {
                             extra = row;
                             &extra
@@ -245,8 +235,8 @@ impl Work<'_, '_> {
                     },
                 };
                 if let Some((name, wanted)) = row.only_if {
-                    let (_, value) = trim_ascii_space(attr_value(tag, name).unwrap_or(""));
-                    if !value.eq_ignore_ascii_case(wanted) {
+                    let value = doc.attr_value(self.src, tag, name).unwrap_or_default();
+                    if !trim_ascii_space(&value).1.eq_ignore_ascii_case(wanted) {
                         continue;
                     }
                 }
@@ -262,17 +252,10 @@ impl Work<'_, '_> {
                 };
                 let place = LinkPlace {
                     element: tag.name.to_string(),
-                    attribute: attr.name.local.to_string(),
+                    attribute: name.into_owned(),
                 };
                 let same_document_ok = element.namespace == Namespace::Svg && &*tag.name != "a";
-                self.rewrite_attribute(
-                    lexed_attr,
-                    &attr.value,
-                    row,
-                    against,
-                    place,
-                    same_document_ok,
-                );
+                self.rewrite_attribute(attr, row, against, place, same_document_ok);
             }
         }
     }
@@ -302,15 +285,17 @@ impl Work<'_, '_> {
     /// its codebase, resolved against the document's base.
     fn codebase(
         &mut self,
+        doc: &Document,
         tag: &Tag,
         namespace: Namespace,
         base: &Base,
-        at: usize,
     ) -> Option<Base> {
         if namespace != Namespace::Html || !matches!(&*tag.name, "object" | "applet") {
             return None;
         }
-        let (_, value) = trim_ascii_space(attr_value(tag, "codebase")?);
+        let at = tag.span.start;
+        let value = doc.attr_value(self.src, tag, "codebase")?;
+        let (_, value) = trim_ascii_space(&value);
         if value.is_empty() {
             return None;
         }
@@ -379,8 +364,7 @@ impl Work<'_, '_> {
     /// Rewrites the URLs of one attribute value.
     fn rewrite_attribute(
         &mut self,
-        lexed: &LexedAttr,
-        token_value: &str,
+        attr: &AttrSpan,
         row: &LinkAttribute,
         base: &Base,
         place: LinkPlace,
@@ -388,20 +372,14 @@ impl Work<'_, '_> {
     ) {
         // A value-less attribute (`<a href>`) is an empty reference: its
         // new value goes right after the name, with an `=`.
-        let (raw_range, quote) = match lexed.value {
-            Some(value) => (value.range(), value.quote),
-            None => (lexed.name_span.end..lexed.name_span.end, None),
+        let raw_range = attr.value.clone();
+        let quote = match attr.quote {
+            Quote::Double => Some(b'"'),
+            Quote::Single => Some(b'\''),
+            Quote::Unquoted | Quote::Valueless => None,
         };
         let src = self.src;
-        let raw = &src[raw_range.clone()];
-        let decoded = charref::decode_attribute(raw);
-        if decoded.text != token_value {
-            self.warn(
-                raw_range.start,
-                format_args!("{place}: value could not be matched to its source; left as it is"),
-            );
-            return;
-        }
+        let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
         let text = decoded.text.as_str();
         let mut found = Vec::new();
@@ -473,7 +451,7 @@ impl Work<'_, '_> {
             Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
         }
         if !found.is_empty() {
-            let equals = lexed.value.is_none();
+            let equals = attr.quote == Quote::Valueless;
             self.write_value(raw_range, quote, equals, &decoded, found);
         }
     }
@@ -571,10 +549,8 @@ impl Work<'_, '_> {
     ) {
         let text_end = match doc.tags.get(index + 1) {
             None => self.src.len(),
-            Some(next) => match &next.source {
-                Some((start, lexed)) if lexed.end_tag && lexed.name == "style" => *start,
-                _ => return,
-            },
+            Some(next) if next.kind == TagKind::EndTag && &*next.name == "style" => next.span.start,
+            Some(_) => return,
         };
         let place = LinkPlace {
             element: "style".to_owned(),

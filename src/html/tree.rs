@@ -1,32 +1,28 @@
-//! Parsing a document with html5ever into a lean arena, and recovering
-//! where in the source each tag lies.
+//! Parsing a document: relink's positioned tokenizer ([`super::tokenizer`])
+//! feeds html5ever's tree builder, which builds a lean arena
+//! ([`super::arena`]).
 //!
-//! html5ever reports no source positions. relink feeds the tokenizer chunks
-//! that each end just after a `>`. A tag token is emitted as soon as its `>`
-//! is consumed, so a tag emitted while a chunk is fed ends exactly at that
-//! chunk's end. Its start is the nearest `<` before that end, and not before
-//! the previous tag, comment or doctype, that re-lexes
-//! ([`super::lex`]) into the same kind of tag, name and attributes, ending
-//! at the same place. A tag where that fails is never patched.
-//!
-//! The tree sink ([`super::arena`]) ties each element the tree builder
-//! creates to the token being processed, so the rest of relink learns each tag's
-//! namespace and whether it lies in template contents, and finds the
-//! document's base element in tree order. The tree stays behind this module:
-//! the rest of relink sees only [`Document`].
+//! The tokenizer records where every tag and attribute lies in the source;
+//! the tree builder decides, exactly as a browser does, each element's
+//! namespace, whether it lies in template contents, and which `base` comes
+//! first in tree order. The arena ties each element to the tag token that
+//! made it. The tree stays behind this module: the rest of relink sees only
+//! [`Document`].
 
-use std::cell::{Cell, RefCell};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
 
-use html5ever::TokenizerResult;
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{
-    BufferQueue, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
+use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-use html5ever::{Attribute, LocalName};
+use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
-use super::lex::{LexedTag, lex_tag};
+use super::charref;
+use super::tokenizer::{self, AttrSpan, SpanLog};
+
+pub use super::tokenizer::Quote;
 
 /// The namespace an element was created in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,18 +44,26 @@ pub struct Element {
     pub in_template: bool,
 }
 
+/// What kind of document is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// A document of its own.
+    Document,
+    /// An `iframe srcdoc` document (never in quirks mode).
+    IframeSrcdoc,
+}
+
 /// One tag of the source.
 #[derive(Debug, Clone)]
 pub struct Tag {
-    /// The tag as re-lexed from the source, with its start; `None` when the
-    /// source could not be matched to html5ever's token.
-    pub source: Option<(usize, LexedTag)>,
     /// Start or end tag.
     pub kind: TagKind,
-    /// The name, as the tokenizer gave it.
+    /// The name, as the tokenizer gave it (lower-cased).
     pub name: LocalName,
-    /// The attributes with their decoded values, as the tokenizer gave them.
-    pub attrs: Vec<Attribute>,
+    /// From its `<` to just after its `>`.
+    pub span: Range<usize>,
+    /// Its attributes in [`Document::attrs`]'s list.
+    attrs: Range<usize>,
     /// The element this start tag created or added attributes to, if it is
     /// in the final tree.
     pub element: Option<Element>,
@@ -68,152 +72,213 @@ pub struct Tag {
 /// A parsed document: its tags in source order, and which one is the base.
 #[derive(Debug, Default)]
 pub struct Document {
-    /// Every tag html5ever emitted, in source order.
+    /// Every tag token, in source order.
     pub tags: Vec<Tag>,
+    /// Every tag's attributes, duplicates dropped, in one list.
+    attrs: Vec<AttrSpan>,
     /// The first HTML `base` element with an `href` in tree order, outside
     /// template contents (its index in `tags`).
     pub base: Option<usize>,
 }
 
-/// Parses `src` as an HTML document (with scripting disabled, as relink
-/// must see `<noscript>`'s links) or as an `iframe srcdoc` document.
+impl Document {
+    /// A tag's attributes, in source order.
+    pub fn attrs(&self, tag: &Tag) -> &[AttrSpan] {
+        self.attrs.get(tag.attrs.clone()).unwrap_or_default()
+    }
+
+    /// The decoded value of a tag's attribute, by its (lower-case) name.
+    pub fn attr_value<'s>(&self, src: &'s str, tag: &Tag, name: &str) -> Option<Cow<'s, str>> {
+        let attr = self.attrs(tag).iter().find(|a| attr_name(src, a) == name)?;
+        Some(decoded_value(src, attr))
+    }
+}
+
+/// An attribute's name as the tokenizer gives it: ASCII upper case
+/// lowered, NUL replaced.
+pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
+    let raw = &src[attr.name.clone()];
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// An attribute's value, character references decoded as the tokenizer
+/// decodes them.
+pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
+    let raw = &src[attr.value.clone()];
+    if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+        Cow::Owned(charref::decode_attribute(raw).text)
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// Parses `src` as an HTML document of `kind`, with scripting disabled (as
+/// relink must see `<noscript>`'s links).
 ///
 /// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
 /// empty [`Document`]: nothing in it is located, so nothing is changed.
-pub fn parse(src: &str, srcdoc: bool) -> Document {
+pub fn parse(src: &str, kind: DocumentKind) -> Document {
     if u32::try_from(src.len()).is_err() {
         return Document::default();
     }
     let opts = TreeBuilderOpts {
         scripting_enabled: false,
-        iframe_srcdoc: srcdoc,
+        iframe_srcdoc: kind == DocumentKind::IframeSrcdoc,
         ..TreeBuilderOpts::default()
     };
+    let log = SpanLog::default();
     let recorder = Recorder {
         builder: TreeBuilder::new(Arena::default(), opts),
-        chunk_end: Cell::new(0),
-        boundary: Cell::new(0),
-        tags: RefCell::new(Vec::new()),
-        ends: RefCell::new(Vec::new()),
+        log: &log,
+        names: RefCell::new(Vec::new()),
+        flattened: RefCell::new(HashMap::new()),
     };
-    let tokenizer = Tokenizer::new(
-        recorder,
-        TokenizerOpts {
-            discard_bom: false,
-            ..TokenizerOpts::default()
-        },
-    );
-    let whole = StrTendril::from_slice(src);
-    let queue = BufferQueue::default();
-    let mut fed = 0;
-    let ends = memchr::memchr_iter(b'>', src.as_bytes()).map(|i| i + 1);
-    for end in ends.chain(std::iter::once(src.len())) {
-        if end == fed {
-            continue;
-        }
-        tokenizer.sink.chunk_end.set(end);
-        // Offsets fit in u32: checked above.
-        queue.push_back(whole.subtendril(fed as u32, (end - fed) as u32));
-        while !matches!(tokenizer.feed(&queue), TokenizerResult::Done) {}
-        fed = end;
-    }
-    tokenizer.end();
-    let recorder = tokenizer.sink;
-    let mut tags = recorder.tags.into_inner();
+    let options = tokenizer::Options {
+        discard_bom: false,
+        ..tokenizer::Options::default()
+    };
+    let recorder = tokenizer::tokenize(src, recorder, &log, options);
+    let names = recorder.names.into_inner();
     let tree = recorder.builder.sink.finish_tree();
+    let (spans, attrs) = log.into_flat();
+    let mut tags: Vec<Tag> = spans
+        .into_iter()
+        .zip(names)
+        .map(|(span, name)| Tag {
+            kind: span.kind,
+            name,
+            attrs: span.attr_range(),
+            span: span.span,
+            element: None,
+        })
+        .collect();
     for (index, element) in tree.elements {
         if let Some(tag) = tags.get_mut(index) {
             tag.element = element;
         }
     }
-    locate(src, &mut tags, &recorder.ends.into_inner());
     Document {
         tags,
+        attrs,
         base: tree.base,
     }
 }
 
-/// How many `<` before a tag's end are tried as its start. The first one
-/// tried is the start unless attribute values hold `<`; the cap keeps a
-/// hostile tag (a value of a million `<a`) from taking quadratic time. A
-/// tag not found within it is left as it is.
-pub const MAX_START_CANDIDATES: usize = 64;
+/// How deep HTML elements nest before further ones are flattened.
+///
+/// html5ever's tree builder looks through the whole stack of open elements
+/// for most start tags, so a document of 100,000 nested `<div>`s would take
+/// quadratic time. Past this depth (Chromium stops nesting at 512), an
+/// ordinary HTML start tag goes to the tree builder as a `<wbr>`, which
+/// opens nothing, and its end tag is dropped: the element keeps its tag, its
+/// attributes and its namespace, and the depth stops growing. Raw text
+/// elements, `template`, `svg`, `math` and void elements are never
+/// flattened, so tokenizing, template contents and namespaces stay exact.
+pub const MAX_TREE_DEPTH: u32 = 1024;
 
-/// Finds each tag's start and re-lexes it (see the module docs).
-fn locate(src: &str, tags: &mut [Tag], bounds: &[(usize, usize)]) {
-    for (tag, &(lower, end)) in tags.iter_mut().zip(bounds) {
-        let mut at = end;
-        let mut tries = 0;
-        while let Some(lt) = memchr::memrchr(b'<', &src.as_bytes()[lower..at]) {
-            tries += 1;
-            if tries > MAX_START_CANDIDATES {
-                break;
+/// Whether a start tag may be flattened (see [`MAX_TREE_DEPTH`]).
+fn flattenable(name: &LocalName) -> bool {
+    !matches!(
+        &**name,
+        "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+            | "plaintext"
+            | "template"
+            | "svg"
+            | "math"
+            | "select"
+            | "table"
+            | "html"
+            | "head"
+            | "body"
+            | "frameset"
+            | "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "image"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "keygen"
+    )
+}
+
+/// The token sink: hands each token to the tree builder, telling the arena
+/// which tag token it is, and keeps each tag's name.
+struct Recorder<'l> {
+    builder: TreeBuilder<NodeRef, Arena>,
+    log: &'l SpanLog,
+    names: RefCell<Vec<LocalName>>,
+    /// Start tags flattened past [`MAX_TREE_DEPTH`] whose end tags are yet
+    /// to come, by name.
+    flattened: RefCell<HashMap<LocalName, usize>>,
+}
+
+impl Recorder<'_> {
+    /// Flattens a start tag too deep, or drops the end tag of one.
+    /// Returns `None` when the token is dropped.
+    fn flatten(&self, mut token: Token) -> Option<Token> {
+        let Token::TagToken(tag) = &mut token else {
+            return Some(token);
+        };
+        let mut flattened = self.flattened.borrow_mut();
+        match tag.kind {
+            TagKind::StartTag => {
+                let (depth, namespace) = self.builder.sink.last_inserted();
+                if depth > MAX_TREE_DEPTH && namespace == Namespace::Html && flattenable(&tag.name)
+                {
+                    *flattened.entry(tag.name.clone()).or_default() += 1;
+                    tag.name = local_name!("wbr");
+                    tag.self_closing = false;
+                }
             }
-            let start = lower + lt;
-            if let Some(lexed) = lex_tag(src, start)
-                && lexed.end == end
-                && agrees(&lexed, tag)
-            {
-                tag.source = Some((start, lexed));
-                break;
+            TagKind::EndTag => {
+                if let Some(open) = flattened.get_mut(&tag.name)
+                    && *open > 0
+                {
+                    *open -= 1;
+                    return None;
+                }
             }
-            at = start;
         }
+        Some(token)
     }
 }
 
-/// Whether a re-lexed tag is html5ever's token: kind, name, and every
-/// attribute's name, in order.
-fn agrees(lexed: &LexedTag, tag: &Tag) -> bool {
-    lexed.end_tag == (tag.kind == TagKind::EndTag)
-        && lexed.name == *tag.name
-        && lexed.attrs.len() == tag.attrs.len()
-        && lexed
-            .attrs
-            .iter()
-            .zip(&tag.attrs)
-            .all(|(l, t)| l.name == *t.name.local)
-}
-
-/// The token sink: records each tag token and where it ends, then hands the
-/// token to the tree builder.
-struct Recorder {
-    builder: TreeBuilder<NodeRef, Arena>,
-    /// The end of the chunk being fed.
-    chunk_end: Cell<usize>,
-    /// The end of the last tag, comment or doctype: no tag starts before.
-    boundary: Cell<usize>,
-    tags: RefCell<Vec<Tag>>,
-    /// For each tag token: (lower bound of its start, its end).
-    ends: RefCell<Vec<(usize, usize)>>,
-}
-
-impl TokenSink for Recorder {
+impl TokenSink for Recorder<'_> {
     type Handle = NodeRef;
 
     fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeRef> {
-        match &token {
-            Token::TagToken(tag) => {
-                let mut tags = self.tags.borrow_mut();
-                self.builder
-                    .sink
-                    .set_current(Some((tags.len(), tag.kind, &tag.name)));
-                self.ends
-                    .borrow_mut()
-                    .push((self.boundary.get(), self.chunk_end.get()));
-                tags.push(Tag {
-                    source: None,
-                    kind: tag.kind,
-                    name: tag.name.clone(),
-                    attrs: tag.attrs.clone(),
-                    element: None,
-                });
-                self.boundary.set(self.chunk_end.get());
-            }
-            Token::CommentToken(_) | Token::DoctypeToken(_) => {
-                self.boundary.set(self.chunk_end.get());
-            }
-            _ => {}
+        if let Token::TagToken(tag) = &token {
+            self.names.borrow_mut().push(tag.name.clone());
+        }
+        let Some(token) = self.flatten(token) else {
+            return TokenSinkResult::Continue;
+        };
+        if let Token::TagToken(tag) = &token {
+            let index = self.log.current().unwrap_or(usize::MAX);
+            self.builder
+                .sink
+                .set_current(Some((index, tag.kind, &tag.name)));
         }
         let result = self.builder.process_token(token, line_number);
         self.builder.sink.set_current(None);

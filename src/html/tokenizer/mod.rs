@@ -116,6 +116,13 @@ pub struct TagSpan {
     attrs: Range<usize>,
 }
 
+impl TagSpan {
+    /// Where this tag's attributes are in [`SpanLog::into_flat`]'s list.
+    pub fn attr_range(&self) -> Range<usize> {
+        self.attrs.clone()
+    }
+}
+
 /// The spans of the tag tokens emitted so far, in order.
 ///
 /// The tokenizer logs a tag's span just before handing its token to the
@@ -163,6 +170,12 @@ impl SpanLog {
     pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
         let range = self.tags.borrow()[index].attrs.clone();
         Ref::map(self.attrs.borrow(), |all| &all[range])
+    }
+
+    /// Every tag span, and every attribute's span in one list (a tag's
+    /// are [`TagSpan::attr_range`] of it).
+    pub fn into_flat(self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
+        (self.tags.into_inner(), self.attrs.into_inner())
     }
 
     /// Every tag span, and every attribute's span with the tag it is on.
@@ -402,6 +415,11 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// The line the tokenizer is on (CRLF and lone CR count as one line
     /// break, as after preprocessing).
     fn line(&mut self) -> u64 {
+        // A reconsumed character moves the position back over text already
+        // counted.
+        if self.pos <= self.line_pos {
+            return self.line;
+        }
         let seen = &self.bytes[self.line_pos..self.pos];
         for i in memchr::memchr2_iter(b'\n', b'\r', seen) {
             if seen[i] == b'\n' || seen.get(i + 1) != Some(&b'\n') {

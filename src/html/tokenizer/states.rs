@@ -750,6 +750,11 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 }
                 Some('>') => {
                     self.error("Missing attribute value");
+                    // The value is empty and unquoted, just before the `>`
+                    // (`<a href=>`): where a new value would go.
+                    self.pos = at;
+                    self.start_attr_value(Quote::Unquoted);
+                    self.pos = at + 1;
                     return self.emit_tag();
                 }
                 _ => {

@@ -65,6 +65,16 @@ fn spans_of_a_tag_and_its_attributes() {
 }
 
 #[test]
+fn a_missing_value_is_an_empty_unquoted_one_before_the_end() {
+    let src = "<a href= >";
+    let (_, log) = run(src);
+    let attrs = log.attrs(0);
+    assert_eq!(attrs[0].quote, Quote::Unquoted);
+    assert_eq!(attrs[0].value, 9..9);
+    assert_eq!(log.tag(0).span, 0..10);
+}
+
+#[test]
 fn end_tag_in_rcdata_has_its_span() {
     let log = SpanLog::default();
     let src = "a</b></title >";
@@ -159,5 +169,18 @@ fn repeated_constructs_take_linear_time() {
             .0
             .into_inner();
         assert_eq!(tokens.last(), Some(&Token::EOFToken), "{prefix}{repeated}");
+    }
+}
+
+#[test]
+fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
+    // `<` after a quoted value: an attribute name starts there, and the
+    // error for the missing white space is reported with the position
+    // moved back over it.
+    let src = "<a c='u'<a href=<m c='0'<";
+    let (tokens, _) = run(src);
+    assert_eq!(tokens.last(), Some(&Token::EOFToken));
+    for end in 1..=src.len() {
+        run(&src[..end]);
     }
 }
