@@ -166,7 +166,9 @@ pub struct WarcSummary {
 }
 
 /// Whether the start of a file is a WARC record, plain or gzipped (the
-/// version line `WARC/1.0` or `WARC/1.1`, after gunzip).
+/// version line `WARC/1.0` or `WARC/1.1`, after gunzip). A gzipped head
+/// needs a few hundred bytes (a deflate block's code tables come first);
+/// 4 KiB is plenty.
 pub fn looks_like_warc(head: &[u8]) -> bool {
     let version = |bytes: &[u8]| bytes.starts_with(b"WARC/1.0") || bytes.starts_with(b"WARC/1.1");
     if !head.starts_with(&[0x1f, 0x8b]) {

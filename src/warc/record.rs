@@ -249,7 +249,11 @@ impl<R: BufRead> RecordReader<R> {
                 };
                 let trailer = copy_exactly(current, record.length, sink, number)
                     .map_err(|e| corrupt(e, number))?;
-                if current.fill_buf()?.is_empty() {
+                if current
+                    .fill_buf()
+                    .map_err(|e| corrupt(e.into(), number))?
+                    .is_empty()
+                {
                     end_member(member, idle);
                 } else {
                     *stream = true;
@@ -284,15 +288,11 @@ fn truncated(number: usize) -> WarcError {
 /// A read error in a gzip member names the record it was in.
 fn corrupt(err: WarcError, number: usize) -> WarcError {
     match err {
-        WarcError::Io(e)
-            if e.kind() == io::ErrorKind::InvalidInput
-                || e.kind() == io::ErrorKind::InvalidData =>
-        {
-            WarcError::Malformed {
-                record: number,
-                reason: format!("corrupt gzip data ({e})"),
-            }
-        }
+        WarcError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => truncated(number),
+        WarcError::Io(e) => WarcError::Malformed {
+            record: number,
+            reason: format!("gzip data cannot be read ({e})"),
+        },
         other => other,
     }
 }

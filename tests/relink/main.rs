@@ -8,6 +8,7 @@ mod html_corpus;
 mod html_fixtures;
 mod mail;
 mod resolver;
+mod warc;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
