@@ -29,6 +29,9 @@ pub enum BaseSource {
     Enclosing(Box<BaseSource>),
     /// The URL the document was retrieved from (section 3.3).
     RetrievedFrom,
+    /// The URL a WARC record was retrieved from, its `WARC-Target-URI`
+    /// (section 3.3).
+    TargetUri,
 }
 
 impl fmt::Display for BaseSource {
@@ -42,6 +45,7 @@ impl fmt::Display for BaseSource {
             BaseSource::Header { name, part } => write!(f, "{name} of part {part}"),
             BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
             BaseSource::RetrievedFrom => f.write_str("--retrieved-from"),
+            BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),
         }
     }
 }

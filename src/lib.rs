@@ -23,6 +23,7 @@ pub mod kind;
 pub mod mime;
 pub mod splice;
 pub mod url;
+pub mod warc;
 
 pub use error::Error;
 pub use url::{BaseUrl, Rules};

@@ -9,6 +9,7 @@ mod html_fixtures;
 mod mail;
 mod resolver;
 mod tokenizer;
+mod warc;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

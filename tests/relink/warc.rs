@@ -1,0 +1,549 @@
+//! Web archives: the links of every record against its own base, the
+//! rewritten file checked by warcio (a reader that shares no code with
+//! relink), unchanged records byte-identical, each compression kept.
+
+use std::io::{Read, Write};
+use std::process::Command;
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use relink::Rules;
+use relink::warc::{self, WarcLink, WarcOptions, WarcSummary};
+use serde_json::Value;
+
+use crate::{fixture, table};
+
+const SITE: &str = "http://127.0.0.1:8769";
+
+fn read(name: &str) -> Vec<u8> {
+    std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn options(rules: Rules) -> WarcOptions<'static> {
+    let mut options = WarcOptions::default();
+    options.document.rules = rules;
+    options
+}
+
+fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WarcSummary) {
+    let mut out = Vec::new();
+    let summary = warc::rewrite(input, &mut out, options).unwrap();
+    (out, summary)
+}
+
+fn links(input: &[u8], options: &WarcOptions<'_>) -> Vec<WarcLink> {
+    let mut found = Vec::new();
+    warc::links(input, options, |l| found.push(l)).unwrap();
+    found
+}
+
+/// Every record of a WARC file as warcio reads it, after `warcio check`
+/// passed on it (see fixtures/warc/check_warc.py).
+fn warcio(bytes: &[u8]) -> Vec<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.warc.gz");
+    std::fs::write(&path, bytes).unwrap();
+    let output = Command::new("python3")
+        .arg(fixture("warc/check_warc.py"))
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("python3 is needed to check WARC output with warcio ({e}); install python3 and run: python3 -m pip install warcio brotli")
+        });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(0) => {}
+        Some(2) => {
+            panic!("warcio is needed to check WARC output: python3 -m pip install warcio\n{stderr}")
+        }
+        _ => panic!("warcio rejects the output:\n{stderr}"),
+    }
+    let records: Value = serde_json::from_slice(&output.stdout).unwrap();
+    records.as_array().unwrap().clone()
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut w = GzEncoder::new(Vec::new(), Compression::default());
+    w.write_all(bytes).unwrap();
+    w.finish().unwrap()
+}
+
+/// The gzip members of a file, as they are written.
+fn members(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        std::io::copy(&mut decoder, &mut std::io::sink()).unwrap();
+        let left = decoder.into_inner().len();
+        out.push(&rest[..rest.len() - left]);
+        rest = &rest[rest.len() - left..];
+    }
+    out
+}
+
+fn payload<'a>(records: &'a [Value], uri: &str) -> &'a str {
+    records
+        .iter()
+        .find(|r| r["type"] == "response" && r["uri"] == uri)
+        .and_then(|r| r["payload"].as_str())
+        .unwrap_or_else(|| panic!("no response for {uri}"))
+}
+
+#[test]
+fn site_links_resolve_against_each_records_layers() {
+    let input = read("warc/site.warc.gz");
+    let rows = table("warc/site-links.tsv", 5);
+    assert!(rows.len() >= 20);
+    for row in rows {
+        let rules: Rules = row[0].parse().unwrap();
+        let target = format!("{SITE}{}", row[1]);
+        let found = links(&input, &options(rules));
+        let link = found
+            .iter()
+            .find(|l| l.target_uri == target && l.link.original == row[2])
+            .unwrap_or_else(|| panic!("{row:?}: no such link"));
+        assert_eq!(link.link.resolved, row[3], "{row:?}");
+        let from = link.link.base.as_ref().unwrap().source.to_string();
+        assert_eq!(from, row[4], "{row:?}");
+        assert!(link.record_id.starts_with("<urn:uuid:"), "{row:?}");
+    }
+}
+
+#[test]
+fn listing_finds_no_links_in_requests_images_or_text_resources() {
+    let found = links(&read("warc/site.warc.gz"), &WarcOptions::default());
+    let targets: std::collections::BTreeSet<&str> =
+        found.iter().map(|l| l.target_uri.as_str()).collect();
+    assert!(!targets.contains(&*format!("{SITE}/site/img.png")));
+    assert!(!targets.iter().any(|t| t.starts_with("metadata:")));
+    // 11 HTML pages and the style sheet.
+    assert_eq!(targets.len(), 12, "{targets:?}");
+}
+
+#[test]
+fn rewritten_site_passes_warcio_with_every_coding_redone() {
+    let input = read("warc/site.warc.gz");
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.compression, warc::Compression::Members);
+    assert_eq!(summary.changed, 12, "{:?}", summary.warnings);
+    assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+    let before = warcio(&input);
+    let after = warcio(&out);
+    assert_eq!(before.len(), after.len());
+    for (was, now) in before.iter().zip(&after) {
+        assert_eq!(was["type"], now["type"]);
+        assert_eq!(was["uri"], now["uri"]);
+        if now["type"] == "response" {
+            assert_eq!(now["length_ok"], true, "{}", now["uri"]);
+        }
+    }
+    for page in ["gzipped", "chunked", "gzipped-chunked", "untyped", "moved"] {
+        let text = payload(&after, &format!("{SITE}/site/{page}.html"));
+        assert!(
+            text.contains(&format!(r#"href="{SITE}/site/other.html""#)),
+            "{page}: {text}"
+        );
+        assert!(
+            text.contains(&format!(r#"href="{SITE}/up.html""#)),
+            "{page}"
+        );
+    }
+    let located = payload(&after, &format!("{SITE}/site/located.html"));
+    assert!(located.contains(&format!(r#"href="{SITE}/moved/other.html""#)));
+    let css = payload(&after, &format!("{SITE}/site/style.css"));
+    assert_eq!(
+        css,
+        format!(
+            "body {{ background: url({SITE}/site/img/back.png) }}\n@import \"{SITE}/site/print.css\";\n"
+        )
+    );
+    // The image is what it was.
+    let png = format!("{SITE}/site/img.png");
+    assert_eq!(payload(&before, &png), payload(&after, &png));
+}
+
+#[test]
+fn unchanged_records_keep_their_gzip_members_byte_for_byte() {
+    let input = read("warc/site.warc.gz");
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (old, new) = (members(&input), members(&out));
+    // One member per record, in and out.
+    assert_eq!(old.len(), summary.records);
+    assert_eq!(new.len(), summary.records);
+    let same = old.iter().zip(&new).filter(|(a, b)| a == b).count();
+    assert_eq!(same, summary.records - summary.changed);
+    // Every changed member holds exactly one record.
+    for member in new {
+        let text = gunzip(member);
+        assert_eq!(memchr::memmem::find_iter(&text, b"WARC/1.0\r\n").count(), 1);
+    }
+}
+
+#[test]
+fn a_second_pass_changes_nothing() {
+    let input = read("warc/site.warc.gz");
+    let (once, _) = rewrite(&input, &WarcOptions::default());
+    let (twice, summary) = rewrite(&once, &WarcOptions::default());
+    assert_eq!(summary.changed, 0);
+    assert!(twice == once);
+    for link in links(&once, &WarcOptions::default()) {
+        assert_eq!(link.link.original, link.link.resolved);
+    }
+}
+
+#[test]
+fn plain_and_whole_stream_gzip_files_are_written_as_they_came() {
+    let members_out = gunzip(&rewrite(&read("warc/site.warc.gz"), &WarcOptions::default()).0);
+    let plain = gunzip(&read("warc/site.warc.gz"));
+    assert!(warc::looks_like_warc(&plain));
+    let (out, summary) = rewrite(&plain, &WarcOptions::default());
+    assert_eq!(summary.compression, warc::Compression::None);
+    assert!(out.starts_with(b"WARC/1.0\r\n"));
+    assert!(out == members_out, "plain output differs from the members'");
+    warcio(&out);
+
+    let stream = gzip(&plain);
+    assert!(warc::looks_like_warc(&stream));
+    let (out, summary) = rewrite(&stream, &WarcOptions::default());
+    assert_eq!(summary.compression, warc::Compression::Stream);
+    assert_eq!(members(&out).len(), 1);
+    assert!(gunzip(&out) == members_out);
+    // warcio checks no whole-stream gzip file; it checks what it holds.
+    warcio(&gunzip(&out));
+}
+
+#[test]
+fn corpus_warc_is_rewritten_and_passes_warcio() {
+    let input = read("corpus/warc/python-tutorial.warc.gz");
+    assert!(warc::looks_like_warc(&input[..1024]));
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.records, 40);
+    // The 17 tutorial pages (the 404 page for robots.txt has no links).
+    assert_eq!(summary.changed, 17, "{:?}", summary.warnings);
+    let after = warcio(&out);
+    assert_eq!(after.len(), 40);
+    let index = payload(&after, "http://127.0.0.1:8768/tutorial/index.html");
+    assert!(index.contains(r#"href="http://127.0.0.1:8768/_static/pygments.css""#));
+    let found = links(&input, &WarcOptions::default());
+    assert!(found.len() > 1000, "{}", found.len());
+    let odd: Vec<&str> = found
+        .iter()
+        .map(|l| l.link.resolved.as_str())
+        .filter(|r| ::url::Url::parse(r).is_err())
+        .collect();
+    assert!(odd.is_empty(), "{odd:?}");
+    assert_eq!(rewrite(&out, &WarcOptions::default()).1.changed, 0);
+}
+
+// Hand-made records, for what wget does not send.
+
+/// A record with a hex SHA-1 block digest (and a payload digest over
+/// `payload_digest_of`, when given).
+fn record(
+    kind: &str,
+    uri: &str,
+    content_type: &str,
+    block: &[u8],
+    payload_digest_of: Option<&[u8]>,
+) -> Vec<u8> {
+    let mut head = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{kind}-{}>\r\nWARC-Target-URI: {uri}\r\nContent-Type: {content_type}\r\nWARC-Block-Digest: sha1:{}\r\n",
+        block.len(),
+        sha1_smol::Sha1::from(block).digest()
+    );
+    if let Some(payload) = payload_digest_of {
+        head.push_str(&format!(
+            "WARC-Payload-Digest: sha1:{}\r\n",
+            sha1_smol::Sha1::from(payload).digest()
+        ));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", block.len()));
+    [head.as_bytes(), block, b"\r\n\r\n"].concat()
+}
+
+fn response(uri: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+    let block = [format!("HTTP/1.1 200 OK\r\n{headers}\r\n").as_bytes(), body].concat();
+    let http = "application/http; msgtype=response";
+    let body_start = block.len() - body.len();
+    record("response", uri, http, &block, Some(&block[body_start..]))
+}
+
+fn brotli(bytes: &[u8]) -> Vec<u8> {
+    let mut w = brotli::CompressorWriter::new(Vec::new(), 4096, 5, 22);
+    w.write_all(bytes).unwrap();
+    w.flush().unwrap();
+    w.into_inner()
+}
+
+#[test]
+fn brotli_and_deflate_payloads_are_rewritten_and_encoded_again() {
+    let page = b"<a href=x.html>x</a>";
+    let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), Compression::default());
+    zlib.write_all(page).unwrap();
+    let zlib = zlib.finish().unwrap();
+    let br = brotli(page);
+    let input = [
+        response(
+            "http://a.example/br/",
+            &format!(
+                "Content-Type: text/html\r\nContent-Encoding: br\r\nContent-Length: {}\r\n",
+                br.len()
+            ),
+            &br,
+        ),
+        response(
+            "http://a.example/zlib/",
+            &format!(
+                "Content-Type: text/html\r\nContent-Encoding: deflate\r\nContent-Length: {}\r\n",
+                zlib.len()
+            ),
+            &zlib,
+        ),
+    ]
+    .concat();
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed, 2, "{:?}", summary.warnings);
+    let after = warcio(&out);
+    assert_eq!(
+        payload(&after, "http://a.example/br/"),
+        "<a href=http://a.example/br/x.html>x</a>"
+    );
+    assert_eq!(
+        payload(&after, "http://a.example/zlib/"),
+        "<a href=http://a.example/zlib/x.html>x</a>"
+    );
+    assert!(after.iter().all(|r| r["length_ok"] != false));
+    // Digests stay in the hex form the input wrote.
+    let text = String::from_utf8_lossy(&out);
+    let digests = text
+        .lines()
+        .filter(|l| l.starts_with("WARC-Block-Digest: sha1:"));
+    assert!(digests.clone().count() == 2);
+    assert!(
+        digests
+            .into_iter()
+            .all(|l| l.trim_end().len() == "WARC-Block-Digest: sha1:".len() + 40)
+    );
+}
+
+#[test]
+fn payload_digest_over_the_dechunked_body_stays_so() {
+    let page = b"<a href=x>x</a>";
+    let chunked = [
+        format!("{:x}\r\n", page.len()).as_bytes(),
+        page,
+        b"\r\n0\r\n\r\n",
+    ]
+    .concat();
+    let block = [
+        &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+        &chunked,
+    ]
+    .concat();
+    // The digest over the payload, as some writers compute it.
+    let input = record(
+        "response",
+        "http://a.example/",
+        "application/http; msgtype=response",
+        &block,
+        Some(page),
+    );
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed, 1);
+    let new_page = b"<a href=http://a.example/x>x</a>";
+    let digest = format!(
+        "WARC-Payload-Digest: sha1:{}\r\n",
+        sha1_smol::Sha1::from(&new_page[..]).digest()
+    );
+    assert!(
+        memchr::memmem::find(&out, digest.as_bytes()).is_some(),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+}
+
+#[test]
+fn decompression_bomb_is_passed_through_with_a_warning_naming_the_record() {
+    let bomb = gzip(&[b"<a href=x>".as_slice(), &vec![b' '; 8 << 20]].concat());
+    let input = [
+        response(
+            "http://a.example/bomb",
+            "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+            &bomb,
+        ),
+        response(
+            "http://a.example/ok/",
+            "Content-Type: text/html\r\n",
+            b"<a href=x>",
+        ),
+    ]
+    .concat();
+    let options = WarcOptions {
+        max_payload_bytes: 1 << 20,
+        ..WarcOptions::default()
+    };
+    let (out, summary) = rewrite(&input, &options);
+    assert_eq!(summary.changed, 1);
+    assert_eq!(summary.warnings.len(), 1, "{:?}", summary.warnings);
+    let warning = &summary.warnings[0];
+    assert!(warning.contains("<urn:uuid:response-"), "{warning}");
+    assert!(warning.contains("http://a.example/bomb"), "{warning}");
+    assert!(warning.contains("limit"), "{warning}");
+    // The bomb's record is copied as it was.
+    let first = response(
+        "http://a.example/bomb",
+        "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+        &bomb,
+    );
+    assert!(out.starts_with(&first));
+    warcio(&out);
+}
+
+#[test]
+fn a_block_past_the_limit_is_streamed_through_unread() {
+    let big = vec![b'x'; 5000];
+    let input = gzip(
+        &[
+            response("http://a.example/big", "Content-Type: text/html\r\n", &big),
+            response(
+                "http://a.example/ok/",
+                "Content-Type: text/html\r\n",
+                b"<a href=x>",
+            ),
+        ]
+        .concat(),
+    );
+    let options = WarcOptions {
+        max_payload_bytes: 1000,
+        ..WarcOptions::default()
+    };
+    let (out, summary) = rewrite(&input, &options);
+    assert_eq!((summary.records, summary.changed), (2, 1));
+    assert!(
+        summary.warnings[0].contains("http://a.example/big"),
+        "{:?}",
+        summary.warnings
+    );
+    let plain = gunzip(&out);
+    assert!(memchr::memmem::find(&plain, &big).is_some());
+    assert!(memchr::memmem::find(&plain, b"<a href=http://a.example/ok/x>").is_some());
+    warcio(&out);
+}
+
+#[test]
+fn broken_codings_leave_the_record_as_it_is() {
+    let cases = [
+        ("Content-Encoding: gzip\r\n", &b"not gzip"[..]),
+        ("Content-Encoding: compress\r\n", b"x"),
+        ("Transfer-Encoding: chunked\r\n", b"zz\r\nx"),
+    ];
+    for (header, body) in cases {
+        let input = response(
+            "http://a.example/",
+            &format!("Content-Type: text/html\r\n{header}"),
+            body,
+        );
+        let (out, summary) = rewrite(&input, &WarcOptions::default());
+        assert!(out == input, "{header}");
+        assert_eq!(summary.warnings.len(), 1, "{header}");
+        assert!(
+            summary.warnings[0].starts_with("record 1 <urn:uuid:"),
+            "{:?}",
+            summary.warnings
+        );
+    }
+}
+
+#[test]
+fn resource_records_use_the_target_uri_and_others_pass_through() {
+    let page = b"<a href=x>x</a>";
+    let input = [
+        record("resource", "http://a.example/dir/", "text/html", page, None),
+        record(
+            "request",
+            "http://a.example/dir/",
+            "application/http; msgtype=request",
+            b"GET / HTTP/1.1\r\n\r\n",
+            None,
+        ),
+        record(
+            "revisit",
+            "http://a.example/dir/",
+            "application/http; msgtype=response",
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n",
+            None,
+        ),
+        record("metadata", "http://a.example/dir/", "text/html", page, None),
+    ]
+    .concat();
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed, 1);
+    let after = warcio(&out);
+    assert_eq!(after[0]["payload"], "<a href=http://a.example/dir/x>x</a>");
+    let first_end = record("resource", "http://a.example/dir/", "text/html", page, None).len();
+    assert!(out.ends_with(&input[first_end..]));
+}
+
+#[test]
+fn content_length_of_the_http_message_follows_the_body() {
+    let input = response(
+        "http://a.example/d/",
+        "Content-Type: text/html\r\nContent-Length: 10\r\n",
+        b"<a href=x>",
+    );
+    let (out, _) = rewrite(&input, &WarcOptions::default());
+    let new_body = b"<a href=http://a.example/d/x>";
+    let want = format!("Content-Length: {}\r\n\r\n", new_body.len());
+    assert!(
+        memchr::memmem::find(&out, want.as_bytes()).is_some(),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(warcio(&out)[0]["length_ok"], true);
+}
+
+#[test]
+fn html_base_element_and_layers_are_reported_per_record() {
+    let input = read("warc/site.warc.gz");
+    let mut layers = Vec::new();
+    warc::inspect(&input[..], &WarcOptions::default(), |r| {
+        if r.target_uri.ends_with("/element.html") && r.record_type == "response" {
+            layers = r
+                .layers
+                .iter()
+                .map(|l| format!("{} = {} ({})", l.source, l.value, l.status))
+                .collect();
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        layers,
+        [
+            "the BASE element at line 2 = http://base.example/element/ (gives the base)",
+            "Content-Location of the message = http://base.example/location/ (below the one used)",
+            &format!(
+                "WARC-Target-URI of the record = {SITE}/site/element.html (below the one used)"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn truncated_or_foreign_input_is_an_error_naming_the_record() {
+    let input = read("warc/site.warc.gz");
+    let cut = &input[..input.len() / 2];
+    let err = warc::rewrite(cut, Vec::new(), &WarcOptions::default()).unwrap_err();
+    assert!(err.to_string().starts_with("record "), "{err}");
+    assert!(!warc::looks_like_warc(
+        b"From a@b Mon Jan  1 00:00:00 2024\n"
+    ));
+}
