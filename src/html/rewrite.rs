@@ -148,9 +148,8 @@ impl Work<'_, '_> {
     }
 
     fn choose_base(&mut self, doc: &Document) -> Option<Base> {
-        let element = doc.base.map(|index| {
-            let tag = &doc.tags[index];
-            let href = doc.attr_value(self.src, tag, "href").unwrap_or_default();
+        let element = doc.base.and_then(|index| doc.tag(index)).map(|tag| {
+            let href = tag.attr_value(self.src, "href").unwrap_or_default();
             (tag.span.start, trim_ascii_space(&href).1.to_owned())
         });
         if let Some(forced) = self.options.forced {
@@ -210,21 +209,22 @@ impl Work<'_, '_> {
     }
 
     fn rewrite_links(&mut self, doc: &Document, base: &Base) {
-        for (index, tag) in doc.tags.iter().enumerate() {
+        for tag in doc.tags() {
+            let index = tag.index;
             if tag.kind != TagKind::StartTag {
                 continue;
             }
             let Some(element) = tag.element else { continue };
-            if element.namespace == Namespace::Html && &*tag.name == "style" {
+            if element.namespace == Namespace::Html && *tag.name == *"style" {
                 self.rewrite_style_element(doc, index, tag.span.end, base);
             }
             // The BASE element's own href resolves against the layer below.
             let is_base = doc.base == Some(index) && self.options.forced.is_none();
-            let codebase = self.codebase(doc, tag, element.namespace, base);
-            for attr in doc.attrs(tag) {
+            let codebase = self.codebase(&tag, element.namespace, base);
+            for attr in tag.attrs() {
                 let name = tree::attr_name(self.src, attr);
                 let extra;
-                let row = match links::lookup(element.namespace, &tag.name, &name) {
+                let row = match links::lookup(element.namespace, tag.name, &name) {
                     Some(row) => row,
                     None => match self.extra_row(element.namespace, &name) {
                         Some(row) => {
@@ -235,7 +235,7 @@ impl Work<'_, '_> {
                     },
                 };
                 if let Some((name, wanted)) = row.only_if {
-                    let value = doc.attr_value(self.src, tag, name).unwrap_or_default();
+                    let value = tag.attr_value(self.src, name).unwrap_or_default();
                     if !trim_ascii_space(&value).1.eq_ignore_ascii_case(wanted) {
                         continue;
                     }
@@ -254,7 +254,7 @@ impl Work<'_, '_> {
                     element: tag.name.to_string(),
                     attribute: name.into_owned(),
                 };
-                let same_document_ok = element.namespace == Namespace::Svg && &*tag.name != "a";
+                let same_document_ok = element.namespace == Namespace::Svg && &**tag.name != "a";
                 self.rewrite_attribute(attr, row, against, place, same_document_ok);
             }
         }
@@ -283,18 +283,12 @@ impl Work<'_, '_> {
 
     /// The base of an object's or applet's classid, data, archive and code:
     /// its codebase, resolved against the document's base.
-    fn codebase(
-        &mut self,
-        doc: &Document,
-        tag: &Tag,
-        namespace: Namespace,
-        base: &Base,
-    ) -> Option<Base> {
-        if namespace != Namespace::Html || !matches!(&*tag.name, "object" | "applet") {
+    fn codebase(&mut self, tag: &Tag<'_>, namespace: Namespace, base: &Base) -> Option<Base> {
+        if namespace != Namespace::Html || !matches!(&**tag.name, "object" | "applet") {
             return None;
         }
         let at = tag.span.start;
-        let value = doc.attr_value(self.src, tag, "codebase")?;
+        let value = tag.attr_value(self.src, "codebase")?;
         let (_, value) = trim_ascii_space(&value);
         if value.is_empty() {
             return None;
@@ -372,7 +366,7 @@ impl Work<'_, '_> {
     ) {
         // A value-less attribute (`<a href>`) is an empty reference: its
         // new value goes right after the name, with an `=`.
-        let raw_range = attr.value.clone();
+        let raw_range = attr.value();
         let quote = match attr.quote {
             Quote::Double => Some(b'"'),
             Quote::Single => Some(b'\''),
@@ -547,9 +541,11 @@ impl Work<'_, '_> {
         text_start: usize,
         base: &Base,
     ) {
-        let text_end = match doc.tags.get(index + 1) {
+        let text_end = match doc.tag(index + 1) {
             None => self.src.len(),
-            Some(next) if next.kind == TagKind::EndTag && &*next.name == "style" => next.span.start,
+            Some(next) if next.kind == TagKind::EndTag && &**next.name == "style" => {
+                next.span.start
+            }
             Some(_) => return,
         };
         let place = LinkPlace {

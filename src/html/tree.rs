@@ -20,7 +20,7 @@ use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
 use super::charref;
-use super::tokenizer::{self, AttrSpan, SpanLog};
+use super::tokenizer::{self, AttrSpan, SpanLog, TagSpan};
 
 pub use super::tokenizer::Quote;
 
@@ -53,51 +53,85 @@ pub enum DocumentKind {
     IframeSrcdoc,
 }
 
-/// One tag of the source.
+/// One tag of the source, as [`Document::tags`] shows it.
 #[derive(Debug, Clone)]
-pub struct Tag {
+pub struct Tag<'d> {
+    /// Its index among the document's tags.
+    pub index: usize,
     /// Start or end tag.
     pub kind: TagKind,
     /// The name, as the tokenizer gave it (lower-cased).
-    pub name: LocalName,
+    pub name: &'d LocalName,
     /// From its `<` to just after its `>`.
     pub span: Range<usize>,
-    /// Its attributes in [`Document::attrs`]'s list.
-    attrs: Range<usize>,
     /// The element this start tag created or added attributes to, if it is
     /// in the final tree.
     pub element: Option<Element>,
+    attrs: &'d [AttrSpan],
+}
+
+impl<'d> Tag<'d> {
+    /// Its attributes, in source order, duplicates dropped.
+    pub fn attrs(&self) -> &'d [AttrSpan] {
+        self.attrs
+    }
+
+    /// The decoded value of an attribute, by its (lower-case) name.
+    pub fn attr_value<'s>(&self, src: &'s str, name: &str) -> Option<Cow<'s, str>> {
+        let attr = self.attrs.iter().find(|a| attr_name(src, a) == name)?;
+        Some(decoded_value(src, attr))
+    }
 }
 
 /// A parsed document: its tags in source order, and which one is the base.
+///
+/// Kept compact, a few vectors of small records, as a document may hold
+/// millions of tags.
 #[derive(Debug, Default)]
 pub struct Document {
-    /// Every tag token, in source order.
-    pub tags: Vec<Tag>,
-    /// Every tag's attributes, duplicates dropped, in one list.
+    spans: Vec<TagSpan>,
+    names: Vec<LocalName>,
+    elements: Vec<Option<Element>>,
     attrs: Vec<AttrSpan>,
     /// The first HTML `base` element with an `href` in tree order, outside
-    /// template contents (its index in `tags`).
+    /// template contents (its index among the tags).
     pub base: Option<usize>,
 }
 
 impl Document {
-    /// A tag's attributes, in source order.
-    pub fn attrs(&self, tag: &Tag) -> &[AttrSpan] {
-        self.attrs.get(tag.attrs.clone()).unwrap_or_default()
+    /// How many tags the document has.
+    pub fn len(&self) -> usize {
+        self.spans.len()
     }
 
-    /// The decoded value of a tag's attribute, by its (lower-case) name.
-    pub fn attr_value<'s>(&self, src: &'s str, tag: &Tag, name: &str) -> Option<Cow<'s, str>> {
-        let attr = self.attrs(tag).iter().find(|a| attr_name(src, a) == name)?;
-        Some(decoded_value(src, attr))
+    /// Whether it has no tags.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Tag `index`, if there is one.
+    pub fn tag(&self, index: usize) -> Option<Tag<'_>> {
+        let span = self.spans.get(index)?;
+        Some(Tag {
+            index,
+            kind: span.kind,
+            name: self.names.get(index)?,
+            span: span.span(),
+            element: self.elements.get(index).copied().flatten(),
+            attrs: self.attrs.get(span.attr_range()).unwrap_or_default(),
+        })
+    }
+
+    /// Every tag, in source order.
+    pub fn tags(&self) -> impl Iterator<Item = Tag<'_>> {
+        (0..self.len()).filter_map(|i| self.tag(i))
     }
 }
 
 /// An attribute's name as the tokenizer gives it: ASCII upper case
 /// lowered, NUL replaced.
 pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.name.clone()];
+    let raw = &src[attr.name()];
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
     } else {
@@ -108,7 +142,7 @@ pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 /// An attribute's value, character references decoded as the tokenizer
 /// decodes them.
 pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.value.clone()];
+    let raw = &src[attr.value()];
     if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
         Cow::Owned(charref::decode_attribute(raw).text)
     } else {
@@ -130,11 +164,13 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
         iframe_srcdoc: kind == DocumentKind::IframeSrcdoc,
         ..TreeBuilderOpts::default()
     };
-    let log = SpanLog::default();
+    // A document has at most as many tags as `<`.
+    let most = memchr::memchr_iter(b'<', src.as_bytes()).count();
+    let log = SpanLog::with_capacity(most);
     let recorder = Recorder {
         builder: TreeBuilder::new(Arena::default(), opts),
         log: &log,
-        names: RefCell::new(Vec::new()),
+        names: RefCell::new(Vec::with_capacity(most)),
         flattened: RefCell::new(HashMap::new()),
     };
     let options = tokenizer::Options {
@@ -145,24 +181,16 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
     let names = recorder.names.into_inner();
     let tree = recorder.builder.sink.finish_tree();
     let (spans, attrs) = log.into_flat();
-    let mut tags: Vec<Tag> = spans
-        .into_iter()
-        .zip(names)
-        .map(|(span, name)| Tag {
-            kind: span.kind,
-            name,
-            attrs: span.attr_range(),
-            span: span.span,
-            element: None,
-        })
-        .collect();
+    let mut elements = vec![None; spans.len()];
     for (index, element) in tree.elements {
-        if let Some(tag) = tags.get_mut(index) {
-            tag.element = element;
+        if let Some(slot) = elements.get_mut(index) {
+            *slot = element;
         }
     }
     Document {
-        tags,
+        spans,
+        names,
+        elements,
         attrs,
         base: tree.base,
     }

@@ -28,7 +28,7 @@ fn every_tag_lies_where_its_span_says() {
     assert!(inputs.len() > 1500, "{} inputs", inputs.len());
     let mut tags = 0;
     for (name, data) in &inputs {
-        for tag in parse(data, DocumentKind::Document).tags {
+        for tag in parse(data, DocumentKind::Document).tags() {
             tags += 1;
             let source = &data[tag.span.clone()];
             assert!(
@@ -42,7 +42,7 @@ fn every_tag_lies_where_its_span_says() {
                 .collect();
             assert_eq!(
                 written.to_ascii_lowercase().replace('\0', "\u{fffd}"),
-                &*tag.name,
+                &**tag.name,
                 "{name}: {source:?}"
             );
         }

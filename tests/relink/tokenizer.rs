@@ -389,7 +389,7 @@ fn relink_tree(name: &str, input: &str) -> String {
 fn check_spans(name: &str, input: &str, log: &SpanLog, index: usize, tag: &Tag) {
     let span = log.tag(index);
     assert_eq!(span.kind, tag.kind, "{name}");
-    let source = &input[span.span.clone()];
+    let source = &input[span.span().clone()];
     assert!(
         source.starts_with('<') && source.ends_with('>'),
         "{name}: tag {index} spans {source:?}"
@@ -397,25 +397,25 @@ fn check_spans(name: &str, input: &str, log: &SpanLog, index: usize, tag: &Tag) 
     let attrs = log.attrs(index);
     assert_eq!(attrs.len(), tag.attrs.len(), "{name}: {source:?}");
     for (a, attr) in attrs.iter().zip(&tag.attrs) {
-        assert!(span.span.start < a.name.start && a.value.end < span.span.end);
-        let raw_name = &input[a.name.clone()];
+        assert!(span.span().start < a.name().start && a.value().end < span.span().end);
+        let raw_name = &input[a.name()];
         let lowered = raw_name.to_ascii_lowercase().replace('\0', "\u{fffd}");
         assert_eq!(lowered, &*attr.name.local, "{name}: {source:?}");
-        let raw_value = &input[a.value.clone()];
+        let raw_value = &input[a.value()];
         assert_eq!(
             decode_attribute(raw_value).text,
             &*attr.value,
             "{name}: {source:?} value {raw_value:?}"
         );
-        let before = &input[..a.value.start];
-        let after = &input[a.value.end..];
+        let before = &input[..a.value().start];
+        let after = &input[a.value().end..];
         match a.quote {
             Quote::Double => assert!(before.ends_with('"') && after.starts_with('"')),
             Quote::Single => assert!(before.ends_with('\'') && after.starts_with('\'')),
             Quote::Unquoted => {
                 assert!(before.ends_with('=') || before.ends_with(char::is_whitespace))
             }
-            Quote::Valueless => assert_eq!(a.value, a.name.end..a.name.end, "{name}"),
+            Quote::Valueless => assert_eq!(a.value(), a.name().end..a.name().end, "{name}"),
         }
     }
 }

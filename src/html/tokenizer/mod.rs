@@ -92,16 +92,37 @@ pub enum Quote {
     Valueless,
 }
 
+/// An offset as stored: documents are at most `u32::MAX` bytes (what
+/// html5ever's tendrils hold), and a document has millions of tags, so
+/// spans take half the room of `usize` ones.
+fn offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
+fn range(span: (u32, u32)) -> Range<usize> {
+    span.0 as usize..span.1 as usize
+}
+
 /// Where one attribute of a tag lies in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttrSpan {
-    /// The name, as written (before lowercasing).
-    pub name: Range<usize>,
-    /// The raw value, without its quotes and before character references
-    /// are decoded.
-    pub value: Range<usize>,
+    name: (u32, u32),
+    value: (u32, u32),
     /// How the value was written.
     pub quote: Quote,
+}
+
+impl AttrSpan {
+    /// The name, as written (before lowercasing).
+    pub fn name(&self) -> Range<usize> {
+        range(self.name)
+    }
+
+    /// The raw value, without its quotes and before character references
+    /// are decoded.
+    pub fn value(&self) -> Range<usize> {
+        range(self.value)
+    }
 }
 
 /// Where one tag token lies in the source.
@@ -109,17 +130,21 @@ pub struct AttrSpan {
 pub struct TagSpan {
     /// Start or end tag.
     pub kind: TagKind,
-    /// From its `<` to just after its `>`.
-    pub span: Range<usize>,
+    span: (u32, u32),
     /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
     /// k-th attribute of the token (duplicates are dropped from both).
-    attrs: Range<usize>,
+    attrs: (u32, u32),
 }
 
 impl TagSpan {
+    /// From its `<` to just after its `>`.
+    pub fn span(&self) -> Range<usize> {
+        range(self.span)
+    }
+
     /// Where this tag's attributes are in [`SpanLog::into_flat`]'s list.
     pub fn attr_range(&self) -> Range<usize> {
-        self.attrs.clone()
+        range(self.attrs)
     }
 }
 
@@ -137,6 +162,15 @@ pub struct SpanLog {
 }
 
 impl SpanLog {
+    /// A log with room for `tags` tag tokens (a document has at most as
+    /// many as it has `<`), so that it never grows by copying.
+    pub fn with_capacity(tags: usize) -> Self {
+        SpanLog {
+            tags: RefCell::new(Vec::with_capacity(tags)),
+            ..SpanLog::default()
+        }
+    }
+
     /// How many tag tokens have been emitted.
     pub fn len(&self) -> usize {
         self.tags.borrow().len()
@@ -168,7 +202,7 @@ impl SpanLog {
     ///
     /// If no such tag was emitted.
     pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
-        let range = self.tags.borrow()[index].attrs.clone();
+        let range = self.tags.borrow()[index].attr_range();
         Ref::map(self.attrs.borrow(), |all| &all[range])
     }
 
@@ -184,7 +218,7 @@ impl SpanLog {
         let attrs = self.attrs.into_inner();
         let per_tag = tags
             .iter()
-            .map(|t| attrs[t.attrs.clone()].to_vec())
+            .map(|t| attrs[t.attr_range()].to_vec())
             .collect();
         (tags, per_tag)
     }
@@ -564,8 +598,8 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 value: self.text_tendril(&attr.value),
             });
             self.attr_spans.push(AttrSpan {
-                name: attr.name_span.clone(),
-                value: attr.value_span.clone(),
+                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
+                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
                 quote: attr.quote,
             });
         }
@@ -596,8 +630,8 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             all.append(&mut self.attr_spans);
             self.log.tags.borrow_mut().push(TagSpan {
                 kind: self.tag_kind,
-                span: self.tag_start..self.pos,
-                attrs: first..all.len(),
+                span: (offset(self.tag_start), offset(self.pos)),
+                attrs: (offset(first), offset(all.len())),
             });
         }
         let token = Token::TagToken(Tag {

@@ -45,11 +45,11 @@ fn spans_of_a_tag_and_its_attributes() {
     assert_eq!(tag.attrs.len(), 4);
     assert!(tag.had_duplicate_attributes);
     assert_eq!(log.len(), 1);
-    assert_eq!(&src[log.tag(0).span], &src[1..]);
+    assert_eq!(&src[log.tag(0).span()], &src[1..]);
     let attrs = log.attrs(0);
     let shown: Vec<(&str, &str, Quote)> = attrs
         .iter()
-        .map(|a| (&src[a.name.clone()], &src[a.value.clone()], a.quote))
+        .map(|a| (&src[a.name()], &src[a.value()], a.quote))
         .collect();
     assert_eq!(
         shown,
@@ -70,8 +70,8 @@ fn a_missing_value_is_an_empty_unquoted_one_before_the_end() {
     let (_, log) = run(src);
     let attrs = log.attrs(0);
     assert_eq!(attrs[0].quote, Quote::Unquoted);
-    assert_eq!(attrs[0].value, 9..9);
-    assert_eq!(log.tag(0).span, 0..10);
+    assert_eq!(attrs[0].value(), 9..9);
+    assert_eq!(log.tag(0).span(), 0..10);
 }
 
 #[test]
@@ -87,14 +87,14 @@ fn end_tag_in_rcdata_has_its_span() {
         .0
         .into_inner();
     assert_eq!(tokens[0], Token::CharacterTokens("a</b>".into()));
-    assert_eq!(log.tag(0).span, 5..src.len());
+    assert_eq!(log.tag(0).span(), 5..src.len());
 }
 
 #[test]
 fn a_bom_is_skipped_but_offsets_stay_in_the_input() {
     let (tokens, log) = run("\u{feff}<p>");
     assert_eq!(tokens.len(), 2);
-    assert_eq!(log.tag(0).span, 3..6);
+    assert_eq!(log.tag(0).span(), 3..6);
 }
 
 /// Records the line of each tag token.
