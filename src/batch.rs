@@ -238,14 +238,15 @@ fn open_input(job: &Job, settings: &Settings) -> io::Result<Opened> {
     let cannot = |e: io::Error| io::Error::new(e.kind(), format!("cannot read: {e}"));
     if let Destination::InPlace { .. } = settings.destination {
         let real = std::fs::canonicalize(path).map_err(cannot)?;
-        enter_dir(real.parent().unwrap_or(Path::new("/")));
-        let (file, meta) = open_locked(&real).map_err(cannot)?;
-        if !meta.is_file() {
+        // Checked before opening: opening a FIFO would wait for a writer.
+        if !std::fs::metadata(&real).map_err(cannot)?.is_file() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "not a regular file: cannot rewrite it in place",
             ));
         }
+        enter_dir(real.parent().unwrap_or(Path::new("/")));
+        let (file, meta) = open_locked(&real).map_err(cannot)?;
         return Ok(Opened {
             reader: Box::new(file),
             file: Some((real, meta)),

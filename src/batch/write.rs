@@ -258,7 +258,9 @@ pub fn keep_backup(path: &Path, suffix: &str) -> io::Result<()> {
 pub fn open_locked(path: &Path) -> io::Result<(File, Metadata)> {
     for _ in 0..100 {
         let file = File::open(path)?;
-        file.lock()?;
+        // A file system without locks (some network ones) still gets an
+        // atomic rewrite, only without the guard against a second run.
+        let _ = file.lock();
         let meta = file.metadata()?;
         let now = std::fs::metadata(path)?;
         if (now.dev(), now.ino()) == (meta.dev(), meta.ino()) {

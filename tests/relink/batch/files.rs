@@ -355,3 +355,32 @@ fn backup_is_refused_on_a_maildir() {
     assert_eq!(std::fs::read(&message).unwrap(), text);
     assert_eq!(std::fs::read_dir(root.join("cur")).unwrap().count(), 1);
 }
+
+#[test]
+fn in_place_refuses_a_fifo_without_waiting_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.html");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let page = dir.path().join("page.html");
+    write(&page, b"<a href=x>");
+    let out = relink(
+        &[
+            s(&fifo),
+            s(&page),
+            "--in-place",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pipe.html: not a regular file"), "{stderr}");
+    assert_eq!(read(&page), "<a href=http://h/x>");
+}
