@@ -36,6 +36,16 @@ pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("mbx", Kind::Mbox),
 ];
 
+/// Extensions (lowercase) of files that are never documents to relink:
+/// found in a directory, they are copied without a look at their content
+/// (a script or an SVG that starts with `<!--` is not HTML).
+pub const OTHER_EXTENSIONS: &[&str] = &[
+    "js", "mjs", "json", "map", "xml", "svg", "xsl", "rss", "atom", "txt", "md", "rst", "csv",
+    "png", "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2",
+    "ttf", "otf", "eot", "pdf", "ps", "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4",
+    "webm", "ogg", "wav", "py", "c", "h", "rs", "sh",
+];
+
 /// The extension of a file name, lowercase, taken before the first `?`:
 /// wget saves `page.html?id=2` and `style.css?v=3` under those names.
 fn extension(path: &Path) -> Option<String> {
@@ -53,6 +63,11 @@ pub fn from_name(path: &Path) -> Option<Kind> {
         .iter()
         .find(|(e, _)| *e == extension)
         .map(|&(_, kind)| kind)
+}
+
+/// Whether a file's name says it is no document (see [`OTHER_EXTENSIONS`]).
+pub fn is_other_by_name(path: &Path) -> bool {
+    extension(path).is_some_and(|e| OTHER_EXTENSIONS.contains(&e.as_str()))
 }
 
 /// Whether a line is an RFC 5322 header field (`Name: value`).
@@ -193,6 +208,10 @@ mod tests {
         assert_eq!(from_name(p(".htaccess")), None);
         assert_eq!(from_name(p("README")), None);
         assert_eq!(from_name(p("x.png")), None);
+        assert!(is_other_by_name(p("app.js?v=2")));
+        assert!(is_other_by_name(p("logo.SVG")));
+        assert!(!is_other_by_name(p("page.php")));
+        assert!(!is_other_by_name(p("page")));
     }
 
     #[test]

@@ -171,12 +171,15 @@ impl Walker<'_> {
                     // Messages still being delivered: never touched nor copied.
                     continue;
                 }
-                let depth = match maildir_depth {
-                    Some(0) if file_name == "cur" || file_name == "new" => Some(1),
-                    Some(_) => None,
-                    None if maildir::is_maildir(&path) => Some(0),
-                    None => None,
-                };
+                let depth =
+                    if maildir_depth == Some(0) && (file_name == "cur" || file_name == "new") {
+                        Some(1)
+                    } else if maildir::is_maildir(&path) {
+                        // A Maildir inside, such as a Maildir++ folder `.Sent`.
+                        Some(0)
+                    } else {
+                        None
+                    };
                 self.dir(&path, &meta, depth);
             } else if !kind.is_file() {
                 self.push(path, Role::Special);
@@ -197,12 +200,15 @@ impl Walker<'_> {
 }
 
 /// Whether a file found while walking a directory is one relink reads: its
-/// name's extension is a known one, or (with none known) its first bytes
-/// say so. A file that cannot be opened is taken, so that its error is
+/// name's extension is a known one, or (with neither a document's nor
+/// another known extension) its first bytes say so. A file that cannot be opened is taken, so that its error is
 /// reported by name.
 fn wanted(path: &Path) -> bool {
     if kind::from_name(path).is_some() {
         return true;
+    }
+    if kind::is_other_by_name(path) {
+        return false;
     }
     let mut head = Vec::with_capacity(512);
     match std::fs::File::open(path).and_then(|f| f.take(512).read_to_end(&mut head)) {

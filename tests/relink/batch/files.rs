@@ -384,3 +384,35 @@ fn in_place_refuses_a_fifo_without_waiting_on_it() {
     assert!(stderr.contains("pipe.html: not a regular file"), "{stderr}");
     assert_eq!(read(&page), "<a href=http://h/x>");
 }
+
+#[test]
+fn a_script_or_an_svg_in_a_tree_is_copied_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    let script = b"<!-- old-style guard\ndocument.write('<a href=x>');\n";
+    let svg = b"<!-- Generator: drawing -->\n<svg><a href=\"y\"/></svg>\n";
+    write(&site.join("app.js"), script);
+    write(&site.join("logo.svg"), svg);
+    let out = relink(
+        &[s(&site), "--retrieved-from", "http://h/", "--in-place"],
+        b"",
+    );
+    assert_ok(&out);
+    assert_eq!(std::fs::read(site.join("app.js")).unwrap(), script);
+    assert_eq!(std::fs::read(site.join("logo.svg")).unwrap(), svg);
+}
+
+#[test]
+fn a_maildir_folder_inside_a_maildir_is_read_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("Maildir");
+    let text = "Content-Base: http://h/\nContent-Type: text/html\n\n<a href=x>x</a>\n";
+    write(&root.join("cur/1.M1P1.host:2,S"), text.as_bytes());
+    write(&root.join(".Sent/cur/2.M1P1.host:2,S"), text.as_bytes());
+    std::fs::create_dir_all(root.join(".Sent/tmp")).unwrap();
+    let out = relink(&[s(&root), "--in-place"], b"");
+    assert_ok(&out);
+    let expected = text.replace("href=x", "href=http://h/x");
+    assert_eq!(read(&root.join("cur/1.M1P1.host:2,S")), expected);
+    assert_eq!(read(&root.join(".Sent/cur/2.M1P1.host:2,S")), expected);
+}
