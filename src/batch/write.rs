@@ -240,6 +240,13 @@ pub fn keep_backup(path: &Path, suffix: &str) -> io::Result<()> {
     let mut backup = path.as_os_str().to_owned();
     backup.push(suffix);
     let backup = PathBuf::from(backup);
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(path), std::fs::symlink_metadata(&backup))
+        && (a.dev(), a.ino()) == (b.dev(), b.ino())
+    {
+        // Already the original (a run stopped after making it): a rename
+        // onto another name of the same file would do nothing.
+        return Ok(());
+    }
     let dir = parent_of(&backup);
     enter_dir(dir);
     match tempfile::Builder::new()

@@ -261,3 +261,31 @@ fn in_place_killed_at_random_leaves_each_file_old_or_new() {
     assert!(left.is_empty(), "temporaries left: {left:?}");
     assert_eq!(after, new);
 }
+
+#[test]
+fn a_backup_already_linked_to_the_original_leaves_no_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    write(&page, b"<a href=x>");
+    // A run stopped between making the backup and renaming the new file.
+    std::fs::hard_link(&page, dir.path().join("p.html.orig")).unwrap();
+    let out = relink(
+        &[
+            s(&page),
+            "--in-place",
+            "--backup",
+            ".orig",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    assert_ok(&out);
+    assert_eq!(read(&page), "<a href=http://h/x>");
+    assert_eq!(read(&dir.path().join("p.html.orig")), "<a href=x>");
+    let names: Vec<String> = files_under(dir.path())
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["p.html", "p.html.orig"]);
+}
