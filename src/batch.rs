@@ -404,14 +404,15 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                 } else {
                     finish(temp, &new_path, Some(meta), Replace::Never)?;
                     std::fs::remove_file(path).map_err(|e| {
-                        io::Error::new(
-                            e.kind(),
-                            format!(
-                                "the message is now both {} and {}: cannot remove the old name: {e}",
-                                path.display(),
-                                new_path.display()
-                            ),
-                        )
+                        let (old, new) = (path.display(), new_path.display());
+                        let message = if e.kind() == io::ErrorKind::NotFound {
+                            // A mail program moved it meanwhile: it may now
+                            // be there twice, moved and rewritten.
+                            format!("{old} was moved while being rewritten: the rewritten message is {new}, the moved one may be its duplicate")
+                        } else {
+                            format!("the message is now both {old} and {new}: cannot remove the old name: {e}")
+                        };
+                        io::Error::new(e.kind(), message)
                     })?;
                 }
             }
