@@ -3,7 +3,15 @@
 //! written safely, and a report of what happened to each.
 
 use std::io::{self, BufRead, Read, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+mod walk;
+mod write;
+
+pub use walk::expand;
+use write::{Replace, enter_dir, finish, keep_backup, open_locked, resolve_target};
+pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
 use crate::document::{self, Link, Options};
@@ -11,6 +19,7 @@ use crate::kind::{self, Kind};
 use crate::mime::mbox::{self, MboxFormat};
 use crate::mime::{maildir, message};
 use crate::url::{BaseUrl, Rules};
+use std::fs::Metadata;
 
 /// How many bytes are read to tell what a file is (an mbox's first message
 /// is measured against its Content-Length).
@@ -51,46 +60,19 @@ pub enum Role {
     /// A file found in a directory that relink does not read (an image, a
     /// script): copied as it is under `-o DIR`, so the tree stays whole.
     CopyOnly,
+    /// A symbolic link found in a directory: made again under `-o DIR`,
+    /// else left as it is (never followed, never replaced by a file).
+    Link,
+    /// A device node, FIFO or socket found in a directory: never read;
+    /// under `-o DIR` an error, as it cannot be copied.
+    Special,
 }
 
-/// Whether a file found while walking a directory is one relink reads: by
-/// its name, or by its first bytes. Images and the like are skipped.
-fn wanted_in_tree(path: &Path, head: &[u8]) -> bool {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    if matches!(
-        extension.as_str(),
-        "html" | "htm" | "xhtml" | "shtml" | "css" | "eml" | "mht" | "mhtml" | "mbox"
-    ) {
-        return true;
+impl Role {
+    /// Whether relink reads the input (a document or a message).
+    pub fn is_document(self) -> bool {
+        matches!(self, Role::Document | Role::MaildirMessage)
     }
-    if !extension.is_empty() {
-        return false;
-    }
-    mbox::looks_like_mbox(head)
-        || kind::detect_file(path, head) == Kind::Message
-        || looks_like_html(head)
-}
-
-/// Whether bytes start like an HTML document.
-fn looks_like_html(head: &[u8]) -> bool {
-    let text = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
-    let start = text
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(text.len());
-    let text = &text[start..text.len().min(start + 14)];
-    [
-        &b"<!doctype html"[..],
-        b"<html",
-        b"<head",
-        b"<body",
-        b"<!--",
-    ]
-    .iter()
-    .any(|p| text.len() >= p.len() && text[..p.len()].eq_ignore_ascii_case(p))
 }
 
 /// The retrieval URL of a file at `relative` below a mirror whose root was
@@ -111,98 +93,6 @@ pub fn mirror_url(prefix: &str, relative: &Path) -> String {
         }
     }
     url
-}
-
-/// The inputs the arguments name, in order: directories walked (sorted,
-/// hidden entries skipped), a Maildir's `cur/` and `new/` messages, files
-/// as they are. Errors name the argument.
-pub fn expand(args: &[PathBuf], retrieved_from: Option<&str>) -> (Vec<Job>, Vec<String>) {
-    let mut jobs = Vec::new();
-    let mut errors = Vec::new();
-    for arg in args {
-        if arg.as_os_str() == "-" {
-            jobs.push(Job {
-                source: Source::Stdin,
-                name: "standard input".to_owned(),
-                relative: PathBuf::from("-"),
-                retrieved_from: retrieved_from.map(str::to_owned),
-                role: Role::Document,
-            });
-            continue;
-        }
-        let name = arg.display().to_string();
-        if !arg.is_dir() {
-            jobs.push(Job {
-                source: Source::File(arg.clone()),
-                relative: arg
-                    .file_name()
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| arg.clone()),
-                name,
-                retrieved_from: retrieved_from.map(str::to_owned),
-                role: Role::Document,
-            });
-            continue;
-        }
-        if maildir::is_maildir(arg) {
-            match maildir::message_files(arg) {
-                Ok(files) => jobs.extend(files.into_iter().map(|file| Job {
-                    name: file.display().to_string(),
-                    relative: file.strip_prefix(arg).unwrap_or(&file).to_path_buf(),
-                    source: Source::File(file),
-                    retrieved_from: retrieved_from.map(str::to_owned),
-                    role: Role::MaildirMessage,
-                })),
-                Err(err) => errors.push(format!("{name}: cannot list: {err}")),
-            }
-            continue;
-        }
-        let mut found = Vec::new();
-        if let Err(err) = walk(arg, &mut found) {
-            errors.push(format!("{name}: cannot list: {err}"));
-        }
-        for (file, role) in found {
-            let below = file.strip_prefix(arg).unwrap_or(&file).to_path_buf();
-            jobs.push(Job {
-                name: file.display().to_string(),
-                relative: below.clone(),
-                retrieved_from: retrieved_from.map(|prefix| mirror_url(prefix, &below)),
-                source: Source::File(file),
-                role,
-            });
-        }
-    }
-    (jobs, errors)
-}
-
-/// The files below `dir`, sorted, hidden ones skipped, each with its role.
-fn walk(dir: &Path, found: &mut Vec<(PathBuf, Role)>) -> io::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(Result::ok)
-        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            if maildir::is_maildir(&path) {
-                continue;
-            }
-            walk(&path, found)?;
-        } else if path.is_file() {
-            let mut head = Vec::with_capacity(512);
-            std::fs::File::open(&path)?
-                .take(512)
-                .read_to_end(&mut head)?;
-            let role = if wanted_in_tree(&path, &head) {
-                Role::Document
-            } else {
-                Role::CopyOnly
-            };
-            found.push((path, role));
-        }
-    }
-    Ok(())
 }
 
 /// Where the rewritten inputs go.
@@ -236,6 +126,9 @@ pub struct Settings {
     pub transport: Option<&'static encoding_rs::Encoding>,
     /// The mbox variant, if given.
     pub mbox_format: Option<MboxFormat>,
+    /// The kind of every document, instead of telling it by name and
+    /// content (`--type`).
+    pub kind: Option<Kind>,
     /// Where output goes.
     pub destination: Destination,
     /// Produce a unified diff of each change.
@@ -323,16 +216,75 @@ pub fn process(job: &Job, settings: &Settings, out: &mut dyn Write) -> io::Resul
     Ok(report)
 }
 
-fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report) -> io::Result<()> {
-    if job.role == Role::CopyOnly {
-        if let (Destination::Dir(dir), Source::File(path)) = (&settings.destination, &job.source) {
-            let target = dir.join(&job.relative);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::copy(path, target)?;
+/// Where an input is read from, and, for an in-place rewrite, the file
+/// that is rewritten (a symbolic link named on the command line leads to
+/// it) with its metadata.
+struct Opened {
+    reader: Box<dyn Read>,
+    /// The file itself (links followed) and its metadata, for a file.
+    file: Option<(PathBuf, Metadata)>,
+}
+
+fn open_input(job: &Job, settings: &Settings) -> io::Result<Opened> {
+    let path = match &job.source {
+        Source::Stdin => {
+            return Ok(Opened {
+                reader: Box::new(io::stdin().lock()),
+                file: None,
+            });
         }
-        return Ok(());
+        Source::File(path) => path,
+    };
+    let cannot = |e: io::Error| io::Error::new(e.kind(), format!("cannot read: {e}"));
+    if let Destination::InPlace { .. } = settings.destination {
+        let real = std::fs::canonicalize(path).map_err(cannot)?;
+        // Checked before opening: opening a FIFO would wait for a writer.
+        if !std::fs::metadata(&real).map_err(cannot)?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file: cannot rewrite it in place",
+            ));
+        }
+        enter_dir(real.parent().unwrap_or(Path::new("/")));
+        let (file, meta) = open_locked(&real).map_err(cannot)?;
+        return Ok(Opened {
+            reader: Box::new(file),
+            file: Some((real, meta)),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let meta = file.metadata()?;
+    Ok(Opened {
+        reader: Box::new(file),
+        file: Some((path.clone(), meta)),
+    })
+}
+
+/// The path an input at `relative` gets under the output directory.
+fn under(dir: &Path, job: &Job) -> PathBuf {
+    dir.join(&job.relative)
+}
+
+fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report) -> io::Result<()> {
+    match (job.role, &settings.destination, &job.source) {
+        (Role::CopyOnly, Destination::Dir(dir), Source::File(path)) => {
+            let target = under(dir, job);
+            create_parent(&target)?;
+            return write::copy_file(path, &target);
+        }
+        (Role::Link, Destination::Dir(dir), Source::File(path)) => {
+            let target = under(dir, job);
+            create_parent(&target)?;
+            return write::copy_link(path, &target);
+        }
+        (Role::Special, Destination::Dir(_), _) => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file, directory or symbolic link: not copied",
+            ));
+        }
+        (Role::CopyOnly | Role::Link | Role::Special, _, _) => return Ok(()),
+        (Role::Document | Role::MaildirMessage, _, _) => {}
     }
     let rules = settings.rules;
     let retrieved = match &job.retrieved_from {
@@ -351,31 +303,31 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         keep_fragment_links: settings.keep_fragment_links,
         extra_attributes: &[],
     };
-    let mut reader: Box<dyn Read> = match &job.source {
-        Source::Stdin => Box::new(io::stdin().lock()),
-        Source::File(path) => Box::new(
-            std::fs::File::open(path)
-                .map_err(|e| io::Error::new(e.kind(), format!("cannot read: {e}")))?,
-        ),
-    };
+    let Opened { mut reader, file } = open_input(job, settings)?;
     let mut head = Vec::with_capacity(8192);
     (&mut reader)
         .take(HEAD_BYTES as u64)
         .read_to_end(&mut head)?;
-    let path = match &job.source {
-        Source::File(path) => path.as_path(),
-        Source::Stdin => Path::new("-"),
-    };
     let kind = if job.role == Role::MaildirMessage {
         Kind::Message
+    } else if let Some(kind) = settings.kind {
+        kind
     } else {
-        kind::detect_file(path, &head)
+        match &job.source {
+            Source::File(path) => kind::detect_file(path, &head),
+            Source::Stdin => kind::sniff(&head).unwrap_or(Kind::Html),
+        }
     };
     report.kind = Some(kind);
     if kind == Kind::Mbox {
         let format = settings.mbox_format.unwrap_or_else(|| mbox::detect(&head));
         let input = io::BufReader::new(io::Cursor::new(head).chain(reader));
-        return run_mbox(job, settings, &options, input, format, out, report);
+        let input = MboxInput {
+            reader: input,
+            format,
+            file,
+        };
+        return run_mbox(job, settings, &options, input, out, report);
     }
     let mut input = head;
     reader.read_to_end(&mut input)?;
@@ -421,39 +373,73 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         report.diff = Some(unified_diff(&job.name, &input, new));
     }
     let bytes = output.as_deref().unwrap_or(&input);
-    let target = |relative: &Path| -> PathBuf {
+    // A Maildir message's `,S=` size follows its new length.
+    let target = |path: &Path| -> PathBuf {
         if job.role == Role::MaildirMessage {
-            let name = relative.file_name().unwrap_or_default().to_string_lossy();
-            relative.with_file_name(maildir::sized_name(&name, bytes.len()))
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            path.with_file_name(maildir::sized_name(&name, bytes.len()))
         } else {
-            relative.to_path_buf()
+            path.to_path_buf()
         }
     };
+    let like = file.as_ref().map(|(_, meta)| meta);
     match &settings.destination {
         Destination::Writer => out.write_all(bytes).and_then(|()| out.flush())?,
-        Destination::File(path) => write_atomically(path, bytes)?,
+        Destination::File(path) => write_atomically(&resolve_target(path)?, bytes, like)?,
         Destination::Dir(dir) => {
-            let path = dir.join(target(&job.relative));
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            write_atomically(&path, bytes)?;
+            let path = target(&under(dir, job));
+            create_parent(&path)?;
+            write_atomically(&resolve_target(&path)?, bytes, like)?;
         }
         Destination::InPlace { backup } => {
-            if let (Some(_), Source::File(path)) = (&output, &job.source) {
-                let new_path = target(path);
+            if let (Some(_), Some((path, meta))) = (&output, &file) {
+                warn_hard_links(meta, report);
                 if let Some(suffix) = backup {
                     keep_backup(path, suffix)?;
                 }
-                write_atomically(&new_path, bytes)?;
-                if &new_path != path {
-                    std::fs::remove_file(path)?;
+                let new_path = target(path);
+                let mut temp = write::temp_file_beside(&new_path)?;
+                temp.write_all(bytes)?;
+                if &new_path == path {
+                    finish(temp, path, Some(meta), Replace::Over)?;
+                } else {
+                    finish(temp, &new_path, Some(meta), Replace::Never)?;
+                    std::fs::remove_file(path).map_err(|e| {
+                        let (old, new) = (path.display(), new_path.display());
+                        let message = if e.kind() == io::ErrorKind::NotFound {
+                            // A mail program moved it meanwhile: it may now
+                            // be there twice, moved and rewritten.
+                            format!("{old} was moved while being rewritten: the rewritten message is {new}, the moved one may be its duplicate")
+                        } else {
+                            format!("the message is now both {old} and {new}: cannot remove the old name: {e}")
+                        };
+                        io::Error::new(e.kind(), message)
+                    })?;
                 }
             }
         }
         Destination::Nowhere => {}
     }
     Ok(())
+}
+
+/// Creates the directories above `path`.
+fn create_parent(path: &Path) -> io::Result<()> {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => std::fs::create_dir_all(parent),
+        _ => Ok(()),
+    }
+}
+
+/// Warns that a file rewritten in place has other names, which keep the
+/// old content (the new file replaces this name only).
+fn warn_hard_links(meta: &Metadata, report: &mut Report) {
+    if meta.nlink() > 1 {
+        report.warnings.push(format!(
+            "has {} hard links: only this name gets the new content",
+            meta.nlink()
+        ));
+    }
 }
 
 /// How a message part is named in reports.
@@ -465,15 +451,26 @@ fn part_label(path: &str, mimetype: &str) -> String {
     }
 }
 
+/// An mbox to rewrite: its bytes, its variant, and the file it is.
+struct MboxInput<R> {
+    reader: R,
+    format: MboxFormat,
+    file: Option<(PathBuf, Metadata)>,
+}
+
 fn run_mbox(
     job: &Job,
     settings: &Settings,
     options: &Options<'_>,
-    input: impl BufRead,
-    format: MboxFormat,
+    input: MboxInput<impl BufRead>,
     out: &mut dyn Write,
     report: &mut Report,
 ) -> io::Result<()> {
+    let MboxInput {
+        reader: input,
+        format,
+        file,
+    } = input;
     let mut diff = String::new();
     let mut collect = |message: &mbox::ArchiveMessage, original: &[u8]| {
         let n = message.number;
@@ -519,23 +516,25 @@ fn run_mbox(
             mbox::rewrite_mbox(input, format, &mut io::sink(), options, &mut collect)?
         }
         destination => {
-            let path = match (destination, &job.source) {
-                (Destination::File(path), _) => path.clone(),
-                (Destination::Dir(dir), _) => dir.join(&job.relative),
-                (_, Source::File(path)) => path.clone(),
-                (_, Source::Stdin) => {
+            let in_place = matches!(destination, Destination::InPlace { .. });
+            let like = file.as_ref().map(|(_, meta)| meta);
+            let path = match (destination, &file) {
+                (Destination::File(path), _) => resolve_target(path)?,
+                (Destination::Dir(dir), _) => {
+                    let path = under(dir, job);
+                    create_parent(&path)?;
+                    resolve_target(&path)?
+                }
+                (_, Some((path, _))) => path.clone(),
+                (_, None) => {
                     return Err(io::Error::other("cannot rewrite standard input in place"));
                 }
             };
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent)?;
-            }
-            let mut temp = temp_file_beside(&path)?;
+            let mut temp = write::temp_file_beside(&path)?;
             let mut writer = io::BufWriter::new(temp.as_file_mut());
             let changed = mbox::rewrite_mbox(input, format, &mut writer, options, &mut collect)?;
             writer.flush()?;
             drop(writer);
-            let in_place = matches!(destination, Destination::InPlace { .. });
             if changed || !in_place {
                 if let Destination::InPlace {
                     backup: Some(suffix),
@@ -543,7 +542,10 @@ fn run_mbox(
                 {
                     keep_backup(&path, suffix)?;
                 }
-                persist(temp, &path)?;
+                if in_place && let Some(meta) = like {
+                    warn_hard_links(meta, report);
+                }
+                finish(temp, &path, like, Replace::Over)?;
             }
             changed
         }
@@ -562,43 +564,6 @@ pub fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
         .unified_diff()
         .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string()
-}
-
-/// A temporary file in the directory of `path`, to be renamed over it.
-fn temp_file_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    tempfile::NamedTempFile::new_in(dir)
-}
-
-/// Flushes a temporary file to disk and renames it over `path`, keeping an
-/// existing file's permissions.
-fn persist(temp: tempfile::NamedTempFile, path: &Path) -> io::Result<()> {
-    temp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        temp.as_file().set_permissions(meta.permissions())?;
-    }
-    temp.persist(path).map(|_| ()).map_err(|e| e.error)
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, flushed, then renamed over it.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut temp = temp_file_beside(path)?;
-    temp.write_all(bytes)?;
-    persist(temp, path)
-}
-
-/// Keeps the original of `path` as `path` + `suffix`: a hard link where the
-/// file system allows, else a copy.
-fn keep_backup(path: &Path, suffix: &str) -> io::Result<()> {
-    let mut backup = path.as_os_str().to_owned();
-    backup.push(suffix);
-    let backup = PathBuf::from(backup);
-    let _ = std::fs::remove_file(&backup);
-    std::fs::hard_link(path, &backup).or_else(|_| std::fs::copy(path, &backup).map(|_| ()))
 }
 
 #[cfg(test)]
@@ -620,12 +585,5 @@ mod tests {
             mirror_url("https://e.com/", p("caf\u{e9}.html")),
             "https://e.com/caf%C3%A9.html"
         );
-    }
-
-    #[test]
-    fn html_is_known_by_its_start() {
-        assert!(looks_like_html(b"\xef\xbb\xbf  <!DOCTYPE HTML>"));
-        assert!(looks_like_html(b"<html lang=en>"));
-        assert!(!looks_like_html(b"\x89PNG\r\n"));
     }
 }

@@ -1,5 +1,6 @@
-//! What a file is, by its content (the file name only as a hint). A
-//! Maildir, a directory, is found by [`crate::mime::maildir::is_maildir`].
+//! What a file is: by the extension of its name first, by its content when
+//! the name has no known extension. A Maildir, a directory, is found by
+//! [`crate::mime::maildir::is_maildir`].
 
 use std::path::Path;
 
@@ -18,32 +19,157 @@ pub enum Kind {
     Mbox,
 }
 
-/// Whether `head` starts with an RFC 5322 header field (`Name: value`).
-fn starts_with_header(head: &[u8]) -> bool {
-    let name_len = head
+/// The extensions (lowercase) that name a kind. Both naming a file's kind
+/// and choosing which files of a directory to read use this one list.
+pub const EXTENSIONS: &[(&str, Kind)] = &[
+    ("html", Kind::Html),
+    ("htm", Kind::Html),
+    ("xhtml", Kind::Html),
+    ("xht", Kind::Html),
+    ("shtml", Kind::Html),
+    ("css", Kind::Css),
+    ("eml", Kind::Message),
+    ("mht", Kind::Message),
+    ("mhtml", Kind::Message),
+    ("msg", Kind::Message),
+    ("mbox", Kind::Mbox),
+    ("mbx", Kind::Mbox),
+];
+
+/// Extensions (lowercase) of files that are never documents to relink:
+/// found in a directory, they are copied without a look at their content
+/// (a script or an SVG that starts with `<!--` is not HTML).
+pub const OTHER_EXTENSIONS: &[&str] = &[
+    "js", "mjs", "json", "map", "xml", "svg", "xsl", "rss", "atom", "txt", "md", "rst", "csv",
+    "png", "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2",
+    "ttf", "otf", "eot", "pdf", "ps", "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4",
+    "webm", "ogg", "wav", "py", "c", "h", "rs", "sh",
+];
+
+/// The extension of a file name, lowercase, taken before the first `?`:
+/// wget saves `page.html?id=2` and `style.css?v=3` under those names.
+fn extension(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    let name = name.split('?').next().unwrap_or_default();
+    let name = name.trim_start_matches('.');
+    let dot = name.rfind('.')?;
+    Some(name[dot + 1..].to_ascii_lowercase()).filter(|e| !e.is_empty())
+}
+
+/// The kind a file's name gives, if its extension is a known one.
+pub fn from_name(path: &Path) -> Option<Kind> {
+    let extension = extension(path)?;
+    EXTENSIONS
+        .iter()
+        .find(|(e, _)| *e == extension)
+        .map(|&(_, kind)| kind)
+}
+
+/// Whether a file's name says it is no document (see [`OTHER_EXTENSIONS`]).
+pub fn is_other_by_name(path: &Path) -> bool {
+    extension(path).is_some_and(|e| OTHER_EXTENSIONS.contains(&e.as_str()))
+}
+
+/// Whether a line is an RFC 5322 header field (`Name: value`).
+fn is_field(line: &[u8]) -> bool {
+    let name_len = line
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
         .count();
-    name_len > 0 && head.get(name_len) == Some(&b':')
+    name_len > 0 && line.get(name_len) == Some(&b':')
 }
 
-/// The kind of a file from its first bytes and its name.
-pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
-    let extension = path
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+/// Field names that say a header is a message's (or a saved page's).
+const MESSAGE_FIELDS: &[&str] = &[
+    "from",
+    "to",
+    "cc",
+    "subject",
+    "date",
+    "sender",
+    "reply-to",
+    "message-id",
+    "mime-version",
+    "content-type",
+    "content-location",
+    "content-base",
+    "content-transfer-encoding",
+    "received",
+    "return-path",
+    "delivered-to",
+    "snapshot-content-location",
+];
+
+/// Whether `head` starts with a message header: every line up to the blank
+/// line (or the end of what was read) is a field or a folded continuation,
+/// and one of them is a field messages carry. A style sheet's
+/// `a:hover { ... }` is no header.
+fn starts_with_header(head: &[u8]) -> bool {
+    let mut known = false;
+    let mut lines = head.split(|&b| b == b'\n').peekable();
+    let mut first = true;
+    while let Some(line) = lines.next() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            return !first && known;
+        }
+        if lines.peek().is_none() && !first {
+            // A line cut off by the end of the head: judged by what came before.
+            break;
+        }
+        if first || !matches!(line[0], b' ' | b'\t') {
+            if !is_field(line) {
+                return false;
+            }
+            let name = &line[..line.iter().position(|&b| b == b':').unwrap_or(0)];
+            let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+            known |= MESSAGE_FIELDS.contains(&name.as_str()) || name.starts_with("x-");
+        }
+        first = false;
+    }
+    known
+}
+
+/// Whether bytes start like an HTML document.
+pub fn looks_like_html(head: &[u8]) -> bool {
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    let text = &head[start..head.len().min(start + 14)];
+    [
+        &b"<!doctype html"[..],
+        b"<html",
+        b"<head",
+        b"<body",
+        b"<!--",
+    ]
+    .iter()
+    .any(|p| text.len() >= p.len() && text[..p.len()].eq_ignore_ascii_case(p))
+}
+
+/// The kind of content from its first bytes, if they tell: an mbox's
+/// `From ` line, a message header, the start of an HTML document. A UTF-8
+/// byte order mark before them is skipped.
+pub fn sniff(head: &[u8]) -> Option<Kind> {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     if mbox::looks_like_mbox(head) {
-        return Kind::Mbox;
+        Some(Kind::Mbox)
+    } else if starts_with_header(head) {
+        Some(Kind::Message)
+    } else if looks_like_html(head) {
+        Some(Kind::Html)
+    } else {
+        None
     }
-    if starts_with_header(head) {
-        return Kind::Message;
-    }
-    match extension.as_str() {
-        "css" => Kind::Css,
-        "eml" | "mht" | "mhtml" | "msg" => Kind::Message,
-        _ => Kind::Html,
-    }
+}
+
+/// The kind of a file: its name's extension decides; with no known
+/// extension, its first bytes; else HTML.
+pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
+    from_name(path)
+        .or_else(|| sniff(head))
+        .unwrap_or(Kind::Html)
 }
 
 #[cfg(test)]
@@ -51,23 +177,76 @@ mod tests {
     use super::*;
 
     #[test]
-    fn content_decides_before_the_name() {
+    fn the_name_decides_before_the_content() {
         let p = Path::new;
         assert_eq!(detect_file(p("a.html"), b"<!DOCTYPE html>"), Kind::Html);
         assert_eq!(
-            detect_file(p("a.txt"), b"From: x@y\r\nTo: z\r\n\r\n"),
+            detect_file(p("page.mhtml"), b"From: <Saved by Blink>\r\n"),
             Kind::Message
         );
+        assert_eq!(detect_file(p("s.css"), b"body { }"), Kind::Css);
+        assert_eq!(detect_file(p("s.css"), b"@import 'x';"), Kind::Css);
+        assert_eq!(detect_file(p("odd.eml"), b"\r\n\r\nbody"), Kind::Message);
+        assert_eq!(detect_file(p("a.MBOX"), b"<html>"), Kind::Mbox);
+    }
+
+    #[test]
+    fn a_css_hover_rule_is_no_message_header() {
+        let css = b"a:hover { background: url(img/x.png) }\n";
+        assert_eq!(detect_file(Path::new("style.css"), css), Kind::Css);
+        assert_eq!(sniff(css), None);
+        assert_eq!(sniff(b"a:hover {\n  color: red\n}\n"), None);
+        assert_eq!(sniff(b"Note: this is text\n\nmore"), None);
+    }
+
+    #[test]
+    fn wget_names_have_their_extension_before_the_query() {
+        let p = Path::new;
+        assert_eq!(from_name(p("site/index.html?page=2")), Some(Kind::Html));
+        assert_eq!(from_name(p("style.css?v=3")), Some(Kind::Css));
+        assert_eq!(from_name(p("download?f=a.css")), None);
+        assert_eq!(from_name(p(".htaccess")), None);
+        assert_eq!(from_name(p("README")), None);
+        assert_eq!(from_name(p("x.png")), None);
+        assert!(is_other_by_name(p("app.js?v=2")));
+        assert!(is_other_by_name(p("logo.SVG")));
+        assert!(!is_other_by_name(p("page.php")));
+        assert!(!is_other_by_name(p("page")));
+    }
+
+    #[test]
+    fn content_decides_without_a_known_extension() {
+        let p = Path::new;
         assert_eq!(
-            detect_file(p("page.mhtml"), b"From: <Saved by Blink>\r\n"),
+            detect_file(p("a.txt"), b"From: x@y\r\nTo: z\r\n\r\n"),
             Kind::Message
         );
         assert_eq!(
             detect_file(p("inbox"), b"From x@y Mon Jan  1 00:00:00 2024\n"),
             Kind::Mbox
         );
-        assert_eq!(detect_file(p("s.css"), b"body { }"), Kind::Css);
-        assert_eq!(detect_file(p("s.css"), b"@import 'x';"), Kind::Css);
-        assert_eq!(detect_file(p("odd.eml"), b"\r\n\r\nbody"), Kind::Message);
+        assert_eq!(
+            detect_file(
+                p("msg"),
+                b"Received: from a\r\n\tby b\r\nSubject: s\r\n\r\n"
+            ),
+            Kind::Message
+        );
+        assert_eq!(detect_file(p("page"), b"<!doctype html><p>"), Kind::Html);
+        assert_eq!(detect_file(p("unknown"), b"plain words"), Kind::Html);
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_hide_a_message_or_an_mbox() {
+        assert_eq!(
+            sniff(b"\xef\xbb\xbfFrom x@y Mon Jan  1 00:00:00 2024\n"),
+            Some(Kind::Mbox)
+        );
+        assert_eq!(
+            sniff(b"\xef\xbb\xbfFrom: x@y\r\nSubject: s\r\n\r\nbody"),
+            Some(Kind::Message)
+        );
+        assert_eq!(sniff(b"\xef\xbb\xbf  <!DOCTYPE HTML>"), Some(Kind::Html));
+        assert!(!looks_like_html(b"\x89PNG\r\n"));
     }
 }

@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use relink::base::{Base, BaseSource};
 use relink::batch::{self, Destination, Job, LinkRow, Report, Role, Settings};
+use relink::kind::Kind;
 use relink::mime::mbox::MboxFormat;
 use relink::{BaseUrl, Rules};
 
@@ -86,6 +87,10 @@ struct BaseArgs {
     /// Leave `#name` links as they are.
     #[arg(long)]
     keep_fragment_links: bool,
+    /// What every input is, instead of telling it by its name's extension
+    /// or (with none known, and for standard input) its content.
+    #[arg(long = "type", value_enum, value_name = "KIND")]
+    kind: Option<KindArg>,
 }
 
 #[derive(Debug, Args)]
@@ -156,6 +161,30 @@ impl From<RulesArg> for Rules {
             RulesArg::Rfc1808 => Rules::Rfc1808,
             RulesArg::Rfc3986 => Rules::Rfc3986,
             RulesArg::Whatwg => Rules::Whatwg,
+        }
+    }
+}
+
+/// The command line's names for the kinds of input.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum KindArg {
+    /// An HTML document.
+    Html,
+    /// A style sheet.
+    Css,
+    /// One message, or MHTML.
+    Message,
+    /// An mbox archive.
+    Mbox,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Html => Kind::Html,
+            KindArg::Css => Kind::Css,
+            KindArg::Message => Kind::Message,
+            KindArg::Mbox => Kind::Mbox,
         }
     }
 }
@@ -257,13 +286,15 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
     let base = BaseUrl::parse(&args.base, args.rules.into()).map_err(UsageError::from)?;
     let mut out = BufWriter::new(io::stdout().lock());
     let mut outcome = Outcome::Done;
-    // Writes the resolution of one reference; says whether there was one.
+    // Writes the resolution of one reference, or an empty line when there
+    // is none (so line N of the output answers reference N); says whether
+    // there was one.
     let emit = |reference: &str, out: &mut BufWriter<io::StdoutLock<'_>>| -> io::Result<bool> {
         match base.resolve(reference) {
             Ok(url) => writeln!(out, "{url}").map(|()| true),
             Err(err) => {
                 eprintln!("relink: {err}");
-                Ok(false)
+                writeln!(out).map(|()| false)
             }
         }
     };
@@ -296,6 +327,7 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
                 }
                 Err(_) => {
                     eprintln!("relink: standard input line {number}: not utf-8");
+                    writeln!(out).context("writing standard output")?;
                     outcome = Outcome::SomeFailed;
                 }
             }
@@ -342,6 +374,7 @@ fn settings(
         keep_fragment_links: base.keep_fragment_links,
         transport,
         mbox_format: base.mbox_format.map(MboxFormat::from),
+        kind: base.kind.map(Kind::from),
         destination,
         diff,
         keep_details,
@@ -365,10 +398,26 @@ fn inputs(files: &[PathBuf], base: &BaseArgs) -> anyhow::Result<(Vec<Job>, usize
 /// `relink FILE...`: rewrite inputs.
 fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     let (jobs, mut errors) = inputs(&args.files, &args.base)?;
-    let documents = jobs.iter().filter(|j| j.role != Role::CopyOnly).count();
+    let documents = jobs.iter().filter(|j| j.role.is_document()).count();
+    // `-o` names a directory when there are several inputs, when an input
+    // is a directory, or when it is one already (or ends with `/`).
+    let output_is_dir = args
+        .output
+        .as_ref()
+        .is_some_and(|o| o.is_dir() || o.as_os_str().as_encoded_bytes().ends_with(b"/"));
     let several = documents > 1 || args.files.iter().any(|f| f.is_dir());
-    if args.in_place && jobs.iter().any(|j| j.source == batch::Source::Stdin) {
+    let stdin = jobs.iter().any(|j| j.source == batch::Source::Stdin);
+    if args.in_place && stdin {
         return Err(usage("--in-place cannot rewrite standard input"));
+    }
+    if output_is_dir && stdin {
+        return Err(usage("standard input needs -o FILE, not a directory"));
+    }
+    if args.in_place && args.backup.is_some() && jobs.iter().any(|j| j.role == Role::MaildirMessage)
+    {
+        return Err(usage(
+            "--backup cannot be used on a Maildir: a backup in cur/ or new/ would be read as a message",
+        ));
     }
     let quiet_run = args.dry_run || args.diff;
     let destination = if quiet_run {
@@ -378,7 +427,7 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
             backup: args.backup.clone(),
         }
     } else if let Some(path) = &args.output {
-        if several {
+        if several || output_is_dir {
             Destination::Dir(path.clone())
         } else {
             Destination::File(path.clone())
@@ -595,7 +644,7 @@ fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     let (jobs, mut errors) = inputs(&args.files, &args.base)?;
     let settings = settings(&args.base, Destination::Nowhere, false, true)?;
     let mut out = BufWriter::new(io::stdout().lock());
-    for job in jobs.iter().filter(|j| j.role != Role::CopyOnly) {
+    for job in jobs.iter().filter(|j| j.role.is_document()) {
         let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
         if let Some(error) = &report.error {
             eprintln!("relink: {error}");

@@ -1,33 +1,12 @@
 //! Maildir directories: each file of `cur/` and `new/` is a message
-//! (`tmp/` holds messages still being delivered and is never touched).
+//! (`tmp/` holds messages still being delivered and is never touched). The
+//! walk over a Maildir is the batch walk's (`crate::batch::expand`).
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Whether `path` is a Maildir: a directory with `cur/` or `new/`.
 pub fn is_maildir(path: &Path) -> bool {
     path.is_dir() && (path.join("cur").is_dir() || path.join("new").is_dir())
-}
-
-/// The message files of a Maildir, `cur/` then `new/`, each sorted by name;
-/// dot files are skipped.
-pub fn message_files(root: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for sub in ["cur", "new"] {
-        let dir = root.join(sub);
-        if !dir.is_dir() {
-            continue;
-        }
-        let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-            .map(|e| e.path())
-            .collect();
-        names.sort();
-        files.extend(names);
-    }
-    Ok(files)
 }
 
 /// A message file's name with its `,S=<size>` (if any) set to `size`.

@@ -4,14 +4,17 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::relink;
+
+mod faults;
+mod files;
 use crate::{files_under, make_old};
 
-fn write(path: &Path, text: &[u8]) {
+pub fn write(path: &Path, text: &[u8]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
 
-fn s(path: &Path) -> &str {
+pub fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
@@ -38,7 +41,7 @@ fn site(root: &Path) -> PathBuf {
     site
 }
 
-fn read(path: &Path) -> String {
+pub fn read(path: &Path) -> String {
     String::from_utf8(std::fs::read(path).unwrap()).unwrap()
 }
 

@@ -105,7 +105,7 @@ fn resolve_reports_a_failed_reference_and_goes_on() {
         b"",
     );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "http://a/g\n");
+    assert_eq!(stdout(&out), "\nhttp://a/g\n");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("http://[x"), "{err}");
 }
@@ -114,8 +114,19 @@ fn resolve_reports_a_failed_reference_and_goes_on() {
 fn resolve_reports_a_line_that_is_not_utf8() {
     let out = relink(&["resolve", "http://a/b"], b"\xff\nc\n");
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stdout(&out), "http://a/c\n");
+    assert_eq!(stdout(&out), "\nhttp://a/c\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
+}
+
+#[test]
+fn resolve_keeps_one_line_out_per_line_in() {
+    let out = relink(
+        &["resolve", "--rules", "whatwg", "http://a/b"],
+        b"g\nhttp://[x\n\xff\nh\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<&str> = stdout(&out).lines().collect();
+    assert_eq!(lines, ["http://a/g", "", "", "http://a/h"]);
 }
 
 #[test]

@@ -1,0 +1,218 @@
+//! Expanding the command line's arguments into inputs: directories walked
+//! once each, every entry kept (a file relink does not read is copied under
+//! `-o DIR`, a symbolic link stays a link), and an entry that cannot be read
+//! reported by name while the walk goes on.
+
+use std::collections::HashSet;
+use std::io::{self, Read};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use super::{Job, Role, Source, mirror_url, write::is_temporary_name};
+use crate::kind;
+use crate::mime::maildir;
+
+/// What the walk has seen: directories by device and inode (so a link loop
+/// or a directory named twice is walked once), and files, so none is
+/// handed out twice in one run.
+#[derive(Default)]
+struct Seen {
+    dirs: HashSet<(u64, u64)>,
+    files: HashSet<FileKey>,
+}
+
+/// A file's identity: device and inode, or, for a file with several hard
+/// links, its canonical path (each name of it is its own input).
+#[derive(Hash, PartialEq, Eq)]
+enum FileKey {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+impl Seen {
+    /// Whether `path` (metadata `meta`, links followed) is new to the run.
+    fn first_file(&mut self, path: &Path, meta: &std::fs::Metadata) -> bool {
+        let key = if meta.nlink() > 1 {
+            match std::fs::canonicalize(path) {
+                Ok(p) => FileKey::Path(p),
+                Err(_) => return true,
+            }
+        } else {
+            FileKey::Inode(meta.dev(), meta.ino())
+        };
+        self.files.insert(key)
+    }
+}
+
+/// The inputs the arguments name, in order: directories walked (sorted; a
+/// Maildir's `cur/` and `new/` files are messages), files as they are.
+/// Errors name the entry and do not stop the walk.
+pub fn expand(args: &[PathBuf], retrieved_from: Option<&str>) -> (Vec<Job>, Vec<String>) {
+    let mut jobs = Vec::new();
+    let mut errors = Vec::new();
+    let mut seen = Seen::default();
+    for arg in args {
+        if arg.as_os_str() == "-" {
+            jobs.push(Job {
+                source: Source::Stdin,
+                name: "standard input".to_owned(),
+                relative: PathBuf::from("-"),
+                retrieved_from: retrieved_from.map(str::to_owned),
+                role: Role::Document,
+            });
+            continue;
+        }
+        // Links named on the command line are followed.
+        let meta = match std::fs::metadata(arg) {
+            Ok(meta) => meta,
+            Err(_) => {
+                // The job reports why it cannot be read.
+                jobs.push(file_job(arg, retrieved_from));
+                continue;
+            }
+        };
+        if !meta.is_dir() {
+            if seen.first_file(arg, &meta) {
+                jobs.push(file_job(arg, retrieved_from));
+            }
+            continue;
+        }
+        let mut walker = Walker {
+            root: arg,
+            retrieved_from,
+            jobs: &mut jobs,
+            errors: &mut errors,
+            seen: &mut seen,
+        };
+        let in_maildir = maildir::is_maildir(arg);
+        walker.dir(arg, &meta, in_maildir.then_some(0));
+    }
+    (jobs, errors)
+}
+
+fn file_job(arg: &Path, retrieved_from: Option<&str>) -> Job {
+    Job {
+        source: Source::File(arg.to_path_buf()),
+        relative: arg
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| arg.to_path_buf()),
+        name: arg.display().to_string(),
+        retrieved_from: retrieved_from.map(str::to_owned),
+        role: Role::Document,
+    }
+}
+
+struct Walker<'a> {
+    root: &'a Path,
+    retrieved_from: Option<&'a str>,
+    jobs: &'a mut Vec<Job>,
+    errors: &'a mut Vec<String>,
+    seen: &'a mut Seen,
+}
+
+impl Walker<'_> {
+    fn push(&mut self, path: PathBuf, role: Role) {
+        let below = path.strip_prefix(self.root).unwrap_or(&path).to_path_buf();
+        self.jobs.push(Job {
+            name: path.display().to_string(),
+            retrieved_from: self.retrieved_from.map(|prefix| mirror_url(prefix, &below)),
+            relative: below,
+            source: Source::File(path),
+            role,
+        });
+    }
+
+    /// Walks `dir` (metadata `meta`). `maildir_depth` is `Some(0)` in a
+    /// Maildir's root and `Some(1)` in its `cur/` or `new/`.
+    fn dir(&mut self, dir: &Path, meta: &std::fs::Metadata, maildir_depth: Option<u8>) {
+        if !self.seen.dirs.insert((meta.dev(), meta.ino())) {
+            return;
+        }
+        let mut entries = Vec::new();
+        match std::fs::read_dir(dir) {
+            Ok(list) => {
+                for entry in list {
+                    match entry {
+                        Ok(entry) => entries.push(entry),
+                        Err(err) => self
+                            .errors
+                            .push(format!("{}: cannot list: {err}", dir.display())),
+                    }
+                }
+            }
+            Err(err) => {
+                self.errors
+                    .push(format!("{}: cannot list: {err}", dir.display()));
+                return;
+            }
+        }
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let path = entry.path();
+            let file_name = entry.file_name();
+            if is_temporary_name(&file_name.to_string_lossy()) {
+                continue;
+            }
+            // Not followed: a symbolic link is an entry of its own.
+            let meta = match std::fs::symlink_metadata(&path) {
+                Ok(meta) => meta,
+                Err(err) => {
+                    self.errors
+                        .push(format!("{}: cannot read: {err}", path.display()));
+                    continue;
+                }
+            };
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                self.push(path, Role::Link);
+            } else if kind.is_dir() {
+                if maildir_depth == Some(0) && file_name == "tmp" {
+                    // Messages still being delivered: never touched nor copied.
+                    continue;
+                }
+                let depth =
+                    if maildir_depth == Some(0) && (file_name == "cur" || file_name == "new") {
+                        Some(1)
+                    } else if maildir::is_maildir(&path) {
+                        // A Maildir inside, such as a Maildir++ folder `.Sent`.
+                        Some(0)
+                    } else {
+                        None
+                    };
+                self.dir(&path, &meta, depth);
+            } else if !kind.is_file() {
+                self.push(path, Role::Special);
+            } else if !self.seen.first_file(&path, &meta) {
+                continue;
+            } else if maildir_depth == Some(1) && !file_name.to_string_lossy().starts_with('.') {
+                self.push(path, Role::MaildirMessage);
+            } else {
+                let role = if wanted(&path) {
+                    Role::Document
+                } else {
+                    Role::CopyOnly
+                };
+                self.push(path, role);
+            }
+        }
+    }
+}
+
+/// Whether a file found while walking a directory is one relink reads: its
+/// name's extension is a known one, or (with neither a document's nor
+/// another known extension) its first bytes say so. A file that cannot be opened is taken, so that its error is
+/// reported by name.
+fn wanted(path: &Path) -> bool {
+    if kind::from_name(path).is_some() {
+        return true;
+    }
+    if kind::is_other_by_name(path) {
+        return false;
+    }
+    let mut head = Vec::with_capacity(512);
+    match std::fs::File::open(path).and_then(|f| f.take(512).read_to_end(&mut head)) {
+        Ok(_) => kind::sniff(&head).is_some(),
+        Err(err) => err.kind() != io::ErrorKind::NotFound,
+    }
+}
