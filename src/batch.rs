@@ -10,11 +10,12 @@ mod walk;
 mod write;
 
 pub use walk::expand;
-use write::{Replace, enter_dir, finish, keep_backup, open_locked, resolve_target};
+use write::{Durability, Replace, enter_dir, finish, keep_backup, open_locked, resolve_target};
 pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
-use crate::document::{self, Link, Options};
+use crate::document::{self, Details, Link, Options};
+use crate::html::links::ExtraAttribute;
 use crate::kind::{self, Kind};
 use crate::mime::mbox::{self, MboxFormat};
 use crate::mime::{maildir, message};
@@ -129,6 +130,8 @@ pub struct Settings {
     /// The kind of every document, instead of telling it by name and
     /// content (`--type`).
     pub kind: Option<Kind>,
+    /// Further attributes holding URLs on every HTML element (`--attr`).
+    pub extra_attributes: Vec<ExtraAttribute>,
     /// Where output goes.
     pub destination: Destination,
     /// Produce a unified diff of each change.
@@ -189,14 +192,11 @@ pub struct Report {
 }
 
 impl Report {
-    /// Counts and, when asked, keeps links.
-    fn add_links(&mut self, keep: bool, rows: impl IntoIterator<Item = LinkRow>) {
-        for row in rows {
-            self.rewritten += usize::from(row.link.changed);
-            if keep {
-                self.links.push(row);
-            }
-        }
+    /// Counts the links rewritten and keeps the rows (there are rows only
+    /// when [`Settings::keep_details`] asked for them).
+    fn add_links(&mut self, rewritten: usize, rows: impl IntoIterator<Item = LinkRow>) {
+        self.rewritten += rewritten;
+        self.links.extend(rows);
     }
 }
 
@@ -270,7 +270,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         (Role::CopyOnly, Destination::Dir(dir), Source::File(path)) => {
             let target = under(dir, job);
             create_parent(&target)?;
-            return write::copy_file(path, &target);
+            return write::copy_file(path, &target, Durability::Lazy);
         }
         (Role::Link, Destination::Dir(dir), Source::File(path)) => {
             let target = under(dir, job);
@@ -301,7 +301,12 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         outer: retrieved.as_ref(),
         transport: settings.transport,
         keep_fragment_links: settings.keep_fragment_links,
-        extra_attributes: &[],
+        extra_attributes: &settings.extra_attributes,
+        details: if settings.keep_details {
+            Details::Links
+        } else {
+            Details::Counts
+        },
     };
     let Opened { mut reader, file } = open_input(job, settings)?;
     let mut head = Vec::with_capacity(8192);
@@ -340,7 +345,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                 part: Some(part),
                 link,
             });
-            report.add_links(settings.keep_details, rows);
+            report.add_links(outcome.rewritten, rows);
             report.layers = outcome
                 .parts
                 .into_iter()
@@ -362,7 +367,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                 part: None,
                 link,
             });
-            report.add_links(settings.keep_details, rows);
+            report.add_links(outcome.rewritten, rows);
             outcome.output
         }
     };
@@ -401,9 +406,14 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                 let mut temp = write::temp_file_beside(&new_path)?;
                 temp.write_all(bytes)?;
                 if &new_path == path {
-                    finish(temp, path, Some(meta), Replace::Over)?;
+                    finish(temp, path, Some(meta), (Replace::Over, Durability::Flushed))?;
                 } else {
-                    finish(temp, &new_path, Some(meta), Replace::Never)?;
+                    finish(
+                        temp,
+                        &new_path,
+                        Some(meta),
+                        (Replace::Never, Durability::Flushed),
+                    )?;
                     std::fs::remove_file(path).map_err(|e| {
                         let (old, new) = (path.display(), new_path.display());
                         let message = if e.kind() == io::ErrorKind::NotFound {
@@ -486,7 +496,7 @@ fn run_mbox(
             part: Some(part.clone()),
             link: link.clone(),
         });
-        report.add_links(settings.keep_details, rows);
+        report.add_links(message.outcome.rewritten, rows);
         if settings.keep_details {
             report.layers.extend(message.outcome.parts.iter().map(|p| {
                 (
@@ -545,7 +555,12 @@ fn run_mbox(
                 if in_place && let Some(meta) = like {
                     warn_hard_links(meta, report);
                 }
-                finish(temp, &path, like, Replace::Over)?;
+                let durability = if in_place {
+                    Durability::Flushed
+                } else {
+                    Durability::Lazy
+                };
+                finish(temp, &path, like, (Replace::Over, durability))?;
             }
             changed
         }

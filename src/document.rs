@@ -33,6 +33,19 @@ pub struct Options<'a> {
     pub keep_fragment_links: bool,
     /// Further attributes holding URLs on every HTML element (`--attr`).
     pub extra_attributes: &'a [ExtraAttribute],
+    /// Whether each link is recorded, or only counted.
+    pub details: Details,
+}
+
+/// How much a rewrite tells of the links it found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Details {
+    /// A [`Link`] record for each link (for a listing or a report).
+    #[default]
+    Links,
+    /// Only how many were rewritten: no record per link, so memory stays
+    /// in proportion to the document, not to its links.
+    Counts,
 }
 
 /// Where a link was: the element and attribute (`style` with no attribute
@@ -83,8 +96,10 @@ pub struct Outcome {
     pub encoding: &'static Encoding,
     /// The document's base, if it had one.
     pub base: Option<Base>,
-    /// Every link found.
+    /// Every link found (none when only [`Details::Counts`] were asked).
     pub links: Vec<Link>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
     /// What could not be done, each naming where.
     pub warnings: Vec<String>,
     /// The layers of the base the document had, innermost first.
@@ -161,6 +176,10 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
                 if changed {
                     let edit = Edit::new(url.range.clone(), css::escape(&resolved, url.quoting));
                     out.edits.push(edit.narrowed(text));
+                    out.rewritten += 1;
+                }
+                if options.details == Details::Counts {
+                    continue;
                 }
                 out.links.push(Link {
                     line,
@@ -193,6 +212,7 @@ fn rewrite_bytes(
     let TextRewrite {
         edits,
         links,
+        rewritten,
         warnings,
         base,
         layers,
@@ -232,6 +252,7 @@ fn rewrite_bytes(
         encoding: sniffed.encoding,
         base,
         links,
+        rewritten,
         warnings,
         layers,
     })

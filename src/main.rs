@@ -91,6 +91,11 @@ struct BaseArgs {
     /// or (with none known, and for standard input) its content.
     #[arg(long = "type", value_enum, value_name = "KIND")]
     kind: Option<KindArg>,
+    /// An attribute that holds URLs on every HTML element, such as a
+    /// lazy-loading `data-src`: NAME, NAME=url, NAME=srcset or NAME=list
+    /// (space-separated URLs). Repeatable.
+    #[arg(long = "attr", value_name = "NAME[=SYNTAX]")]
+    attrs: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -375,6 +380,12 @@ fn settings(
         transport,
         mbox_format: base.mbox_format.map(MboxFormat::from),
         kind: base.kind.map(Kind::from),
+        extra_attributes: base
+            .attrs
+            .iter()
+            .map(|spec| spec.parse())
+            .collect::<Result<_, relink::Error>>()
+            .map_err(UsageError::from)?,
         destination,
         diff,
         keep_details,

@@ -13,7 +13,7 @@ use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use super::{refresh, srcset};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::css;
-use crate::document::{Link, LinkPlace, Options};
+use crate::document::{Details, Link, LinkPlace, Options};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
 
@@ -25,8 +25,10 @@ pub const MAX_SRCDOC_DEPTH: usize = 8;
 pub struct TextRewrite {
     /// Sorted, non-overlapping edits of the text.
     pub edits: Vec<Edit>,
-    /// Every link found, changed or not.
+    /// Every link found, changed or not (when links are recorded).
     pub links: Vec<Link>,
+    /// How many links changed.
+    pub rewritten: usize,
     /// What could not be done, each naming where.
     pub warnings: Vec<String>,
     /// The document's base, if it had one.
@@ -337,6 +339,10 @@ impl Work<'_, '_> {
                     Cow::Owned(trimmed.to_owned())
                 };
                 let changed = resolved != value;
+                self.out.rewritten += usize::from(changed);
+                if self.options.details == Details::Counts {
+                    return changed.then(|| resolved.into_owned());
+                }
                 self.out.links.push(Link {
                     line,
                     column,
@@ -468,6 +474,7 @@ impl Work<'_, '_> {
         let inner = rewrite_nested(text, &options, self.depth + 1);
         let (line, _) = self.lines.locate(at);
         self.out.links.extend(inner.links);
+        self.out.rewritten += inner.rewritten;
         self.out.warnings.extend(
             inner
                 .warnings

@@ -22,6 +22,8 @@ pub struct MessageOutcome {
     pub output: Option<Vec<u8>>,
     /// Every link found, with the path of its part (`1.2`).
     pub links: Vec<(String, Link)>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
     /// What could not be done, each naming the part.
     pub warnings: Vec<String>,
     /// The HTML and CSS parts, with the layers of their bases.
@@ -378,12 +380,15 @@ impl Walker<'_> {
                     edits.push(Edit::new(range, new.as_bytes().to_vec()));
                     link.resolved = resolved.into_owned();
                     link.changed = true;
+                    self.out.rewritten += 1;
                 }
                 Ok(_) => {}
                 Err(err) => self.warn(path, format_args!("Content-Location not resolved: {err}")),
             }
         }
-        self.out.links.push((path.to_owned(), link));
+        if self.options.details == document::Details::Links {
+            self.out.links.push((path.to_owned(), link));
+        }
     }
 
     /// Rewrites an HTML or CSS part, told the part's charset.
@@ -442,6 +447,7 @@ impl Walker<'_> {
                 for warning in outcome.warnings {
                     self.warn(path, warning);
                 }
+                self.out.rewritten += outcome.rewritten;
                 self.out
                     .links
                     .extend(outcome.links.into_iter().map(|l| (path.to_owned(), l)));

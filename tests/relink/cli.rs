@@ -272,3 +272,61 @@ fn the_readme_library_example_runs() -> Result<(), relink::Error> {
     assert_eq!(outcome.output.unwrap(), b"<a href=http://h/d/x>");
     Ok(())
 }
+
+#[test]
+fn attr_names_lazy_loading_attributes_as_links() {
+    let page = crate::fixture("html/lazy.html");
+    let page = page.to_str().unwrap();
+    let from = "http://example.org/news/story.html";
+    let plain = relink(&[page, "--retrieved-from", from], b"");
+    assert!(plain.status.success());
+    assert_eq!(plain.stdout, std::fs::read(page).unwrap());
+    let out = relink(
+        &[
+            page,
+            "--retrieved-from",
+            from,
+            "--attr",
+            "data-src",
+            "--attr",
+            "data-srcset=srcset",
+            "--attr",
+            "data-original",
+            "--attr",
+            "data-lazy-src=url",
+            "--attr",
+            "data-urls=list",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.stdout,
+        std::fs::read(crate::fixture("html/lazy.expected.html")).unwrap()
+    );
+    let listed = relink(
+        &[
+            page,
+            "--retrieved-from",
+            from,
+            "--attr",
+            "data-src",
+            "--list",
+            "--format",
+            "tsv",
+        ],
+        b"",
+    );
+    let text = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        text.contains("\timg\tdata-src\timg/photo.jpg\thttp://example.org/news/img/photo.jpg\t"),
+        "{text}"
+    );
+    let bad = relink(&[page, "--attr", "data-src=css"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("data-src=css"));
+}
