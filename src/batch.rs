@@ -20,6 +20,7 @@ use crate::kind::{self, Kind};
 use crate::mime::mbox::{self, MboxFormat};
 use crate::mime::{maildir, message};
 use crate::url::{BaseUrl, Rules};
+use crate::warc;
 use std::fs::Metadata;
 
 /// How many bytes are read to tell what a file is (an mbox's first message
@@ -149,6 +150,8 @@ pub struct LinkRow {
     pub message: Option<usize>,
     /// The MIME part path.
     pub part: Option<String>,
+    /// The WARC record: its target URI and record ID.
+    pub record: Option<(String, String)>,
     /// The link.
     pub link: Link,
 }
@@ -159,6 +162,9 @@ impl LinkRow {
         let mut out = String::new();
         if let Some(n) = self.message {
             out.push_str(&format!("message {n}, "));
+        }
+        if let Some((target, _)) = &self.record {
+            out.push_str(&format!("{target} "));
         }
         if let Some(part) = self.part.as_deref().filter(|p| !p.is_empty()) {
             out.push_str(&format!("part {part}, "));
@@ -197,6 +203,14 @@ impl Report {
     fn add_links(&mut self, rewritten: usize, rows: impl IntoIterator<Item = LinkRow>) {
         self.rewritten += rewritten;
         self.links.extend(rows);
+    }
+
+    /// Takes in what an archive's messages or records reported.
+    fn absorb(&mut self, other: Report) {
+        self.rewritten += other.rewritten;
+        self.links.extend(other.links);
+        self.warnings.extend(other.warnings);
+        self.layers.extend(other.layers);
     }
 }
 
@@ -324,25 +338,26 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         }
     };
     report.kind = Some(kind);
-    if kind == Kind::Mbox {
+    if matches!(kind, Kind::Mbox | Kind::Warc) {
         let format = settings.mbox_format.unwrap_or_else(|| mbox::detect(&head));
-        let input = io::BufReader::new(io::Cursor::new(head).chain(reader));
-        let input = MboxInput {
-            reader: input,
-            format,
-            file,
+        let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
+        let input = Stream { reader, file };
+        return if kind == Kind::Warc {
+            run_warc(job, settings, &options, input, out, report)
+        } else {
+            run_mbox(job, settings, &options, (input, format), out, report)
         };
-        return run_mbox(job, settings, &options, input, out, report);
     }
     let mut input = head;
     reader.read_to_end(&mut input)?;
     let output = match kind {
-        Kind::Message | Kind::Mbox => {
+        Kind::Message | Kind::Mbox | Kind::Warc => {
             let outcome = message::rewrite_message(&input, &options);
             report.warnings = outcome.warnings;
             let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
                 message: None,
                 part: Some(part),
+                record: None,
                 link,
             });
             report.add_links(outcome.rewritten, rows);
@@ -365,6 +380,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
             let rows = outcome.links.into_iter().map(|link| LinkRow {
                 message: None,
                 part: None,
+                record: None,
                 link,
             });
             report.add_links(outcome.rewritten, rows);
@@ -461,44 +477,104 @@ fn part_label(path: &str, mimetype: &str) -> String {
     }
 }
 
-/// An mbox to rewrite: its bytes, its variant, and the file it is.
-struct MboxInput<R> {
+/// An archive read as a stream (an mbox or a WARC): where it comes from,
+/// and the file it is.
+struct Stream<R> {
     reader: R,
-    format: MboxFormat,
     file: Option<(PathBuf, Metadata)>,
+}
+
+/// Writes an archive to the destination as `write` streams it there (the
+/// rewrite tells whether anything changed); an unchanged archive is not
+/// written in place.
+fn stream_to_destination(
+    job: &Job,
+    settings: &Settings,
+    file: Option<(PathBuf, Metadata)>,
+    out: &mut dyn Write,
+    report: &mut Report,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<bool>,
+) -> io::Result<bool> {
+    let destination = &settings.destination;
+    match destination {
+        Destination::Writer => {
+            let mut writer = io::BufWriter::new(out);
+            let changed = write(&mut writer)?;
+            writer.flush()?;
+            return Ok(changed);
+        }
+        Destination::Nowhere => return write(&mut io::sink()),
+        _ => {}
+    }
+    let in_place = matches!(destination, Destination::InPlace { .. });
+    let like = file.as_ref().map(|(_, meta)| meta);
+    let path = match (destination, &file) {
+        (Destination::File(path), _) => resolve_target(path)?,
+        (Destination::Dir(dir), _) => {
+            let path = under(dir, job);
+            create_parent(&path)?;
+            resolve_target(&path)?
+        }
+        (_, Some((path, _))) => path.clone(),
+        (_, None) => return Err(io::Error::other("cannot rewrite standard input in place")),
+    };
+    let mut temp = write::temp_file_beside(&path)?;
+    let mut writer = io::BufWriter::new(temp.as_file_mut());
+    let changed = write(&mut writer)?;
+    writer.flush()?;
+    drop(writer);
+    if changed || !in_place {
+        if let Destination::InPlace {
+            backup: Some(suffix),
+        } = destination
+        {
+            keep_backup(&path, suffix)?;
+        }
+        if in_place && let Some(meta) = like {
+            warn_hard_links(meta, report);
+        }
+        let durability = if in_place {
+            Durability::Flushed
+        } else {
+            Durability::Lazy
+        };
+        finish(temp, &path, like, (Replace::Over, durability))?;
+    }
+    Ok(changed)
 }
 
 fn run_mbox(
     job: &Job,
     settings: &Settings,
     options: &Options<'_>,
-    input: MboxInput<impl BufRead>,
+    (input, format): (Stream<impl BufRead>, MboxFormat),
     out: &mut dyn Write,
     report: &mut Report,
 ) -> io::Result<()> {
-    let MboxInput {
+    let Stream {
         reader: input,
-        format,
         file,
     } = input;
     let mut diff = String::new();
+    let mut rows = Report::default();
     let mut collect = |message: &mbox::ArchiveMessage, original: &[u8]| {
         let n = message.number;
-        report.warnings.extend(
+        rows.warnings.extend(
             message
                 .outcome
                 .warnings
                 .iter()
                 .map(|w| format!("message {n}: {w}")),
         );
-        let rows = message.outcome.links.iter().map(|(part, link)| LinkRow {
+        let links = message.outcome.links.iter().map(|(part, link)| LinkRow {
             message: Some(n),
             part: Some(part.clone()),
+            record: None,
             link: link.clone(),
         });
-        report.add_links(message.outcome.rewritten, rows);
+        rows.add_links(message.outcome.rewritten, links);
         if settings.keep_details {
-            report.layers.extend(message.outcome.parts.iter().map(|p| {
+            rows.layers.extend(message.outcome.parts.iter().map(|p| {
                 (
                     format!("message {n}, {}", part_label(&p.path, &p.mimetype)),
                     p.layers.clone(),
@@ -515,60 +591,73 @@ fn run_mbox(
             ));
         }
     };
-    let changed = match &settings.destination {
-        Destination::Writer => {
-            let mut writer = io::BufWriter::new(out);
-            let changed = mbox::rewrite_mbox(input, format, &mut writer, options, &mut collect)?;
-            writer.flush()?;
-            changed
-        }
-        Destination::Nowhere => {
-            mbox::rewrite_mbox(input, format, &mut io::sink(), options, &mut collect)?
-        }
-        destination => {
-            let in_place = matches!(destination, Destination::InPlace { .. });
-            let like = file.as_ref().map(|(_, meta)| meta);
-            let path = match (destination, &file) {
-                (Destination::File(path), _) => resolve_target(path)?,
-                (Destination::Dir(dir), _) => {
-                    let path = under(dir, job);
-                    create_parent(&path)?;
-                    resolve_target(&path)?
-                }
-                (_, Some((path, _))) => path.clone(),
-                (_, None) => {
-                    return Err(io::Error::other("cannot rewrite standard input in place"));
-                }
-            };
-            let mut temp = write::temp_file_beside(&path)?;
-            let mut writer = io::BufWriter::new(temp.as_file_mut());
-            let changed = mbox::rewrite_mbox(input, format, &mut writer, options, &mut collect)?;
-            writer.flush()?;
-            drop(writer);
-            if changed || !in_place {
-                if let Destination::InPlace {
-                    backup: Some(suffix),
-                } = destination
-                {
-                    keep_backup(&path, suffix)?;
-                }
-                if in_place && let Some(meta) = like {
-                    warn_hard_links(meta, report);
-                }
-                let durability = if in_place {
-                    Durability::Flushed
-                } else {
-                    Durability::Lazy
-                };
-                finish(temp, &path, like, (Replace::Over, durability))?;
-            }
-            changed
-        }
-    };
+    let mut input = Some(input);
+    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
+        mbox::rewrite_mbox(input, format, writer, options, &mut collect)
+    })?;
+    report.absorb(rows);
     report.changed = changed;
     if !diff.is_empty() {
         report.diff = Some(diff);
     }
+    Ok(())
+}
+
+/// Rewrites (or lists) a WARC, record by record.
+fn run_warc(
+    job: &Job,
+    settings: &Settings,
+    options: &Options<'_>,
+    input: Stream<impl BufRead>,
+    out: &mut dyn Write,
+    report: &mut Report,
+) -> io::Result<()> {
+    let Stream {
+        reader: input,
+        file,
+    } = input;
+    let options = warc::WarcOptions {
+        document: *options,
+        ..warc::WarcOptions::default()
+    };
+    let mut rows = Report::default();
+    let mut collect = |record: warc::RecordReport| {
+        let n = record.number;
+        let id = &record.record_id;
+        rows.warnings.extend(
+            record
+                .warnings
+                .iter()
+                .map(|w| format!("record {n} ({id}): {w}")),
+        );
+        if settings.keep_details && !record.mimetype.is_empty() {
+            let label = format!("record {n} {} ({})", record.target_uri, record.mimetype);
+            rows.layers.push((label, record.layers.clone()));
+        }
+        let rewritten = record.rewritten;
+        let target = (record.target_uri.clone(), record.record_id.clone());
+        let links = record.links.into_iter().map(|link| LinkRow {
+            message: None,
+            part: None,
+            record: Some(target.clone()),
+            link,
+        });
+        rows.add_links(rewritten, links);
+    };
+    let mut input = Some(input);
+    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
+        let summary = if settings.destination == Destination::Nowhere && !settings.diff {
+            warc::inspect(input, &options, &mut collect)
+        } else {
+            warc::rewrite_with(input, writer, &options, &mut collect)
+        };
+        let summary = summary.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        Ok(summary.changed > 0)
+    })?;
+    report.absorb(rows);
+    report.changed = changed;
     Ok(())
 }
 

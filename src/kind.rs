@@ -17,6 +17,8 @@ pub enum Kind {
     Message,
     /// An mbox archive.
     Mbox,
+    /// A web archive (WARC, ISO 28500), gzipped or not.
+    Warc,
 }
 
 /// The extensions (lowercase) that name a kind. Both naming a file's kind
@@ -56,8 +58,13 @@ fn extension(path: &Path) -> Option<String> {
     Some(name[dot + 1..].to_ascii_lowercase()).filter(|e| !e.is_empty())
 }
 
-/// The kind a file's name gives, if its extension is a known one.
+/// The kind a file's name gives, if its extension is a known one
+/// (`.warc.gz` counts as `.warc`).
 pub fn from_name(path: &Path) -> Option<Kind> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    if name.ends_with(".warc") || name.ends_with(".warc.gz") {
+        return Some(Kind::Warc);
+    }
     let extension = extension(path)?;
     EXTENSIONS
         .iter()
@@ -67,7 +74,8 @@ pub fn from_name(path: &Path) -> Option<Kind> {
 
 /// Whether a file's name says it is no document (see [`OTHER_EXTENSIONS`]).
 pub fn is_other_by_name(path: &Path) -> bool {
-    extension(path).is_some_and(|e| OTHER_EXTENSIONS.contains(&e.as_str()))
+    from_name(path).is_none()
+        && extension(path).is_some_and(|e| OTHER_EXTENSIONS.contains(&e.as_str()))
 }
 
 /// Whether a line is an RFC 5322 header field (`Name: value`).
@@ -152,6 +160,9 @@ pub fn looks_like_html(head: &[u8]) -> bool {
 /// `From ` line, a message header, the start of an HTML document. A UTF-8
 /// byte order mark before them is skipped.
 pub fn sniff(head: &[u8]) -> Option<Kind> {
+    if crate::warc::looks_like_warc(head) {
+        return Some(Kind::Warc);
+    }
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     if mbox::looks_like_mbox(head) {
         Some(Kind::Mbox)
@@ -164,9 +175,13 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
     }
 }
 
-/// The kind of a file: its name's extension decides; with no known
+/// The kind of a file: a WARC by its content, whatever its name (crawlers
+/// name them freely); else its name's extension decides; with no known
 /// extension, its first bytes; else HTML.
 pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
+    if crate::warc::looks_like_warc(head) {
+        return Kind::Warc;
+    }
     from_name(path)
         .or_else(|| sniff(head))
         .unwrap_or(Kind::Html)
@@ -188,6 +203,9 @@ mod tests {
         assert_eq!(detect_file(p("s.css"), b"@import 'x';"), Kind::Css);
         assert_eq!(detect_file(p("odd.eml"), b"\r\n\r\nbody"), Kind::Message);
         assert_eq!(detect_file(p("a.MBOX"), b"<html>"), Kind::Mbox);
+        assert_eq!(from_name(p("crawl-00001.warc.gz")), Some(Kind::Warc));
+        assert!(!is_other_by_name(p("crawl.WARC.GZ")));
+        assert_eq!(detect_file(p("data.bin"), b"WARC/1.1\r\n"), Kind::Warc);
     }
 
     #[test]

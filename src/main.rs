@@ -181,6 +181,8 @@ enum KindArg {
     Message,
     /// An mbox archive.
     Mbox,
+    /// A web archive (WARC), gzipped or not.
+    Warc,
 }
 
 impl From<KindArg> for Kind {
@@ -190,6 +192,7 @@ impl From<KindArg> for Kind {
             KindArg::Css => Kind::Css,
             KindArg::Message => Kind::Message,
             KindArg::Mbox => Kind::Mbox,
+            KindArg::Warc => Kind::Warc,
         }
     }
 }
@@ -458,7 +461,7 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     if args.list && args.format == ListFormat::Tsv {
         writeln!(
             out,
-            "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged"
+            "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
         )
         .context("writing standard output")?;
     }
@@ -619,7 +622,7 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
         ),
         ListFormat::Tsv => writeln!(
             out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             tsv(file),
             tsv(&row.location()),
             tsv(&link.place.element),
@@ -628,10 +631,12 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
             tsv(&link.resolved),
             tsv(&base),
             tsv(&from),
-            link.changed
+            link.changed,
+            tsv(row.record.as_ref().map_or("", |r| r.0.as_str())),
+            tsv(row.record.as_ref().map_or("", |r| r.1.as_str())),
         ),
         ListFormat::Json => {
-            let value = serde_json::json!({
+            let mut value = serde_json::json!({
                 "file": file,
                 "message": row.message,
                 "part": row.part,
@@ -645,6 +650,10 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
                 "base_from": from,
                 "changed": link.changed,
             });
+            if let Some((target_uri, record_id)) = &row.record {
+                value["target_uri"] = target_uri.as_str().into();
+                value["record_id"] = record_id.as_str().into();
+            }
             writeln!(out, "{value}")
         }
     }

@@ -271,7 +271,7 @@ pub struct ArchiveMessage {
 
 /// Rewrites an mbox from `reader` to `writer`, calling `report` for each
 /// message in order. Returns whether anything changed.
-pub fn rewrite_mbox<R: BufRead, W: Write>(
+pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     reader: R,
     format: MboxFormat,
     writer: &mut W,

@@ -112,8 +112,10 @@ pub struct RecordReport {
     pub mimetype: String,
     /// The layers of the payload's base, innermost first.
     pub layers: Vec<Layer>,
-    /// Every link of the payload.
+    /// Every link of the payload (none when only counts were asked).
     pub links: Vec<Link>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
     /// What could not be done, each naming the record.
     pub warnings: Vec<String>,
     /// Whether the record changed.

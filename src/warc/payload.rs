@@ -421,6 +421,7 @@ fn rewrite_payload(
         report.warn(warning);
     }
     report.links = outcome.links;
+    report.rewritten = outcome.rewritten;
     outcome.output
 }
 

@@ -228,7 +228,7 @@ fn list_rows_come_in_three_formats() {
     let lines: Vec<&str> = tsv.lines().collect();
     assert!(lines[0].starts_with("file\tlocation\telement"));
     assert_eq!(lines.len(), 7);
-    assert!(lines.iter().skip(1).all(|l| l.split('\t').count() == 9));
+    assert!(lines.iter().skip(1).all(|l| l.split('\t').count() == 11));
 
     let text = String::from_utf8(relink(&[&args[..], &["text"]].concat(), b"").stdout).unwrap();
     assert!(text.contains("<a href> ../index.html -> https://e.com/r/index.html (base https://e.com/r/docs/a.html from --retrieved-from)"), "{text}");

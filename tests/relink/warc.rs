@@ -547,3 +547,60 @@ fn truncated_or_foreign_input_is_an_error_naming_the_record() {
         b"From a@b Mon Jan  1 00:00:00 2024\n"
     ));
 }
+
+/// The command line reads a WARC by its content, whatever its name.
+#[test]
+fn the_command_line_rewrites_lists_and_explains_a_warc() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crawl.bin");
+    std::fs::write(&input, read("corpus/warc/python-tutorial.warc.gz")).unwrap();
+    let input = input.to_str().unwrap();
+    let out = dir.path().join("out.warc.gz");
+    let run = crate::cli::relink(&[input, "-o", out.to_str().unwrap()], b"");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written = std::fs::read(&out).unwrap();
+    let (library, _) = rewrite(
+        &read("corpus/warc/python-tutorial.warc.gz"),
+        &options(Rules::Rfc1808),
+    );
+    assert!(
+        written == library,
+        "the command line writes what the library does"
+    );
+    warcio(&written);
+
+    let listed = crate::cli::relink(&[input, "--list", "--format", "json"], b"");
+    let rows: Vec<Value> = String::from_utf8(listed.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let library = links(
+        &read("corpus/warc/python-tutorial.warc.gz"),
+        &options(Rules::Rfc1808),
+    );
+    assert_eq!(rows.len(), library.len());
+    for (row, link) in rows.iter().zip(&library) {
+        assert_eq!(row["target_uri"], link.target_uri.as_str());
+        assert_eq!(row["record_id"], link.record_id.as_str());
+        assert_eq!(row["resolved"], link.link.resolved.as_str());
+    }
+
+    let explained = crate::cli::relink(&["explain", input], b"");
+    let text = String::from_utf8(explained.stdout).unwrap();
+    assert!(
+        text.contains("WARC-Target-URI of the record: http://127.0.0.1:8768/tutorial/index.html (gives the base)"),
+        "{text}"
+    );
+
+    // In place: once rewritten, a second run changes nothing.
+    let again = crate::cli::relink(&[input, "--in-place"], b"");
+    assert!(again.status.success());
+    assert_eq!(std::fs::read(input).unwrap(), written);
+    let third = crate::cli::relink(&[input, "--in-place"], b"");
+    assert!(String::from_utf8_lossy(&third.stderr).contains("0 changed"));
+}
