@@ -14,8 +14,8 @@ use write::{Durability, Replace, enter_dir, finish, keep_backup, open_locked, re
 pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
-use crate::document::{self, Details, Link, Options};
-use crate::html::links::ExtraAttribute;
+use crate::core::ExtraAttribute;
+use crate::document::{self, Details, Engine, Link, Options};
 use crate::kind::{self, Kind};
 use crate::mime::mbox::{self, MboxFormat};
 use crate::mime::{maildir, message};
@@ -352,7 +352,8 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     reader.read_to_end(&mut input)?;
     let output = match kind {
         Kind::Message | Kind::Mbox | Kind::Warc => {
-            let outcome = message::rewrite_message(&input, &options);
+            let outcome =
+                message::rewrite_message(&input, &options, message::FromLines::Keep, &Engine);
             report.warnings = outcome.warnings;
             let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
                 message: None,
@@ -594,7 +595,7 @@ fn run_mbox(
     let mut input = Some(input);
     let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
-        mbox::rewrite_mbox(input, format, writer, options, &mut collect)
+        mbox::rewrite_mbox(input, format, writer, (options, &Engine), &mut collect)
     })?;
     report.absorb(rows);
     report.changed = changed;
@@ -619,7 +620,7 @@ fn run_warc(
     } = input;
     let options = warc::WarcOptions {
         document: *options,
-        ..warc::WarcOptions::default()
+        ..warc::WarcOptions::new(&Engine)
     };
     let mut rows = Report::default();
     let mut collect = |record: warc::RecordReport| {

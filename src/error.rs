@@ -31,6 +31,18 @@ pub enum Error {
         /// Why it was rejected.
         reason: String,
     },
+    /// An encoding label that names no encoding.
+    #[error("unknown encoding '{0}'")]
+    UnknownEncoding(String),
+    /// An archive given to a call that holds one document in memory.
+    #[error("{0:?} input is read as a stream: use rewrite_mbox or rewrite_warc")]
+    Streamed(crate::kind::Kind),
+    /// Reading or writing failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// A WARC file could not be read.
+    #[error(transparent)]
+    Warc(#[from] crate::warc::WarcError),
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -1,29 +1,63 @@
-//! relink makes the relative links of documents absolute, by RFC 1808.
+//! relink makes the relative links of documents absolute, by RFC 1808
+//! (Relative Uniform Resource Locators): it finds each document's base in
+//! the RFC's order of precedence (the HTML BASE element; the headers
+//! `Content-Base`, `Base` and `Content-Location`; the enclosing entity; the
+//! URL it was retrieved from) and resolves every relative reference against
+//! it, changing no other byte.
 //!
-//! The resolver is in [`url`]: RFC 1808 by default, RFC 3986 and the WHATWG
-//! URL Standard on request.
+//! One call for the common cases:
 //!
 //! ```
-//! use relink::url::{BaseUrl, Rules};
-//! let base = BaseUrl::parse("http://www.ics.uci.edu/Test/a/b/c", Rules::default())?;
-//! assert_eq!(base.resolve("../x")?, "http://www.ics.uci.edu/Test/a/x");
+//! let out = relink::absolutize_html(b"<a href=../x>x</a>", "http://www.ics.uci.edu/Test/a/b/c")?;
+//! assert_eq!(out, b"<a href=http://www.ics.uci.edu/Test/a/x>x</a>");
+//! assert_eq!(
+//!     relink::resolve("http://a/b/c/d;p?q#f", "../../../g", relink::Rules::Rfc1808)?,
+//!     "http://a/../g"
+//! );
 //! # Ok::<(), relink::Error>(())
 //! ```
+//!
+//! A [`Rewriter`] for everything else: rules, a forced base, encodings,
+//! lazy-loading attributes, messages and MHTML, and mbox and WARC archives
+//! as streams. [`url`] holds the resolvers of each rule set.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// The modules behind the API. Those marked hidden are public only for
+// relink's own tests, benchmarks and fuzz targets: not part of the API,
+// and may change in any release.
+#[doc(hidden)]
 pub mod base;
 pub mod batch;
+#[doc(hidden)]
+pub mod core;
+#[doc(hidden)]
 pub mod css;
+#[doc(hidden)]
 pub mod document;
+#[doc(hidden)]
 pub mod encoding;
 mod error;
+#[doc(hidden)]
 pub mod html;
+#[doc(hidden)]
 pub mod kind;
+#[doc(hidden)]
 pub mod mime;
+mod rewriter;
+#[doc(hidden)]
 pub mod splice;
 pub mod url;
+#[doc(hidden)]
 pub mod warc;
 
+pub use base::{Base, BaseSource, Layer, LayerStatus};
+pub use core::{AttrSyntax, Details, ExtraAttribute, Link, LinkPlace, Options, Outcome};
+pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};
 pub use error::Error;
+pub use kind::Kind;
+pub use mime::mbox::{ArchiveMessage, MboxFormat};
+pub use mime::message::{MessageOutcome, PartReport};
+pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 pub use url::{BaseUrl, Rules};
+pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};

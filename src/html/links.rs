@@ -134,53 +134,6 @@ pub const LINK_ATTRIBUTES: &[LinkAttribute] = &[
     svg("style", Css),
 ];
 
-/// An attribute the user names as holding URLs on every HTML element, such
-/// as a lazy-loading `data-src` (`--attr NAME[=url|srcset|list]`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExtraAttribute {
-    /// The attribute's name, lower-cased as the tokenizer gives it.
-    pub name: String,
-    /// How its value holds URLs: [`Syntax::Url`], [`Syntax::Srcset`] or
-    /// [`Syntax::SpaceList`].
-    pub syntax: Syntax,
-}
-
-impl std::str::FromStr for ExtraAttribute {
-    type Err = crate::Error;
-
-    /// Reads `NAME`, `NAME=url`, `NAME=srcset` or `NAME=list`.
-    ///
-    /// ```
-    /// use relink::html::links::{ExtraAttribute, Syntax};
-    /// let a: ExtraAttribute = "Data-Srcset=srcset".parse()?;
-    /// assert_eq!(a, ExtraAttribute { name: "data-srcset".into(), syntax: Syntax::Srcset });
-    /// assert_eq!("data-src".parse::<ExtraAttribute>()?.syntax, Syntax::Url);
-    /// assert!("data-src=css".parse::<ExtraAttribute>().is_err());
-    /// # Ok::<(), relink::Error>(())
-    /// ```
-    fn from_str(spec: &str) -> Result<Self, Self::Err> {
-        let invalid = |reason: &str| crate::Error::InvalidAttribute {
-            spec: spec.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let (name, syntax) = spec.split_once('=').unwrap_or((spec, "url"));
-        let syntax = match syntax.to_ascii_lowercase().as_str() {
-            "url" => Syntax::Url,
-            "srcset" => Syntax::Srcset,
-            "list" => Syntax::SpaceList,
-            _ => return Err(invalid("the syntax is url, srcset or list")),
-        };
-        let bad = |b: u8| b.is_ascii_whitespace() || matches!(b, b'/' | b'>' | b'=' | b'"' | b'\'');
-        if name.is_empty() || name.bytes().any(bad) {
-            return Err(invalid("not an attribute name"));
-        }
-        Ok(ExtraAttribute {
-            name: name.to_ascii_lowercase(),
-            syntax,
-        })
-    }
-}
-
 /// The row for an attribute of an element, if it holds URLs.
 pub fn lookup(
     namespace: Namespace,

@@ -7,8 +7,8 @@ use std::io::{self, BufRead, Read, Write};
 
 use rayon::prelude::*;
 
-use super::message::{MessageOutcome, rewrite_message_quoting};
-use crate::document::Options;
+use super::message::{FromLines, MessageOutcome, rewrite_message};
+use crate::core::{Documents, Options};
 
 /// How many bytes of messages are read before a batch is rewritten.
 pub const BATCH_BYTES: usize = 32 << 20;
@@ -27,9 +27,13 @@ pub enum MboxFormat {
 }
 
 impl MboxFormat {
-    /// Whether a new body line starting with `From ` is quoted.
-    pub fn quotes_from(self) -> bool {
-        self != MboxFormat::Mboxcl2
+    /// What becomes of a new body line starting with `From `.
+    pub fn from_lines(self) -> FromLines {
+        if self == MboxFormat::Mboxcl2 {
+            FromLines::Keep
+        } else {
+            FromLines::Quote
+        }
     }
 
     /// Whether messages are delimited by their `Content-Length`.
@@ -275,7 +279,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     reader: R,
     format: MboxFormat,
     writer: &mut W,
-    options: &Options<'_>,
+    (options, documents): (&Options<'_>, &dyn Documents),
     mut report: impl FnMut(&ArchiveMessage, &[u8]),
 ) -> io::Result<bool> {
     let mut mbox = MboxReader::new(reader, format)?;
@@ -298,7 +302,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
             .into_par_iter()
             .map(|message| {
                 let mut outcome =
-                    rewrite_message_quoting(&message.bytes, options, format.quotes_from());
+                    rewrite_message(&message.bytes, options, format.from_lines(), documents);
                 if let Some(output) = &mut outcome.output {
                     update_content_length(&message.bytes, output);
                     // As many messages out as in: a rewrite that would split

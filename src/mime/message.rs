@@ -8,7 +8,7 @@ use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::document::{self, Link, Options};
+use crate::core::{Details, Documents, Embedded, Link, LinkPlace, Options};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
 
@@ -42,22 +42,27 @@ pub struct PartReport {
     pub layers: Vec<Layer>,
 }
 
-/// Rewrites a message (or MHTML file). `options.outer` is the lowest
-/// layer, the retrieval URL.
-pub fn rewrite_message(bytes: &[u8], options: &Options<'_>) -> MessageOutcome {
-    rewrite_message_quoting(bytes, options, false)
+/// What becomes of a line of a rewritten body that starts with `From `.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromLines {
+    /// Left as it is: a message of its own.
+    Keep,
+    /// Written `>From `, as an mbox that quotes them needs.
+    Quote,
 }
 
-/// [`rewrite_message`] for a message of an mbox: with `quote_from`, a line
-/// of a rewritten body that starts with `From ` is written `>From `.
-pub fn rewrite_message_quoting(
+/// Rewrites a message (or MHTML file), handing its HTML and CSS parts to
+/// `documents`. `options.outer` is the lowest layer, the retrieval URL.
+pub fn rewrite_message(
     bytes: &[u8],
     options: &Options<'_>,
-    quote_from: bool,
+    from_lines: FromLines,
+    documents: &dyn Documents,
 ) -> MessageOutcome {
     let mut walker = Walker {
         options,
-        quote_from,
+        from_lines,
+        documents,
         out: MessageOutcome::default(),
     };
     // A byte order mark is no part of the first header field; it is read
@@ -108,7 +113,8 @@ fn raw_body<'a>(mail: &'a ParsedMail<'a>) -> &'a [u8] {
 
 struct Walker<'o> {
     options: &'o Options<'o>,
-    quote_from: bool,
+    from_lines: FromLines,
+    documents: &'o dyn Documents,
     out: MessageOutcome,
 }
 
@@ -303,7 +309,7 @@ impl Walker<'_> {
             );
             return;
         }
-        let encoded = if self.quote_from {
+        let encoded = if self.from_lines == FromLines::Quote {
             quote_from_lines(encoded)
         } else {
             encoded
@@ -348,7 +354,7 @@ impl Walker<'_> {
         let mut link = Link {
             line,
             column,
-            place: document::LinkPlace {
+            place: LinkPlace {
                 element: String::new(),
                 attribute: "Content-Location".to_owned(),
             },
@@ -386,7 +392,7 @@ impl Walker<'_> {
                 Err(err) => self.warn(path, format_args!("Content-Location not resolved: {err}")),
             }
         }
-        if self.options.details == document::Details::Links {
+        if self.options.details == Details::Links {
             self.out.links.push((path.to_owned(), link));
         }
     }
@@ -414,10 +420,11 @@ impl Walker<'_> {
             transport,
             ..*self.options
         };
-        let result = match kind {
-            Kind::Css => document::rewrite_css(decoded, &options),
-            _ => document::rewrite_html(decoded, &options),
+        let embedded = match kind {
+            Kind::Css => Embedded::Css,
+            _ => Embedded::Html,
         };
+        let result = self.documents.rewrite(embedded, decoded, &options);
         match result {
             Ok(outcome) => {
                 // The document's own layers (its BASE element) come first;

@@ -49,7 +49,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::document::{Link, Options};
+use crate::core::{Documents, Link, Options};
 use payload::NewRecord;
 use record::{Item, LargeRecord, Record, RecordReader};
 
@@ -69,13 +69,17 @@ pub struct WarcOptions<'a> {
     /// The largest payload decoded and rewritten (also the largest record
     /// block held in memory).
     pub max_payload_bytes: usize,
+    /// What rewrites the HTML and CSS payloads.
+    pub documents: &'a dyn Documents,
 }
 
-impl Default for WarcOptions<'_> {
-    fn default() -> Self {
+impl<'a> WarcOptions<'a> {
+    /// The default options, payloads rewritten by `documents`.
+    pub fn new(documents: &'a dyn Documents) -> Self {
         WarcOptions {
             document: Options::default(),
             max_payload_bytes: MAX_PAYLOAD_BYTES,
+            documents,
         }
     }
 }

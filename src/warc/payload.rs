@@ -7,7 +7,7 @@ use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::document::{self, Options};
+use crate::core::{Embedded, Options};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -380,10 +380,13 @@ fn rewrite_payload(
         transport: transport.or(options.document.transport),
         ..options.document
     };
-    let result = match kind {
-        Kind::Html => document::rewrite_html(payload, &document_options),
-        Kind::Css => document::rewrite_css(payload, &document_options),
+    let embedded = match kind {
+        Kind::Html => Embedded::Html,
+        Kind::Css => Embedded::Css,
     };
+    let result = options
+        .documents
+        .rewrite(embedded, payload, &document_options);
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {

@@ -6,9 +6,8 @@ use std::path::Path;
 
 use mailparse::{ParsedMail, body::Body};
 use relink::base::{Base, BaseSource};
-use relink::document::Options;
+use relink::document::{Options, rewrite_mbox, rewrite_message};
 use relink::mime::mbox::{self, MboxFormat};
-use relink::mime::message::rewrite_message;
 use relink::{BaseUrl, Rules};
 
 use crate::cli::relink;
@@ -33,7 +32,7 @@ fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>)
     if mbox::looks_like_mbox(input) {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
-        mbox::rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m, _| {
+        rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m, _| {
             warnings.extend(
                 m.outcome
                     .warnings
@@ -347,7 +346,7 @@ fn rewrite_as(text: &[u8], format: MboxFormat) -> (Vec<u8>, Vec<String>, bool) {
     };
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    let changed = mbox::rewrite_mbox(text, format, &mut out, &options, |m, _| {
+    let changed = rewrite_mbox(text, format, &mut out, &options, |m, _| {
         warnings.extend(m.outcome.warnings.iter().cloned());
     })
     .unwrap();
@@ -542,7 +541,7 @@ mod properties {
             let options = Options::default();
             let mut out = Vec::new();
             // Without a base, only a Content-Base inside can change a body.
-            let changed = mbox::rewrite_mbox(&input[..], format, &mut out, &options, |_, _| {}).unwrap();
+            let changed = rewrite_mbox(&input[..], format, &mut out, &options, |_, _| {}).unwrap();
             if !changed {
                 prop_assert_eq!(out, input);
             }
@@ -555,7 +554,7 @@ mod properties {
             let _ = rewrite_message(&input, &options);
             let _ = rewrite_message(&bytes, &options);
             let mut out = Vec::new();
-            let _ = mbox::rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_, _| {}).unwrap();
+            let _ = rewrite_mbox(&input[..], mbox::detect(&input), &mut out, &options, |_, _| {}).unwrap();
         }
 
         #[test]
@@ -582,7 +581,7 @@ mod properties {
             let base = Base::new(BaseUrl::parse("http://r/x/", Rules::Rfc1808).unwrap(), BaseSource::RetrievedFrom);
             let options = Options { outer: Some(&base), ..Options::default() };
             let mut out = Vec::new();
-            mbox::rewrite_mbox(&text[..], format, &mut out, &options, |_, _| {}).unwrap();
+            rewrite_mbox(&text[..], format, &mut out, &options, |_, _| {}).unwrap();
             prop_assert_eq!(count_messages(&out, format), count_messages(&text, format));
         }
 

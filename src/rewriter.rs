@@ -1,0 +1,288 @@
+//! The library's front door: one call for the common cases, and a builder
+//! for everything else.
+
+use std::io::{BufRead, Write};
+
+use encoding_rs::Encoding;
+
+use crate::base::{Base, BaseSource, Layer};
+use crate::core::{Details, ExtraAttribute, Link, Options};
+use crate::document::{self, Engine};
+use crate::kind::{self, Kind};
+use crate::mime::mbox;
+use crate::url::{BaseUrl, Rules};
+use crate::warc::{self, WarcOptions, WarcSummary};
+use crate::{Error, url};
+
+/// Makes the relative links of an HTML document absolute, taking
+/// `retrieved_from` as the URL it was retrieved from (RFC 1808 section
+/// 3.3): its own BASE element still wins. Every other byte stays.
+///
+/// ```
+/// let page = br#"<p><a href="../guide/">Guide</a> <img src=logo.png></p>"#;
+/// let out = relink::absolutize_html(page, "https://example.com/docs/index.html")?;
+/// assert_eq!(
+///     out,
+///     br#"<p><a href="https://example.com/guide/">Guide</a> <img src=https://example.com/docs/logo.png></p>"#
+/// );
+/// assert!(relink::absolutize_html(page, "example.com/docs/").is_err());
+/// # Ok::<(), relink::Error>(())
+/// ```
+pub fn absolutize_html(input: &[u8], retrieved_from: &str) -> Result<Vec<u8>, Error> {
+    let rewritten = Rewriter::new()
+        .retrieved_from(retrieved_from)
+        .kind(Kind::Html)
+        .rewrite(input)?;
+    Ok(rewritten.into_bytes())
+}
+
+/// Resolves `reference` against `base` under `rules` (RFC 1808 section 4
+/// by default).
+///
+/// ```
+/// use relink::Rules;
+/// assert_eq!(relink::resolve("http://a/b/c/d;p?q#f", "../g", Rules::Rfc1808)?, "http://a/b/g");
+/// assert_eq!(relink::resolve("http://a/b/c/d;p?q#f", "g?", Rules::Rfc1808)?, "http://a/b/c/g?");
+/// assert_eq!(relink::resolve("http://a/b/c/d;p?q", "../../../g", Rules::Rfc3986)?, "http://a/g");
+/// # Ok::<(), relink::Error>(())
+/// ```
+pub fn resolve(base: &str, reference: &str, rules: Rules) -> Result<String, Error> {
+    url::resolve(rules, base, reference)
+}
+
+/// A rewrite set up once, for any number of documents: rules, bases,
+/// encoding, extra link attributes and the kind of input.
+///
+/// ```
+/// use relink::{Kind, Rewriter, Rules};
+/// let rewriter = Rewriter::new()
+///     .rules(Rules::Rfc1808)
+///     .retrieved_from("https://example.com/news/story.html")
+///     .attribute("data-src".parse()?)
+///     .kind(Kind::Html);
+/// let page = br#"<img data-src="img/a.jpg" src="data:,"><a href="">top</a>"#;
+/// let out = rewriter.rewrite(page)?;
+/// assert!(out.changed());
+/// assert_eq!(out.links().len(), 3);
+/// assert_eq!(
+///     out.bytes(),
+///     br#"<img data-src="https://example.com/news/img/a.jpg" src="data:,"><a href="https://example.com/news/story.html">top</a>"#
+/// );
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Rewriter {
+    rules: Rules,
+    base: Option<String>,
+    retrieved_from: Option<String>,
+    encoding: Option<&'static Encoding>,
+    attributes: Vec<ExtraAttribute>,
+    kind: Option<Kind>,
+    keep_fragment_links: bool,
+    details: Details,
+}
+
+impl Rewriter {
+    /// A rewrite under RFC 1808 with no base but what documents give.
+    pub fn new() -> Self {
+        Rewriter::default()
+    }
+
+    /// The rule set for every resolution.
+    pub fn rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// A base forced above every layer, for documents whose BASE is wrong.
+    pub fn base(mut self, url: &str) -> Self {
+        self.base = Some(url.to_owned());
+        self
+    }
+
+    /// The URL the documents were retrieved from: the lowest layer.
+    pub fn retrieved_from(mut self, url: &str) -> Self {
+        self.retrieved_from = Some(url.to_owned());
+        self
+    }
+
+    /// The documents' encoding, overriding what they say (a WHATWG label).
+    pub fn encoding(mut self, label: &str) -> Result<Self, Error> {
+        let encoding = Encoding::for_label(label.as_bytes())
+            .ok_or_else(|| Error::UnknownEncoding(label.to_owned()))?;
+        self.encoding = Some(encoding);
+        Ok(self)
+    }
+
+    /// A further attribute holding URLs on every HTML element.
+    pub fn attribute(mut self, attribute: ExtraAttribute) -> Self {
+        self.attributes.push(attribute);
+        self
+    }
+
+    /// What the input is, instead of telling it by its content.
+    pub fn kind(mut self, kind: Kind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// Leaves `#name` links as they are.
+    pub fn keep_fragment_links(mut self) -> Self {
+        self.keep_fragment_links = true;
+        self
+    }
+
+    /// Whether links are recorded ([`Details::Links`], the default) or only
+    /// counted.
+    pub fn details(mut self, details: Details) -> Self {
+        self.details = details;
+        self
+    }
+
+    fn bases(&self) -> Result<(Option<Base>, Option<Base>), Error> {
+        let parse = |url: &Option<String>, source: BaseSource| {
+            url.as_deref()
+                .map(|u| BaseUrl::parse(u, self.rules).map(|u| Base::new(u, source)))
+                .transpose()
+        };
+        Ok((
+            parse(&self.base, BaseSource::Forced)?,
+            parse(&self.retrieved_from, BaseSource::RetrievedFrom)?,
+        ))
+    }
+
+    fn options<'a>(&'a self, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Options<'a> {
+        Options {
+            rules: self.rules,
+            forced,
+            outer,
+            transport: self.encoding,
+            keep_fragment_links: self.keep_fragment_links,
+            extra_attributes: &self.attributes,
+            details: self.details,
+        }
+    }
+
+    /// Rewrites one document, held in memory: HTML, a style sheet, or a
+    /// message or MHTML file (by [`Rewriter::kind`], else by its content).
+    /// An mbox or a WARC goes through [`Rewriter::rewrite_mbox`] or
+    /// [`Rewriter::rewrite_warc`].
+    pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
+        let (forced, outer) = self.bases()?;
+        let options = self.options(forced.as_ref(), outer.as_ref());
+        let kind = self
+            .kind
+            .or_else(|| kind::sniff(input))
+            .unwrap_or(Kind::Html);
+        let (output, links, warnings, layers) = match kind {
+            Kind::Html | Kind::Css => {
+                let outcome = if kind == Kind::Css {
+                    document::rewrite_css(input, &options)?
+                } else {
+                    document::rewrite_html(input, &options)?
+                };
+                (
+                    outcome.output,
+                    outcome.links,
+                    outcome.warnings,
+                    outcome.layers,
+                )
+            }
+            Kind::Message => {
+                let outcome = document::rewrite_message(input, &options);
+                let links = outcome.links.into_iter().map(|(_, link)| link).collect();
+                let layers = outcome.parts.into_iter().flat_map(|p| p.layers).collect();
+                (outcome.output, links, outcome.warnings, layers)
+            }
+            Kind::Mbox | Kind::Warc => return Err(Error::Streamed(kind)),
+        };
+        Ok(Rewritten {
+            input,
+            output,
+            links,
+            warnings,
+            layers,
+        })
+    }
+
+    /// Rewrites an mbox from `input` to `output` as a stream, in memory
+    /// bounded by a batch of messages; returns how many messages changed.
+    pub fn rewrite_mbox(
+        &self,
+        input: impl BufRead,
+        mut output: impl Write,
+    ) -> Result<usize, Error> {
+        let (forced, outer) = self.bases()?;
+        let options = self.options(forced.as_ref(), outer.as_ref());
+        let mut input = input;
+        let format = match input.fill_buf() {
+            Ok(head) => mbox::detect(head),
+            Err(err) => return Err(Error::Io(err)),
+        };
+        let mut changed = 0;
+        document::rewrite_mbox(input, format, &mut output, &options, |message, _| {
+            changed += usize::from(message.outcome.output.is_some())
+        })?;
+        output.flush()?;
+        Ok(changed)
+    }
+
+    /// Rewrites a WARC file (gzipped or not) from `input` to `output` as a
+    /// stream, record by record, each against its own layers.
+    pub fn rewrite_warc(
+        &self,
+        input: impl BufRead,
+        output: impl Write,
+    ) -> Result<WarcSummary, Error> {
+        let (forced, _) = self.bases()?;
+        let options = WarcOptions {
+            document: self.options(forced.as_ref(), None),
+            ..WarcOptions::new(&Engine)
+        };
+        Ok(warc::rewrite(input, output, &options)?)
+    }
+}
+
+/// A rewritten document: its bytes, whether they changed, its links (when
+/// recorded) and what could not be done.
+#[derive(Debug)]
+pub struct Rewritten<'i> {
+    input: &'i [u8],
+    output: Option<Vec<u8>>,
+    links: Vec<Link>,
+    warnings: Vec<String>,
+    layers: Vec<Layer>,
+}
+
+impl Rewritten<'_> {
+    /// Whether any byte changed.
+    pub fn changed(&self) -> bool {
+        self.output.is_some()
+    }
+
+    /// The document's bytes: the input with its links made absolute.
+    pub fn bytes(&self) -> &[u8] {
+        self.output.as_deref().unwrap_or(self.input)
+    }
+
+    /// The document's bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.output.unwrap_or_else(|| self.input.to_vec())
+    }
+
+    /// Every link found, changed or not.
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+
+    /// What could not be done, each naming where.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The layers of the base (RFC 1808 section 3), innermost first, with
+    /// what became of each.
+    pub fn layers(&self) -> &[Layer] {
+        &self.layers
+    }
+}
