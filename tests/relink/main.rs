@@ -7,6 +7,7 @@ mod html_corpus;
 mod html_fixtures;
 mod mail;
 mod resolver;
+mod robust;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

@@ -1,0 +1,634 @@
+//! The robustness properties, each a function of one input that says what
+//! broke. Shared by the property tests (`tests/relink/robust.rs`) and the
+//! fuzz targets (`fuzz/fuzz_targets/`, which include this file by path), so
+//! it uses only the library and its own dependencies.
+//!
+//! Every call into the library's API is in the "glue" section below, so
+//! that a change of the API touches only it.
+
+use std::borrow::Cow;
+
+use encoding_rs::Encoding;
+use html5ever::tendril::TendrilSink;
+use html5ever::tree_builder::TreeBuilderOpts;
+use html5ever::{ParseOpts, local_name, ns, parse_document};
+use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use relink::base::{Base, BaseSource};
+use relink::document::{Options, rewrite_html};
+use relink::html::links::{self, Syntax};
+use relink::html::tree::Namespace;
+use relink::mime::mbox::{self, MboxFormat, MboxReader};
+use relink::mime::message::rewrite_message;
+use relink::url::rfc3986;
+use relink::{BaseUrl, Rules};
+
+// ---------------------------------------------------------------- glue
+
+/// The retrieval URL the rewriting properties use.
+pub const RETRIEVED_FROM: &str = "http://example.com/dir/page.html?q#f";
+
+/// The retrieval URL as the lowest layer of a base.
+pub fn retrieved(rules: Rules) -> Base {
+    Base::new(
+        BaseUrl::parse(RETRIEVED_FROM, rules).expect("a valid base"),
+        BaseSource::RetrievedFrom,
+    )
+}
+
+/// What rewriting a document gave, as the properties need it.
+pub struct Run {
+    /// The new bytes, `None` when nothing changed.
+    pub output: Option<Vec<u8>>,
+    /// The encoding the document was read in.
+    pub encoding: &'static Encoding,
+    /// Whether the document had a base.
+    pub has_base: bool,
+    /// How many links were reported changed.
+    pub changed_links: usize,
+}
+
+/// Rewrites an HTML document with `outer` as the layer below it.
+pub fn html(bytes: &[u8], outer: Option<&Base>) -> Result<Run, String> {
+    let options = Options {
+        outer,
+        ..Options::default()
+    };
+    let outcome = rewrite_html(bytes, &options).map_err(|e| e.to_string())?;
+    Ok(Run {
+        changed_links: outcome.links.iter().filter(|l| l.changed).count(),
+        has_base: outcome.base.is_some(),
+        encoding: outcome.encoding,
+        output: outcome.output,
+    })
+}
+
+/// Rewrites one message (or MHTML file); the encoding is not meaningful.
+pub fn message(bytes: &[u8], outer: Option<&Base>) -> Run {
+    let options = Options {
+        outer,
+        ..Options::default()
+    };
+    let outcome = rewrite_message(bytes, &options);
+    Run {
+        changed_links: outcome.links.iter().filter(|(_, l)| l.changed).count(),
+        has_base: outcome.links.iter().any(|(_, l)| l.base.is_some()),
+        encoding: encoding_rs::UTF_8,
+        output: outcome.output,
+    }
+}
+
+/// The mbox variant relink guesses for `bytes`.
+pub fn mbox_format(bytes: &[u8]) -> MboxFormat {
+    mbox::detect(bytes)
+}
+
+/// Rewrites an mbox: the bytes written and whether anything changed.
+pub fn mbox(bytes: &[u8], format: MboxFormat, outer: Option<&Base>) -> (Vec<u8>, bool) {
+    let options = Options {
+        outer,
+        ..Options::default()
+    };
+    let mut out = Vec::new();
+    let changed = mbox::rewrite_mbox(bytes, format, &mut out, &options, |_, _| {})
+        .expect("writing to memory cannot fail");
+    (out, changed)
+}
+
+/// The messages of an mbox as relink splits it: (From line, bytes).
+pub fn mbox_messages(bytes: &[u8], format: MboxFormat) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut reader = MboxReader::new(bytes, format).expect("reading memory cannot fail");
+    let mut out = Vec::new();
+    while let Some(m) = reader.next_message().expect("reading memory cannot fail") {
+        out.push((m.from_line, m.bytes));
+    }
+    out
+}
+
+/// Resolves under `rules`: `None` when `base` is not a valid base, else the
+/// result or the error.
+pub fn resolve(rules: Rules, base: &str, reference: &str) -> Option<Result<String, String>> {
+    let base = BaseUrl::parse(base, rules).ok()?;
+    Some(
+        base.resolve(reference)
+            .map(Cow::into_owned)
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Resolves with every rule set and with the raw RFC functions, whatever
+/// `base` is, for the panics alone.
+pub fn resolution_never_panics(base: &str, reference: &str) {
+    for rules in Rules::ALL {
+        let _ = resolve(rules, base, reference);
+    }
+    let _ = relink::url::rfc1808::resolve(base, reference);
+    let _ = rfc3986::resolve(base, reference);
+}
+
+/// Whether `url` is an absolute URL under `rules` (a valid base).
+pub fn is_absolute(url: &str, rules: Rules) -> bool {
+    BaseUrl::parse(url, rules).is_ok()
+}
+
+/// Whether RFC 3986's second pass may differ: the base's path has dot
+/// segments, which section 5.2.2 keeps for an empty-path reference but
+/// removes from an absolute one.
+pub fn rfc3986_base_has_dot_segments(base: &str) -> bool {
+    let path = rfc3986::Reference::parse(base).path;
+    rfc3986::remove_dot_segments(path) != path
+}
+
+/// Inputs that hit a defect being fixed, which the property tests skip so
+/// that they stay deterministic, and the fuzz targets skip only when
+/// `RELINK_FUZZ_SKIP_KNOWN` is set (each has an ignored regression test in
+/// `robust.rs`, named below).
+pub mod known {
+    /// A non-ASCII byte in a header (or its folded lines) whose name holds
+    /// `base` or `location`: relink panics on some of them
+    /// (`regressions::a_non_ascii_content_base_does_not_panic`).
+    pub fn non_ascii_in_a_base_header(bytes: &[u8]) -> bool {
+        let mut in_base = false;
+        for line in bytes.split(|&b| b == b'\n') {
+            if !line.starts_with(b" ") && !line.starts_with(b"\t") {
+                let name = line.split(|&b| b == b':').next().unwrap_or(b"");
+                in_base = super::contains_ignore_case(name, b"base")
+                    || super::contains_ignore_case(name, b"location");
+            }
+            if in_base && !line.is_ascii() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the fuzz targets skip these inputs.
+    #[allow(dead_code, reason = "only the fuzz targets ask")]
+    pub fn skipped() -> bool {
+        static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *SKIP.get_or_init(|| std::env::var_os("RELINK_FUZZ_SKIP_KNOWN").is_some())
+    }
+
+    /// Bytes that are not UTF-8 and so are read as windows-1252 (or
+    /// another legacy encoding): an edit that spans a non-ASCII character
+    /// there ends one character short
+    /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`).
+    pub fn legacy_encoding(bytes: &[u8]) -> bool {
+        std::str::from_utf8(bytes).is_err()
+    }
+
+    /// A base whose scheme does not start with a letter: RFC 1808 allows
+    /// it, RFC 3986 reads it as a relative reference, so the RFC 3986
+    /// rules resolve their own result again below the base
+    /// (`regressions::an_rfc3986_base_needs_a_letter_first`).
+    pub fn scheme_without_a_letter_first(base: &str) -> bool {
+        base.split_once(':')
+            .is_some_and(|(scheme, _)| !scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
+    }
+
+    /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
+    /// reference stops being one when a URL follows it
+    /// (`regressions::a_srcdoc_legacy_quot_stays_a_quote`).
+    pub fn legacy_quot_in_srcdoc(bytes: &[u8]) -> bool {
+        super::contains_ignore_case(bytes, b"srcdoc")
+            && bytes
+                .windows(6)
+                .any(|w| w[..5].eq_ignore_ascii_case(b"&quot") && w[5] != b';')
+    }
+}
+
+// ---------------------------------------------------------------- HTML
+
+/// With no base, nothing changes: a document without the letters `base`
+/// (so no BASE element) given no outer layer comes out as it went in, and
+/// any document that ends up without a base reports no change.
+pub fn html_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
+    let run = html(bytes, None)?;
+    if !contains_ignore_case(bytes, b"base") && run.has_base {
+        return Err("a base without a BASE element or outer layer".to_owned());
+    }
+    if !run.has_base && (run.output.is_some() || run.changed_links > 0) {
+        return Err("changed without a base".to_owned());
+    }
+    Ok(())
+}
+
+/// With a base, the output parses to the same tree as the input (elements,
+/// attribute names, attribute values, text, comments), except the values
+/// of URL-bearing attributes and the text of `<style>` elements; a changed
+/// single-URL value is the resolution of the old one against the
+/// document's base (found here independently of relink), and an `iframe
+/// srcdoc` document keeps its own tree by the same rules.
+pub fn html_structure_is_kept(bytes: &[u8], rules: Rules) -> Result<(), String> {
+    let outer = retrieved(rules);
+    let run = html(bytes, Some(&outer))?;
+    let Some(output) = &run.output else {
+        return Ok(());
+    };
+    let (before, _, _) = run.encoding.decode(bytes);
+    let (after, _, _) = run.encoding.decode(output);
+    compare(&tree(&before), &tree(&after), &outer.url)
+}
+
+/// Rewriting the output again with the same base changes nothing. Holds
+/// for RFC 1808 and WHATWG; for RFC 3986 only while no base has dot
+/// segments (see [`rfc3986_base_has_dot_segments`]), so callers give it
+/// RFC 1808.
+pub fn html_is_idempotent(bytes: &[u8], rules: Rules) -> Result<(), String> {
+    let outer = retrieved(rules);
+    let first = html(bytes, Some(&outer))?;
+    let Some(once) = first.output else {
+        return Ok(());
+    };
+    let second = html(&once, Some(&outer))?;
+    match second.output {
+        None => Ok(()),
+        Some(twice) => Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        )),
+    }
+}
+
+/// Whether `needle` is in `haystack`, ASCII case-insensitively.
+pub fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Where two byte strings first differ, with some context.
+pub fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let at = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let start = at.saturating_sub(20);
+    let show = |s: &[u8]| {
+        String::from_utf8_lossy(&s[start.min(s.len())..(at + 40).min(s.len())]).into_owned()
+    };
+    format!("at byte {at}: {:?} became {:?}", show(a), show(b))
+}
+
+/// Parses as relink does (scripting disabled).
+fn tree(text: &str) -> RcDom {
+    let opts = ParseOpts {
+        tree_builder: TreeBuilderOpts {
+            scripting_enabled: false,
+            ..TreeBuilderOpts::default()
+        },
+        ..ParseOpts::default()
+    };
+    parse_document(RcDom::default(), opts).one(text)
+}
+
+/// Children in tree order, template contents first for a template.
+fn children(node: &Handle) -> Vec<Handle> {
+    let mut out = Vec::new();
+    if let NodeData::Element {
+        template_contents, ..
+    } = &node.data
+        && let Some(contents) = template_contents.borrow().as_ref()
+    {
+        out.push(contents.clone());
+    }
+    out.extend(node.children.borrow().iter().cloned());
+    out
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
+}
+
+/// The document's base, found independently of relink: the first HTML
+/// base element with an href, outside template contents, in tree order,
+/// resolved against `outer`; an empty, `data:` or `javascript:` href is
+/// ignored.
+fn oracle_base(dom: &RcDom, outer: &BaseUrl) -> BaseUrl {
+    let mut stack = vec![(dom.document.clone(), false)];
+    while let Some((node, in_template)) = stack.pop() {
+        if let NodeData::Element {
+            name,
+            attrs,
+            template_contents,
+            ..
+        } = &node.data
+        {
+            if !in_template && name.ns == ns!(html) && name.local == local_name!("base") {
+                let href = attrs
+                    .borrow()
+                    .iter()
+                    .find(|a| a.name.ns == ns!() && a.name.local == local_name!("href"))
+                    .map(|a| a.value.to_string());
+                if let Some(href) = href {
+                    let href = href.trim_matches(is_space);
+                    let lower = href.to_ascii_lowercase();
+                    if href.is_empty()
+                        || lower.starts_with("data:")
+                        || lower.starts_with("javascript:")
+                    {
+                        return outer.clone();
+                    }
+                    return outer
+                        .resolve(href)
+                        .ok()
+                        .and_then(|r| BaseUrl::parse(&r, outer.rules()).ok())
+                        .unwrap_or_else(|| outer.clone());
+                }
+            }
+            if let Some(contents) = template_contents.borrow().as_ref() {
+                stack.push((contents.clone(), true));
+            }
+        }
+        for child in node.children.borrow().iter().rev() {
+            stack.push((child.clone(), in_template));
+        }
+    }
+    outer.clone()
+}
+
+/// Walks both trees together; see [`html_structure_is_kept`]. `outer` is
+/// the layer below the document's own base.
+fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String> {
+    let base = oracle_base(before, outer);
+    let mut first_base = true;
+    let mut stack = vec![(before.document.clone(), after.document.clone(), false)];
+    while let Some((a, b, in_style)) = stack.pop() {
+        match (&a.data, &b.data) {
+            (
+                NodeData::Element {
+                    name: na,
+                    attrs: aa,
+                    ..
+                },
+                NodeData::Element {
+                    name: nb,
+                    attrs: ab,
+                    ..
+                },
+            ) => {
+                if na != nb {
+                    return Err(format!("element {:?} became {:?}", na.local, nb.local));
+                }
+                let (aa, ab) = (aa.borrow(), ab.borrow());
+                if aa.len() != ab.len() {
+                    return Err(format!("<{}> attributes changed in number", na.local));
+                }
+                let namespace = match na.ns {
+                    ns!(html) => Namespace::Html,
+                    ns!(svg) => Namespace::Svg,
+                    _ => Namespace::Other,
+                };
+                let is_base = namespace == Namespace::Html && na.local == local_name!("base");
+                for (x, y) in aa.iter().zip(ab.iter()) {
+                    if x.name != y.name {
+                        return Err(format!(
+                            "<{}> attribute {:?} became {:?}",
+                            na.local, x.name.local, y.name.local
+                        ));
+                    }
+                    if x.value == y.value {
+                        continue;
+                    }
+                    let attr = match &x.name.prefix {
+                        Some(prefix) => format!("{prefix}:{}", x.name.local),
+                        None => x.name.local.to_string(),
+                    };
+                    let Some(row) = links::lookup(namespace, &na.local, &attr) else {
+                        return Err(format!(
+                            "<{} {attr}> is no link but {:?} became {:?}",
+                            na.local, x.value, y.value
+                        ));
+                    };
+                    let against = if is_base && first_base && attr == "href" {
+                        outer
+                    } else {
+                        &base
+                    };
+                    match row.syntax {
+                        // A single URL (not one relative to an object's
+                        // codebase) becomes its resolution.
+                        Syntax::Url if !row.codebase => {
+                            let want = against
+                                .resolve(x.value.trim_matches(is_space))
+                                .map_err(|e| e.to_string())?;
+                            if y.value.trim_matches(is_space) != want.trim_matches(is_space) {
+                                return Err(format!(
+                                    "<{} {attr}> {:?} became {:?}, want {want:?}",
+                                    na.local, x.value, y.value
+                                ));
+                            }
+                        }
+                        Syntax::Srcdoc => {
+                            compare(&tree(&x.value), &tree(&y.value), &base)
+                                .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
+                        }
+                        _ => {}
+                    }
+                }
+                if is_base && aa.iter().any(|x| &*x.name.local == "href") {
+                    first_base = false;
+                }
+            }
+            (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {
+                let (ta, tb) = (ta.borrow(), tb.borrow());
+                if ta[..] != tb[..] && !in_style {
+                    return Err(format!("text {:?} became {:?}", &ta[..], &tb[..]));
+                }
+            }
+            (NodeData::Comment { contents: ca }, NodeData::Comment { contents: cb }) => {
+                if ca != cb {
+                    return Err(format!("comment {ca:?} became {cb:?}"));
+                }
+            }
+            (
+                NodeData::Doctype {
+                    name: da,
+                    public_id: pa,
+                    system_id: sa,
+                },
+                NodeData::Doctype {
+                    name: db,
+                    public_id: pb,
+                    system_id: sb,
+                },
+            ) => {
+                if (da, pa, sa) != (db, pb, sb) {
+                    return Err(format!("doctype {da:?} became {db:?}"));
+                }
+            }
+            (NodeData::Document, NodeData::Document)
+            | (NodeData::ProcessingInstruction { .. }, NodeData::ProcessingInstruction { .. }) => {}
+            (x, y) => return Err(format!("node {x:?} became {y:?}")),
+        }
+        let style = matches!(&a.data, NodeData::Element { name, .. }
+            if name.local == local_name!("style"));
+        let (ca, cb) = (children(&a), children(&b));
+        if ca.len() != cb.len() {
+            return Err(format!(
+                "children changed in number ({} became {}) under {:?}",
+                ca.len(),
+                cb.len(),
+                a.data
+            ));
+        }
+        for (x, y) in ca.into_iter().zip(cb).rev() {
+            stack.push((x, y, style));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- mail
+
+/// A message with no base header and no BASE element (no `base` or
+/// `location` in it, in any case), given no outer layer, is unchanged.
+pub fn message_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
+    let run = message(bytes, None);
+    let may_have_base =
+        contains_ignore_case(bytes, b"base") || contains_ignore_case(bytes, b"location");
+    if !may_have_base && (run.output.is_some() || run.has_base) {
+        return Err("changed without a base".to_owned());
+    }
+    if run.output.is_some() && run.changed_links == 0 {
+        return Err("changed with no link changed".to_owned());
+    }
+    Ok(())
+}
+
+/// With a base, the rewritten message has the same MIME tree (media types,
+/// every header byte for byte), and a second pass changes nothing.
+pub fn message_is_kept_and_idempotent(bytes: &[u8]) -> Result<(), String> {
+    let outer = retrieved(Rules::Rfc1808);
+    let run = message(bytes, Some(&outer));
+    let Some(once) = run.output else {
+        return Ok(());
+    };
+    if let Ok(before) = mailparse::parse_mail(bytes) {
+        let after = mailparse::parse_mail(&once)
+            .map_err(|e| format!("the output no longer parses: {e}"))?;
+        compare_mime(&before, &after, "")?;
+    }
+    if let Some(twice) = message(&once, Some(&outer)).output {
+        return Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        ));
+    }
+    Ok(())
+}
+
+fn compare_mime(
+    a: &mailparse::ParsedMail<'_>,
+    b: &mailparse::ParsedMail<'_>,
+    path: &str,
+) -> Result<(), String> {
+    let raw = |m: &mailparse::ParsedMail<'_>| -> Vec<(String, Vec<u8>)> {
+        m.headers
+            .iter()
+            .map(|h| (h.get_key(), h.get_value_raw().to_vec()))
+            .collect()
+    };
+    if raw(a) != raw(b) {
+        return Err(format!("the headers of part {path:?} changed"));
+    }
+    if a.ctype.mimetype != b.ctype.mimetype || a.subparts.len() != b.subparts.len() {
+        return Err(format!(
+            "part {path:?}: {} with {} parts became {} with {}",
+            a.ctype.mimetype,
+            a.subparts.len(),
+            b.ctype.mimetype,
+            b.subparts.len()
+        ));
+    }
+    for (n, (x, y)) in a.subparts.iter().zip(&b.subparts).enumerate() {
+        compare_mime(x, y, &format!("{path}.{}", n + 1))?;
+    }
+    Ok(())
+}
+
+/// An mbox, rewritten with a base in the variant relink guesses: when
+/// nothing changed it is copied byte for byte; either way it keeps its
+/// message count and each From line; a second pass changes nothing; and
+/// with no base at all (no outer layer, no `base` or `location` in it)
+/// nothing changes.
+pub fn mbox_is_kept(bytes: &[u8]) -> Result<(), String> {
+    let format = mbox_format(bytes);
+    let may_have_base =
+        contains_ignore_case(bytes, b"base") || contains_ignore_case(bytes, b"location");
+    if !may_have_base {
+        let (out, changed) = mbox(bytes, format, None);
+        if changed || out != bytes {
+            return Err("changed without a base".to_owned());
+        }
+    }
+    let outer = retrieved(Rules::Rfc1808);
+    let (once, changed) = mbox(bytes, format, Some(&outer));
+    if !changed {
+        return if once == bytes {
+            Ok(())
+        } else {
+            Err(format!(
+                "unchanged but not copied: {}",
+                first_difference(bytes, &once)
+            ))
+        };
+    }
+    let from_lines = |b: &[u8]| -> Vec<Vec<u8>> {
+        mbox_messages(b, format)
+            .into_iter()
+            .map(|(from, _)| from)
+            .collect()
+    };
+    let (before, after) = (from_lines(bytes), from_lines(&once));
+    if before != after {
+        return Err(format!(
+            "{} messages became {} ({:?})",
+            before.len(),
+            after.len(),
+            first_difference(bytes, &once)
+        ));
+    }
+    let (twice, changed_again) = mbox(&once, format, Some(&outer));
+    if changed_again || twice != once {
+        return Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- resolver
+
+/// Against a valid base: RFC 1808 and RFC 3986 always resolve; the result
+/// is a valid base under the same rules (it has a scheme, and WHATWG
+/// parses it); resolving it again gives it back (for RFC 3986 only when
+/// the base's path has no dot segments).
+pub fn resolution_is_absolute_and_stable(
+    rules: Rules,
+    base: &str,
+    reference: &str,
+) -> Result<(), String> {
+    let Some(result) = resolve(rules, base, reference) else {
+        return Ok(());
+    };
+    let once = match result {
+        Ok(once) => once,
+        Err(e) if rules == Rules::Whatwg => {
+            let _ = e;
+            return Ok(());
+        }
+        Err(e) => return Err(format!("{rules}: {base:?} + {reference:?} failed: {e}")),
+    };
+    if !is_absolute(&once, rules) {
+        return Err(format!(
+            "{rules}: {base:?} + {reference:?} gave {once:?}, not absolute"
+        ));
+    }
+    if rules == Rules::Rfc3986 && rfc3986_base_has_dot_segments(base) {
+        return Ok(());
+    }
+    match resolve(rules, base, &once) {
+        Some(Ok(twice)) if twice == once => Ok(()),
+        twice => Err(format!(
+            "{rules}: {base:?} + {reference:?} gave {once:?}, then {twice:?}"
+        )),
+    }
+}
