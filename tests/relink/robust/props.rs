@@ -185,6 +185,17 @@ pub mod known {
             .is_some_and(|(scheme, _)| !scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
     }
 
+    /// An HTML document whose base (its BASE element's, or the retrieval
+    /// URL) holds white space or a comma: a list (`ping`, `srcset`)
+    /// resolved against it splits into more URLs
+    /// (`regressions::a_base_with_a_space_keeps_a_list_whole`).
+    pub fn base_with_a_list_separator(bytes: &[u8]) -> bool {
+        let (text, _, _) = encoding_rs::UTF_8.decode(bytes);
+        let outer = super::retrieved(super::Rules::Rfc1808);
+        let base = super::oracle_base(&super::tree(&text), &outer.url);
+        base.as_str().contains(|c| super::is_space(c) || c == ',')
+    }
+
     /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
     /// reference stops being one when a URL follows it
     /// (`regressions::a_srcdoc_legacy_quot_stays_a_quote`).
@@ -343,6 +354,21 @@ fn oracle_base(dom: &RcDom, outer: &BaseUrl) -> BaseUrl {
     outer.clone()
 }
 
+/// How many URLs a value of `syntax` holds.
+fn url_count(syntax: Syntax, value: &str) -> usize {
+    match syntax {
+        Syntax::Url | Syntax::Srcdoc => 1,
+        Syntax::SpaceList => value.split(is_space).filter(|u| !u.is_empty()).count(),
+        Syntax::CommaList => value
+            .split(',')
+            .filter(|u| !u.trim_matches(is_space).is_empty())
+            .count(),
+        Syntax::Srcset => relink::html::srcset::urls(value).len(),
+        Syntax::Refresh => usize::from(relink::html::refresh::url(value).is_some()),
+        Syntax::Css => relink::css::urls(value).len(),
+    }
+}
+
 /// Walks both trees together; see [`html_structure_is_kept`]. `outer` is
 /// the layer below the document's own base.
 fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String> {
@@ -393,7 +419,7 @@ fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String>
                     let Some(row) = links::lookup(namespace, &na.local, &attr) else {
                         return Err(format!(
                             "<{} {attr}> is no link but {:?} became {:?}",
-                            na.local, x.value, y.value
+                            na.local, &*x.value, &*y.value
                         ));
                     };
                     let against = if is_base && first_base && attr == "href" {
@@ -411,7 +437,7 @@ fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String>
                             if y.value.trim_matches(is_space) != want.trim_matches(is_space) {
                                 return Err(format!(
                                     "<{} {attr}> {:?} became {:?}, want {want:?}",
-                                    na.local, x.value, y.value
+                                    na.local, &*x.value, &*y.value
                                 ));
                             }
                         }
@@ -419,7 +445,17 @@ fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String>
                             compare(&tree(&x.value), &tree(&y.value), &base)
                                 .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
                         }
-                        _ => {}
+                        // A list keeps its number of URLs; a CSS value its
+                        // number of `url()`s.
+                        syntax => {
+                            let (n, m) = (url_count(syntax, &x.value), url_count(syntax, &y.value));
+                            if n != m {
+                                return Err(format!(
+                                    "<{} {attr}> {:?} became {:?}: {n} urls became {m}",
+                                    na.local, &*x.value, &*y.value
+                                ));
+                            }
+                        }
                     }
                 }
                 if is_base && aa.iter().any(|x| &*x.name.local == "href") {
