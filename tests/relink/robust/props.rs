@@ -196,6 +196,55 @@ pub mod known {
         base.as_str().contains(|c| super::is_space(c) || c == ',')
     }
 
+    /// A `Content-Length` larger than the input: the mbox reader reserves
+    /// it, or wraps adding it.
+    pub fn huge_content_length(bytes: &[u8]) -> bool {
+        bytes.split(|&b| b == b'\n').any(|line| {
+            line.len() > 15
+                && line[..15].eq_ignore_ascii_case(b"content-length:")
+                && String::from_utf8_lossy(&line[15..])
+                    .trim()
+                    .parse::<u128>()
+                    .is_ok_and(|n| n > bytes.len() as u128)
+        })
+    }
+
+    /// A quoted-printable soft line break before a blank line: the
+    /// rewritten body loses the blank line that ends an mbox message, so
+    /// the next merges into it
+    /// (`regressions::a_qp_soft_break_at_the_end_keeps_the_next_message`).
+    pub fn qp_soft_break_before_a_blank_line(bytes: &[u8]) -> bool {
+        bytes
+            .split(|&b| b == b'\n')
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| {
+                let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
+                let line = line.trim_ascii_end();
+                line.ends_with(b"=") && (w[1].is_empty() || w[1] == b"\r")
+            })
+    }
+
+    /// A base64 body (as far as a look at the lines tells) that ends in a
+    /// blank line: the rewritten body drops it, so in an mbox the next
+    /// message merges into it
+    /// (`regressions::a_base64_body_keeps_the_blank_line_before_from`).
+    pub fn base64_line_before_a_blank_line(bytes: &[u8]) -> bool {
+        super::contains_ignore_case(bytes, b"base64")
+            && bytes
+                .split(|&b| b == b'\n')
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| {
+                    let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
+                    !line.is_empty()
+                        && line
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+                        && (w[1].is_empty() || w[1] == b"\r")
+                })
+    }
+
     /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
     /// reference stops being one when a URL follows it
     /// (`regressions::a_srcdoc_legacy_quot_stays_a_quote`).
