@@ -168,12 +168,12 @@ pub mod known {
         *SKIP.get_or_init(|| std::env::var_os("RELINK_FUZZ_SKIP_KNOWN").is_some())
     }
 
-    /// Bytes that are not UTF-8 and so are read as windows-1252 (or
-    /// another legacy encoding): an edit that spans a non-ASCII character
-    /// there ends one character short
+    /// A document relink reads in an encoding other than UTF-8 (its bytes
+    /// are not UTF-8, or it says so): an edit that spans a non-ASCII
+    /// character there ends one character short
     /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`).
     pub fn legacy_encoding(bytes: &[u8]) -> bool {
-        std::str::from_utf8(bytes).is_err()
+        super::html(bytes, None).is_ok_and(|run| run.encoding != encoding_rs::UTF_8)
     }
 
     /// A base whose scheme does not start with a letter: RFC 1808 allows
