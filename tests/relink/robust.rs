@@ -365,6 +365,18 @@ proptest! {
     }
 }
 
+/// The WHATWG exception of the resolver's property is what the URL
+/// Standard does, not a defect: a drive letter made by removing `..` keeps
+/// the host, one that is parsed drops it.
+#[test]
+fn whatwg_drops_the_host_only_of_a_parsed_drive_letter() {
+    let once = props::resolve(Rules::Whatwg, "file://h/", "/x/../e:");
+    assert_eq!(once, Some(Ok("file://h/e:".to_owned())));
+    let twice = props::resolve(Rules::Whatwg, "file://h/", "file://h/e:");
+    assert_eq!(twice, Some(Ok("file:///e:".to_owned())));
+    props::resolution_is_absolute_and_stable(Rules::Whatwg, "file://h/", "/x/../e:").unwrap();
+}
+
 /// Inputs the properties found failing, each named after its case. The
 /// ignored ones fail on a defect being fixed; they are to pass once it is.
 mod regressions {

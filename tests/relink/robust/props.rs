@@ -682,10 +682,37 @@ pub fn mbox_is_kept(bytes: &[u8]) -> Result<(), String> {
 
 // ---------------------------------------------------------------- resolver
 
+/// A `file:` URL whose first path segment is a Windows drive letter
+/// (a letter, then `:` or `|`).
+fn file_url_with_a_drive_letter(url: &str) -> bool {
+    if !url
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+    {
+        return false;
+    }
+    let after_host = url[5..]
+        .strip_prefix("//")
+        .map_or(&url[5..], |r| r.find('/').map_or("", |i| &r[i..]));
+    let segment = after_host.trim_start_matches('/').as_bytes();
+    segment.len() >= 2
+        && segment[0].is_ascii_alphabetic()
+        && matches!(segment[1], b':' | b'|')
+        && segment
+            .get(2)
+            .is_none_or(|b| matches!(b, b'/' | b'\\' | b'?' | b'#'))
+}
+
 /// Against a valid base: RFC 1808 and RFC 3986 always resolve; the result
 /// is a valid base under the same rules (it has a scheme, and WHATWG
-/// parses it); resolving it again gives it back (for RFC 3986 only when
-/// the base's path has no dot segments).
+/// parses it); resolving it again gives it back. RFC 1808 has no
+/// exception: every result has a scheme, which §4 step 2b returns as it
+/// is. RFC 3986 is checked only when the base's path has no dot segments
+/// ([`rfc3986_base_has_dot_segments`]). WHATWG is not checked for a
+/// `file:` URL whose path starts with a Windows drive letter: the URL
+/// Standard drops the host of one that is parsed (`file://h/e:` is
+/// `file:///e:`) but not of one made by removing `..` (`file://h/` +
+/// `/x/../e:` is `file://h/e:`).
 pub fn resolution_is_absolute_and_stable(
     rules: Rules,
     base: &str,
@@ -708,6 +735,9 @@ pub fn resolution_is_absolute_and_stable(
         ));
     }
     if rules == Rules::Rfc3986 && rfc3986_base_has_dot_segments(base) {
+        return Ok(());
+    }
+    if rules == Rules::Whatwg && file_url_with_a_drive_letter(&once) {
         return Ok(());
     }
     match resolve(rules, base, &once) {
