@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         panic!("{e}");
     }
     let known = props::known::skipped()
-        && (props::known::legacy_encoding(data)
+        && (props::known::not_plain_utf8(data)
             || props::known::legacy_quot_in_srcdoc(data)
             || props::known::base_with_a_list_separator(data));
     // The rule set follows the length, so each input is checked under one

@@ -3,8 +3,10 @@
 //! fuzz targets (`fuzz/fuzz_targets/`, which include this file by path), so
 //! it uses only the library and its own dependencies.
 //!
-//! Every call into the library's API is in the "glue" section below, so
-//! that a change of the API touches only it.
+//! Every call that rewrites or resolves is in the "glue" section below, so
+//! that a change of the API touches only it; the tree comparison also
+//! reads the link table and the splitters of lists (`relink::html`,
+//! `relink::css`), to know which values may change.
 
 use std::borrow::Cow;
 
@@ -169,11 +171,27 @@ pub mod known {
     }
 
     /// A document relink reads in an encoding other than UTF-8 (its bytes
-    /// are not UTF-8, or it says so): an edit that spans a non-ASCII
+    /// are not UTF-8, or it says so), or whose bytes after a UTF-8 byte
+    /// order mark are not UTF-8: an edit that spans a non-ASCII or invalid
     /// character there ends one character short
-    /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`).
-    pub fn legacy_encoding(bytes: &[u8]) -> bool {
-        super::html(bytes, None).is_ok_and(|run| run.encoding != encoding_rs::UTF_8)
+    /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`,
+    /// `regressions::a_quoted_value_after_a_bom_ends_where_it_did`).
+    pub fn not_plain_utf8(bytes: &[u8]) -> bool {
+        let after_bom = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        std::str::from_utf8(after_bom).is_err()
+            || super::html(bytes, None).is_ok_and(|run| run.encoding != encoding_rs::UTF_8)
+    }
+
+    /// A `file:` base with a Windows drive letter as a path segment: the
+    /// `url` crate's debug assertion fails when `..` removes the segment
+    /// after it (`regressions::a_whatwg_file_base_with_a_drive_letter_does_not_panic`).
+    pub fn file_base_with_a_drive_letter(base: &str) -> bool {
+        base.get(..5)
+            .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+            && base[5..].split(['/', '\\']).any(|segment| {
+                let b = segment.as_bytes();
+                b.len() >= 2 && b[0].is_ascii_alphabetic() && matches!(b[1], b':' | b'|')
+            })
     }
 
     /// A base whose scheme does not start with a letter: RFC 1808 allows
