@@ -307,6 +307,7 @@ proptest! {
         let input = Bytes(as_utf8(&input));
         prop_assume!(!props::known::not_plain_utf8(&input.0));
         prop_assume!(!props::known::legacy_quot_in_srcdoc(&input.0));
+        prop_assume!(!props::known::tag_in_a_value_before_a_name(&input.0));
         prop_assume!(!props::known::base_with_a_list_separator(&input.0));
         let r = props::html_structure_is_kept(&input.0, rules);
         prop_assert!(r.is_ok(), "{:?}", r);
@@ -317,6 +318,7 @@ proptest! {
         let input = Bytes(as_utf8(&input));
         prop_assume!(!props::known::not_plain_utf8(&input.0));
         prop_assume!(!props::known::legacy_quot_in_srcdoc(&input.0));
+        prop_assume!(!props::known::tag_in_a_value_before_a_name(&input.0));
         prop_assume!(!props::known::base_with_a_list_separator(&input.0));
         // Not RFC 3986: see `props::html_is_idempotent`.
         let rules = if whatwg { Rules::Whatwg } else { Rules::Rfc1808 };
@@ -407,6 +409,16 @@ mod regressions {
         // A debug assertion in `url::Url::join` (url 2.5.8); release builds
         // do not check it.
         props::resolution_never_panics("file:///a/e:", "..");
+    }
+
+    #[test]
+    #[ignore = "defect: a tag is located at a copy of it inside its own attribute value"]
+    fn a_tag_copied_into_its_own_attribute_is_located_at_its_start() {
+        // The real tag is `<a href='x' title='<a href=' x'>` (no space before
+        // `title`); relink takes the copy inside the title for the tag,
+        // rewrites the `x` there and leaves the real href alone.
+        let page = b"<a href='x'title='<a href='x' title=''x'>";
+        props::html_structure_is_kept(page, Rules::Rfc1808).unwrap();
     }
 
     #[test]

@@ -49,12 +49,19 @@ pub struct Run {
     pub changed_links: usize,
 }
 
-/// Rewrites an HTML document with `outer` as the layer below it.
-pub fn html(bytes: &[u8], outer: Option<&Base>) -> Result<Run, String> {
-    let options = Options {
+/// The options for `outer` as the layer below the document, with its rule
+/// set for every resolution (the BASE element's too).
+fn options(outer: Option<&Base>) -> Options<'_> {
+    Options {
+        rules: outer.map_or(Rules::default(), |b| b.url.rules()),
         outer,
         ..Options::default()
-    };
+    }
+}
+
+/// Rewrites an HTML document with `outer` as the layer below it.
+pub fn html(bytes: &[u8], outer: Option<&Base>) -> Result<Run, String> {
+    let options = options(outer);
     let outcome = rewrite_html(bytes, &options).map_err(|e| e.to_string())?;
     Ok(Run {
         changed_links: outcome.links.iter().filter(|l| l.changed).count(),
@@ -66,10 +73,7 @@ pub fn html(bytes: &[u8], outer: Option<&Base>) -> Result<Run, String> {
 
 /// Rewrites one message (or MHTML file); the encoding is not meaningful.
 pub fn message(bytes: &[u8], outer: Option<&Base>) -> Run {
-    let options = Options {
-        outer,
-        ..Options::default()
-    };
+    let options = options(outer);
     let outcome = rewrite_message(bytes, &options);
     Run {
         changed_links: outcome.links.iter().filter(|(_, l)| l.changed).count(),
@@ -86,10 +90,7 @@ pub fn mbox_format(bytes: &[u8]) -> MboxFormat {
 
 /// Rewrites an mbox: the bytes written and whether anything changed.
 pub fn mbox(bytes: &[u8], format: MboxFormat, outer: Option<&Base>) -> (Vec<u8>, bool) {
-    let options = Options {
-        outer,
-        ..Options::default()
-    };
+    let options = options(outer);
     let mut out = Vec::new();
     let changed = mbox::rewrite_mbox(bytes, format, &mut out, &options, |_, _| {})
         .expect("writing to memory cannot fail");
@@ -261,6 +262,25 @@ pub mod known {
                             .all(|&b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
                         && (w[1].is_empty() || w[1] == b"\r")
                 })
+    }
+
+    /// A quoted value holding a `<` and followed at once by a letter (an
+    /// attribute name with no space before it): relink may take a copy of
+    /// the tag inside the value for the tag
+    /// (`regressions::a_tag_copied_into_its_own_attribute_is_located_at_its_start`).
+    /// An approximation, wider than the defect.
+    pub fn tag_in_a_value_before_a_name(bytes: &[u8]) -> bool {
+        (0..bytes.len().saturating_sub(1)).any(|i| {
+            let quote = bytes[i + 1];
+            if bytes[i] != b'=' || !matches!(quote, b'\'' | b'"') {
+                return false;
+            }
+            let value = &bytes[i + 2..];
+            value.iter().position(|&b| b == quote).is_some_and(|end| {
+                value[..end].contains(&b'<')
+                    && value.get(end + 1).is_some_and(u8::is_ascii_alphabetic)
+            })
+        })
     }
 
     /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
