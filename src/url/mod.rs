@@ -104,6 +104,14 @@ impl BaseUrl {
                 reason: "it has no scheme".to_owned(),
             });
         }
+        // RFC 3986 section 3.1: a scheme begins with a letter (RFC 1808's
+        // grammar also takes a digit); else the base reads as a path.
+        if rules == Rules::Rfc3986 && !text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return Err(Error::InvalidBase {
+                base: text.to_owned(),
+                reason: "its scheme does not begin with a letter".to_owned(),
+            });
+        }
         let whatwg = match rules {
             Rules::Whatwg => Some(whatwg::parse_base(text)?),
             Rules::Rfc1808 | Rules::Rfc3986 => None,

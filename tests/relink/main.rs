@@ -8,6 +8,7 @@ mod html_corpus;
 mod html_fixtures;
 mod mail;
 mod resolver;
+mod robust;
 mod tokenizer;
 mod warc;
 

@@ -1,0 +1,24 @@
+//! The message reader: no panic; no base, no change; with a base the MIME
+//! tree and headers are kept and a second pass changes nothing.
+#![no_main]
+
+#[path = "../../tests/relink/robust/props.rs"]
+#[allow(dead_code)]
+mod props;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if props::known::skipped() && props::known::non_ascii_in_a_base_header(data) {
+        return;
+    }
+    let checks = [
+        props::message_without_a_base_is_unchanged(data),
+        props::message_is_kept_and_idempotent(data),
+    ];
+    for check in checks {
+        if let Err(e) = check {
+            panic!("{e}");
+        }
+    }
+});

@@ -1,0 +1,802 @@
+//! The robustness properties, each a function of one input that says what
+//! broke. Shared by the property tests (`tests/relink/robust.rs`) and the
+//! fuzz targets (`fuzz/fuzz_targets/`, which include this file by path), so
+//! it uses only the library and its own dependencies.
+//!
+//! Every call that rewrites or resolves is in the "glue" section below, so
+//! that a change of the API touches only it; the tree comparison also
+//! reads the link table and the splitters of lists (`relink::html`,
+//! `relink::css`), to know which values may change.
+
+use std::borrow::Cow;
+
+use encoding_rs::Encoding;
+use html5ever::tendril::TendrilSink;
+use html5ever::tree_builder::TreeBuilderOpts;
+use html5ever::{ParseOpts, local_name, ns, parse_document};
+use markup5ever_rcdom::{Handle, NodeData, RcDom};
+use relink::base::{Base, BaseSource};
+use relink::document::{Options, rewrite_html, rewrite_mbox, rewrite_message};
+use relink::html::links::{self, Syntax};
+use relink::html::tree::Namespace;
+use relink::mime::mbox::{self, MboxFormat, MboxReader};
+use relink::url::rfc3986;
+use relink::{BaseUrl, Rules};
+
+// ---------------------------------------------------------------- glue
+
+/// The retrieval URL the rewriting properties use.
+pub const RETRIEVED_FROM: &str = "http://example.com/dir/page.html?q#f";
+
+/// The retrieval URL as the lowest layer of a base.
+pub fn retrieved(rules: Rules) -> Base {
+    Base::new(
+        BaseUrl::parse(RETRIEVED_FROM, rules).expect("a valid base"),
+        BaseSource::RetrievedFrom,
+    )
+}
+
+/// What rewriting a document gave, as the properties need it.
+pub struct Run {
+    /// The new bytes, `None` when nothing changed.
+    pub output: Option<Vec<u8>>,
+    /// The encoding the document was read in.
+    pub encoding: &'static Encoding,
+    /// Whether the document had a base.
+    pub has_base: bool,
+    /// How many links were reported changed.
+    pub changed_links: usize,
+}
+
+/// The options for `outer` as the layer below the document, with its rule
+/// set for every resolution (the BASE element's too).
+fn options(outer: Option<&Base>) -> Options<'_> {
+    Options {
+        rules: outer.map_or(Rules::default(), |b| b.url.rules()),
+        outer,
+        ..Options::default()
+    }
+}
+
+/// Rewrites an HTML document with `outer` as the layer below it.
+pub fn html(bytes: &[u8], outer: Option<&Base>) -> Result<Run, String> {
+    let options = options(outer);
+    let outcome = rewrite_html(bytes, &options).map_err(|e| e.to_string())?;
+    Ok(Run {
+        changed_links: outcome.links.iter().filter(|l| l.changed).count(),
+        has_base: outcome.base.is_some(),
+        encoding: outcome.encoding,
+        output: outcome.output,
+    })
+}
+
+/// Rewrites one message (or MHTML file); the encoding is not meaningful.
+pub fn message(bytes: &[u8], outer: Option<&Base>) -> Run {
+    let options = options(outer);
+    let outcome = rewrite_message(bytes, &options);
+    Run {
+        changed_links: outcome.links.iter().filter(|(_, l)| l.changed).count(),
+        has_base: outcome.links.iter().any(|(_, l)| l.base.is_some()),
+        encoding: encoding_rs::UTF_8,
+        output: outcome.output,
+    }
+}
+
+/// The mbox variant relink guesses for `bytes`.
+pub fn mbox_format(bytes: &[u8]) -> MboxFormat {
+    mbox::detect(bytes)
+}
+
+/// Rewrites an mbox: the bytes written and whether anything changed.
+pub fn mbox(bytes: &[u8], format: MboxFormat, outer: Option<&Base>) -> (Vec<u8>, bool) {
+    let options = options(outer);
+    let mut out = Vec::new();
+    let changed = rewrite_mbox(bytes, format, &mut out, &options, |_, _| {})
+        .expect("writing to memory cannot fail");
+    (out, changed)
+}
+
+/// The messages of an mbox as relink splits it: (From line, bytes).
+pub fn mbox_messages(bytes: &[u8], format: MboxFormat) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut reader = MboxReader::new(bytes, format).expect("reading memory cannot fail");
+    let mut out = Vec::new();
+    while let Some(m) = reader.next_message().expect("reading memory cannot fail") {
+        out.push((m.from_line, m.bytes));
+    }
+    out
+}
+
+/// Resolves under `rules`: `None` when `base` is not a valid base, else the
+/// result or the error.
+pub fn resolve(rules: Rules, base: &str, reference: &str) -> Option<Result<String, String>> {
+    let base = BaseUrl::parse(base, rules).ok()?;
+    Some(
+        base.resolve(reference)
+            .map(Cow::into_owned)
+            .map_err(|e| e.to_string()),
+    )
+}
+
+/// Resolves with every rule set and with the raw RFC functions, whatever
+/// `base` is, for the panics alone.
+pub fn resolution_never_panics(base: &str, reference: &str) {
+    for rules in Rules::ALL {
+        let _ = resolve(rules, base, reference);
+    }
+    let _ = relink::url::rfc1808::resolve(base, reference);
+    let _ = rfc3986::resolve(base, reference);
+}
+
+/// Whether `url` is an absolute URL under `rules` (a valid base).
+pub fn is_absolute(url: &str, rules: Rules) -> bool {
+    BaseUrl::parse(url, rules).is_ok()
+}
+
+/// Whether RFC 3986's second pass may differ: the base's path has dot
+/// segments, which section 5.2.2 keeps for an empty-path reference but
+/// removes from an absolute one.
+pub fn rfc3986_base_has_dot_segments(base: &str) -> bool {
+    let path = rfc3986::Reference::parse(base).path;
+    rfc3986::remove_dot_segments(path) != path
+}
+
+/// Inputs that hit a defect being fixed, which the property tests skip so
+/// that they stay deterministic, and the fuzz targets skip only when
+/// `RELINK_FUZZ_SKIP_KNOWN` is set (each has an ignored regression test in
+/// `robust.rs`, named below).
+pub mod known {
+    /// A non-ASCII byte in a header (or its folded lines) whose name holds
+    /// `base` or `location`: relink panics on some of them
+    /// (`regressions::a_non_ascii_content_base_does_not_panic`).
+    pub fn non_ascii_in_a_base_header(bytes: &[u8]) -> bool {
+        let mut in_base = false;
+        for line in bytes.split(|&b| b == b'\n') {
+            if !line.starts_with(b" ") && !line.starts_with(b"\t") {
+                let name = line.split(|&b| b == b':').next().unwrap_or(b"");
+                in_base = super::contains_ignore_case(name, b"base")
+                    || super::contains_ignore_case(name, b"location");
+            }
+            if in_base && !line.is_ascii() {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether the fuzz targets skip these inputs.
+    #[allow(dead_code, reason = "only the fuzz targets ask")]
+    pub fn skipped() -> bool {
+        static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *SKIP.get_or_init(|| std::env::var_os("RELINK_FUZZ_SKIP_KNOWN").is_some())
+    }
+
+    /// A document relink reads in an encoding other than UTF-8 (its bytes
+    /// are not UTF-8, or it says so), or whose bytes after a UTF-8 byte
+    /// order mark are not UTF-8: an edit that spans a non-ASCII or invalid
+    /// character there ends one character short
+    /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`,
+    /// `regressions::a_quoted_value_after_a_bom_ends_where_it_did`).
+    pub fn not_plain_utf8(bytes: &[u8]) -> bool {
+        let after_bom = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+        std::str::from_utf8(after_bom).is_err()
+            || super::html(bytes, None).is_ok_and(|run| run.encoding != encoding_rs::UTF_8)
+    }
+
+    /// A `file:` base with a Windows drive letter as a path segment: the
+    /// `url` crate's debug assertion fails when `..` removes the segment
+    /// after it (`regressions::a_whatwg_file_base_with_a_drive_letter_does_not_panic`).
+    pub fn file_base_with_a_drive_letter(base: &str) -> bool {
+        base.get(..5)
+            .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+            && base[5..].split(['/', '\\']).any(|segment| {
+                let b = segment.as_bytes();
+                b.len() >= 2 && b[0].is_ascii_alphabetic() && matches!(b[1], b':' | b'|')
+            })
+    }
+
+    /// A base whose scheme does not start with a letter: RFC 1808 allows
+    /// it, RFC 3986 reads it as a relative reference, so the RFC 3986
+    /// rules resolve their own result again below the base
+    /// (`regressions::an_rfc3986_base_needs_a_letter_first`).
+    pub fn scheme_without_a_letter_first(base: &str) -> bool {
+        base.split_once(':')
+            .is_some_and(|(scheme, _)| !scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
+    }
+
+    /// An HTML document whose base (its BASE element's, or the retrieval
+    /// URL) holds white space or a comma: a list (`ping`, `srcset`)
+    /// resolved against it splits into more URLs
+    /// (`regressions::a_base_with_a_space_keeps_a_list_whole`).
+    pub fn base_with_a_list_separator(bytes: &[u8]) -> bool {
+        let (text, _, _) = encoding_rs::UTF_8.decode(bytes);
+        let outer = super::retrieved(super::Rules::Rfc1808);
+        let base = super::oracle_base(&super::tree(&text), &outer.url);
+        base.as_str().contains(|c| super::is_space(c) || c == ',')
+    }
+
+    /// A `Content-Length` larger than the input: the mbox reader reserves
+    /// it, or wraps adding it.
+    pub fn huge_content_length(bytes: &[u8]) -> bool {
+        bytes.split(|&b| b == b'\n').any(|line| {
+            line.len() > 15
+                && line[..15].eq_ignore_ascii_case(b"content-length:")
+                && String::from_utf8_lossy(&line[15..])
+                    .trim()
+                    .parse::<u128>()
+                    .is_ok_and(|n| n > bytes.len() as u128)
+        })
+    }
+
+    /// A quoted-printable soft line break before a blank line: the
+    /// rewritten body loses the blank line that ends an mbox message, so
+    /// the next merges into it
+    /// (`regressions::a_qp_soft_break_at_the_end_keeps_the_next_message`).
+    pub fn qp_soft_break_before_a_blank_line(bytes: &[u8]) -> bool {
+        bytes
+            .split(|&b| b == b'\n')
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| {
+                let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
+                let line = line.trim_ascii_end();
+                line.ends_with(b"=") && (w[1].is_empty() || w[1] == b"\r")
+            })
+    }
+
+    /// A base64 body (as far as a look at the lines tells) that ends in a
+    /// blank line: the rewritten body drops it, so in an mbox the next
+    /// message merges into it
+    /// (`regressions::a_base64_body_keeps_the_blank_line_before_from`).
+    pub fn base64_line_before_a_blank_line(bytes: &[u8]) -> bool {
+        super::contains_ignore_case(bytes, b"base64")
+            && bytes
+                .split(|&b| b == b'\n')
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| {
+                    let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
+                    !line.is_empty()
+                        && line
+                            .iter()
+                            .all(|&b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+                        && (w[1].is_empty() || w[1] == b"\r")
+                })
+    }
+
+    /// A quoted value holding a `<` and followed at once by a letter (an
+    /// attribute name with no space before it): relink may take a copy of
+    /// the tag inside the value for the tag
+    /// (`regressions::a_tag_copied_into_its_own_attribute_is_located_at_its_start`).
+    /// An approximation, wider than the defect.
+    pub fn tag_in_a_value_before_a_name(bytes: &[u8]) -> bool {
+        (0..bytes.len().saturating_sub(1)).any(|i| {
+            let quote = bytes[i + 1];
+            if bytes[i] != b'=' || !matches!(quote, b'\'' | b'"') {
+                return false;
+            }
+            let value = &bytes[i + 2..];
+            value.iter().position(|&b| b == quote).is_some_and(|end| {
+                value[..end].contains(&b'<')
+                    && value.get(end + 1).is_some_and(u8::is_ascii_alphabetic)
+            })
+        })
+    }
+
+    /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
+    /// reference stops being one when a URL follows it
+    /// (`regressions::a_srcdoc_legacy_quot_stays_a_quote`).
+    pub fn legacy_quot_in_srcdoc(bytes: &[u8]) -> bool {
+        super::contains_ignore_case(bytes, b"srcdoc")
+            && bytes
+                .windows(6)
+                .any(|w| w[..5].eq_ignore_ascii_case(b"&quot") && w[5] != b';')
+    }
+}
+
+// ---------------------------------------------------------------- HTML
+
+/// With no base, nothing changes: a document without the letters `base`
+/// (so no BASE element) given no outer layer comes out as it went in, and
+/// any document that ends up without a base reports no change.
+pub fn html_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
+    let run = html(bytes, None)?;
+    if !contains_ignore_case(bytes, b"base") && run.has_base {
+        return Err("a base without a BASE element or outer layer".to_owned());
+    }
+    if !run.has_base && (run.output.is_some() || run.changed_links > 0) {
+        return Err("changed without a base".to_owned());
+    }
+    Ok(())
+}
+
+/// With a base, the output parses to the same tree as the input (elements,
+/// attribute names, attribute values, text, comments), except the values
+/// of URL-bearing attributes and the text of `<style>` elements; a changed
+/// single-URL value is the resolution of the old one against the
+/// document's base (found here independently of relink), and an `iframe
+/// srcdoc` document keeps its own tree by the same rules.
+pub fn html_structure_is_kept(bytes: &[u8], rules: Rules) -> Result<(), String> {
+    let outer = retrieved(rules);
+    let run = html(bytes, Some(&outer))?;
+    let Some(output) = &run.output else {
+        return Ok(());
+    };
+    let (before, _, _) = run.encoding.decode(bytes);
+    let (after, _, _) = run.encoding.decode(output);
+    compare(&tree(&before), &tree(&after), &outer.url)
+}
+
+/// Rewriting the output again with the same base changes nothing. Holds
+/// for RFC 1808 and WHATWG; for RFC 3986 only while no base has dot
+/// segments (see [`rfc3986_base_has_dot_segments`]), so callers give it
+/// RFC 1808.
+pub fn html_is_idempotent(bytes: &[u8], rules: Rules) -> Result<(), String> {
+    let outer = retrieved(rules);
+    let first = html(bytes, Some(&outer))?;
+    let Some(once) = first.output else {
+        return Ok(());
+    };
+    let second = html(&once, Some(&outer))?;
+    match second.output {
+        None => Ok(()),
+        Some(twice) => Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        )),
+    }
+}
+
+/// Whether `needle` is in `haystack`, ASCII case-insensitively.
+pub fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Where two byte strings first differ, with some context.
+pub fn first_difference(a: &[u8], b: &[u8]) -> String {
+    let at = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let start = at.saturating_sub(20);
+    let show = |s: &[u8]| {
+        String::from_utf8_lossy(&s[start.min(s.len())..(at + 40).min(s.len())]).into_owned()
+    };
+    format!("at byte {at}: {:?} became {:?}", show(a), show(b))
+}
+
+/// Parses as relink does (scripting disabled).
+fn tree(text: &str) -> RcDom {
+    let opts = ParseOpts {
+        tree_builder: TreeBuilderOpts {
+            scripting_enabled: false,
+            ..TreeBuilderOpts::default()
+        },
+        ..ParseOpts::default()
+    };
+    parse_document(RcDom::default(), opts).one(text)
+}
+
+/// Children in tree order, template contents first for a template.
+fn children(node: &Handle) -> Vec<Handle> {
+    let mut out = Vec::new();
+    if let NodeData::Element {
+        template_contents, ..
+    } = &node.data
+        && let Some(contents) = template_contents.borrow().as_ref()
+    {
+        out.push(contents.clone());
+    }
+    out.extend(node.children.borrow().iter().cloned());
+    out
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
+}
+
+/// The document's base, found independently of relink: the first HTML
+/// base element with an href, outside template contents, in tree order,
+/// resolved against `outer`; an empty, `data:` or `javascript:` href is
+/// ignored.
+fn oracle_base(dom: &RcDom, outer: &BaseUrl) -> BaseUrl {
+    let mut stack = vec![(dom.document.clone(), false)];
+    while let Some((node, in_template)) = stack.pop() {
+        if let NodeData::Element {
+            name,
+            attrs,
+            template_contents,
+            ..
+        } = &node.data
+        {
+            if !in_template && name.ns == ns!(html) && name.local == local_name!("base") {
+                let href = attrs
+                    .borrow()
+                    .iter()
+                    .find(|a| a.name.ns == ns!() && a.name.local == local_name!("href"))
+                    .map(|a| a.value.to_string());
+                if let Some(href) = href {
+                    let href = href.trim_matches(is_space);
+                    let lower = href.to_ascii_lowercase();
+                    if href.is_empty()
+                        || lower.starts_with("data:")
+                        || lower.starts_with("javascript:")
+                    {
+                        return outer.clone();
+                    }
+                    return outer
+                        .resolve(href)
+                        .ok()
+                        .and_then(|r| BaseUrl::parse(&r, outer.rules()).ok())
+                        .unwrap_or_else(|| outer.clone());
+                }
+            }
+            if let Some(contents) = template_contents.borrow().as_ref() {
+                stack.push((contents.clone(), true));
+            }
+        }
+        for child in node.children.borrow().iter().rev() {
+            stack.push((child.clone(), in_template));
+        }
+    }
+    outer.clone()
+}
+
+/// How many URLs a value of `syntax` holds.
+fn url_count(syntax: Syntax, value: &str) -> usize {
+    match syntax {
+        Syntax::Url | Syntax::Srcdoc => 1,
+        Syntax::SpaceList => value.split(is_space).filter(|u| !u.is_empty()).count(),
+        Syntax::CommaList => value
+            .split(',')
+            .filter(|u| !u.trim_matches(is_space).is_empty())
+            .count(),
+        Syntax::Srcset => relink::html::srcset::urls(value).len(),
+        Syntax::Refresh => usize::from(relink::html::refresh::url(value).is_some()),
+        Syntax::Css => relink::css::urls(value).len(),
+    }
+}
+
+/// Walks both trees together; see [`html_structure_is_kept`]. `outer` is
+/// the layer below the document's own base.
+fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String> {
+    let base = oracle_base(before, outer);
+    let mut first_base = true;
+    let mut stack = vec![(before.document.clone(), after.document.clone(), false)];
+    while let Some((a, b, in_style)) = stack.pop() {
+        match (&a.data, &b.data) {
+            (
+                NodeData::Element {
+                    name: na,
+                    attrs: aa,
+                    ..
+                },
+                NodeData::Element {
+                    name: nb,
+                    attrs: ab,
+                    ..
+                },
+            ) => {
+                if na != nb {
+                    return Err(format!("element {:?} became {:?}", na.local, nb.local));
+                }
+                let (aa, ab) = (aa.borrow(), ab.borrow());
+                if aa.len() != ab.len() {
+                    return Err(format!("<{}> attributes changed in number", na.local));
+                }
+                let namespace = match na.ns {
+                    ns!(html) => Namespace::Html,
+                    ns!(svg) => Namespace::Svg,
+                    _ => Namespace::Other,
+                };
+                let is_base = namespace == Namespace::Html && na.local == local_name!("base");
+                for (x, y) in aa.iter().zip(ab.iter()) {
+                    if x.name != y.name {
+                        return Err(format!(
+                            "<{}> attribute {:?} became {:?}",
+                            na.local, x.name.local, y.name.local
+                        ));
+                    }
+                    if x.value == y.value {
+                        continue;
+                    }
+                    let attr = match &x.name.prefix {
+                        Some(prefix) => format!("{prefix}:{}", x.name.local),
+                        None => x.name.local.to_string(),
+                    };
+                    let Some(row) = links::lookup(namespace, &na.local, &attr) else {
+                        return Err(format!(
+                            "<{} {attr}> is no link but {:?} became {:?}",
+                            na.local, &*x.value, &*y.value
+                        ));
+                    };
+                    let against = if is_base && first_base && attr == "href" {
+                        outer
+                    } else {
+                        &base
+                    };
+                    match row.syntax {
+                        // A single URL (not one relative to an object's
+                        // codebase) becomes its resolution.
+                        Syntax::Url if !row.codebase => {
+                            let want = against
+                                .resolve(x.value.trim_matches(is_space))
+                                .map_err(|e| e.to_string())?;
+                            if y.value.trim_matches(is_space) != want.trim_matches(is_space) {
+                                return Err(format!(
+                                    "<{} {attr}> {:?} became {:?}, want {want:?}",
+                                    na.local, &*x.value, &*y.value
+                                ));
+                            }
+                        }
+                        Syntax::Srcdoc => {
+                            compare(&tree(&x.value), &tree(&y.value), &base)
+                                .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
+                        }
+                        // A list keeps its number of URLs; a CSS value its
+                        // number of `url()`s.
+                        syntax => {
+                            let (n, m) = (url_count(syntax, &x.value), url_count(syntax, &y.value));
+                            if n != m {
+                                return Err(format!(
+                                    "<{} {attr}> {:?} became {:?}: {n} urls became {m}",
+                                    na.local, &*x.value, &*y.value
+                                ));
+                            }
+                        }
+                    }
+                }
+                if is_base && aa.iter().any(|x| &*x.name.local == "href") {
+                    first_base = false;
+                }
+            }
+            (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {
+                let (ta, tb) = (ta.borrow(), tb.borrow());
+                if ta[..] != tb[..] && !in_style {
+                    return Err(format!("text {:?} became {:?}", &ta[..], &tb[..]));
+                }
+            }
+            (NodeData::Comment { contents: ca }, NodeData::Comment { contents: cb }) => {
+                if ca != cb {
+                    return Err(format!("comment {ca:?} became {cb:?}"));
+                }
+            }
+            (
+                NodeData::Doctype {
+                    name: da,
+                    public_id: pa,
+                    system_id: sa,
+                },
+                NodeData::Doctype {
+                    name: db,
+                    public_id: pb,
+                    system_id: sb,
+                },
+            ) => {
+                if (da, pa, sa) != (db, pb, sb) {
+                    return Err(format!("doctype {da:?} became {db:?}"));
+                }
+            }
+            (NodeData::Document, NodeData::Document)
+            | (NodeData::ProcessingInstruction { .. }, NodeData::ProcessingInstruction { .. }) => {}
+            (x, y) => return Err(format!("node {x:?} became {y:?}")),
+        }
+        let style = matches!(&a.data, NodeData::Element { name, .. }
+            if name.local == local_name!("style"));
+        let (ca, cb) = (children(&a), children(&b));
+        if ca.len() != cb.len() {
+            return Err(format!(
+                "children changed in number ({} became {}) under {:?}",
+                ca.len(),
+                cb.len(),
+                a.data
+            ));
+        }
+        for (x, y) in ca.into_iter().zip(cb).rev() {
+            stack.push((x, y, style));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- mail
+
+/// A message with no base header and no BASE element (no `base` or
+/// `location` in it, in any case), given no outer layer, is unchanged.
+pub fn message_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
+    let run = message(bytes, None);
+    let may_have_base =
+        contains_ignore_case(bytes, b"base") || contains_ignore_case(bytes, b"location");
+    if !may_have_base && (run.output.is_some() || run.has_base) {
+        return Err("changed without a base".to_owned());
+    }
+    if run.output.is_some() && run.changed_links == 0 {
+        return Err("changed with no link changed".to_owned());
+    }
+    Ok(())
+}
+
+/// With a base, the rewritten message has the same MIME tree (media types,
+/// every header byte for byte but a Content-Location made absolute), and a
+/// second pass changes nothing.
+pub fn message_is_kept_and_idempotent(bytes: &[u8]) -> Result<(), String> {
+    let outer = retrieved(Rules::Rfc1808);
+    let run = message(bytes, Some(&outer));
+    let Some(once) = run.output else {
+        return Ok(());
+    };
+    if let Ok(before) = mailparse::parse_mail(bytes) {
+        let after = mailparse::parse_mail(&once)
+            .map_err(|e| format!("the output no longer parses: {e}"))?;
+        compare_mime(&before, &after, "")?;
+    }
+    if let Some(twice) = message(&once, Some(&outer)).output {
+        return Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        ));
+    }
+    Ok(())
+}
+
+fn compare_mime(
+    a: &mailparse::ParsedMail<'_>,
+    b: &mailparse::ParsedMail<'_>,
+    path: &str,
+) -> Result<(), String> {
+    let raw = |m: &mailparse::ParsedMail<'_>| -> Vec<(String, Vec<u8>)> {
+        m.headers
+            .iter()
+            .map(|h| (h.get_key(), h.get_value_raw().to_vec()))
+            .collect()
+    };
+    // Headers stay byte for byte, but for a relative Content-Location,
+    // which is a link too: it becomes absolute (RFC 2557 readers match it
+    // against the rewritten links).
+    let (before, after) = (raw(a), raw(b));
+    let same = before.len() == after.len()
+        && before.iter().zip(&after).all(|((ka, va), (kb, vb))| {
+            ka == kb
+                && (va == vb
+                    || ka.eq_ignore_ascii_case("content-location")
+                        && relink::url::rfc1808::Url::parse(
+                            String::from_utf8_lossy(vb).trim().trim_matches('"'),
+                        )
+                        .scheme
+                        .is_some())
+        });
+    if !same {
+        return Err(format!("the headers of part {path:?} changed"));
+    }
+    if a.ctype.mimetype != b.ctype.mimetype || a.subparts.len() != b.subparts.len() {
+        return Err(format!(
+            "part {path:?}: {} with {} parts became {} with {}",
+            a.ctype.mimetype,
+            a.subparts.len(),
+            b.ctype.mimetype,
+            b.subparts.len()
+        ));
+    }
+    for (n, (x, y)) in a.subparts.iter().zip(&b.subparts).enumerate() {
+        compare_mime(x, y, &format!("{path}.{}", n + 1))?;
+    }
+    Ok(())
+}
+
+/// An mbox, rewritten with a base in the variant relink guesses: when
+/// nothing changed it is copied byte for byte; either way it keeps its
+/// message count and each From line; a second pass changes nothing; and
+/// with no base at all (no outer layer, no `base` or `location` in it)
+/// nothing changes.
+pub fn mbox_is_kept(bytes: &[u8]) -> Result<(), String> {
+    let format = mbox_format(bytes);
+    let may_have_base =
+        contains_ignore_case(bytes, b"base") || contains_ignore_case(bytes, b"location");
+    if !may_have_base {
+        let (out, changed) = mbox(bytes, format, None);
+        if changed || out != bytes {
+            return Err("changed without a base".to_owned());
+        }
+    }
+    let outer = retrieved(Rules::Rfc1808);
+    let (once, changed) = mbox(bytes, format, Some(&outer));
+    if !changed {
+        return if once == bytes {
+            Ok(())
+        } else {
+            Err(format!(
+                "unchanged but not copied: {}",
+                first_difference(bytes, &once)
+            ))
+        };
+    }
+    let from_lines = |b: &[u8]| -> Vec<Vec<u8>> {
+        mbox_messages(b, format)
+            .into_iter()
+            .map(|(from, _)| from)
+            .collect()
+    };
+    let (before, after) = (from_lines(bytes), from_lines(&once));
+    if before != after {
+        return Err(format!(
+            "{} messages became {} ({:?})",
+            before.len(),
+            after.len(),
+            first_difference(bytes, &once)
+        ));
+    }
+    let (twice, changed_again) = mbox(&once, format, Some(&outer));
+    if changed_again || twice != once {
+        return Err(format!(
+            "a second pass changed {}",
+            first_difference(&once, &twice)
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------- resolver
+
+/// A `file:` URL whose first path segment is a Windows drive letter
+/// (a letter, then `:` or `|`).
+fn file_url_with_a_drive_letter(url: &str) -> bool {
+    if !url
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+    {
+        return false;
+    }
+    let after_host = url[5..]
+        .strip_prefix("//")
+        .map_or(&url[5..], |r| r.find('/').map_or("", |i| &r[i..]));
+    let segment = after_host.trim_start_matches('/').as_bytes();
+    segment.len() >= 2
+        && segment[0].is_ascii_alphabetic()
+        && matches!(segment[1], b':' | b'|')
+        && segment
+            .get(2)
+            .is_none_or(|b| matches!(b, b'/' | b'\\' | b'?' | b'#'))
+}
+
+/// Against a valid base: RFC 1808 and RFC 3986 always resolve; the result
+/// is a valid base under the same rules (it has a scheme, and WHATWG
+/// parses it); resolving it again gives it back. RFC 1808 has no
+/// exception: every result has a scheme, which §4 step 2b returns as it
+/// is. RFC 3986 is checked only when the base's path has no dot segments
+/// ([`rfc3986_base_has_dot_segments`]). WHATWG is not checked for a
+/// `file:` URL whose path starts with a Windows drive letter: the URL
+/// Standard drops the host of one that is parsed (`file://h/e:` is
+/// `file:///e:`) but not of one made by removing `..` (`file://h/` +
+/// `/x/../e:` is `file://h/e:`).
+pub fn resolution_is_absolute_and_stable(
+    rules: Rules,
+    base: &str,
+    reference: &str,
+) -> Result<(), String> {
+    let Some(result) = resolve(rules, base, reference) else {
+        return Ok(());
+    };
+    let once = match result {
+        Ok(once) => once,
+        Err(e) if rules == Rules::Whatwg => {
+            let _ = e;
+            return Ok(());
+        }
+        Err(e) => return Err(format!("{rules}: {base:?} + {reference:?} failed: {e}")),
+    };
+    if !is_absolute(&once, rules) {
+        return Err(format!(
+            "{rules}: {base:?} + {reference:?} gave {once:?}, not absolute"
+        ));
+    }
+    if rules == Rules::Rfc3986 && rfc3986_base_has_dot_segments(base) {
+        return Ok(());
+    }
+    if rules == Rules::Whatwg && file_url_with_a_drive_letter(&once) {
+        return Ok(());
+    }
+    match resolve(rules, base, &once) {
+        Some(Ok(twice)) if twice == once => Ok(()),
+        twice => Err(format!(
+            "{rules}: {base:?} + {reference:?} gave {once:?}, then {twice:?}"
+        )),
+    }
+}
