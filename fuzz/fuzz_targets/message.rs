@@ -9,9 +9,6 @@ mod props;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if props::known::skipped() && props::known::non_ascii_in_a_base_header(data) {
-        return;
-    }
     let checks = [
         props::message_without_a_base_is_unchanged(data),
         props::message_is_kept_and_idempotent(data),

@@ -140,156 +140,17 @@ pub fn rfc3986_base_has_dot_segments(base: &str) -> bool {
     rfc3986::remove_dot_segments(path) != path
 }
 
-/// Inputs that hit a defect being fixed, which the property tests skip so
-/// that they stay deterministic, and the fuzz targets skip only when
-/// `RELINK_FUZZ_SKIP_KNOWN` is set (each has an ignored regression test in
-/// `robust.rs`, named below).
+/// Inputs the properties leave to other tests.
 pub mod known {
-    /// A non-ASCII byte in a header (or its folded lines) whose name holds
-    /// `base` or `location`: relink panics on some of them
-    /// (`regressions::a_non_ascii_content_base_does_not_panic`).
-    pub fn non_ascii_in_a_base_header(bytes: &[u8]) -> bool {
-        let mut in_base = false;
-        for line in bytes.split(|&b| b == b'\n') {
-            if !line.starts_with(b" ") && !line.starts_with(b"\t") {
-                let name = line.split(|&b| b == b':').next().unwrap_or(b"");
-                in_base = super::contains_ignore_case(name, b"base")
-                    || super::contains_ignore_case(name, b"location");
-            }
-            if in_base && !line.is_ascii() {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Whether the fuzz targets skip these inputs.
-    #[allow(dead_code, reason = "only the fuzz targets ask")]
-    pub fn skipped() -> bool {
-        static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *SKIP.get_or_init(|| std::env::var_os("RELINK_FUZZ_SKIP_KNOWN").is_some())
-    }
-
     /// A document relink reads in an encoding other than UTF-8 (its bytes
-    /// are not UTF-8, or it says so), or whose bytes after a UTF-8 byte
-    /// order mark are not UTF-8: an edit that spans a non-ASCII or invalid
-    /// character there ends one character short
-    /// (`regressions::a_quoted_value_in_windows_1252_ends_where_it_did`,
-    /// `regressions::a_quoted_value_after_a_bom_ends_where_it_did`).
+    /// are not UTF-8, or it says so): the tree comparison here reads bytes
+    /// as UTF-8, so those documents are checked by the property of
+    /// `encodings.rs` instead (outside the rewritten values, every byte
+    /// stays).
     pub fn not_plain_utf8(bytes: &[u8]) -> bool {
         let after_bom = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         std::str::from_utf8(after_bom).is_err()
             || super::html(bytes, None).is_ok_and(|run| run.encoding != encoding_rs::UTF_8)
-    }
-
-    /// A `file:` base with a Windows drive letter as a path segment: the
-    /// `url` crate's debug assertion fails when `..` removes the segment
-    /// after it (`regressions::a_whatwg_file_base_with_a_drive_letter_does_not_panic`).
-    pub fn file_base_with_a_drive_letter(base: &str) -> bool {
-        base.get(..5)
-            .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
-            && base[5..].split(['/', '\\']).any(|segment| {
-                let b = segment.as_bytes();
-                b.len() >= 2 && b[0].is_ascii_alphabetic() && matches!(b[1], b':' | b'|')
-            })
-    }
-
-    /// A base whose scheme does not start with a letter: RFC 1808 allows
-    /// it, RFC 3986 reads it as a relative reference, so the RFC 3986
-    /// rules resolve their own result again below the base
-    /// (`regressions::an_rfc3986_base_needs_a_letter_first`).
-    pub fn scheme_without_a_letter_first(base: &str) -> bool {
-        base.split_once(':')
-            .is_some_and(|(scheme, _)| !scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
-    }
-
-    /// An HTML document whose base (its BASE element's, or the retrieval
-    /// URL) holds white space or a comma: a list (`ping`, `srcset`)
-    /// resolved against it splits into more URLs
-    /// (`regressions::a_base_with_a_space_keeps_a_list_whole`).
-    pub fn base_with_a_list_separator(bytes: &[u8]) -> bool {
-        let (text, _, _) = encoding_rs::UTF_8.decode(bytes);
-        let outer = super::retrieved(super::Rules::Rfc1808);
-        let base = super::oracle_base(&super::tree(&text), &outer.url);
-        base.as_str().contains(|c| super::is_space(c) || c == ',')
-    }
-
-    /// A `Content-Length` larger than the input: the mbox reader reserves
-    /// it, or wraps adding it.
-    pub fn huge_content_length(bytes: &[u8]) -> bool {
-        bytes.split(|&b| b == b'\n').any(|line| {
-            line.len() > 15
-                && line[..15].eq_ignore_ascii_case(b"content-length:")
-                && String::from_utf8_lossy(&line[15..])
-                    .trim()
-                    .parse::<u128>()
-                    .is_ok_and(|n| n > bytes.len() as u128)
-        })
-    }
-
-    /// A quoted-printable soft line break before a blank line: the
-    /// rewritten body loses the blank line that ends an mbox message, so
-    /// the next merges into it
-    /// (`regressions::a_qp_soft_break_at_the_end_keeps_the_next_message`).
-    pub fn qp_soft_break_before_a_blank_line(bytes: &[u8]) -> bool {
-        bytes
-            .split(|&b| b == b'\n')
-            .collect::<Vec<_>>()
-            .windows(2)
-            .any(|w| {
-                let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
-                let line = line.trim_ascii_end();
-                line.ends_with(b"=") && (w[1].is_empty() || w[1] == b"\r")
-            })
-    }
-
-    /// A base64 body (as far as a look at the lines tells) that ends in a
-    /// blank line: the rewritten body drops it, so in an mbox the next
-    /// message merges into it
-    /// (`regressions::a_base64_body_keeps_the_blank_line_before_from`).
-    pub fn base64_line_before_a_blank_line(bytes: &[u8]) -> bool {
-        super::contains_ignore_case(bytes, b"base64")
-            && bytes
-                .split(|&b| b == b'\n')
-                .collect::<Vec<_>>()
-                .windows(2)
-                .any(|w| {
-                    let line = w[0].strip_suffix(b"\r").unwrap_or(w[0]);
-                    !line.is_empty()
-                        && line
-                            .iter()
-                            .all(|&b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
-                        && (w[1].is_empty() || w[1] == b"\r")
-                })
-    }
-
-    /// A quoted value holding a `<` and followed at once by a letter (an
-    /// attribute name with no space before it): relink may take a copy of
-    /// the tag inside the value for the tag
-    /// (`regressions::a_tag_copied_into_its_own_attribute_is_located_at_its_start`).
-    /// An approximation, wider than the defect.
-    pub fn tag_in_a_value_before_a_name(bytes: &[u8]) -> bool {
-        (0..bytes.len().saturating_sub(1)).any(|i| {
-            let quote = bytes[i + 1];
-            if bytes[i] != b'=' || !matches!(quote, b'\'' | b'"') {
-                return false;
-            }
-            let value = &bytes[i + 2..];
-            value.iter().position(|&b| b == quote).is_some_and(|end| {
-                value[..end].contains(&b'<')
-                    && value.get(end + 1).is_some_and(u8::is_ascii_alphabetic)
-            })
-        })
-    }
-
-    /// A `srcdoc` in a document with a `&quot` not followed by `;`: the
-    /// reference stops being one when a URL follows it
-    /// (`regressions::a_srcdoc_legacy_quot_stays_a_quote`).
-    pub fn legacy_quot_in_srcdoc(bytes: &[u8]) -> bool {
-        super::contains_ignore_case(bytes, b"srcdoc")
-            && bytes
-                .windows(6)
-                .any(|w| w[..5].eq_ignore_ascii_case(b"&quot") && w[5] != b';')
     }
 }
 
