@@ -844,7 +844,7 @@ impl Progress {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
             indicatif::ProgressStyle::with_template(
-                "{bar:30} {bytes}/{total_bytes} {bytes_per_sec}, {eta} left, {msg}",
+                "{msg} {bytes}/{total_bytes} {bytes_per_sec} {eta} left {wide_bar}",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
@@ -944,15 +944,27 @@ fn process_jobs(
     Ok(reports?)
 }
 
+/// Whether `reference` is an absolute URL to every rule set: it has a
+/// scheme, and is not the base's scheme followed by no `//` (`http:g`,
+/// which WHATWG resolves against an `http:` base, as relative).
+fn is_absolute(reference: &str, base: &str) -> bool {
+    if !has_scheme(reference) {
+        return false;
+    }
+    let (scheme, rest) = reference.split_once(':').unwrap_or_default();
+    let base_scheme = base.split_once(':').map_or("", |(s, _)| s);
+    !scheme.eq_ignore_ascii_case(base_scheme) || rest.starts_with("//")
+}
+
 /// Reports each relative link whose resolution differs between the rule
-/// sets; returns how many. A link with a scheme is absolute: the rule sets
-/// may only normalise it differently (`https://json.org` and
+/// sets; returns how many. An absolute link is left out: the rule sets may
+/// only normalise it differently (`https://json.org` and
 /// `https://json.org/`), which does not send a browser elsewhere.
 fn check(report: &Report) -> usize {
     let mut found = 0;
     for row in &report.links {
         let Some(base) = &row.link.base else { continue };
-        if has_scheme(&row.link.original) {
+        if is_absolute(&row.link.original, base.url.as_str()) {
             continue;
         }
         let results: Vec<String> = Rules::ALL

@@ -422,6 +422,13 @@ fn check_skips_absolute_urls_that_only_normalise_differently() {
         "{}",
         stderr(&out)
     );
+    // The base's scheme without `//` is relative to WHATWG: reported.
+    let out = relink(
+        &["--retrieved-from", "http://a/b/c/d", "--check"],
+        b"<a href=\"http:g\">",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("'http:g' resolves differently"));
 }
 
 #[test]
