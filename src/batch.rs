@@ -5,6 +5,8 @@
 use std::io::{self, BufRead, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 mod walk;
 mod write;
@@ -141,6 +143,9 @@ pub struct Settings {
     /// `--list`, `--check` and `explain`); else only count links, so memory
     /// stays bounded on large archives.
     pub keep_details: bool,
+    /// Where to count the bytes read from the inputs as they are read, for
+    /// a progress bar that moves through one large archive too.
+    pub bytes_read: Option<Arc<AtomicU64>>,
 }
 
 /// One link, placed for a report.
@@ -189,6 +194,10 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// Whether the content changed.
     pub changed: bool,
+    /// Whether the changed content was written to the destination (never
+    /// for [`Destination::Nowhere`]: a dry run, a diff or a list only say
+    /// what would change).
+    pub written: bool,
     /// The error that stopped this input, if any (nothing was written).
     pub error: Option<String>,
     /// A unified diff, when asked for.
@@ -239,7 +248,36 @@ struct Opened {
     file: Option<(PathBuf, Metadata)>,
 }
 
+/// A reader that adds what it reads to a counter.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Opens the input, its reads counted in [`Settings::bytes_read`].
 fn open_input(job: &Job, settings: &Settings) -> io::Result<Opened> {
+    let opened = open_uncounted(job, settings)?;
+    Ok(match &settings.bytes_read {
+        Some(count) => Opened {
+            reader: Box::new(Counting {
+                inner: opened.reader,
+                count: Arc::clone(count),
+            }),
+            file: opened.file,
+        },
+        None => opened,
+    })
+}
+
+fn open_uncounted(job: &Job, settings: &Settings) -> io::Result<Opened> {
     let path = match &job.source {
         Source::Stdin => {
             return Ok(Opened {
@@ -424,6 +462,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                 temp.write_all(bytes)?;
                 if &new_path == path {
                     finish(temp, path, Some(meta), (Replace::Over, Durability::Flushed))?;
+                    report.written = true;
                 } else {
                     finish(
                         temp,
@@ -431,6 +470,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
                         Some(meta),
                         (Replace::Never, Durability::Flushed),
                     )?;
+                    report.written = true;
                     std::fs::remove_file(path).map_err(|e| {
                         let (old, new) = (path.display(), new_path.display());
                         let message = if e.kind() == io::ErrorKind::NotFound {
@@ -446,6 +486,12 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
             }
         }
         Destination::Nowhere => {}
+    }
+    if !matches!(
+        settings.destination,
+        Destination::Nowhere | Destination::InPlace { .. }
+    ) {
+        report.written = report.changed;
     }
     Ok(())
 }
@@ -599,6 +645,7 @@ fn run_mbox(
     })?;
     report.absorb(rows);
     report.changed = changed;
+    report.written = changed && settings.destination != Destination::Nowhere;
     if !diff.is_empty() {
         report.diff = Some(diff);
     }
@@ -659,6 +706,7 @@ fn run_warc(
     })?;
     report.absorb(rows);
     report.changed = changed;
+    report.written = changed && settings.destination != Destination::Nowhere;
     Ok(())
 }
 

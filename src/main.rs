@@ -6,9 +6,11 @@
 use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use anyhow::Context;
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use relink::base::{Base, BaseSource};
 use relink::batch::{self, Destination, Job, LinkRow, Report, Role, Settings};
 use relink::kind::Kind;
@@ -99,8 +101,14 @@ struct BaseArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(
+    ArgGroup::new("mode")
+        .args(["list", "check", "diff", "dry_run"])
+        .conflicts_with_all(["output", "in_place"])
+))]
 struct RewriteArgs {
-    /// The inputs: files, directories, `-` for standard input.
+    /// The inputs: files, directories, `-` for standard input (the
+    /// default when standard input is not a terminal).
     #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     #[command(flatten)]
@@ -111,25 +119,26 @@ struct RewriteArgs {
     output: Option<PathBuf>,
     /// Rewrite each input in place, atomically; unchanged files are not
     /// written.
-    #[arg(long)]
+    #[arg(short = 'i', long)]
     in_place: bool,
     /// With --in-place, keep each original as FILE + SUFFIX.
     #[arg(long, value_name = "SUFFIX", requires = "in_place")]
     backup: Option<String>,
-    /// Print one row per link instead of the documents.
-    #[arg(long)]
+    /// Print one row per link instead of the documents; write nothing.
+    #[arg(long, required_if_eq("format", "tsv"))]
     list: bool,
-    /// The format of --list.
-    #[arg(long, value_enum, default_value_t = ListFormat::Text, requires = "list")]
-    format: ListFormat,
-    /// Warn for each link that RFC 1808, RFC 3986 and WHATWG rules resolve
-    /// differently (where a browser would go somewhere else).
+    /// The format of --list's rows, or else of the summary (text or json).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Report each relative link that RFC 1808, RFC 3986 and WHATWG rules
+    /// resolve differently (where a browser would go somewhere else); exit
+    /// 1 if there is one; write nothing.
     #[arg(long)]
     check: bool,
-    /// Print a unified diff of what would change; change nothing.
+    /// Print a unified diff of what would change; write nothing.
     #[arg(long)]
     diff: bool,
-    /// Change nothing; print the summary.
+    /// Write nothing; print the summary of what would change.
     #[arg(long)]
     dry_run: bool,
     /// How many inputs to rewrite at once (default: one per core).
@@ -138,6 +147,44 @@ struct RewriteArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     quiet: bool,
+}
+
+impl RewriteArgs {
+    fn mode(&self) -> Mode {
+        if self.list {
+            Mode::List
+        } else if self.check {
+            Mode::Check
+        } else if self.diff {
+            Mode::Diff
+        } else if self.dry_run {
+            Mode::DryRun
+        } else {
+            Mode::Write
+        }
+    }
+}
+
+/// What a rewriting run does with the documents (the modes exclude each
+/// other, and all but [`Mode::Write`] write no document).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Write them to standard output, -o or in place.
+    Write,
+    /// List their links.
+    List,
+    /// Report links the rule sets resolve differently.
+    Check,
+    /// Print a diff of what would change.
+    Diff,
+    /// Only count what would change.
+    DryRun,
+}
+
+impl Mode {
+    fn writes(self) -> bool {
+        self == Mode::Write
+    }
 }
 
 #[derive(Debug, Args)]
@@ -217,14 +264,14 @@ impl From<MboxFormatArg> for MboxFormat {
     }
 }
 
-/// The formats of `--list`.
+/// The formats of `--list` and of the summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ListFormat {
-    /// One readable line per link.
+enum Format {
+    /// One readable line per link; a summary in words.
     Text,
-    /// Tab-separated columns, with a header row.
+    /// Tab-separated columns, with a header row (with --list only).
     Tsv,
-    /// JSON Lines: one object per link.
+    /// JSON Lines: one object per link; a summary as one JSON object.
     Json,
 }
 
@@ -235,6 +282,8 @@ enum Outcome {
     Done,
     /// Some inputs failed; the others were done.
     SomeFailed,
+    /// `--check` reported links the rule sets resolve differently.
+    Differences,
 }
 
 /// An error that is the user's to fix (exit status 2).
@@ -259,15 +308,14 @@ fn main() -> ExitCode {
             clap_complete::generate(shell, &mut Cli::command(), "relink", &mut io::stdout());
             Ok(Outcome::Done)
         }
-        Some(Command::Man) => clap_mangen::Man::new(Cli::command())
-            .render(&mut io::stdout())
+        Some(Command::Man) => render_man(&mut io::stdout().lock())
             .map(|()| Outcome::Done)
             .context("writing standard output"),
         None => run_rewrite(&cli.rewrite),
     };
     match result {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::SomeFailed) => ExitCode::from(1),
+        Ok(Outcome::SomeFailed | Outcome::Differences) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("relink: {err:#}");
@@ -289,9 +337,96 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// The sections of the manual page clap does not write, in roff: the
+/// subcommands (without pages of their own to refer to), examples and exit
+/// statuses.
+const MAN_SECTIONS: &str = r#".SH SUBCOMMANDS
+.TP
+\fBrelink resolve\fR [\fB\-\-rules\fR \fIRULES\fR] \fIBASE\fR [\fIREF\fR...]
+Resolve references against a base URL, one result per line (references read from standard input when none is given)
+.TP
+\fBrelink explain\fR \fIFILE\fR...
+Show, for each document or part, the layers of its base (RFC 1808 section 3) and which one gave it
+.TP
+\fBrelink completions\fR \fISHELL\fR
+Print a completion script for a shell
+.TP
+\fBrelink man\fR
+Print this manual page
+.SH EXAMPLES
+.TP
+relink page.html \-\-retrieved\-from https://example.com/docs/page.html > page.abs.html
+One saved page, to standard output.
+.TP
+relink site/ \-\-retrieved\-from https://example.com/docs/ \-o site\-absolute/
+A site mirror, copied with each file given the URL of its path below the root.
+.TP
+relink ~/mail/archive.mbox \-i \-\-backup .orig
+An mbox rewritten in place, the original kept.
+.TP
+relink site/ \-\-retrieved\-from https://example.com/docs/ \-\-diff
+What would change, as a unified diff; nothing written.
+.TP
+relink page.html \-\-retrieved\-from https://example.com/ \-\-check
+The relative links RFC 1808, RFC 3986 and browsers resolve differently.
+.TP
+relink resolve http://a/b/c/d;p?q ../g
+Resolve one reference: prints http://a/b/g.
+.SH "EXIT STATUS"
+.TP
+0
+Every input went through.
+.TP
+1
+Some input failed (each error names it; the other inputs are still done, and nothing is left half\-written), or \fB\-\-check\fR reported a link.
+.TP
+2
+A usage error: nothing was read or written.
+"#;
+
+/// `relink man`: clap's sections, then [`MAN_SECTIONS`].
+fn render_man(out: &mut dyn Write) -> io::Result<()> {
+    let man = clap_mangen::Man::new(Cli::command());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+    out.write_all(MAN_SECTIONS.as_bytes())?;
+    man.render_version_section(out)
+}
+
+/// Whether `text` starts with a scheme (RFC 1808 section 2.1: a letter,
+/// then letters, digits, `+`, `-` or `.`, then `:`): an absolute URL.
+fn has_scheme(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        }
+        None => false,
+    }
+}
+
+/// Parses a base URL given on the command line; one that looks like a host
+/// name without a scheme gets the hint of an `https:` URL.
+fn parse_base(text: &str, rules: Rules) -> anyhow::Result<BaseUrl> {
+    BaseUrl::parse(text, rules).map_err(|err| {
+        let host = text.trim_start_matches('/').split('/').next().unwrap_or("");
+        if !has_scheme(text) && (host.contains('.') || host == "localhost") {
+            let url = format!("https://{}", text.trim_start_matches('/'));
+            usage(format!("{err}: did you mean {url}?"))
+        } else {
+            UsageError::from(err).into()
+        }
+    })
+}
+
 /// `relink resolve BASE [REF...]`.
 fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
-    let base = BaseUrl::parse(&args.base, args.rules.into()).map_err(UsageError::from)?;
+    let base = parse_base(&args.base, args.rules.into())?;
     let mut out = BufWriter::new(io::stdout().lock());
     let mut outcome = Outcome::Done;
     // Writes the resolution of one reference, or an empty line when there
@@ -352,21 +487,13 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
 }
 
 /// The settings every input shares, from the base arguments.
-fn settings(
-    base: &BaseArgs,
-    destination: Destination,
-    diff: bool,
-    keep_details: bool,
-) -> anyhow::Result<Settings> {
+fn settings(base: &BaseArgs, destination: Destination, mode: Mode) -> anyhow::Result<Settings> {
     let rules: Rules = base.rules.into();
     if let Some(url) = &base.retrieved_from {
-        BaseUrl::parse(url, rules).map_err(UsageError::from)?;
+        parse_base(url, rules)?;
     }
     let forced = match &base.base {
-        Some(url) => Some(Base::new(
-            BaseUrl::parse(url, rules).map_err(UsageError::from)?,
-            BaseSource::Forced,
-        )),
+        Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::Forced)),
         None => None,
     };
     let transport = match &base.encoding {
@@ -390,28 +517,106 @@ fn settings(
             .collect::<Result<_, relink::Error>>()
             .map_err(UsageError::from)?,
         destination,
-        diff,
-        keep_details,
+        diff: mode == Mode::Diff,
+        keep_details: matches!(mode, Mode::List | Mode::Check),
+        bytes_read: None,
     })
 }
 
-/// The inputs, or a usage error; listing errors are printed and counted.
-fn inputs(files: &[PathBuf], base: &BaseArgs) -> anyhow::Result<(Vec<Job>, usize)> {
-    if files.is_empty() {
+/// The subcommands, for the hint given when a missing input is named like
+/// one.
+const SUBCOMMANDS: [&str; 4] = ["resolve", "explain", "completions", "man"];
+
+/// The number of one-character edits from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+/// The subcommand a mistyped first argument was likely meant to be.
+fn near_subcommand(arg: &std::path::Path) -> Option<&'static str> {
+    let text = arg.to_str()?;
+    if text.contains(['/', '.']) {
+        return None;
+    }
+    SUBCOMMANDS.into_iter().find(|name| {
+        let distance = edit_distance(text, name);
+        distance <= 1 || (distance == 2 && name.len() >= 7)
+    })
+}
+
+/// Whether a missing first input gets the hint of a subcommand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hint {
+    /// It may be a mistyped subcommand.
+    Subcommands,
+    /// It is not in a subcommand's place.
+    None,
+}
+
+/// The inputs that exist (or are `-`), and how many do not: each missing
+/// one is an error naming it. A missing first input named like a
+/// subcommand is a usage error.
+fn existing(files: &[PathBuf], hint: Hint) -> anyhow::Result<(Vec<PathBuf>, usize)> {
+    let mut found = Vec::with_capacity(files.len());
+    let mut missing = 0;
+    for (n, file) in files.iter().enumerate() {
+        let gone = file.as_os_str() != "-"
+            && std::fs::metadata(file).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+        if !gone {
+            found.push(file.clone());
+            continue;
+        }
+        let name = file.display();
+        if let Some(command) = near_subcommand(file).filter(|_| n == 0 && hint == Hint::Subcommands)
+        {
+            return Err(usage(format!(
+                "{name}: no such file or directory (did you mean `relink {command}`?)"
+            )));
+        }
+        eprintln!("relink: {name}: no such file or directory");
+        missing += 1;
+    }
+    Ok((found, missing))
+}
+
+/// The inputs, or a usage error; missing inputs and listing errors are
+/// printed and counted. With no FILE, standard input is read unless it is
+/// a terminal.
+fn inputs(files: &[PathBuf], base: &BaseArgs, hint: Hint) -> anyhow::Result<(Vec<Job>, usize)> {
+    let stdin = [PathBuf::from("-")];
+    let files = if !files.is_empty() {
+        files
+    } else if !io::stdin().is_terminal() {
+        &stdin
+    } else {
         return Err(usage(
             "no input: give a FILE, a directory, or - for standard input",
         ));
-    }
-    let (jobs, errors) = batch::expand(files, base.retrieved_from.as_deref());
+    };
+    let (files, missing) = existing(files, hint)?;
+    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref());
     for error in &errors {
         eprintln!("relink: {error}");
     }
-    Ok((jobs, errors.len()))
+    Ok((jobs, missing + errors.len()))
 }
 
-/// `relink FILE...`: rewrite inputs.
-fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
-    let (jobs, mut errors) = inputs(&args.files, &args.base)?;
+/// Where a rewriting run writes, or the usage error that says how to
+/// choose.
+fn destination(args: &RewriteArgs, jobs: &[Job], missing: usize) -> anyhow::Result<Destination> {
     let documents = jobs.iter().filter(|j| j.role.is_document()).count();
     // `-o` names a directory when there are several inputs, when an input
     // is a directory, or when it is one already (or ends with `/`).
@@ -419,7 +624,8 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
         .output
         .as_ref()
         .is_some_and(|o| o.is_dir() || o.as_os_str().as_encoded_bytes().ends_with(b"/"));
-    let several = documents > 1 || args.files.iter().any(|f| f.is_dir());
+    let dirs: Vec<&PathBuf> = args.files.iter().filter(|f| f.is_dir()).collect();
+    let several = documents + missing > 1 || !dirs.is_empty();
     let stdin = jobs.iter().any(|j| j.source == batch::Source::Stdin);
     if args.in_place && stdin {
         return Err(usage("--in-place cannot rewrite standard input"));
@@ -433,8 +639,7 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
             "--backup cannot be used on a Maildir: a backup in cur/ or new/ would be read as a message",
         ));
     }
-    let quiet_run = args.dry_run || args.diff;
-    let destination = if quiet_run {
+    Ok(if !args.mode().writes() {
         Destination::Nowhere
     } else if args.in_place {
         Destination::InPlace {
@@ -446,41 +651,99 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
         } else {
             Destination::File(path.clone())
         }
-    } else if args.list || args.check {
-        Destination::Nowhere
+    } else if let ([dir], 1) = (dirs.as_slice(), args.files.len()) {
+        return Err(usage(format!(
+            "{} is a directory: give -o DIR to write a copy, or --in-place",
+            dir.display()
+        )));
     } else if several {
-        return Err(usage("several inputs need -o DIR or --in-place"));
+        return Err(usage(
+            "several inputs need -o DIR or --in-place (or --dry-run, --diff, --list, --check)",
+        ));
     } else {
         Destination::Writer
-    };
-    let settings = settings(&args.base, destination, args.diff, args.list || args.check)?;
-    let reports = run_jobs(&jobs, &settings, args.jobs, !args.quiet)?;
+    })
+}
 
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
-    if args.list && args.format == ListFormat::Tsv {
+/// `relink FILE...`: rewrite inputs.
+fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
+    let mode = args.mode();
+    let (jobs, errors) = inputs(&args.files, &args.base, Hint::Subcommands)?;
+    let destination = destination(args, &jobs, errors)?;
+    let mut settings = settings(&args.base, destination, mode)?;
+    let progress = (!args.quiet)
+        .then(|| Progress::start(&jobs, &settings))
+        .flatten();
+    settings.bytes_read = progress.as_ref().map(|p| Arc::clone(&p.bytes));
+    let reports = run_jobs(&jobs, &settings, args.jobs, progress.as_ref())?;
+    let mut tally = print_reports(args, &reports)?;
+    tally.files = jobs.iter().filter(|j| j.role.is_document()).count();
+    tally.errors += errors;
+    if !args.quiet {
+        print_summary(&tally, mode, args.format);
+    }
+    Ok(if tally.errors > 0 {
+        Outcome::SomeFailed
+    } else if mode == Mode::Check && tally.differences > 0 {
+        Outcome::Differences
+    } else {
+        Outcome::Done
+    })
+}
+
+/// What a run did, as the summary says it.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Documents read.
+    files: usize,
+    /// Documents whose new content was written.
+    changed: usize,
+    /// Documents that would change, in a run that writes nothing.
+    would_change: usize,
+    /// Links rewritten (or that would be).
+    links_rewritten: usize,
+    /// Warnings printed.
+    warnings: usize,
+    /// Inputs that failed.
+    errors: usize,
+    /// Documents that had no base.
+    no_base: usize,
+    /// Links `--check` reported.
+    differences: usize,
+}
+
+/// Prints each report's warnings, errors, rows and diff; returns the tally.
+fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::Result<Tally> {
+    let mode = args.mode();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if mode == Mode::List && args.format == Format::Tsv {
         writeln!(
             out,
             "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
         )
         .context("writing standard output")?;
     }
-    let (mut rewritten, mut warnings, mut changed) = (0, 0, 0);
-    for report in &reports {
-        rewritten += report.rewritten;
-        changed += usize::from(report.changed);
+    let mut tally = Tally::default();
+    for report in reports {
+        tally.links_rewritten += report.rewritten;
+        if report.written {
+            tally.changed += 1;
+        } else if report.changed && report.error.is_none() {
+            tally.would_change += 1;
+        }
         for warning in &report.warnings {
             eprintln!("relink: {}: {warning}", report.name);
-            warnings += 1;
+            tally.warnings += 1;
         }
+        tally.no_base += usize::from(report.warnings.iter().any(|w| w.contains("no base url")));
         if let Some(error) = &report.error {
             eprintln!("relink: {error}");
-            errors += 1;
+            tally.errors += 1;
         }
-        if args.check {
-            warnings += check(report);
+        if mode == Mode::Check {
+            tally.differences += check(report);
         }
-        if args.list {
+        if mode == Mode::List {
             for row in &report.links {
                 list_row(&mut out, args.format, &report.name, row)
                     .context("writing standard output")?;
@@ -492,21 +755,132 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
         }
     }
     out.flush().context("writing standard output")?;
-    if !args.quiet {
-        let written = if quiet_run {
-            " (dry run: nothing written)"
-        } else {
-            ""
-        };
+    Ok(tally)
+}
+
+/// `n` of a thing, in words: `no errors`, `1 error`, `2 errors`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    match n {
+        0 => format!("no {many}"),
+        1 => format!("1 {one}"),
+        _ => format!("{n} {many}"),
+    }
+}
+
+/// Prints the summary on standard error: a line of words, or (with
+/// `--format json`, when not listing) one JSON object.
+fn print_summary(tally: &Tally, mode: Mode, format: Format) {
+    if format == Format::Json && mode != Mode::List {
+        let value = serde_json::json!({
+            "files": tally.files,
+            "changed": tally.changed,
+            "would_change": tally.would_change,
+            "links_rewritten": tally.links_rewritten,
+            "warnings": tally.warnings + tally.differences,
+            "errors": tally.errors,
+            "no_base": tally.no_base,
+        });
+        eprintln!("{value}");
+        return;
+    }
+    if tally.no_base > 0 {
+        let documents = count(tally.no_base, "document has", "documents have");
         eprintln!(
-            "relink: {documents} files, {changed} changed, {rewritten} links rewritten, {warnings} warnings, {errors} errors{written}"
+            "relink: {documents} no base url: give --retrieved-from URL, the address it was downloaded from"
         );
     }
-    Ok(if errors > 0 {
-        Outcome::SomeFailed
+    let files = count(tally.files, "file", "files");
+    let (changed, links) = if mode.writes() {
+        let links = count(tally.links_rewritten, "link rewritten", "links rewritten");
+        (format!("{} changed", tally.changed), links)
     } else {
-        Outcome::Done
-    })
+        let links = count(
+            tally.links_rewritten,
+            "link would be rewritten",
+            "links would be rewritten",
+        );
+        (format!("{} would change", tally.would_change), links)
+    };
+    let warnings = count(tally.warnings + tally.differences, "warning", "warnings");
+    let errors = count(tally.errors, "error", "errors");
+    let nothing = if mode.writes() {
+        ""
+    } else {
+        " (nothing written)"
+    };
+    eprintln!("relink: {files}, {changed}, {links}, {warnings}, {errors}{nothing}");
+}
+
+/// A progress bar on standard error: documents and bytes, with rate and
+/// time left, moved by the bytes read (so one large archive moves it too).
+struct Progress {
+    bar: indicatif::ProgressBar,
+    bytes: Arc<AtomicU64>,
+    documents: usize,
+    done: AtomicUsize,
+}
+
+impl Progress {
+    /// A bar for the jobs, if standard error is a terminal and there is
+    /// enough to show: several documents, or a megabyte.
+    fn start(jobs: &[Job], settings: &Settings) -> Option<Progress> {
+        let to_terminal = settings.destination == Destination::Writer && io::stdout().is_terminal();
+        if !io::stderr().is_terminal() || to_terminal {
+            return None;
+        }
+        let documents: Vec<&Job> = jobs.iter().filter(|j| j.role.is_document()).collect();
+        let mut total = 0;
+        for job in &documents {
+            match &job.source {
+                batch::Source::File(path) => {
+                    total += std::fs::metadata(path).map_or(0, |m| m.len());
+                }
+                batch::Source::Stdin => return None,
+            }
+        }
+        if documents.len() < 2 && total < 1 << 20 {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} {bytes}/{total_bytes} {bytes_per_sec} {eta} left {wide_bar}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        let progress = Progress {
+            bar,
+            bytes: Arc::new(AtomicU64::new(0)),
+            documents: documents.len(),
+            done: AtomicUsize::new(0),
+        };
+        progress.job_done(None);
+        Some(progress)
+    }
+
+    /// Counts a job as done (a document when it is one) and shows it.
+    fn job_done(&self, job: Option<&Job>) {
+        let done = if job.is_some_and(|j| j.role.is_document()) {
+            self.done.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.done.load(Ordering::Relaxed)
+        };
+        self.bar
+            .set_message(format!("{done}/{} files", self.documents));
+        self.tick();
+    }
+
+    fn tick(&self) {
+        self.bar.set_position(self.bytes.load(Ordering::Relaxed));
+    }
+
+    /// Moves the bar with the bytes read until `finished` is set.
+    fn follow(&self, finished: &AtomicBool) {
+        while !finished.load(Ordering::Relaxed) {
+            self.tick();
+            std::thread::park_timeout(std::time::Duration::from_millis(100));
+        }
+    }
 }
 
 /// Rewrites the jobs, in parallel unless one goes to standard output, and
@@ -515,55 +889,84 @@ fn run_jobs(
     jobs: &[Job],
     settings: &Settings,
     threads: Option<usize>,
-    progress: bool,
+    progress: Option<&Progress>,
 ) -> anyhow::Result<Vec<Report>> {
+    if threads == Some(0) {
+        return Err(usage("-j needs at least 1"));
+    }
+    let finished = AtomicBool::new(false);
+    let reports = std::thread::scope(|scope| {
+        let follower = progress.map(|p| scope.spawn(|| p.follow(&finished)));
+        let reports = process_jobs(jobs, settings, threads, progress);
+        finished.store(true, Ordering::Relaxed);
+        if let Some(follower) = follower {
+            follower.thread().unpark();
+        }
+        reports
+    });
+    if let Some(progress) = progress {
+        progress.bar.finish_and_clear();
+    }
+    reports
+}
+
+fn process_jobs(
+    jobs: &[Job],
+    settings: &Settings,
+    threads: Option<usize>,
+    progress: Option<&Progress>,
+) -> anyhow::Result<Vec<Report>> {
+    let one = |job: &Job, out: &mut dyn Write| {
+        let report = batch::process(job, settings, out);
+        if let Some(progress) = progress {
+            progress.job_done(Some(job));
+        }
+        report
+    };
     if settings.destination == Destination::Writer {
         let mut out = io::stdout().lock();
         return jobs
             .iter()
-            .map(|job| batch::process(job, settings, &mut out).context("writing standard output"))
+            .map(|job| one(job, &mut out).context("writing standard output"))
             .collect();
     }
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
-        if n == 0 {
-            return Err(usage("-j needs at least 1"));
-        }
         pool = pool.num_threads(n);
     }
     let pool = pool.build().context("starting threads")?;
-    let bar = (progress && jobs.len() > 1 && io::stderr().is_terminal()).then(|| {
-        let bar = indicatif::ProgressBar::new(jobs.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
     let reports: io::Result<Vec<Report>> = pool.install(|| {
         use rayon::prelude::*;
         jobs.par_iter()
-            .map(|job| {
-                let report = batch::process(job, settings, &mut io::sink());
-                if let Some(bar) = &bar {
-                    bar.inc(1);
-                }
-                report
-            })
+            .map(|job| one(job, &mut io::sink()))
             .collect()
     });
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     Ok(reports?)
 }
 
-/// Warns for each link whose resolution differs between the rule sets;
-/// returns how many.
+/// Whether `reference` is an absolute URL to every rule set: it has a
+/// scheme, and is not the base's scheme followed by no `//` (`http:g`,
+/// which WHATWG resolves against an `http:` base, as relative).
+fn is_absolute(reference: &str, base: &str) -> bool {
+    if !has_scheme(reference) {
+        return false;
+    }
+    let (scheme, rest) = reference.split_once(':').unwrap_or_default();
+    let base_scheme = base.split_once(':').map_or("", |(s, _)| s);
+    !scheme.eq_ignore_ascii_case(base_scheme) || rest.starts_with("//")
+}
+
+/// Reports each relative link whose resolution differs between the rule
+/// sets; returns how many. An absolute link is left out: the rule sets may
+/// only normalise it differently (`https://json.org` and
+/// `https://json.org/`), which does not send a browser elsewhere.
 fn check(report: &Report) -> usize {
     let mut found = 0;
     for row in &report.links {
         let Some(base) = &row.link.base else { continue };
+        if is_absolute(&row.link.original, base.url.as_str()) {
+            continue;
+        }
         let results: Vec<String> = Rules::ALL
             .iter()
             .map(|&rules| {
@@ -599,7 +1002,7 @@ fn tsv(value: &str) -> String {
         .replace('\r', "\\r")
 }
 
-fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow) -> io::Result<()> {
+fn list_row(out: &mut impl Write, format: Format, file: &str, row: &LinkRow) -> io::Result<()> {
     let link = &row.link;
     let base = link
         .base
@@ -612,7 +1015,7 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
         .map(|b| b.source.to_string())
         .unwrap_or_else(|| "none".to_owned());
     match format {
-        ListFormat::Text => writeln!(
+        Format::Text => writeln!(
             out,
             "{file}:{}: {} {} -> {} (base {base} from {from})",
             row.location(),
@@ -620,7 +1023,7 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
             link.original,
             link.resolved
         ),
-        ListFormat::Tsv => writeln!(
+        Format::Tsv => writeln!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             tsv(file),
@@ -635,7 +1038,7 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
             tsv(row.record.as_ref().map_or("", |r| r.0.as_str())),
             tsv(row.record.as_ref().map_or("", |r| r.1.as_str())),
         ),
-        ListFormat::Json => {
+        Format::Json => {
             let mut value = serde_json::json!({
                 "file": file,
                 "message": row.message,
@@ -661,8 +1064,8 @@ fn list_row(out: &mut impl Write, format: ListFormat, file: &str, row: &LinkRow)
 
 /// `relink explain FILE...`.
 fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
-    let (jobs, mut errors) = inputs(&args.files, &args.base)?;
-    let settings = settings(&args.base, Destination::Nowhere, false, true)?;
+    let (jobs, mut errors) = inputs(&args.files, &args.base, Hint::None)?;
+    let settings = settings(&args.base, Destination::Nowhere, Mode::List)?;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
         let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;

@@ -190,7 +190,7 @@ fn one_unreadable_file_fails_and_the_rest_are_rewritten() {
         .filter(|l| l.contains("missing.html"))
         .collect();
     assert_eq!(errors.len(), 1, "{stderr}");
-    assert!(stderr.contains("1 errors"), "{stderr}");
+    assert!(stderr.contains("1 error"), "{stderr}");
 }
 
 #[test]
@@ -419,16 +419,7 @@ fn diff_and_dry_run_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let page = dir.path().join("p.html");
     write(&page, b"<p>\n<a href=x>\n</p>\n");
-    let out = relink(
-        &[
-            s(&page),
-            "--retrieved-from",
-            "http://h/",
-            "--diff",
-            "--in-place",
-        ],
-        b"",
-    );
+    let out = relink(&[s(&page), "--retrieved-from", "http://h/", "--diff"], b"");
     assert!(out.status.success());
     let diff = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -438,19 +429,14 @@ fn diff_and_dry_run_change_nothing() {
     assert!(diff.contains("+++ b/"), "{diff}");
     assert_eq!(read(&page), "<p>\n<a href=x>\n</p>\n");
     let out = relink(
-        &[
-            s(&page),
-            "--retrieved-from",
-            "http://h/",
-            "--dry-run",
-            "--in-place",
-        ],
+        &[s(&page), "--retrieved-from", "http://h/", "--dry-run"],
         b"",
     );
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("1 files, 1 changed, 1 links rewritten") && stderr.contains("dry run"),
+        stderr.contains("1 file, 1 would change, 1 link would be rewritten")
+            && stderr.contains("nothing written"),
         "{stderr}"
     );
     assert_eq!(read(&page), "<p>\n<a href=x>\n</p>\n");
@@ -462,7 +448,11 @@ fn usage_errors_exit_2() {
     let site = site(dir.path());
     let out = relink(&[s(&site), "--retrieved-from", "https://e.com/"], b"");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-o DIR or --in-place"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is a directory: give -o DIR to write a copy, or --in-place"),
+        "{stderr}"
+    );
     assert_eq!(
         relink(&["--backup", ".b", "x.html"], b"").status.code(),
         Some(2)
@@ -473,7 +463,6 @@ fn usage_errors_exit_2() {
             .code(),
         Some(2)
     );
-    assert_eq!(relink(&[], b"").status.code(), Some(2));
 }
 
 #[test]

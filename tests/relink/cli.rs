@@ -12,7 +12,10 @@ pub fn relink(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("relink runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // relink may end (a usage error) before it reads its input.
+    if let Err(err) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "{err}");
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -329,4 +332,362 @@ fn attr_names_lazy_loading_attributes_as_links() {
     let bad = relink(&[page, "--attr", "data-src=css"], b"");
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("data-src=css"));
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn s(path: &std::path::Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A temporary directory with `p.html`, one relative link.
+fn page() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    std::fs::write(&page, "<a href=x>\n").unwrap();
+    (dir, page)
+}
+
+#[test]
+fn conflicting_modes_are_usage_errors_and_write_nothing() {
+    let (dir, page) = page();
+    let copy = dir.path().join("copy.html");
+    let (p, o) = (s(&page), s(&copy));
+    let cases: [&[&str]; 12] = [
+        &["--diff", "--in-place"],
+        &["--diff", "-o", o],
+        &["--list", "--diff"],
+        &["--list", "-o", o],
+        &["--list", "-i"],
+        &["--check", "--list"],
+        &["--check", "--in-place"],
+        &["--check", "--diff"],
+        &["--dry-run", "--in-place"],
+        &["--dry-run", "--diff"],
+        &["-o", o, "-i"],
+        &["--format", "tsv"],
+    ];
+    for flags in cases {
+        let mut args = vec![p, "--retrieved-from", "http://h/"];
+        args.extend_from_slice(flags);
+        let out = relink(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("cannot be used with") || flags[0] == "--format");
+        assert!(out.stdout.is_empty(), "{flags:?}");
+        assert_eq!(std::fs::read_to_string(&page).unwrap(), "<a href=x>\n");
+        assert!(!copy.exists(), "{flags:?}");
+    }
+}
+
+#[test]
+fn short_i_rewrites_in_place() {
+    let (_dir, page) = page();
+    let out = relink(&["-i", s(&page), "--retrieved-from", "http://h/"], b"");
+    assert_ok(&out);
+    assert_eq!(
+        std::fs::read_to_string(&page).unwrap(),
+        "<a href=http://h/x>\n"
+    );
+}
+
+#[test]
+fn no_input_reads_standard_input_when_it_is_not_a_terminal() {
+    let out = relink(&["--retrieved-from", "http://h/d/"], b"<a href=x>");
+    assert_ok(&out);
+    assert_eq!(out.stdout, b"<a href=http://h/d/x>");
+}
+
+#[test]
+fn check_exits_1_when_it_reports_and_prints_no_document() {
+    let base = "http://a/b/c/d;p?q";
+    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=\";x\">");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    assert!(stderr(&out).contains("';x' resolves differently"));
+    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=g>");
+    assert_ok(&out);
+    assert!(out.stdout.is_empty());
+    assert!(!stderr(&out).contains("resolves differently"));
+}
+
+#[test]
+fn check_skips_absolute_urls_that_only_normalise_differently() {
+    let page = b"<a href=\"https://json.org\"><a href=\"HTTP://A/b/../c\"><a href=x>";
+    let out = relink(&["--retrieved-from", "http://h/", "--check"], page);
+    assert_ok(&out);
+    assert!(
+        !stderr(&out).contains("resolves differently"),
+        "{}",
+        stderr(&out)
+    );
+    // The base's scheme without `//` is relative to WHATWG: reported.
+    let out = relink(
+        &["--retrieved-from", "http://a/b/c/d", "--check"],
+        b"<a href=\"http:g\">",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("'http:g' resolves differently"));
+}
+
+#[test]
+fn a_missing_input_named_like_a_subcommand_gets_a_hint() {
+    let (_dir, page) = page();
+    let out = relink(&["expain", s(&page)], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("expain: no such file or directory"), "{err}");
+    assert!(err.contains("did you mean `relink explain`?"), "{err}");
+    assert!(!err.contains("several inputs"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_missing_input_is_named_and_the_rest_are_done() {
+    let (dir, page) = page();
+    let missing = dir.path().join("gone.html");
+    let out_dir = dir.path().join("out");
+    let out = relink(
+        &[
+            s(&missing),
+            s(&page),
+            "-o",
+            s(&out_dir),
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{}: no such file or directory", s(&missing))),
+        "{err}"
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("p.html")).unwrap(),
+        "<a href=http://h/x>\n"
+    );
+}
+
+#[test]
+fn one_directory_without_output_names_it_and_the_choices() {
+    let (dir, _page) = page();
+    let out = relink(&[s(dir.path())], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{} is a directory: give -o DIR to write a copy, or --in-place",
+            s(dir.path())
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_base_url_suggests_retrieved_from_once() {
+    let (dir, page) = page();
+    let other = dir.path().join("q.html");
+    std::fs::write(&other, "<a href=y>").unwrap();
+    let out = relink(&[s(&page), s(&other), "--dry-run"], b"");
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("no base url: links left as they are").count(),
+        2
+    );
+    let hints: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("--retrieved-from URL"))
+        .collect();
+    assert_eq!(hints.len(), 1, "{err}");
+    assert!(hints[0].contains("2 documents have no base url"), "{err}");
+}
+
+#[test]
+fn a_base_without_scheme_suggests_https() {
+    let runs: [&[&str]; 3] = [
+        &["-", "--retrieved-from", "example.com/x"],
+        &["-", "--base", "example.com/x"],
+        &["resolve", "example.com/x", "g"],
+    ];
+    for args in runs {
+        let out = relink(args, b"<a href=y>");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains("did you mean https://example.com/x?"), "{err}");
+    }
+    // A path is no host name: no https: guess.
+    let out = relink(&["resolve", "a/b", "g"], b"");
+    assert!(!stderr(&out).contains("https://"), "{}", stderr(&out));
+}
+
+/// The last line of standard error: the summary.
+fn summary(out: &Output) -> String {
+    stderr(out).lines().last().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_summary_speaks_english() {
+    let (dir, page) = page();
+    let other = dir.path().join("q.html");
+    std::fs::write(&other, "<a href=http://x/>").unwrap();
+    let args = [s(&page), "--retrieved-from", "http://h/"];
+    let out = relink(&args, b"");
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 1 changed, 1 link rewritten, no warnings, no errors"
+    );
+    let out = relink(
+        &[s(&page), s(&other), "-i", "--retrieved-from", "http://h/"],
+        b"",
+    );
+    assert_eq!(
+        summary(&out),
+        "relink: 2 files, 1 changed, 1 link rewritten, no warnings, no errors"
+    );
+    let out = relink(&[s(&page), s(&other), "-q", "--dry-run"], b"");
+    assert_ok(&out);
+    assert!(!stderr(&out).contains("files"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_file_is_changed_only_once_it_is_written() {
+    for mode in ["--dry-run", "--diff", "--list"] {
+        let (_dir, page) = page();
+        let out = relink(&[s(&page), "--retrieved-from", "http://h/", mode], b"");
+        assert_ok(&out);
+        assert_eq!(
+            summary(&out),
+            "relink: 1 file, 1 would change, 1 link would be rewritten, no warnings, no errors (nothing written)",
+            "{mode}"
+        );
+    }
+    let (dir, page) = page();
+    let unchanged = dir.path().join("abs.html");
+    std::fs::write(&unchanged, "<a href=http://x/>").unwrap();
+    let out = relink(
+        &[
+            s(&page),
+            s(&unchanged),
+            "--retrieved-from",
+            "http://h/",
+            "-o",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2), "-o needs its PATH");
+    let out_dir = dir.path().join("out");
+    let out = relink(
+        &[
+            s(&page),
+            s(&unchanged),
+            "--retrieved-from",
+            "http://h/",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    assert!(
+        summary(&out).contains("2 files, 1 changed,"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn format_json_gives_the_summary_as_one_object() {
+    let (dir, page) = page();
+    let other = dir.path().join("q.html");
+    std::fs::write(&other, "<a href=a><a href=b>").unwrap();
+    let run = |extra: &str| {
+        let out = relink(
+            &[
+                s(&page),
+                s(&other),
+                "--retrieved-from",
+                "http://h/",
+                "--format",
+                "json",
+                extra,
+            ],
+            b"",
+        );
+        assert_ok(&out);
+        serde_json::from_str::<serde_json::Value>(&summary(&out)).unwrap()
+    };
+    let dry = run("--dry-run");
+    assert_eq!(
+        dry,
+        serde_json::json!({"files": 2, "changed": 0, "would_change": 2,
+            "links_rewritten": 3, "warnings": 0, "errors": 0, "no_base": 0})
+    );
+    let done = run("-i");
+    assert_eq!(
+        (done["changed"].as_u64(), done["would_change"].as_u64()),
+        (Some(2), Some(0))
+    );
+    // Listing keeps JSON for the rows on standard output.
+    let listed = relink(
+        &[
+            s(&page),
+            "--list",
+            "--format",
+            "json",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    let row: serde_json::Value =
+        serde_json::from_slice(listed.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(row["resolved"], "http://h/x");
+}
+
+#[test]
+fn reads_are_counted_for_progress_and_no_bar_is_drawn_off_a_terminal() {
+    use relink::batch::{self, Destination, Settings};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let archive = crate::fixture("mail/archive.mboxrd");
+    let count = Arc::new(AtomicU64::new(0));
+    let settings = Settings {
+        rules: relink::Rules::Rfc1808,
+        forced: None,
+        keep_fragment_links: false,
+        transport: None,
+        mbox_format: None,
+        kind: None,
+        extra_attributes: Vec::new(),
+        destination: Destination::Nowhere,
+        diff: false,
+        keep_details: false,
+        bytes_read: Some(Arc::clone(&count)),
+    };
+    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"));
+    assert!(errors.is_empty());
+    let report = batch::process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let size = std::fs::metadata(&archive).unwrap().len();
+    assert_eq!(count.load(Ordering::Relaxed), size);
+    // Standard error is a pipe here: only the summary, no bar drawn.
+    let (_dir, page) = page();
+    let out = relink(&[s(&page), s(&archive), "--dry-run"], b"");
+    assert!(!out.stderr.contains(&b'\r') && !out.stderr.contains(&0x1b));
+}
+
+#[test]
+fn the_manual_has_examples_and_exit_status_and_no_missing_pages() {
+    let out = relink(&["man"], b"");
+    assert_ok(&out);
+    let man = stdout(&out);
+    assert!(man.contains(".SH EXAMPLES"), "{man}");
+    assert!(man.contains(".SH \"EXIT STATUS\""), "{man}");
+    assert!(man.contains("relink resolve"), "{man}");
+    assert!(!man.contains("relink\\-resolve(1)"), "{man}");
+    assert!(!man.contains("(1)"), "{man}");
 }
