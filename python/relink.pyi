@@ -9,10 +9,12 @@ the GIL released.
 from __future__ import annotations
 
 import os
-from typing import Iterator, Literal, Optional, TypedDict, Union
+from typing import Iterator, Literal, Optional, TypedDict, Union, final
 
 __version__: str
 
+# Rules, Kind, Link and WarcLink exist for type checkers only: import them
+# under `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
 Kind = Literal["html", "css", "message", "mbox", "warc"]
 
@@ -20,36 +22,39 @@ class RelinkWarning(UserWarning):
     """What relink could not do in a document: the part is left as it was."""
 
 class Link(TypedDict):
-    """One link, with the fields of ``relink --list --format json``."""
+    """One link, with the fields of ``relink --list --format json``.
+
+    - ``original``: the URL as written (character references decoded, trimmed)
+    - ``resolved``: the URL resolved
+    - ``base``: the base it was resolved against, or None
+    - ``base_from``: where that base came from (``--retrieved-from``, ``the
+      BASE element at line 3``, ``WARC-Target-URI of the record``, ...),
+      ``none`` without one
+    - ``element``: the element's name (``css`` for a style sheet)
+    - ``attribute``: the attribute's name, empty for an element's text
+    - ``line``, ``column``: where the value is, from 1 (the column in bytes
+      of the decoded text)
+    """
 
     original: str
-    """The URL as written (character references decoded, trimmed)."""
     resolved: str
-    """The URL resolved."""
     base: Optional[str]
-    """The base it was resolved against, or None."""
     base_from: str
-    """Where that base came from (``--retrieved-from``, ``the BASE element at
-    line 3``, ``WARC-Target-URI of the record``, ...), ``none`` without one."""
     element: str
-    """The element's name (``css`` for a style sheet)."""
     attribute: str
-    """The attribute's name, empty for an element's text."""
     line: int
-    """The line of the value, from 1."""
     column: int
-    """The column of the value, from 1, in bytes of the decoded text."""
 
 class WarcLink(Link):
-    """One link of a WARC file, with its record."""
+    """One link of a WARC file, with its record: ``target_uri`` (its
+    ``WARC-Target-URI``), ``record_id`` (its ``WARC-Record-ID`` as written,
+    ``<urn:uuid:...>``) and ``record`` (its number in the file, from 1)."""
 
     target_uri: str
-    """The record's ``WARC-Target-URI``."""
     record_id: str
-    """The record's ``WARC-Record-ID``, as written (``<urn:uuid:...>``)."""
     record: int
-    """The record's number in the file, from 1."""
 
+@final
 class WarcLinks(Iterator[WarcLink]):
     """The links of a WARC file, read on a background thread as they are taken."""
 
