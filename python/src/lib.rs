@@ -14,6 +14,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use pyo3::{intern, pyclass, pymethods};
 
+// ---------------------------------------------------------------------
+// The only module that calls the relink crate. It uses:
+//   relink::Error
+//   relink::url::{resolve, BaseUrl::parse, Rules (FromStr)}
+//   relink::base::{Base::new, BaseSource::RetrievedFrom}
+//   relink::document::{rewrite_html, rewrite_css, Options, Link, LinkPlace
+//     (through Link::place), Outcome (its output, links, warnings)}
+//   relink::kind::{detect_file, Kind}
+//   relink::mime::message::rewrite_message (MessageOutcome's output, warnings)
+//   relink::mime::mbox::{detect, rewrite_mbox} (ArchiveMessage's number,
+//     outcome.warnings)
+//   relink::warc::{links, rewrite, looks_like_warc, WarcOptions, WarcError,
+//     WarcLink (record, target_uri, record_id, link), WarcSummary (changed,
+//     warnings)}
+// ---------------------------------------------------------------------
+
 /// Every use of the relink crate, behind plain types: the rest of this
 /// file speaks Python and never names a relink item.
 mod engine {
