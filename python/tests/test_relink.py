@@ -283,7 +283,7 @@ def test_rust_work_releases_the_gil() -> None:
 
     data = CORPUS_WARC.read_bytes()
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(30.0)
+    sys.setswitchinterval(5.0)
     thread = threading.Thread(target=tick)
     thread.start()
     try:
