@@ -42,7 +42,7 @@ mod engine {
     use relink::base::{Base, BaseSource};
     use relink::document::{self, Link, Options};
     use relink::kind::{self, Kind};
-    use relink::mime::{mbox, message};
+    use relink::mime::mbox;
     use relink::url::{self, BaseUrl, Rules};
     use relink::warc::{self, WarcError, WarcOptions};
 
@@ -196,6 +196,7 @@ mod engine {
                 Kind::Css => "css",
                 Kind::Message => "message",
                 Kind::Mbox => "mbox",
+                Kind::Warc => "warc",
             },
         };
         match kind {
@@ -207,7 +208,7 @@ mod engine {
                 })
             }
             "message" => {
-                let outcome = message::rewrite_message(data, &options);
+                let outcome = relink::rewrite_message(data, &options);
                 Ok(Rewritten {
                     bytes: outcome.output,
                     warnings: outcome.warnings,
@@ -217,7 +218,7 @@ mod engine {
                 let mut out = Vec::with_capacity(data.len());
                 let mut warnings = Vec::new();
                 let changed =
-                    mbox::rewrite_mbox(data, mbox::detect(data), &mut out, &options, |m, _| {
+                    relink::rewrite_mbox(data, mbox::detect(data), &mut out, &options, |m, _| {
                         let number = m.number;
                         warnings.extend(
                             (m.outcome.warnings.iter()).map(|w| format!("message {number}: {w}")),
