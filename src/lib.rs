@@ -61,3 +61,8 @@ pub use mime::message::{MessageOutcome, PartReport};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 pub use url::{BaseUrl, Rules};
 pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
