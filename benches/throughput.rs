@@ -1,164 +1,276 @@
-//! Throughput of the HTML rewrite over the real pages in
-//! `fixtures/corpus/pages/`, in MB/s. Run with `cargo bench`.
+//! Throughput of relink, in MB/s, beside its yardsticks: html5ever's
+//! tokenizer alone and html5ever parsing into RcDom. Run with
+//! `cargo bench`. Corpora: the three real pages of
+//! `fixtures/corpus/pages/`, the Python tutorial pages of the corpus WARC
+//! (crawled by wget), and a generated page of about 60 MB. Then the
+//! command line, one worker, over a directory of those pages and listing
+//! the links of the WARC.
 
 use std::hint::black_box;
+use std::io::Read;
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_html};
-use relink::{BaseUrl, Rules};
+use html5ever::tendril::TendrilSink;
+use html5ever::tokenizer::{BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use relink::html::tokenizer::{Options as TokenizerOptions, SpanLog, tokenize};
+use relink::{Base, BaseSource, BaseUrl, Details, Options, Rules, rewrite_html};
 
-/// How long each page is rewritten over and over.
+/// How long each measurement repeats its work.
 const MEASURE_FOR: Duration = Duration::from_secs(2);
 
-fn main() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/pages");
-    let mut pages: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// A corpus: a name and its documents.
+struct Corpus {
+    name: &'static str,
+    pages: Vec<String>,
+}
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn corpus_pages() -> Vec<String> {
+    let dir = manifest().join("fixtures/corpus/pages");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("the pages corpus")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "html"))
         .collect();
-    pages.sort();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// The HTML payloads of the corpus WARC's responses (wget wrote them
+/// uncompressed, without chunking).
+fn python_docs() -> Vec<String> {
+    let path = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
+    let mut bytes = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut bytes)
+        .unwrap();
+    let mut pages = Vec::new();
+    let mut rest = &bytes[..];
+    while let Some(end) = find(rest, b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        let block = &rest[end + 4..(end + 4 + length).min(rest.len())];
+        if head.contains("warc-type: response")
+            && let Some(body) = find(block, b"\r\n\r\n")
+        {
+            let http = String::from_utf8_lossy(&block[..body]).to_ascii_lowercase();
+            if http.contains("content-type: text/html") {
+                pages.push(String::from_utf8_lossy(&block[body + 4..]).into_owned());
+            }
+        }
+        rest = &rest[(end + 4 + length).min(rest.len())..];
+    }
+    pages
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The real pages again and again, to about 60 MB.
+fn generated(pages: &[String]) -> Vec<String> {
+    let mut page = String::with_capacity(61 << 20);
+    while page.len() < 60 << 20 {
+        for p in pages {
+            page.push_str(p);
+        }
+    }
+    vec![page]
+}
+
+/// Runs `work` over every page for [`MEASURE_FOR`]; MB/s.
+fn measure(pages: &[String], work: &dyn Fn(&str)) -> f64 {
+    let (mut bytes, start) = (0u64, Instant::now());
+    loop {
+        for page in pages {
+            work(page);
+            bytes += page.len() as u64;
+        }
+        if start.elapsed() >= MEASURE_FOR {
+            break;
+        }
+    }
+    bytes as f64 / 1e6 / start.elapsed().as_secs_f64()
+}
+
+/// One line of the table: a name and the work measured.
+type Row<'a> = (&'static str, &'a dyn Fn(&str));
+
+/// A sink that drops every token.
+struct Drop;
+
+impl TokenSink for Drop {
+    type Handle = ();
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        black_box(token);
+        TokenSinkResult::Continue
+    }
+}
+
+fn html5ever_tokenizer(text: &str) {
+    let tokenizer = Tokenizer::new(Drop, Default::default());
+    let queue = BufferQueue::default();
+    queue.push_back(text.into());
+    while !matches!(tokenizer.feed(&queue), html5ever::TokenizerResult::Done) {}
+    tokenizer.end();
+}
+
+fn html5ever_rcdom(text: &str) {
+    let dom = html5ever::parse_document(markup5ever_rcdom::RcDom::default(), Default::default())
+        .one(text);
+    black_box(dom);
+}
+
+fn relink_tokenizer(text: &str) {
+    let log = SpanLog::default();
+    black_box(tokenize(text, Drop, &log, TokenizerOptions::default()));
+}
+
+fn relink_tree(text: &str) {
+    black_box(relink::html::tree::parse(
+        text,
+        relink::html::tree::DocumentKind::Document,
+    ));
+}
+
+fn relink_tokenizer_rcdom(text: &str) {
+    let log = SpanLog::default();
+    let opts = TreeBuilderOpts {
+        scripting_enabled: false,
+        ..TreeBuilderOpts::default()
+    };
+    let builder = TreeBuilder::new(markup5ever_rcdom::RcDom::default(), opts);
+    black_box(tokenize(text, builder, &log, TokenizerOptions::default()).sink);
+}
+
+fn main() {
     let base = Base::new(
         BaseUrl::parse("https://example.com/docs/page.html", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
     let options = Options {
         outer: Some(&base),
+        details: Details::Counts,
         ..Options::default()
     };
-    let (mut all_bytes, mut all_time) = (0u64, Duration::ZERO);
-    println!(
-        "{:<28} {:>10} {:>8} {:>8} {:>10}",
-        "page", "bytes", "links", "runs", "MB/s"
-    );
-    for page in pages {
-        let input = std::fs::read(&page).unwrap();
-        let first = rewrite_html(&input, &options).unwrap();
-        let links = first.links.len();
-        let (mut runs, start) = (0u64, Instant::now());
-        while start.elapsed() < MEASURE_FOR {
-            black_box(rewrite_html(black_box(&input), &options).unwrap());
-            runs += 1;
-        }
-        let elapsed = start.elapsed();
-        let bytes = input.len() as u64 * runs;
-        all_bytes += bytes;
-        all_time += elapsed;
-        let name = page.file_name().unwrap().to_string_lossy();
+    let rewrite = |text: &str| {
+        black_box(rewrite_html(black_box(text.as_bytes()), &options).unwrap());
+    };
+    let pages = corpus_pages();
+    let corpora = [
+        Corpus {
+            name: "python docs (WARC)",
+            pages: python_docs(),
+        },
+        Corpus {
+            name: "real pages",
+            pages: pages.clone(),
+        },
+        Corpus {
+            name: "generated 60 MB page",
+            pages: generated(&pages),
+        },
+    ];
+    let rows: [Row<'_>; 6] = [
+        ("html5ever tokenizer alone", &html5ever_tokenizer),
+        ("html5ever into RcDom", &html5ever_rcdom),
+        ("relink tokenizer alone", &relink_tokenizer),
+        ("relink tokenizer + tree builder (RcDom)", &relink_tokenizer_rcdom),
+        ("relink tokenizer + tree builder (arena)", &relink_tree),
+        ("relink whole rewrite", &rewrite),
+    ];
+    for corpus in &corpora {
+        let bytes: usize = corpus.pages.iter().map(String::len).sum();
         println!(
-            "{name:<28} {:>10} {links:>8} {runs:>8} {:>10.1}",
-            input.len(),
-            mb_per_s(bytes, elapsed)
+            "\n{} ({} documents, {:.1} MB)",
+            corpus.name,
+            corpus.pages.len(),
+            bytes as f64 / 1e6
+        );
+        let mut figures = Vec::new();
+        for (name, work) in &rows {
+            let mb_s = measure(&corpus.pages, *work);
+            figures.push(mb_s);
+            println!("  {name:<42} {mb_s:>8.1} MB/s");
+        }
+        println!(
+            "  whole rewrite / html5ever into RcDom: {:.2}x; / html5ever tokenizer: {:.2}x",
+            figures[5] / figures[1],
+            figures[5] / figures[0]
         );
     }
-    println!(
-        "{:<28} {:>10} {:>8} {:>8} {:>10.1}",
-        "all",
-        "",
-        "",
-        "",
-        mb_per_s(all_bytes, all_time)
-    );
-    baseline(&dir);
-    tokenizers(&dir);
+    command_line(&pages);
 }
 
-/// The floor under relink's figure: html5ever alone, parsing the same pages
-/// into RcDom.
-fn baseline(dir: &std::path::Path) {
-    use html5ever::tendril::TendrilSink;
-    let (mut bytes, start) = (0u64, Instant::now());
-    while start.elapsed() < MEASURE_FOR {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "html") {
-                let text = std::fs::read_to_string(&path).unwrap();
-                let dom = html5ever::parse_document(
-                    markup5ever_rcdom::RcDom::default(),
-                    Default::default(),
-                )
-                .one(text.as_str());
-                black_box(dom);
-                bytes += text.len() as u64;
-            }
-        }
+/// The command line with one worker: a directory of pages to `-o`, and the
+/// links of the WARC as JSON Lines.
+fn command_line(pages: &[String]) {
+    let relink = env!("CARGO_BIN_EXE_relink");
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let mut bytes = 0;
+    let docs = python_docs();
+    for (i, page) in docs.iter().chain(pages).cycle().take(300).enumerate() {
+        std::fs::write(site.join(format!("page{i}.html")), page).unwrap();
+        bytes += page.len();
     }
-    println!(
-        "{:<28} {:>10} {:>8} {:>8} {:>10.1}",
-        "(html5ever alone)",
-        "",
-        "",
-        "",
-        mb_per_s(bytes, start.elapsed())
-    );
-}
-
-/// A sink that drops every token.
-struct Drop;
-
-impl html5ever::tokenizer::TokenSink for Drop {
-    type Handle = ();
-    fn process_token(
-        &self,
-        token: html5ever::tokenizer::Token,
-        _line: u64,
-    ) -> html5ever::tokenizer::TokenSinkResult<()> {
-        black_box(token);
-        html5ever::tokenizer::TokenSinkResult::Continue
-    }
-}
-
-/// The tokenizers alone, and relink's under html5ever's tree builder.
-fn tokenizers(dir: &std::path::Path) {
-    use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
-    use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
-    use relink::html::tokenizer::{Options, SpanLog, tokenize};
-
-    let pages: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "html"))
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
-    let measure = |name: &str, run: &dyn Fn(&str)| {
-        let (mut bytes, start) = (0u64, Instant::now());
-        while start.elapsed() < MEASURE_FOR {
-            for text in &pages {
-                run(text);
-                bytes += text.len() as u64;
-            }
-        }
-        println!("{name:<57} {:>10.1}", mb_per_s(bytes, start.elapsed()));
+    println!("\ncommand line, -j 1");
+    let run = |args: &[&str]| -> Duration {
+        let start = Instant::now();
+        let status = Command::new(relink)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        start.elapsed()
     };
-    measure("(html5ever tokenizer alone)", &|text| {
-        let tokenizer = Tokenizer::new(Drop, TokenizerOpts::default());
-        let queue = BufferQueue::default();
-        queue.push_back(text.into());
-        while !matches!(tokenizer.feed(&queue), html5ever::TokenizerResult::Done) {}
-        tokenizer.end();
-    });
-    measure("relink tokenizer alone", &|text| {
-        let log = SpanLog::default();
-        black_box(tokenize(text, Drop, &log, Options::default()));
-        black_box(log);
-    });
-    measure(
-        "relink tokenizer + html5ever TreeBuilder (RcDom)",
-        &|text| {
-            let log = SpanLog::default();
-            let opts = TreeBuilderOpts {
-                scripting_enabled: false,
-                ..TreeBuilderOpts::default()
-            };
-            let builder = TreeBuilder::new(markup5ever_rcdom::RcDom::default(), opts);
-            black_box(tokenize(text, builder, &log, Options::default()).sink);
-            black_box(log);
-        },
+    let out = dir.path().join("out");
+    let site_arg = site.to_str().unwrap();
+    let elapsed = run(&[
+        site_arg,
+        "--retrieved-from",
+        "https://example.com/",
+        "-o",
+        out.to_str().unwrap(),
+        "-j",
+        "1",
+        "-q",
+    ]);
+    println!(
+        "  {:<42} {:>8.1} MB/s ({} files, {:.1} MB)",
+        "rewrite a directory to -o",
+        bytes as f64 / 1e6 / elapsed.as_secs_f64(),
+        300,
+        bytes as f64 / 1e6
     );
-}
-
-fn mb_per_s(bytes: u64, elapsed: Duration) -> f64 {
-    bytes as f64 / 1e6 / elapsed.as_secs_f64()
+    let warc = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
+    let elapsed = run(&[
+        warc.to_str().unwrap(),
+        "--list",
+        "--format",
+        "json",
+        "-j",
+        "1",
+        "-q",
+    ]);
+    println!(
+        "  {:<42} {:>8.0} ms",
+        "--list --format json of the corpus WARC",
+        elapsed.as_secs_f64() * 1e3
+    );
 }

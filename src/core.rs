@@ -120,6 +120,36 @@ pub struct LinkPlace {
     pub attribute: String,
 }
 
+/// Where a link is, borrowed: what a reader passes while it works, so that
+/// a [`LinkPlace`] is made only for a link that is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place<'a> {
+    /// The element's name.
+    pub element: &'a str,
+    /// The attribute's name, empty for an element's text.
+    pub attribute: &'a str,
+}
+
+impl Place<'_> {
+    /// The place, owned.
+    pub fn to_link_place(self) -> LinkPlace {
+        LinkPlace {
+            element: self.element.to_owned(),
+            attribute: self.attribute.to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.element, self.attribute) {
+            (element, "") => write!(f, "<{element}>"),
+            ("", attribute) => f.write_str(attribute),
+            (element, attribute) => write!(f, "<{element} {attribute}>"),
+        }
+    }
+}
+
 impl fmt::Display for LinkPlace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.element.as_str(), self.attribute.as_str()) {
@@ -381,7 +411,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         at: usize,
         value: &str,
         base: &Base,
-        place: &LinkPlace,
+        place: Place<'_>,
         same_document: SameDocument,
     ) -> Option<String> {
         // An empty reference is a link to the base (RFC 1808 section 4
@@ -414,7 +444,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                     self.out.links.push(Link {
                         line,
                         column,
-                        place: place.clone(),
+                        place: place.to_link_place(),
                         original: value.to_owned(),
                         resolved: resolved.to_string(),
                         base: Some(base.clone()),
@@ -441,7 +471,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         css: &str,
         at: usize,
         base: &Base,
-        place: &LinkPlace,
+        place: Place<'_>,
     ) -> Vec<(Range<usize>, String)> {
         let mut found = Vec::new();
         for url in css::urls(css) {

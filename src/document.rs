@@ -6,7 +6,7 @@
 use std::io::{self, BufRead, Write};
 
 use crate::Error;
-use crate::core::{self, BaseChain, Documents, Embedded, Resolver, TextRewrite};
+use crate::core::{self, BaseChain, Documents, Embedded, Place, Resolver, TextRewrite};
 pub use crate::core::{LinkPlace, Options, Outcome};
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
@@ -53,11 +53,11 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
             .push("no base url: links left as they are".to_owned());
         return resolver.out;
     };
-    let place = LinkPlace {
-        element: String::new(),
-        attribute: "css".to_owned(),
+    let place = Place {
+        element: "",
+        attribute: "css",
     };
-    for (range, new) in resolver.css_urls(text, 0, &base, &place) {
+    for (range, new) in resolver.css_urls(text, 0, &base, place) {
         let edit = Edit::new(range, new).narrowed(text);
         resolver.out.edits.push(edit);
     }

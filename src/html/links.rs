@@ -134,16 +134,26 @@ pub const LINK_ATTRIBUTES: &[LinkAttribute] = &[
     svg("style", Css),
 ];
 
+/// The rows of each attribute name, built once: most attributes of a
+/// document hold no URL, and are turned away by one hash lookup.
+static BY_ATTRIBUTE: std::sync::LazyLock<
+    std::collections::HashMap<&'static str, Vec<&'static LinkAttribute>>,
+> = std::sync::LazyLock::new(|| {
+    let mut map: std::collections::HashMap<_, Vec<_>> = std::collections::HashMap::new();
+    for row in LINK_ATTRIBUTES {
+        map.entry(row.attribute).or_default().push(row);
+    }
+    map
+});
+
 /// The row for an attribute of an element, if it holds URLs.
 pub fn lookup(
     namespace: Namespace,
     element: &str,
     attribute: &str,
 ) -> Option<&'static LinkAttribute> {
-    LINK_ATTRIBUTES.iter().find(|r| {
-        r.attribute == attribute
-            && r.namespace == namespace
-            && (r.element == "*" || r.element == element)
+    BY_ATTRIBUTE.get(attribute)?.iter().copied().find(|r| {
+        r.namespace == namespace && (r.element == "*" || r.element == element)
     })
 }
 

@@ -12,7 +12,7 @@ use super::tokenizer::AttrSpan;
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use super::{refresh, srcset};
 use crate::base::{Base, BaseSource};
-use crate::core::{AttrSyntax, BaseChain, LinkPlace, Options, Resolver, SameDocument, TextRewrite};
+use crate::core::{AttrSyntax, BaseChain, Options, Place, Resolver, SameDocument, TextRewrite};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
 
@@ -146,9 +146,9 @@ impl Work<'_, '_> {
                 } else {
                     base
                 };
-                let place = LinkPlace {
-                    element: tag.name.to_string(),
-                    attribute: name.into_owned(),
+                let place = Place {
+                    element: tag.name,
+                    attribute: &name,
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
@@ -216,7 +216,7 @@ impl Work<'_, '_> {
         attr: &AttrSpan,
         row: &LinkAttribute,
         base: &Base,
-        place: LinkPlace,
+        place: Place<'_>,
         same_document: SameDocument,
     ) {
         // A value-less attribute (`<a href>`) is an empty reference: its
@@ -235,7 +235,7 @@ impl Work<'_, '_> {
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
             let (lead, url) = trim_ascii_space(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
-            if let Some(new) = work.r.resolve(at, url, base, &place, same_document) {
+            if let Some(new) = work.r.resolve(at, url, base, place, same_document) {
                 // A URL written into a list must not split it: a separator
                 // the base brought in is percent-encoded.
                 let new = match protect_separators(&new, row.syntax) {
@@ -285,7 +285,7 @@ impl Work<'_, '_> {
                 }
             }
             Syntax::Css => {
-                let urls = self.r.css_urls(text, at, base, &place);
+                let urls = self.r.css_urls(text, at, base, place);
                 found.extend(urls.into_iter().map(|(range, new)| Found { range, new }));
             }
             Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
@@ -395,13 +395,13 @@ impl Work<'_, '_> {
             }
             Some(_) => return,
         };
-        let place = LinkPlace {
-            element: "style".to_owned(),
-            attribute: String::new(),
+        let place = Place {
+            element: "style",
+            attribute: "",
         };
         let src = self.r.text;
         let css_text = &src[text_start..text_end];
-        for (range, new) in self.r.css_urls(css_text, text_start, base, &place) {
+        for (range, new) in self.r.css_urls(css_text, text_start, base, place) {
             let range = text_start + range.start..text_start + range.end;
             self.r.out.edits.push(Edit::new(range, new).narrowed(src));
         }
