@@ -9,7 +9,7 @@ use crate::url::BaseUrl;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BaseSource {
-    /// Forced above every layer by the user (`--base`).
+    /// Forced above every layer by the user (the command line's `--base`).
     Forced,
     /// An HTML BASE element (section 3.1), at this line of the document.
     BaseElement {
@@ -37,14 +37,14 @@ pub enum BaseSource {
 impl fmt::Display for BaseSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BaseSource::Forced => f.write_str("--base"),
+            BaseSource::Forced => f.write_str("the forced base"),
             BaseSource::BaseElement { line } => write!(f, "the BASE element at line {line}"),
             BaseSource::Header { name, part } if part.is_empty() => {
                 write!(f, "{name} of the message")
             }
             BaseSource::Header { name, part } => write!(f, "{name} of part {part}"),
             BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
-            BaseSource::RetrievedFrom => f.write_str("--retrieved-from"),
+            BaseSource::RetrievedFrom => f.write_str("the retrieval URL"),
             BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),
         }
     }

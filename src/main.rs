@@ -1012,7 +1012,7 @@ fn list_row(out: &mut impl Write, format: Format, file: &str, row: &LinkRow) -> 
     let from = link
         .base
         .as_ref()
-        .map(|b| b.source.to_string())
+        .map(|b| source_name(&b.source))
         .unwrap_or_else(|| "none".to_owned());
     match format {
         Format::Text => writeln!(
@@ -1085,7 +1085,9 @@ fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
                 writeln!(
                     out,
                     "    {}: {} ({})",
-                    layer.source, layer.value, layer.status
+                    source_name(&layer.source),
+                    layer.value,
+                    layer.status
                 )
                 .context("writing standard output")?;
             }
@@ -1097,4 +1099,17 @@ fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Done
     })
+}
+
+/// Where a base came from, as the command line names it: the library says
+/// "the retrieval URL", the user gave `--retrieved-from`.
+fn source_name(source: &BaseSource) -> String {
+    match source {
+        BaseSource::Forced => "--base".to_owned(),
+        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
+        BaseSource::Enclosing(outer) => {
+            format!("the enclosing document ({})", source_name(outer))
+        }
+        other => other.to_string(),
+    }
 }

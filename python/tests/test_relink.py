@@ -177,7 +177,7 @@ def test_links_have_the_list_fields() -> None:
         "original": "../x",
         "resolved": "http://example.org/a/x",
         "base": "http://example.org/a/b/page.html",
-        "base_from": "--retrieved-from",
+        "base_from": "the retrieval URL",
         "element": "a",
         "attribute": "href",
         "line": 2,
@@ -190,7 +190,7 @@ def test_links_name_the_base_element() -> None:
     page = b'<head>\n<base href="http://b.example/x/">\n</head><a href=y>'
     base, link = relink.links(page, "http://a.example/")
     # The BASE element's own href is a link, against the layer below.
-    assert (base["element"], base["base_from"]) == ("base", "--retrieved-from")
+    assert (base["element"], base["base_from"]) == ("base", "the retrieval URL")
     assert link["resolved"] == "http://b.example/x/y"
     assert link["base"] == "http://b.example/x/"
     assert link["base_from"] == "the BASE element at line 2"
