@@ -188,7 +188,10 @@ fn main() {
         ("html5ever tokenizer alone", &html5ever_tokenizer),
         ("html5ever into RcDom", &html5ever_rcdom),
         ("relink tokenizer alone", &relink_tokenizer),
-        ("relink tokenizer + tree builder (RcDom)", &relink_tokenizer_rcdom),
+        (
+            "relink tokenizer + tree builder (RcDom)",
+            &relink_tokenizer_rcdom,
+        ),
         ("relink tokenizer + tree builder (arena)", &relink_tree),
         ("relink whole rewrite", &rewrite),
     ];

@@ -318,37 +318,19 @@ fn under(dir: &Path, job: &Job) -> PathBuf {
 }
 
 fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report) -> io::Result<()> {
-    match (job.role, &settings.destination, &job.source) {
-        (Role::CopyOnly, Destination::Dir(dir), Source::File(path)) => {
-            let target = under(dir, job);
-            create_parent(&target)?;
-            return write::copy_file(path, &target, Durability::Lazy);
-        }
-        (Role::Link, Destination::Dir(dir), Source::File(path)) => {
-            let target = under(dir, job);
-            create_parent(&target)?;
-            return write::copy_link(path, &target);
-        }
-        (Role::Special, Destination::Dir(_), _) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file, directory or symbolic link: not copied",
-            ));
-        }
-        (Role::CopyOnly | Role::Link | Role::Special, _, _) => return Ok(()),
-        (Role::Document | Role::MaildirMessage, _, _) => {}
+    if let Some(done) = copy_entry(job, settings) {
+        return done;
     }
-    let rules = settings.rules;
     let retrieved = match &job.retrieved_from {
         Some(url) => Some(
-            BaseUrl::parse(url, rules)
+            BaseUrl::parse(url, settings.rules)
                 .map(|u| Base::new(u, BaseSource::RetrievedFrom))
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?,
         ),
         None => None,
     };
     let options = Options {
-        rules,
+        rules: settings.rules,
         forced: settings.forced.as_ref(),
         outer: retrieved.as_ref(),
         transport: settings.transport,
@@ -365,16 +347,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     (&mut reader)
         .take(HEAD_BYTES as u64)
         .read_to_end(&mut head)?;
-    let kind = if job.role == Role::MaildirMessage {
-        Kind::Message
-    } else if let Some(kind) = settings.kind {
-        kind
-    } else {
-        match &job.source {
-            Source::File(path) => kind::detect_file(path, &head),
-            Source::Stdin => kind::sniff(&head).unwrap_or(Kind::Html),
-        }
-    };
+    let kind = kind_of(job, settings, &head);
     report.kind = Some(kind);
     if matches!(kind, Kind::Mbox | Kind::Warc) {
         let format = settings.mbox_format.unwrap_or_else(|| mbox::detect(&head));
@@ -388,51 +361,125 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     }
     let mut input = head;
     reader.read_to_end(&mut input)?;
-    let output = match kind {
-        Kind::Message | Kind::Mbox | Kind::Warc => {
-            let outcome =
-                message::rewrite_message(&input, &options, message::FromLines::Keep, &Engine);
-            report.warnings = outcome.warnings;
-            let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
-                message: None,
-                part: Some(part),
-                record: None,
-                link,
-            });
-            report.add_links(outcome.rewritten, rows);
-            report.layers = outcome
-                .parts
-                .into_iter()
-                .map(|p| (part_label(&p.path, &p.mimetype), p.layers))
-                .collect();
-            outcome.output
-        }
-        Kind::Html | Kind::Css => {
-            let result = if kind == Kind::Css {
-                document::rewrite_css(&input, &options)
-            } else {
-                document::rewrite_html(&input, &options)
-            };
-            let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-            report.warnings = outcome.warnings;
-            report.layers = vec![("document".to_owned(), outcome.layers)];
-            let rows = outcome.links.into_iter().map(|link| LinkRow {
-                message: None,
-                part: None,
-                record: None,
-                link,
-            });
-            report.add_links(outcome.rewritten, rows);
-            outcome.output
-        }
-    };
+    let output = rewrite_in_memory(kind, &input, &options, report)?;
     report.changed = output.is_some();
     if settings.diff
         && let Some(new) = &output
     {
         report.diff = Some(unified_diff(&job.name, &input, new));
     }
-    let bytes = output.as_deref().unwrap_or(&input);
+    let document = Document {
+        bytes: output.as_deref().unwrap_or(&input),
+        changed: output.is_some(),
+        file: file.as_ref(),
+    };
+    write_document(job, settings, document, out, report)?;
+    if !matches!(
+        settings.destination,
+        Destination::Nowhere | Destination::InPlace { .. }
+    ) {
+        report.written = report.changed;
+    }
+    Ok(())
+}
+
+/// What is done with an entry relink does not read (a file copied as it
+/// is, a link made again, a device refused), or `None` for a document.
+fn copy_entry(job: &Job, settings: &Settings) -> Option<io::Result<()>> {
+    let done = match (job.role, &settings.destination, &job.source) {
+        (Role::CopyOnly, Destination::Dir(dir), Source::File(path)) => {
+            let target = under(dir, job);
+            create_parent(&target).and_then(|()| write::copy_file(path, &target, Durability::Lazy))
+        }
+        (Role::Link, Destination::Dir(dir), Source::File(path)) => {
+            let target = under(dir, job);
+            create_parent(&target).and_then(|()| write::copy_link(path, &target))
+        }
+        (Role::Special, Destination::Dir(_), _) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file, directory or symbolic link: not copied",
+        )),
+        (Role::CopyOnly | Role::Link | Role::Special, _, _) => Ok(()),
+        (Role::Document | Role::MaildirMessage, _, _) => return None,
+    };
+    Some(done)
+}
+
+/// The kind of an input: a Maildir's messages are messages; else `--type`,
+/// else the name and the first bytes.
+fn kind_of(job: &Job, settings: &Settings, head: &[u8]) -> Kind {
+    if job.role == Role::MaildirMessage {
+        Kind::Message
+    } else if let Some(kind) = settings.kind {
+        kind
+    } else {
+        match &job.source {
+            Source::File(path) => kind::detect_file(path, head),
+            Source::Stdin => kind::sniff(head).unwrap_or(Kind::Html),
+        }
+    }
+}
+
+/// Rewrites a document held in memory (HTML, CSS, a message), reporting its
+/// links, warnings and layers; its new bytes, if any changed.
+fn rewrite_in_memory(
+    kind: Kind,
+    input: &[u8],
+    options: &Options<'_>,
+    report: &mut Report,
+) -> io::Result<Option<Vec<u8>>> {
+    if matches!(kind, Kind::Html | Kind::Css) {
+        let result = if kind == Kind::Css {
+            document::rewrite_css(input, options)
+        } else {
+            document::rewrite_html(input, options)
+        };
+        let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        report.warnings = outcome.warnings;
+        report.layers = vec![("document".to_owned(), outcome.layers)];
+        let rows = outcome.links.into_iter().map(|link| LinkRow {
+            message: None,
+            part: None,
+            record: None,
+            link,
+        });
+        report.add_links(outcome.rewritten, rows);
+        return Ok(outcome.output);
+    }
+    let outcome = message::rewrite_message(input, options, message::FromLines::Keep, &Engine);
+    report.warnings = outcome.warnings;
+    let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
+        message: None,
+        part: Some(part),
+        record: None,
+        link,
+    });
+    report.add_links(outcome.rewritten, rows);
+    report.layers = outcome
+        .parts
+        .into_iter()
+        .map(|p| (part_label(&p.path, &p.mimetype), p.layers))
+        .collect();
+    Ok(outcome.output)
+}
+
+/// A rewritten document on its way out.
+struct Document<'a> {
+    bytes: &'a [u8],
+    changed: bool,
+    /// The file it was read from, and its metadata.
+    file: Option<&'a (PathBuf, Metadata)>,
+}
+
+/// Writes a document where the settings say.
+fn write_document(
+    job: &Job,
+    settings: &Settings,
+    document: Document<'_>,
+    out: &mut dyn Write,
+    report: &mut Report,
+) -> io::Result<()> {
+    let bytes = document.bytes;
     // A Maildir message's `,S=` size follows its new length.
     let target = |path: &Path| -> PathBuf {
         if job.role == Role::MaildirMessage {
@@ -442,7 +489,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
             path.to_path_buf()
         }
     };
-    let like = file.as_ref().map(|(_, meta)| meta);
+    let like = document.file.map(|(_, meta)| meta);
     match &settings.destination {
         Destination::Writer => out.write_all(bytes).and_then(|()| out.flush())?,
         Destination::File(path) => write_atomically(&resolve_target(path)?, bytes, like)?,
@@ -452,48 +499,52 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
             write_atomically(&resolve_target(&path)?, bytes, like)?;
         }
         Destination::InPlace { backup } => {
-            if let (Some(_), Some((path, meta))) = (&output, &file) {
+            if let (true, Some((path, meta))) = (document.changed, document.file) {
                 warn_hard_links(meta, report);
                 if let Some(suffix) = backup {
                     keep_backup(path, suffix)?;
                 }
-                let new_path = target(path);
-                let mut temp = write::temp_file_beside(&new_path)?;
-                temp.write_all(bytes)?;
-                if &new_path == path {
-                    finish(temp, path, Some(meta), (Replace::Over, Durability::Flushed))?;
-                    report.written = true;
-                } else {
-                    finish(
-                        temp,
-                        &new_path,
-                        Some(meta),
-                        (Replace::Never, Durability::Flushed),
-                    )?;
-                    report.written = true;
-                    std::fs::remove_file(path).map_err(|e| {
-                        let (old, new) = (path.display(), new_path.display());
-                        let message = if e.kind() == io::ErrorKind::NotFound {
-                            // A mail program moved it meanwhile: it may now
-                            // be there twice, moved and rewritten.
-                            format!("{old} was moved while being rewritten: the rewritten message is {new}, the moved one may be its duplicate")
-                        } else {
-                            format!("the message is now both {old} and {new}: cannot remove the old name: {e}")
-                        };
-                        io::Error::new(e.kind(), message)
-                    })?;
-                }
+                replace_in_place(path, &target(path), (bytes, meta), report)?;
             }
         }
         Destination::Nowhere => {}
     }
-    if !matches!(
-        settings.destination,
-        Destination::Nowhere | Destination::InPlace { .. }
-    ) {
-        report.written = report.changed;
-    }
     Ok(())
+}
+
+/// Writes `bytes` over `path`, or, for a Maildir message whose size is in
+/// its name, under `new_path` and then removes the old name.
+fn replace_in_place(
+    path: &Path,
+    new_path: &Path,
+    (bytes, meta): (&[u8], &Metadata),
+    report: &mut Report,
+) -> io::Result<()> {
+    let mut temp = write::temp_file_beside(new_path)?;
+    temp.write_all(bytes)?;
+    if new_path == path {
+        finish(temp, path, Some(meta), (Replace::Over, Durability::Flushed))?;
+        report.written = true;
+        return Ok(());
+    }
+    finish(
+        temp,
+        new_path,
+        Some(meta),
+        (Replace::Never, Durability::Flushed),
+    )?;
+    report.written = true;
+    std::fs::remove_file(path).map_err(|e| {
+        let (old, new) = (path.display(), new_path.display());
+        let message = if e.kind() == io::ErrorKind::NotFound {
+            // A mail program moved it meanwhile: it may now be there twice,
+            // moved and rewritten.
+            format!("{old} was moved while being rewritten: the rewritten message is {new}, the moved one may be its duplicate")
+        } else {
+            format!("the message is now both {old} and {new}: cannot remove the old name: {e}")
+        };
+        io::Error::new(e.kind(), message)
+    })
 }
 
 /// Creates the directories above `path`.

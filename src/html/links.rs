@@ -152,9 +152,11 @@ pub fn lookup(
     element: &str,
     attribute: &str,
 ) -> Option<&'static LinkAttribute> {
-    BY_ATTRIBUTE.get(attribute)?.iter().copied().find(|r| {
-        r.namespace == namespace && (r.element == "*" || r.element == element)
-    })
+    BY_ATTRIBUTE
+        .get(attribute)?
+        .iter()
+        .copied()
+        .find(|r| r.namespace == namespace && (r.element == "*" || r.element == element))
 }
 
 #[cfg(test)]
