@@ -2,6 +2,8 @@
 //! (RFC 1808 section 3.2), HTML and CSS parts rewritten, every other byte
 //! copied.
 
+use std::borrow::Cow;
+
 use mailparse::{MailHeader, ParsedMail, body::Body};
 
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
@@ -242,19 +244,7 @@ impl Walker<'_> {
             self.warn(path, "body could not be located; left as it is");
             return;
         };
-        let header = mail.headers.iter().find(|h| {
-            h.get_key_ref()
-                .eq_ignore_ascii_case("Content-Transfer-Encoding")
-        });
-        let cte_value = header.map(|h| h.get_value());
-        let Some(cte) = TransferEncoding::from_header(cte_value.as_deref()) else {
-            self.warn(
-                path,
-                format_args!(
-                    "unknown transfer encoding {:?}; left as it is",
-                    cte_value.unwrap_or_default()
-                ),
-            );
+        let Some(cte) = self.transfer_encoding(mail, path) else {
             return;
         };
         let layout = Layout::of(body);
@@ -282,16 +272,51 @@ impl Walker<'_> {
             Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path, layers),
         };
         let Some(new) = rewritten else { return };
+        if let Some(encoded) = self.encode_again((body, decoded, new), cte, &layout, path) {
+            edits.push(Edit::new(start..start + body.len(), encoded));
+        }
+    }
+
+    /// The entity's transfer encoding, or `None` (with a warning) for one
+    /// relink does not know.
+    fn transfer_encoding(&mut self, mail: &ParsedMail<'_>, path: &str) -> Option<TransferEncoding> {
+        let header = mail.headers.iter().find(|h| {
+            h.get_key_ref()
+                .eq_ignore_ascii_case("Content-Transfer-Encoding")
+        });
+        let cte_value = header.map(|h| h.get_value());
+        let cte = TransferEncoding::from_header(cte_value.as_deref());
+        if cte.is_none() {
+            self.warn(
+                path,
+                format_args!(
+                    "unknown transfer encoding {:?}; left as it is",
+                    cte_value.unwrap_or_default()
+                ),
+            );
+        }
+        cte
+    }
+
+    /// A rewritten body encoded again in its transfer encoding and the
+    /// style of its lines, or `None` (with a warning) when it cannot be.
+    fn encode_again(
+        &mut self,
+        (body, decoded, new): (&[u8], Cow<'_, [u8]>, Vec<u8>),
+        cte: TransferEncoding,
+        layout: &Layout,
+        path: &str,
+    ) -> Option<Vec<u8>> {
         // Each copy is dropped as soon as the next is made.
         let encoded = match cte {
             TransferEncoding::QuotedPrintable => {
-                let encoded = transfer::reencode_qp(body, &decoded, &new, &layout);
+                let encoded = transfer::reencode_qp(body, &decoded, &new, layout);
                 drop((decoded, new));
                 encoded
             }
             TransferEncoding::Base64 => {
                 drop(decoded);
-                transfer::encode(&new, cte, &layout)
+                transfer::encode(&new, cte, layout)
             }
             _ => new,
         };
@@ -307,14 +332,13 @@ impl Walker<'_> {
                 path,
                 format_args!("a rewritten line would pass {MAX_LINE_OCTETS} octets; left as it is"),
             );
-            return;
+            return None;
         }
-        let encoded = if self.from_lines == FromLines::Quote {
+        Some(if self.from_lines == FromLines::Quote {
             quote_from_lines(encoded)
         } else {
             encoded
-        };
-        edits.push(Edit::new(start..start + body.len(), encoded));
+        })
     }
 
     /// A part's `Content-Location` is a link too: an RFC 2557 reader
