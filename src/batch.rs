@@ -198,6 +198,9 @@ pub struct Report {
     /// for [`Destination::Nowhere`]: a dry run, a diff or a list only say
     /// what would change).
     pub written: bool,
+    /// How many of its documents (an HTML or CSS file, or the HTML and CSS
+    /// parts and payloads of an archive) had no base, so kept their links.
+    pub no_base: usize,
     /// The error that stopped this input, if any (nothing was written).
     pub error: Option<String>,
     /// A unified diff, when asked for.
@@ -217,6 +220,7 @@ impl Report {
     /// Takes in what an archive's messages or records reported.
     fn absorb(&mut self, other: Report) {
         self.rewritten += other.rewritten;
+        self.no_base += other.no_base;
         self.links.extend(other.links);
         self.warnings.extend(other.warnings);
         self.layers.extend(other.layers);
@@ -436,6 +440,7 @@ fn rewrite_in_memory(
         };
         let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         report.warnings = outcome.warnings;
+        report.no_base = usize::from(outcome.base.is_none());
         report.layers = vec![("document".to_owned(), outcome.layers)];
         let rows = outcome.links.into_iter().map(|link| LinkRow {
             message: None,
@@ -455,6 +460,11 @@ fn rewrite_in_memory(
         link,
     });
     report.add_links(outcome.rewritten, rows);
+    report.no_base = outcome
+        .parts
+        .iter()
+        .filter(|p| without_base(&p.layers))
+        .count();
     report.layers = outcome
         .parts
         .into_iter()
@@ -545,6 +555,13 @@ fn replace_in_place(
         };
         io::Error::new(e.kind(), message)
     })
+}
+
+/// Whether no layer gave a document its base.
+fn without_base(layers: &[Layer]) -> bool {
+    !layers
+        .iter()
+        .any(|l| l.status == crate::base::LayerStatus::Used)
 }
 
 /// Creates the directories above `path`.
@@ -671,6 +688,9 @@ fn run_mbox(
             link: link.clone(),
         });
         rows.add_links(message.outcome.rewritten, links);
+        rows.no_base += (message.outcome.parts.iter())
+            .filter(|p| without_base(&p.layers))
+            .count();
         if settings.keep_details {
             rows.layers.extend(message.outcome.parts.iter().map(|p| {
                 (
@@ -730,6 +750,7 @@ fn run_warc(
                 .iter()
                 .map(|w| format!("record {n} ({id}): {w}")),
         );
+        rows.no_base += usize::from(!record.mimetype.is_empty() && without_base(&record.layers));
         if settings.keep_details && !record.mimetype.is_empty() {
             let label = format!("record {n} {} ({})", record.target_uri, record.mimetype);
             rows.layers.push((label, record.layers.clone()));

@@ -735,7 +735,7 @@ fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::Result<Tally
             eprintln!("relink: {}: {warning}", report.name);
             tally.warnings += 1;
         }
-        tally.no_base += usize::from(report.warnings.iter().any(|w| w.contains("no base url")));
+        tally.no_base += report.no_base;
         if let Some(error) = &report.error {
             eprintln!("relink: {error}");
             tally.errors += 1;

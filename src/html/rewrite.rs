@@ -315,11 +315,11 @@ impl Work<'_, '_> {
         let (line, _) = self.r.lines.locate(self.r.text, at);
         self.r.out.links.extend(inner.links);
         self.r.out.rewritten += inner.rewritten;
+        // The inner document always has a base: its parent's.
         self.r.out.warnings.extend(
             inner
                 .warnings
                 .into_iter()
-                .filter(|w| !w.starts_with("no base url"))
                 .map(|w| format!("srcdoc at line {line}: {w}")),
         );
         found.extend(inner.edits.into_iter().map(|e| Found {
