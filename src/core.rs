@@ -322,6 +322,30 @@ impl<'a> BaseChain<'a> {
     }
 }
 
+/// The layers of a document inside an entity (a message part, a WARC
+/// payload), innermost first: the document's own (its BASE element, or a
+/// forced base), then the entity's. When one of the document's own gave
+/// the base, the entity's lie below it.
+pub fn stack_layers(document: Vec<Layer>, mut entity: Vec<Layer>) -> Vec<Layer> {
+    let own: Vec<Layer> = document
+        .into_iter()
+        .filter(|l| {
+            matches!(
+                l.source,
+                BaseSource::BaseElement { .. } | BaseSource::Forced
+            )
+        })
+        .collect();
+    if own.iter().any(|l| l.status == LayerStatus::Used) {
+        for layer in &mut entity {
+            if layer.status == LayerStatus::Used {
+                layer.status = LayerStatus::Below;
+            }
+        }
+    }
+    own.into_iter().chain(entity).collect()
+}
+
 /// Lines of a text, to report where links are. Built on first use: a
 /// rewrite that records no link and meets no trouble never needs it.
 #[derive(Debug, Default)]

@@ -10,7 +10,7 @@ use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{Details, Documents, Embedded, Link, LinkPlace, Options};
+use crate::core::{Details, Documents, Embedded, Link, LinkPlace, Options, stack_layers};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
 
@@ -429,7 +429,7 @@ impl Walker<'_> {
         base: Option<&Base>,
         kind: Kind,
         path: &str,
-        mut layers: Vec<Layer>,
+        layers: Vec<Layer>,
     ) -> Option<Vec<u8>> {
         // The part's charset is its transport; `--encoding` stands in for a
         // part that names none.
@@ -451,29 +451,11 @@ impl Walker<'_> {
         let result = self.documents.rewrite(embedded, decoded, &options);
         match result {
             Ok(outcome) => {
-                // The document's own layers (its BASE element) come first;
-                // when one gave the base, the headers' layers lie below.
-                let inner: Vec<Layer> = outcome
-                    .layers
-                    .into_iter()
-                    .filter(|l| {
-                        matches!(
-                            l.source,
-                            BaseSource::BaseElement { .. } | BaseSource::Forced
-                        )
-                    })
-                    .collect();
-                if inner.iter().any(|l| l.status == LayerStatus::Used) {
-                    for layer in &mut layers {
-                        if layer.status == LayerStatus::Used {
-                            layer.status = LayerStatus::Below;
-                        }
-                    }
-                }
                 self.out.parts.push(PartReport {
                     path: path.to_owned(),
                     mimetype: mail.ctype.mimetype.clone(),
-                    layers: inner.into_iter().chain(layers).collect(),
+                    // The document's own layers first, the headers' below.
+                    layers: stack_layers(outcome.layers, layers),
                 });
                 for warning in outcome.warnings {
                     self.warn(path, warning);

@@ -7,7 +7,7 @@ use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{Embedded, Options};
+use crate::core::{Embedded, Options, stack_layers};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -370,7 +370,7 @@ fn rewrite_payload(
     kind: Kind,
     mimetype: String,
     base: Option<&Base>,
-    mut layers: Vec<Layer>,
+    layers: Vec<Layer>,
     transport: Option<&'static encoding_rs::Encoding>,
     options: &WarcOptions<'_>,
     report: &mut RecordReport,
@@ -394,32 +394,14 @@ fn rewrite_payload(
             return None;
         }
     };
-    // The document's own layers (its BASE element, or --base) come first;
-    // when one gave the base, the HTTP and WARC layers lie below.
-    let inner: Vec<Layer> = outcome
-        .layers
-        .into_iter()
-        .filter(|l| {
-            matches!(
-                l.source,
-                BaseSource::BaseElement { .. } | BaseSource::Forced
-            )
-        })
-        .collect();
-    if inner.iter().any(|l| l.status == LayerStatus::Used) {
-        for layer in &mut layers {
-            if layer.status == LayerStatus::Used {
-                layer.status = LayerStatus::Below;
-            }
-        }
-    }
     report.mimetype = mimetype
         .split(';')
         .next()
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    report.layers = inner.into_iter().chain(layers).collect();
+    // The document's own layers come first; the HTTP and WARC ones below.
+    report.layers = stack_layers(outcome.layers, layers);
     for warning in outcome.warnings {
         report.warn(warning);
     }
