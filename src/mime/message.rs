@@ -9,10 +9,11 @@ use mailparse::{MailHeader, ParsedMail, body::Body};
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
-use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{Details, Documents, Embedded, Link, LinkPlace, Options, stack_layers};
+use crate::base::{Base, BaseSource, Layer};
+use crate::core::{
+    BaseChain, Details, Documents, Embedded, Link, LinkPlace, Options, stack_layers,
+};
 use crate::splice::{self, Edit};
-use crate::url::BaseUrl;
 
 /// How deep `message/rfc822` parts inside messages are followed.
 pub const MAX_MESSAGE_DEPTH: usize = 16;
@@ -150,14 +151,14 @@ impl Walker<'_> {
         edits
     }
 
-    /// The base an entity's own headers give, resolved against the
-    /// enclosing one; at the top, Chrome's snapshot header comes next.
+    /// The base of an entity: its own headers' (resolved against the
+    /// enclosing base; at the top, Chrome's snapshot header comes next),
+    /// else the enclosing one; and the layers.
     fn own_base(
         &mut self,
         headers: &[MailHeader<'_>],
         enclosing: Option<&Base>,
-        path: &str,
-        depth: usize,
+        (path, depth): (&str, usize),
         layers: &mut Vec<Layer>,
     ) -> Option<Base> {
         let top = depth == 0 && path.is_empty();
@@ -165,7 +166,7 @@ impl Walker<'_> {
             .iter()
             .chain(top.then_some(&SNAPSHOT_HEADER))
             .copied();
-        let mut chosen = None;
+        let mut chain = BaseChain::new(self.options.rules, None, enclosing);
         for name in names {
             let Some(url) = headers::header_url(headers, name) else {
                 continue;
@@ -174,43 +175,15 @@ impl Walker<'_> {
                 name: name.to_owned(),
                 part: path.to_owned(),
             };
-            if chosen.is_some() {
-                layers.push(Layer::new(source, url, LayerStatus::Below));
-                continue;
-            }
             if name != "Content-Base" && name != "Base" && headers::names_a_part(&url) {
-                let why = "a cid: or mid: location names the part".to_owned();
-                layers.push(Layer::new(source, url, LayerStatus::Ignored(why)));
-                continue;
-            }
-            let resolved = match enclosing {
-                Some(outer) => outer.url.resolve(&url).map(|u| u.into_owned()),
-                None => Ok(url.clone()),
-            };
-            match resolved.and_then(|u| BaseUrl::parse(&u, self.options.rules)) {
-                Ok(resolved) => {
-                    layers.push(Layer::new(source.clone(), url, LayerStatus::Used));
-                    chosen = Some(Base::new(resolved, source));
-                }
-                Err(err) => {
-                    self.warn(path, format_args!("{name} ignored: {err}"));
-                    layers.push(Layer::new(
-                        source,
-                        url,
-                        LayerStatus::Ignored(err.to_string()),
-                    ));
-                }
+                chain.ignore(source, &url, "a cid: or mid: location names the part");
+            } else if let Err(err) = chain.offer(source, &url) {
+                self.warn(path, format_args!("{name} ignored: {err}"));
             }
         }
-        if let Some(outer) = enclosing {
-            let status = if chosen.is_some() {
-                LayerStatus::Below
-            } else {
-                LayerStatus::Used
-            };
-            layers.push(Layer::new(outer.source.clone(), outer.url.as_str(), status));
-        }
-        chosen
+        let (base, chain_layers) = chain.finish();
+        layers.extend(chain_layers);
+        base
     }
 
     fn entity(
@@ -223,9 +196,9 @@ impl Walker<'_> {
         edits: &mut Vec<Edit<Vec<u8>>>,
     ) {
         let mut layers = Vec::new();
-        let own = self.own_base(&mail.headers, enclosing, path, depth, &mut layers);
+        let own = self.own_base(&mail.headers, enclosing, (path, depth), &mut layers);
         self.content_location(&mail.headers, buffer, enclosing, path, edits);
-        let base = own.as_ref().or(enclosing);
+        let base = own.as_ref();
         let mimetype = mail.ctype.mimetype.as_str();
         if mimetype.starts_with("multipart/") {
             for (i, sub) in mail.subparts.iter().enumerate() {

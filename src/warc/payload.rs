@@ -7,7 +7,7 @@ use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{Embedded, Options, stack_layers};
+use crate::core::{BaseChain, Embedded, Options, stack_layers};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -288,9 +288,9 @@ fn http_base(
     rules: Rules,
     report: &mut RecordReport,
 ) -> (Option<Base>, Vec<Layer>) {
-    let (target, mut below) = target_base(rules, report);
-    let mut layers = Vec::new();
-    let mut chosen = None;
+    let (target, target_layers) = target_base(rules, report);
+    // A relative value is resolved against the target URI.
+    let mut chain = BaseChain::new(rules, None, target.as_ref());
     for name in HTTP_BASE_HEADERS {
         let Some(value) = response.field(name).filter(|v| !v.is_empty()) else {
             continue;
@@ -301,43 +301,17 @@ fn http_base(
         };
         if rules == Rules::Whatwg {
             // Browsers take no base from HTTP headers (RFC 7231 appendix B).
-            let why = "no base under the whatwg rules".to_owned();
-            layers.push(Layer::new(source, value, LayerStatus::Ignored(why)));
-            continue;
-        }
-        if chosen.is_some() {
-            layers.push(Layer::new(source, value, LayerStatus::Below));
-            continue;
-        }
-        // A relative value is resolved against the target URI.
-        let resolved = match &target {
-            Some(target) => target.url.resolve(&value).map(|u| u.into_owned()),
-            None => Ok(value.clone()),
-        };
-        match resolved.and_then(|u| BaseUrl::parse(&u, rules)) {
-            Ok(url) => {
-                layers.push(Layer::new(source.clone(), value, LayerStatus::Used));
-                chosen = Some(Base::new(url, source));
-            }
-            Err(err) => {
-                report.warn(format_args!("{name} ignored: {err}"));
-                layers.push(Layer::new(
-                    source,
-                    value,
-                    LayerStatus::Ignored(err.to_string()),
-                ));
-            }
+            chain.ignore(source, &value, "no base under the whatwg rules");
+        } else if let Err(err) = chain.offer(source, &value) {
+            report.warn(format_args!("{name} ignored: {err}"));
         }
     }
-    if chosen.is_some() {
-        for layer in &mut below {
-            if layer.status == LayerStatus::Used {
-                layer.status = LayerStatus::Below;
-            }
-        }
+    let (base, mut layers) = chain.finish();
+    if target.is_none() {
+        // The target URI could not serve: its layer says why.
+        layers.extend(target_layers);
     }
-    layers.extend(below);
-    (chosen.or(target), layers)
+    (base, layers)
 }
 
 /// The target URI as a base, and its layer.
