@@ -34,15 +34,22 @@ pub enum Error {
     /// An encoding label that names no encoding.
     #[error("unknown encoding '{0}'")]
     UnknownEncoding(String),
-    /// An archive given to a call that holds one document in memory.
-    #[error("{0:?} input is read as a stream: use rewrite_mbox or rewrite_warc")]
-    Streamed(crate::kind::Kind),
+    /// An archive (an mbox, a WARC) given to a call that holds one
+    /// document in memory.
+    #[error("{0} input is read as a stream: use rewrite_mbox or rewrite_warc")]
+    Streamed(&'static str),
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),
-    /// A WARC file could not be read.
-    #[error(transparent)]
-    Warc(#[from] crate::warc::WarcError),
+    /// A record of an archive that cannot be read, so neither can any
+    /// after it.
+    #[error("record {record}: {reason}")]
+    MalformedRecord {
+        /// The record's number, from 1.
+        record: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

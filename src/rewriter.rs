@@ -194,7 +194,8 @@ impl Rewriter {
                 let layers = outcome.parts.into_iter().flat_map(|p| p.layers).collect();
                 (outcome.output, links, outcome.warnings, layers)
             }
-            Kind::Mbox | Kind::Warc => return Err(Error::Streamed(kind)),
+            Kind::Mbox => return Err(Error::Streamed("an mbox")),
+            Kind::Warc => return Err(Error::Streamed("a WARC")),
         };
         Ok(Rewritten {
             input,

@@ -15,7 +15,25 @@ use html5ever::tokenizer::TagKind;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
-use super::tree::{Element, Namespace};
+/// The namespace an element was created in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Namespace {
+    /// HTML.
+    Html,
+    /// SVG.
+    Svg,
+    /// MathML, or anything else.
+    Other,
+}
+
+/// What the tree says of the element a start tag created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Element {
+    /// Its namespace.
+    pub namespace: Namespace,
+    /// Whether it lies in a template's contents.
+    pub in_template: bool,
+}
 
 /// No node.
 const NONE: u32 = u32::MAX;

@@ -1,7 +1,7 @@
 //! Which attributes hold URLs: a table of (namespace, element, attribute,
 //! syntax), not a long `match`.
 
-use super::tree::Namespace;
+use super::arena::Namespace;
 
 /// How an attribute's value holds its URLs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

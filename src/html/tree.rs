@@ -24,25 +24,7 @@ use super::tokenizer::{self, AttrSpan, SpanLog, TagSpan};
 
 pub use super::tokenizer::Quote;
 
-/// The namespace an element was created in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Namespace {
-    /// HTML.
-    Html,
-    /// SVG.
-    Svg,
-    /// MathML, or anything else.
-    Other,
-}
-
-/// What the tree says of the element a start tag created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Element {
-    /// Its namespace.
-    pub namespace: Namespace,
-    /// Whether it lies in a template's contents.
-    pub in_template: bool,
-}
+pub use super::arena::{Element, Namespace};
 
 /// What kind of document is parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

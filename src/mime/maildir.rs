@@ -1,6 +1,6 @@
 //! Maildir directories: each file of `cur/` and `new/` is a message
 //! (`tmp/` holds messages still being delivered and is never touched). The
-//! walk over a Maildir is the batch walk's (`crate::batch::expand`).
+//! walk over a Maildir is the command line's, with its other inputs.
 
 use std::path::Path;
 

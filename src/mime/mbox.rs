@@ -56,7 +56,7 @@ pub struct MboxMessage {
 
 /// The UTF-8 byte order mark, which some tools write before an mbox or a
 /// message; it is no part of the first line, and it is kept.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub use super::BOM;
 
 /// The bytes after a UTF-8 byte order mark, if they start with one.
 pub fn after_bom(bytes: &[u8]) -> &[u8] {

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 
 use mailparse::{MailHeader, ParsedMail, body::Body};
 
+use super::BOM;
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
-use super::mbox::BOM;
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::core::{

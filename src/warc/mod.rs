@@ -101,6 +101,17 @@ pub enum WarcError {
     },
 }
 
+impl From<WarcError> for crate::Error {
+    fn from(err: WarcError) -> Self {
+        match err {
+            WarcError::Io(err) => crate::Error::Io(err),
+            WarcError::Malformed { record, reason } => {
+                crate::Error::MalformedRecord { record, reason }
+            }
+        }
+    }
+}
+
 /// What became of one record.
 #[derive(Debug, Clone, Default)]
 pub struct RecordReport {
