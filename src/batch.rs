@@ -16,7 +16,7 @@ use write::{Durability, Replace, enter_dir, finish, keep_backup, open_locked, re
 pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
-use crate::core::ExtraAttribute;
+use crate::core::{ExtraAttribute, Warning, WarningKind};
 use crate::document::{self, Details, Engine, Link, Options};
 use crate::kind::{self, Kind};
 use crate::mime::mbox::{self, MboxFormat};
@@ -191,7 +191,7 @@ pub struct Report {
     /// How many links were rewritten.
     pub rewritten: usize,
     /// Warnings, each naming where.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Whether the content changed.
     pub changed: bool,
     /// Whether the changed content was written to the destination (never
@@ -576,9 +576,12 @@ fn create_parent(path: &Path) -> io::Result<()> {
 /// old content (the new file replaces this name only).
 fn warn_hard_links(meta: &Metadata, report: &mut Report) {
     if meta.nlink() > 1 {
-        report.warnings.push(format!(
-            "has {} hard links: only this name gets the new content",
-            meta.nlink()
+        report.warnings.push(Warning::new(
+            WarningKind::HardLinks,
+            format_args!(
+                "has {} hard links: only this name gets the new content",
+                meta.nlink()
+            ),
         ));
     }
 }
@@ -679,7 +682,7 @@ fn run_mbox(
                 .outcome
                 .warnings
                 .iter()
-                .map(|w| format!("message {n}: {w}")),
+                .map(|w| w.clone().within(format!("message {n}"))),
         );
         let links = message.outcome.links.iter().map(|(part, link)| LinkRow {
             message: Some(n),
@@ -743,13 +746,7 @@ fn run_warc(
     let mut rows = Report::default();
     let mut collect = |record: warc::RecordReport| {
         let n = record.number;
-        let id = &record.record_id;
-        rows.warnings.extend(
-            record
-                .warnings
-                .iter()
-                .map(|w| format!("record {n} ({id}): {w}")),
-        );
+        rows.warnings.extend(record.warnings.iter().cloned());
         rows.no_base += usize::from(!record.mimetype.is_empty() && without_base(&record.layers));
         if settings.keep_details && !record.mimetype.is_empty() {
             let label = format!("record {n} {} ({})", record.target_uri, record.mimetype);

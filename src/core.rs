@@ -110,6 +110,73 @@ impl FromStr for ExtraAttribute {
     }
 }
 
+/// The kinds of trouble relink reports while it goes on: each leaves some
+/// part of the input as it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// No layer gave a base: the links are left as they are.
+    NoBase,
+    /// A layer (a BASE element, a header, a codebase) that could not serve.
+    LayerIgnored,
+    /// A reference the rules cannot resolve.
+    Unresolvable,
+    /// Documents or messages nested past a limit.
+    TooDeep,
+    /// Edits that overlapped: the later ones are dropped.
+    OverlappingEdits,
+    /// A rewritten line of a 7bit or 8bit body would pass 998 octets.
+    LineTooLong,
+    /// A transfer or content coding relink does not know.
+    UnknownEncoding,
+    /// A part, body or payload that could not be read or decoded.
+    Unreadable,
+    /// A payload past the size relink decodes.
+    TooLarge,
+    /// A rewritten mbox message that would split differently.
+    ArchiveSplit,
+    /// A file rewritten in place whose other names keep the old content.
+    HardLinks,
+}
+
+/// What could not be done, and where: a kind to act on, and words for
+/// people. Shown as `part 1.2: line 4, column 7: what happened`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// What kind of trouble it is.
+    pub kind: WarningKind,
+    /// Where, outermost first (`message 3`, `part 1.2`, `line 4, column 7`).
+    pub place: Vec<String>,
+    /// What happened and what became of it.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning of `kind`.
+    pub fn new(kind: WarningKind, message: impl fmt::Display) -> Self {
+        Warning {
+            kind,
+            place: Vec::new(),
+            message: message.to_string(),
+        }
+    }
+
+    /// The same warning, inside `place` (which encloses the places it has).
+    pub fn within(mut self, place: impl Into<String>) -> Self {
+        self.place.insert(0, place.into());
+        self
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for place in &self.place {
+            write!(f, "{place}: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
 /// Where a link was: the element and attribute (`style` with no attribute
 /// for a `<style>` element's text; `css` for a style sheet).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,7 +260,7 @@ pub struct Outcome {
     /// How many links were rewritten.
     pub rewritten: usize,
     /// What could not be done, each naming where.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The layers of the base the document had, innermost first.
     pub layers: Vec<Layer>,
 }
@@ -377,7 +444,7 @@ pub struct TextRewrite {
     /// How many links changed.
     pub rewritten: usize,
     /// What could not be done, each naming where.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The document's base, if it had one.
     pub base: Option<Base>,
     /// The layers the document had, innermost first.
@@ -421,11 +488,10 @@ impl<'t, 'o> Resolver<'t, 'o> {
     }
 
     /// Records a warning about what lies at `at` in the text.
-    pub fn warn(&mut self, at: usize, message: impl fmt::Display) {
+    pub fn warn(&mut self, at: usize, kind: WarningKind, message: impl fmt::Display) {
         let (line, column) = self.lines.locate(self.text, at);
-        self.out
-            .warnings
-            .push(format!("line {line}, column {column}: {message}"));
+        let warning = Warning::new(kind, message).within(format!("line {line}, column {column}"));
+        self.out.warnings.push(warning);
     }
 
     /// Resolves one URL, found at `at`; returns the new text if it changed,
@@ -478,7 +544,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 changed.then(|| resolved.into_owned())
             }
             Err(err) => {
-                self.warn(at, format_args!("{place}: {err}"));
+                self.warn(
+                    at,
+                    WarningKind::Unresolvable,
+                    format_args!("{place}: {err}"),
+                );
                 None
             }
         }

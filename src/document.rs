@@ -6,7 +6,9 @@
 use std::io::{self, BufRead, Write};
 
 use crate::Error;
-use crate::core::{self, BaseChain, Documents, Embedded, Place, Resolver, TextRewrite};
+use crate::core::{
+    self, BaseChain, Documents, Embedded, Place, Resolver, TextRewrite, Warning, WarningKind,
+};
 pub use crate::core::{LinkPlace, Options, Outcome};
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
@@ -47,10 +49,10 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
     let mut resolver = Resolver::new(text, options);
     resolver.out.layers = layers;
     let Some(base) = base else {
-        resolver
-            .out
-            .warnings
-            .push("no base url: links left as they are".to_owned());
+        resolver.out.warnings.push(Warning::new(
+            WarningKind::NoBase,
+            "no base url: links left as they are",
+        ));
         return resolver.out;
     };
     let place = Place {

@@ -52,7 +52,9 @@ pub mod url;
 pub mod warc;
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
-pub use core::{AttrSyntax, Details, ExtraAttribute, Link, LinkPlace, Options, Outcome};
+pub use core::{
+    AttrSyntax, Details, ExtraAttribute, Link, LinkPlace, Options, Outcome, Warning, WarningKind,
+};
 pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};
 pub use error::Error;
 pub use kind::Kind;

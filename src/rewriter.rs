@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use encoding_rs::Encoding;
 
 use crate::base::{Base, BaseSource, Layer};
-use crate::core::{Details, ExtraAttribute, Link, Options};
+use crate::core::{Details, ExtraAttribute, Link, Options, Warning};
 use crate::document::{self, Engine};
 use crate::kind::{self, Kind};
 use crate::mime::mbox;
@@ -251,7 +251,7 @@ pub struct Rewritten<'i> {
     input: &'i [u8],
     output: Option<Vec<u8>>,
     links: Vec<Link>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     layers: Vec<Layer>,
 }
 
@@ -277,7 +277,7 @@ impl Rewritten<'_> {
     }
 
     /// What could not be done, each naming where.
-    pub fn warnings(&self) -> &[String] {
+    pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
 

@@ -33,6 +33,11 @@ use pyo3::{intern, pyclass, pymethods};
 /// Every use of the relink crate, behind plain types: the rest of this
 /// file speaks Python and never names a relink item.
 mod engine {
+    /// The library's warnings, as the words Python shows.
+    fn texts(warnings: &[relink::Warning]) -> Vec<String> {
+        warnings.iter().map(ToString::to_string).collect()
+    }
+
     use std::fs::File;
     use std::io::{self, BufReader, Read};
     use std::path::Path;
@@ -145,7 +150,7 @@ mod engine {
         let outcome = document::rewrite_html(data, &options)?;
         Ok(Rewritten {
             bytes: outcome.output,
-            warnings: outcome.warnings,
+            warnings: texts(&outcome.warnings),
         })
     }
 
@@ -204,14 +209,14 @@ mod engine {
                 let outcome = document::rewrite_css(data, &options)?;
                 Ok(Rewritten {
                     bytes: outcome.output,
-                    warnings: outcome.warnings,
+                    warnings: texts(&outcome.warnings),
                 })
             }
             "message" => {
                 let outcome = relink::rewrite_message(data, &options);
                 Ok(Rewritten {
                     bytes: outcome.output,
-                    warnings: outcome.warnings,
+                    warnings: texts(&outcome.warnings),
                 })
             }
             "mbox" => {
@@ -238,14 +243,14 @@ mod engine {
                 let summary = warc::rewrite(data, &mut out, &options).map_err(warc_failure)?;
                 Ok(Rewritten {
                     bytes: (summary.changed > 0).then_some(out),
-                    warnings: summary.warnings,
+                    warnings: texts(&summary.warnings),
                 })
             }
             _ => {
                 let outcome = document::rewrite_html(data, &options)?;
                 Ok(Rewritten {
                     bytes: outcome.output,
-                    warnings: outcome.warnings,
+                    warnings: texts(&outcome.warnings),
                 })
             }
         }

@@ -12,7 +12,10 @@ use super::tokenizer::AttrSpan;
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use super::{refresh, srcset};
 use crate::base::{Base, BaseSource};
-use crate::core::{AttrSyntax, BaseChain, Options, Place, Resolver, SameDocument, TextRewrite};
+use crate::core::{
+    AttrSyntax, BaseChain, Options, Place, Resolver, SameDocument, TextRewrite, Warning,
+    WarningKind,
+};
 use crate::splice::{self, Edit};
 use crate::url::BaseUrl;
 
@@ -38,18 +41,19 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
     let base = work.document_base(&doc);
     match &base {
         Some(base) => work.rewrite_links(&doc, base),
-        None => work
-            .r
-            .out
-            .warnings
-            .push("no base url: links left as they are".to_owned()),
+        None => work.r.out.warnings.push(Warning::new(
+            WarningKind::NoBase,
+            "no base url: links left as they are",
+        )),
     }
     let mut out = work.r.out;
     out.base = base;
     let dropped = splice::normalize(&mut out.edits, src.len());
     if dropped > 0 {
-        out.warnings
-            .push(format!("{dropped} overlapping edits dropped"));
+        out.warnings.push(Warning::new(
+            WarningKind::OverlappingEdits,
+            format_args!("{dropped} overlapping edits dropped"),
+        ));
     }
     out
 }
@@ -96,7 +100,11 @@ impl Work<'_, '_> {
             {
                 chain.ignore(source, href, "a data: or javascript: URL");
             } else if let Err(err) = chain.offer(source, href) {
-                self.r.warn(at, format_args!("BASE element ignored: {err}"));
+                self.r.warn(
+                    at,
+                    WarningKind::LayerIgnored,
+                    format_args!("BASE element ignored: {err}"),
+                );
             }
         }
         let (base, layers) = chain.finish();
@@ -204,7 +212,11 @@ impl Work<'_, '_> {
         match resolved.and_then(|url| BaseUrl::parse(&url, self.r.options.rules)) {
             Ok(url) => Some(Base::new(url, base.source.clone())),
             Err(err) => {
-                self.r.warn(at, format_args!("codebase ignored: {err}"));
+                self.r.warn(
+                    at,
+                    WarningKind::LayerIgnored,
+                    format_args!("codebase ignored: {err}"),
+                );
                 None
             }
         }
@@ -299,7 +311,11 @@ impl Work<'_, '_> {
     /// An `iframe srcdoc` document, whose base is its parent's.
     fn rewrite_srcdoc(&mut self, text: &str, at: usize, base: &Base, found: &mut Vec<Found>) {
         if self.depth >= MAX_SRCDOC_DEPTH {
-            self.r.warn(at, "srcdoc nested too deep; left as it is");
+            self.r.warn(
+                at,
+                WarningKind::TooDeep,
+                "srcdoc nested too deep; left as it is",
+            );
             return;
         }
         let outer = Base::new(
@@ -320,7 +336,7 @@ impl Work<'_, '_> {
             inner
                 .warnings
                 .into_iter()
-                .map(|w| format!("srcdoc at line {line}: {w}")),
+                .map(|w| w.within(format!("srcdoc at line {line}"))),
         );
         found.extend(inner.edits.into_iter().map(|e| Found {
             range: e.range,

@@ -8,7 +8,7 @@ use std::io::{self, BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::message::{FromLines, MessageOutcome, rewrite_message};
-use crate::core::{Documents, Options};
+use crate::core::{Documents, Options, Warning, WarningKind};
 
 /// How many bytes of messages are read before a batch is rewritten.
 pub const BATCH_BYTES: usize = 32 << 20;
@@ -311,10 +311,10 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
                     let (split, ends) = split_points(output, format);
                     if split.is_some() || (ended && !ends) {
                         outcome.output = None;
-                        outcome.warnings.push(
-                            "the rewritten message would change how the mbox splits; left as it is"
-                                .to_owned(),
-                        );
+                        outcome.warnings.push(Warning::new(
+                            WarningKind::ArchiveSplit,
+                            "the rewritten message would change how the mbox splits; left as it is",
+                        ));
                     }
                 }
                 let number = message.number;

@@ -11,7 +11,8 @@ use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::core::{
-    BaseChain, Details, Documents, Embedded, Link, LinkPlace, Options, stack_layers,
+    BaseChain, Details, Documents, Embedded, Link, LinkPlace, Options, Warning, WarningKind,
+    stack_layers,
 };
 use crate::splice::{self, Edit};
 
@@ -28,7 +29,7 @@ pub struct MessageOutcome {
     /// How many links were rewritten.
     pub rewritten: usize,
     /// What could not be done, each naming the part.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The HTML and CSS parts, with the layers of their bases.
     pub parts: Vec<PartReport>,
 }
@@ -122,10 +123,12 @@ struct Walker<'o> {
 }
 
 impl Walker<'_> {
-    fn warn(&mut self, path: &str, message: impl std::fmt::Display) {
-        self.out
-            .warnings
-            .push(format!("{}: {message}", part_name(path)));
+    fn warn(&mut self, path: &str, kind: WarningKind, message: impl std::fmt::Display) {
+        self.push(path, Warning::new(kind, message));
+    }
+
+    fn push(&mut self, path: &str, warning: Warning) {
+        self.out.warnings.push(warning.within(part_name(path)));
     }
 
     /// The edits of a message's bytes.
@@ -141,6 +144,7 @@ impl Walker<'_> {
             Err(err) => {
                 self.warn(
                     path,
+                    WarningKind::Unreadable,
                     format_args!("not a message mailparse can read ({err}); left as it is"),
                 );
                 return Vec::new();
@@ -178,7 +182,11 @@ impl Walker<'_> {
             if name != "Content-Base" && name != "Base" && headers::names_a_part(&url) {
                 chain.ignore(source, &url, "a cid: or mid: location names the part");
             } else if let Err(err) = chain.offer(source, &url) {
-                self.warn(path, format_args!("{name} ignored: {err}"));
+                self.warn(
+                    path,
+                    WarningKind::LayerIgnored,
+                    format_args!("{name} ignored: {err}"),
+                );
             }
         }
         let (base, chain_layers) = chain.finish();
@@ -214,7 +222,11 @@ impl Walker<'_> {
         };
         let body = raw_body(mail);
         let Some(start) = offset_in(buffer, body) else {
-            self.warn(path, "body could not be located; left as it is");
+            self.warn(
+                path,
+                WarningKind::Unreadable,
+                "body could not be located; left as it is",
+            );
             return;
         };
         let Some(cte) = self.transfer_encoding(mail, path) else {
@@ -224,7 +236,11 @@ impl Walker<'_> {
         let decoded = match transfer::decode(body, cte, &layout) {
             Ok(decoded) => decoded,
             Err(err) => {
-                self.warn(path, format_args!("{err}; left as it is"));
+                self.warn(
+                    path,
+                    WarningKind::Unreadable,
+                    format_args!("{err}; left as it is"),
+                );
                 return;
             }
         };
@@ -232,6 +248,7 @@ impl Walker<'_> {
             Kind::Message if depth + 1 >= MAX_MESSAGE_DEPTH => {
                 self.warn(
                     path,
+                    WarningKind::TooDeep,
                     format_args!(
                         "messages nested deeper than {MAX_MESSAGE_DEPTH}; left as they are"
                     ),
@@ -262,6 +279,7 @@ impl Walker<'_> {
         if cte.is_none() {
             self.warn(
                 path,
+                WarningKind::UnknownEncoding,
                 format_args!(
                     "unknown transfer encoding {:?}; left as it is",
                     cte_value.unwrap_or_default()
@@ -303,6 +321,7 @@ impl Walker<'_> {
         {
             self.warn(
                 path,
+                WarningKind::LineTooLong,
                 format_args!("a rewritten line would pass {MAX_LINE_OCTETS} octets; left as it is"),
             );
             return None;
@@ -386,7 +405,11 @@ impl Walker<'_> {
                     self.out.rewritten += 1;
                 }
                 Ok(_) => {}
-                Err(err) => self.warn(path, format_args!("Content-Location not resolved: {err}")),
+                Err(err) => self.warn(
+                    path,
+                    WarningKind::Unresolvable,
+                    format_args!("Content-Location not resolved: {err}"),
+                ),
             }
         }
         if self.options.details == Details::Links {
@@ -431,7 +454,7 @@ impl Walker<'_> {
                     layers: stack_layers(outcome.layers, layers),
                 });
                 for warning in outcome.warnings {
-                    self.warn(path, warning);
+                    self.push(path, warning);
                 }
                 self.out.rewritten += outcome.rewritten;
                 self.out
@@ -440,7 +463,11 @@ impl Walker<'_> {
                 outcome.output
             }
             Err(err) => {
-                self.warn(path, format_args!("{err}; left as it is"));
+                self.warn(
+                    path,
+                    WarningKind::Unreadable,
+                    format_args!("{err}; left as it is"),
+                );
                 None
             }
         }

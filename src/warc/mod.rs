@@ -49,7 +49,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::core::{Documents, Link, Options};
+use crate::core::{Documents, Link, Options, Warning, WarningKind};
 use payload::NewRecord;
 use record::{Item, LargeRecord, Record, RecordReader};
 
@@ -132,7 +132,7 @@ pub struct RecordReport {
     /// How many links were rewritten.
     pub rewritten: usize,
     /// What could not be done, each naming the record.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Whether the record changed.
     pub changed: bool,
 }
@@ -150,8 +150,12 @@ impl RecordReport {
         name
     }
 
-    fn warn(&mut self, message: impl fmt::Display) {
-        let warning = format!("{}: {message}", self.name());
+    fn warn(&mut self, kind: WarningKind, message: impl fmt::Display) {
+        self.push(Warning::new(kind, message));
+    }
+
+    fn push(&mut self, warning: Warning) {
+        let warning = warning.within(self.name());
         self.warnings.push(warning);
     }
 }
@@ -177,7 +181,7 @@ pub struct WarcSummary {
     /// How many records changed.
     pub changed: usize,
     /// Every warning, in record order.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// How the file was compressed.
     pub compression: Compression,
 }
@@ -337,10 +341,13 @@ fn large_report(record: &LargeRecord, options: &WarcOptions<'_>) -> RecordReport
     };
     let kind = report.record_type.to_ascii_lowercase();
     if kind == "response" || kind == "resource" {
-        report.warn(format_args!(
-            "block of {} bytes passes the limit of {} bytes; copied as it is",
-            record.length, options.max_payload_bytes
-        ));
+        report.warn(
+            WarningKind::TooLarge,
+            format_args!(
+                "block of {} bytes passes the limit of {} bytes; copied as it is",
+                record.length, options.max_payload_bytes
+            ),
+        );
     }
     report
 }

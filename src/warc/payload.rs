@@ -7,7 +7,7 @@ use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{BaseChain, Embedded, Options, stack_layers};
+use crate::core::{BaseChain, Embedded, Options, WarningKind, stack_layers};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -139,7 +139,10 @@ fn rewrite_response(
     let decoded = match http::decode(response, options.max_payload_bytes) {
         Ok(decoded) => decoded,
         Err(err) => {
-            report.warn(format_args!("payload left as it is: {err}"));
+            report.warn(
+                WarningKind::Unreadable,
+                format_args!("payload left as it is: {err}"),
+            );
             return None;
         }
     };
@@ -169,9 +172,10 @@ fn rewrite_response(
     let (body, new_dechunked) = match http::encode(&new_payload, &decoded.codings) {
         Ok(encoded) => encoded,
         Err(err) => {
-            report.warn(format_args!(
-                "payload could not be encoded again ({err}); left as it is"
-            ));
+            report.warn(
+                WarningKind::Unreadable,
+                format_args!("payload could not be encoded again ({err}); left as it is"),
+            );
             return None;
         }
     };
@@ -209,11 +213,14 @@ fn rewrite_resource(
     let content_type = http::field(&record.head, "Content-Type")?;
     let kind = kind_of(&content_type)?;
     if record.block.len() > options.max_payload_bytes {
-        report.warn(format_args!(
-            "payload of {} bytes passes the limit of {} bytes; left as it is",
-            record.block.len(),
-            options.max_payload_bytes
-        ));
+        report.warn(
+            WarningKind::TooLarge,
+            format_args!(
+                "payload of {} bytes passes the limit of {} bytes; left as it is",
+                record.block.len(),
+                options.max_payload_bytes
+            ),
+        );
         return None;
     }
     let (base, layers) = target_base(options.document.rules, report);
@@ -253,9 +260,12 @@ fn new_record(
     set(&mut head, "Content-Length", block.len().to_string());
     if let Some(written) = http::field(&record.head, "WARC-Block-Digest") {
         let Some((label, form)) = digest::parse_sha1(&written) else {
-            report.warn(format_args!(
-                "WARC-Block-Digest {written:?} is not a SHA-1 relink can write; left as it is"
-            ));
+            report.warn(
+                WarningKind::UnknownEncoding,
+                format_args!(
+                    "WARC-Block-Digest {written:?} is not a SHA-1 relink can write; left as it is"
+                ),
+            );
             return None;
         };
         set(
@@ -266,9 +276,12 @@ fn new_record(
     }
     if let Some(written) = http::field(&record.head, "WARC-Payload-Digest") {
         let Some((label, form)) = digest::parse_sha1(&written) else {
-            report.warn(format_args!(
-                "WARC-Payload-Digest {written:?} is not a SHA-1 relink can write; left as it is"
-            ));
+            report.warn(
+                WarningKind::UnknownEncoding,
+                format_args!(
+                    "WARC-Payload-Digest {written:?} is not a SHA-1 relink can write; left as it is"
+                ),
+            );
             return None;
         };
         let payload = payload_for(&written);
@@ -303,7 +316,10 @@ fn http_base(
             // Browsers take no base from HTTP headers (RFC 7231 appendix B).
             chain.ignore(source, &value, "no base under the whatwg rules");
         } else if let Err(err) = chain.offer(source, &value) {
-            report.warn(format_args!("{name} ignored: {err}"));
+            report.warn(
+                WarningKind::LayerIgnored,
+                format_args!("{name} ignored: {err}"),
+            );
         }
     }
     let (base, mut layers) = chain.finish();
@@ -326,7 +342,10 @@ fn target_base(rules: Rules, report: &mut RecordReport) -> (Option<Base>, Vec<La
             vec![Layer::new(BaseSource::TargetUri, uri, LayerStatus::Used)],
         ),
         Err(err) => {
-            report.warn(format_args!("WARC-Target-URI ignored: {err}"));
+            report.warn(
+                WarningKind::LayerIgnored,
+                format_args!("WARC-Target-URI ignored: {err}"),
+            );
             let layer = Layer::new(
                 BaseSource::TargetUri,
                 uri,
@@ -364,7 +383,10 @@ fn rewrite_payload(
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
-            report.warn(format_args!("{err}; left as it is"));
+            report.warn(
+                WarningKind::Unreadable,
+                format_args!("{err}; left as it is"),
+            );
             return None;
         }
     };
@@ -377,7 +399,7 @@ fn rewrite_payload(
     // The document's own layers come first; the HTTP and WARC ones below.
     report.layers = stack_layers(outcome.layers, layers);
     for warning in outcome.warnings {
-        report.warn(warning);
+        report.push(warning);
     }
     report.links = outcome.links;
     report.rewritten = outcome.rewritten;

@@ -242,3 +242,41 @@ fn lazy_loading_attributes_are_links_only_when_named() {
     )));
     assert!(!listed.iter().any(|(a, _)| a == "data-bg"));
 }
+
+/// Warnings are typed: a reader says what kind of trouble, and where.
+#[test]
+fn warnings_say_their_kind_and_place() {
+    use relink::WarningKind;
+    let outcome = rewrite_html(b"<a href=x>", &Options::default()).unwrap();
+    let kinds: Vec<WarningKind> = outcome.warnings.iter().map(|w| w.kind).collect();
+    assert_eq!(kinds, [WarningKind::NoBase]);
+    let base = Base::new(
+        BaseUrl::parse("http://h/", Rules::Whatwg).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        rules: Rules::Whatwg,
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let outcome = rewrite_html(b"<p>\n<base href='http://['><a href='//['>", &options).unwrap();
+    let found: Vec<(WarningKind, String)> = outcome
+        .warnings
+        .iter()
+        .map(|w| (w.kind, w.place.join("/")))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (WarningKind::LayerIgnored, "line 2, column 1".to_owned()),
+            // The BASE element's href is a link too, and so is the anchor's.
+            (WarningKind::Unresolvable, "line 2, column 13".to_owned()),
+            (WarningKind::Unresolvable, "line 2, column 32".to_owned()),
+        ]
+    );
+    assert!(
+        outcome.warnings[0]
+            .to_string()
+            .starts_with("line 2, column 1: BASE element ignored: ")
+    );
+}

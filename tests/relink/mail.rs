@@ -46,7 +46,7 @@ fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>)
         let outcome = rewrite_message(input, &options);
         (
             outcome.output.unwrap_or_else(|| input.to_vec()),
-            outcome.warnings,
+            outcome.warnings.iter().map(ToString::to_string).collect(),
         )
     }
 }
@@ -347,7 +347,7 @@ fn rewrite_as(text: &[u8], format: MboxFormat) -> (Vec<u8>, Vec<String>, bool) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let changed = rewrite_mbox(text, format, &mut out, &options, |m, _| {
-        warnings.extend(m.outcome.warnings.iter().cloned());
+        warnings.extend(m.outcome.warnings.iter().map(ToString::to_string));
     })
     .unwrap();
     (out, warnings, changed)
