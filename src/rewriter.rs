@@ -1,7 +1,7 @@
 //! The library's front door: one call for the common cases, and a builder
 //! for everything else.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 use encoding_rs::Encoding;
 
@@ -215,11 +215,13 @@ impl Rewriter {
     ) -> Result<usize, Error> {
         let (forced, outer) = self.bases()?;
         let options = self.options(forced.as_ref(), outer.as_ref());
+        // The variant is told from the first message, measured against its
+        // Content-Length: up to a megabyte is read for it, then put back.
+        let mut head = Vec::new();
         let mut input = input;
-        let format = match input.fill_buf() {
-            Ok(head) => mbox::detect(head),
-            Err(err) => return Err(Error::Io(err)),
-        };
+        (&mut input).take(1 << 20).read_to_end(&mut head)?;
+        let format = mbox::detect(&head);
+        let input = std::io::Cursor::new(head).chain(input);
         let mut changed = 0;
         document::rewrite_mbox(input, format, &mut output, &options, |message, _| {
             changed += usize::from(message.outcome.output.is_some())

@@ -593,3 +593,20 @@ mod properties {
         }
     }
 }
+
+/// The library's streaming mbox call tells the variant as the command line
+/// does, and writes what the fixture pairs expect.
+#[test]
+fn rewriter_streams_an_mbox_of_either_variant() {
+    for name in ["archive.mboxrd", "archive.mboxcl2"] {
+        let input = read(&format!("mail/{name}"));
+        let (stem, ext) = name.rsplit_once('.').unwrap();
+        let want = read(&format!("mail/{stem}.expected.{ext}"));
+        let mut out = Vec::new();
+        let changed = relink::Rewriter::new()
+            .rewrite_mbox(&input[..], &mut out)
+            .unwrap();
+        assert!(changed > 0, "{name}");
+        assert!(out == want, "{name}: {}", String::from_utf8_lossy(&out));
+    }
+}
