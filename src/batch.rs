@@ -155,8 +155,9 @@ pub struct LinkRow {
     pub message: Option<usize>,
     /// The MIME part path.
     pub part: Option<String>,
-    /// The WARC record: its target URI and record ID.
-    pub record: Option<(String, String)>,
+    /// The WARC record: its target URI and record ID (shared by the rows of
+    /// one record).
+    pub record: Option<std::sync::Arc<(String, String)>>,
     /// The link.
     pub link: Link,
 }
@@ -168,7 +169,8 @@ impl LinkRow {
         if let Some(n) = self.message {
             out.push_str(&format!("message {n}, "));
         }
-        if let Some((target, _)) = &self.record {
+        if let Some(record) = &self.record {
+            let target = &record.0;
             out.push_str(&format!("{target} "));
         }
         if let Some(part) = self.part.as_deref().filter(|p| !p.is_empty()) {
@@ -753,7 +755,7 @@ fn run_warc(
             rows.layers.push((label, record.layers.clone()));
         }
         let rewritten = record.rewritten;
-        let target = (record.target_uri.clone(), record.record_id.clone());
+        let target = std::sync::Arc::new((record.target_uri.clone(), record.record_id.clone()));
         let links = record.links.into_iter().map(|link| LinkRow {
             message: None,
             part: None,

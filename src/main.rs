@@ -1038,28 +1038,48 @@ fn list_row(out: &mut impl Write, format: Format, file: &str, row: &LinkRow) -> 
             tsv(row.record.as_ref().map_or("", |r| r.0.as_str())),
             tsv(row.record.as_ref().map_or("", |r| r.1.as_str())),
         ),
-        Format::Json => {
-            let mut value = serde_json::json!({
-                "file": file,
-                "message": row.message,
-                "part": row.part,
-                "line": link.line,
-                "column": link.column,
-                "element": link.place.element,
-                "attribute": link.place.attribute,
-                "original": link.original,
-                "resolved": link.resolved,
-                "base": link.base.as_ref().map(|b| b.url.as_str()),
-                "base_from": from,
-                "changed": link.changed,
-            });
-            if let Some((target_uri, record_id)) = &row.record {
-                value["target_uri"] = target_uri.as_str().into();
-                value["record_id"] = record_id.as_str().into();
-            }
-            writeln!(out, "{value}")
+        Format::Json => json_row(out, file, row, &from),
+    }
+}
+
+/// One link as a JSON object on one line, its keys in order (as
+/// `serde_json`'s map would write them), written straight out: a listing
+/// of millions of links builds no tree per row.
+fn json_row(out: &mut impl Write, file: &str, row: &LinkRow, from: &str) -> io::Result<()> {
+    fn text(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
+        write!(out, ",\"{key}\":")?;
+        match value {
+            Some(value) => serde_json::to_writer(&mut *out, value).map_err(io::Error::from),
+            None => out.write_all(b"null"),
         }
     }
+    let link = &row.link;
+    out.write_all(b"{\"attribute\":")?;
+    serde_json::to_writer(&mut *out, &link.place.attribute).map_err(io::Error::from)?;
+    text(out, "base", link.base.as_ref().map(|b| b.url.as_str()))?;
+    text(out, "base_from", Some(from))?;
+    write!(
+        out,
+        ",\"changed\":{},\"column\":{}",
+        link.changed, link.column
+    )?;
+    text(out, "element", Some(&link.place.element))?;
+    text(out, "file", Some(file))?;
+    write!(out, ",\"line\":{}", link.line)?;
+    match row.message {
+        Some(n) => write!(out, ",\"message\":{n}")?,
+        None => out.write_all(b",\"message\":null")?,
+    }
+    text(out, "original", Some(&link.original))?;
+    text(out, "part", row.part.as_deref())?;
+    if let Some(record) = &row.record {
+        text(out, "record_id", Some(&record.1))?;
+    }
+    text(out, "resolved", Some(&link.resolved))?;
+    if let Some(record) = &row.record {
+        text(out, "target_uri", Some(&record.0))?;
+    }
+    out.write_all(b"}\n")
 }
 
 /// `relink explain FILE...`.
