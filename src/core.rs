@@ -332,11 +332,6 @@ impl<'a> BaseChain<'a> {
         self.layers.push(Layer::new(source, value, status));
     }
 
-    /// Whether a layer above has given the base.
-    pub fn is_chosen(&self) -> bool {
-        self.chosen.is_some()
-    }
-
     /// Offers the document's next layer: if none above gave the base, its
     /// value (resolved against the outer base when relative) gives it.
     /// A value that cannot serve is recorded as ignored, and the error
