@@ -195,11 +195,11 @@ fn rewrite_response(
             (decoded.dechunked.as_deref(), new_dechunked.as_deref()),
             (Some(&decoded.payload[..]), Some(&new_payload[..])),
         ];
-        candidates
+        let payload = candidates
             .iter()
             .find_map(|&(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
-            .unwrap_or(&body[..])
-            .to_vec()
+            .unwrap_or(&body[..]);
+        Some(payload)
     };
     new_record(record, block, payload_digest, report)
 }
@@ -241,14 +241,17 @@ fn rewrite_resource(
             block: Vec::new(),
         });
     }
-    new_record(record, new_payload.clone(), |_| new_payload.clone(), report)
+    // A resource record's payload is its block.
+    new_record(record, new_payload, |_| None, report)
 }
 
 /// The record's head with its length and digests made right for `block`.
-fn new_record(
+/// `payload_for` gives the bytes the payload digest goes over, told the
+/// digest the input wrote; `None` when they are the block itself.
+fn new_record<'p>(
     record: &Record,
     block: Vec<u8>,
-    payload_for: impl FnOnce(&str) -> Vec<u8>,
+    payload_for: impl FnOnce(&str) -> Option<&'p [u8]>,
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
     let mut head = record.head.clone();
@@ -284,11 +287,11 @@ fn new_record(
             );
             return None;
         };
-        let payload = payload_for(&written);
+        let payload = payload_for(&written).unwrap_or(&block);
         set(
             &mut head,
             "WARC-Payload-Digest",
-            digest::sha1(&[&payload], label, form),
+            digest::sha1(&[payload], label, form),
         );
     }
     Some(NewRecord { head, block })
