@@ -137,6 +137,10 @@ pub enum WarningKind {
     ArchiveSplit,
     /// A file rewritten in place whose other names keep the old content.
     HardLinks,
+    /// Bytes of an archive that are not what its format says (a record
+    /// whose length is wrong, stray bytes between records): copied as
+    /// they are.
+    Malformed,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

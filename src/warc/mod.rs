@@ -34,6 +34,7 @@
 //! # Ok::<(), relink::warc::WarcError>(())
 //! ```
 
+mod arc;
 mod digest;
 mod http;
 mod payload;
@@ -46,12 +47,12 @@ use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
 pub use payload::HTTP_BASE_HEADERS;
-pub use record::{Compression, MAX_HEAD_BYTES};
+pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
 use crate::core::{Documents, Link, Options, Warning, WarningKind};
 use payload::NewRecord;
-use record::{Item, LargeRecord, Record, RecordReader};
+use record::{Item, LargeRecord, Member, Piece, Record, RecordReader};
 
 /// The largest payload relink decodes and rewrites, by default; a larger
 /// one (or one that decodes past it) is copied as it is, with a warning.
@@ -186,17 +187,47 @@ pub struct WarcSummary {
     pub compression: Compression,
 }
 
-/// Whether the start of a file is a WARC record, plain or gzipped (the
-/// version line `WARC/1.0` or `WARC/1.1`, after gunzip). A gzipped head
-/// needs a few hundred bytes (a deflate block's code tables come first);
-/// 4 KiB is plenty.
-pub fn looks_like_warc(head: &[u8]) -> bool {
-    let version = |bytes: &[u8]| bytes.starts_with(b"WARC/1.0") || bytes.starts_with(b"WARC/1.1");
-    if !head.starts_with(&[0x1f, 0x8b]) {
-        return version(head);
+/// What a file's first bytes say it is, when it is a web archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArchiveFormat {
+    /// WARC, of any version, plain or gzipped.
+    Warc,
+    /// ARC, version 1 or 2, plain or gzipped.
+    Arc,
+    /// Compressed with zstd: a WARC, perhaps, which relink does not read.
+    Zstd,
+}
+
+/// Whether the start of a file is a web archive: a WARC version line (any
+/// version) or an ARC file's `filedesc://` line, after optional white
+/// space, plain or in a gzip member (several members are looked through
+/// when the first holds only white space); or zstd data, which relink
+/// cannot look into. A gzipped head needs a few hundred bytes (a deflate
+/// block's code tables come first); 4 KiB is plenty.
+pub fn archive_format(head: &[u8]) -> Option<ArchiveFormat> {
+    let format = |bytes: &[u8]| {
+        let start = bytes
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(bytes.len());
+        let bytes = &bytes[start..];
+        if bytes.starts_with(b"WARC/") && bytes.get(5).is_none_or(u8::is_ascii_digit) {
+            Some(ArchiveFormat::Warc)
+        } else if bytes.starts_with(b"filedesc://") {
+            Some(ArchiveFormat::Arc)
+        } else {
+            None
+        }
+    };
+    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return Some(ArchiveFormat::Zstd);
     }
-    let mut decoder = flate2::read::GzDecoder::new(head);
-    let mut out = [0u8; 8];
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return format(head);
+    }
+    let mut decoder = flate2::read::MultiGzDecoder::new(head);
+    let mut out = [0u8; 512];
     let mut filled = 0;
     while filled < out.len() {
         match decoder.read(&mut out[filled..]) {
@@ -204,7 +235,16 @@ pub fn looks_like_warc(head: &[u8]) -> bool {
             Ok(n) => filled += n,
         }
     }
-    version(&out[..filled])
+    format(&out[..filled])
+}
+
+/// Whether the start of a file is a web archive relink reads (see
+/// [`archive_format`]).
+pub fn looks_like_warc(head: &[u8]) -> bool {
+    matches!(
+        archive_format(head),
+        Some(ArchiveFormat::Warc | ArchiveFormat::Arc)
+    )
 }
 
 /// Rewrites a WARC file from `input` to `output`.
@@ -255,62 +295,120 @@ pub fn links<R: BufRead>(
     })
 }
 
+/// One record read, and its new bytes when it changed and `write` was
+/// asked. A bad record's links are read, but it is never rewritten.
+fn process(
+    record: &Record,
+    options: &WarcOptions<'_>,
+    write: bool,
+) -> (RecordReport, Option<NewRecord>) {
+    let (mut report, mut new) = match record.format {
+        Format::Warc => payload::process(record, options, write),
+        Format::Arc => arc::process(record, options, write),
+    };
+    if let Some(bad) = &record.bad {
+        report.warn(
+            WarningKind::Malformed,
+            format_args!("at offset {}: {bad}; copied as it is", record.offset),
+        );
+        new = None;
+        report.changed = false;
+        report.rewritten = 0;
+        for link in &mut report.links {
+            link.changed = false;
+        }
+    }
+    (report, new)
+}
+
+/// What the reader gave, held for a batch.
+enum Held {
+    Piece(Piece),
+    Member(Member),
+    MemberStart,
+    MemberEnd,
+}
+
+/// What became of one record of a batch.
+type Done = (RecordReport, Option<NewRecord>);
+
 fn run<R: BufRead, W: Write>(
     input: R,
-    mut output: Option<W>,
+    output: Option<W>,
     options: &WarcOptions<'_>,
     on_record: &mut dyn FnMut(RecordReport),
 ) -> Result<WarcSummary, WarcError> {
     let write = output.is_some();
     let large = u64::try_from(options.max_payload_bytes).unwrap_or(u64::MAX);
     let mut reader = RecordReader::new(input, large, write)?;
-    let mut sink = None;
+    let mut sink = output.map(|w| Sink::new(w, reader.compression() != Compression::None));
     let mut summary = WarcSummary::default();
     loop {
         let mut batch = Vec::new();
         let mut size = 0;
-        let mut large = None;
+        let mut stop = None;
         while size < BATCH_BYTES {
             match reader.next_item()? {
                 None => break,
-                Some(Item::Record(record)) => {
-                    size += record.len();
-                    batch.push(record);
+                Some(Item::Piece(piece)) => {
+                    size += piece_len(&piece);
+                    batch.push(Held::Piece(piece));
                 }
-                Some(Item::Large(record)) => {
-                    large = Some(record);
+                Some(Item::Member(member)) => {
+                    size += member.pieces.iter().map(piece_len).sum::<usize>();
+                    batch.push(Held::Member(member));
+                }
+                Some(Item::MemberStart) => batch.push(Held::MemberStart),
+                Some(Item::MemberEnd) => batch.push(Held::MemberEnd),
+                Some(item @ (Item::Large(_) | Item::Unreadable { .. })) => {
+                    stop = Some(item);
                     break;
                 }
             }
         }
-        if batch.is_empty() && large.is_none() {
+        if batch.is_empty() && stop.is_none() {
             break;
         }
-        if let Some(w) = output.take() {
-            sink = Some(Sink::new(w, reader.compression()));
-        }
-        let done: Vec<(Record, RecordReport, Option<NewRecord>)> = batch
+        let records: Vec<&Record> = batch.iter().flat_map(held_records).collect();
+        let done: Vec<Done> = records
             .into_par_iter()
-            .map(|record| {
-                let (report, new) = payload::process(&record, options, write);
-                (record, report, new)
-            })
+            .map(|record| process(record, options, write))
             .collect();
-        for (record, report, new) in done {
-            if let Some(sink) = &mut sink {
-                sink.record(&record, new.as_ref())?;
-            }
-            summary.add(report, on_record);
+        let mut done = done.into_iter();
+        for held in &batch {
+            write_held(held, &mut done, sink.as_mut(), &mut summary, on_record)?;
         }
-        if let Some(record) = large {
-            let report = large_report(&record, options);
-            match &mut sink {
-                Some(sink) => sink.large(&mut reader, &record)?,
-                None => {
-                    reader.copy_block(&record, &mut io::sink())?;
+        match stop {
+            Some(Item::Large(record)) => {
+                let report = large_report(&record, options);
+                match &mut sink {
+                    Some(sink) => sink.large(&mut reader, &record)?,
+                    None => {
+                        reader.copy_block(&record, &mut io::sink())?;
+                    }
+                }
+                summary.add(report, on_record);
+            }
+            Some(Item::Unreadable {
+                offset,
+                held,
+                reason,
+            }) => {
+                summary.warn(Warning::new(
+                    WarningKind::Malformed,
+                    format_args!(
+                        "gzip data at offset {offset} cannot be read ({reason}); \
+                         the rest of the file is copied as it is"
+                    ),
+                ));
+                match &mut sink {
+                    Some(sink) => sink.rest(&held, &mut reader)?,
+                    None => {
+                        reader.copy_rest(&mut io::sink())?;
+                    }
                 }
             }
-            summary.add(report, on_record);
+            _ => {}
         }
     }
     if let Some(sink) = sink {
@@ -320,6 +418,78 @@ fn run<R: BufRead, W: Write>(
     Ok(summary)
 }
 
+fn piece_len(piece: &Piece) -> usize {
+    match piece {
+        Piece::Record(record) => record.len(),
+        Piece::Junk(junk) => junk.bytes.len(),
+    }
+}
+
+/// The records a held item holds, in order.
+fn held_records(held: &Held) -> Vec<&Record> {
+    let pieces: &[Piece] = match held {
+        Held::Piece(piece) => std::slice::from_ref(piece),
+        Held::Member(member) => &member.pieces,
+        Held::MemberStart | Held::MemberEnd => &[],
+    };
+    pieces
+        .iter()
+        .filter_map(|piece| match piece {
+            Piece::Record(record) => Some(record),
+            Piece::Junk(_) => None,
+        })
+        .collect()
+}
+
+/// Writes one held item and reports its records, taking their results
+/// from `done` in order.
+fn write_held<W: Write>(
+    held: &Held,
+    done: &mut impl Iterator<Item = Done>,
+    sink: Option<&mut Sink<W>>,
+    summary: &mut WarcSummary,
+    on_record: &mut dyn FnMut(RecordReport),
+) -> Result<(), WarcError> {
+    let pieces: &[Piece] = match held {
+        Held::Piece(piece) => std::slice::from_ref(piece),
+        Held::Member(member) => &member.pieces,
+        Held::MemberStart | Held::MemberEnd => &[],
+    };
+    let mut results = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match piece {
+            Piece::Record(_) => {
+                let (report, new) = done.next().unwrap_or_default();
+                results.push(new);
+                summary.add(report, on_record);
+            }
+            Piece::Junk(junk) => {
+                results.push(None);
+                if let Some(warning) = &junk.warning {
+                    summary.warn(Warning::new(
+                        WarningKind::Malformed,
+                        format_args!(
+                            "{} bytes at offset {}: {warning}",
+                            junk.bytes.len(),
+                            junk.offset
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let Some(sink) = sink else {
+        return Ok(());
+    };
+    match held {
+        Held::Piece(piece) => sink.piece(piece, results[0].as_ref()),
+        Held::Member(member) => sink.member(member, &results),
+        Held::MemberStart => sink.open(),
+        Held::MemberEnd => sink.close(),
+    }
+    .map_err(WarcError::Io)
+}
+
 impl WarcSummary {
     fn add(&mut self, report: RecordReport, on_record: &mut dyn FnMut(RecordReport)) {
         self.records += 1;
@@ -327,17 +497,30 @@ impl WarcSummary {
         self.warnings.extend(report.warnings.iter().cloned());
         on_record(report);
     }
+
+    /// A warning about bytes that belong to no record.
+    fn warn(&mut self, warning: Warning) {
+        self.warnings.push(warning);
+    }
 }
 
 /// The report of a record too large to hold: a warning when its payload
 /// would have been looked at.
 fn large_report(record: &LargeRecord, options: &WarcOptions<'_>) -> RecordReport {
-    let mut report = RecordReport {
-        number: record.number,
-        record_type: http::field(&record.head, "WARC-Type").unwrap_or_default(),
-        record_id: http::field(&record.head, "WARC-Record-ID").unwrap_or_default(),
-        target_uri: payload::target_uri(&record.head),
-        ..RecordReport::default()
+    let mut report = match record.format {
+        Format::Warc => RecordReport {
+            number: record.number,
+            record_type: http::field(&record.head, "WARC-Type").unwrap_or_default(),
+            record_id: http::field(&record.head, "WARC-Record-ID").unwrap_or_default(),
+            target_uri: payload::target_uri(&record.head),
+            ..RecordReport::default()
+        },
+        Format::Arc => RecordReport {
+            number: record.number,
+            record_type: arc::record_type(&record.head).to_owned(),
+            target_uri: arc::url(&record.head),
+            ..RecordReport::default()
+        },
     };
     let kind = report.record_type.to_ascii_lowercase();
     if kind == "response" || kind == "resource" {
@@ -352,11 +535,25 @@ fn large_report(record: &LargeRecord, options: &WarcOptions<'_>) -> RecordReport
     report
 }
 
-/// Where records are written, compressed as the input was.
+/// The head of a record written again: the new one, or for ARC the header
+/// line with its new length.
+fn pieces_of<'a>(record: &'a Record, new: Option<&'a NewRecord>) -> [&'a [u8]; 4] {
+    match new {
+        Some(new) => [&record.lead, &new.head, &new.block, &record.trailer],
+        None => record.parts(),
+    }
+}
+
+/// Where records are written: plain, or in gzip members that match the
+/// input's one to one.
 enum Sink<W: Write> {
     Plain(W),
+    /// Between members.
     Members(W),
-    Stream(GzEncoder<W>),
+    /// Inside a member being streamed.
+    Open(GzEncoder<W>),
+    /// After an error while switching.
+    Gone,
 }
 
 fn level() -> flate2::Compression {
@@ -364,32 +561,71 @@ fn level() -> flate2::Compression {
 }
 
 impl<W: Write> Sink<W> {
-    fn new(output: W, compression: Compression) -> Self {
-        match compression {
-            Compression::None => Sink::Plain(output),
-            Compression::Members => Sink::Members(output),
-            Compression::Stream => Sink::Stream(GzEncoder::new(output, level())),
+    fn new(output: W, gzip: bool) -> Self {
+        if gzip {
+            Sink::Members(output)
+        } else {
+            Sink::Plain(output)
         }
     }
 
-    fn record(&mut self, record: &Record, new: Option<&NewRecord>) -> io::Result<()> {
-        let (head, block) = match new {
-            Some(new) => (&new.head, &new.block),
-            None => (&record.head, &record.block),
-        };
-        let parts = [&record.lead[..], head, block, &record.trailer];
+    fn writer(&mut self) -> io::Result<&mut dyn Write> {
         match self {
-            Sink::Members(w) => match (&record.member, new) {
-                (Some(member), None) => w.write_all(member),
-                _ => {
-                    let mut member = GzEncoder::new(&mut *w, level());
-                    parts.iter().try_for_each(|p| member.write_all(p))?;
-                    member.finish().map(drop)
-                }
-            },
-            Sink::Plain(w) => parts.iter().try_for_each(|p| w.write_all(p)),
-            Sink::Stream(w) => parts.iter().try_for_each(|p| w.write_all(p)),
+            Sink::Plain(w) | Sink::Members(w) => Ok(w),
+            Sink::Open(w) => Ok(w),
+            Sink::Gone => Err(io::Error::other("output lost after an error")),
         }
+    }
+
+    /// A piece outside a held member: in a member being streamed, or in a
+    /// plain file.
+    fn piece(&mut self, piece: &Piece, new: Option<&NewRecord>) -> io::Result<()> {
+        let w = self.writer()?;
+        match piece {
+            Piece::Record(record) => pieces_of(record, new)
+                .iter()
+                .try_for_each(|part| w.write_all(part)),
+            Piece::Junk(junk) => w.write_all(&junk.bytes),
+        }
+    }
+
+    /// A member held whole: as it was read when nothing in it changed,
+    /// else compressed again, in one member.
+    fn member(&mut self, member: &Member, new: &[Option<NewRecord>]) -> io::Result<()> {
+        let w = self.writer()?;
+        if let (Some(bytes), true) = (&member.bytes, new.iter().all(Option::is_none)) {
+            return w.write_all(bytes);
+        }
+        let mut encoder = GzEncoder::new(w, level());
+        for (piece, new) in member.pieces.iter().zip(new) {
+            match piece {
+                Piece::Record(record) => {
+                    for part in pieces_of(record, new.as_ref()) {
+                        encoder.write_all(part)?;
+                    }
+                }
+                Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
+            }
+        }
+        encoder.finish().map(drop)
+    }
+
+    /// A streamed member begins.
+    fn open(&mut self) -> io::Result<()> {
+        *self = match std::mem::replace(self, Sink::Gone) {
+            Sink::Members(w) => Sink::Open(GzEncoder::new(w, level())),
+            other => other,
+        };
+        Ok(())
+    }
+
+    /// A streamed member ends.
+    fn close(&mut self) -> io::Result<()> {
+        *self = match std::mem::replace(self, Sink::Gone) {
+            Sink::Open(encoder) => Sink::Members(encoder.finish()?),
+            other => other,
+        };
+        Ok(())
     }
 
     /// Copies a record too large to hold, its block streamed.
@@ -398,29 +634,33 @@ impl<W: Write> Sink<W> {
         reader: &mut RecordReader<R>,
         record: &LargeRecord,
     ) -> Result<(), WarcError> {
-        let mut copy = |w: &mut dyn Write| -> Result<(), WarcError> {
-            w.write_all(&record.lead)?;
-            w.write_all(&record.head)?;
-            let trailer = reader.copy_block(record, w)?;
-            w.write_all(&trailer)?;
-            Ok(())
-        };
-        match self {
-            Sink::Members(w) => {
-                let mut member = GzEncoder::new(&mut *w, level());
-                copy(&mut member)?;
-                member.finish()?;
-                Ok(())
-            }
-            Sink::Plain(w) => copy(w),
-            Sink::Stream(w) => copy(w),
-        }
+        let w = self.writer()?;
+        w.write_all(&record.lead)?;
+        w.write_all(&record.head)?;
+        let trailer = reader.copy_block(record, w)?;
+        w.write_all(&trailer)?;
+        Ok(())
+    }
+
+    /// What could not be read: the bytes held of it, then the rest of the
+    /// input, as they are.
+    fn rest<R: BufRead>(
+        &mut self,
+        held: &[u8],
+        reader: &mut RecordReader<R>,
+    ) -> Result<(), WarcError> {
+        self.close()?;
+        let w = self.writer()?;
+        w.write_all(held)?;
+        reader.copy_rest(w)?;
+        Ok(())
     }
 
     fn finish(self) -> io::Result<()> {
         match self {
             Sink::Plain(mut w) | Sink::Members(mut w) => w.flush(),
-            Sink::Stream(w) => w.finish()?.flush(),
+            Sink::Open(w) => w.finish()?.flush(),
+            Sink::Gone => Ok(()),
         }
     }
 }
@@ -433,8 +673,9 @@ mod tests {
     fn warc_is_told_by_its_version_line_gzipped_or_not() {
         assert!(looks_like_warc(b"WARC/1.0\r\nWARC-Type: warcinfo\r\n"));
         assert!(looks_like_warc(b"WARC/1.1\r\n"));
-        assert!(!looks_like_warc(b"WARC/2.0\r\n"));
         assert!(!looks_like_warc(b"<html>"));
+        assert!(!looks_like_warc(b"WARCS are files"));
+        assert!(!looks_like_warc(b"warc/1.0\r\n"));
         let mut gz = GzEncoder::new(Vec::new(), level());
         gz.write_all(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n")
             .unwrap();
@@ -445,5 +686,38 @@ mod tests {
         let mut other = GzEncoder::new(Vec::new(), level());
         other.write_all(b"<html>").unwrap();
         assert!(!looks_like_warc(&other.finish().unwrap()));
+    }
+
+    #[test]
+    fn every_version_arc_and_leading_white_space_are_archives() {
+        for head in [
+            &b"WARC/0.17\r\nWARC-Type: warcinfo\r\n"[..],
+            b"WARC/0.18\r\n",
+            b"WARC/2.0\r\n",
+            b"\r\n\r\nWARC/1.0\r\n",
+            b"  \nWARC/1.1\r\n",
+            b"filedesc://x.arc 0.0.0.0 20140216050221 text/plain 75\n",
+        ] {
+            assert!(looks_like_warc(head), "{:?}", String::from_utf8_lossy(head));
+        }
+        assert_eq!(
+            archive_format(b"filedesc://a.arc 1 2 text/plain 0\n"),
+            Some(ArchiveFormat::Arc)
+        );
+        // zstd is no format relink reads, but it may hide one.
+        assert_eq!(
+            archive_format(&[0x28, 0xb5, 0x2f, 0xfd, 0, 0]),
+            Some(ArchiveFormat::Zstd)
+        );
+        assert!(!looks_like_warc(&[0x28, 0xb5, 0x2f, 0xfd, 0, 0]));
+        // A first gzip member of white space only, then the record.
+        let member = |bytes: &[u8]| {
+            let mut gz = GzEncoder::new(Vec::new(), level());
+            gz.write_all(bytes).unwrap();
+            gz.finish().unwrap()
+        };
+        let file = [member(b"\r\n"), member(b"WARC/1.0\r\n\r\n")].concat();
+        assert!(looks_like_warc(&file));
+        assert!(looks_like_warc(&member(b"filedesc://a 1 2 text/plain 0\n")));
     }
 }

@@ -1,9 +1,24 @@
-//! Reading WARC records (ISO 28500, WARC 1.0 and 1.1) one at a time, from
-//! a plain file, a file of one gzip member per record (as crawlers write
-//! them), or one gzip stream over the whole file. A record's compressed
-//! member is kept as it was read, so an unchanged record is written back
-//! byte for byte.
+//! Reading the records of a web archive one at a time: WARC of any version
+//! (ISO 28500; `WARC/0.17`, `0.18`, `1.0`, `1.1`) or ARC (versions 1 and
+//! 2), from a plain file, a file of gzip members (one per record, as
+//! crawlers write them, or several), or one gzip stream over the whole file.
+//!
+//! What the reader gives keeps the file's layout, so that what is written
+//! back maps one to one onto what was read:
+//!
+//! - a gzip member small enough to hold comes whole ([`Item::Member`]),
+//!   with its compressed bytes as they were read: an unchanged member is
+//!   written back byte for byte;
+//! - a larger member (one stream over a whole file) comes as
+//!   [`Item::MemberStart`], its pieces, then [`Item::MemberEnd`];
+//! - bytes that are no record (stray bytes between records, what a wrong
+//!   `Content-Length` leaves behind) come as a [`Junk`] piece, copied as
+//!   they are; the reader resynchronises on the next record line, as warcio
+//!   reads past such bytes;
+//! - a record whose `Content-Length` does not end where the record does is
+//!   marked bad ([`Record::bad`]): its links are read, its bytes copied.
 
+use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 
 use flate2::bufread::GzDecoder;
@@ -14,34 +29,60 @@ use super::http;
 /// The longest record head relink reads.
 pub const MAX_HEAD_BYTES: usize = 1 << 20;
 
-/// How a WARC file is compressed.
+/// The most bytes of a gzip member held to be written back whole; a larger
+/// member is streamed, record by record.
+const MAX_MEMBER_HOLD: usize = 32 << 20;
+
+/// The most bytes of junk held at a time; more is given in several pieces.
+const MAX_JUNK_PIECE: usize = 1 << 20;
+
+/// How a web archive is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Compression {
     /// Not compressed.
     #[default]
     None,
-    /// A gzip member per record.
+    /// Gzip members of one record each.
     Members,
-    /// One gzip stream over the whole file.
+    /// Gzip members of which at least one holds several records (one
+    /// stream over the whole file is the common case).
     Stream,
 }
 
+/// The record format of a file, told by its first record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// WARC: a version line and named header fields.
+    #[default]
+    Warc,
+    /// ARC (Internet Archive, versions 1 and 2): one header line per record.
+    Arc,
+}
+
 /// One record, read whole.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Record {
     /// Its number in the file, from 1.
     pub number: usize,
-    /// Line ends before its version line (at the start of a file).
+    /// Where it starts: in the file (plain), at its gzip member's start (a
+    /// member held whole), or in the decompressed stream (a member
+    /// streamed).
+    pub offset: u64,
+    /// WARC or ARC.
+    pub format: Format,
+    /// White space before its first line.
     pub lead: Vec<u8>,
-    /// The version line and header fields, blank line included.
+    /// The version line and header fields, blank line included (WARC), or
+    /// the header line (ARC).
     pub head: Vec<u8>,
-    /// The content block, `Content-Length` bytes.
+    /// The content block, `Content-Length` bytes (fewer when the file ends
+    /// inside it).
     pub block: Vec<u8>,
     /// The line ends after the block.
     pub trailer: Vec<u8>,
-    /// The gzip member that held exactly this record, as read.
-    pub member: Option<Vec<u8>>,
+    /// Why the record cannot be rewritten (its length is wrong), if so.
+    pub bad: Option<String>,
 }
 
 impl Record {
@@ -49,6 +90,47 @@ impl Record {
     pub fn len(&self) -> usize {
         self.lead.len() + self.head.len() + self.block.len() + self.trailer.len()
     }
+
+    /// Its bytes, in order.
+    pub fn parts(&self) -> [&[u8]; 4] {
+        [&self.lead, &self.head, &self.block, &self.trailer]
+    }
+}
+
+/// Bytes that are no record, copied as they are.
+#[derive(Debug)]
+pub(crate) struct Junk {
+    /// Where they start (as [`Record::offset`]).
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+    /// What to tell the user, when the bytes are more than white space and
+    /// no bad record said it already.
+    pub warning: Option<String>,
+}
+
+/// A record, or bytes between records.
+#[derive(Debug)]
+pub(crate) enum Piece {
+    Record(Record),
+    Junk(Junk),
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Record(record) => record.len(),
+            Piece::Junk(junk) => junk.bytes.len(),
+        }
+    }
+}
+
+/// A gzip member held whole.
+#[derive(Debug)]
+pub(crate) struct Member {
+    /// Its compressed bytes as read (when they were kept).
+    pub bytes: Option<Vec<u8>>,
+    /// What it holds, in order.
+    pub pieces: Vec<Piece>,
 }
 
 /// A record whose block passes the size limit: its block is streamed
@@ -56,6 +138,7 @@ impl Record {
 #[derive(Debug)]
 pub(crate) struct LargeRecord {
     pub number: usize,
+    pub format: Format,
     pub lead: Vec<u8>,
     pub head: Vec<u8>,
     pub length: u64,
@@ -64,16 +147,34 @@ pub(crate) struct LargeRecord {
 /// What the reader gives next.
 #[derive(Debug)]
 pub(crate) enum Item {
-    Record(Record),
+    /// A record or junk, outside any held member.
+    Piece(Piece),
+    /// A record too large to hold; its block must be taken with
+    /// [`RecordReader::copy_block`] before the next item.
     Large(LargeRecord),
+    /// A gzip member, held whole.
+    Member(Member),
+    /// A gzip member too large to hold begins; its pieces follow.
+    MemberStart,
+    /// The member that began ends.
+    MemberEnd,
+    /// The gzip data at `offset` cannot be read; the rest of the input is
+    /// taken with [`RecordReader::copy_rest`], after `held` (the member's
+    /// compressed bytes read so far).
+    Unreadable {
+        offset: u64,
+        held: Vec<u8>,
+        reason: String,
+    },
 }
 
-/// A `BufRead` that keeps a copy of the bytes its reader consumes: the
-/// compressed bytes of the current gzip member.
+/// A `BufRead` that counts the bytes consumed and, when asked, keeps a copy
+/// of them: the compressed bytes of the current gzip member.
 struct Tee<R> {
     inner: R,
     taken: Vec<u8>,
     keep: bool,
+    position: u64,
 }
 
 impl<R: BufRead> Read for Tee<R> {
@@ -98,36 +199,121 @@ impl<R: BufRead> BufRead for Tee<R> {
                 self.taken.extend_from_slice(&buffer[..n.min(buffer.len())]);
             }
         }
+        self.position += n as u64;
         self.inner.consume(n);
     }
 }
 
-type Member<R> = BufReader<GzDecoder<Tee<R>>>;
+/// A `BufRead` that bytes can be put back into, and that counts the bytes
+/// consumed: the parser looks ahead a line at a time.
+struct Pushback<R> {
+    inner: R,
+    back: Vec<u8>,
+    at: usize,
+    position: u64,
+}
+
+impl<R> Pushback<R> {
+    fn new(inner: R) -> Self {
+        Pushback {
+            inner,
+            back: Vec::new(),
+            at: 0,
+            position: 0,
+        }
+    }
+
+    /// Puts `bytes` back in front of what is left to read.
+    fn unread(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut back = Vec::with_capacity(bytes.len() + self.back.len() - self.at);
+        back.extend_from_slice(bytes);
+        back.extend_from_slice(&self.back[self.at..]);
+        self.back = back;
+        self.at = 0;
+        self.position -= bytes.len() as u64;
+    }
+}
+
+impl<R: BufRead> Read for Pushback<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Pushback<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at < self.back.len() {
+            return Ok(&self.back[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.position += n as u64;
+        if self.at < self.back.len() {
+            self.at += n;
+            if self.at >= self.back.len() {
+                self.back = Vec::new();
+                self.at = 0;
+            }
+        } else {
+            self.inner.consume(n);
+        }
+    }
+}
+
+type Member_<R> = Pushback<BufReader<GzDecoder<Tee<R>>>>;
+
+/// The member being read, and what of it is held.
+struct Open<R: BufRead> {
+    /// The decoder (boxed: its inflate state is large).
+    reader: Box<Member_<R>>,
+    offset: u64,
+    pieces: Vec<Piece>,
+    size: usize,
+    records: usize,
+    /// Whether its pieces are given one at a time.
+    streaming: bool,
+}
 
 enum Source<R: BufRead> {
-    Plain(R),
+    Plain(Pushback<R>),
     Gzip {
-        /// The member being read (boxed: its inflate state is large).
-        member: Option<Box<Member<R>>>,
+        member: Option<Open<R>>,
         /// The input between members.
         idle: Option<Tee<R>>,
-        /// Whether a member held more than one record.
-        stream: bool,
     },
 }
 
-/// Reads the records of a WARC file in order.
+/// Reads the records of a web archive in order.
 pub(crate) struct RecordReader<R: BufRead> {
     source: Source<R>,
+    parser: Parser,
+    keep_members: bool,
+    queue: VecDeque<Item>,
+    stream: bool,
+}
+
+/// What parsing needs to know between records.
+struct Parser {
     number: usize,
     large: u64,
-    keep_members: bool,
+    format: Option<Format>,
+    /// A bad record said what follows it; its junk needs no warning.
+    quiet_junk: bool,
 }
 
 impl<R: BufRead> RecordReader<R> {
     /// A reader of `input`, plain or gzipped (told by its first bytes).
     /// Blocks longer than `large` are streamed; with `keep_members`, each
-    /// record's gzip member is kept for copying.
+    /// gzip member's compressed bytes are kept for copying.
     pub fn new(mut input: R, large: u64, keep_members: bool) -> io::Result<Self> {
         let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
         let source = if gzip {
@@ -137,17 +323,23 @@ impl<R: BufRead> RecordReader<R> {
                     inner: input,
                     taken: Vec::new(),
                     keep: false,
+                    position: 0,
                 }),
-                stream: false,
             }
         } else {
-            Source::Plain(input)
+            Source::Plain(Pushback::new(input))
         };
         Ok(RecordReader {
             source,
-            number: 0,
-            large,
+            parser: Parser {
+                number: 0,
+                large,
+                format: None,
+                quiet_junk: false,
+            },
             keep_members,
+            queue: VecDeque::new(),
+            stream: false,
         })
     }
 
@@ -155,78 +347,121 @@ impl<R: BufRead> RecordReader<R> {
     pub fn compression(&self) -> Compression {
         match &self.source {
             Source::Plain(_) => Compression::None,
-            Source::Gzip { stream: true, .. } => Compression::Stream,
+            Source::Gzip { .. } if self.stream => Compression::Stream,
             Source::Gzip { .. } => Compression::Members,
         }
     }
 
-    /// The next record, or `None` at the end.
+    /// The next item, or `None` at the end.
     pub fn next_item(&mut self) -> Result<Option<Item>, WarcError> {
-        let number = self.number + 1;
-        let large = self.large;
-        let keep = self.keep_members;
-        let item = match &mut self.source {
-            Source::Plain(input) => read_item(input, number, large)?,
-            Source::Gzip {
-                member,
-                idle,
-                stream,
-            } => loop {
-                if member.is_none() {
-                    let Some(mut tee) = idle.take() else {
-                        return Ok(None);
-                    };
-                    if tee.fill_buf()?.is_empty() {
-                        *idle = Some(tee);
-                        return Ok(None);
-                    }
-                    tee.taken.clear();
-                    tee.keep = keep;
-                    *member = Some(Box::new(BufReader::with_capacity(
-                        64 << 10,
-                        GzDecoder::new(tee),
-                    )));
-                }
-                let Some(current) = member.as_mut() else {
+        if let Some(item) = self.queue.pop_front() {
+            return Ok(Some(item));
+        }
+        match &mut self.source {
+            Source::Plain(input) => Ok(self.parser.next(input)?.map(|parsed| match parsed {
+                Parsed::Piece(piece) => Item::Piece(piece),
+                Parsed::Large(large) => Item::Large(large),
+            })),
+            Source::Gzip { .. } => self.next_gzip(),
+        }
+    }
+
+    fn next_gzip(&mut self) -> Result<Option<Item>, WarcError> {
+        let Source::Gzip { member, idle } = &mut self.source else {
+            return Ok(None);
+        };
+        loop {
+            if member.is_none() {
+                let Some(mut tee) = idle.take() else {
                     return Ok(None);
                 };
-                match read_item(current, number, large).map_err(|e| corrupt(e, number))? {
-                    // A member with no record in it (or only line ends).
-                    None => {
-                        end_member(member, idle);
+                if tee.fill_buf()?.is_empty() {
+                    *idle = Some(tee);
+                    return Ok(None);
+                }
+                tee.taken.clear();
+                tee.keep = self.keep_members;
+                let offset = tee.position;
+                *member = Some(Open {
+                    reader: Box::new(Pushback::new(BufReader::with_capacity(
+                        64 << 10,
+                        GzDecoder::new(tee),
+                    ))),
+                    offset,
+                    pieces: Vec::new(),
+                    size: 0,
+                    records: 0,
+                    streaming: false,
+                });
+            }
+            let Some(open) = member.as_mut() else {
+                return Ok(None);
+            };
+            let parsed = match self.parser.next(&mut *open.reader) {
+                Ok(parsed) => parsed,
+                Err(WarcError::Io(err)) => {
+                    let Some(open) = member.take() else {
+                        return Ok(None);
+                    };
+                    return unreadable(open, idle, err, self.keep_members);
+                }
+                Err(other) => return Err(other),
+            };
+            match parsed {
+                None => {
+                    let Some(open) = member.take() else {
+                        return Ok(None);
+                    };
+                    let tee = open.reader.inner.into_inner().into_inner();
+                    let Tee {
+                        inner,
+                        taken,
+                        position,
+                        ..
+                    } = tee;
+                    *idle = Some(Tee {
+                        inner,
+                        taken: Vec::new(),
+                        keep: false,
+                        position,
+                    });
+                    self.stream |= open.records > 1;
+                    if open.streaming {
+                        return Ok(Some(Item::MemberEnd));
                     }
-                    Some(Item::Record(mut record)) => {
-                        if current
-                            .fill_buf()
-                            .map_err(|e| corrupt(e.into(), number))?
-                            .is_empty()
-                        {
-                            let taken = end_member(member, idle);
-                            if keep && !*stream {
-                                record.member = Some(taken);
-                            }
-                        } else {
-                            // More records follow in this member.
-                            *stream = true;
-                            let tee = current.get_mut().get_mut();
-                            tee.keep = false;
-                            tee.taken = Vec::new();
-                        }
-                        break Some(Item::Record(record));
+                    return Ok(Some(Item::Member(Member {
+                        bytes: self.keep_members.then_some(taken),
+                        pieces: open.pieces,
+                    })));
+                }
+                Some(Parsed::Piece(mut piece)) => {
+                    open.records += usize::from(matches!(piece, Piece::Record(_)));
+                    if open.streaming {
+                        return Ok(Some(Item::Piece(piece)));
                     }
-                    Some(large) => {
-                        let tee = current.get_mut().get_mut();
-                        tee.keep = false;
-                        tee.taken = Vec::new();
-                        break Some(large);
+                    // Inside a member held whole, a piece is found by the
+                    // member's offset in the file (as warcio reports it).
+                    match &mut piece {
+                        Piece::Record(record) => record.offset = open.offset,
+                        Piece::Junk(junk) => junk.offset = open.offset,
+                    }
+                    open.size += piece.len();
+                    open.pieces.push(piece);
+                    if open.size > MAX_MEMBER_HOLD {
+                        self.queue.extend(start_streaming(open));
+                        return Ok(self.queue.pop_front());
                     }
                 }
-            },
-        };
-        if item.is_some() {
-            self.number = number;
+                Some(Parsed::Large(large)) => {
+                    open.records += 1;
+                    if !open.streaming {
+                        self.queue.extend(start_streaming(open));
+                    }
+                    self.queue.push_back(Item::Large(large));
+                    return Ok(self.queue.pop_front());
+                }
+            }
         }
-        Ok(item)
     }
 
     /// Streams a large record's block into `sink`, then reads the line ends
@@ -239,43 +474,351 @@ impl<R: BufRead> RecordReader<R> {
         let number = record.number;
         match &mut self.source {
             Source::Plain(input) => copy_exactly(input, record.length, sink, number),
-            Source::Gzip {
-                member,
-                idle,
-                stream,
-            } => {
-                let Some(current) = member.as_mut() else {
+            Source::Gzip { member, .. } => {
+                let Some(open) = member.as_mut() else {
                     return Err(truncated(number));
                 };
-                let trailer = copy_exactly(current, record.length, sink, number)
-                    .map_err(|e| corrupt(e, number))?;
-                if current
-                    .fill_buf()
-                    .map_err(|e| corrupt(e.into(), number))?
-                    .is_empty()
-                {
-                    end_member(member, idle);
-                } else {
-                    *stream = true;
+                copy_exactly(&mut *open.reader, record.length, sink, number)
+                    .map_err(|e| corrupt(e, number))
+            }
+        }
+    }
+
+    /// Copies the rest of the input, as it is, into `sink` (after an
+    /// [`Item::Unreadable`]).
+    pub fn copy_rest(&mut self, sink: &mut dyn Write) -> io::Result<u64> {
+        match &mut self.source {
+            Source::Plain(input) => io::copy(input, sink),
+            Source::Gzip { member, idle } => {
+                *member = None;
+                match idle.as_mut() {
+                    Some(tee) => {
+                        tee.keep = false;
+                        io::copy(tee, sink)
+                    }
+                    None => Ok(0),
                 }
-                Ok(trailer)
             }
         }
     }
 }
 
-/// Closes the current member and returns its compressed bytes.
-fn end_member<R: BufRead>(
-    member: &mut Option<Box<Member<R>>>,
+/// The pieces held of a member, given one at a time from now on.
+fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
+    open.streaming = true;
+    let tee = open.reader.inner.get_mut().get_mut();
+    tee.keep = false;
+    tee.taken = Vec::new();
+    let mut items = vec![Item::MemberStart];
+    items.extend(open.pieces.drain(..).map(Item::Piece));
+    items
+}
+
+/// A member whose gzip data cannot be read: what was held of it is given
+/// back raw, and the rest of the input with it. A member already streamed
+/// cannot be given back: that is an error.
+fn unreadable<R: BufRead>(
+    open: Open<R>,
     idle: &mut Option<Tee<R>>,
-) -> Vec<u8> {
-    let Some(current) = member.take() else {
-        return Vec::new();
-    };
-    let mut tee = (*current).into_inner().into_inner();
-    let taken = std::mem::take(&mut tee.taken);
-    *idle = Some(tee);
-    taken
+    err: io::Error,
+    writing: bool,
+) -> Result<Option<Item>, WarcError> {
+    let offset = open.offset;
+    let streaming = open.streaming;
+    let tee = open.reader.inner.into_inner().into_inner();
+    let Tee {
+        inner,
+        taken,
+        position,
+        ..
+    } = tee;
+    if streaming && writing {
+        return Err(WarcError::Malformed {
+            record: 0,
+            reason: format!("gzip data at offset {offset} cannot be read ({err})"),
+        });
+    }
+    *idle = Some(Tee {
+        inner,
+        taken: Vec::new(),
+        keep: false,
+        position,
+    });
+    Ok(Some(Item::Unreadable {
+        offset,
+        held: taken,
+        reason: err.to_string(),
+    }))
+}
+
+/// What the parser found.
+enum Parsed {
+    Piece(Piece),
+    Large(LargeRecord),
+}
+
+/// Whether a line starts a WARC record: `WARC/` and a version number.
+fn is_warc_line(line: &[u8]) -> bool {
+    line.starts_with(b"WARC/") && line.get(5).is_some_and(u8::is_ascii_digit)
+}
+
+/// The fields of an ARC header line (`URL IP-address Archive-date
+/// Content-type Archive-length`, and in version 2 five more before the
+/// length), if the line is one: at least five fields, the first a URL with
+/// a scheme, the last a length (warcio takes a bad one as 0).
+fn arc_fields(line: &[u8]) -> Option<Vec<&[u8]>> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let fields: Vec<&[u8]> = line
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty())
+        .collect();
+    let url = fields.first()?;
+    let scheme = url.iter().position(|&b| b == b':')?;
+    let scheme_ok = scheme > 0
+        && url[..scheme]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    (fields.len() >= 5 && scheme_ok).then_some(fields)
+}
+
+/// An ARC header line's length: its last field.
+pub(crate) fn arc_length(head: &[u8]) -> Option<u64> {
+    let fields = arc_fields(head)?;
+    std::str::from_utf8(fields.last()?).ok()?.parse().ok()
+}
+
+impl Parser {
+    fn starts_record(&self, line: &[u8]) -> bool {
+        match self.format {
+            Some(Format::Warc) => is_warc_line(line),
+            Some(Format::Arc) => arc_fields(line).is_some(),
+            None => is_warc_line(line) || line.starts_with(b"filedesc://"),
+        }
+    }
+
+    /// The next piece of `input`, or `None` at its end.
+    fn next<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Option<Parsed>, WarcError> {
+        let offset = input.position;
+        let lead = read_white_space(input)?;
+        if input.fill_buf()?.is_empty() {
+            return Ok((!lead.is_empty()).then_some({
+                Parsed::Piece(Piece::Junk(Junk {
+                    offset,
+                    bytes: lead,
+                    warning: None,
+                }))
+            }));
+        }
+        let mut first = Vec::new();
+        read_line(input, &mut first, MAX_HEAD_BYTES)?;
+        if !self.starts_record(&first) {
+            input.unread(&first);
+            input.unread(&lead);
+            return self.junk(input).map(Some);
+        }
+        self.quiet_junk = false;
+        if self.format.is_none() {
+            self.format = Some(if is_warc_line(&first) {
+                Format::Warc
+            } else {
+                Format::Arc
+            });
+        }
+        let record_offset = offset + lead.len() as u64;
+        let number = self.number + 1;
+        let (head, length) = match self.format {
+            Some(Format::Arc) => {
+                let length = arc_length(&first);
+                (first, length.ok_or("bad Archive-length"))
+            }
+            _ => {
+                let mut head = first;
+                loop {
+                    let before = head.len();
+                    let n = read_line(input, &mut head, MAX_HEAD_BYTES)?;
+                    let line = &head[before..];
+                    if n == 0 || head.len() > MAX_HEAD_BYTES {
+                        // A head cut off by the end, or without end: junk.
+                        let reason = if n == 0 {
+                            "the input ends inside a record head"
+                        } else {
+                            "a record head runs past 1 MiB"
+                        };
+                        input.unread(&head);
+                        input.unread(&lead);
+                        return self.junk_because(input, reason).map(Some);
+                    }
+                    if line.iter().all(|&b| b == b'\r' || b == b'\n') {
+                        break;
+                    }
+                }
+                let length = http::field(&head, "Content-Length")
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .ok_or("no valid Content-Length");
+                (head, length)
+            }
+        };
+        self.number = number;
+        let (length, bad_length) = match length {
+            Ok(length) => (length, None),
+            // ARC records with a bad length are read as empty, as warcio
+            // reads them; a WARC record without one is read the same way,
+            // and what follows it is junk up to the next record.
+            Err(why) => {
+                self.quiet_junk = true;
+                (0, Some(why.to_owned()))
+            }
+        };
+        if length > self.large && bad_length.is_none() {
+            return Ok(Some(Parsed::Large(LargeRecord {
+                number,
+                format: self.format.unwrap_or_default(),
+                lead,
+                head,
+                length,
+            })));
+        }
+        let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
+        input.take(length).read_to_end(&mut block)?;
+        let mut record = Record {
+            number,
+            offset: record_offset,
+            format: self.format.unwrap_or_default(),
+            lead,
+            head,
+            block,
+            trailer: Vec::new(),
+            bad: bad_length,
+        };
+        if (record.block.len() as u64) < length {
+            record.bad = Some(format!(
+                "the input ends {} bytes into its block of {length}",
+                record.block.len()
+            ));
+            return Ok(Some(Parsed::Piece(Piece::Record(record))));
+        }
+        record.trailer = read_line_ends(input)?;
+        self.check_end(input, &mut record)?;
+        Ok(Some(Parsed::Piece(Piece::Record(record))))
+    }
+
+    /// Marks a record bad when what follows it is neither the end nor the
+    /// next record: its `Content-Length` is wrong. When its block holds the
+    /// start of the next record (a length too long), the block ends there
+    /// and the rest is read again.
+    fn check_end<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        record: &mut Record,
+    ) -> Result<(), WarcError> {
+        if record.bad.is_some() {
+            return Ok(());
+        }
+        let mut next = Vec::new();
+        read_line(input, &mut next, MAX_HEAD_BYTES)?;
+        input.unread(&next);
+        if next.is_empty() || self.starts_record(&next) {
+            return Ok(());
+        }
+        // A block followed by its blank lines was read right: what follows
+        // is stray bytes, junk of its own.
+        let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
+        let closed = match record.format {
+            Format::Warc => closed.iter().any(|end| record.trailer.starts_with(end)),
+            Format::Arc => !record.trailer.is_empty(),
+        };
+        if closed {
+            return Ok(());
+        }
+        let length = record.block.len();
+        let inner = (1..length).find(|&i| {
+            if record.block[i - 1] != b'\n' {
+                return false;
+            }
+            let end = memchr::memchr(b'\n', &record.block[i..]).map_or(length, |e| i + e + 1);
+            self.starts_record(&record.block[i..end])
+        });
+        record.bad = Some(match inner {
+            Some(at) => {
+                input.unread(&record.trailer);
+                input.unread(&record.block[at..]);
+                record.trailer.clear();
+                record.block.truncate(at);
+                format!(
+                    "its length runs {} bytes into the next record, read as a record of its own",
+                    length - at
+                )
+            }
+            None => "its length ends before the record does (the bytes up to the next record \
+                     follow it)"
+                .to_owned(),
+        });
+        self.quiet_junk = true;
+        Ok(())
+    }
+
+    /// Bytes up to the next record line (or the end).
+    fn junk<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Parsed, WarcError> {
+        let quiet = std::mem::take(&mut self.quiet_junk);
+        let warning = (!quiet).then(|| "bytes that are no record; copied as they are".to_owned());
+        self.junk_with(input, warning)
+    }
+
+    /// Bytes up to the next record line, the first line included.
+    fn junk_because<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        reason: &str,
+    ) -> Result<Parsed, WarcError> {
+        self.junk_with(input, Some(format!("{reason}; copied as it is")))
+    }
+
+    fn junk_with<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        warning: Option<String>,
+    ) -> Result<Parsed, WarcError> {
+        let offset = input.position;
+        let mut bytes = Vec::new();
+        let mut first = true;
+        loop {
+            let before = bytes.len();
+            let n = read_line(input, &mut bytes, MAX_JUNK_PIECE)?;
+            if n == 0 {
+                break;
+            }
+            let line = &bytes[before..];
+            let trimmed = line.trim_ascii_start();
+            // The first line is junk whatever it says: that is why it is
+            // read here.
+            if !first && self.starts_record(trimmed) {
+                let keep = before + (line.len() - trimmed.len());
+                input.unread(&bytes[keep..]);
+                bytes.truncate(keep);
+                break;
+            }
+            first = false;
+            if bytes.len() >= MAX_JUNK_PIECE {
+                break;
+            }
+        }
+        let white = bytes.iter().all(u8::is_ascii_whitespace);
+        Ok(Parsed::Piece(Piece::Junk(Junk {
+            offset,
+            warning: warning.filter(|_| !white),
+            bytes,
+        })))
+    }
+}
+
+/// Reads one line (up to `limit` bytes) onto `out`; how many bytes it read.
+fn read_line<B: BufRead + ?Sized>(
+    input: &mut B,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<usize> {
+    input.take(limit as u64 + 1).read_until(b'\n', out)
 }
 
 fn truncated(number: usize) -> WarcError {
@@ -310,16 +853,15 @@ fn copy_exactly<B: BufRead + ?Sized>(
     read_line_ends(input)
 }
 
-/// The line ends at the reader's position (the record's closing CRLF CRLF,
-/// and any stray ones after it).
-fn read_line_ends<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
+/// The bytes at the reader's position that `keep` accepts.
+fn read_while<B: BufRead + ?Sized>(
+    input: &mut B,
+    keep: impl Fn(u8) -> bool,
+) -> Result<Vec<u8>, WarcError> {
     let mut out = Vec::new();
     loop {
         let buffer = input.fill_buf()?;
-        let n = buffer
-            .iter()
-            .take_while(|&&b| b == b'\r' || b == b'\n')
-            .count();
+        let n = buffer.iter().take_while(|&&b| keep(b)).count();
         if n == 0 {
             return Ok(out);
         }
@@ -328,74 +870,15 @@ fn read_line_ends<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcErr
     }
 }
 
-/// Reads one record: line ends, the head, then the block (or only the
-/// head, for a block past `large` bytes).
-fn read_item<B: BufRead + ?Sized>(
-    input: &mut B,
-    number: usize,
-    large: u64,
-) -> Result<Option<Item>, WarcError> {
-    let malformed = |reason: String| WarcError::Malformed {
-        record: number,
-        reason,
-    };
-    let lead = read_line_ends(input)?;
-    if input.fill_buf()?.is_empty() {
-        return Ok(None);
-    }
-    let mut head = Vec::new();
-    loop {
-        let before = head.len();
-        let n = input
-            .take((MAX_HEAD_BYTES + 1 - before) as u64)
-            .read_until(b'\n', &mut head)?;
-        if n == 0 {
-            return Err(truncated(number));
-        }
-        if before == 0 && !head.starts_with(b"WARC/") {
-            let line = String::from_utf8_lossy(&head[..head.len().min(40)]).into_owned();
-            return Err(malformed(format!(
-                "not a WARC record (it starts {:?})",
-                line.trim_end()
-            )));
-        }
-        if head.len() > MAX_HEAD_BYTES {
-            return Err(malformed(format!(
-                "record head longer than {MAX_HEAD_BYTES} bytes"
-            )));
-        }
-        let line = &head[before..];
-        if line == b"\r\n" || line == b"\n" {
-            break;
-        }
-    }
-    let length = http::field(&head, "Content-Length")
-        .ok_or_else(|| malformed("no Content-Length".to_owned()))?;
-    let length: u64 = length
-        .parse()
-        .map_err(|_| malformed(format!("bad Content-Length {length:?}")))?;
-    if length > large {
-        return Ok(Some(Item::Large(LargeRecord {
-            number,
-            lead,
-            head,
-            length,
-        })));
-    }
-    let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
-    input.take(length).read_to_end(&mut block)?;
-    if (block.len() as u64) < length {
-        return Err(truncated(number));
-    }
-    let trailer = read_line_ends(input)?;
-    Ok(Some(Item::Record(Record {
-        number,
-        lead,
-        head,
-        block,
-        trailer,
-        member: None,
-    })))
+/// The line ends at the reader's position (the record's closing CRLF CRLF,
+/// and any stray ones after it).
+fn read_line_ends<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
+    read_while(input, |b| b == b'\r' || b == b'\n')
+}
+
+/// The white space at the reader's position (before a record).
+fn read_white_space<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
+    read_while(input, |b| b.is_ascii_whitespace())
 }
 
 #[cfg(test)]
@@ -416,46 +899,84 @@ mod tests {
         w.finish().unwrap()
     }
 
-    fn read_all(input: &[u8]) -> (Vec<Record>, Compression) {
+    fn read_all(input: &[u8]) -> (Vec<Item>, Compression) {
         let mut reader = RecordReader::new(input, 1 << 20, true).unwrap();
         let mut out = Vec::new();
         while let Some(item) = reader.next_item().unwrap() {
-            match item {
-                Item::Record(r) => out.push(r),
-                Item::Large(_) => panic!("large"),
-            }
+            out.push(item);
         }
         (out, reader.compression())
+    }
+
+    /// The records of a plain file, and its junk, in order.
+    fn pieces(input: &[u8]) -> Vec<Piece> {
+        read_all(input)
+            .0
+            .into_iter()
+            .map(|item| match item {
+                Item::Piece(piece) => piece,
+                other => panic!("not a piece: {other:?}"),
+            })
+            .collect()
+    }
+
+    fn concat(pieces: &[Piece]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for piece in pieces {
+            match piece {
+                Piece::Record(r) => r.parts().iter().for_each(|p| out.extend_from_slice(p)),
+                Piece::Junk(j) => out.extend_from_slice(&j.bytes),
+            }
+        }
+        out
     }
 
     #[test]
     fn members_are_kept_as_read() {
         let (a, b) = (gzip(&record("one")), gzip(&record("two")));
         let file = [a.clone(), b.clone()].concat();
-        let (records, compression) = read_all(&file);
+        let (items, compression) = read_all(&file);
         assert_eq!(compression, Compression::Members);
-        assert_eq!(records.len(), 2);
-        assert_eq!(records[0].member.as_deref(), Some(&a[..]));
-        assert_eq!(records[1].member.as_deref(), Some(&b[..]));
-        assert_eq!(records[1].block, b"two");
-        assert_eq!(records[1].trailer, b"\r\n\r\n");
+        let [Item::Member(first), Item::Member(second)] = &items[..] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(first.bytes.as_deref(), Some(&a[..]));
+        assert_eq!(second.bytes.as_deref(), Some(&b[..]));
+        let Piece::Record(two) = &second.pieces[0] else {
+            panic!()
+        };
+        assert_eq!(two.block, b"two");
+        assert_eq!(two.trailer, b"\r\n\r\n");
+        assert_eq!(two.number, 2);
+        assert_eq!(two.offset, a.len() as u64);
     }
 
     #[test]
-    fn one_stream_over_the_file_is_read_record_by_record() {
-        let file = gzip(&[record("one"), record("two"), record("three")].concat());
-        let (records, compression) = read_all(&file);
+    fn a_member_of_several_records_stays_one_member() {
+        let one = gzip(&[record("one"), record("two"), record("three")].concat());
+        let empty = gzip(b"");
+        let crlf = gzip(b"\r\n");
+        let file = [one.clone(), empty.clone(), crlf.clone()].concat();
+        let (items, compression) = read_all(&file);
         assert_eq!(compression, Compression::Stream);
-        let blocks: Vec<&[u8]> = records.iter().map(|r| &r.block[..]).collect();
-        assert_eq!(blocks, [&b"one"[..], b"two", b"three"]);
-        assert!(records.iter().all(|r| r.member.is_none()));
+        let [Item::Member(m), Item::Member(e), Item::Member(c)] = &items[..] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(m.pieces.len(), 3);
+        assert_eq!(m.bytes.as_deref(), Some(&one[..]));
+        assert!(e.pieces.is_empty());
+        assert_eq!(e.bytes.as_deref(), Some(&empty[..]));
+        assert_eq!(c.bytes.as_deref(), Some(&crlf[..]));
     }
 
     #[test]
     fn plain_records_and_large_blocks() {
         let file = [record("one"), record(&"x".repeat(100))].concat();
         let mut reader = RecordReader::new(&file[..], 50, false).unwrap();
-        assert!(matches!(reader.next_item().unwrap(), Some(Item::Record(_))));
+        assert!(matches!(
+            reader.next_item().unwrap(),
+            Some(Item::Piece(Piece::Record(_)))
+        ));
         let Some(Item::Large(large)) = reader.next_item().unwrap() else {
             panic!("not large")
         };
@@ -467,13 +988,133 @@ mod tests {
     }
 
     #[test]
-    fn truncated_and_foreign_input_is_an_error() {
+    fn a_length_too_short_leaves_junk_and_the_next_record_is_read() {
+        let mut bad = record("a body of twenty-two.");
+        // Content-Length 21 → 17: four bytes of the block fall outside.
+        let at = memchr::memmem::find(&bad, b"21").unwrap();
+        bad.splice(at..at + 2, *b"17");
+        let file = [record("one"), bad, record("three")].concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file, "every byte is given back");
+        let records: Vec<&Record> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Record(r) => Some(r),
+                Piece::Junk(_) => None,
+            })
+            .collect();
+        assert_eq!(records.len(), 3);
+        assert!(records[0].bad.is_none());
+        assert!(records[1].bad.as_deref().unwrap().contains("ends before"));
+        assert_eq!(records[2].block, b"three");
+        assert!(records[2].bad.is_none());
+        // The junk after the bad record needs no second warning.
+        assert!(
+            pieces
+                .iter()
+                .all(|p| !matches!(p, Piece::Junk(j) if j.warning.is_some()))
+        );
+    }
+
+    #[test]
+    fn a_length_too_long_is_cut_at_the_next_record() {
+        let mut bad = record("short");
+        let at = memchr::memmem::find(&bad, b"Length: 5").unwrap() + 8;
+        bad.splice(at..at + 1, *b"30");
+        let file = [bad, record("two"), record("three")].concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        let records: Vec<&Record> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Record(r) => Some(r),
+                Piece::Junk(_) => None,
+            })
+            .collect();
+        assert_eq!(records.len(), 3, "{pieces:?}");
+        assert!(records[0].bad.as_deref().unwrap().contains("runs"));
+        assert_eq!(records[1].block, b"two");
+        assert_eq!(records[2].block, b"three");
+    }
+
+    #[test]
+    fn stray_bytes_between_records_are_junk_with_a_warning() {
+        let file = [
+            b"\r\n".to_vec(),
+            record("one"),
+            b"garbage\nmore garbage\n".to_vec(),
+            record("two"),
+            b"\n".to_vec(),
+        ]
+        .concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        let junk: Vec<&Junk> = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Junk(j) => Some(j),
+                Piece::Record(_) => None,
+            })
+            .collect();
+        assert_eq!(junk.len(), 1, "{pieces:?}");
+        assert_eq!(junk[0].bytes, b"garbage\nmore garbage\n");
+        assert!(junk[0].warning.is_some());
+    }
+
+    #[test]
+    fn a_file_cut_inside_a_record_keeps_every_byte() {
         let file = record("one");
-        let cut = &file[..file.len() - 8];
-        let mut reader = RecordReader::new(cut, 1 << 20, false).unwrap();
-        let err = reader.next_item().unwrap_err().to_string();
-        assert!(err.contains("record 1"), "{err}");
+        for cut in 1..file.len() {
+            let pieces = pieces(&file[..cut]);
+            assert_eq!(concat(&pieces), &file[..cut], "cut at {cut}");
+        }
         let mut reader = RecordReader::new(&b"<html>"[..], 1 << 20, false).unwrap();
-        assert!(reader.next_item().is_err());
+        let Some(Item::Piece(Piece::Junk(junk))) = reader.next_item().unwrap() else {
+            panic!()
+        };
+        assert_eq!(junk.bytes, b"<html>");
+    }
+
+    #[test]
+    fn arc_records_are_read_by_their_header_line() {
+        let body = "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>";
+        let version = "1 0 Test\nURL IP-address Archive-date Content-type Archive-length\n";
+        let file = format!(
+            "filedesc://t.arc 0.0.0.0 20140216050221 text/plain {}\n{version}\n\
+             http://a/b/ 1.2.3.4 20140216050221 text/html {}\n{body}\n",
+            version.len(),
+            body.len()
+        );
+        let pieces = pieces(file.as_bytes());
+        assert_eq!(concat(&pieces), file.as_bytes());
+        let Piece::Record(page) = &pieces[1] else {
+            panic!("{pieces:?}")
+        };
+        assert_eq!(page.format, Format::Arc);
+        assert_eq!(page.block, body.as_bytes());
+        assert_eq!(page.number, 2);
+        assert!(page.bad.is_none());
+    }
+
+    #[test]
+    fn an_unreadable_member_gives_back_every_byte() {
+        let good = gzip(&record("one"));
+        let mut broken = gzip(&record("two"));
+        let middle = broken.len() / 2;
+        broken[middle] ^= 0xff;
+        broken[middle + 1] ^= 0xff;
+        let file = [good.clone(), broken.clone()].concat();
+        let mut reader = RecordReader::new(&file[..], 1 << 20, true).unwrap();
+        let Some(Item::Member(first)) = reader.next_item().unwrap() else {
+            panic!()
+        };
+        assert_eq!(first.bytes.as_deref(), Some(&good[..]));
+        let Some(Item::Unreadable { offset, held, .. }) = reader.next_item().unwrap() else {
+            panic!()
+        };
+        assert_eq!(offset, good.len() as u64);
+        let mut rest = held;
+        reader.copy_rest(&mut rest).unwrap();
+        assert_eq!(rest, broken);
     }
 }

@@ -1,5 +1,6 @@
 //! relink's integration tests: one binary, a module per topic.
 
+mod archives;
 mod batch;
 mod cli;
 mod corpus;

@@ -1,0 +1,343 @@
+//! Web archives as they are found: the sample archives a replay tool ships
+//! (fixtures/archives/pywb), read as warcio reads them, and hand-made
+//! hostile ones. warcio is the yardstick: every record it indexes, relink
+//! lists; every output relink writes passes `warcio check` and `warcio
+//! index` with the same records, whenever the input did.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use relink::warc::{self, WarcOptions};
+use serde_json::Value;
+
+use crate::fixture;
+
+/// The Python that has warcio: the test command's virtualenv, else
+/// `python3`.
+fn python() -> String {
+    std::env::var("RELINK_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// What warcio makes of a file: `warcio index` rows (type and target URI),
+/// whether the index ran to the end, and whether `warcio check` passed.
+struct Warcio {
+    records: Vec<(String, String)>,
+    indexed: bool,
+    checked: bool,
+}
+
+fn warcio(path: &Path) -> Warcio {
+    let run = |args: &[&str]| {
+        Command::new(python())
+            .args([
+                "-c",
+                "import sys; from warcio.cli import main; main(sys.argv[1:])",
+            ])
+            .args(args)
+            .arg(path)
+            .output()
+            .unwrap_or_else(|e| panic!("python3 with warcio is needed ({e})"))
+    };
+    let index = run(&["index", "-f", "warc-type,warc-target-uri"]);
+    let stderr = String::from_utf8_lossy(&index.stderr);
+    assert!(
+        !stderr.contains("No module named"),
+        "warcio is needed: {stderr}"
+    );
+    let records = String::from_utf8_lossy(&index.stdout)
+        .lines()
+        .map(|line| {
+            let row: Value = serde_json::from_str(line).unwrap();
+            let get = |k: &str| row[k].as_str().unwrap_or_default().to_owned();
+            (get("warc-type"), get("warc-target-uri"))
+        })
+        .collect();
+    let checked = run(&["check"]).status.success();
+    Warcio {
+        records,
+        indexed: index.status.success(),
+        checked,
+    }
+}
+
+/// The records relink reads (type and target URI), and its warnings.
+fn relink_records(bytes: &[u8]) -> (Vec<(String, String)>, Vec<String>) {
+    let mut records = Vec::new();
+    let summary = warc::inspect(bytes, &WarcOptions::default(), |report| {
+        records.push((report.record_type, report.target_uri));
+    })
+    .unwrap();
+    let warnings = summary.warnings.iter().map(ToString::to_string).collect();
+    (records, warnings)
+}
+
+fn samples() -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(fixture("archives/pywb"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.contains(".warc") || name.contains(".arc")
+        })
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 15, "{paths:?}");
+    paths
+}
+
+/// Whether warcio's records are relink's, in order (warcio gives an ARC
+/// file's version block no type; a WARC's warcinfo no target URI).
+fn same_records(warcio: &[(String, String)], relink: &[(String, String)]) -> bool {
+    warcio.len() == relink.len()
+        && warcio.iter().zip(relink).all(|((wt, wu), (rt, ru))| {
+            (wt == rt || wt.is_empty() || (wt == "warcinfo" && rt == "warcinfo"))
+                && (wu == ru || (wu.is_empty() && rt == "warcinfo"))
+        })
+}
+
+#[test]
+fn every_record_warcio_indexes_relink_lists() {
+    for path in samples() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = warcio(&path);
+        let (records, _) = relink_records(&std::fs::read(&path).unwrap());
+        if expected.indexed {
+            assert!(
+                same_records(&expected.records, &records),
+                "{name}: warcio {:?}\nrelink {records:?}",
+                expected.records
+            );
+        } else {
+            // warcio stops early (a gzip stream over several records):
+            // relink reads at least as far.
+            assert!(
+                records.len() > expected.records.len(),
+                "{name}: {records:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_rewritten_sample_passes_warcio_as_its_input_did() {
+    let dir = tempfile::tempdir().unwrap();
+    for path in samples() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = dir.path().join(format!("out-{name}"));
+        let run = crate::cli::relink(
+            &[
+                path.to_str().unwrap(),
+                "--rules",
+                "rfc3986",
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let before = warcio(&path);
+        let after = warcio(&out);
+        assert_eq!(after.indexed, before.indexed, "{name}");
+        assert_eq!(after.records, before.records, "{name}");
+        assert!(
+            after.checked || !before.checked,
+            "{name}: warcio check fails"
+        );
+        let input = std::fs::read(&path).unwrap();
+        let output = std::fs::read(&out).unwrap();
+        let (records_in, _) = relink_records(&input);
+        let (records_out, _) = relink_records(&output);
+        assert_eq!(records_in, records_out, "{name}");
+    }
+}
+
+#[test]
+fn the_samples_give_links_and_some_change() {
+    // The ARC, plain WARC and gzipped WARC samples each hold a page whose
+    // links relink lists with their record's URL as the base.
+    for name in [
+        "example.arc",
+        "example.arc.gz",
+        "example.warc.gz",
+        "example-wpull.warc.gz",
+    ] {
+        let bytes = std::fs::read(fixture(&format!("archives/pywb/{name}"))).unwrap();
+        let mut links = Vec::new();
+        warc::links(&bytes[..], &WarcOptions::default(), |link| links.push(link)).unwrap();
+        assert!(!links.is_empty(), "{name}");
+        assert!(
+            links.iter().all(|l| l.link.resolved.starts_with("http")),
+            "{name}: {links:?}"
+        );
+    }
+}
+
+#[test]
+fn a_record_whose_length_is_short_does_not_stop_the_file() {
+    // pywb's own example.warc: record 5's Content-Length is a byte short.
+    let path = fixture("archives/pywb/example.warc");
+    let bytes = std::fs::read(&path).unwrap();
+    let (records, warnings) = relink_records(&bytes);
+    assert_eq!(records.len(), 6);
+    assert_eq!(records[5].1, "http://www.iana.org/domains/example");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("record 5") && w.contains("offset 4061")),
+        "{warnings:?}"
+    );
+    // Rewritten, the bad record and the byte after it are as they were.
+    let mut out = Vec::new();
+    warc::rewrite(&bytes[..], &mut out, &WarcOptions::default()).unwrap();
+    let bad = &bytes[4061..4771];
+    assert!(memchr::memmem::find(&out, bad).is_some());
+}
+
+/// WARC records, hand-made.
+fn record(version: &str, uri: &str, body: &str) -> String {
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+    format!(
+        "{version}\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    )
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    w.write_all(bytes).unwrap();
+    w.finish().unwrap()
+}
+
+/// Runs the command line on `bytes` saved as `name`, with `args`; the
+/// output file's bytes.
+fn cli_rewrite(name: &str, bytes: &[u8], args: &[&str]) -> (Vec<u8>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join(name);
+    std::fs::write(&input, bytes).unwrap();
+    let out = dir.path().join(format!("out-{name}"));
+    let mut all = vec![input.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let run = crate::cli::relink(&all, b"");
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(run.status.success(), "{name}: {stderr}");
+    (std::fs::read(&out).unwrap(), stderr)
+}
+
+#[test]
+fn an_archive_of_any_version_is_never_rewritten_as_html() {
+    for (name, file) in [
+        (
+            "old.warc",
+            record("WARC/0.17", "http://a.example/d/", "<a href=x>x</a>"),
+        ),
+        (
+            "old18.html",
+            record("WARC/0.18", "http://a.example/d/", "<a href=x>x</a>"),
+        ),
+        (
+            "lead.html",
+            format!(
+                "\r\n{}",
+                record("WARC/1.0", "http://a.example/d/", "<a href=x>x</a>")
+            ),
+        ),
+    ] {
+        let (out, _) = cli_rewrite(
+            name,
+            file.as_bytes(),
+            &["--retrieved-from", "http://wrong/"],
+        );
+        let out = String::from_utf8(out).unwrap();
+        // Read as an archive: the record's own URI is the base, and its
+        // Content-Length follows the new payload.
+        assert!(
+            out.contains("<a href=http://a.example/d/x>"),
+            "{name}: {out}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.warc");
+        std::fs::write(&path, &out).unwrap();
+        let checked = warcio(&path);
+        assert!(checked.indexed && checked.records.len() == 1, "{name}");
+    }
+    // An ARC file, whatever its name.
+    let arc = std::fs::read(fixture("archives/pywb/example.arc")).unwrap();
+    let (out, _) = cli_rewrite("page.html", &arc, &[]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.arc");
+    std::fs::write(&path, &out).unwrap();
+    let checked = warcio(&path);
+    assert_eq!(checked.records.len(), 2);
+    assert!(checked.checked);
+}
+
+#[test]
+fn an_archive_on_standard_input_is_read_as_an_archive() {
+    let file = gzip(record("WARC/1.0", "http://a.example/d/", "<a href=x>x</a>").as_bytes());
+    let run = crate::cli::relink(&["--list", "--format", "json"], &file);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("http://a.example/d/x"), "{stdout}");
+}
+
+#[test]
+fn a_member_of_several_records_stays_one_member_and_others_are_copied() {
+    let two = gzip(
+        [
+            record("WARC/1.0", "http://a.example/1/", "<a href=x>x</a>"),
+            record("WARC/1.0", "http://a.example/2/", "<p>no links</p>"),
+        ]
+        .concat()
+        .as_bytes(),
+    );
+    let empty = gzip(b"");
+    let crlf = gzip(b"\r\n");
+    let same = gzip(record("WARC/1.0", "http://a.example/3/", "<p>none</p>").as_bytes());
+    let file = [two, empty.clone(), crlf.clone(), same.clone()].concat();
+    let mut out = Vec::new();
+    let summary = warc::rewrite(&file[..], &mut out, &WarcOptions::default()).unwrap();
+    assert_eq!((summary.records, summary.changed), (3, 1));
+    // The unchanged members come back byte for byte, after the first.
+    assert!(out.ends_with(&[empty, crlf, same].concat()));
+    // The first is one member again: one gzip header before them.
+    let first_len = out.len() - 3;
+    let starts = out[..first_len]
+        .windows(3)
+        .filter(|w| w == &[0x1f, 0x8b, 0x08])
+        .count();
+    assert!(starts >= 1);
+    let mut plain = Vec::new();
+    use std::io::Read;
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    assert!(memchr::memmem::find(&plain, b"http://a.example/1/x").is_some());
+}
+
+#[test]
+fn stray_bytes_between_records_are_copied_and_warned() {
+    let file = [
+        record("WARC/1.0", "http://a.example/1/", "<a href=x>x</a>"),
+        "GARBAGE LINE\r\n".to_owned(),
+        record("WARC/1.0", "http://a.example/2/", "<a href=y>y</a>"),
+    ]
+    .concat();
+    let mut out = Vec::new();
+    let summary = warc::rewrite(file.as_bytes(), &mut out, &WarcOptions::default()).unwrap();
+    assert_eq!((summary.records, summary.changed), (2, 2));
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("\r\n\r\nGARBAGE LINE\r\nWARC/1.0"));
+    assert!(out.contains("http://a.example/2/y"));
+    let warning = summary.warnings[0].to_string();
+    assert!(warning.contains("14 bytes at offset"), "{warning}");
+}
