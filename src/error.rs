@@ -38,6 +38,13 @@ pub enum Error {
     /// document in memory.
     #[error("{0} input is read as a stream: use rewrite_mbox or rewrite_warc")]
     Streamed(&'static str),
+    /// A web archive (WARC or ARC) given as a document: it is read as an
+    /// archive or not at all.
+    #[error("this is a web archive (WARC or ARC): it is read as one, never as a document")]
+    ArchiveAsDocument,
+    /// A compression relink does not undo.
+    #[error("compressed with {0}, which relink does not read")]
+    Compressed(&'static str),
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

@@ -62,8 +62,16 @@ fn extension(path: &Path) -> Option<String> {
 /// (`.warc.gz` counts as `.warc`).
 pub fn from_name(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-    if name.ends_with(".warc") || name.ends_with(".warc.gz") {
+    if [".warc", ".warc.gz", ".arc", ".arc.gz"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
+    {
         return Some(Kind::Warc);
+    }
+    // A compressed document is of the kind its name says inside the
+    // compression: `page.html.gz` is HTML.
+    if let Some(inner) = crate::compressed::inner_name(&name) {
+        return from_name(Path::new(inner));
     }
     let extension = extension(path)?;
     EXTENSIONS
@@ -184,7 +192,20 @@ pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     }
     from_name(path)
         .or_else(|| sniff(head))
+        .or_else(|| sniff_gzipped(head))
         .unwrap_or(Kind::Html)
+}
+
+/// The kind of a gzipped document from the first bytes inside it.
+fn sniff_gzipped(head: &[u8]) -> Option<Kind> {
+    if !head.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    let mut inner = Vec::new();
+    let decoder = flate2::read::MultiGzDecoder::new(head);
+    // A head cut short ends the read with an error: what came out serves.
+    let _ = std::io::Read::read_to_end(&mut std::io::Read::take(decoder, 8192), &mut inner);
+    sniff(&inner)
 }
 
 #[cfg(test)]
@@ -206,6 +227,23 @@ mod tests {
         assert_eq!(from_name(p("crawl-00001.warc.gz")), Some(Kind::Warc));
         assert!(!is_other_by_name(p("crawl.WARC.GZ")));
         assert_eq!(detect_file(p("data.bin"), b"WARC/1.1\r\n"), Kind::Warc);
+        assert_eq!(from_name(p("old.ARC.gz")), Some(Kind::Warc));
+    }
+
+    #[test]
+    fn a_compressed_document_is_of_the_kind_inside() {
+        let p = Path::new;
+        assert_eq!(from_name(p("page.html.gz")), Some(Kind::Html));
+        assert_eq!(from_name(p("style.css.gz")), Some(Kind::Css));
+        assert_eq!(from_name(p("inbox.mbox.gz")), Some(Kind::Mbox));
+        assert_eq!(from_name(p("mail.eml.gz")), Some(Kind::Message));
+        assert_eq!(from_name(p("data.tar.gz")), None);
+        assert!(is_other_by_name(p("data.tar.gz")));
+        assert!(!is_other_by_name(p("page.html.gz")));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, b"From: a@b\r\nSubject: s\r\n\r\nbody").unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(detect_file(p("saved"), &gz), Kind::Message);
     }
 
     #[test]

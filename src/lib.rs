@@ -30,6 +30,8 @@
 pub mod base;
 pub mod batch;
 #[doc(hidden)]
+pub mod compressed;
+#[doc(hidden)]
 pub mod core;
 #[doc(hidden)]
 pub mod css;

@@ -6,6 +6,7 @@ use std::io::{BufRead, Read, Write};
 use encoding_rs::Encoding;
 
 use crate::base::{Base, BaseSource, Layer};
+use crate::compressed;
 use crate::core::{Details, ExtraAttribute, Link, Options, Warning};
 use crate::document::{self, Engine};
 use crate::kind::{self, Kind};
@@ -167,7 +168,24 @@ impl Rewriter {
     /// message or MHTML file (by [`Rewriter::kind`], else by its content).
     /// An mbox or a WARC goes through [`Rewriter::rewrite_mbox`] or
     /// [`Rewriter::rewrite_warc`].
+    ///
+    /// A gzipped document is rewritten inside its compression and comes
+    /// back gzipped. A web archive is never read as a document: it is an
+    /// error, whatever [`Rewriter::kind`] says.
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
+        if self.kind != Some(Kind::Warc) && warc::looks_like_warc(input) {
+            return Err(Error::ArchiveAsDocument);
+        }
+        match compressed::compression_of(input) {
+            Some(compressed::Compression::Gzip) => self.rewrite_gzipped(input),
+            Some(other) => Err(Error::Compressed(other.name())),
+            None => self.rewrite_document(input),
+        }
+    }
+
+    /// [`Rewriter::rewrite`] of a document that is neither an archive nor
+    /// compressed.
+    fn rewrite_document<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
         let (forced, outer) = self.bases()?;
         let options = self.options(forced.as_ref(), outer.as_ref());
         let kind = self
@@ -203,6 +221,32 @@ impl Rewriter {
             links,
             warnings,
             layers,
+        })
+    }
+
+    /// A gzipped document: undone, rewritten, gzipped again with its header.
+    fn rewrite_gzipped<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
+        let gunzipped = compressed::gunzip(input, compressed::MAX_DECOMPRESSED_BYTES)?;
+        let document = &gunzipped.bytes[..];
+        if warc::looks_like_warc(document) {
+            return Err(Error::ArchiveAsDocument);
+        }
+        if let Some(inner) = compressed::compression_of(document) {
+            // Compressed twice: not undone again (a gzip file can even
+            // decompress to itself).
+            return Err(Error::Compressed(inner.name()));
+        }
+        let inner = self.rewrite_document(document)?;
+        let output = match &inner.output {
+            Some(document) => Some(gunzipped.gzip_again(document)?),
+            None => None,
+        };
+        Ok(Rewritten {
+            input,
+            output,
+            links: inner.links,
+            warnings: inner.warnings,
+            layers: inner.layers,
         })
     }
 

@@ -341,3 +341,46 @@ fn stray_bytes_between_records_are_copied_and_warned() {
     let warning = summary.warnings[0].to_string();
     assert!(warning.contains("14 bytes at offset"), "{warning}");
 }
+
+#[test]
+fn a_gzipped_document_comes_back_gzipped_with_its_header() {
+    use std::io::Read;
+    let mut encoder = flate2::GzBuilder::new()
+        .filename("page.html")
+        .mtime(1_600_000_000)
+        .write(Vec::new(), flate2::Compression::best());
+    encoder.write_all(b"<a href=x>x</a>").unwrap();
+    let file = encoder.finish().unwrap();
+    let rewriter = relink::Rewriter::new().retrieved_from("http://a.example/d/");
+    let out = rewriter.rewrite(&file).unwrap();
+    assert!(out.changed());
+    let mut decoder = flate2::read::GzDecoder::new(out.bytes());
+    let mut text = String::new();
+    decoder.read_to_string(&mut text).unwrap();
+    assert_eq!(text, "<a href=http://a.example/d/x>x</a>");
+    let header = decoder.header().unwrap();
+    assert_eq!(header.filename(), Some(&b"page.html"[..]));
+    assert_eq!(header.mtime(), 1_600_000_000);
+    // Unchanged, the file is the input itself.
+    let same = relink::Rewriter::new().rewrite(&file).unwrap();
+    assert!(!same.changed());
+    assert_eq!(same.bytes(), &file[..]);
+}
+
+#[test]
+fn an_archive_is_never_a_document_even_when_told() {
+    let file = record("WARC/0.18", "http://a.example/", "<a href=x>x</a>");
+    for kind in [relink::Kind::Html, relink::Kind::Css, relink::Kind::Message] {
+        let err = relink::Rewriter::new()
+            .retrieved_from("http://b.example/")
+            .kind(kind)
+            .rewrite(file.as_bytes())
+            .unwrap_err();
+        assert!(matches!(err, relink::Error::ArchiveAsDocument), "{err}");
+    }
+    let arc = std::fs::read(fixture("archives/pywb/example.arc.gz")).unwrap();
+    assert!(relink::Rewriter::new().rewrite(&arc).is_err());
+    let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0];
+    let err = relink::Rewriter::new().rewrite(&zstd).unwrap_err();
+    assert!(err.to_string().contains("zstd"), "{err}");
+}
