@@ -16,7 +16,9 @@ use pyo3::{intern, pyclass, pymethods};
 
 // ---------------------------------------------------------------------
 // The only module that calls the relink crate. It uses:
-//   relink::Error
+//   relink::Error (ArchiveAsDocument)
+//   relink::compressed::{compression_of, Compression, gunzip,
+//     MAX_DECOMPRESSED_BYTES, Gunzipped (bytes, gzip_again)}
 //   relink::url::{resolve, BaseUrl::parse, Rules (FromStr)}
 //   relink::base::{Base::new, BaseSource::RetrievedFrom}
 //   relink::document::{rewrite_html, rewrite_css, Options, Link, LinkPlace
@@ -45,6 +47,7 @@ mod engine {
     use std::sync::atomic::{AtomicBool, Ordering};
 
     use relink::base::{Base, BaseSource};
+    use relink::compressed;
     use relink::document::{self, Link, Options};
     use relink::kind::{self, Kind};
     use relink::mime::mbox;
@@ -177,6 +180,15 @@ mod engine {
         rules_name: &str,
         kind_name: Option<&str>,
     ) -> Result<Rewritten, Failure> {
+        if kind_name.is_some_and(|k| !k.eq_ignore_ascii_case("warc")) && warc::looks_like_warc(data)
+        {
+            return Err(Failure::Value(relink::Error::ArchiveAsDocument.to_string()));
+        }
+        if kind_name.is_none_or(|k| !k.eq_ignore_ascii_case("warc"))
+            && compressed::compression_of(data) == Some(compressed::Compression::Gzip)
+        {
+            return rewrite_gzipped(data, base, rules_name, kind_name);
+        }
         let rules = rules(rules_name)?;
         let base = base.map(|b| retrieved_from(b, rules)).transpose()?;
         let options = Options {
@@ -254,6 +266,29 @@ mod engine {
                 })
             }
         }
+    }
+
+    /// A gzipped document: undone, rewritten, gzipped again with its header.
+    fn rewrite_gzipped(
+        data: &[u8],
+        base: Option<&str>,
+        rules_name: &str,
+        kind_name: Option<&str>,
+    ) -> Result<Rewritten, Failure> {
+        let gunzipped = compressed::gunzip(data, compressed::MAX_DECOMPRESSED_BYTES)
+            .map_err(|e| Failure::Value(format!("gzip data cannot be read: {e}")))?;
+        if compressed::compression_of(&gunzipped.bytes).is_some() {
+            return Err(Failure::Value("compressed twice: not read".to_owned()));
+        }
+        let inner = rewrite(&gunzipped.bytes, base, rules_name, kind_name)?;
+        let bytes = match inner.bytes {
+            Some(document) => Some(gunzipped.gzip_again(&document).map_err(Failure::Io)?),
+            None => None,
+        };
+        Ok(Rewritten {
+            bytes,
+            warnings: inner.warnings,
+        })
     }
 
     fn warc_failure(error: WarcError) -> Failure {

@@ -306,11 +306,30 @@ def test_missing_warc_file_raises_at_once() -> None:
         relink.warc_links("/no/such/file.warc.gz")
 
 
-def test_broken_warc_raises_value_error_naming_the_file(tmp_path: pathlib.Path) -> None:
+def test_a_bad_record_does_not_stop_the_file(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "broken.warc"
-    path.write_bytes(b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: nine\r\n\r\n")
-    with pytest.raises(ValueError, match="broken.warc: record 1"):
-        list(relink.warc_links(path))
+    page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>"
+    good = (
+        b"WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/d/\r\n"
+        b"Content-Length: %d\r\n\r\n%s\r\n\r\n" % (len(page), page)
+    )
+    path.write_bytes(b"WARC/1.1\r\nWARC-Type: response\r\nContent-Length: nine\r\n\r\n" + good)
+    assert [link["resolved"] for link in relink.warc_links(path)] == ["http://a.example/d/x"]
+
+
+def test_an_archive_is_never_rewritten_as_a_document() -> None:
+    data = CORPUS_WARC.read_bytes()
+    for kind in ("html", "css", "message"):
+        with pytest.raises(ValueError, match="web archive"):
+            relink.rewrite(data, "http://a/", kind=kind)  # type: ignore[arg-type]
+    old = b"WARC/0.17\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n"
+    assert relink.rewrite(old, "http://a/") == old
+
+
+def test_a_gzipped_page_comes_back_gzipped() -> None:
+    page = gzip.compress(b"<a href=x>x</a>", mtime=0)
+    out = relink.rewrite(page, "http://a.example/d/")
+    assert gzip.decompress(out) == b"<a href=http://a.example/d/x>x</a>"
 
 
 def test_the_package_is_typed() -> None:
