@@ -10,6 +10,7 @@ mod mail;
 mod resolver;
 mod robust;
 mod tokenizer;
+mod wacz;
 mod warc;
 
 use std::path::{Path, PathBuf};
