@@ -231,7 +231,8 @@ pub fn links<R: Read + Seek>(
 }
 
 /// Rewrites a WACZ file from `input` to `output` (see the module's
-/// documentation). On an error the output holds a partial zip, to be
+/// documentation). A package in which nothing changed is copied byte for
+/// byte, and [`WaczSummary::unchanged`] says so. On an error the output holds a partial zip, to be
 /// thrown away; nothing is written before the new entries are ready, so
 /// a refusal (a signed package, an index that cannot be updated) leaves
 /// `output` untouched.
@@ -395,6 +396,16 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
                 "missing: the package lists no hashes to bring up to date",
             ),
         }
+    }
+
+    if new.is_empty() {
+        // Nothing changed: the input as it was, byte for byte.
+        let mut input = zip.into_inner();
+        input.seek(SeekFrom::Start(0))?;
+        let mut output = output;
+        io::copy(&mut input, &mut output)?;
+        output.flush()?;
+        return Ok(summary);
     }
 
     // The new zip, entry by entry in the input's order.
@@ -1339,7 +1350,10 @@ fn rewrite_package(
     let mut listed = Vec::new();
     for raw in list {
         let raw = raw.get();
-        let at = raw.as_ptr() as usize - resources.text.as_ptr() as usize + resources.range.start;
+        let Some(at) = (raw.as_ptr() as usize).checked_sub(resources.text.as_ptr() as usize) else {
+            continue;
+        };
+        let at = at + resources.range.start;
         let fields = object_fields(raw).map_err(|e| fail(format!("resource: {e}")))?;
         let Some(path) = fields.get("path").and_then(RawField::string) else {
             continue;

@@ -357,6 +357,7 @@ fn a_second_pass_reports_unchanged_and_copies_every_entry() {
     assert!(summary.unchanged(), "{:?}", summary.rewritten);
     assert_eq!(summary.changed(), 0);
     assert_eq!(entries(&once), entries(&twice));
+    assert!(twice == once, "byte-identical");
 }
 
 #[test]
@@ -522,4 +523,70 @@ fn a_package_hashed_with_md5_keeps_md5() {
         .map(|b| format!("{b:02x}"))
         .collect();
     assert_eq!(digest["hash"], format!("sha256:{hex}"));
+}
+
+#[test]
+fn a_package_with_nothing_to_change_is_written_back_as_it_was() {
+    // No payload is small enough to be looked at: nothing changes.
+    let mut options = WarcOptions::default();
+    options.max_payload_bytes = 0;
+    for name in FIXTURES {
+        let input = read(name);
+        let (out, summary) = rewrite(&input, &options);
+        assert!(summary.unchanged(), "{name}: {:?}", summary.rewritten);
+        assert_eq!(entries(&input), entries(&out), "{name}");
+        assert!(out == input, "{name}: not byte-identical");
+    }
+}
+
+#[test]
+fn zipnum_blocks_move_and_an_unchanged_block_is_kept_as_it_was() {
+    use sha2::Digest;
+    // pywb's sample with a block per index line: only the last record
+    // changes, so only the last block does.
+    let input = read("example.wacz");
+    let lines = zipnum_lines(&input);
+    let mut blocks = Vec::new();
+    let mut summary =
+        String::from("!meta 0 {\"format\": \"cdxj-gzip-1.0\", \"filename\": \"index.cdx.gz\"}\n");
+    let mut offset = 0;
+    for line in lines.lines() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(format!("{line}\n").as_bytes()).unwrap();
+        let block = gz.finish().unwrap();
+        let hex: String = sha2::Sha256::digest(&block)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let prefix = line.split(" {").next().unwrap();
+        summary += &format!(
+            "{prefix} {{\"offset\": {offset}, \"length\": {}, \"digest\": \"sha256:{hex}\"}}\n",
+            block.len()
+        );
+        offset += block.len();
+        blocks.push(block);
+    }
+    assert_eq!(blocks.len(), 3);
+    let variant = edit_zip(
+        &input,
+        &[
+            ("indexes/index.cdx.gz", Some(blocks.concat())),
+            ("indexes/index.idx", Some(summary.clone().into_bytes())),
+        ],
+    );
+    assert_indexes_point_at_records(&variant, 3);
+    let (out, result) = rewrite(&variant, &WarcOptions::default());
+    assert_eq!(result.changed(), 1);
+    assert_indexes_point_at_records(&out, 3);
+    let new_blocks = entry(&out, "indexes/index.cdx.gz");
+    let kept = blocks[0].len() + blocks[1].len();
+    assert_eq!(new_blocks[..kept], blocks[..2].concat());
+    assert_ne!(new_blocks[kept..], blocks[2]);
+    let new_summary = String::from_utf8(entry(&out, "indexes/index.idx")).unwrap();
+    let (old, new): (Vec<_>, Vec<_>) = (summary.lines().collect(), new_summary.lines().collect());
+    assert_eq!(old[..3], new[..3]);
+    assert_ne!(old[3], new[3]);
+    if let Some(result) = validate(&out) {
+        result.unwrap_or_else(|e| panic!("wacz validate rejects the output:\n{e}"));
+    }
 }
