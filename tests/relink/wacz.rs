@@ -528,8 +528,10 @@ fn a_package_hashed_with_md5_keeps_md5() {
 #[test]
 fn a_package_with_nothing_to_change_is_written_back_as_it_was() {
     // No payload is small enough to be looked at: nothing changes.
-    let mut options = WarcOptions::default();
-    options.max_payload_bytes = 0;
+    let options = WarcOptions {
+        max_payload_bytes: 0,
+        ..WarcOptions::default()
+    };
     for name in FIXTURES {
         let input = read(name);
         let (out, summary) = rewrite(&input, &options);
