@@ -232,10 +232,10 @@ pub fn links<R: Read + Seek>(
 
 /// Rewrites a WACZ file from `input` to `output` (see the module's
 /// documentation). A package in which nothing changed is copied byte for
-/// byte, and [`WaczSummary::unchanged`] says so. On an error the output holds a partial zip, to be
-/// thrown away; nothing is written before the new entries are ready, so
-/// a refusal (a signed package, an index that cannot be updated) leaves
-/// `output` untouched.
+/// byte, and [`WaczSummary::unchanged`] says so. Nothing is written before
+/// the new entries are ready, so a refusal (a signed package, an index
+/// that cannot be updated) leaves `output` untouched; an error while
+/// writing leaves a partial zip, to be thrown away.
 pub fn rewrite<R: Read + Seek, W: Write + Seek>(
     input: R,
     output: W,
@@ -300,102 +300,8 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
     }
 
     if !new.is_empty() {
-        let warcs: HashMap<String, usize> = names
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| is_archive_entry(n))
-            .map(|(i, n)| (n.clone(), i))
-            .collect();
-        // The indexes: plain and gzipped lines first, then the ZipNum
-        // summaries of the gzipped ones.
-        let mut blocks: HashMap<String, Vec<Block>> = HashMap::new();
-        for (index, name) in names.iter().enumerate() {
-            let Some(kind) = IndexKind::of(name) else {
-                if name.starts_with("indexes/") && !name.ends_with('/') {
-                    summary.warn(
-                        name,
-                        "not an index relink reads (.cdx, .cdxj, .cdx.gz, .idx); copied as it is",
-                    );
-                }
-                continue;
-            };
-            if kind == IndexKind::Summary {
-                continue;
-            }
-            let mut source = tempfile::tempfile()?;
-            io::copy(&mut zip.by_index(index)?, &mut source)?;
-            let mut ctx = IndexContext {
-                entry: name,
-                archives: &mut archives,
-                new: &mut new,
-                zip: &mut zip,
-                warcs: &warcs,
-                warned: false,
-                undigested: 0,
-            };
-            let mut out = tempfile::tempfile()?;
-            let changed = match kind {
-                IndexKind::Plain => {
-                    source.seek(SeekFrom::Start(0))?;
-                    rewrite_lines(&mut BufReader::new(&mut source), &mut out, &mut ctx)?
-                }
-                IndexKind::Gzipped => {
-                    let (changed, map) = rewrite_gzipped_index(&mut source, &mut out, &mut ctx)?;
-                    blocks.insert(name.clone(), map);
-                    changed
-                }
-                IndexKind::Summary => false,
-            };
-            if ctx.warned {
-                summary.warn(
-                    name,
-                    "lines naming a WARC file the package does not hold are kept as they are",
-                );
-            }
-            if ctx.undigested > 0 {
-                summary.warn(
-                    name,
-                    format!(
-                        "{} lines keep the digest of a changed record that has no WARC-Payload-Digest",
-                        ctx.undigested
-                    ),
-                );
-            }
-            if changed {
-                new.insert(name.clone(), out);
-            }
-        }
-        for (index, name) in names.iter().enumerate() {
-            if IndexKind::of(name) != Some(IndexKind::Summary) {
-                continue;
-            }
-            let mut text = String::new();
-            zip.by_index(index)?
-                .read_to_string(&mut text)
-                .map_err(|e| WaczError::entry(name, format!("not UTF-8 text: {e}")))?;
-            if let Some(out) = rewrite_summary(name, &text, &blocks, &mut new)? {
-                new.insert(name.clone(), out);
-            }
-        }
-
-        // The package description and its digest.
-        let package = names.iter().position(|n| n == DATAPACKAGE);
-        match package {
-            Some(index) => {
-                let text = read_json_entry(&mut zip, index, DATAPACKAGE)?;
-                let updated = rewrite_package(&text, &mut new, &mut summary)?;
-                if let Some(digest) = names.iter().position(|n| n == DATAPACKAGE_DIGEST) {
-                    let digest_text = read_json_entry(&mut zip, digest, DATAPACKAGE_DIGEST)?;
-                    let digest_new = rewrite_package_digest(&digest_text, updated.as_bytes())?;
-                    new.insert(DATAPACKAGE_DIGEST.to_owned(), text_file(&digest_new)?);
-                }
-                new.insert(DATAPACKAGE.to_owned(), text_file(&updated)?);
-            }
-            None => summary.warn(
-                DATAPACKAGE,
-                "missing: the package lists no hashes to bring up to date",
-            ),
-        }
+        update_indexes(&mut zip, &names, &mut archives, &mut new, &mut summary)?;
+        update_package(&mut zip, &names, &mut new, &mut summary)?;
     }
 
     if new.is_empty() {
@@ -438,6 +344,122 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
     }
     writer.finish()?;
     Ok(summary)
+}
+
+/// Brings every index up to date with the rewritten WARCs: the plain and
+/// gzipped lines first, then the ZipNum summaries of the gzipped ones.
+fn update_indexes<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    names: &[String],
+    archives: &mut HashMap<String, ArchiveMap>,
+    new: &mut HashMap<String, File>,
+    summary: &mut WaczSummary,
+) -> Result<(), WaczError> {
+    let warcs: HashMap<String, usize> = names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| is_archive_entry(n))
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    let mut blocks: HashMap<String, Vec<Block>> = HashMap::new();
+    for (index, name) in names.iter().enumerate() {
+        let Some(kind) = IndexKind::of(name) else {
+            if name.starts_with("indexes/") && !name.ends_with('/') {
+                summary.warn(
+                    name,
+                    "not an index relink reads (.cdx, .cdxj, .cdx.gz, .idx); copied as it is",
+                );
+            }
+            continue;
+        };
+        if kind == IndexKind::Summary {
+            continue;
+        }
+        let mut source = tempfile::tempfile()?;
+        io::copy(&mut zip.by_index(index)?, &mut source)?;
+        let mut ctx = IndexContext {
+            entry: name,
+            archives,
+            new,
+            zip,
+            warcs: &warcs,
+            warned: false,
+            undigested: 0,
+        };
+        let mut out = tempfile::tempfile()?;
+        let changed = match kind {
+            IndexKind::Plain => {
+                source.seek(SeekFrom::Start(0))?;
+                rewrite_lines(&mut BufReader::new(&mut source), &mut out, &mut ctx)?
+            }
+            IndexKind::Gzipped => {
+                let (changed, map) = rewrite_gzipped_index(&mut source, &mut out, &mut ctx)?;
+                blocks.insert(name.clone(), map);
+                changed
+            }
+            IndexKind::Summary => false,
+        };
+        if ctx.warned {
+            summary.warn(
+                name,
+                "lines naming a WARC file the package does not hold are kept as they are",
+            );
+        }
+        if ctx.undigested > 0 {
+            summary.warn(
+                name,
+                format!(
+                    "{} lines keep the digest of a changed record that has no WARC-Payload-Digest",
+                    ctx.undigested
+                ),
+            );
+        }
+        if changed {
+            new.insert(name.clone(), out);
+        }
+    }
+    for (index, name) in names.iter().enumerate() {
+        if IndexKind::of(name) != Some(IndexKind::Summary) {
+            continue;
+        }
+        let mut text = String::new();
+        zip.by_index(index)?
+            .read_to_string(&mut text)
+            .map_err(|e| WaczError::entry(name, format!("not UTF-8 text: {e}")))?;
+        if let Some(out) = rewrite_summary(name, &text, &blocks, new)? {
+            new.insert(name.clone(), out);
+        }
+    }
+    Ok(())
+}
+
+/// Brings `datapackage.json` and `datapackage-digest.json` up to date
+/// with the rewritten entries.
+fn update_package<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    names: &[String],
+    new: &mut HashMap<String, File>,
+    summary: &mut WaczSummary,
+) -> Result<(), WaczError> {
+    let Some(index) = names.iter().position(|n| n == DATAPACKAGE) else {
+        summary.warn(
+            DATAPACKAGE,
+            "missing: the package lists no hashes to bring up to date",
+        );
+        return Ok(());
+    };
+    let text = read_json_entry(zip, index, DATAPACKAGE)?;
+    let updated = rewrite_package(&text, new, summary)?;
+    if updated == text {
+        return Ok(());
+    }
+    if let Some(digest) = names.iter().position(|n| n == DATAPACKAGE_DIGEST) {
+        let digest_text = read_json_entry(zip, digest, DATAPACKAGE_DIGEST)?;
+        let digest_new = rewrite_package_digest(&digest_text, updated.as_bytes())?;
+        new.insert(DATAPACKAGE_DIGEST.to_owned(), text_file(&digest_new)?);
+    }
+    new.insert(DATAPACKAGE.to_owned(), text_file(&updated)?);
+    Ok(())
 }
 
 impl WaczSummary {
