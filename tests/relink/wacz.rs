@@ -592,3 +592,70 @@ fn zipnum_blocks_move_and_an_unchanged_block_is_kept_as_it_was() {
         result.unwrap_or_else(|e| panic!("wacz validate rejects the output:\n{e}"));
     }
 }
+
+#[test]
+fn index_lines_follow_the_warc_they_name_among_several() {
+    // Browsertrix writes several WARCs and one index over them all.
+    let site = read("site.wacz");
+    let example = read("example.wacz");
+    let mut lines = zipnum_lines(&site);
+    lines += &zipnum_lines(&example);
+    lines += "com,example)/x 20140103030321 {\"url\": \"http://example.com/x\", \"offset\": \"5\", \"length\": \"1\", \"filename\": \"missing.warc.gz\"}\n";
+    let variant = edit_zip(
+        &site,
+        &[
+            ("indexes/index.cdx.gz", None),
+            ("indexes/index.idx", None),
+            ("indexes/index.cdxj", Some(lines.clone().into_bytes())),
+            (
+                "archive/example.warc.gz",
+                Some(entry(&example, "archive/example.warc.gz")),
+            ),
+        ],
+    );
+    let (out, summary) = rewrite(&variant, &WarcOptions::default());
+    assert_eq!(summary.archives.len(), 2);
+    assert_eq!(summary.changed(), 13);
+    let said: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        said.iter()
+            .any(|w| w.starts_with("indexes/index.cdxj: lines naming a WARC file")),
+        "{said:?}"
+    );
+    let new_lines = String::from_utf8(entry(&out, "indexes/index.cdxj")).unwrap();
+    assert_eq!(new_lines.lines().last(), lines.lines().last());
+    // check_wacz.py cannot read the line for the missing WARC: check the rest.
+    let without_missing = new_lines
+        .lines()
+        .filter(|l| !l.contains("missing.warc.gz"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let checked = edit_zip(
+        &out,
+        &[("indexes/index.cdxj", Some(without_missing.into_bytes()))],
+    );
+    assert_indexes_point_at_records(&checked, 19);
+}
+
+#[test]
+fn damaged_packages_give_errors_not_panics() {
+    let input = read("example.wacz");
+    for at in (0..input.len()).step_by(13) {
+        let mut damaged = input.clone();
+        damaged[at] ^= 0x55;
+        let _ = wacz::links(Cursor::new(&damaged), &WarcOptions::default(), |_, _| {});
+        let mut out = Cursor::new(Vec::new());
+        let _ = wacz::rewrite(Cursor::new(&damaged), &mut out, &WarcOptions::default());
+    }
+    for len in (0..input.len()).step_by(97) {
+        let mut out = Cursor::new(Vec::new());
+        assert!(
+            wacz::rewrite(
+                Cursor::new(&input[..len]),
+                &mut out,
+                &WarcOptions::default()
+            )
+            .is_err()
+        );
+    }
+}
