@@ -39,6 +39,7 @@ mod digest;
 mod http;
 mod payload;
 mod record;
+pub mod wacz;
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};

@@ -11,6 +11,7 @@ mod mail;
 mod resolver;
 mod robust;
 mod tokenizer;
+mod wacz;
 mod warc;
 
 use std::path::{Path, PathBuf};
