@@ -11,6 +11,7 @@ mod resolver;
 mod robust;
 mod tokenizer;
 mod warc;
+mod warc_http;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
