@@ -2,12 +2,17 @@
 //! and WARC layers, handed to the HTML or CSS rewrite, and the record
 //! written again with its codings, lengths and digests.
 
+use std::borrow::Cow;
+
 use super::digest;
 use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{BaseChain, Embedded, Options, WarningKind, stack_layers};
+use crate::core::{
+    BaseChain, Embedded, Options, Place, Resolver, SameDocument, WarningKind, stack_layers,
+};
+use crate::splice::{self, Edit};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -130,6 +135,102 @@ fn rewrite_response(
     write: bool,
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
+    let mut target = Target::new(options.document.rules, &report.target_uri);
+    // The interim responses and the final head: the head's links are
+    // placed by their lines in it.
+    let heads = &record.block[..response.interim.len() + response.head.len()];
+    let head_edits = http_links(
+        heads,
+        response.interim.len(),
+        &mut target,
+        &options.document,
+        report,
+    );
+    let payload = response_payload(response, &mut target, options, report);
+    if head_edits.is_empty() && payload.is_none() {
+        return None;
+    }
+    if !write {
+        return Some(NewRecord {
+            head: Vec::new(),
+            block: Vec::new(),
+        });
+    }
+    let mut new_heads = splice::apply(heads, &head_edits);
+    // With interim responses, warcio's payload is all after the first
+    // head (which stays as it was): the final head is in it.
+    let first_head = match response.interim {
+        [] => None,
+        interim => http::head_len(interim),
+    };
+    let Some((decoded, new_payload)) = payload else {
+        // Only the head changed: the body, and the payload digest over
+        // it, stay.
+        let block = [&new_heads[..], response.body].concat();
+        let after_first = first_head.map(|n| (&record.block[n..], block[n..].to_vec()));
+        let payload_digest = |written: &str| match &after_first {
+            Some((was, now)) if digest::matches(written, &[was]) => PayloadDigest::Over(now),
+            _ => PayloadDigest::Keep,
+        };
+        return new_record(record, block, payload_digest, report);
+    };
+    let (body, new_dechunked) = match http::encode(&new_payload, &decoded.codings) {
+        Ok(encoded) => encoded,
+        Err(err) => {
+            report.warn(
+                WarningKind::Unreadable,
+                format_args!("payload could not be encoded again ({err}); left as it is"),
+            );
+            return None;
+        }
+    };
+    // The HTTP Content-Length follows the body when it gave the body's
+    // length (a chunked body has none; a value that was not the body's
+    // length, such as `-1`, stays as written).
+    let final_head = &new_heads[response.interim.len()..];
+    let gave_length = http::field(final_head, "Content-Length")
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n == response.body.len());
+    if !decoded.codings.chunked()
+        && gave_length
+        && let Some(new) = http::set_field(final_head, "Content-Length", &body.len().to_string())
+    {
+        new_heads.truncate(response.interim.len());
+        new_heads.extend_from_slice(&new);
+    }
+    let block = [&new_heads[..], &body[..]].concat();
+    let after_first = first_head.map(|n| block[n..].to_vec());
+    // The payload digest goes over whichever bytes the input's went over:
+    // the body as sent (warcio, Heritrix), all after the first head when
+    // there are interim responses (warcio), the body without `chunked`,
+    // or the payload itself; the body as sent when none matches.
+    let payload_digest = |written: &str| {
+        let candidates = [
+            (Some(response.body), Some(&body[..])),
+            (
+                first_head.map(|n| &record.block[n..]),
+                after_first.as_deref(),
+            ),
+            (decoded.dechunked.as_deref(), new_dechunked.as_deref()),
+            (Some(&decoded.payload[..]), Some(&new_payload[..])),
+        ];
+        let payload = candidates
+            .iter()
+            .find_map(|&(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
+            .unwrap_or(&body[..]);
+        PayloadDigest::Over(payload)
+    };
+    new_record(record, block, payload_digest, report)
+}
+
+/// The payload of a response, decoded, and its new bytes when the HTML
+/// or CSS rewrite changed it.
+fn response_payload(
+    response: &Response<'_>,
+    target: &mut Target,
+    options: &WarcOptions<'_>,
+    report: &mut RecordReport,
+) -> Option<(http::Decoded, Vec<u8>)> {
     let content_type = response.field("Content-Type");
     let declared = content_type.as_deref().map(kind_of);
     // A declared type that is neither HTML nor CSS is not decoded at all.
@@ -146,12 +247,15 @@ fn rewrite_response(
             return None;
         }
     };
+    for (kind, message) in &decoded.warnings {
+        report.warn(*kind, message);
+    }
     let kind = match declared {
         Some(kind) => kind?,
         None if sniffs_as_html(&decoded.payload) => Kind::Html,
         None => return None,
     };
-    let (base, layers) = http_base(response, options.document.rules, report);
+    let (base, layers) = http_base(response, target, options.document.rules, report);
     let transport = content_type.as_deref().and_then(charset);
     let new_payload = rewrite_payload(
         &decoded.payload,
@@ -163,45 +267,93 @@ fn rewrite_response(
         options,
         report,
     )?;
-    if !write {
-        return Some(NewRecord {
-            head: Vec::new(),
-            block: Vec::new(),
-        });
+    Some((decoded, new_payload))
+}
+
+/// The links of an HTTP response's head (`Location`, `Content-Location`,
+/// `Refresh`, `Link`), resolved against the target URI (RFC 8288 section
+/// 3.2, RFC 7231 section 7.1.2), not against the payload's base, and
+/// recorded in the report; returns the edits of `heads` (interim heads
+/// then the final one, which starts at `head_start`). Only a URL's bytes
+/// change; a value that is not UTF-8, or folded inside its URL, is left.
+fn http_links(
+    heads: &[u8],
+    head_start: usize,
+    target: &mut Target,
+    options: &Options<'_>,
+    report: &mut RecordReport,
+) -> Vec<Edit> {
+    let urls = http::header_urls(&heads[head_start..]);
+    if urls.is_empty() {
+        return Vec::new();
     }
-    let (body, new_dechunked) = match http::encode(&new_payload, &decoded.codings) {
-        Ok(encoded) => encoded,
-        Err(err) => {
-            report.warn(
+    // `--base` stands above the target URI here too.
+    let target = target.base(report);
+    let Some(base) = BaseChain::new(options.rules, options.forced, target)
+        .finish()
+        .0
+    else {
+        report.warn(
+            WarningKind::NoBase,
+            "no base url: links of the HTTP head left as they are",
+        );
+        return Vec::new();
+    };
+    let text = one_char_per_bad_byte(heads);
+    let mut resolver = Resolver::new(&text, options);
+    let mut edits = Vec::new();
+    for url in urls {
+        let range = head_start + url.range.start..head_start + url.range.end;
+        let name = String::from_utf8_lossy(url.name);
+        let value = text
+            .get(range.clone())
+            .filter(|v| v.as_bytes() == &heads[range.clone()]);
+        let Some(value) = value else {
+            resolver.warn(
+                range.start,
                 WarningKind::Unreadable,
-                format_args!("payload could not be encoded again ({err}); left as it is"),
+                format_args!("{name}: not UTF-8; left as it is"),
             );
-            return None;
+            continue;
+        };
+        if value.contains(['\r', '\n']) {
+            resolver.warn(
+                range.start,
+                WarningKind::Unreadable,
+                format_args!("{name}: folded inside its URL; left as it is"),
+            );
+            continue;
         }
-    };
-    let mut http_head = response.head.to_vec();
-    if !decoded.codings.chunked()
-        && let Some(new) = http::set_field(&http_head, "Content-Length", &body.len().to_string())
-    {
-        http_head = new;
+        let place = Place {
+            element: "http",
+            attribute: &name,
+        };
+        if let Some(new) = resolver.resolve(range.start, value, &base, place, SameDocument::Resolve)
+        {
+            edits.push(Edit::new(range, new).narrowed(&text));
+        }
     }
-    let block = [&http_head[..], &body[..]].concat();
-    // The payload digest goes over whichever bytes the input's went over:
-    // the body as sent (warcio, Heritrix), the body without `chunked`, or
-    // the payload itself; the body as sent when none matches.
-    let payload_digest = |written: &str| {
-        let candidates = [
-            (Some(response.body), Some(&body[..])),
-            (decoded.dechunked.as_deref(), new_dechunked.as_deref()),
-            (Some(&decoded.payload[..]), Some(&new_payload[..])),
-        ];
-        let payload = candidates
-            .iter()
-            .find_map(|&(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
-            .unwrap_or(&body[..]);
-        Some(payload)
-    };
-    new_record(record, block, payload_digest, report)
+    let out = resolver.out;
+    for warning in out.warnings {
+        report.push(warning.within("HTTP head"));
+    }
+    report.links.extend(out.links);
+    report.rewritten += out.rewritten;
+    edits
+}
+
+/// `bytes` as text, each byte that is not part of a UTF-8 character
+/// standing as one control character, so that offsets stay the bytes'.
+fn one_char_per_bad_byte(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut text = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(chunk.invalid().iter().map(|_| '\u{1a}'));
+    }
+    Cow::Owned(text)
 }
 
 fn rewrite_resource(
@@ -223,7 +375,9 @@ fn rewrite_resource(
         );
         return None;
     }
-    let (base, layers) = target_base(options.document.rules, report);
+    let mut target = Target::new(options.document.rules, &report.target_uri);
+    let base = target.base(report).cloned();
+    let layers = target.layers;
     let transport = charset(&content_type);
     let new_payload = rewrite_payload(
         &record.block,
@@ -242,16 +396,26 @@ fn rewrite_resource(
         });
     }
     // A resource record's payload is its block.
-    new_record(record, new_payload, |_| None, report)
+    new_record(record, new_payload, |_| PayloadDigest::Block, report)
+}
+
+/// What the payload digest of a new record goes over.
+enum PayloadDigest<'p> {
+    /// The block (a resource record's payload).
+    Block,
+    /// These bytes.
+    Over(&'p [u8]),
+    /// The payload did not change: the digest stays as written.
+    Keep,
 }
 
 /// The record's head with its length and digests made right for `block`.
-/// `payload_for` gives the bytes the payload digest goes over, told the
-/// digest the input wrote; `None` when they are the block itself.
+/// `payload_for` tells what the payload digest goes over, told the digest
+/// the input wrote.
 fn new_record<'p>(
     record: &Record,
     block: Vec<u8>,
-    payload_for: impl FnOnce(&str) -> Option<&'p [u8]>,
+    payload_for: impl FnOnce(&str) -> PayloadDigest<'p>,
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
     let mut head = record.head.clone();
@@ -278,6 +442,11 @@ fn new_record<'p>(
         );
     }
     if let Some(written) = http::field(&record.head, "WARC-Payload-Digest") {
+        let payload = match payload_for(&written) {
+            PayloadDigest::Keep => return Some(NewRecord { head, block }),
+            PayloadDigest::Block => &block[..],
+            PayloadDigest::Over(payload) => payload,
+        };
         let Some((label, form)) = digest::parse_sha1(&written) else {
             report.warn(
                 WarningKind::UnknownEncoding,
@@ -287,7 +456,6 @@ fn new_record<'p>(
             );
             return None;
         };
-        let payload = payload_for(&written).unwrap_or(&block);
         set(
             &mut head,
             "WARC-Payload-Digest",
@@ -301,12 +469,12 @@ fn new_record<'p>(
 /// and `Content-Location` under the RFC rules, then the target URI.
 fn http_base(
     response: &Response<'_>,
+    target: &mut Target,
     rules: Rules,
     report: &mut RecordReport,
 ) -> (Option<Base>, Vec<Layer>) {
-    let (target, target_layers) = target_base(rules, report);
     // A relative value is resolved against the target URI.
-    let mut chain = BaseChain::new(rules, None, target.as_ref());
+    let mut chain = BaseChain::new(rules, None, target.base(report));
     for name in HTTP_BASE_HEADERS {
         let Some(value) = response.field(name).filter(|v| !v.is_empty()) else {
             continue;
@@ -326,36 +494,58 @@ fn http_base(
         }
     }
     let (base, mut layers) = chain.finish();
-    if target.is_none() {
+    if target.base.is_none() {
         // The target URI could not serve: its layer says why.
-        layers.extend(target_layers);
+        layers.extend(target.layers.iter().cloned());
     }
     (base, layers)
 }
 
-/// The target URI as a base, and its layer.
-fn target_base(rules: Rules, report: &mut RecordReport) -> (Option<Base>, Vec<Layer>) {
-    let uri = report.target_uri.clone();
-    if uri.is_empty() {
-        return (None, Vec::new());
+/// The target URI as a base, and its layer; why it cannot serve, until
+/// that is told.
+struct Target {
+    base: Option<Base>,
+    layers: Vec<Layer>,
+    error: Option<String>,
+}
+
+impl Target {
+    fn new(rules: Rules, uri: &str) -> Self {
+        if uri.is_empty() {
+            return Target {
+                base: None,
+                layers: Vec::new(),
+                error: None,
+            };
+        }
+        match BaseUrl::parse(uri, rules) {
+            Ok(url) => Target {
+                base: Some(Base::new(url, BaseSource::TargetUri)),
+                layers: vec![Layer::new(BaseSource::TargetUri, uri, LayerStatus::Used)],
+                error: None,
+            },
+            Err(err) => Target {
+                base: None,
+                layers: vec![Layer::new(
+                    BaseSource::TargetUri,
+                    uri,
+                    LayerStatus::Ignored(err.to_string()),
+                )],
+                error: Some(err.to_string()),
+            },
+        }
     }
-    match BaseUrl::parse(&uri, rules) {
-        Ok(url) => (
-            Some(Base::new(url, BaseSource::TargetUri)),
-            vec![Layer::new(BaseSource::TargetUri, uri, LayerStatus::Used)],
-        ),
-        Err(err) => {
+
+    /// The base, with a warning the first time it is asked for and the
+    /// target URI cannot serve.
+    fn base(&mut self, report: &mut RecordReport) -> Option<&Base> {
+        if let Some(err) = self.error.take() {
             report.warn(
                 WarningKind::LayerIgnored,
                 format_args!("WARC-Target-URI ignored: {err}"),
             );
-            let layer = Layer::new(
-                BaseSource::TargetUri,
-                uri,
-                LayerStatus::Ignored(err.to_string()),
-            );
-            (None, vec![layer])
         }
+        self.base.as_ref()
     }
 }
 
@@ -404,8 +594,9 @@ fn rewrite_payload(
     for warning in outcome.warnings {
         report.push(warning);
     }
-    report.links = outcome.links;
-    report.rewritten = outcome.rewritten;
+    // Links of the HTTP head, if any, come first.
+    report.links.extend(outcome.links);
+    report.rewritten += outcome.rewritten;
     outcome.output
 }
 

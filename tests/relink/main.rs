@@ -13,6 +13,7 @@ mod robust;
 mod tokenizer;
 mod wacz;
 mod warc;
+mod warc_http;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
