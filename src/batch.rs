@@ -16,6 +16,7 @@ use write::{Durability, Replace, enter_dir, finish, keep_backup, open_locked, re
 pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
+use crate::compressed;
 use crate::core::{ExtraAttribute, Warning, WarningKind};
 use crate::document::{self, Details, Engine, Link, Options};
 use crate::kind::{self, Kind};
@@ -355,6 +356,29 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         .read_to_end(&mut head)?;
     let kind = kind_of(job, settings, &head);
     report.kind = Some(kind);
+    if kind != Kind::Warc && warc::looks_like_warc(&head) {
+        // Told to read it as something else: an archive is never a document.
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a web archive (WARC or ARC) is read as one (--type warc), never as a document",
+        ));
+    }
+    if kind == Kind::Wacz {
+        return run_wacz(job, settings, &options, (head, reader, file), out, report);
+    }
+    if kind != Kind::Warc
+        && let Some(compression) = compressed::compression_of(&head)
+    {
+        return run_compressed(
+            job,
+            settings,
+            &options,
+            (kind, compression),
+            (head, reader, file),
+            out,
+            report,
+        );
+    }
     if matches!(kind, Kind::Mbox | Kind::Warc) {
         let format = settings.mbox_format.unwrap_or_else(|| mbox::detect(&head));
         let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
@@ -362,7 +386,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         return if kind == Kind::Warc {
             run_warc(job, settings, &options, input, out, report)
         } else {
-            run_mbox(job, settings, &options, (input, format), out, report)
+            run_mbox(job, settings, &options, (input, format), None, out, report)
         };
     }
     let mut input = head;
@@ -410,6 +434,166 @@ fn copy_entry(job: &Job, settings: &Settings) -> Option<io::Result<()>> {
     };
     Some(done)
 }
+
+/// The input of a job: its first bytes, the rest, and the file.
+type Input = (Vec<u8>, Box<dyn Read>, Option<(PathBuf, Metadata)>);
+
+/// A compressed document. gzip is undone, the document rewritten as its
+/// kind, and gzip done again with the file's header (an mbox streamed
+/// through both); a compression relink does not read leaves the file as it
+/// is, with a warning.
+fn run_compressed(
+    job: &Job,
+    settings: &Settings,
+    options: &Options<'_>,
+    (kind, compression): (Kind, compressed::Compression),
+    (head, reader, file): Input,
+    out: &mut dyn Write,
+    report: &mut Report,
+) -> io::Result<()> {
+    let mut input = head;
+    if compression != compressed::Compression::Gzip {
+        report.warnings.push(Warning::new(
+            WarningKind::UnknownEncoding,
+            format_args!(
+                "compressed with {}, which relink does not read; left as it is",
+                compression.name()
+            ),
+        ));
+        let mut reader = reader;
+        reader.read_to_end(&mut input)?;
+        let document = Document {
+            bytes: &input,
+            changed: false,
+            file: file.as_ref(),
+        };
+        return write_document(job, settings, document, out, report);
+    }
+    let header = compressed::Header::read(&input);
+    if kind == Kind::Mbox {
+        let decoder = flate2::read::MultiGzDecoder::new(io::Cursor::new(input).chain(reader));
+        let mut inner = io::BufReader::new(decoder);
+        let format = match settings.mbox_format {
+            Some(format) => format,
+            None => mbox::detect(inner.fill_buf()?),
+        };
+        let stream = Stream {
+            reader: inner,
+            file,
+        };
+        return run_mbox(
+            job,
+            settings,
+            options,
+            (stream, format),
+            Some(&header),
+            out,
+            report,
+        );
+    }
+    let mut reader = reader;
+    reader.read_to_end(&mut input)?;
+    let gunzipped = compressed::gunzip(&input, compressed::MAX_DECOMPRESSED_BYTES)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("gzip: {e}")))?;
+    let document = &gunzipped.bytes[..];
+    if warc::looks_like_warc(document) || compressed::compression_of(document).is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "gzip around an archive or another compression: not read as a document",
+        ));
+    }
+    let output = rewrite_in_memory(kind, document, options, report)?;
+    report.changed = output.is_some();
+    if settings.diff
+        && let Some(new) = &output
+    {
+        report.diff = Some(unified_diff(&job.name, document, new));
+    }
+    let output = output.map(|new| gunzipped.gzip_again(&new)).transpose()?;
+    let document = Document {
+        bytes: output.as_deref().unwrap_or(&input),
+        changed: output.is_some(),
+        file: file.as_ref(),
+    };
+    write_document(job, settings, document, out, report)?;
+    if !matches!(
+        settings.destination,
+        Destination::Nowhere | Destination::InPlace { .. }
+    ) {
+        report.written = report.changed;
+    }
+    Ok(())
+}
+
+/// Rewrites (or lists) a WACZ package: every WARC inside it, its indexes
+/// and digests made right. The package is read from the file itself (a
+/// zip is read from its end); standard input is held in memory.
+fn run_wacz(
+    job: &Job,
+    settings: &Settings,
+    options: &Options<'_>,
+    (head, reader, file): Input,
+    out: &mut dyn Write,
+    report: &mut Report,
+) -> io::Result<()> {
+    let mut reader = reader;
+    let input: Box<dyn SeekRead> = match &file {
+        Some((path, _)) => Box::new(std::fs::File::open(path)?),
+        None => {
+            let mut bytes = head;
+            reader.read_to_end(&mut bytes)?;
+            Box::new(io::Cursor::new(bytes))
+        }
+    };
+    let options = warc::WarcOptions {
+        document: *options,
+        ..warc::WarcOptions::new(&Engine)
+    };
+    let mut rows = Report::default();
+    let mut collect = |entry: &str, record: warc::RecordReport| {
+        rows.warnings.extend(record.warnings.iter().cloned());
+        rows.no_base += usize::from(!record.mimetype.is_empty() && without_base(&record.layers));
+        if settings.keep_details && !record.mimetype.is_empty() {
+            let label = format!(
+                "{entry} record {} {} ({})",
+                record.number, record.target_uri, record.mimetype
+            );
+            rows.layers.push((label, record.layers.clone()));
+        }
+        let target = Arc::new((record.target_uri.clone(), record.record_id.clone()));
+        let links = record.links.into_iter().map(|link| LinkRow {
+            message: None,
+            part: None,
+            record: Some(target.clone()),
+            link,
+        });
+        rows.add_links(record.rewritten, links);
+    };
+    let failed = |e: warc::wacz::WaczError| io::Error::new(io::ErrorKind::InvalidData, e);
+    let mut input = Some(input);
+    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
+        if settings.destination == Destination::Nowhere && !settings.diff {
+            let summary = warc::wacz::inspect(input, &options, &mut collect).map_err(failed)?;
+            return Ok(summary.changed() > 0);
+        }
+        // A zip is written with seeks: into a temporary file, then copied.
+        let mut temp = tempfile::tempfile()?;
+        let summary =
+            warc::wacz::rewrite_with(input, &mut temp, &options, &mut collect).map_err(failed)?;
+        io::Seek::seek(&mut temp, io::SeekFrom::Start(0))?;
+        io::copy(&mut temp, writer)?;
+        Ok(!summary.unchanged())
+    })?;
+    report.absorb(rows);
+    report.changed = changed;
+    report.written = changed && settings.destination != Destination::Nowhere;
+    Ok(())
+}
+
+/// A reader that seeks (a zip is read from its end).
+trait SeekRead: Read + io::Seek {}
+impl<T: Read + io::Seek> SeekRead for T {}
 
 /// The kind of an input: a Maildir's messages are messages; else `--type`,
 /// else the name and the first bytes.
@@ -668,6 +852,7 @@ fn run_mbox(
     settings: &Settings,
     options: &Options<'_>,
     (input, format): (Stream<impl BufRead>, MboxFormat),
+    gzip: Option<&compressed::Header>,
     out: &mut dyn Write,
     report: &mut Report,
 ) -> io::Result<()> {
@@ -717,7 +902,20 @@ fn run_mbox(
     let mut input = Some(input);
     let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
-        mbox::rewrite_mbox(input, format, writer, (options, &Engine), &mut collect)
+        let Some(header) = gzip else {
+            return mbox::rewrite_mbox(input, format, writer, (options, &Engine), &mut collect);
+        };
+        // A gzipped mbox comes back gzipped, with its header.
+        let mut encoder = header.encoder(writer);
+        let changed = mbox::rewrite_mbox(
+            input,
+            format,
+            &mut encoder,
+            (options, &Engine),
+            &mut collect,
+        )?;
+        encoder.finish()?;
+        Ok(changed)
     })?;
     report.absorb(rows);
     report.changed = changed;

@@ -54,15 +54,52 @@ pub fn compression_of(head: &[u8]) -> Option<Compression> {
     }
 }
 
+/// What a gzip header said: written again over a new document.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    filename: Option<Vec<u8>>,
+    comment: Option<Vec<u8>>,
+    mtime: u32,
+    os: u8,
+}
+
+impl Header {
+    fn of(header: Option<&flate2::GzHeader>) -> Self {
+        Header {
+            filename: header.and_then(|h| h.filename()).map(<[u8]>::to_vec),
+            comment: header.and_then(|h| h.comment()).map(<[u8]>::to_vec),
+            mtime: header.map_or(0, |h| h.mtime()),
+            os: header.map_or(255, |h| h.operating_system()),
+        }
+    }
+
+    /// The header at the start of gzip data (its first bytes suffice).
+    pub fn read(head: &[u8]) -> Self {
+        let mut decoder = flate2::read::GzDecoder::new(head);
+        let _ = decoder.read(&mut [0u8; 1]);
+        Header::of(decoder.header())
+    }
+
+    /// An encoder that writes gzip with this header into `output`.
+    pub fn encoder<W: Write>(&self, output: W) -> flate2::write::GzEncoder<W> {
+        let mut builder = GzBuilder::new().mtime(self.mtime).operating_system(self.os);
+        if let Some(name) = &self.filename {
+            builder = builder.filename(name.as_slice());
+        }
+        if let Some(comment) = &self.comment {
+            builder = builder.comment(comment.as_slice());
+        }
+        builder.write(output, flate2::Compression::default())
+    }
+}
+
 /// A gzip file undone: the document, and what its header said.
 #[derive(Debug)]
 pub struct Gunzipped {
     /// The document's bytes.
     pub bytes: Vec<u8>,
-    filename: Option<Vec<u8>>,
-    comment: Option<Vec<u8>>,
-    mtime: u32,
-    os: u8,
+    /// The header of its first member.
+    pub header: Header,
 }
 
 /// Undoes gzip (every member, as `gunzip` does), refusing past `limit`
@@ -78,28 +115,15 @@ pub fn gunzip(input: &[u8], limit: usize) -> io::Result<Gunzipped> {
             format!("decompresses past the limit of {limit} bytes"),
         ));
     }
-    let header = decoder.header();
-    Ok(Gunzipped {
-        bytes,
-        filename: header.and_then(|h| h.filename()).map(<[u8]>::to_vec),
-        comment: header.and_then(|h| h.comment()).map(<[u8]>::to_vec),
-        mtime: header.map_or(0, |h| h.mtime()),
-        os: header.map_or(255, |h| h.operating_system()),
-    })
+    let header = Header::of(decoder.header());
+    Ok(Gunzipped { bytes, header })
 }
 
 impl Gunzipped {
     /// `document` in gzip, with the header this file had.
     pub fn gzip_again(&self, document: &[u8]) -> io::Result<Vec<u8>> {
-        let mut builder = GzBuilder::new().mtime(self.mtime).operating_system(self.os);
-        if let Some(name) = &self.filename {
-            builder = builder.filename(name.as_slice());
-        }
-        if let Some(comment) = &self.comment {
-            builder = builder.comment(comment.as_slice());
-        }
         let out = Vec::with_capacity(document.len() / 3 + 64);
-        let mut encoder = builder.write(out, flate2::Compression::default());
+        let mut encoder = self.header.encoder(out);
         encoder.write_all(document)?;
         encoder.finish()
     }
@@ -147,9 +171,12 @@ mod tests {
         let again = gunzipped.gzip_again(b"<a href=http://a/x>x</a>").unwrap();
         let back = gunzip(&again, 1 << 20).unwrap();
         assert_eq!(back.bytes, b"<a href=http://a/x>x</a>");
-        assert_eq!(back.filename.as_deref(), Some(&b"page.html"[..]));
-        assert_eq!(back.comment.as_deref(), Some(&b"saved"[..]));
-        assert_eq!((back.mtime, back.os), (1_700_000_000, 3));
+        let header = &back.header;
+        assert_eq!(header.filename.as_deref(), Some(&b"page.html"[..]));
+        assert_eq!(header.comment.as_deref(), Some(&b"saved"[..]));
+        assert_eq!((header.mtime, header.os), (1_700_000_000, 3));
+        let read = Header::read(&file[..30]);
+        assert_eq!(read.filename.as_deref(), Some(&b"page.html"[..]));
         assert!(gunzip(&file, 4).is_err());
     }
 

@@ -17,8 +17,11 @@ pub enum Kind {
     Message,
     /// An mbox archive.
     Mbox,
-    /// A web archive (WARC, ISO 28500), gzipped or not.
+    /// A web archive: WARC (ISO 28500) of any version, or ARC; gzipped or
+    /// not.
     Warc,
+    /// A WACZ package (a zip of WARC files, their indexes and pages).
+    Wacz,
 }
 
 /// The extensions (lowercase) that name a kind. Both naming a file's kind
@@ -36,6 +39,7 @@ pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("msg", Kind::Message),
     ("mbox", Kind::Mbox),
     ("mbx", Kind::Mbox),
+    ("wacz", Kind::Wacz),
 ];
 
 /// Extensions (lowercase) of files that are never documents to relink:
@@ -171,6 +175,9 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
     if crate::warc::looks_like_warc(head) {
         return Some(Kind::Warc);
     }
+    if crate::warc::wacz::looks_like_wacz(head) {
+        return Some(Kind::Wacz);
+    }
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     if mbox::looks_like_mbox(head) {
         Some(Kind::Mbox)
@@ -179,7 +186,7 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
     } else if looks_like_html(head) {
         Some(Kind::Html)
     } else {
-        None
+        sniff_gzipped(head)
     }
 }
 
@@ -190,13 +197,16 @@ pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     if crate::warc::looks_like_warc(head) {
         return Kind::Warc;
     }
+    if crate::warc::wacz::looks_like_wacz(head) {
+        return Kind::Wacz;
+    }
     from_name(path)
         .or_else(|| sniff(head))
-        .or_else(|| sniff_gzipped(head))
         .unwrap_or(Kind::Html)
 }
 
-/// The kind of a gzipped document from the first bytes inside it.
+/// The kind of a gzipped document from the first bytes inside it (gzip
+/// inside gzip is not looked through).
 fn sniff_gzipped(head: &[u8]) -> Option<Kind> {
     if !head.starts_with(&[0x1f, 0x8b]) {
         return None;
@@ -205,6 +215,9 @@ fn sniff_gzipped(head: &[u8]) -> Option<Kind> {
     let decoder = flate2::read::MultiGzDecoder::new(head);
     // A head cut short ends the read with an error: what came out serves.
     let _ = std::io::Read::read_to_end(&mut std::io::Read::take(decoder, 8192), &mut inner);
+    if inner.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
     sniff(&inner)
 }
 

@@ -214,6 +214,7 @@ impl Rewriter {
             }
             Kind::Mbox => return Err(Error::Streamed("an mbox")),
             Kind::Warc => return Err(Error::Streamed("a WARC")),
+            Kind::Wacz => return Err(Error::Streamed("a WACZ")),
         };
         Ok(Rewritten {
             input,

@@ -214,6 +214,11 @@ mod engine {
                 Kind::Message => "message",
                 Kind::Mbox => "mbox",
                 Kind::Warc => "warc",
+                Kind::Wacz => {
+                    return Err(Failure::Value(
+                        "a WACZ package is read from a file: relink PATH.wacz".to_owned(),
+                    ));
+                }
             },
         };
         match kind {

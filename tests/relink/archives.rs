@@ -384,3 +384,103 @@ fn an_archive_is_never_a_document_even_when_told() {
     let err = relink::Rewriter::new().rewrite(&zstd).unwrap_err();
     assert!(err.to_string().contains("zstd"), "{err}");
 }
+
+#[test]
+fn the_command_line_reads_gzipped_documents_and_reports_other_compressions() {
+    use std::io::Read;
+    let page = {
+        let mut encoder = flate2::GzBuilder::new()
+            .filename("page.html")
+            .write(Vec::new(), flate2::Compression::default());
+        encoder.write_all(b"<a href=x>x</a>").unwrap();
+        encoder.finish().unwrap()
+    };
+    let (out, _) = cli_rewrite(
+        "page.html.gz",
+        &page,
+        &["--retrieved-from", "http://a.example/d/"],
+    );
+    let mut decoder = flate2::read::GzDecoder::new(&out[..]);
+    let mut text = String::new();
+    decoder.read_to_string(&mut text).unwrap();
+    assert_eq!(text, "<a href=http://a.example/d/x>x</a>");
+    assert_eq!(
+        decoder.header().unwrap().filename(),
+        Some(&b"page.html"[..])
+    );
+    // A gzipped mbox is streamed through and comes back gzipped.
+    let mbox = std::fs::read(fixture("mail/archive.mboxrd")).unwrap();
+    let (plain, _) = cli_rewrite("a.mbox", &mbox, &["--retrieved-from", "http://a.example/"]);
+    let (zipped, _) = cli_rewrite(
+        "a.mbox.gz",
+        &gzip(&mbox),
+        &["--retrieved-from", "http://a.example/"],
+    );
+    let mut unzipped = Vec::new();
+    flate2::read::MultiGzDecoder::new(&zipped[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_ne!(plain, mbox);
+    assert_eq!(unzipped, plain);
+    // xz is not read: the file is left as it is, with a warning naming it.
+    let xz = b"\xfd7zXZ\0\0\0rest".to_vec();
+    let (out, stderr) = cli_rewrite("page.html.xz", &xz, &[]);
+    assert_eq!(out, xz);
+    assert!(
+        stderr.contains("page.html.xz: compressed with xz"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_archive_given_another_type_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crawl.warc");
+    let file = record("WARC/1.0", "http://a.example/d/", "<a href=x>x</a>");
+    std::fs::write(&input, &file).unwrap();
+    let run = crate::cli::relink(&[input.to_str().unwrap(), "--type", "html", "-i"], b"");
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("crawl.warc") && stderr.contains("web archive"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), file.as_bytes());
+}
+
+#[test]
+fn the_command_line_lists_and_rewrites_a_wacz() {
+    let package = std::fs::read(fixture("archives/wacz/example.wacz")).unwrap();
+    let run = crate::cli::relink(&["--list", "--format", "json", "-"], &package);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let rows = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        rows.contains("http://www.iana.org/domains/reserved"),
+        "{rows}"
+    );
+    let (out, _) = cli_rewrite("example.wacz", &package, &["--rules", "rfc3986"]);
+    assert_ne!(out, package);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.wacz");
+    std::fs::write(&path, &out).unwrap();
+    let check = Command::new(python())
+        .args([
+            "-c",
+            "import sys; from wacz.main import main; sys.exit(main(sys.argv[1:]))",
+        ])
+        .args(["validate", "-f"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&check.stdout).into_owned()
+        + &String::from_utf8_lossy(&check.stderr);
+    if said.contains("No module named") {
+        eprintln!("SKIPPED: the wacz validator is not installed");
+        return;
+    }
+    assert!(check.status.success(), "{said}");
+}
