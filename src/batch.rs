@@ -452,6 +452,19 @@ fn run_compressed(
     report: &mut Report,
 ) -> io::Result<()> {
     let mut input = head;
+    let name = job.name.to_ascii_lowercase();
+    if compression != compressed::Compression::Gzip
+        && (name.contains(".warc") || name.contains(".arc"))
+    {
+        // An archive relink cannot look into is refused, never passed over.
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "a web archive compressed with {}, which relink does not read: decompress it first",
+                compression.name()
+            ),
+        ));
+    }
     if compression != compressed::Compression::Gzip {
         report.warnings.push(Warning::new(
             WarningKind::UnknownEncoding,
