@@ -119,7 +119,10 @@ pub fn decode_words(text: &str) -> Result<Cow<'_, str>, HeaderUrlError> {
 /// without white space (RFC 5322 section 2.2), and nothing a reader would
 /// take for an encoded word.
 pub fn is_plain(url: &str) -> bool {
-    url.bytes().all(|b| b.is_ascii_graphic()) && !url.contains("=?")
+    url.bytes().all(|b| b.is_ascii_graphic())
+        && !url
+            .match_indices("=?")
+            .any(|(at, _)| encoded_word_at(url, at).is_some())
 }
 
 /// `text` as RFC 2047 encoded words in UTF-8 with the Q encoding, each at
@@ -280,5 +283,7 @@ mod tests {
         assert!(is_plain("http://h/a%20b"));
         assert!(!is_plain("http://h/a b"));
         assert!(!is_plain("http://h/é"));
+        assert!(is_plain("http://h/p?a=?b"));
+        assert!(!is_plain("http://h/=?utf-8?q?x?="));
     }
 }

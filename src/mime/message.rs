@@ -419,7 +419,12 @@ impl Walker<'_> {
         let Some(token) = headers::url_token(raw) else {
             return;
         };
-        // A value that does not decode was reported with the base layers.
+        // A value that does not decode was reported with the base layers;
+        // one that is not UTF-8 is not read into a URL (its bytes would be
+        // lost).
+        if std::str::from_utf8(raw).is_err() {
+            return;
+        }
         let Some(Ok(url)) = headers::url_value(raw) else {
             return;
         };

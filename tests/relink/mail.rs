@@ -575,6 +575,14 @@ fn an_encoded_content_location_gives_the_base() {
 }
 
 #[test]
+fn a_content_location_that_is_not_utf8_keeps_its_bytes() {
+    let message = b"Content-Type: text/html\nContent-Location: caf\xe9.html\n\n<a href=x>\n";
+    let (out, _) = rewrite(message, Some("http://example.com/dir/page.html"));
+    assert!(out.starts_with(b"Content-Type: text/html\nContent-Location: caf\xe9.html\n\n"));
+    assert!(out.ends_with(b"<a href=http://example.com/dir/x>\n"));
+}
+
+#[test]
 fn an_unquoted_from_line_stays_unquoted() {
     // As Thunderbird writes (mbox_unquoted): `From ` lines in bodies as
     // they are, after no blank line. Every reader reads such a line in the
