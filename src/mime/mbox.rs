@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Read, Write};
 
 use rayon::prelude::*;
 
-use super::message::{FromLines, MessageOutcome, rewrite_message};
+use super::message::{FromLines, MAX_MESSAGE_DEPTH, MessageOutcome, rewrite_message};
 use crate::core::{Documents, Options, Warning, WarningKind};
 
 /// How many bytes of messages are read before a batch is rewritten.
@@ -27,12 +27,12 @@ pub enum MboxFormat {
 }
 
 impl MboxFormat {
-    /// What becomes of a new body line starting with `From `.
+    /// What a rewritten body may do with lines starting with `From `.
     pub fn from_lines(self) -> FromLines {
         if self == MboxFormat::Mboxcl2 {
             FromLines::Keep
         } else {
-            FromLines::Quote
+            FromLines::Guard
         }
     }
 
@@ -303,6 +303,15 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
             .map(|message| {
                 let mut outcome =
                     rewrite_message(&message.bytes, options, format.from_lines(), documents);
+                if let Some(output) = &outcome.output
+                    && !read_alike_unquoted(&message.bytes, output, format, (options, documents))
+                {
+                    outcome.output = None;
+                    outcome.warnings.push(Warning::new(
+                        WarningKind::ArchiveSplit,
+                        "a reader that unquotes `>From ` lines would read the rewritten message differently; left as it is",
+                    ));
+                }
                 if let Some(output) = &mut outcome.output {
                     update_content_length(&message.bytes, output);
                     // As many messages out as in: a rewrite that would split
@@ -335,38 +344,131 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     }
 }
 
-/// Moves a message's `Content-Length` by as much as the message grew.
+/// A message's body as a reader that unquotes `From ` lines reads it:
+/// mboxrd takes one `>` off each line of `>`s before `From `, mboxo and
+/// mboxcl off a line `>From ` only; `None` when nothing changes (no such
+/// line, or mboxcl2, which does not quote).
+fn unquoted(message: &[u8], format: MboxFormat) -> Option<Vec<u8>> {
+    let quoted = |line: &[u8]| {
+        let arrows = line.iter().take_while(|&&b| b == b'>').count();
+        arrows > 0
+            && line[arrows..].starts_with(b"From ")
+            && (arrows == 1 || format == MboxFormat::Mboxrd)
+    };
+    let maybe = message.starts_with(b">") || memchr::memmem::find(message, b"\n>").is_some();
+    if format == MboxFormat::Mboxcl2
+        || !maybe
+        || !message.split_inclusive(|&b| b == b'\n').any(&quoted)
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(message.len());
+    for line in message.split_inclusive(|&b| b == b'\n') {
+        out.extend_from_slice(if quoted(line) { &line[1..] } else { line });
+    }
+    Some(out)
+}
+
+/// Whether a reader that unquotes (see [`unquoted`]) reads the rewrite
+/// `output` of `message` as relink would have written it had it read the
+/// message that way too. relink reads a message as it is, as most mail
+/// readers do; a `>From ` line inside a tag is then a `>` that ends the
+/// tag, where an unquoting reader reads on inside it, and the two differ
+/// on what is a link. Such a message is left as it is, so that no reader
+/// sees an attribute change that is not a link. Compared by what the
+/// reader decodes ([`same_reading`]): the two may encode a line alike
+/// differently (`>From ` kept, `From ` written `=46rom `).
+fn read_alike_unquoted(
+    message: &[u8],
+    output: &[u8],
+    format: MboxFormat,
+    (options, documents): (&Options<'_>, &dyn Documents),
+) -> bool {
+    let Some(plain) = unquoted(message, format) else {
+        return true;
+    };
+    let read = unquoted(output, format);
+    let read = read.as_deref().unwrap_or(output);
+    let theirs = rewrite_message(&plain, options, format.from_lines(), documents);
+    let want = theirs.output.as_deref().unwrap_or(&plain);
+    same_reading(read, want, 0)
+}
+
+/// Whether two messages read alike: the same header fields (decoded), the
+/// same structure, and the same decoded bodies, nested messages compared
+/// the same way.
+fn same_reading(a: &[u8], b: &[u8], depth: usize) -> bool {
+    if a == b {
+        return true;
+    }
+    let (Ok(x), Ok(y)) = (mailparse::parse_mail(a), mailparse::parse_mail(b)) else {
+        return false;
+    };
+    same_entity(&x, &y, depth)
+}
+
+fn same_entity(x: &mailparse::ParsedMail<'_>, y: &mailparse::ParsedMail<'_>, depth: usize) -> bool {
+    let fields = |m: &mailparse::ParsedMail<'_>| -> Vec<(String, String)> {
+        m.headers
+            .iter()
+            .map(|h| (h.get_key().to_ascii_lowercase(), h.get_value()))
+            .collect()
+    };
+    if fields(x) != fields(y) || x.subparts.len() != y.subparts.len() {
+        return false;
+    }
+    if !x.subparts.is_empty() {
+        return x
+            .subparts
+            .iter()
+            .zip(&y.subparts)
+            .all(|(p, q)| same_entity(p, q, depth));
+    }
+    let (Ok(p), Ok(q)) = (x.get_body_raw(), y.get_body_raw()) else {
+        return false;
+    };
+    let nested = matches!(
+        x.ctype.mimetype.as_str(),
+        "message/rfc822" | "message/global"
+    );
+    p == q || nested && depth < MAX_MESSAGE_DEPTH && same_reading(&p, &q, depth + 1)
+}
+
+/// Moves a message's `Content-Length` by as much as its body grew. The
+/// header block may have changed too (a rewritten `Content-Location`), so
+/// the field is found again in the new message.
 fn update_content_length(old: &[u8], new: &mut Vec<u8>) {
-    let Ok((headers, _)) = mailparse::parse_headers(old) else {
+    let (Ok((old_headers, old_body)), Ok((new_headers, new_body))) =
+        (mailparse::parse_headers(old), mailparse::parse_headers(new))
+    else {
         return;
     };
-    let Some(header) = headers
-        .iter()
-        .find(|h| h.get_key_ref().eq_ignore_ascii_case("Content-Length"))
-    else {
+    let (Some(length), Some(header)) = (
+        content_length(&old_headers),
+        new_headers
+            .iter()
+            .find(|h| h.get_key_ref().eq_ignore_ascii_case("Content-Length")),
+    ) else {
         return;
     };
     let raw = header.get_value_raw();
-    let Some(start) = (raw.as_ptr() as usize).checked_sub(old.as_ptr() as usize) else {
-        return;
-    };
-    let text = String::from_utf8_lossy(raw);
-    let Ok(length) = text.trim().parse::<usize>() else {
+    let Some(start) = (raw.as_ptr() as usize).checked_sub(new.as_ptr() as usize) else {
         return;
     };
     let Some(grown) = length
-        .checked_add(new.len())
-        .and_then(|n| n.checked_sub(old.len()))
+        .checked_add(new.len() - new_body)
+        .and_then(|n| n.checked_sub(old.len() - old_body))
     else {
         return;
     };
-    // The header block comes before any edit, so the value is at the same
-    // place in the new message.
+    let text = String::from_utf8_lossy(raw);
+    if text.trim().parse() != Ok(length) {
+        return;
+    }
     let lead = text.len() - text.trim_start().len();
     let digits = start + lead..start + lead + text.trim().len();
-    if digits.end <= new.len() && new[digits.clone()] == old[digits.clone()] {
-        new.splice(digits, grown.to_string().into_bytes());
-    }
+    drop(new_headers);
+    new.splice(digits, grown.to_string().into_bytes());
 }
 
 #[cfg(test)]
@@ -411,5 +513,33 @@ mod tests {
         let mut new = b"Content-Length: 5\n\nhello, world\n".to_vec();
         update_content_length(old, &mut new);
         assert_eq!(new, b"Content-Length: 12\n\nhello, world\n");
+    }
+
+    #[test]
+    fn content_length_follows_the_body_when_the_headers_change() {
+        let old = b"Content-Location: x\nContent-Length: 5\n\nhello\n";
+        let mut new = b"Content-Location: http://h/x\nContent-Length: 5\n\nhello, world\n".to_vec();
+        update_content_length(old, &mut new);
+        assert_eq!(
+            new,
+            b"Content-Location: http://h/x\nContent-Length: 12\n\nhello, world\n"
+        );
+    }
+
+    #[test]
+    fn unquoting_follows_the_variant() {
+        let body = b"a\n>From b\n>>From c\n>Fromage\nFrom d\n";
+        assert_eq!(
+            unquoted(body, MboxFormat::Mboxrd).unwrap(),
+            b"a\nFrom b\n>From c\n>Fromage\nFrom d\n"
+        );
+        for format in [MboxFormat::Mboxo, MboxFormat::Mboxcl] {
+            assert_eq!(
+                unquoted(body, format).unwrap(),
+                b"a\nFrom b\n>>From c\n>Fromage\nFrom d\n"
+            );
+        }
+        assert_eq!(unquoted(body, MboxFormat::Mboxcl2), None);
+        assert_eq!(unquoted(b"a\nFrom b\n", MboxFormat::Mboxrd), None);
     }
 }

@@ -3,6 +3,7 @@
 //! copied.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use mailparse::{MailHeader, ParsedMail, body::Body};
 
@@ -46,13 +47,28 @@ pub struct PartReport {
     pub layers: Vec<Layer>,
 }
 
-/// What becomes of a line of a rewritten body that starts with `From `.
+/// What a rewritten body may do with lines that start with `From `.
+///
+/// No `>` is ever added to a body line. Readers differ: one that unquotes
+/// as the variant says takes the `>` off again, but many do not (Python's
+/// `mailbox`, many mail clients) and read it; in HTML a `>` at the start
+/// of a line inside a tag closes the tag, so that the attributes after it
+/// become elements and text, and a second pass would rewrite what the
+/// first made a link. So a line that was in the body keeps its bytes,
+/// quoted or not, and every reader reads it as it did (one that splits a
+/// message at any `From ` line split it there before too). A line the
+/// rewrite would make start with `From ` is written `=46rom ` in
+/// quoted-printable (which every reader decodes alike) and cannot arise in
+/// base64; in a 7bit or 8bit body it leaves the body as it was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FromLines {
-    /// Left as it is: a message of its own.
+    /// Any line may start with `From `: a single message, or an mbox
+    /// delimited by `Content-Length` (mboxcl2).
     Keep,
-    /// Written `>From `, as an mbox that quotes them needs.
-    Quote,
+    /// A rewrite may not make a line start with `From `, which some mbox
+    /// readers take for the start of a message wherever it is (mboxo,
+    /// mboxrd, mboxcl).
+    Guard,
 }
 
 /// Rewrites a message (or MHTML file), handing its HTML and CSS parts to
@@ -171,13 +187,33 @@ impl Walker<'_> {
             .chain(top.then_some(&SNAPSHOT_HEADER))
             .copied();
         let mut chain = BaseChain::new(self.options.rules, None, enclosing);
+        // Whether a layer above has given the base: one below that cannot
+        // serve is then no loss, and no warning.
+        let mut served = false;
         for name in names {
-            let Some(url) = headers::header_url(headers, name) else {
-                continue;
-            };
             let source = BaseSource::Header {
                 name: name.to_owned(),
                 part: path.to_owned(),
+            };
+            let url = match headers::header_url(headers, name) {
+                None => continue,
+                Some(Ok(url)) => url,
+                Some(Err(err)) => {
+                    let raw = headers
+                        .iter()
+                        .find(|h| h.get_key_ref().eq_ignore_ascii_case(name))
+                        .map(|h| String::from_utf8_lossy(h.get_value_raw()).trim().to_owned())
+                        .unwrap_or_default();
+                    chain.ignore(source, &raw, err.to_string());
+                    if !served {
+                        self.warn(
+                            path,
+                            WarningKind::LayerIgnored,
+                            format_args!("{name} ignored: {err}"),
+                        );
+                    }
+                    continue;
+                }
             };
             if name != "Content-Base" && name != "Base" && headers::names_a_part(&url) {
                 chain.ignore(source, &url, "a cid: or mid: location names the part");
@@ -187,6 +223,8 @@ impl Walker<'_> {
                     WarningKind::LayerIgnored,
                     format_args!("{name} ignored: {err}"),
                 );
+            } else {
+                served = true;
             }
         }
         let (base, chain_layers) = chain.finish();
@@ -307,7 +345,22 @@ impl Walker<'_> {
             }
             TransferEncoding::Base64 => {
                 drop(decoded);
-                transfer::encode(&new, cte, layout)
+                // The white space after the last group is the body's own
+                // (in an mbox, the blank line before the next `From `
+                // line): kept as it was.
+                let data = body.len()
+                    - body
+                        .iter()
+                        .rev()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                let unended = Layout {
+                    final_newline: false,
+                    ..*layout
+                };
+                let mut encoded = transfer::encode(&new, cte, &unended);
+                encoded.extend_from_slice(&body[data..]);
+                encoded
             }
             _ => new,
         };
@@ -326,18 +379,25 @@ impl Walker<'_> {
             );
             return None;
         }
-        Some(if self.from_lines == FromLines::Quote {
-            quote_from_lines(encoded)
-        } else {
-            encoded
-        })
+        if self.from_lines == FromLines::Guard && from_line_added(body, &encoded) {
+            self.warn(
+                path,
+                WarningKind::ArchiveSplit,
+                "a rewritten line would start with `From `, which an mbox reader may take for a new message; left as it is",
+            );
+            return None;
+        }
+        Some(encoded)
     }
 
     /// A part's `Content-Location` is a link too: an RFC 2557 reader
     /// matches it against the links of the HTML, so a relative one is
     /// resolved against the base they are (the enclosing entity's), and
-    /// listed as a header link. The header's folding and any white space
-    /// or delimiters around the URL stay; only what changes is replaced.
+    /// listed as a header link. It is read as the reader reads it (see
+    /// [`headers::url_value`]: folding white space removed, encoded words
+    /// decoded) and, when it changes, written whole (see
+    /// [`location_edit`]); any white space or delimiters around the URL
+    /// stay.
     fn content_location(
         &mut self,
         headers: &[MailHeader<'_>],
@@ -359,14 +419,19 @@ impl Walker<'_> {
         let Some(token) = headers::url_token(raw) else {
             return;
         };
-        let Ok(text) = std::str::from_utf8(&raw[token.clone()]) else {
+        // A value that does not decode was reported with the base layers;
+        // one that is not UTF-8 is not read into a URL (its bytes would be
+        // lost).
+        if std::str::from_utf8(raw).is_err() {
+            return;
+        }
+        let Some(Ok(url)) = headers::url_value(raw) else {
             return;
         };
-        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-        let start = at + token.start;
-        let before = &buffer[..start];
+        let token = at + token.start..at + token.end;
+        let before = &buffer[..token.start];
         let line = memchr::memchr_iter(b'\n', before).count() + 1;
-        let column = start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
+        let column = token.start - memchr::memrchr(b'\n', before).map_or(0, |i| i + 1) + 1;
         let mut link = Link {
             line,
             column,
@@ -374,32 +439,16 @@ impl Walker<'_> {
                 element: String::new(),
                 attribute: "Content-Location".to_owned(),
             },
-            original: compact.clone(),
-            resolved: compact.clone(),
+            original: url.clone(),
+            resolved: url.clone(),
             base: enclosing.cloned(),
             changed: false,
         };
-        if compact.contains("=?") {
-            // An RFC 2047 encoded word: not a URL as written.
-            self.out.links.push((path.to_owned(), link));
-            return;
-        }
         if let Some(outer) = enclosing {
-            match outer.url.resolve(&compact) {
-                Ok(resolved) if resolved != compact => {
-                    let (prefix, suffix) = splice::common_affixes(&compact, &resolved);
-                    // Offsets in the compact URL to offsets in the header,
-                    // past the white space of folding.
-                    let in_raw = |k: usize| {
-                        text.char_indices()
-                            .filter(|(_, c)| !c.is_ascii_whitespace())
-                            .map(|(i, _)| i)
-                            .nth(k)
-                            .unwrap_or(text.len())
-                    };
-                    let range = start + in_raw(prefix)..start + in_raw(compact.len() - suffix);
-                    let new = &resolved[prefix..resolved.len() - suffix];
-                    edits.push(Edit::new(range, new.as_bytes().to_vec()));
+            match outer.url.resolve(&url) {
+                Ok(resolved) if resolved != url => {
+                    let value = at + raw.iter().take_while(|b| b.is_ascii_whitespace()).count();
+                    edits.push(location_edit(buffer, value, token, &resolved));
                     link.resolved = resolved.into_owned();
                     link.changed = true;
                     self.out.rewritten += 1;
@@ -474,22 +523,114 @@ impl Walker<'_> {
     }
 }
 
-/// Writes each line that starts with `From ` as `>From `, as mbox readers
-/// expect in a body.
-fn quote_from_lines(body: Vec<u8>) -> Vec<u8> {
-    let starts = |i: usize| i == 0 || body[i - 1] == b'\n';
-    if !memchr::memmem::find_iter(&body, b"From ").any(starts) {
-        return body;
+/// The longest header line RFC 5322 section 2.1.1 recommends, and the
+/// longest it allows, without the line ending.
+const HEADER_LINE: usize = 78;
+const MAX_HEADER_LINE: usize = 998;
+
+/// The edit that writes `url` in place of a Content-Location's URL, which
+/// lies at `token` in `buffer`, its value (delimiters included) starting at
+/// `value`. The URL is written whole, replacing any folding inside the old
+/// one (an RFC 5322 reader that unfolds without removing white space would
+/// otherwise read it with the white space in the middle): as it is when it
+/// is printable ASCII, else as RFC 2047 encoded words, which a reader
+/// decodes back to it (RFC 2557 section 4.4.1). When the line would pass
+/// 78 characters, the value is folded onto a line of its own (white space
+/// before a value is no part of it); a URL that would still pass 998 is
+/// folded inside, as RFC 2557 section 4.4.2 folds a long URL (its readers
+/// remove that white space; there is no other way to carry it).
+fn location_edit(buffer: &[u8], value: usize, token: Range<usize>, url: &str) -> Edit<Vec<u8>> {
+    let line_end =
+        |from: usize| memchr::memchr(b'\n', &buffer[from..]).map_or(buffer.len(), |i| from + i);
+    let line_start = |to: usize| memchr::memrchr(b'\n', &buffer[..to]).map_or(0, |i| i + 1);
+    // The header's own line ending, for a fold.
+    let end = line_end(token.end);
+    let crlf = end > token.end && buffer[end - 1] == b'\r';
+    let ending: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+    let ending_text = if crlf { "\r\n " } else { "\n " };
+    let new = if headers::is_plain(url) {
+        url.to_owned()
+    } else {
+        headers::encode_words(url, ending_text)
+    };
+    // What follows the URL on its line: a closing quote or bracket.
+    let tail = &buffer[token.end..end];
+    let tail = tail.strip_suffix(b"\r").unwrap_or(tail);
+    let first = new
+        .split('\n')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('\r');
+    let single = first.len() == new.len();
+    let start_line = line_start(token.start);
+    let column = token.start - start_line;
+    let width = column + first.len() + if single { tail.len() } else { 0 };
+    let value_line = line_start(value);
+    let folded_already = buffer[value_line..value]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t'));
+    if width > HEADER_LINE && value_line == start_line && !folded_already {
+        // The white space before the value becomes a fold.
+        let mut ws = value;
+        while ws > value_line && matches!(buffer[ws - 1], b' ' | b'\t') {
+            ws -= 1;
+        }
+        let mut text = ending.to_vec();
+        text.push(b' ');
+        text.extend_from_slice(&buffer[value..token.start]);
+        let column = 1 + token.start - value;
+        text.extend_from_slice(&fold_long(&new, column, tail.len(), ending_text).into_bytes());
+        return Edit::new(ws..token.end, text);
     }
-    let mut out = Vec::with_capacity(body.len() + 16);
-    let mut copied = 0;
-    for i in memchr::memmem::find_iter(&body, b"From ").filter(|&i| starts(i)) {
-        out.extend_from_slice(&body[copied..i]);
-        out.push(b'>');
-        copied = i;
+    Edit::new(
+        token,
+        fold_long(&new, column, tail.len(), ending_text).into_bytes(),
+    )
+}
+
+/// `url` folded inside, as RFC 2557 section 4.4.2 allows, when written at
+/// `column` with `tail` characters after it its line would pass 998
+/// characters; else as it is.
+fn fold_long(url: &str, column: usize, tail: usize, fold: &str) -> String {
+    if column + url.len() + tail <= MAX_HEADER_LINE || url.contains('\n') {
+        return url.to_owned();
     }
-    out.extend_from_slice(&body[copied..]);
+    let mut out = String::with_capacity(url.len() + url.len() / 64 * 3);
+    let mut room = HEADER_LINE.saturating_sub(column).max(1);
+    for (i, c) in url.char_indices() {
+        if i > 0 && room == 0 {
+            out.push_str(fold);
+            room = HEADER_LINE - 1;
+        }
+        out.push(c);
+        room = room.saturating_sub(1);
+    }
     out
+}
+
+/// Whether `new`, a rewrite of `old`, has a line starting with `From `
+/// where `old` had none: lines are paired one to one when both have as
+/// many, else the lines they share at the start and the end are set aside
+/// and the `From ` lines of what is left are counted.
+fn from_line_added(old: &[u8], new: &[u8]) -> bool {
+    let starts = |line: &[u8]| line.starts_with(b"From ");
+    if !new.starts_with(b"From ") && memchr::memmem::find(new, b"\nFrom ").is_none() {
+        return false;
+    }
+    let lines = |b| -> Vec<&[u8]> { <[u8]>::split_inclusive(b, |&c| c == b'\n').collect() };
+    let (a, b) = (lines(old), lines(new));
+    if a.len() == b.len() {
+        return a.iter().zip(&b).any(|(x, y)| starts(y) && !starts(x));
+    }
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let count = |l: &[&[u8]]| l.iter().filter(|x| starts(x)).count();
+    count(&b[head..b.len() - tail]) > count(&a[head..a.len() - tail])
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -497,4 +638,18 @@ enum Kind {
     Html,
     Css,
     Message,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_from_line_is_added_only_where_there_was_none() {
+        assert!(!from_line_added(b"a\nFrom x\n", b"ab\nFrom x\n"));
+        assert!(from_line_added(b"a\nxFrom x\n", b"a\nFrom x\n"));
+        assert!(from_line_added(b"a x\n", b"a\nFrom x\n"));
+        assert!(!from_line_added(b"a\nFrom x\nb\n", b"a\nFrom x\n"));
+        assert!(!from_line_added(b"From x", b"From y"));
+    }
 }

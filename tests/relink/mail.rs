@@ -234,19 +234,112 @@ fn mbox_variants_are_detected() {
 }
 
 #[test]
-fn a_rewritten_mbox_line_starting_with_from_is_quoted() {
+fn a_from_line_of_a_rewritten_body_keeps_its_bytes() {
+    // No `>` is added: a reader that does not unquote would read it.
     let mbox = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Base: http://h/\nContent-Type: text/html\n\n<a href=x>\nFrom me to you\n\n";
-    let (out, _) = rewrite(mbox, None);
+    let (out, warnings) = rewrite(mbox, None);
     let out = String::from_utf8(out).unwrap();
     assert!(
-        out.contains("<a href=http://h/x>\n>From me to you\n"),
+        out.contains("<a href=http://h/x>\nFrom me to you\n"),
         "{out}"
     );
-    // Quoted-printable writes it =46rom.
-    let qp = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Base: http://h/\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n<a href=3Dx>\nFrom me\n\n";
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // Quoted-printable writes a line it encodes again =46rom, and keeps the
+    // others as they were.
+    let qp = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Base: http://h/\nContent-Type: text/html\nContent-Transfer-Encoding: quoted-printable\n\n<a href=3Dx>\nFrom me\nFrom <a href=3Dy>\n\n";
     let (out, _) = rewrite(qp, None);
     let out = String::from_utf8(out).unwrap();
-    assert!(out.contains("<a href=3Dhttp://h/x>\n"), "{out}");
+    assert!(
+        out.contains("<a href=3Dhttp://h/x>\nFrom me\n=46rom <a href=3Dhttp://h/y>\n"),
+        "{out}"
+    );
+}
+
+/// The issue's mailbox: a `From ` line inside an open tag. Quoted, its `>`
+/// would close the tag, `<img src=w>` would become an element, and a second
+/// pass would rewrite it.
+const FROM_IN_A_TAG: &[u8] = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=x title=y\nFrom c@d Mon Jan  1 00:00:00 2024\n<img src=w>\n\n";
+
+#[test]
+fn a_from_line_inside_a_tag_is_not_quoted() {
+    for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl] {
+        let (once, warnings, changed) = rewrite_as(FROM_IN_A_TAG, format);
+        assert!(changed, "{format:?}: {warnings:?}");
+        let text = String::from_utf8(once.clone()).unwrap();
+        assert!(
+            text.contains(
+                "<a href=http://r.example/d/x title=y\nFrom c@d Mon Jan  1 00:00:00 2024\n<img src=w>\n"
+            ),
+            "{format:?}: {text}"
+        );
+        let (twice, _, _) = rewrite_as(&once, format);
+        assert_eq!(
+            String::from_utf8(twice).unwrap(),
+            text,
+            "{format:?}: second pass"
+        );
+    }
+}
+
+#[test]
+fn a_quoted_from_line_inside_a_tag_leaves_the_message() {
+    // Read as it is, the `>` ends the tag and `<img src=w>` is a link; read
+    // by an mbox reader that unquotes, it is inside the `<a>` tag. Each
+    // rewrite would change, for the other reader, what is not a link.
+    let input = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=x title=y\n>From c@d Mon Jan  1 00:00:00 2024\n<img src=w>\n\nFrom e@f Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=z>\n>From here\n";
+    for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl] {
+        let (out, warnings, _) = rewrite_as(input, format);
+        let text = String::from_utf8(out).unwrap();
+        let second = text.find("From e@f").unwrap();
+        assert_eq!(
+            &text[..second],
+            std::str::from_utf8(&input[..second]).unwrap()
+        );
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("unquotes `>From ` lines")),
+            "{format:?}: {warnings:?}"
+        );
+        // Where both read alike, the message is rewritten, `>From` kept.
+        assert!(
+            text[second..].contains("<a href=http://r.example/d/z>\n>From here\n"),
+            "{format:?}: {text}"
+        );
+    }
+    // mboxcl2 does not quote: `>From` is text for every reader.
+    let (out, _, _) = rewrite_as(input, MboxFormat::Mboxcl2);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("<img src=http://r.example/d/w>")
+    );
+}
+
+#[test]
+fn a_rewrite_that_would_start_a_line_with_from_leaves_the_body() {
+    // A BASE whose URL holds a line break and `From `: the link resolved
+    // against it would start a new line with `From `.
+    let input = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<base href=\"http://h/a\nFrom x/\"><a href=\"g\">\n\n";
+    for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl] {
+        let (out, warnings, changed) = rewrite_as(input, format);
+        assert!(!changed, "{format:?}");
+        assert_eq!(out, input);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("would start with `From `")),
+            "{warnings:?}"
+        );
+    }
+    // Content-Length delimits mboxcl2: a reader splits on no `From ` line.
+    let (out, _, changed) = rewrite_as(input, MboxFormat::Mboxcl2);
+    assert!(changed);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("<a href=\"http://h/a\nFrom x/g\">")
+    );
 }
 
 #[test]
@@ -297,23 +390,215 @@ fn a_relative_content_location_stays_matched_with_the_links() {
     );
 }
 
+/// The Content-Location values of a rewritten message as Python's `email`
+/// package reads them (RFC 5322 unfolding, which keeps white space, and
+/// RFC 2047 decoding), part by part, in order.
+fn python_locations(message: &[u8]) -> Vec<String> {
+    const READ: &str = "import email, email.policy, json, sys\n\
+        m = email.message_from_bytes(sys.stdin.buffer.read(), policy=email.policy.default)\n\
+        print(json.dumps([str(p['Content-Location']) for p in m.walk() if p['Content-Location'] is not None]))";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", READ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("python3 is needed to read the messages back ({e})"));
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(message).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Relative Content-Location values written every way a header allows:
+/// split by a tab, folded, quoted, as RFC 2047 encoded words (ASCII and
+/// not, one that does not decode), and long.
+fn locations_message() -> Vec<u8> {
+    let long = format!("{}/page.html", "segment".repeat(10));
+    let parts = [
+        "ht\tn;".to_owned(),
+        "sub/\r\n page.html".to_owned(),
+        "\"quoted/\r\n\tpage.html\"".to_owned(),
+        "=?utf-8?q?sub/encoded=2Ehtml?=".to_owned(),
+        "=?iso-8859-1?q?caf=E9.html?=".to_owned(),
+        format!("<{long}>"),
+    ];
+    let mut message =
+        b"MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=b\r\n\r\n".to_vec();
+    for location in parts {
+        message.extend_from_slice(
+            format!("--b\r\nContent-Type: text/html\r\nContent-Location: {location}\r\n\r\n<a href=x>\r\n")
+                .as_bytes(),
+        );
+    }
+    message.extend_from_slice(b"--b--\r\n");
+    message
+}
+
 #[test]
-fn an_unquoted_from_line_is_quoted_only_in_a_rewritten_message() {
+fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
+    let input = locations_message();
+    let base = Base::new(
+        BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let outcome = rewrite_message(&input, &options);
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let output = outcome.output.expect("rewritten");
+    let resolved: Vec<&str> = outcome
+        .links
+        .iter()
+        .filter(|(_, l)| l.place.attribute == "Content-Location")
+        .map(|(_, l)| l.resolved.as_str())
+        .collect();
+    let long = format!("http://example.com/dir/{}/page.html", "segment".repeat(10));
+    assert_eq!(
+        resolved,
+        [
+            "http://example.com/dir/htn;",
+            "http://example.com/dir/sub/page.html",
+            "http://example.com/dir/quoted/page.html",
+            "http://example.com/dir/sub/encoded.html",
+            "http://example.com/dir/café.html",
+            long.as_str(),
+        ]
+    );
+    // Python reads each one, unfolded and decoded, as the URL it resolved
+    // to, with no white space inside.
+    let read = python_locations(&output);
+    let read: Vec<&str> = read
+        .iter()
+        .map(|v| v.trim().trim_matches(|c| matches!(c, '"' | '<' | '>')))
+        .collect();
+    assert_eq!(read, resolved);
+    let text = String::from_utf8_lossy(&output);
+    // ASCII plain, the rest encoded; the long one on a line of its own.
+    assert!(text.contains("Content-Location: http://example.com/dir/sub/encoded.html\r\n"));
+    assert!(text.contains("Content-Location: =?utf-8?q?http"));
+    assert!(
+        text.contains(&format!("Content-Location:\r\n <{long}>\r\n")),
+        "{text}"
+    );
+    // The other headers and the delimiters stay.
+    assert!(text.contains("Content-Location: \"http://example.com/dir/quoted/page.html\"\r\n"));
+    // A second pass changes nothing.
+    assert!(rewrite_message(&output, &options).output.is_none());
+}
+
+#[test]
+fn a_content_location_split_by_a_tab_keeps_the_message_whole() {
+    // Found by `robust::message_keeps_its_tree_and_is_stable`: the URL was
+    // spliced across the tab, `ht<TAB>tp://example.com/dir/htn;`.
+    let message = b"Content-Type: text/html\nContent-Location: ht\tn;\n\n<a href=x>\n";
+    crate::robust::props::message_is_kept_and_idempotent(message).unwrap();
+    let folded = b"Content-Type: text/html\nContent-Location: sub/\n page.html\n\n<a href=x>\n";
+    crate::robust::props::message_is_kept_and_idempotent(folded).unwrap();
+}
+
+#[test]
+fn a_content_location_past_998_characters_is_folded_inside() {
+    let long = "d/".repeat(600);
+    // No relative link in the body: against that base, its line would
+    // pass 998 octets too.
+    let message =
+        format!("Content-Type: text/html\nContent-Location: {long}x.html\n\n<p>text</p>\n");
+    let (out, warnings) = rewrite(message.as_bytes(), Some("http://example.com/"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(
+        out.split(|&b| b == b'\n').all(|l| l.len() <= 78),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    // An RFC 2557 reader removes the folding white space.
+    let (headers, _) = mailparse::parse_headers(&out).unwrap();
+    let value = headers
+        .iter()
+        .find(|h| h.get_key_ref() == "Content-Location")
+        .unwrap()
+        .get_value_raw();
+    assert_eq!(
+        relink::mime::headers::url_value(value).unwrap().unwrap(),
+        format!("http://example.com/{long}x.html")
+    );
+}
+
+#[test]
+fn an_encoded_content_location_gives_the_base() {
+    let message =
+        b"Content-Type: text/html\nContent-Location: =?utf-8?q?sub/page=2Ehtml?=\n\n<a href=x>\n";
+    let (out, warnings) = rewrite(message, Some("http://example.com/dir/page.html"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "Content-Type: text/html\nContent-Location: http://example.com/dir/sub/page.html\n\n<a href=http://example.com/dir/sub/x>\n"
+    );
+    // One that does not decode is ignored, with a warning, and the layer
+    // below gives the base.
+    let bad = b"Content-Type: text/html\nContent-Location: =?x-unknown?q?sub/page=2Ehtml?=\n\n<a href=x>\n";
+    let base = Base::new(
+        BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&base),
+        ..Options::default()
+    };
+    let outcome = rewrite_message(bad, &options);
+    assert_eq!(
+        outcome
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "the message: Content-Location ignored: encoded word \"=?x-unknown?q?sub/page=2Ehtml?=\" does not decode"
+        ]
+    );
+    let layers = &outcome.parts[0].layers;
+    assert!(
+        matches!(&layers[0].status, relink::base::LayerStatus::Ignored(why) if why.contains("does not decode")),
+        "{layers:?}"
+    );
+    assert_eq!(
+        String::from_utf8(outcome.output.unwrap()).unwrap(),
+        "Content-Type: text/html\nContent-Location: =?x-unknown?q?sub/page=2Ehtml?=\n\n<a href=http://example.com/dir/x>\n"
+    );
+}
+
+#[test]
+fn a_content_location_that_is_not_utf8_keeps_its_bytes() {
+    let message = b"Content-Type: text/html\nContent-Location: caf\xe9.html\n\n<a href=x>\n";
+    let (out, _) = rewrite(message, Some("http://example.com/dir/page.html"));
+    assert!(out.starts_with(b"Content-Type: text/html\nContent-Location: caf\xe9.html\n\n"));
+    assert!(out.ends_with(b"<a href=http://example.com/dir/x>\n"));
+}
+
+#[test]
+fn an_unquoted_from_line_stays_unquoted() {
     // As Thunderbird writes (mbox_unquoted): `From ` lines in bodies as
-    // they are, after no blank line.
+    // they are, after no blank line. Every reader reads such a line in the
+    // output as it read it in the input: no `>` is added.
     let input = read("mail/unquoted.mbox");
     let text = String::from_utf8(input.clone()).unwrap();
-    let (out, _) = rewrite(&input, None);
+    let (out, warnings) = rewrite(&input, None);
+    assert!(warnings.is_empty(), "{warnings:?}");
     let out = String::from_utf8(out).unwrap();
     let (first, second) = out.split_at(out.find("From - Thu Mar 05 09:05").unwrap());
     assert!(
         first.contains(
-            "\n>From the archive, <a href=\"http://news.example.org/2026/10/archive/1996.html\">"
+            "\nFrom the archive, <a href=\"http://news.example.org/2026/10/archive/1996.html\">"
         ),
         "{first}"
     );
-    // The message with nothing to rewrite is byte-identical, its unquoted
-    // line too.
     assert_eq!(
         second,
         &text[text.find("From - Thu Mar 05 09:05").unwrap()..]
@@ -322,6 +607,7 @@ fn an_unquoted_from_line_is_quoted_only_in_a_rewritten_message() {
     for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd] {
         assert_eq!(count_messages(out.as_bytes(), format), 2);
     }
+    assert_eq!(rewrite(out.as_bytes(), None).0, out.as_bytes());
 }
 
 /// How many messages a reader of `format` finds in an mbox.
@@ -376,6 +662,20 @@ fn a_content_length_that_wraps_around_loses_no_bytes() {
         assert!(!changed);
         assert_eq!(out, text.as_bytes());
     }
+}
+
+#[test]
+fn a_content_location_before_content_length_keeps_the_length_right() {
+    // The header grows with the location; the length counts the body only.
+    let text = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: sub/page.html\nContent-Length: 11\n\n<a href=x>\nFrom c@d Mon Jan  1 00:00:00 2024\nContent-Length: 2\n\nz\n";
+    assert_eq!(mbox::detect(text), MboxFormat::Mboxcl2);
+    let (out, warnings, changed) = rewrite_as(text, MboxFormat::Mboxcl2);
+    assert!(changed && warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        String::from_utf8(out.clone()).unwrap(),
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: http://r.example/d/sub/page.html\nContent-Length: 34\n\n<a href=http://r.example/d/sub/x>\nFrom c@d Mon Jan  1 00:00:00 2024\nContent-Length: 2\n\nz\n"
+    );
+    assert_eq!(count_messages(&out, MboxFormat::Mboxcl2), 2);
 }
 
 #[test]
@@ -590,6 +890,220 @@ mod properties {
             let stripped: Vec<u8> = String::from_utf8(input).unwrap().replace("Content-Base: http://h/d/\n", "").into_bytes();
             let outcome = rewrite_message(&stripped, &Options::default());
             prop_assert!(outcome.output.is_none());
+        }
+    }
+}
+
+/// A second pass changes nothing, and no reader of the mailbox (one that
+/// reads it as it is, or one that unquotes `>From ` lines as the variant
+/// says) reads any change but the links: over messages with `From ` lines,
+/// quoted and not, at every position, in each transfer encoding and mbox
+/// variant.
+mod from_lines {
+    use base64::Engine;
+    use proptest::prelude::*;
+    use relink::document::rewrite_html;
+
+    use super::*;
+
+    const FORMATS: [MboxFormat; 4] = [
+        MboxFormat::Mboxo,
+        MboxFormat::Mboxrd,
+        MboxFormat::Mboxcl,
+        MboxFormat::Mboxcl2,
+    ];
+
+    /// Lines of HTML: a tag left open across lines, links in each place.
+    const HTML: [&str; 7] = [
+        "<p>Notes",
+        "<a href=x title=y",
+        "<img src=w>",
+        "<a href=\"q.html\">q</a>",
+        "<style>p{background:url(b.png)}</style>",
+        "",
+        "<a href=f.html>end</a>",
+    ];
+
+    /// The lines that matter to an mbox reader.
+    const FROM: [&str; 5] = [
+        "From c@d Mon Jan  1 00:00:00 2024",
+        ">From c@d",
+        ">>From c@d <a href=g.html>",
+        "From <a href=h.html>",
+        "From ",
+    ];
+
+    /// A message of `lines` as HTML in transfer encoding `cte` (0 7bit, 1
+    /// quoted-printable, 2 base64), with its `From ` line, and a
+    /// `Content-Length` for the variants that count.
+    fn message(lines: &[&str], cte: usize, format: MboxFormat) -> Vec<u8> {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let (header, body) = match cte {
+            0 => ("", text),
+            1 => (
+                "Content-Transfer-Encoding: quoted-printable\n",
+                text.replace('=', "=3D"),
+            ),
+            _ => {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&text);
+                let wrapped: Vec<&str> = encoded
+                    .as_bytes()
+                    .chunks(76)
+                    .map(|c| std::str::from_utf8(c).unwrap())
+                    .collect();
+                (
+                    "Content-Transfer-Encoding: base64\n",
+                    format!("{}\n", wrapped.join("\n")),
+                )
+            }
+        };
+        let length = if matches!(format, MboxFormat::Mboxcl | MboxFormat::Mboxcl2) {
+            format!("Content-Length: {}\n", body.len())
+        } else {
+            String::new()
+        };
+        format!(
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n{header}{length}\n{body}\n"
+        )
+        .into_bytes()
+    }
+
+    /// A message as a reader that unquotes reads it (mbox(5)): mboxrd
+    /// takes a `>` off each `>...>From ` line, mboxo and mboxcl off a
+    /// `>From ` line; mboxcl2 quotes nothing.
+    fn unquote(message: &[u8], format: MboxFormat) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in message.split_inclusive(|&b| b == b'\n') {
+            let arrows = line.iter().take_while(|&&b| b == b'>').count();
+            let quoted = match format {
+                MboxFormat::Mboxrd => arrows >= 1,
+                MboxFormat::Mboxo | MboxFormat::Mboxcl => arrows == 1,
+                MboxFormat::Mboxcl2 => false,
+            } && line[arrows..].starts_with(b"From ");
+            out.extend_from_slice(if quoted { &line[1..] } else { line });
+        }
+        out
+    }
+
+    fn messages(text: &[u8], format: MboxFormat) -> Vec<Vec<u8>> {
+        let mut reader = mbox::MboxReader::new(text, format).unwrap();
+        let mut out = Vec::new();
+        while let Some(m) = reader.next_message().unwrap() {
+            out.push(m.bytes);
+        }
+        out
+    }
+
+    /// The decoded HTML of a single-part message, as mailparse reads it.
+    fn html(message: &[u8]) -> Option<Vec<u8>> {
+        let mail = mailparse::parse_mail(message).ok()?;
+        (mail.ctype.mimetype == "text/html" && mail.subparts.is_empty())
+            .then(|| mail.get_body_raw().ok())
+            .flatten()
+    }
+
+    /// Checks an mbox of `format` against the retrieval URL
+    /// `http://r.example/d/`.
+    fn check(text: &[u8], format: MboxFormat) -> Result<(), String> {
+        let (once, _, _) = rewrite_as(text, format);
+        let (twice, _, _) = rewrite_as(&once, format);
+        if twice != once {
+            return Err(format!(
+                "a second pass changed it:\n{}\nthen\n{}",
+                String::from_utf8_lossy(&once),
+                String::from_utf8_lossy(&twice)
+            ));
+        }
+        let (before, after) = (messages(text, format), messages(&once, format));
+        if before.len() != after.len() {
+            return Err(format!("{} messages became {}", before.len(), after.len()));
+        }
+        let base = Base::new(
+            BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
+            BaseSource::RetrievedFrom,
+        );
+        let options = Options {
+            outer: Some(&base),
+            ..Options::default()
+        };
+        for (old, new) in before.iter().zip(&after) {
+            if old == new {
+                continue;
+            }
+            for unquoting in [false, true] {
+                let read = |m: &[u8]| {
+                    if unquoting {
+                        unquote(m, format)
+                    } else {
+                        m.to_vec()
+                    }
+                };
+                let (Some(was), Some(is)) = (html(&read(old)), html(&read(new))) else {
+                    return Err("a rewritten message is no longer HTML".to_owned());
+                };
+                let want = rewrite_html(&was, &options).unwrap().output.unwrap_or(was);
+                if is != want {
+                    return Err(format!(
+                        "read {}unquoted, the HTML became\n{}\nnot\n{}",
+                        if unquoting { "" } else { "not " },
+                        String::from_utf8_lossy(&is),
+                        String::from_utf8_lossy(&want)
+                    ));
+                }
+            }
+        }
+        crate::robust::props::mbox_is_kept(text)
+    }
+
+    #[test]
+    fn a_from_line_at_every_position_reads_alike() {
+        let (mut cases, mut rewritten) = (0, 0);
+        for at in 0..=HTML.len() {
+            for from in FROM {
+                for cte in 0..3 {
+                    for format in FORMATS {
+                        let mut lines = HTML.to_vec();
+                        lines.insert(at, from);
+                        let mut text = message(&lines, cte, format);
+                        text.extend(message(&HTML, cte, format));
+                        if let Err(e) = check(&text, format) {
+                            panic!(
+                                "{from:?} at {at}, encoding {cte}, {format:?}: {e}\n{}",
+                                String::from_utf8_lossy(&text)
+                            );
+                        }
+                        let (out, _, _) = rewrite_as(&text, format);
+                        cases += 1;
+                        if messages(&out, format)[0] != messages(&text, format)[0] {
+                            rewritten += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Most are rewritten: only a `>From ` line inside a tag, which
+        // readers read two ways, leaves its message.
+        eprintln!("{rewritten} of {cases}");
+        assert!(
+            rewritten * 10 >= cases * 8,
+            "{rewritten} of {cases} rewritten"
+        );
+    }
+
+    fn line() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(HTML.iter().chain(&FROM).copied().collect::<Vec<_>>())
+    }
+
+    proptest! {
+        #[test]
+        fn a_second_pass_changes_nothing(
+            bodies in prop::collection::vec((prop::collection::vec(line(), 1..10), 0..3usize), 1..4),
+            format in 0..4usize,
+        ) {
+            let format = FORMATS[format];
+            let text: Vec<u8> = bodies.iter().flat_map(|(lines, cte)| message(lines, *cte, format)).collect();
+            let r = check(&text, format);
+            prop_assert!(r.is_ok(), "{:?}\n{}", r, String::from_utf8_lossy(&text));
         }
     }
 }

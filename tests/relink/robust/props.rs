@@ -503,27 +503,29 @@ fn compare_mime(
     b: &mailparse::ParsedMail<'_>,
     path: &str,
 ) -> Result<(), String> {
-    let raw = |m: &mailparse::ParsedMail<'_>| -> Vec<(String, Vec<u8>)> {
+    let raw = |m: &mailparse::ParsedMail<'_>| -> Vec<(String, Vec<u8>, String)> {
         m.headers
             .iter()
-            .map(|h| (h.get_key(), h.get_value_raw().to_vec()))
+            .map(|h| (h.get_key(), h.get_value_raw().to_vec(), h.get_value()))
             .collect()
     };
     // Headers stay byte for byte, but for a relative Content-Location,
     // which is a link too: it becomes absolute (RFC 2557 readers match it
-    // against the rewritten links).
+    // against the rewritten links), and whole: unfolded and decoded as an
+    // RFC 5322 reader does (white space kept), it is one URL.
     let (before, after) = (raw(a), raw(b));
     let same = before.len() == after.len()
-        && before.iter().zip(&after).all(|((ka, va), (kb, vb))| {
-            ka == kb
-                && (va == vb
-                    || ka.eq_ignore_ascii_case("content-location")
-                        && relink::url::rfc1808::Url::parse(
-                            String::from_utf8_lossy(vb).trim().trim_matches('"'),
-                        )
-                        .scheme
-                        .is_some())
-        });
+        && before
+            .iter()
+            .zip(&after)
+            .all(|((ka, va, _), (kb, vb, value))| {
+                let url = value.trim().trim_matches('"');
+                ka == kb
+                    && (va == vb
+                        || ka.eq_ignore_ascii_case("content-location")
+                            && !url.contains(char::is_whitespace)
+                            && relink::url::rfc1808::Url::parse(url).scheme.is_some())
+            });
     if !same {
         return Err(format!("the headers of part {path:?} changed"));
     }
