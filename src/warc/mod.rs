@@ -1,15 +1,28 @@
-//! Web archives (WARC, ISO 28500): every HTML and CSS payload of the
-//! `response` and `resource` records rewritten against its own base, the
-//! rest of the file kept.
+//! Web archives: WARC (ISO 28500, any version: 0.17 and 0.18 drafts, 1.0,
+//! 1.1) and ARC (versions 1 and 2), plain or gzipped, and WACZ packages of
+//! them ([`wacz`]): every HTML and CSS payload of the `response` and
+//! `resource` records rewritten against its own base, and the links of
+//! the HTTP head too, the rest of the file kept.
 //!
 //! A file is read as a stream, a bounded batch of records at a time; the
 //! batch is worked on in parallel and written out in order, so memory is
 //! bounded by the batch and the largest payload, never by the file. A
 //! `response` record's HTTP message has its `chunked` transfer coding and
 //! its content codings (`gzip`, `deflate`, `br`) undone to reach the
-//! payload, and redone over the new one; the record's lengths and SHA-1
-//! digests are made right again. An unchanged record is written back byte
-//! for byte, its gzip member as it was read.
+//! payload, and redone over the new one; a coding that does not decode is
+//! read as identity (as warcio reads it), with a warning. The record's
+//! lengths and SHA-1 digests are made right again.
+//!
+//! Archives are read as they are found: bytes that are no record are
+//! copied as they are and reading goes on at the next record; a record
+//! whose length is wrong is listed but copied as it is; gzip members map
+//! one to one between input and output, an unchanged member written back
+//! byte for byte. Each is said in a warning naming the record or offset.
+//!
+//! The links of a `response` record's HTTP head (`Location`,
+//! `Content-Location`, `Refresh`, `Link`) resolve against the target URI
+//! (RFC 8288 section 3.2, RFC 7231 section 7.1.2), not against the
+//! payload's BASE.
 //!
 //! The base of a payload, innermost first (RFC 1808 section 3): the HTML
 //! BASE element; then, under the RFC rules, the HTTP `Content-Base` and
