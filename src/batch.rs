@@ -17,11 +17,12 @@ pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed;
-use crate::core::{ExtraAttribute, Warning, WarningKind};
 use crate::document::{self, Details, Engine, Link, Options};
 use crate::kind::{self, Kind};
+use crate::links::{Warning, WarningKind};
 use crate::mime::mbox::{self, MboxFormat};
 use crate::mime::{maildir, message};
+use crate::options::ExtraAttribute;
 use crate::url::{BaseUrl, Rules};
 use crate::warc;
 use std::fs::Metadata;

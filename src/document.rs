@@ -6,18 +6,20 @@
 use std::io::{self, BufRead, Write};
 
 use crate::Error;
-use crate::core::{
-    self, BaseChain, Documents, Embedded, Place, Resolver, TextRewrite, Warning, WarningKind,
-};
-pub use crate::core::{LinkPlace, Options, Outcome};
+use crate::base::BaseChain;
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
+pub use crate::links::{LinkPlace, Outcome};
+use crate::links::{Place, Warning, WarningKind};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
+pub use crate::options::Options;
 use crate::splice::Edit;
+use crate::text::{self, Documents, Embedded, Resolver, TextRewrite};
 use crate::warc::WarcOptions;
 
-pub use crate::core::{Details, Link};
+pub use crate::links::Link;
+pub use crate::options::Details;
 
 /// Rewrites an HTML document.
 ///
@@ -33,13 +35,13 @@ pub use crate::core::{Details, Link};
 /// ```
 pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
     let sniffed = encoding::sniff_html(bytes, options.transport);
-    core::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options))
+    text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options))
 }
 
 /// Rewrites a style sheet.
 pub fn rewrite_css(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
     let sniffed = encoding::sniff_css(bytes, options.transport);
-    core::rewrite_bytes(bytes, sniffed, |text| rewrite_css_text(text, options))
+    text::rewrite_bytes(bytes, sniffed, |text| rewrite_css_text(text, options))
 }
 
 /// The edits of a style sheet given as text: a style sheet has no layer of

@@ -32,8 +32,6 @@ pub mod batch;
 #[doc(hidden)]
 pub mod compressed;
 #[doc(hidden)]
-pub mod core;
-#[doc(hidden)]
 pub mod css;
 #[doc(hidden)]
 pub mod document;
@@ -45,23 +43,28 @@ pub mod html;
 #[doc(hidden)]
 pub mod kind;
 #[doc(hidden)]
+pub mod links;
+#[doc(hidden)]
 pub mod mime;
+#[doc(hidden)]
+pub mod options;
 mod rewriter;
 #[doc(hidden)]
 pub mod splice;
+#[doc(hidden)]
+pub mod text;
 pub mod url;
 #[doc(hidden)]
 pub mod warc;
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
-pub use core::{
-    AttrSyntax, Details, ExtraAttribute, Link, LinkPlace, Options, Outcome, Warning, WarningKind,
-};
 pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};
 pub use error::Error;
 pub use kind::Kind;
+pub use links::{Link, LinkPlace, Outcome, Warning, WarningKind};
 pub use mime::mbox::{ArchiveMessage, MboxFormat};
 pub use mime::message::{MessageOutcome, PartReport};
+pub use options::{AttrSyntax, Details, ExtraAttribute, Options};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 pub use url::{BaseUrl, Rules};
 pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};

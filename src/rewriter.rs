@@ -7,10 +7,11 @@ use encoding_rs::Encoding;
 
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed;
-use crate::core::{Details, ExtraAttribute, Link, Options, Warning};
 use crate::document::{self, Engine};
 use crate::kind::{self, Kind};
+use crate::links::{Link, Warning};
 use crate::mime::mbox;
+use crate::options::{Details, ExtraAttribute, Options};
 use crate::url::{BaseUrl, Rules};
 use crate::warc::{self, WarcOptions, WarcSummary};
 use crate::{Error, url};

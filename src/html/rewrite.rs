@@ -11,12 +11,12 @@ use super::links::{self, LinkAttribute, Syntax};
 use super::tokenizer::AttrSpan;
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use super::{refresh, srcset};
+use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::core::{
-    AttrSyntax, BaseChain, Options, Place, Resolver, SameDocument, TextRewrite, Warning,
-    WarningKind,
-};
+use crate::links::{Place, Warning, WarningKind};
+use crate::options::{AttrSyntax, Options};
 use crate::splice::{self, Edit};
+use crate::text::{Resolver, SameDocument, TextRewrite};
 use crate::url::BaseUrl;
 
 /// How deep `iframe srcdoc` documents inside `srcdoc` documents are followed.

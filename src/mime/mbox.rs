@@ -8,7 +8,9 @@ use std::io::{self, BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::message::{FromLines, MAX_MESSAGE_DEPTH, MessageOutcome, rewrite_message};
-use crate::core::{Documents, Options, Warning, WarningKind};
+use crate::links::{Warning, WarningKind};
+use crate::options::Options;
+use crate::text::Documents;
 
 /// How many bytes of messages are read before a batch is rewritten.
 pub const BATCH_BYTES: usize = 32 << 20;

@@ -11,11 +11,11 @@ use super::BOM;
 use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
-use crate::core::{
-    BaseChain, Details, Documents, Embedded, Link, LinkPlace, Options, Warning, WarningKind,
-    stack_layers,
-};
+use crate::base::{BaseChain, stack_layers};
+use crate::links::{Link, LinkPlace, Warning, WarningKind};
+use crate::options::{Details, Options};
 use crate::splice::{self, Edit};
+use crate::text::{Documents, Embedded};
 
 /// How deep `message/rfc822` parts inside messages are followed.
 pub const MAX_MESSAGE_DEPTH: usize = 16;

@@ -64,7 +64,9 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::core::{Documents, Link, Options, Warning, WarningKind};
+use crate::links::{Link, Warning, WarningKind};
+use crate::options::Options;
+use crate::text::Documents;
 use payload::NewRecord;
 use record::{Item, LargeRecord, Member, Piece, Record, RecordReader};
 

@@ -9,10 +9,11 @@ use super::http::{self, Response};
 use super::record::Record;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
-use crate::core::{
-    BaseChain, Embedded, Options, Place, Resolver, SameDocument, WarningKind, stack_layers,
-};
+use crate::base::{BaseChain, stack_layers};
+use crate::links::{Place, WarningKind};
+use crate::options::Options;
 use crate::splice::{self, Edit};
+use crate::text::{Embedded, Resolver, SameDocument};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,

@@ -37,7 +37,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use super::{MAX_HEAD_BYTES, RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
-use crate::core::{Warning, WarningKind};
+use crate::links::{Warning, WarningKind};
 use crate::splice::{self, Edit};
 
 /// The package description every WACZ holds.

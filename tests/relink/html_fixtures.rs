@@ -193,7 +193,7 @@ proptest::proptest! {
 
 #[test]
 fn lazy_loading_attributes_are_links_only_when_named() {
-    use relink::core::ExtraAttribute;
+    use relink::options::ExtraAttribute;
     let input = std::fs::read(fixture("html/lazy.html")).unwrap();
     let from = "http://example.org/news/story.html";
     // Without --attr nothing changes: data-* are no links of HTML's.

@@ -5,6 +5,10 @@ use std::fmt;
 
 use crate::url::BaseUrl;
 
+mod chain;
+
+pub use chain::{BaseChain, stack_layers};
+
 /// Where a base URL came from, innermost layer first (RFC 1808 section 3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

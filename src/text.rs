@@ -1,0 +1,283 @@
+//! The resolver of a text: the links a reader finds in a decoded text are
+//! resolved against the document's base, recorded, and turned into edits;
+//! the edits become bytes in the document's own encoding. Also the
+//! interface through which a reader of archives hands an embedded document
+//! on without knowing the reader of that document.
+//!
+//! This module knows no reader: HTML, CSS, messages, mbox and WARC all
+//! build on it, and none of them imports another.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+
+use crate::base::{Base, Layer};
+use crate::encoding::{self, Sniffed};
+use crate::links::{Link, Outcome, Place, Warning, WarningKind};
+use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
+use crate::splice::{self, Edit};
+use crate::{Error, css};
+
+/// The kinds of document a reader can hand on (a message's part, a WARC
+/// record's payload).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embedded {
+    /// An HTML document.
+    Html,
+    /// A style sheet.
+    Css,
+}
+
+/// Rewrites an embedded document: how a message or WARC reader hands an
+/// HTML or CSS payload on without knowing the readers of those.
+pub trait Documents: Sync + fmt::Debug {
+    /// Rewrites `bytes`, a document of `kind`.
+    fn rewrite(
+        &self,
+        kind: Embedded,
+        bytes: &[u8],
+        options: &Options<'_>,
+    ) -> Result<Outcome, Error>;
+}
+
+/// Lines of a text, to report where links are. Built on first use: a
+/// rewrite that records no link and meets no trouble never needs it.
+#[derive(Debug, Default)]
+pub struct LineIndex {
+    starts: std::cell::OnceCell<Vec<usize>>,
+}
+
+impl LineIndex {
+    /// The line and column (both from 1, column in bytes) of an offset in
+    /// `text`, the text this index is for.
+    pub fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
+        let starts = self.starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+            starts
+        });
+        let line = starts.partition_point(|&s| s <= offset);
+        (line, offset - starts[line - 1] + 1)
+    }
+}
+
+/// What rewriting a decoded document gives.
+#[derive(Debug, Default)]
+pub struct TextRewrite {
+    /// Sorted, non-overlapping edits of the text.
+    pub edits: Vec<Edit>,
+    /// Every link found, changed or not (when links are recorded).
+    pub links: Vec<Link>,
+    /// How many links changed.
+    pub rewritten: usize,
+    /// What could not be done, each naming where.
+    pub warnings: Vec<Warning>,
+    /// The document's base, if it had one.
+    pub base: Option<Base>,
+    /// The layers the document had, innermost first.
+    pub layers: Vec<Layer>,
+}
+
+/// Whether a reference to the document itself (`#name`, and an empty one)
+/// stays as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SameDocument {
+    /// It is a link like any other (unless `--keep-fragment-links`).
+    Resolve,
+    /// It names something inside the document (SVG `href="#id"` outside
+    /// `<a>`, CSS `url(#id)`): kept.
+    Keep,
+}
+
+/// Resolves the links of one text against their bases, recording each
+/// link (or only counting it) in a [`TextRewrite`].
+#[derive(Debug)]
+pub struct Resolver<'t, 'o> {
+    /// The text the links are in.
+    pub text: &'t str,
+    /// How to rewrite.
+    pub options: &'o Options<'o>,
+    /// Where lines start in the text.
+    pub lines: LineIndex,
+    /// What has been found so far.
+    pub out: TextRewrite,
+}
+
+impl<'t, 'o> Resolver<'t, 'o> {
+    /// A resolver for the links of `text`.
+    pub fn new(text: &'t str, options: &'o Options<'o>) -> Self {
+        Resolver {
+            text,
+            options,
+            lines: LineIndex::default(),
+            out: TextRewrite::default(),
+        }
+    }
+
+    /// Records a warning about what lies at `at` in the text.
+    pub fn warn(&mut self, at: usize, kind: WarningKind, message: impl fmt::Display) {
+        let (line, column) = self.lines.locate(self.text, at);
+        let warning = Warning::new(kind, message).within(format!("line {line}, column {column}"));
+        self.out.warnings.push(warning);
+    }
+
+    /// Resolves one URL, found at `at`; returns the new text if it changed,
+    /// and records the link.
+    pub fn resolve(
+        &mut self,
+        at: usize,
+        value: &str,
+        base: &Base,
+        place: Place<'_>,
+        same_document: SameDocument,
+    ) -> Option<String> {
+        // An empty reference is a link to the base (RFC 1808 section 4
+        // step 2a), except where a same-document reference is kept.
+        if value.is_empty() && same_document == SameDocument::Keep {
+            return None;
+        }
+        let keep = value.starts_with('#')
+            && (same_document == SameDocument::Keep || self.options.keep_fragment_links);
+        let resolved = if keep {
+            Ok(Cow::Borrowed(value))
+        } else {
+            base.url.resolve(value)
+        };
+        match resolved {
+            Ok(resolved) => {
+                // A URL in HTML is read with its ends trimmed, so a result
+                // that ends in white space (`:\n#` drops its empty fragment)
+                // is written without it.
+                let trimmed = resolved.trim_ascii();
+                let resolved = if trimmed.len() == resolved.len() {
+                    resolved
+                } else {
+                    Cow::Owned(trimmed.to_owned())
+                };
+                let changed = resolved != value;
+                self.out.rewritten += usize::from(changed);
+                if self.options.details == Details::Links {
+                    let (line, column) = self.lines.locate(self.text, at);
+                    self.out.links.push(Link {
+                        line,
+                        column,
+                        place: place.to_link_place(),
+                        original: value.to_owned(),
+                        resolved: resolved.to_string(),
+                        base: Some(base.clone()),
+                        changed,
+                    });
+                }
+                changed.then(|| resolved.into_owned())
+            }
+            Err(err) => {
+                self.warn(
+                    at,
+                    WarningKind::Unresolvable,
+                    format_args!("{place}: {err}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The one loop over a style sheet's URLs (a `.css` file, a `<style>`
+    /// element, a `style` attribute): each URL of `css`, which starts at
+    /// `at` in the text, resolved; returns the new ones, escaped for their
+    /// CSS quoting, with their ranges in `css`. An empty `url()` resolves
+    /// to no resource (CSS Values 4) and `url(#id)` names something in the
+    /// document: both stay.
+    pub fn css_urls(
+        &mut self,
+        css: &str,
+        at: usize,
+        base: &Base,
+        place: Place<'_>,
+    ) -> Vec<(Range<usize>, String)> {
+        let mut found = Vec::new();
+        for url in css::urls(css) {
+            if url.value.is_empty() || url.value.starts_with('#') {
+                continue;
+            }
+            let here = at + url.range.start;
+            if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
+                found.push((url.range, css::escape(&new, url.quoting)));
+            }
+        }
+        found
+    }
+}
+
+/// Decodes a document as `sniffed` says, lets `rewrite` find the edits of
+/// its text, and splices them, encoded again, into the bytes.
+pub fn rewrite_bytes(
+    bytes: &[u8],
+    sniffed: Sniffed,
+    rewrite: impl FnOnce(&str) -> TextRewrite,
+) -> Result<Outcome, Error> {
+    if bytes.len() > MAX_DOCUMENT_BYTES {
+        return Err(Error::TooLarge(bytes.len()));
+    }
+    let text = encoding::decode(bytes, &sniffed);
+    let TextRewrite {
+        edits,
+        links,
+        rewritten,
+        warnings,
+        base,
+        layers,
+    } = rewrite(&text);
+    let output = (!edits.is_empty()).then(|| {
+        let byte_edits: Vec<Edit<Cow<'_, [u8]>>> = match &text {
+            // The text is the bytes after the byte order mark.
+            Cow::Borrowed(_) => edits
+                .iter()
+                .map(|e| {
+                    let at = sniffed.bom_len;
+                    Edit::new(
+                        e.range.start + at..e.range.end + at,
+                        encoding::encode(&e.text, sniffed.encoding),
+                    )
+                })
+                .collect(),
+            Cow::Owned(_) => {
+                let bounds: Vec<usize> = edits
+                    .iter()
+                    .flat_map(|e| [e.range.start, e.range.end])
+                    .collect();
+                let offsets = encoding::byte_offsets(bytes, &sniffed, &bounds);
+                edits
+                    .iter()
+                    .zip(offsets.chunks(2))
+                    .map(|(e, at)| {
+                        Edit::new(at[0]..at[1], encoding::encode(&e.text, sniffed.encoding))
+                    })
+                    .collect()
+            }
+        };
+        splice::apply(bytes, &byte_edits)
+    });
+    Ok(Outcome {
+        output,
+        encoding: sniffed.encoding,
+        base,
+        links,
+        rewritten,
+        warnings,
+        layers,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_index_counts_from_one() {
+        let text = "ab\ncd\n";
+        let lines = LineIndex::default();
+        assert_eq!(lines.locate(text, 0), (1, 1));
+        assert_eq!(lines.locate(text, 4), (2, 2));
+        assert_eq!(lines.locate(text, 6), (3, 1));
+    }
+}
