@@ -970,7 +970,7 @@ fn check(report: &Report) -> usize {
         let results: Vec<String> = Rules::ALL
             .iter()
             .map(|&rules| {
-                relink::url::resolve(rules, base.url.as_str(), &row.link.original)
+                relink::resolve(base.url.as_str(), &row.link.original, rules)
                     .unwrap_or_else(|e| format!("(error: {e})"))
             })
             .collect();

@@ -5,6 +5,7 @@ use std::io::{BufRead, Read, Write};
 
 use encoding_rs::Encoding;
 
+use crate::Error;
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed;
 use crate::document::{self, Engine};
@@ -14,7 +15,6 @@ use crate::mime::mbox;
 use crate::options::{Details, ExtraAttribute, Options};
 use crate::url::{BaseUrl, Rules};
 use crate::warc::{self, WarcOptions, WarcSummary};
-use crate::{Error, url};
 
 /// Makes the relative links of an HTML document absolute, taking
 /// `retrieved_from` as the URL it was retrieved from (RFC 1808 section
@@ -49,7 +49,9 @@ pub fn absolutize_html(input: &[u8], retrieved_from: &str) -> Result<Vec<u8>, Er
 /// # Ok::<(), relink::Error>(())
 /// ```
 pub fn resolve(base: &str, reference: &str, rules: Rules) -> Result<String, Error> {
-    url::resolve(rules, base, reference)
+    Ok(BaseUrl::parse(base, rules)?
+        .resolve(reference)?
+        .into_owned())
 }
 
 /// A rewrite set up once, for any number of documents: rules, bases,

@@ -19,7 +19,7 @@ use pyo3::{intern, pyclass, pymethods};
 //   relink::Error (ArchiveAsDocument)
 //   relink::compressed::{compression_of, Compression, gunzip,
 //     MAX_DECOMPRESSED_BYTES, Gunzipped (bytes, gzip_again)}
-//   relink::url::{resolve, BaseUrl::parse, Rules (FromStr)}
+//   relink::resolve, relink::url::{BaseUrl::parse, Rules (FromStr)}
 //   relink::base::{Base::new, BaseSource::RetrievedFrom}
 //   relink::document::{rewrite_html, rewrite_css, Options, Link, LinkPlace
 //     (through Link::place), Outcome (its output, links, warnings)}
@@ -51,7 +51,7 @@ mod engine {
     use relink::document::{self, Link, Options};
     use relink::kind::{self, Kind};
     use relink::mime::mbox;
-    use relink::url::{self, BaseUrl, Rules};
+    use relink::url::{BaseUrl, Rules};
     use relink::warc::{self, WarcError, WarcOptions};
 
     /// What went wrong: bad arguments or input (`ValueError`), or reading
@@ -138,7 +138,7 @@ mod engine {
     }
 
     pub fn resolve(base: &str, reference: &str, rules_name: &str) -> Result<String, Failure> {
-        Ok(url::resolve(rules(rules_name)?, base, reference)?)
+        Ok(relink::resolve(base, reference, rules(rules_name)?)?)
     }
 
     /// An HTML document rewritten against the URL it was retrieved from.

@@ -152,17 +152,3 @@ impl fmt::Display for BaseUrl {
         f.write_str(&self.text)
     }
 }
-
-/// Resolves one reference against one base: [`BaseUrl::parse`] then
-/// [`BaseUrl::resolve`].
-///
-/// ```
-/// use relink::url::{resolve, Rules};
-/// assert_eq!(resolve(Rules::Rfc3986, "http://a/b/c/d;p?q", "../../../g")?, "http://a/g");
-/// # Ok::<(), relink::Error>(())
-/// ```
-pub fn resolve(rules: Rules, base: &str, reference: &str) -> Result<String, Error> {
-    Ok(BaseUrl::parse(base, rules)?
-        .resolve(reference)?
-        .into_owned())
-}
