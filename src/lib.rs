@@ -48,6 +48,8 @@ pub mod links;
 pub mod mime;
 #[doc(hidden)]
 pub mod options;
+#[doc(hidden)]
+pub mod refresh;
 mod rewriter;
 #[doc(hidden)]
 pub mod splice;

@@ -3,7 +3,6 @@
 pub mod arena;
 pub mod charref;
 pub mod links;
-pub mod refresh;
 pub mod rewrite;
 pub mod srcset;
 pub mod tokenizer;

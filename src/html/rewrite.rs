@@ -8,13 +8,14 @@ use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
 use super::links::{self, LinkAttribute, Syntax};
+use super::srcset;
 use super::tokenizer::AttrSpan;
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
-use super::{refresh, srcset};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
 use crate::links::{Place, Warning, WarningKind};
 use crate::options::{AttrSyntax, Options};
+use crate::refresh;
 use crate::splice::{self, Edit};
 use crate::text::{Resolver, SameDocument, TextRewrite};
 use crate::url::BaseUrl;

@@ -12,8 +12,8 @@ use std::ops::Range;
 
 use flate2::Compression as Level;
 
-use crate::html::refresh;
 use crate::links::WarningKind;
+use crate::refresh;
 
 /// Whether a line continues the field before it (RFC 5322 section 2.2.3,
 /// RFC 7230 section 3.2.4's obs-fold): it starts with SP or HT.

@@ -14,8 +14,9 @@ use relink::base::{Base, BaseSource};
 use relink::css;
 use relink::document::{Options, rewrite_html};
 use relink::html::links::{self, Syntax};
+use relink::html::srcset;
 use relink::html::tree::{DocumentKind, Namespace, parse};
-use relink::html::{refresh, srcset};
+use relink::refresh;
 use relink::{BaseUrl, Rules};
 
 use crate::corpus::tree_construction_inputs;

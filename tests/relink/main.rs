@@ -1,5 +1,6 @@
 //! relink's integration tests: one binary, a module per topic.
 
+mod architecture;
 mod archives;
 mod batch;
 mod cli;

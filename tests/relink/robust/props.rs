@@ -311,7 +311,7 @@ fn url_count(syntax: Syntax, value: &str) -> usize {
             .filter(|u| !u.trim_matches(is_space).is_empty())
             .count(),
         Syntax::Srcset => relink::html::srcset::urls(value).len(),
-        Syntax::Refresh => usize::from(relink::html::refresh::url(value).is_some()),
+        Syntax::Refresh => usize::from(relink::refresh::url(value).is_some()),
         Syntax::Css => relink::css::urls(value).len(),
     }
 }

@@ -1,5 +1,7 @@
-//! The URL in `<meta http-equiv="refresh" content="...">`, by the HTML
-//! standard's shared declarative refresh steps.
+//! The URL in a refresh value, by the HTML standard's shared declarative
+//! refresh steps: `<meta http-equiv="refresh" content="...">` in HTML and
+//! the HTTP `Refresh` header of a WARC response alike. A syntax shared by
+//! two readers, so that neither imports the other.
 
 use std::ops::Range;
 
