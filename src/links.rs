@@ -158,7 +158,7 @@ pub struct Outcome {
     pub encoding: &'static Encoding,
     /// The document's base, if it had one.
     pub base: Option<Base>,
-    /// Every link found (none when only [`Details::Counts`] were asked).
+    /// Every link found (none when only [`Details::Counts`](crate::Details::Counts) were asked).
     pub links: Vec<Link>,
     /// How many links were rewritten.
     pub rewritten: usize,

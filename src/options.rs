@@ -35,7 +35,7 @@ pub struct Options<'a> {
 /// How much a rewrite tells of the links it found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Details {
-    /// A [`Link`] record for each link (for a listing or a report).
+    /// A [`Link`](crate::Link) record for each link (for a listing or a report).
     #[default]
     Links,
     /// Only how many were rewritten: no record per link, so memory stays
