@@ -16,7 +16,7 @@ __version__: str
 # Rules, Kind, Link and WarcLink exist for type checkers only: import them
 # under `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
-Kind = Literal["html", "css", "message", "mbox", "warc"]
+Kind = Literal["html", "css", "message", "mbox", "warc", "wacz"]
 
 class RelinkWarning(UserWarning):
     """What relink could not do in a document: the part is left as it was."""
@@ -87,14 +87,16 @@ def rewrite(
     kind: Optional[Kind] = None,
 ) -> bytes:
     """Rewrites any document relink reads: HTML, CSS, a message or MHTML
-    file, an mbox, or a WARC file.
+    file, an mbox, a web archive (WARC or ARC) or a WACZ package; a gzipped
+    document comes back gzipped.
 
     ``kind`` is found from the bytes when not given (a style sheet must be
     named ``"css"``). ``base`` is the URL the document was retrieved from;
     without one only the document's own bases apply (its BASE element, a
     message's Content-Base and Content-Location). The records of a WARC file
     use their own bases and ``base`` is not used. An unknown kind raises
-    ``ValueError``.
+    ``ValueError``, and so does a web archive given another kind: it is
+    never read as a document.
     """
 
 def warc_links(path: Union[str, os.PathLike[str]], rules: Rules = "rfc1808") -> WarcLinks:

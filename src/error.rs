@@ -57,6 +57,9 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A WACZ package that cannot be read or written again.
+    #[error(transparent)]
+    Wacz(#[from] crate::warc::wacz::WaczError),
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -167,34 +167,50 @@ impl Rewriter {
         }
     }
 
-    /// Rewrites one document, held in memory: HTML, a style sheet, or a
-    /// message or MHTML file (by [`Rewriter::kind`], else by its content).
-    /// An mbox or a WARC goes through [`Rewriter::rewrite_mbox`] or
-    /// [`Rewriter::rewrite_warc`].
+    /// Rewrites any input relink reads, held in memory: HTML, a style
+    /// sheet, a message or MHTML file, an mbox, a web archive (WARC or
+    /// ARC, plain or gzipped) or a WACZ package, by [`Rewriter::kind`],
+    /// else by its content. [`Rewriter::rewrite_mbox`] and
+    /// [`Rewriter::rewrite_warc`] do the same for archives as streams.
     ///
     /// A gzipped document is rewritten inside its compression and comes
-    /// back gzipped. A web archive is never read as a document: it is an
-    /// error, whatever [`Rewriter::kind`] says.
+    /// back gzipped. A web archive is never read as a document: given
+    /// another kind, it is an error.
+    ///
+    /// The links of an archive come in order, message by message or record
+    /// by record; each record's own base serves, not
+    /// [`Rewriter::retrieved_from`].
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        if self.kind != Some(Kind::Warc) && warc::looks_like_warc(input) {
-            return Err(Error::ArchiveAsDocument);
+        let archive = warc::looks_like_warc(input);
+        match self.kind {
+            Some(Kind::Warc) => return self.rewrite_as(input, Kind::Warc),
+            Some(_) if archive => return Err(Error::ArchiveAsDocument),
+            None if archive => return self.rewrite_as(input, Kind::Warc),
+            Some(Kind::Wacz) => return self.rewrite_as(input, Kind::Wacz),
+            None if warc::wacz::looks_like_wacz(input) => {
+                return self.rewrite_as(input, Kind::Wacz);
+            }
+            _ => {}
         }
         match compressed::compression_of(input) {
             Some(compressed::Compression::Gzip) => self.rewrite_gzipped(input),
             Some(other) => Err(Error::Compressed(other.name())),
-            None => self.rewrite_document(input),
+            None => self.rewrite_as(input, self.kind_of(input)),
         }
     }
 
-    /// [`Rewriter::rewrite`] of a document that is neither an archive nor
-    /// compressed.
-    fn rewrite_document<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
+    /// The kind of an input that is neither an archive nor compressed.
+    fn kind_of(&self, input: &[u8]) -> Kind {
+        self.kind
+            .or_else(|| kind::sniff(input))
+            .unwrap_or(Kind::Html)
+    }
+
+    /// [`Rewriter::rewrite`] of an input of a known kind, not compressed
+    /// (but for a gzipped WARC).
+    fn rewrite_as<'i>(&self, input: &'i [u8], kind: Kind) -> Result<Rewritten<'i>, Error> {
         let (forced, outer) = self.bases()?;
         let options = self.options(forced.as_ref(), outer.as_ref());
-        let kind = self
-            .kind
-            .or_else(|| kind::sniff(input))
-            .unwrap_or(Kind::Html);
         let (output, links, warnings, layers) = match kind {
             Kind::Html | Kind::Css => {
                 let outcome = if kind == Kind::Css {
@@ -215,9 +231,53 @@ impl Rewriter {
                 let layers = outcome.parts.into_iter().flat_map(|p| p.layers).collect();
                 (outcome.output, links, outcome.warnings, layers)
             }
-            Kind::Mbox => return Err(Error::Streamed("an mbox")),
-            Kind::Warc => return Err(Error::Streamed("a WARC")),
-            Kind::Wacz => return Err(Error::Streamed("a WACZ")),
+            Kind::Mbox => {
+                let mut out = Vec::with_capacity(input.len());
+                let (mut links, mut warnings, mut layers) = (Vec::new(), Vec::new(), Vec::new());
+                let changed = document::rewrite_mbox(
+                    input,
+                    mbox::detect(input),
+                    &mut out,
+                    &options,
+                    |message, _| {
+                        let n = message.number;
+                        let outcome = &message.outcome;
+                        warnings.extend(
+                            (outcome.warnings.iter())
+                                .map(|w| w.clone().within(format!("message {n}"))),
+                        );
+                        links.extend(outcome.links.iter().map(|(_, link)| link.clone()));
+                        layers.extend(outcome.parts.iter().flat_map(|p| p.layers.clone()));
+                    },
+                )?;
+                (changed.then_some(out), links, warnings, layers)
+            }
+            Kind::Warc | Kind::Wacz => {
+                let options = WarcOptions {
+                    document: self.options(forced.as_ref(), None),
+                    ..WarcOptions::new(&Engine)
+                };
+                let (mut links, mut layers) = (Vec::new(), Vec::new());
+                let mut collect = |record: warc::RecordReport| {
+                    links.extend(record.links);
+                    layers.extend(record.layers);
+                };
+                let (changed, out, warnings) = if kind == Kind::Warc {
+                    let mut out = Vec::with_capacity(input.len());
+                    let summary = warc::rewrite_with(input, &mut out, &options, &mut collect)?;
+                    (summary.changed > 0, out, summary.warnings)
+                } else {
+                    let mut out = std::io::Cursor::new(Vec::with_capacity(input.len()));
+                    let summary = warc::wacz::rewrite_with(
+                        std::io::Cursor::new(input),
+                        &mut out,
+                        &options,
+                        |_, record| collect(record),
+                    )?;
+                    (!summary.unchanged(), out.into_inner(), summary.warnings)
+                };
+                (changed.then_some(out), links, warnings, layers)
+            }
         };
         Ok(Rewritten {
             input,
@@ -240,7 +300,7 @@ impl Rewriter {
             // decompress to itself).
             return Err(Error::Compressed(inner.name()));
         }
-        let inner = self.rewrite_document(document)?;
+        let inner = self.rewrite_as(document, self.kind_of(document))?;
         let output = match &inner.output {
             Some(document) => Some(gunzipped.gzip_again(document)?),
             None => None,
@@ -291,6 +351,38 @@ impl Rewriter {
             ..WarcOptions::new(&Engine)
         };
         Ok(warc::rewrite(input, output, &options)?)
+    }
+}
+
+impl Rewriter {
+    /// Calls `on_link` for every link of a web archive (WARC or ARC, plain
+    /// or gzipped), record by record, as a stream in memory bounded by the
+    /// record; writes nothing. Each record's own base serves.
+    ///
+    /// ```
+    /// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
+    /// let head = format!(
+    ///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
+    ///      Content-Length: {}\r\n\r\n",
+    ///     page.len()
+    /// );
+    /// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
+    /// let mut found = Vec::new();
+    /// relink::Rewriter::new().warc_links(&archive[..], |link| found.push(link.link.resolved))?;
+    /// assert_eq!(found, ["http://a/x/b"]);
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub fn warc_links(
+        &self,
+        input: impl BufRead,
+        on_link: impl FnMut(warc::WarcLink),
+    ) -> Result<WarcSummary, Error> {
+        let (forced, _) = self.bases()?;
+        let options = WarcOptions {
+            document: self.options(forced.as_ref(), None),
+            ..WarcOptions::new(&Engine)
+        };
+        Ok(warc::links(input, &options, on_link)?)
     }
 }
 

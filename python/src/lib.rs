@@ -15,44 +15,20 @@ use pyo3::types::{PyBytes, PyDict};
 use pyo3::{intern, pyclass, pymethods};
 
 // ---------------------------------------------------------------------
-// The only module that calls the relink crate. It uses:
-//   relink::Error (ArchiveAsDocument)
-//   relink::compressed::{compression_of, Compression, gunzip,
-//     MAX_DECOMPRESSED_BYTES, Gunzipped (bytes, gzip_again)}
-//   relink::resolve, relink::url::{BaseUrl::parse, Rules (FromStr)}
-//   relink::base::{Base::new, BaseSource::RetrievedFrom}
-//   relink::document::{rewrite_html, rewrite_css, Options, Link, LinkPlace
-//     (through Link::place), Outcome (its output, links, warnings)}
-//   relink::kind::{detect_file, Kind}
-//   relink::mime::message::rewrite_message (MessageOutcome's output, warnings)
-//   relink::mime::mbox::{detect, rewrite_mbox} (ArchiveMessage's number,
-//     outcome.warnings)
-//   relink::warc::{links, rewrite, looks_like_warc, WarcOptions, WarcError,
-//     WarcLink (record, target_uri, record_id, link), WarcSummary (changed,
-//     warnings)}
+// The only module that calls the relink crate. It uses only what the
+// crate's root exports: relink::{resolve, Rewriter, Rewritten, Kind,
+// Rules, Link, WarcLink, Error}.
 // ---------------------------------------------------------------------
 
 /// Every use of the relink crate, behind plain types: the rest of this
 /// file speaks Python and never names a relink item.
 mod engine {
-    /// The library's warnings, as the words Python shows.
-    fn texts(warnings: &[relink::Warning]) -> Vec<String> {
-        warnings.iter().map(ToString::to_string).collect()
-    }
-
     use std::fs::File;
     use std::io::{self, BufReader, Read};
-    use std::path::Path;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use relink::base::{Base, BaseSource};
-    use relink::compressed;
-    use relink::document::{self, Link, Options};
-    use relink::kind::{self, Kind};
-    use relink::mime::mbox;
-    use relink::url::{BaseUrl, Rules};
-    use relink::warc::{self, WarcError, WarcOptions};
+    use relink::{Kind, Link, Rewriter, Rules};
 
     /// What went wrong: bad arguments or input (`ValueError`), or reading
     /// a file (`OSError`).
@@ -66,7 +42,10 @@ mod engine {
 
     impl From<relink::Error> for Failure {
         fn from(error: relink::Error) -> Self {
-            Failure::Value(error.to_string())
+            match error {
+                relink::Error::Io(error) => Failure::Io(error),
+                other => Failure::Value(other.to_string()),
+            }
         }
     }
 
@@ -112,12 +91,20 @@ mod engine {
         Ok(name.parse::<Rules>()?)
     }
 
-    /// The retrieval URL as the lowest layer of a document's base.
-    fn retrieved_from(base: &str, rules: Rules) -> Result<Base, Failure> {
-        Ok(Base::new(
-            BaseUrl::parse(base, rules)?,
-            BaseSource::RetrievedFrom,
-        ))
+    /// A rewrite under the named rules, from a retrieval URL, of a kind.
+    fn rewriter(
+        base: Option<&str>,
+        rules_name: &str,
+        kind: Option<Kind>,
+    ) -> Result<Rewriter, Failure> {
+        let mut rewriter = Rewriter::new().rules(rules(rules_name)?);
+        if let Some(base) = base {
+            rewriter = rewriter.retrieved_from(base);
+        }
+        if let Some(kind) = kind {
+            rewriter = rewriter.kind(kind);
+        }
+        Ok(rewriter)
     }
 
     fn row(link: Link) -> LinkRow {
@@ -137,170 +124,65 @@ mod engine {
         }
     }
 
+    fn rewritten(out: relink::Rewritten<'_>) -> Rewritten {
+        let warnings = out.warnings().iter().map(ToString::to_string).collect();
+        let bytes = out.changed().then(|| out.into_bytes());
+        Rewritten { bytes, warnings }
+    }
+
     pub fn resolve(base: &str, reference: &str, rules_name: &str) -> Result<String, Failure> {
         Ok(relink::resolve(base, reference, rules(rules_name)?)?)
     }
 
     /// An HTML document rewritten against the URL it was retrieved from.
     pub fn absolutize(data: &[u8], base: &str, rules_name: &str) -> Result<Rewritten, Failure> {
-        let rules = rules(rules_name)?;
-        let base = retrieved_from(base, rules)?;
-        let options = Options {
-            rules,
-            outer: Some(&base),
-            ..Options::default()
-        };
-        let outcome = document::rewrite_html(data, &options)?;
-        Ok(Rewritten {
-            bytes: outcome.output,
-            warnings: texts(&outcome.warnings),
-        })
+        let rewriter = rewriter(Some(base), rules_name, Some(Kind::Html))?;
+        Ok(rewritten(rewriter.rewrite(data)?))
     }
 
     /// Every link of an HTML document retrieved from `base`.
     pub fn links(data: &[u8], base: &str, rules_name: &str) -> Result<Vec<LinkRow>, Failure> {
-        let rules = rules(rules_name)?;
-        let base = retrieved_from(base, rules)?;
-        let options = Options {
-            rules,
-            outer: Some(&base),
-            ..Options::default()
-        };
-        let outcome = document::rewrite_html(data, &options)?;
-        Ok(outcome.links.into_iter().map(row).collect())
+        let rewriter = rewriter(Some(base), rules_name, Some(Kind::Html))?;
+        let out = rewriter.rewrite(data)?;
+        Ok(out.links().iter().cloned().map(row).collect())
     }
 
     /// The kinds `rewrite` takes by name.
-    pub const KINDS: [&str; 5] = ["html", "css", "message", "mbox", "warc"];
+    pub const KINDS: [(&str, Kind); 6] = [
+        ("html", Kind::Html),
+        ("css", Kind::Css),
+        ("message", Kind::Message),
+        ("mbox", Kind::Mbox),
+        ("warc", Kind::Warc),
+        ("wacz", Kind::Wacz),
+    ];
 
-    /// Any document relink reads, its kind given or found from its bytes.
+    /// Any input relink reads, its kind given or found from its bytes (an
+    /// archive is never taken for a document).
     pub fn rewrite(
         data: &[u8],
         base: Option<&str>,
         rules_name: &str,
         kind_name: Option<&str>,
     ) -> Result<Rewritten, Failure> {
-        if kind_name.is_some_and(|k| !k.eq_ignore_ascii_case("warc")) && warc::looks_like_warc(data)
-        {
-            return Err(Failure::Value(relink::Error::ArchiveAsDocument.to_string()));
-        }
-        if kind_name.is_none_or(|k| !k.eq_ignore_ascii_case("warc"))
-            && compressed::compression_of(data) == Some(compressed::Compression::Gzip)
-        {
-            return rewrite_gzipped(data, base, rules_name, kind_name);
-        }
-        let rules = rules(rules_name)?;
-        let base = base.map(|b| retrieved_from(b, rules)).transpose()?;
-        let options = Options {
-            rules,
-            outer: base.as_ref(),
-            ..Options::default()
-        };
         let kind = match kind_name {
-            Some(name) => KINDS
-                .into_iter()
-                .find(|k| k.eq_ignore_ascii_case(name))
-                .ok_or_else(|| {
-                    Failure::Value(format!(
-                        "unknown kind '{name}' (expected {})",
-                        KINDS.join(", ")
-                    ))
-                })?,
-            None if warc::looks_like_warc(data) => "warc",
-            // Only the content decides: there is no file name.
-            None => match kind::detect_file(Path::new(""), data) {
-                Kind::Html => "html",
-                Kind::Css => "css",
-                Kind::Message => "message",
-                Kind::Mbox => "mbox",
-                Kind::Warc => "warc",
-                Kind::Wacz => {
-                    return Err(Failure::Value(
-                        "a WACZ package is read from a file: relink PATH.wacz".to_owned(),
-                    ));
-                }
-            },
-        };
-        match kind {
-            "css" => {
-                let outcome = document::rewrite_css(data, &options)?;
-                Ok(Rewritten {
-                    bytes: outcome.output,
-                    warnings: texts(&outcome.warnings),
-                })
-            }
-            "message" => {
-                let outcome = relink::rewrite_message(data, &options);
-                Ok(Rewritten {
-                    bytes: outcome.output,
-                    warnings: texts(&outcome.warnings),
-                })
-            }
-            "mbox" => {
-                let mut out = Vec::with_capacity(data.len());
-                let mut warnings = Vec::new();
-                let changed =
-                    relink::rewrite_mbox(data, mbox::detect(data), &mut out, &options, |m, _| {
-                        let number = m.number;
-                        warnings.extend(
-                            (m.outcome.warnings.iter()).map(|w| format!("message {number}: {w}")),
-                        );
-                    })?;
-                Ok(Rewritten {
-                    bytes: changed.then_some(out),
-                    warnings,
-                })
-            }
-            "warc" => {
-                let options = WarcOptions {
-                    document: options,
-                    ..WarcOptions::default()
-                };
-                let mut out = Vec::with_capacity(data.len());
-                let summary = warc::rewrite(data, &mut out, &options).map_err(warc_failure)?;
-                Ok(Rewritten {
-                    bytes: (summary.changed > 0).then_some(out),
-                    warnings: texts(&summary.warnings),
-                })
-            }
-            _ => {
-                let outcome = document::rewrite_html(data, &options)?;
-                Ok(Rewritten {
-                    bytes: outcome.output,
-                    warnings: texts(&outcome.warnings),
-                })
-            }
-        }
-    }
-
-    /// A gzipped document: undone, rewritten, gzipped again with its header.
-    fn rewrite_gzipped(
-        data: &[u8],
-        base: Option<&str>,
-        rules_name: &str,
-        kind_name: Option<&str>,
-    ) -> Result<Rewritten, Failure> {
-        let gunzipped = compressed::gunzip(data, compressed::MAX_DECOMPRESSED_BYTES)
-            .map_err(|e| Failure::Value(format!("gzip data cannot be read: {e}")))?;
-        if compressed::compression_of(&gunzipped.bytes).is_some() {
-            return Err(Failure::Value("compressed twice: not read".to_owned()));
-        }
-        let inner = rewrite(&gunzipped.bytes, base, rules_name, kind_name)?;
-        let bytes = match inner.bytes {
-            Some(document) => Some(gunzipped.gzip_again(&document).map_err(Failure::Io)?),
+            Some(name) => Some(
+                KINDS
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|&(_, kind)| kind)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = KINDS.iter().map(|(k, _)| *k).collect();
+                        Failure::Value(format!(
+                            "unknown kind '{name}' (expected {})",
+                            names.join(", ")
+                        ))
+                    })?,
+            ),
             None => None,
         };
-        Ok(Rewritten {
-            bytes,
-            warnings: inner.warnings,
-        })
-    }
-
-    fn warc_failure(error: WarcError) -> Failure {
-        match error {
-            WarcError::Io(error) => Failure::Io(error),
-            other => Failure::Value(other.to_string()),
-        }
+        let rewriter = rewriter(base, rules_name, kind)?;
+        Ok(rewritten(rewriter.rewrite(data)?))
     }
 
     /// A WARC file opened for [`WarcSource::run`].
@@ -330,14 +212,8 @@ mod engine {
                 inner: self.file,
                 stop: Arc::clone(&stop),
             };
-            let options = WarcOptions {
-                document: Options {
-                    rules: self.rules,
-                    ..Options::default()
-                },
-                ..WarcOptions::default()
-            };
-            let result = warc::links(BufReader::new(reader), &options, |link| {
+            let rewriter = Rewriter::new().rules(self.rules);
+            let result = rewriter.warc_links(BufReader::new(reader), |link| {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
@@ -354,7 +230,7 @@ mod engine {
             match result {
                 _ if stop.load(Ordering::Relaxed) => Ok(()),
                 Ok(_) => Ok(()),
-                Err(WarcError::Io(error)) => Err(Failure::Io(io::Error::new(
+                Err(relink::Error::Io(error)) => Err(Failure::Io(io::Error::new(
                     error.kind(),
                     format!("{}: {error}", self.path),
                 ))),
