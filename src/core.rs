@@ -137,6 +137,8 @@ pub enum WarningKind {
     ArchiveSplit,
     /// A file rewritten in place whose other names keep the old content.
     HardLinks,
+    /// A backup that already existed, kept instead of the content replaced.
+    BackupKept,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

@@ -355,7 +355,7 @@ fn conflicting_modes_are_usage_errors_and_write_nothing() {
     let (dir, page) = page();
     let copy = dir.path().join("copy.html");
     let (p, o) = (s(&page), s(&copy));
-    let cases: [&[&str]; 12] = [
+    let cases: [&[&str]; 15] = [
         &["--diff", "--in-place"],
         &["--diff", "-o", o],
         &["--list", "--diff"],
@@ -367,6 +367,9 @@ fn conflicting_modes_are_usage_errors_and_write_nothing() {
         &["--dry-run", "--in-place"],
         &["--dry-run", "--diff"],
         &["-o", o, "-i"],
+        &["--compare-rules", "--check"],
+        &["--compare-rules", "-o", o],
+        &["--compare-rules", "--list"],
         &["--format", "tsv"],
     ];
     for flags in cases {
@@ -400,35 +403,125 @@ fn no_input_reads_standard_input_when_it_is_not_a_terminal() {
 }
 
 #[test]
-fn check_exits_1_when_it_reports_and_prints_no_document() {
+fn compare_rules_exits_1_when_it_reports_and_prints_no_document() {
     let base = "http://a/b/c/d;p?q";
-    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=\";x\">");
+    let out = relink(
+        &["--retrieved-from", base, "--compare-rules"],
+        b"<a href=\";x\">",
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(out.stdout.is_empty());
-    assert!(stderr(&out).contains("';x' resolves differently"));
-    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=g>");
+    assert_eq!(
+        stdout(&out),
+        "standard input:1:10: ';x' resolves differently: rfc1808 http://a/b/c/d;x, rfc3986 http://a/b/c/;x, whatwg http://a/b/c/;x\n"
+    );
+    let out = relink(
+        &["--retrieved-from", base, "--compare-rules"],
+        b"<a href=g>",
+    );
     assert_ok(&out);
     assert!(out.stdout.is_empty());
-    assert!(!stderr(&out).contains("resolves differently"));
+    // In JSON: the link's row, with each rule set's result (null for none).
+    let out = relink(
+        &[
+            "--retrieved-from",
+            base,
+            "--compare-rules",
+            "--format",
+            "json",
+        ],
+        b"<a href=g>\n<a href=\";x\"><a href='//['>",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", stdout(&out));
+    assert_eq!(
+        (&rows[0]["line"], &rows[0]["column"], &rows[0]["original"]),
+        (
+            &serde_json::json!(2),
+            &serde_json::json!(10),
+            &serde_json::json!(";x")
+        )
+    );
+    assert_eq!(rows[0]["rfc1808"], "http://a/b/c/d;x");
+    assert_eq!(rows[0]["whatwg"], "http://a/b/c/;x");
+    assert_eq!(rows[1]["whatwg"], serde_json::Value::Null);
+    // The summary, in JSON too, is still the last line of standard error.
+    let summary: serde_json::Value = serde_json::from_str(&summary(&out)).unwrap();
+    assert_eq!(summary["warnings"], 2);
 }
 
 #[test]
-fn check_skips_absolute_urls_that_only_normalise_differently() {
+fn compare_rules_skips_absolute_urls_that_only_normalise_differently() {
     let page = b"<a href=\"https://json.org\"><a href=\"HTTP://A/b/../c\"><a href=x>";
-    let out = relink(&["--retrieved-from", "http://h/", "--check"], page);
+    let out = relink(&["--retrieved-from", "http://h/", "--compare-rules"], page);
     assert_ok(&out);
-    assert!(
-        !stderr(&out).contains("resolves differently"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
     // The base's scheme without `//` is relative to WHATWG: reported.
     let out = relink(
-        &["--retrieved-from", "http://a/b/c/d", "--check"],
+        &["--retrieved-from", "http://a/b/c/d", "--compare-rules"],
         b"<a href=\"http:g\">",
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("'http:g' resolves differently"));
+    assert!(stdout(&out).contains("'http:g' resolves differently"));
+}
+
+/// `--check` as rustfmt and black mean it: exit 1 when a rewrite would
+/// change a document, listing each link it would change and where.
+#[test]
+fn check_lists_what_a_rewrite_would_change_and_exits_1() {
+    let (dir, page) = page();
+    let absolute = dir.path().join("abs.html");
+    std::fs::write(&absolute, "<a href=http://x/>").unwrap();
+    let empty = dir.path().join("empty.html");
+    std::fs::write(&empty, "<p>\n  <a href=\"\">top</a>").unwrap();
+    let args = [
+        s(&page),
+        s(&absolute),
+        s(&empty),
+        "--retrieved-from",
+        "http://h/d/",
+    ];
+    let out = relink(&[&args[..], &["--check"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}:1:9: <a href> 'x' -> http://h/d/x\n{}:2:12: <a href> '' -> http://h/d/\n",
+            s(&page),
+            s(&empty)
+        )
+    );
+    assert_eq!(
+        summary(&out),
+        "relink: 3 files, 2 would change, 2 links would be rewritten, no warnings, no errors (nothing written)"
+    );
+    // Nothing was written.
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "<a href=x>\n");
+    // The same rows in JSON, as --list writes them.
+    let out = relink(&[&args[..], &["--check", "--format", "json"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(1));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["file"], s(&empty));
+    assert_eq!(
+        (rows[1]["line"].as_u64(), rows[1]["column"].as_u64()),
+        (Some(2), Some(12))
+    );
+    assert_eq!(rows[1]["original"], "");
+    assert_eq!(rows[1]["resolved"], "http://h/d/");
+    // A tree with nothing left to rewrite passes.
+    let out = relink(
+        &[s(&absolute), "--retrieved-from", "http://h/", "--check"],
+        b"",
+    );
+    assert_ok(&out);
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
@@ -667,8 +760,9 @@ fn reads_are_counted_for_progress_and_no_bar_is_drawn_off_a_terminal() {
         diff: false,
         keep_details: false,
         bytes_read: Some(Arc::clone(&count)),
+        writer_is_terminal: false,
     };
-    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"));
+    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"), None);
     assert!(errors.is_empty());
     let report = batch::process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
     assert!(report.error.is_none(), "{:?}", report.error);
