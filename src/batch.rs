@@ -850,6 +850,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn compressed_archives_are_not_written_to_a_terminal() {
+        let gzip = [0x1f, 0x8b, 8, 0];
+        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0];
+        assert!(refuses_terminal(Kind::Warc, &gzip, true));
+        assert!(refuses_terminal(Kind::Warc, &zstd, true));
+        // Not to a terminal, not compressed, or not an archive: written.
+        assert!(!refuses_terminal(Kind::Warc, &gzip, false));
+        assert!(!refuses_terminal(Kind::Warc, b"WARC/1.1\r\n", true));
+        assert!(!refuses_terminal(Kind::Html, &gzip, true));
+        assert!(!refuses_terminal(Kind::Mbox, b"From a@b", true));
+    }
+
+    #[test]
     fn mirror_urls_percent_encode_what_urls_cannot_hold() {
         let p = Path::new;
         assert_eq!(

@@ -140,7 +140,8 @@ struct RewriteArgs {
     #[arg(long, required_if_eq("format", "tsv"))]
     list: bool,
     /// The format of --list's rows (text, tsv or json), of --check's and
-    /// --compare-rules' reports (text or json), or else of the summary.
+    /// --compare-rules' reports (text or json), and of the summary (text or
+    /// json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
     /// Write nothing; list each link a rewrite would change (file,

@@ -785,3 +785,249 @@ fn the_manual_has_examples_and_exit_status_and_no_missing_pages() {
     assert!(!man.contains("relink\\-resolve(1)"), "{man}");
     assert!(!man.contains("(1)"), "{man}");
 }
+
+/// Runs `relink` with standard output a pipe whose reading end is closed
+/// at once, as `relink ... | head -c 0` leaves it.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("relink runs");
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+/// A closed standard output (`| head`) ends every mode quietly: exit 0,
+/// nothing on standard error. Each output is larger than a pipe holds, so
+/// relink meets the closed pipe whenever it starts writing.
+#[test]
+fn a_closed_pipe_ends_every_mode_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("big.html");
+    std::fs::write(&page, "<a href=\";x\">link</a>\n".repeat(20_000)).unwrap();
+    let mbox = dir.path().join("big.mbox");
+    let message = "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=x>\n\n";
+    std::fs::write(&mbox, message.repeat(5_000)).unwrap();
+    let warc = crate::fixture("corpus/warc/python-tutorial.warc.gz");
+    let from = "http://a/b/c/d;p?q";
+    let runs: Vec<Vec<&str>> = vec![
+        vec![s(&page), "--retrieved-from", from],
+        vec![s(&mbox), "--retrieved-from", from],
+        vec![s(&warc)],
+        vec![s(&warc), "--list", "--format", "json"],
+        vec![s(&page), "--list", "--retrieved-from", from],
+        vec![s(&page), "--check", "--retrieved-from", from],
+        vec![s(&page), "--compare-rules", "--retrieved-from", from],
+        vec![s(&page), "--diff", "--retrieved-from", from],
+        vec![
+            s(&page),
+            "--check",
+            "--format",
+            "json",
+            "--retrieved-from",
+            from,
+        ],
+        vec!["explain", s(&mbox)],
+        vec!["man"],
+        vec!["completions", "bash"],
+        vec!["--help"],
+    ];
+    for args in runs {
+        let out = with_stdout_closed(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+    // relink resolve, answering many references.
+    let refs: Vec<String> = (0..20_000).map(|n| format!("g{n}")).collect();
+    let mut args = vec!["resolve", from];
+    args.extend(refs.iter().map(String::as_str));
+    let out = with_stdout_closed(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn output_under_a_missing_directory_names_the_path_given() {
+    let (dir, page) = page();
+    let target = dir.path().join("newdir/out.html");
+    let out = relink(
+        &[s(&page), "--retrieved-from", "http://h/", "-o", s(&target)],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "relink: error: {}: cannot write {}: no such directory: {}",
+            s(&page),
+            s(&target),
+            s(&dir.path().join("newdir"))
+        )),
+        "{err}"
+    );
+    // Never a temporary file's name, and a summary that agrees.
+    assert!(!err.contains(".relink-"), "{err}");
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 0 changed, no links rewritten, no warnings, 1 error"
+    );
+    assert!(!dir.path().join("newdir").exists());
+}
+
+#[test]
+fn output_into_a_device_writes_into_it() {
+    let (_dir, page) = page();
+    let out = relink(
+        &[s(&page), "--retrieved-from", "http://h/", "-o", "/dev/null"],
+        b"",
+    );
+    assert_ok(&out);
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 1 changed, 1 link rewritten, no warnings, no errors"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // An archive, streamed, goes into it too.
+    let warc = crate::fixture("warc/site.warc.gz");
+    assert_ok(&relink(&[s(&warc), "-o", "/dev/null"], b""));
+}
+
+#[test]
+fn strict_makes_a_warning_fail_the_run() {
+    let (_dir, page) = page();
+    // No base: a warning, and the summary counts the document left.
+    let out = relink(&[s(&page)], b"");
+    assert_ok(&out);
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 0 changed, 1 document left without a base url, no links rewritten, 1 warning, no errors"
+    );
+    let out = relink(&[s(&page), "--strict"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"<a href=x>\n");
+    // Without warnings, --strict changes nothing.
+    let out = relink(
+        &[s(&page), "--strict", "--retrieved-from", "http://h/"],
+        b"",
+    );
+    assert_ok(&out);
+}
+
+#[test]
+fn every_message_is_relink_error_or_warning() {
+    let (dir, page) = page();
+    // clap's usage errors, in relink's words.
+    let out = relink(&["--no-such-flag"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("relink: error: unexpected argument '--no-such-flag'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = relink(&[s(&page), "--list", "--diff"], b"");
+    assert!(
+        stderr(&out).starts_with("relink: error: "),
+        "{}",
+        stderr(&out)
+    );
+    // relink's own.
+    let gone = dir.path().join("gone.html");
+    let out = relink(&[s(&gone), "--retrieved-from", "http://h/"], b"");
+    assert!(
+        stderr(&out).starts_with(&format!("relink: error: {}: no such file", s(&gone))),
+        "{}",
+        stderr(&out)
+    );
+    let out = relink(&[s(&page)], b"");
+    assert!(
+        stderr(&out).starts_with(&format!("relink: warning: {}: no base url", s(&page))),
+        "{}",
+        stderr(&out)
+    );
+    // --help and --version are no errors.
+    let out = relink(&["--version"], b"");
+    assert_ok(&out);
+    assert!(stdout(&out).starts_with("relink "));
+}
+
+#[test]
+fn a_path_given_as_a_base_suggests_its_file_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("library");
+    std::fs::create_dir(&library).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(["resolve", "./library/", "g"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let want = url::Url::from_directory_path(library.canonicalize().unwrap()).unwrap();
+    let err = stderr(&out);
+    assert!(err.contains(&format!("did you mean {want}?")), "{err}");
+    assert!(!err.contains("https://"), "{err}");
+    let out = relink(&["-", "--retrieved-from", "/srv/www/page.html"], b"");
+    assert!(
+        stderr(&out).contains("did you mean file:///srv/www/page.html?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_page_url_given_for_a_directory_warns() {
+    let (dir, _page) = page();
+    let out_dir = dir.path().join("out");
+    let args = [s(dir.path()), "-o", s(&out_dir), "--retrieved-from"];
+    let out = relink(&[&args[..], &["https://h/docs/index.html"]].concat(), b"");
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "relink: warning: --retrieved-from https://h/docs/index.html names a page, but {} is a directory: its files get URLs below it (https://h/docs/index.html/index.html); give the directory's URL, https://h/docs/",
+            s(dir.path())
+        )),
+        "{err}"
+    );
+    assert!(summary(&out).contains("1 warning"), "{err}");
+    // A directory's URL, with or without its slash, is no page.
+    for url in ["https://h/docs/", "https://h/docs", "https://h"] {
+        let out = relink(&[&args[..], &[url]].concat(), b"");
+        assert!(
+            !stderr(&out).contains("names a page"),
+            "{url}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn help_and_manual_name_web_archives() {
+    let help = relink(&["--help"], b"");
+    assert!(stdout(&help).contains("WARC"), "{}", stdout(&help));
+    assert!(stdout(&help).contains("relink crawl.warc.gz -o crawl.abs.warc.gz"));
+    let short = relink(&["-h"], b"");
+    assert!(stdout(&short).contains("WARC web archives"));
+    let man = relink(&["man"], b"");
+    let man = stdout(&man);
+    let description = &man[man.find(".SH DESCRIPTION").unwrap()..man.find(".SH OPTIONS").unwrap()];
+    assert!(description.contains("WARC"), "{description}");
+    assert!(
+        man.contains("relink crawl.warc.gz \\-\\-list \\-\\-format json"),
+        "{man}"
+    );
+    // The resolve example is quoted: a shell reads `;` and `?` itself.
+    assert!(
+        man.contains("relink resolve 'http://a/b/c/d;p?q' ../g"),
+        "{man}"
+    );
+    assert!(!man.contains("resolve http://a/b/c/d;p?q"), "{man}");
+}

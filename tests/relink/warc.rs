@@ -37,24 +37,43 @@ fn links(input: &[u8], options: &WarcOptions<'_>) -> Vec<WarcLink> {
     found
 }
 
+/// The Python that has warcio: `RELINK_TEST_PYTHON` (the test command,
+/// `tests/run.sh`, sets it to its virtualenv's), else that virtualenv's if
+/// it is there (`target/test-venv`), else `python3`.
+fn python() -> std::path::PathBuf {
+    if let Some(python) = std::env::var_os("RELINK_TEST_PYTHON") {
+        return python.into();
+    }
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
 /// Every record of a WARC file as warcio reads it, after `warcio check`
 /// passed on it (see fixtures/warc/check_warc.py).
 fn warcio(bytes: &[u8]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.warc.gz");
     std::fs::write(&path, bytes).unwrap();
-    let output = Command::new("python3")
+    let python = python();
+    let output = Command::new(&python)
         .arg(fixture("warc/check_warc.py"))
         .arg(&path)
         .output()
         .unwrap_or_else(|e| {
-            panic!("python3 is needed to check WARC output with warcio ({e}); install python3 and run: python3 -m pip install warcio brotli")
+            panic!("{} is needed to check WARC output with warcio ({e}): run the tests with tests/run.sh, which makes a virtualenv with warcio, or set RELINK_TEST_PYTHON to a Python that has warcio and brotli", python.display())
         });
     let stderr = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
         Some(0) => {}
         Some(2) => {
-            panic!("warcio is needed to check WARC output: python3 -m pip install warcio\n{stderr}")
+            panic!(
+                "warcio is needed to check WARC output: run the tests with tests/run.sh, which makes a virtualenv with warcio, or set RELINK_TEST_PYTHON to a Python that has it ({} has not)\n{stderr}",
+                python.display()
+            )
         }
         _ => panic!("warcio rejects the output:\n{stderr}"),
     }
