@@ -11,8 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod walk;
 mod write;
 
-pub use walk::expand;
-use write::{Durability, Replace, enter_dir, finish, keep_backup, open_locked, resolve_target};
+pub use walk::{BACKUP_SUFFIXES, expand, is_backup_name};
+use write::{
+    Backup, Durability, Replace, Target, enter_dir, finish, keep_backup, open_locked,
+    output_target, resolve_target,
+};
 pub use write::{is_temporary_name, write_atomically};
 
 use crate::base::{Base, BaseSource, Layer};
@@ -148,6 +151,20 @@ pub struct Settings {
     /// Where to count the bytes read from the inputs as they are read, for
     /// a progress bar that moves through one large archive too.
     pub bytes_read: Option<Arc<AtomicU64>>,
+    /// Whether the writer of [`Destination::Writer`] is a terminal: a
+    /// compressed archive is then not written to it (see
+    /// [`refuses_terminal`]).
+    pub writer_is_terminal: bool,
+}
+
+/// Whether an input of `kind` starting with `head` would be written to a
+/// terminal as compressed bytes (a gzipped or zstd WARC, a gzipped
+/// document, a WACZ package, each written back compressed), which relink
+/// refuses as gzip does: they would only garble the terminal.
+pub fn refuses_terminal(kind: Kind, head: &[u8], writer_is_terminal: bool) -> bool {
+    const GZIP: &[u8] = &[0x1f, 0x8b];
+    const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+    writer_is_terminal && (kind == Kind::Wacz || head.starts_with(GZIP) || head.starts_with(ZSTD))
 }
 
 /// One link, placed for a report.
@@ -357,6 +374,14 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         .read_to_end(&mut head)?;
     let kind = kind_of(job, settings, &head);
     report.kind = Some(kind);
+    if settings.destination == Destination::Writer
+        && refuses_terminal(kind, &head, settings.writer_is_terminal)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "compressed output is not written to a terminal: give -o FILE, or redirect standard output",
+        ));
+    }
     if kind != Kind::Warc && warc::looks_like_warc(&head) {
         // Told to read it as something else: an archive is never a document.
         return Err(io::Error::new(
@@ -702,7 +727,10 @@ fn write_document(
     let like = document.file.map(|(_, meta)| meta);
     match &settings.destination {
         Destination::Writer => out.write_all(bytes).and_then(|()| out.flush())?,
-        Destination::File(path) => write_atomically(&resolve_target(path)?, bytes, like)?,
+        Destination::File(path) => match output_target(path)? {
+            Target::Replace(path) => write_atomically(&path, bytes, like)?,
+            Target::Into(device) => write::open_into(&device)?.write_all(bytes)?,
+        },
         Destination::Dir(dir) => {
             let path = target(&under(dir, job));
             create_parent(&path)?;
@@ -712,7 +740,7 @@ fn write_document(
             if let (true, Some((path, meta))) = (document.changed, document.file) {
                 warn_hard_links(meta, report);
                 if let Some(suffix) = backup {
-                    keep_backup(path, suffix)?;
+                    backed_up(keep_backup(path, suffix)?, path, suffix, report);
                 }
                 replace_in_place(path, &target(path), (bytes, meta), report)?;
             }
@@ -786,6 +814,21 @@ fn warn_hard_links(meta: &Metadata, report: &mut Report) {
     }
 }
 
+/// Warns when an existing backup was kept instead of the content replaced.
+fn backed_up(backup: Backup, path: &Path, suffix: &str, report: &mut Report) {
+    if backup == Backup::Kept {
+        let mut name = path.file_name().unwrap_or_default().to_owned();
+        name.push(suffix);
+        report.warnings.push(Warning::new(
+            WarningKind::BackupKept,
+            format_args!(
+                "backup {} already exists: kept as it is (it holds an earlier original), so the content replaced now has no backup",
+                name.to_string_lossy()
+            ),
+        ));
+    }
+}
+
 /// How a message part is named in reports.
 fn part_label(path: &str, mimetype: &str) -> String {
     if path.is_empty() {
@@ -822,6 +865,14 @@ fn stream_to_destination(
             return Ok(changed);
         }
         Destination::Nowhere => return write(&mut io::sink()),
+        Destination::File(path) => {
+            if let Target::Into(device) = output_target(path)? {
+                let mut writer = io::BufWriter::new(write::open_into(&device)?);
+                let changed = write(&mut writer)?;
+                writer.flush()?;
+                return Ok(changed);
+            }
+        }
         _ => {}
     }
     let in_place = matches!(destination, Destination::InPlace { .. });
@@ -846,7 +897,7 @@ fn stream_to_destination(
             backup: Some(suffix),
         } = destination
         {
-            keep_backup(&path, suffix)?;
+            backed_up(keep_backup(&path, suffix)?, &path, suffix, report);
         }
         if in_place && let Some(meta) = like {
             warn_hard_links(meta, report);
@@ -984,7 +1035,11 @@ fn run_warc(
         } else {
             warc::rewrite_with(input, writer, &options, &mut collect)
         };
-        let summary = summary.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+        let summary = summary.map_err(|e| match e {
+            // A closed standard output stays one, so the run ends quietly.
+            warc::WarcError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => e,
+            e => io::Error::new(io::ErrorKind::InvalidData, e),
+        })?;
         Ok(summary.changed > 0)
     })?;
     report.absorb(rows);
@@ -1005,6 +1060,21 @@ pub fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressed_output_is_not_written_to_a_terminal() {
+        let gzip = [0x1f, 0x8b, 8, 0];
+        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0];
+        assert!(refuses_terminal(Kind::Warc, &gzip, true));
+        assert!(refuses_terminal(Kind::Warc, &zstd, true));
+        // Not to a terminal, or not compressed: written.
+        assert!(!refuses_terminal(Kind::Warc, &gzip, false));
+        assert!(!refuses_terminal(Kind::Warc, b"WARC/1.1\r\n", true));
+        assert!(refuses_terminal(Kind::Html, &gzip, true));
+        assert!(refuses_terminal(Kind::Wacz, b"PK\x03\x04", true));
+        assert!(!refuses_terminal(Kind::Html, b"<p>", true));
+        assert!(!refuses_terminal(Kind::Mbox, b"From a@b", true));
+    }
 
     #[test]
     fn mirror_urls_percent_encode_what_urls_cannot_hold() {

@@ -36,6 +36,8 @@ pub enum WarningKind {
     ArchiveSplit,
     /// A file rewritten in place whose other names keep the old content.
     HardLinks,
+    /// A backup that already existed, kept instead of the content replaced.
+    BackupKept,
     /// Bytes of an archive that are not what its format says (a record
     /// whose length is wrong, stray bytes between records): copied as
     /// they are.

@@ -19,17 +19,19 @@ use relink::{BaseUrl, Rules};
 
 /// Make the relative links of documents absolute, by RFC 1808.
 ///
-/// Reads each FILE (HTML, CSS, a message or MHTML, an mbox, a Maildir, or a
-/// directory of them; `-` for standard input), finds each document's base
-/// URL in RFC 1808's order (the HTML BASE element, the message headers, the
-/// enclosing entity, --retrieved-from) and writes it with every relative
-/// link made absolute and every other byte unchanged.
+/// Reads each FILE (HTML, CSS, a message or MHTML, an mbox, a Maildir, a
+/// WARC web archive, gzipped or not, or a directory of them; `-` for
+/// standard input), finds each document's base URL in RFC 1808's order (the
+/// HTML BASE element, the message or HTTP headers, the enclosing entity,
+/// --retrieved-from or a WARC record's target URI) and writes it with every
+/// relative link made absolute and every other byte unchanged.
 #[derive(Debug, Parser)]
 #[command(
     name = "relink",
     version,
-    about,
+    about = "Make the relative links of documents absolute, by RFC 1808: saved pages, site mirrors, mail archives and WARC web archives",
     long_about,
+    after_help = EXAMPLES,
     args_conflicts_with_subcommands = true
 )]
 struct Cli {
@@ -100,10 +102,18 @@ struct BaseArgs {
     attrs: Vec<String>,
 }
 
+/// The examples `--help` ends with (the manual page has more).
+const EXAMPLES: &str = "Examples:
+  relink page.html --retrieved-from https://example.com/docs/page.html > page.abs.html
+  relink site/ --retrieved-from https://example.com/docs/ -o site-absolute/
+  relink crawl.warc.gz -o crawl.abs.warc.gz
+  relink crawl.warc.gz --list --format json
+  relink ~/mail/archive.mbox --in-place --backup .orig";
+
 #[derive(Debug, Args)]
 #[command(group(
     ArgGroup::new("mode")
-        .args(["list", "check", "diff", "dry_run"])
+        .args(["list", "check", "compare_rules", "diff", "dry_run"])
         .conflicts_with_all(["output", "in_place"])
 ))]
 struct RewriteArgs {
@@ -121,20 +131,29 @@ struct RewriteArgs {
     /// written.
     #[arg(short = 'i', long)]
     in_place: bool,
-    /// With --in-place, keep each original as FILE + SUFFIX.
+    /// With --in-place, keep each original as FILE + SUFFIX. An existing
+    /// backup is kept (it holds the oldest original), with a warning; files
+    /// ending in SUFFIX are not read when a directory is walked.
     #[arg(long, value_name = "SUFFIX", requires = "in_place")]
     backup: Option<String>,
     /// Print one row per link instead of the documents; write nothing.
     #[arg(long, required_if_eq("format", "tsv"))]
     list: bool,
-    /// The format of --list's rows, or else of the summary (text or json).
+    /// The format of --list's rows (text, tsv or json), of --check's and
+    /// --compare-rules' reports (text or json), and of the summary (text or
+    /// json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// Report each relative link that RFC 1808, RFC 3986 and WHATWG rules
-    /// resolve differently (where a browser would go somewhere else); exit
-    /// 1 if there is one; write nothing.
+    /// Write nothing; list each link a rewrite would change (file,
+    /// line:column, the link) on standard output, and exit 1 if there is
+    /// one, as `rustfmt --check` and `black --check` do.
     #[arg(long)]
     check: bool,
+    /// Report each relative link that RFC 1808, RFC 3986 and WHATWG rules
+    /// resolve differently (where a browser would go somewhere else), on
+    /// standard output; exit 1 if there is one; write nothing.
+    #[arg(long)]
+    compare_rules: bool,
     /// Print a unified diff of what would change; write nothing.
     #[arg(long)]
     diff: bool,
@@ -147,6 +166,10 @@ struct RewriteArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     quiet: bool,
+    /// Treat every warning as an error: exit 1 if there is one (a document
+    /// left for lack of a base included).
+    #[arg(long)]
+    strict: bool,
 }
 
 impl RewriteArgs {
@@ -155,6 +178,8 @@ impl RewriteArgs {
             Mode::List
         } else if self.check {
             Mode::Check
+        } else if self.compare_rules {
+            Mode::CompareRules
         } else if self.diff {
             Mode::Diff
         } else if self.dry_run {
@@ -173,8 +198,10 @@ enum Mode {
     Write,
     /// List their links.
     List,
-    /// Report links the rule sets resolve differently.
+    /// Report the links a rewrite would change.
     Check,
+    /// Report links the rule sets resolve differently.
+    CompareRules,
     /// Print a diff of what would change.
     Diff,
     /// Only count what would change.
@@ -282,8 +309,11 @@ enum Outcome {
     Done,
     /// Some inputs failed; the others were done.
     SomeFailed,
-    /// `--check` reported links the rule sets resolve differently.
+    /// `--check` found links to rewrite, or `--compare-rules` links the
+    /// rule sets resolve differently.
     Differences,
+    /// `--strict`, and there were warnings.
+    Warnings,
 }
 
 /// An error that is the user's to fix (exit status 2).
@@ -299,26 +329,43 @@ fn usage(message: impl Into<String>) -> anyhow::Error {
     UsageError::Message(message.into()).into()
 }
 
+/// Writes one line to standard error, `relink: ` first, as every message
+/// of relink's is written: `relink: error: ...`, `relink: warning: ...`,
+/// and the summary. A closed standard error stops nothing (and `eprintln!`
+/// would panic).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(io::stderr().lock(), "relink: {}", format_args!($($arg)*));
+    }};
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return clap_exit(&err),
+    };
     let result = match cli.command {
         Some(Command::Resolve(args)) => run_resolve(&args),
         Some(Command::Explain(args)) => run_explain(&args),
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(shell, &mut Cli::command(), "relink", &mut io::stdout());
-            Ok(Outcome::Done)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "relink", &mut script);
+            write_stdout(&script)
         }
-        Some(Command::Man) => render_man(&mut io::stdout().lock())
-            .map(|()| Outcome::Done)
-            .context("writing standard output"),
+        Some(Command::Man) => {
+            let mut page = Vec::new();
+            render_man(&mut page)
+                .context("rendering the manual")
+                .and_then(|()| write_stdout(&page))
+        }
         None => run_rewrite(&cli.rewrite),
     };
     match result {
         Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::SomeFailed | Outcome::Differences) => ExitCode::from(1),
+        Ok(Outcome::SomeFailed | Outcome::Differences | Outcome::Warnings) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("relink: {err:#}");
+            say!("error: {err:#}");
             if err.is::<UsageError>() {
                 ExitCode::from(2)
             } else {
@@ -326,6 +373,29 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// Ends on an error of clap's (a usage error, exit status 2) in relink's
+/// style, `relink: error: ...`, or prints the help or version it asked for.
+fn clap_exit(err: &clap::Error) -> ExitCode {
+    if !err.use_stderr() {
+        // --help, --version: to standard output; a closed pipe is fine.
+        let _ = err.print();
+        return ExitCode::SUCCESS;
+    }
+    let text = err.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    say!("error: {}", text.trim_end());
+    ExitCode::from(2)
+}
+
+/// Writes `bytes` to standard output.
+fn write_stdout(bytes: &[u8]) -> anyhow::Result<Outcome> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .context("writing standard output")?;
+    Ok(Outcome::Done)
 }
 
 /// A closed standard output (`relink ... | head`) is not a failure.
@@ -367,18 +437,27 @@ An mbox rewritten in place, the original kept.
 relink site/ \-\-retrieved\-from https://example.com/docs/ \-\-diff
 What would change, as a unified diff; nothing written.
 .TP
-relink page.html \-\-retrieved\-from https://example.com/ \-\-check
+relink site/ \-\-retrieved\-from https://example.com/docs/ \-\-check
+Lists the links a rewrite would change, and exits 1 if there is one (nothing written).
+.TP
+relink page.html \-\-retrieved\-from https://example.com/ \-\-compare\-rules
 The relative links RFC 1808, RFC 3986 and browsers resolve differently.
 .TP
-relink resolve http://a/b/c/d;p?q ../g
-Resolve one reference: prints http://a/b/g.
+relink crawl.warc.gz \-o crawl.abs.warc.gz
+A web archive: each record's payload rewritten against its own target URI, the file still gzipped a member per record.
+.TP
+relink crawl.warc.gz \-\-list \-\-format json
+Every link of a web archive, one JSON object per line.
+.TP
+relink resolve 'http://a/b/c/d;p?q' ../g
+Resolve one reference: prints http://a/b/g (quoted: a shell reads ; and ? itself).
 .SH "EXIT STATUS"
 .TP
 0
 Every input went through.
 .TP
 1
-Some input failed (each error names it; the other inputs are still done, and nothing is left half\-written), or \fB\-\-check\fR reported a link.
+Some input failed (each error names it; the other inputs are still done, and nothing is left half\-written); or \fB\-\-check\fR found a link to rewrite, \fB\-\-compare\-rules\fR a link the rule sets resolve differently, or \fB\-\-strict\fR a warning.
 .TP
 2
 A usage error: nothing was read or written.
@@ -410,18 +489,37 @@ fn has_scheme(text: &str) -> bool {
     }
 }
 
-/// Parses a base URL given on the command line; one that looks like a host
-/// name without a scheme gets the hint of an `https:` URL.
+/// Parses a base URL given on the command line; one without a scheme gets
+/// a hint (see [`suggest_url`]).
 fn parse_base(text: &str, rules: Rules) -> anyhow::Result<BaseUrl> {
-    BaseUrl::parse(text, rules).map_err(|err| {
-        let host = text.trim_start_matches('/').split('/').next().unwrap_or("");
-        if !has_scheme(text) && (host.contains('.') || host == "localhost") {
-            let url = format!("https://{}", text.trim_start_matches('/'));
-            usage(format!("{err}: did you mean {url}?"))
-        } else {
-            UsageError::from(err).into()
-        }
+    BaseUrl::parse(text, rules).map_err(|err| match suggest_url(text) {
+        Some(url) => usage(format!("{err}: did you mean {url}?")),
+        None => UsageError::from(err).into(),
     })
+}
+
+/// The URL a base given without a scheme was likely meant to be: a path
+/// (`./library/`, `/srv/www/`, or a file or directory that exists) is the
+/// `file:` URL of its absolute path, a directory's ending with `/`; a
+/// text that starts like a host name (`example.com/x`) an `https:` URL.
+fn suggest_url(text: &str) -> Option<String> {
+    if has_scheme(text) || text.is_empty() {
+        return None;
+    }
+    let path = std::path::Path::new(text);
+    if text.starts_with(['.', '/']) || path.exists() {
+        let absolute = std::fs::canonicalize(path)
+            .or_else(|_| std::path::absolute(path))
+            .ok()?;
+        let url = if text.ends_with('/') || absolute.is_dir() {
+            url::Url::from_directory_path(&absolute)
+        } else {
+            url::Url::from_file_path(&absolute)
+        };
+        return url.ok().map(String::from);
+    }
+    let host = text.split('/').next().unwrap_or("");
+    (host.contains('.') || host == "localhost").then(|| format!("https://{text}"))
 }
 
 /// `relink resolve BASE [REF...]`.
@@ -436,7 +534,7 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
         match base.resolve(reference) {
             Ok(url) => writeln!(out, "{url}").map(|()| true),
             Err(err) => {
-                eprintln!("relink: {err}");
+                say!("error: {err}");
                 writeln!(out).map(|()| false)
             }
         }
@@ -469,7 +567,7 @@ fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
                     }
                 }
                 Err(_) => {
-                    eprintln!("relink: standard input line {number}: not utf-8");
+                    say!("error: standard input line {number}: not utf-8");
                     writeln!(out).context("writing standard output")?;
                     outcome = Outcome::SomeFailed;
                 }
@@ -503,7 +601,9 @@ fn settings(base: &BaseArgs, destination: Destination, mode: Mode) -> anyhow::Re
         ),
         None => None,
     };
+    let writer_is_terminal = destination == Destination::Writer && io::stdout().is_terminal();
     Ok(Settings {
+        writer_is_terminal,
         rules,
         forced,
         keep_fragment_links: base.keep_fragment_links,
@@ -518,7 +618,7 @@ fn settings(base: &BaseArgs, destination: Destination, mode: Mode) -> anyhow::Re
             .map_err(UsageError::from)?,
         destination,
         diff: mode == Mode::Diff,
-        keep_details: matches!(mode, Mode::List | Mode::Check),
+        keep_details: matches!(mode, Mode::List | Mode::Check | Mode::CompareRules),
         bytes_read: None,
     })
 }
@@ -586,7 +686,7 @@ fn existing(files: &[PathBuf], hint: Hint) -> anyhow::Result<(Vec<PathBuf>, usiz
                 "{name}: no such file or directory (did you mean `relink {command}`?)"
             )));
         }
-        eprintln!("relink: {name}: no such file or directory");
+        say!("error: {name}: no such file or directory");
         missing += 1;
     }
     Ok((found, missing))
@@ -595,7 +695,11 @@ fn existing(files: &[PathBuf], hint: Hint) -> anyhow::Result<(Vec<PathBuf>, usiz
 /// The inputs, or a usage error; missing inputs and listing errors are
 /// printed and counted. With no FILE, standard input is read unless it is
 /// a terminal.
-fn inputs(files: &[PathBuf], base: &BaseArgs, hint: Hint) -> anyhow::Result<(Vec<Job>, usize)> {
+fn inputs(
+    files: &[PathBuf],
+    base: &BaseArgs,
+    (hint, backup): (Hint, Option<&str>),
+) -> anyhow::Result<(Vec<Job>, usize)> {
     let stdin = [PathBuf::from("-")];
     let files = if !files.is_empty() {
         files
@@ -607,11 +711,41 @@ fn inputs(files: &[PathBuf], base: &BaseArgs, hint: Hint) -> anyhow::Result<(Vec
         ));
     };
     let (files, missing) = existing(files, hint)?;
-    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref());
+    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref(), backup);
     for error in &errors {
-        eprintln!("relink: {error}");
+        say!("error: {error}");
     }
     Ok((jobs, missing + errors.len()))
+}
+
+/// Warns when `--retrieved-from` names a page but an input is a directory:
+/// each file would get a URL below the page's (`.../index.html/a.html`).
+/// Returns how many warnings it gave.
+fn warn_page_url_for_directory(files: &[PathBuf], retrieved_from: Option<&str>) -> usize {
+    let Some(url) = retrieved_from else { return 0 };
+    let Some(dir) = files.iter().find(|f| f.is_dir()) else {
+        return 0;
+    };
+    let Some((parent, page)) = page_of(url) else {
+        return 0;
+    };
+    say!(
+        "warning: --retrieved-from {url} names a page, but {} is a directory: its files get URLs below it ({url}/{page}); give the directory's URL, {parent}",
+        dir.display()
+    );
+    1
+}
+
+/// The URL of the directory a page URL is in and the page's name, when the
+/// URL's last path segment is named like a document (`index.html`).
+fn page_of(url: &str) -> Option<(&str, &str)> {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let (parent, last) = path.rsplit_once('/')?;
+    if last.is_empty() || parent.ends_with('/') || !parent.contains("//") && !parent.contains(':') {
+        // No path segment at all (`https://example.com`), or no URL.
+        return None;
+    }
+    relink::kind::from_name(std::path::Path::new(last)).map(|_| (&url[..parent.len() + 1], last))
 }
 
 /// Where a rewriting run writes, or the usage error that says how to
@@ -658,19 +792,42 @@ fn destination(args: &RewriteArgs, jobs: &[Job], missing: usize) -> anyhow::Resu
         )));
     } else if several {
         return Err(usage(
-            "several inputs need -o DIR or --in-place (or --dry-run, --diff, --list, --check)",
+            "several inputs need -o DIR or --in-place (or --check, --dry-run, --diff, --list, --compare-rules)",
         ));
     } else {
         Destination::Writer
     })
 }
 
+/// A `--backup` suffix that cannot serve: empty (the backup would be the
+/// file), holding a `/`, or making a name relink reads as a document
+/// (`.html`: the next run would rewrite the backup).
+fn check_backup_suffix(suffix: &str) -> anyhow::Result<()> {
+    if suffix.is_empty() || suffix.contains('/') {
+        return Err(usage(format!(
+            "--backup '{suffix}': give a suffix such as .orig, added to each file's name"
+        )));
+    }
+    let named = format!("page{suffix}");
+    if relink::kind::from_name(std::path::Path::new(&named)).is_some() {
+        return Err(usage(format!(
+            "--backup '{suffix}': a backup named like {named} would be read as a document"
+        )));
+    }
+    Ok(())
+}
+
 /// `relink FILE...`: rewrite inputs.
 fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     let mode = args.mode();
-    let (jobs, errors) = inputs(&args.files, &args.base, Hint::Subcommands)?;
+    if let Some(suffix) = &args.backup {
+        check_backup_suffix(suffix)?;
+    }
+    let backup = args.backup.as_deref();
+    let (jobs, errors) = inputs(&args.files, &args.base, (Hint::Subcommands, backup))?;
     let destination = destination(args, &jobs, errors)?;
     let mut settings = settings(&args.base, destination, mode)?;
+    let hints = warn_page_url_for_directory(&args.files, args.base.retrieved_from.as_deref());
     let progress = (!args.quiet)
         .then(|| Progress::start(&jobs, &settings))
         .flatten();
@@ -679,13 +836,18 @@ fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
     let mut tally = print_reports(args, &reports)?;
     tally.files = jobs.iter().filter(|j| j.role.is_document()).count();
     tally.errors += errors;
+    tally.warnings += hints;
     if !args.quiet {
         print_summary(&tally, mode, args.format);
     }
     Ok(if tally.errors > 0 {
         Outcome::SomeFailed
-    } else if mode == Mode::Check && tally.differences > 0 {
+    } else if mode == Mode::Check && tally.would_change > 0
+        || mode == Mode::CompareRules && tally.differences > 0
+    {
         Outcome::Differences
+    } else if args.strict && tally.warnings + tally.differences > 0 {
+        Outcome::Warnings
     } else {
         Outcome::Done
     })
@@ -708,7 +870,7 @@ struct Tally {
     errors: usize,
     /// Documents that had no base.
     no_base: usize,
-    /// Links `--check` reported.
+    /// Links `--compare-rules` reported.
     differences: usize,
 }
 
@@ -725,23 +887,33 @@ fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::Result<Tally
     }
     let mut tally = Tally::default();
     for report in reports {
-        tally.links_rewritten += report.rewritten;
+        if report.error.is_none() {
+            // An input that failed had nothing written, nor rewritten.
+            tally.links_rewritten += report.rewritten;
+        }
         if report.written {
             tally.changed += 1;
         } else if report.changed && report.error.is_none() {
             tally.would_change += 1;
         }
         for warning in &report.warnings {
-            eprintln!("relink: {}: {warning}", report.name);
+            say!("warning: {}: {warning}", report.name);
             tally.warnings += 1;
         }
         tally.no_base += report.no_base;
         if let Some(error) = &report.error {
-            eprintln!("relink: {error}");
+            say!("error: {error}");
             tally.errors += 1;
         }
-        if mode == Mode::Check {
-            tally.differences += check(report);
+        if mode == Mode::CompareRules {
+            tally.differences +=
+                compare_rules(&mut out, args.format, report).context("writing standard output")?;
+        }
+        if mode == Mode::Check && report.error.is_none() {
+            for row in report.links.iter().filter(|row| row.link.changed) {
+                check_row(&mut out, args.format, &report.name, row)
+                    .context("writing standard output")?;
+            }
         }
         if mode == Mode::List {
             for row in &report.links {
@@ -771,6 +943,7 @@ fn count(n: usize, one: &str, many: &str) -> String {
 /// `--format json`, when not listing) one JSON object.
 fn print_summary(tally: &Tally, mode: Mode, format: Format) {
     if format == Format::Json && mode != Mode::List {
+        // The same keys, whatever the mode, so a script reads each run alike.
         let value = serde_json::json!({
             "files": tally.files,
             "changed": tally.changed,
@@ -780,13 +953,13 @@ fn print_summary(tally: &Tally, mode: Mode, format: Format) {
             "errors": tally.errors,
             "no_base": tally.no_base,
         });
-        eprintln!("{value}");
+        let _ = writeln!(io::stderr().lock(), "{value}");
         return;
     }
     if tally.no_base > 0 {
         let documents = count(tally.no_base, "document has", "documents have");
-        eprintln!(
-            "relink: {documents} no base url: give --retrieved-from URL, the address it was downloaded from"
+        say!(
+            "note: {documents} no base url: give --retrieved-from URL, the address it was downloaded from"
         );
     }
     let files = count(tally.files, "file", "files");
@@ -801,6 +974,11 @@ fn print_summary(tally: &Tally, mode: Mode, format: Format) {
         );
         (format!("{} would change", tally.would_change), links)
     };
+    let left = match tally.no_base {
+        0 => String::new(),
+        1 => ", 1 document left without a base url".to_owned(),
+        n => format!(", {n} documents left without a base url"),
+    };
     let warnings = count(tally.warnings + tally.differences, "warning", "warnings");
     let errors = count(tally.errors, "error", "errors");
     let nothing = if mode.writes() {
@@ -808,7 +986,7 @@ fn print_summary(tally: &Tally, mode: Mode, format: Format) {
     } else {
         " (nothing written)"
     };
-    eprintln!("relink: {files}, {changed}, {links}, {warnings}, {errors}{nothing}");
+    say!("{files}, {changed}{left}, {links}, {warnings}, {errors}{nothing}");
 }
 
 /// A progress bar on standard error: documents and bytes, with rate and
@@ -956,41 +1134,89 @@ fn is_absolute(reference: &str, base: &str) -> bool {
     !scheme.eq_ignore_ascii_case(base_scheme) || rest.starts_with("//")
 }
 
-/// Reports each relative link whose resolution differs between the rule
-/// sets; returns how many. An absolute link is left out: the rule sets may
-/// only normalise it differently (`https://json.org` and
+/// Reports on `out` each relative link whose resolution differs between
+/// the rule sets; returns how many. An absolute link is left out: the rule
+/// sets may only normalise it differently (`https://json.org` and
 /// `https://json.org/`), which does not send a browser elsewhere.
-fn check(report: &Report) -> usize {
+fn compare_rules(out: &mut impl Write, format: Format, report: &Report) -> io::Result<usize> {
     let mut found = 0;
     for row in &report.links {
         let Some(base) = &row.link.base else { continue };
         if is_absolute(&row.link.original, base.url.as_str()) {
             continue;
         }
-        let results: Vec<String> = Rules::ALL
+        let results: Vec<Result<String, String>> = Rules::ALL
             .iter()
             .map(|&rules| {
                 relink::resolve(base.url.as_str(), &row.link.original, rules)
-                    .unwrap_or_else(|e| format!("(error: {e})"))
+                    .map_err(|e| e.to_string())
             })
             .collect();
-        if results.windows(2).any(|w| w[0] != w[1]) {
-            found += 1;
-            let each: Vec<String> = Rules::ALL
-                .iter()
-                .zip(&results)
-                .map(|(rules, url)| format!("{rules} {url}"))
-                .collect();
-            eprintln!(
-                "relink: {}: {}: '{}' resolves differently: {}",
-                report.name,
-                row.location(),
-                row.link.original,
-                each.join(", ")
-            );
+        if results.windows(2).all(|w| w[0] == w[1]) {
+            continue;
         }
+        found += 1;
+        if format == Format::Json {
+            // The link's row, then each rule set's result (null where the
+            // rules give none).
+            let mut line = Vec::new();
+            json_row(&mut line, &report.name, row, &base_from(row))?;
+            line.truncate(line.len().saturating_sub(2));
+            for (rules, result) in Rules::ALL.iter().zip(&results) {
+                write!(line, ",\"{rules}\":")?;
+                match result {
+                    Ok(url) => serde_json::to_writer(&mut line, url)?,
+                    Err(_) => line.extend_from_slice(b"null"),
+                }
+            }
+            line.extend_from_slice(b"}\n");
+            out.write_all(&line)?;
+            continue;
+        }
+        let each: Vec<String> = Rules::ALL
+            .iter()
+            .zip(&results)
+            .map(|(rules, result)| match result {
+                Ok(url) => format!("{rules} {url}"),
+                Err(err) => format!("{rules} (error: {err})"),
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}:{}: '{}' resolves differently: {}",
+            report.name,
+            row.location(),
+            row.link.original,
+            each.join(", ")
+        )?;
     }
-    found
+    Ok(found)
+}
+
+/// One link `--check` found a rewrite would change: where, and what it
+/// would become.
+fn check_row(out: &mut impl Write, format: Format, file: &str, row: &LinkRow) -> io::Result<()> {
+    if format == Format::Json {
+        return json_row(out, file, row, &base_from(row));
+    }
+    let link = &row.link;
+    writeln!(
+        out,
+        "{file}:{}: {} '{}' -> {}",
+        row.location(),
+        link.place,
+        link.original,
+        link.resolved
+    )
+}
+
+/// Where a link's base came from, as the command line names it.
+fn base_from(row: &LinkRow) -> String {
+    row.link
+        .base
+        .as_ref()
+        .map(|b| source_name(&b.source))
+        .unwrap_or_else(|| "none".to_owned())
 }
 
 /// Escapes a value for a TSV column.
@@ -1009,11 +1235,7 @@ fn list_row(out: &mut impl Write, format: Format, file: &str, row: &LinkRow) -> 
         .as_ref()
         .map(|b| b.url.as_str().to_owned())
         .unwrap_or_default();
-    let from = link
-        .base
-        .as_ref()
-        .map(|b| source_name(&b.source))
-        .unwrap_or_else(|| "none".to_owned());
+    let from = base_from(row);
     match format {
         Format::Text => writeln!(
             out,
@@ -1084,13 +1306,13 @@ fn json_row(out: &mut impl Write, file: &str, row: &LinkRow, from: &str) -> io::
 
 /// `relink explain FILE...`.
 fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
-    let (jobs, mut errors) = inputs(&args.files, &args.base, Hint::None)?;
+    let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
     let settings = settings(&args.base, Destination::Nowhere, Mode::List)?;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
         let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
         if let Some(error) = &report.error {
-            eprintln!("relink: {error}");
+            say!("error: {error}");
             errors += 1;
             continue;
         }

@@ -4,6 +4,7 @@
 //! reported by name while the walk goes on.
 
 use std::collections::HashSet;
+use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -44,10 +45,29 @@ impl Seen {
     }
 }
 
+/// The endings of the backup files editors and tools leave beside a file
+/// (`page.html~` of Emacs and Vim, `.orig` of patch and merge tools and of
+/// `relink --backup .orig`, `.bak` of `sed -i.bak`): a file found in a
+/// directory whose name ends so is never read, only copied under `-o DIR`.
+pub const BACKUP_SUFFIXES: &[&str] = &["~", ".orig", ".bak"];
+
+/// Whether a file found while walking is a backup: its name ends with one
+/// of [`BACKUP_SUFFIXES`] or with `backup`, this run's `--backup` suffix.
+pub fn is_backup_name(name: &OsStr, backup: Option<&str>) -> bool {
+    let name = name.as_encoded_bytes();
+    let longer = |suffix: &str| name.len() > suffix.len() && name.ends_with(suffix.as_bytes());
+    BACKUP_SUFFIXES.iter().any(|s| longer(s)) || backup.is_some_and(|s| !s.is_empty() && longer(s))
+}
+
 /// The inputs the arguments name, in order: directories walked (sorted; a
-/// Maildir's `cur/` and `new/` files are messages), files as they are.
-/// Errors name the entry and do not stop the walk.
-pub fn expand(args: &[PathBuf], retrieved_from: Option<&str>) -> (Vec<Job>, Vec<String>) {
+/// Maildir's `cur/` and `new/` files are messages; backups, see
+/// [`is_backup_name`], only copied), files as they are. `backup` is the
+/// run's `--backup` suffix. Errors name the entry and do not stop the walk.
+pub fn expand(
+    args: &[PathBuf],
+    retrieved_from: Option<&str>,
+    backup: Option<&str>,
+) -> (Vec<Job>, Vec<String>) {
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
     let mut seen = Seen::default();
@@ -80,6 +100,7 @@ pub fn expand(args: &[PathBuf], retrieved_from: Option<&str>) -> (Vec<Job>, Vec<
         let mut walker = Walker {
             root: arg,
             retrieved_from,
+            backup,
             jobs: &mut jobs,
             errors: &mut errors,
             seen: &mut seen,
@@ -106,6 +127,7 @@ fn file_job(arg: &Path, retrieved_from: Option<&str>) -> Job {
 struct Walker<'a> {
     root: &'a Path,
     retrieved_from: Option<&'a str>,
+    backup: Option<&'a str>,
     jobs: &'a mut Vec<Job>,
     errors: &'a mut Vec<String>,
     seen: &'a mut Seen,
@@ -188,7 +210,7 @@ impl Walker<'_> {
             } else if maildir_depth == Some(1) && !file_name.to_string_lossy().starts_with('.') {
                 self.push(path, Role::MaildirMessage);
             } else {
-                let role = if wanted(&path) {
+                let role = if !is_backup_name(&file_name, self.backup) && wanted(&path) {
                     Role::Document
                 } else {
                     Role::CopyOnly
@@ -214,5 +236,26 @@ fn wanted(path: &Path) -> bool {
     match std::fs::File::open(path).and_then(|f| f.take(512).read_to_end(&mut head)) {
         Ok(_) => kind::sniff(&head).is_some(),
         Err(err) => err.kind() != io::ErrorKind::NotFound,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backups_are_known_by_their_endings() {
+        let backup = |name: &str, suffix| is_backup_name(OsStr::new(name), suffix);
+        assert!(backup("page.html~", None));
+        assert!(backup("page.html.orig", None));
+        assert!(backup("page.html.bak", None));
+        assert!(backup("page.html.old", Some(".old")));
+        assert!(backup("page.html-2024", Some("-2024")));
+        assert!(!backup("page.html", None));
+        assert!(!backup("page.html", Some("")));
+        assert!(!backup("page.html.old", None));
+        // A name that is the ending alone is no backup of anything.
+        assert!(!backup(".orig", None));
+        assert!(!backup("~", None));
     }
 }

@@ -99,7 +99,8 @@ fn temp_prefix(path: &Path) -> OsString {
 }
 
 /// A temporary file in the directory of `path`, to be renamed over it.
-/// Created with mode 0666 less the umask, like any new file.
+/// Created with mode 0666 less the umask, like any new file. An error names
+/// `path`, never the temporary file (a name the user never gave).
 pub fn temp_file_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
     use std::os::unix::fs::PermissionsExt;
     let dir = parent_of(path);
@@ -109,6 +110,54 @@ pub fn temp_file_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
         .rand_bytes(TEMP_RANDOM)
         .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(dir)
+        .map_err(|err| cannot_write(path, &err))
+}
+
+/// An error writing `path`, in words that name it (an error of the
+/// tempfile crate names its temporary file instead).
+fn cannot_write(path: &Path, err: &io::Error) -> io::Error {
+    let dir = parent_of(path);
+    let reason = if err.kind() == io::ErrorKind::NotFound && !dir.exists() {
+        format!("no such directory: {}", dir.display())
+    } else {
+        err.kind().to_string()
+    };
+    io::Error::new(
+        err.kind(),
+        format!("cannot write {}: {reason}", path.display()),
+    )
+}
+
+/// Where the file `-o` names is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A regular file (or none yet): replaced atomically.
+    Replace(PathBuf),
+    /// A character device (`/dev/null`, a terminal) or a FIFO, links
+    /// followed: written into, as a shell's `>` does; it is never replaced.
+    Into(PathBuf),
+}
+
+/// Where a write to `path`, named by `-o`, lands: see [`Target`] and
+/// [`resolve_target`] (a directory, a block device, a socket or a dangling
+/// link is refused).
+pub fn output_target(path: &Path) -> io::Result<Target> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_fifo() {
+            return Ok(Target::Into(path.to_path_buf()));
+        }
+    }
+    resolve_target(path).map(Target::Replace)
+}
+
+/// Opens a [`Target::Into`] for writing: neither created nor truncated.
+pub fn open_into(path: &Path) -> io::Result<File> {
+    File::options()
+        .write(true)
+        .open(path)
+        .map_err(|err| cannot_write(path, &err))
 }
 
 /// Gives the temporary file the permissions (and, where the process may,
@@ -221,13 +270,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8], like: Option<&Metadata>) -> i
 
 /// Copies the file `from` to `to` atomically, with its mode.
 pub fn copy_file(from: &Path, to: &Path, durability: Durability) -> io::Result<()> {
+    copy_into(from, to, (Replace::Over, durability))
+}
+
+fn copy_into(from: &Path, to: &Path, how: (Replace, Durability)) -> io::Result<()> {
     let mut source =
         File::open(from).map_err(|e| io::Error::new(e.kind(), format!("cannot read: {e}")))?;
     let meta = source.metadata()?;
     let to = resolve_target(to)?;
     let mut temp = temp_file_beside(&to)?;
     io::copy(&mut source, temp.as_file_mut())?;
-    finish(temp, &to, Some(&meta), (Replace::Over, durability))
+    finish(temp, &to, Some(&meta), how)
 }
 
 /// Makes `to` a symbolic link with the same target as the link `from`,
@@ -248,29 +301,54 @@ pub fn copy_link(from: &Path, to: &Path) -> io::Result<()> {
     made.persist(to).map(|_| ()).map_err(|e| e.error)
 }
 
+/// What [`keep_backup`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backup {
+    /// The original is now the backup.
+    Made,
+    /// A backup was there already (an earlier run's): it is kept, and the
+    /// content being replaced has none.
+    Kept,
+}
+
 /// Keeps the original of `path` as `path` + `suffix`: a hard link where the
-/// file system allows, else a copy; made under a temporary name and renamed
-/// over any older backup, so a backup is never half-written.
-pub fn keep_backup(path: &Path, suffix: &str) -> io::Result<()> {
+/// file system allows, else a copy, made under a temporary name and renamed,
+/// so a backup is never half-written. An existing backup is never replaced:
+/// it holds the oldest original (a second run rewrites what the first one
+/// already rewrote, and only links differ between the two).
+pub fn keep_backup(path: &Path, suffix: &str) -> io::Result<Backup> {
     let mut backup = path.as_os_str().to_owned();
     backup.push(suffix);
     let backup = PathBuf::from(backup);
-    if let (Ok(a), Ok(b)) = (std::fs::metadata(path), std::fs::symlink_metadata(&backup))
-        && (a.dev(), a.ino()) == (b.dev(), b.ino())
-    {
-        // Already the original (a run stopped after making it): a rename
-        // onto another name of the same file would do nothing.
-        return Ok(());
+    match std::fs::symlink_metadata(&backup) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err),
+        // Already the original (a run stopped after making it) or an
+        // earlier original: either way it stays.
+        Ok(b) => {
+            let same =
+                std::fs::metadata(path).is_ok_and(|a| (a.dev(), a.ino()) == (b.dev(), b.ino()));
+            return Ok(if same { Backup::Made } else { Backup::Kept });
+        }
     }
     let dir = parent_of(&backup);
     enter_dir(dir);
-    match tempfile::Builder::new()
+    let made = match tempfile::Builder::new()
         .prefix(&temp_prefix(&backup))
         .rand_bytes(TEMP_RANDOM)
         .make_in(dir, |p| std::fs::hard_link(path, p))
     {
-        Ok(made) => made.persist(&backup).map(|_| ()).map_err(|e| e.error),
-        Err(_) => copy_file(path, &backup, Durability::Flushed),
+        Ok(made) => made
+            .persist_noclobber(&backup)
+            .map(|_| ())
+            .map_err(|e| e.error),
+        Err(_) => copy_into(path, &backup, (Replace::Never, Durability::Flushed)),
+    };
+    match made {
+        Ok(()) => Ok(Backup::Made),
+        // Another run made it meanwhile, from the same original.
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Ok(Backup::Kept),
+        Err(err) => Err(err),
     }
 }
 

@@ -84,6 +84,9 @@ pub const LINK_ATTRIBUTES: &[LinkAttribute] = &[
     row("link", "href", Url),
     row("base", "href", Url),
     row("img", "src", Url),
+    // The tree builder makes `<image>` an `img` (HTML "in body" insertion
+    // mode), which browsers load; in SVG it stays `image`, with `href`.
+    row("image", "src", Url),
     row("script", "src", Url),
     row("iframe", "src", Url),
     row("frame", "src", Url),
@@ -177,5 +180,7 @@ mod tests {
         assert!(lookup(Namespace::Svg, "use", "xlink:href").is_some());
         assert!(lookup(Namespace::Svg, "use", "src").is_none());
         assert!(lookup(Namespace::Html, "object", "data").is_some_and(|r| r.codebase));
+        assert!(lookup(Namespace::Html, "image", "src").is_some());
+        assert!(lookup(Namespace::Svg, "image", "src").is_none());
     }
 }

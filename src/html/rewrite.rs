@@ -123,8 +123,12 @@ impl Work<'_, '_> {
             if element.namespace == Namespace::Html && *tag.name == *"style" {
                 self.rewrite_style_element(doc, index, tag.span.end, base);
             }
-            // The BASE element's own href resolves against the layer below.
-            let is_base = doc.base == Some(index) && self.r.options.forced.is_none();
+            // A `base` element's own href resolves against the layer below
+            // (the document's fallback base URL), as browsers resolve every
+            // `base`: a second one is not resolved against the first.
+            let is_base = element.namespace == Namespace::Html
+                && *tag.name == *"base"
+                && self.r.options.forced.is_none();
             let codebase = self.codebase(&tag, element.namespace, base);
             for attr in tag.attrs() {
                 let name = tree::attr_name(self.r.text, attr);

@@ -11,13 +11,7 @@ use std::process::Command;
 use relink::warc::{self, WarcOptions};
 use serde_json::Value;
 
-use crate::fixture;
-
-/// The Python that has warcio: the test command's virtualenv, else
-/// `python3`.
-fn python() -> String {
-    std::env::var("RELINK_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
+use crate::{fixture, python};
 
 /// What warcio makes of a file: `warcio index` rows (type and target URI),
 /// whether the index ran to the end, and whether `warcio check` passed.

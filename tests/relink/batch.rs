@@ -399,17 +399,22 @@ fn explain_shows_each_layer_and_the_one_used() {
 }
 
 #[test]
-fn check_warns_where_the_rule_sets_disagree() {
+fn compare_rules_reports_where_the_rule_sets_disagree() {
     let out = relink(
-        &["-", "--retrieved-from", "http://a/b/c/d;p?q", "--check"],
+        &[
+            "-",
+            "--retrieved-from",
+            "http://a/b/c/d;p?q",
+            "--compare-rules",
+        ],
         b"<a href=\";x\"><a href=\"g\">",
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let warnings: Vec<&str> = stderr
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let warnings: Vec<&str> = stdout
         .lines()
         .filter(|l| l.contains("resolves differently"))
         .collect();
-    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert_eq!(warnings.len(), 1, "{stdout}");
     assert!(warnings[0].contains("rfc1808 http://a/b/c/d;x"));
     assert!(warnings[0].contains("whatwg http://a/b/c/;x"));
 }
@@ -473,4 +478,153 @@ fn completions_and_manual_are_printed() {
     let man = relink(&["man"], b"");
     assert!(man.status.success());
     assert!(String::from_utf8_lossy(&man.stdout).contains(".TH relink"));
+}
+
+/// Names of the files below `root`, sorted.
+fn names_under(root: &Path) -> Vec<String> {
+    files_under(root).into_iter().map(|(n, _)| n).collect()
+}
+
+#[test]
+fn a_second_in_place_run_neither_reads_backups_nor_replaces_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    write(&site.join("page.html"), b"<a href=x>");
+    write(&site.join("sub/other.html"), b"<img src=y.png>");
+    let run = |from: &str| {
+        relink(
+            &[
+                s(&site),
+                "-i",
+                "--backup",
+                ".orig",
+                "--retrieved-from",
+                from,
+            ],
+            b"",
+        )
+    };
+    crate::cli::assert_ok(&run("http://h/"));
+    assert_eq!(
+        names_under(&site),
+        [
+            "page.html",
+            "page.html.orig",
+            "sub/other.html",
+            "sub/other.html.orig"
+        ]
+    );
+    // A second run that changes a file again (here one edited by hand
+    // since): the backups are not read, and the one that exists is kept.
+    write(&site.join("page.html"), b"<a href=z>");
+    let out = run("http://other/");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        names_under(&site),
+        [
+            "page.html",
+            "page.html.orig",
+            "sub/other.html",
+            "sub/other.html.orig"
+        ]
+    );
+    assert_eq!(read(&site.join("page.html")), "<a href=http://other/z>");
+    assert_eq!(read(&site.join("page.html.orig")), "<a href=x>");
+    assert_eq!(read(&site.join("sub/other.html.orig")), "<img src=y.png>");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("page.html: backup page.html.orig already exists: kept as it is"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 files, 1 changed"), "{stderr}");
+    // Listing the tree lists each page once, not its backup.
+    let out = relink(&[s(&site), "--list", "--retrieved-from", "http://h/"], b"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+}
+
+#[test]
+fn editor_and_tool_backups_in_a_tree_are_copied_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    for name in [
+        "page.html",
+        "page.html~",
+        "page.html.bak",
+        "page.html.orig",
+        "page.html.old",
+    ] {
+        write(&site.join(name), b"<!DOCTYPE html><a href=x>");
+    }
+    let out_dir = dir.path().join("out");
+    let out = relink(
+        &[s(&site), "--retrieved-from", "http://h/", "-o", s(&out_dir)],
+        b"",
+    );
+    crate::cli::assert_ok(&out);
+    // `.old` is no backup suffix of relink's, so it is read as the page its
+    // content says it is; the others are copied as they are.
+    let got: Vec<(String, String)> = files_under(&out_dir)
+        .into_iter()
+        .map(|(n, b)| (n, String::from_utf8(b).unwrap()))
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("page.html", "http://h/x"),
+        ("page.html.bak", "x"),
+        ("page.html.old", "http://h/x"),
+        ("page.html.orig", "x"),
+        ("page.html~", "x"),
+    ]
+    .iter()
+    .map(|(n, b)| (n.to_string(), format!("<!DOCTYPE html><a href={b}>")))
+    .collect();
+    assert_eq!(got, want);
+    // This run's own suffix is a backup too.
+    let out = relink(
+        &[
+            s(&site),
+            "-i",
+            "--backup",
+            ".old",
+            "--retrieved-from",
+            "http://h/",
+        ],
+        b"",
+    );
+    crate::cli::assert_ok(&out);
+    assert_eq!(
+        read(&site.join("page.html.old")),
+        "<!DOCTYPE html><a href=x>"
+    );
+    // A file named on the command line is read, whatever its name.
+    let out = relink(
+        &[s(&site.join("page.html~")), "--retrieved-from", "http://h/"],
+        b"",
+    );
+    assert_eq!(out.stdout, b"<!DOCTYPE html><a href=http://h/x>");
+}
+
+#[test]
+fn a_backup_suffix_that_cannot_serve_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    write(&page, b"<a href=x>");
+    for suffix in ["", "/x", ".html", ".eml"] {
+        let out = relink(
+            &[
+                s(&page),
+                "-i",
+                "--backup",
+                suffix,
+                "--retrieved-from",
+                "http://h/",
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(2), "{suffix:?}");
+        assert_eq!(read(&page), "<a href=x>");
+    }
 }

@@ -355,7 +355,7 @@ fn conflicting_modes_are_usage_errors_and_write_nothing() {
     let (dir, page) = page();
     let copy = dir.path().join("copy.html");
     let (p, o) = (s(&page), s(&copy));
-    let cases: [&[&str]; 12] = [
+    let cases: [&[&str]; 15] = [
         &["--diff", "--in-place"],
         &["--diff", "-o", o],
         &["--list", "--diff"],
@@ -367,6 +367,9 @@ fn conflicting_modes_are_usage_errors_and_write_nothing() {
         &["--dry-run", "--in-place"],
         &["--dry-run", "--diff"],
         &["-o", o, "-i"],
+        &["--compare-rules", "--check"],
+        &["--compare-rules", "-o", o],
+        &["--compare-rules", "--list"],
         &["--format", "tsv"],
     ];
     for flags in cases {
@@ -400,35 +403,125 @@ fn no_input_reads_standard_input_when_it_is_not_a_terminal() {
 }
 
 #[test]
-fn check_exits_1_when_it_reports_and_prints_no_document() {
+fn compare_rules_exits_1_when_it_reports_and_prints_no_document() {
     let base = "http://a/b/c/d;p?q";
-    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=\";x\">");
+    let out = relink(
+        &["--retrieved-from", base, "--compare-rules"],
+        b"<a href=\";x\">",
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(out.stdout.is_empty());
-    assert!(stderr(&out).contains("';x' resolves differently"));
-    let out = relink(&["--retrieved-from", base, "--check"], b"<a href=g>");
+    assert_eq!(
+        stdout(&out),
+        "standard input:1:10: ';x' resolves differently: rfc1808 http://a/b/c/d;x, rfc3986 http://a/b/c/;x, whatwg http://a/b/c/;x\n"
+    );
+    let out = relink(
+        &["--retrieved-from", base, "--compare-rules"],
+        b"<a href=g>",
+    );
     assert_ok(&out);
     assert!(out.stdout.is_empty());
-    assert!(!stderr(&out).contains("resolves differently"));
+    // In JSON: the link's row, with each rule set's result (null for none).
+    let out = relink(
+        &[
+            "--retrieved-from",
+            base,
+            "--compare-rules",
+            "--format",
+            "json",
+        ],
+        b"<a href=g>\n<a href=\";x\"><a href='//['>",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{}", stdout(&out));
+    assert_eq!(
+        (&rows[0]["line"], &rows[0]["column"], &rows[0]["original"]),
+        (
+            &serde_json::json!(2),
+            &serde_json::json!(10),
+            &serde_json::json!(";x")
+        )
+    );
+    assert_eq!(rows[0]["rfc1808"], "http://a/b/c/d;x");
+    assert_eq!(rows[0]["whatwg"], "http://a/b/c/;x");
+    assert_eq!(rows[1]["whatwg"], serde_json::Value::Null);
+    // The summary, in JSON too, is still the last line of standard error.
+    let summary: serde_json::Value = serde_json::from_str(&summary(&out)).unwrap();
+    assert_eq!(summary["warnings"], 2);
 }
 
 #[test]
-fn check_skips_absolute_urls_that_only_normalise_differently() {
+fn compare_rules_skips_absolute_urls_that_only_normalise_differently() {
     let page = b"<a href=\"https://json.org\"><a href=\"HTTP://A/b/../c\"><a href=x>";
-    let out = relink(&["--retrieved-from", "http://h/", "--check"], page);
+    let out = relink(&["--retrieved-from", "http://h/", "--compare-rules"], page);
     assert_ok(&out);
-    assert!(
-        !stderr(&out).contains("resolves differently"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(out.stdout.is_empty(), "{}", stdout(&out));
     // The base's scheme without `//` is relative to WHATWG: reported.
     let out = relink(
-        &["--retrieved-from", "http://a/b/c/d", "--check"],
+        &["--retrieved-from", "http://a/b/c/d", "--compare-rules"],
         b"<a href=\"http:g\">",
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("'http:g' resolves differently"));
+    assert!(stdout(&out).contains("'http:g' resolves differently"));
+}
+
+/// `--check` as rustfmt and black mean it: exit 1 when a rewrite would
+/// change a document, listing each link it would change and where.
+#[test]
+fn check_lists_what_a_rewrite_would_change_and_exits_1() {
+    let (dir, page) = page();
+    let absolute = dir.path().join("abs.html");
+    std::fs::write(&absolute, "<a href=http://x/>").unwrap();
+    let empty = dir.path().join("empty.html");
+    std::fs::write(&empty, "<p>\n  <a href=\"\">top</a>").unwrap();
+    let args = [
+        s(&page),
+        s(&absolute),
+        s(&empty),
+        "--retrieved-from",
+        "http://h/d/",
+    ];
+    let out = relink(&[&args[..], &["--check"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}:1:9: <a href> 'x' -> http://h/d/x\n{}:2:12: <a href> '' -> http://h/d/\n",
+            s(&page),
+            s(&empty)
+        )
+    );
+    assert_eq!(
+        summary(&out),
+        "relink: 3 files, 2 would change, 2 links would be rewritten, no warnings, no errors (nothing written)"
+    );
+    // Nothing was written.
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "<a href=x>\n");
+    // The same rows in JSON, as --list writes them.
+    let out = relink(&[&args[..], &["--check", "--format", "json"]].concat(), b"");
+    assert_eq!(out.status.code(), Some(1));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["file"], s(&empty));
+    assert_eq!(
+        (rows[1]["line"].as_u64(), rows[1]["column"].as_u64()),
+        (Some(2), Some(12))
+    );
+    assert_eq!(rows[1]["original"], "");
+    assert_eq!(rows[1]["resolved"], "http://h/d/");
+    // A tree with nothing left to rewrite passes.
+    let out = relink(
+        &[s(&absolute), "--retrieved-from", "http://h/", "--check"],
+        b"",
+    );
+    assert_ok(&out);
+    assert!(out.stdout.is_empty());
 }
 
 #[test]
@@ -667,8 +760,9 @@ fn reads_are_counted_for_progress_and_no_bar_is_drawn_off_a_terminal() {
         diff: false,
         keep_details: false,
         bytes_read: Some(Arc::clone(&count)),
+        writer_is_terminal: false,
     };
-    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"));
+    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"), None);
     assert!(errors.is_empty());
     let report = batch::process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
     assert!(report.error.is_none(), "{:?}", report.error);
@@ -690,4 +784,250 @@ fn the_manual_has_examples_and_exit_status_and_no_missing_pages() {
     assert!(man.contains("relink resolve"), "{man}");
     assert!(!man.contains("relink\\-resolve(1)"), "{man}");
     assert!(!man.contains("(1)"), "{man}");
+}
+
+/// Runs `relink` with standard output a pipe whose reading end is closed
+/// at once, as `relink ... | head -c 0` leaves it.
+fn with_stdout_closed(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("relink runs");
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+/// A closed standard output (`| head`) ends every mode quietly: exit 0,
+/// nothing on standard error. Each output is larger than a pipe holds, so
+/// relink meets the closed pipe whenever it starts writing.
+#[test]
+fn a_closed_pipe_ends_every_mode_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("big.html");
+    std::fs::write(&page, "<a href=\";x\">link</a>\n".repeat(20_000)).unwrap();
+    let mbox = dir.path().join("big.mbox");
+    let message = "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<a href=x>\n\n";
+    std::fs::write(&mbox, message.repeat(5_000)).unwrap();
+    let warc = crate::fixture("corpus/warc/python-tutorial.warc.gz");
+    let from = "http://a/b/c/d;p?q";
+    let runs: Vec<Vec<&str>> = vec![
+        vec![s(&page), "--retrieved-from", from],
+        vec![s(&mbox), "--retrieved-from", from],
+        vec![s(&warc)],
+        vec![s(&warc), "--list", "--format", "json"],
+        vec![s(&page), "--list", "--retrieved-from", from],
+        vec![s(&page), "--check", "--retrieved-from", from],
+        vec![s(&page), "--compare-rules", "--retrieved-from", from],
+        vec![s(&page), "--diff", "--retrieved-from", from],
+        vec![
+            s(&page),
+            "--check",
+            "--format",
+            "json",
+            "--retrieved-from",
+            from,
+        ],
+        vec!["explain", s(&mbox)],
+        vec!["man"],
+        vec!["completions", "bash"],
+        vec!["--help"],
+    ];
+    for args in runs {
+        let out = with_stdout_closed(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+    // relink resolve, answering many references.
+    let refs: Vec<String> = (0..20_000).map(|n| format!("g{n}")).collect();
+    let mut args = vec!["resolve", from];
+    args.extend(refs.iter().map(String::as_str));
+    let out = with_stdout_closed(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
+fn output_under_a_missing_directory_names_the_path_given() {
+    let (dir, page) = page();
+    let target = dir.path().join("newdir/out.html");
+    let out = relink(
+        &[s(&page), "--retrieved-from", "http://h/", "-o", s(&target)],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "relink: error: {}: cannot write {}: no such directory: {}",
+            s(&page),
+            s(&target),
+            s(&dir.path().join("newdir"))
+        )),
+        "{err}"
+    );
+    // Never a temporary file's name, and a summary that agrees.
+    assert!(!err.contains(".relink-"), "{err}");
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 0 changed, no links rewritten, no warnings, 1 error"
+    );
+    assert!(!dir.path().join("newdir").exists());
+}
+
+#[test]
+fn output_into_a_device_writes_into_it() {
+    let (_dir, page) = page();
+    let out = relink(
+        &[s(&page), "--retrieved-from", "http://h/", "-o", "/dev/null"],
+        b"",
+    );
+    assert_ok(&out);
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 1 changed, 1 link rewritten, no warnings, no errors"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // An archive, streamed, goes into it too.
+    let warc = crate::fixture("warc/site.warc.gz");
+    assert_ok(&relink(&[s(&warc), "-o", "/dev/null"], b""));
+}
+
+#[test]
+fn strict_makes_a_warning_fail_the_run() {
+    let (_dir, page) = page();
+    // No base: a warning, and the summary counts the document left.
+    let out = relink(&[s(&page)], b"");
+    assert_ok(&out);
+    assert_eq!(
+        summary(&out),
+        "relink: 1 file, 0 changed, 1 document left without a base url, no links rewritten, 1 warning, no errors"
+    );
+    let out = relink(&[s(&page), "--strict"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"<a href=x>\n");
+    // Without warnings, --strict changes nothing.
+    let out = relink(
+        &[s(&page), "--strict", "--retrieved-from", "http://h/"],
+        b"",
+    );
+    assert_ok(&out);
+}
+
+#[test]
+fn every_message_is_relink_error_or_warning() {
+    let (dir, page) = page();
+    // clap's usage errors, in relink's words.
+    let out = relink(&["--no-such-flag"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("relink: error: unexpected argument '--no-such-flag'"),
+        "{}",
+        stderr(&out)
+    );
+    let out = relink(&[s(&page), "--list", "--diff"], b"");
+    assert!(
+        stderr(&out).starts_with("relink: error: "),
+        "{}",
+        stderr(&out)
+    );
+    // relink's own.
+    let gone = dir.path().join("gone.html");
+    let out = relink(&[s(&gone), "--retrieved-from", "http://h/"], b"");
+    assert!(
+        stderr(&out).starts_with(&format!("relink: error: {}: no such file", s(&gone))),
+        "{}",
+        stderr(&out)
+    );
+    let out = relink(&[s(&page)], b"");
+    assert!(
+        stderr(&out).starts_with(&format!("relink: warning: {}: no base url", s(&page))),
+        "{}",
+        stderr(&out)
+    );
+    // --help and --version are no errors.
+    let out = relink(&["--version"], b"");
+    assert_ok(&out);
+    assert!(stdout(&out).starts_with("relink "));
+}
+
+#[test]
+fn a_path_given_as_a_base_suggests_its_file_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("library");
+    std::fs::create_dir(&library).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(["resolve", "./library/", "g"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let want = url::Url::from_directory_path(library.canonicalize().unwrap()).unwrap();
+    let err = stderr(&out);
+    assert!(err.contains(&format!("did you mean {want}?")), "{err}");
+    assert!(!err.contains("https://"), "{err}");
+    let out = relink(&["-", "--retrieved-from", "/srv/www/page.html"], b"");
+    assert!(
+        stderr(&out).contains("did you mean file:///srv/www/page.html?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn a_page_url_given_for_a_directory_warns() {
+    let (dir, _page) = page();
+    let out_dir = dir.path().join("out");
+    let args = [s(dir.path()), "-o", s(&out_dir), "--retrieved-from"];
+    let out = relink(&[&args[..], &["https://h/docs/index.html"]].concat(), b"");
+    assert_ok(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "relink: warning: --retrieved-from https://h/docs/index.html names a page, but {} is a directory: its files get URLs below it (https://h/docs/index.html/index.html); give the directory's URL, https://h/docs/",
+            s(dir.path())
+        )),
+        "{err}"
+    );
+    assert!(summary(&out).contains("1 warning"), "{err}");
+    // A directory's URL, with or without its slash, is no page.
+    for url in ["https://h/docs/", "https://h/docs", "https://h"] {
+        let out = relink(&[&args[..], &[url]].concat(), b"");
+        assert!(
+            !stderr(&out).contains("names a page"),
+            "{url}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn help_and_manual_name_web_archives() {
+    let help = relink(&["--help"], b"");
+    assert!(stdout(&help).contains("WARC"), "{}", stdout(&help));
+    assert!(stdout(&help).contains("relink crawl.warc.gz -o crawl.abs.warc.gz"));
+    let short = relink(&["-h"], b"");
+    assert!(stdout(&short).contains("WARC web archives"));
+    let man = relink(&["man"], b"");
+    let man = stdout(&man);
+    let description = &man[man.find(".SH DESCRIPTION").unwrap()..man.find(".SH OPTIONS").unwrap()];
+    assert!(description.contains("WARC"), "{description}");
+    assert!(
+        man.contains("relink crawl.warc.gz \\-\\-list \\-\\-format json"),
+        "{man}"
+    );
+    // The resolve example is quoted: a shell reads `;` and `?` itself.
+    assert!(
+        man.contains("relink resolve 'http://a/b/c/d;p?q' ../g"),
+        "{man}"
+    );
+    assert!(!man.contains("resolve http://a/b/c/d;p?q"), "{man}");
 }

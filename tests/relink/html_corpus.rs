@@ -262,7 +262,6 @@ fn compare(
     checked: &mut usize,
 ) -> Result<(), String> {
     let mut stack = vec![(before.document.clone(), after.document.clone(), false)];
-    let mut first_base = true;
     while let Some((a, b, in_style)) = stack.pop() {
         match (&a.data, &b.data) {
             (
@@ -308,7 +307,7 @@ fn compare(
                     let Some(row) = links::lookup(namespace, &na.local, &attr_name) else {
                         return Err(format!("<{} {attr_name}> is no link but changed", na.local));
                     };
-                    let against = if is_base && first_base && attr_name == "href" {
+                    let against = if is_base && attr_name == "href" {
                         &retrieved.url
                     } else {
                         base.ok_or("a url changed without a base")?
@@ -318,9 +317,6 @@ fn compare(
                     let exact = !row.codebase;
                     *checked += check_value(row.syntax, &x.value, &y.value, against, exact)
                         .map_err(|e| format!("<{} {attr_name}>: {e}", na.local))?;
-                }
-                if is_base && aa.iter().any(|x| &*x.name.local == "href") {
-                    first_base = false;
                 }
             }
             (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {

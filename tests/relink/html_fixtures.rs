@@ -280,3 +280,38 @@ fn warnings_say_their_kind_and_place() {
             .starts_with("line 2, column 1: BASE element ignored: ")
     );
 }
+
+/// Browsers resolve every `<base href>` against the document's fallback
+/// base URL (its retrieval URL), never against an earlier BASE; only the
+/// first one with an href sets the document's base.
+#[test]
+fn a_second_base_resolves_against_the_retrieval_url_not_the_first() {
+    let input = b"<base href=\"http://first.example/a/\"><base href=\"second/\"><a href=x>";
+    let got = rewrite("p.html", input, Some("http://h/d/p.html"), Rules::Rfc1808);
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        "<base href=\"http://first.example/a/\"><base href=\"http://h/d/second/\"><a href=http://first.example/a/x>"
+    );
+    // With no retrieval URL the fallback is unknown: the second base is
+    // left as it is, and the links still follow the first.
+    let got = rewrite("p.html", input, None, Rules::Rfc1808);
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        "<base href=\"http://first.example/a/\"><base href=\"second/\"><a href=http://first.example/a/x>"
+    );
+}
+
+/// `<image>` is made an `img` by the HTML parser and loaded by browsers.
+#[test]
+fn an_image_element_src_is_a_link() {
+    let got = rewrite(
+        "p.html",
+        b"<p><image src=a.png><svg><image src=b.png></svg>",
+        Some("http://h/d/"),
+        Rules::Rfc1808,
+    );
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        "<p><image src=http://h/d/a.png><svg><image src=b.png></svg>"
+    );
+}

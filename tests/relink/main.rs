@@ -19,6 +19,21 @@ mod warc_http;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+/// The Python that has warcio (and wacz): `RELINK_TEST_PYTHON` (the test
+/// command, `tests/run.sh`, sets it to its virtualenv's), else that
+/// virtualenv's if it is there (`target/test-venv`), else `python3`.
+pub fn python() -> PathBuf {
+    if let Some(python) = std::env::var_os("RELINK_TEST_PYTHON") {
+        return python.into();
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        "python3".into()
+    }
+}
+
 /// A file under `fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

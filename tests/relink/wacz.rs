@@ -82,7 +82,7 @@ fn edit_zip(zip: &[u8], changes: &[(&str, Option<Vec<u8>>)]) -> Vec<u8> {
 }
 
 fn python(args: &[&str]) -> std::process::Output {
-    Command::new("python3").args(args).output().unwrap_or_else(|e| {
+    Command::new(crate::python()).args(args).output().unwrap_or_else(|e| {
         panic!("python3 is needed to check WACZ output ({e}); install python3 and run: python3 -m pip install warcio wacz")
     })
 }

@@ -11,7 +11,7 @@ use relink::Rules;
 use relink::warc::{self, WarcLink, WarcOptions, WarcSummary};
 use serde_json::Value;
 
-use crate::{fixture, table};
+use crate::{fixture, python, table};
 
 const SITE: &str = "http://127.0.0.1:8769";
 
@@ -43,18 +43,22 @@ fn warcio(bytes: &[u8]) -> Vec<Value> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.warc.gz");
     std::fs::write(&path, bytes).unwrap();
-    let output = Command::new("python3")
+    let python = python();
+    let output = Command::new(&python)
         .arg(fixture("warc/check_warc.py"))
         .arg(&path)
         .output()
         .unwrap_or_else(|e| {
-            panic!("python3 is needed to check WARC output with warcio ({e}); install python3 and run: python3 -m pip install warcio brotli")
+            panic!("{} is needed to check WARC output with warcio ({e}): run the tests with tests/run.sh, which makes a virtualenv with warcio, or set RELINK_TEST_PYTHON to a Python that has warcio and brotli", python.display())
         });
     let stderr = String::from_utf8_lossy(&output.stderr);
     match output.status.code() {
         Some(0) => {}
         Some(2) => {
-            panic!("warcio is needed to check WARC output: python3 -m pip install warcio\n{stderr}")
+            panic!(
+                "warcio is needed to check WARC output: run the tests with tests/run.sh, which makes a virtualenv with warcio, or set RELINK_TEST_PYTHON to a Python that has it ({} has not)\n{stderr}",
+                python.display()
+            )
         }
         _ => panic!("warcio rejects the output:\n{stderr}"),
     }

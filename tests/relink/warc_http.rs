@@ -66,7 +66,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// Runs python3 with `args`, failing with what it said.
 fn python(args: &[&str]) -> Vec<u8> {
-    let output = Command::new("python3").args(args).output().unwrap_or_else(|e| {
+    let output = Command::new(crate::python()).args(args).output().unwrap_or_else(|e| {
         panic!("python3 is needed to check WARC output with warcio ({e}); install python3 and run: python3 -m pip install warcio brotli")
     });
     let stderr = text(&output.stderr);

@@ -320,7 +320,6 @@ fn url_count(syntax: Syntax, value: &str) -> usize {
 /// the layer below the document's own base.
 fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String> {
     let base = oracle_base(before, outer);
-    let mut first_base = true;
     let mut stack = vec![(before.document.clone(), after.document.clone(), false)];
     while let Some((a, b, in_style)) = stack.pop() {
         match (&a.data, &b.data) {
@@ -369,7 +368,7 @@ fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String>
                             na.local, &*x.value, &*y.value
                         ));
                     };
-                    let against = if is_base && first_base && attr == "href" {
+                    let against = if is_base && attr == "href" {
                         outer
                     } else {
                         &base
@@ -404,9 +403,6 @@ fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String>
                             }
                         }
                     }
-                }
-                if is_base && aa.iter().any(|x| &*x.name.local == "href") {
-                    first_base = false;
                 }
             }
             (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The test command: every test of relink, on a fresh machine with nothing
+# installed but Rust, Python 3 (with venv) and Java 17.
+#
+# 1. A virtualenv under target/ with warcio and brotli, which the crate's
+#    WARC tests check relink's output with, and wacz, whose validator checks
+#    the WACZ packages relink writes (RELINK_TEST_PYTHON tells them its
+#    python). A virtualenv, because Debian's and Ubuntu's own Python
+#    refuses `pip install` outside one ("externally-managed-environment").
+# 2. The crate's tests: cargo test.
+# 3. The Python package's and the Spark job's: python/run-tests.sh.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+venv="$root/target/test-venv"
+if [ ! -x "$venv/bin/python" ]; then
+  mkdir -p "$root/target"
+  python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz
+export RELINK_TEST_PYTHON="$venv/bin/python"
+
+cargo test
+python/run-tests.sh
