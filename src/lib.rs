@@ -28,8 +28,6 @@
 // and may change in any release.
 #[doc(hidden)]
 pub mod base;
-pub mod batch;
-#[doc(hidden)]
 pub mod compressed;
 #[doc(hidden)]
 pub mod css;
@@ -40,7 +38,6 @@ pub mod encoding;
 mod error;
 #[doc(hidden)]
 pub mod html;
-#[doc(hidden)]
 pub mod kind;
 #[doc(hidden)]
 pub mod links;
@@ -56,7 +53,6 @@ pub mod splice;
 #[doc(hidden)]
 pub mod text;
 pub mod url;
-#[doc(hidden)]
 pub mod warc;
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
@@ -64,6 +60,7 @@ pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_mess
 pub use error::Error;
 pub use kind::Kind;
 pub use links::{Link, LinkPlace, Outcome, Warning, WarningKind};
+pub use mime::maildir;
 pub use mime::mbox::{ArchiveMessage, MboxFormat};
 pub use mime::message::{MessageOutcome, PartReport};
 pub use options::{AttrSyntax, Details, ExtraAttribute, Options};

@@ -9,12 +9,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
+mod cli;
+
 use anyhow::Context;
 use clap::{ArgGroup, Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use relink::base::{Base, BaseSource};
-use relink::batch::{self, Destination, Job, LinkRow, Report, Role, Settings};
+use cli::batch::{self, Destination, Job, LinkRow, Report, Role, Settings};
+use relink::MboxFormat;
 use relink::kind::Kind;
-use relink::mime::mbox::MboxFormat;
+use relink::{Base, BaseSource};
 use relink::{BaseUrl, Rules};
 
 /// Make the relative links of documents absolute, by RFC 1808.

@@ -76,6 +76,20 @@ pub fn looks_like_mbox(head: &[u8]) -> bool {
 /// hold quoted `>From ` lines); else mboxrd, which reads mboxo's quoting
 /// too.
 pub fn detect(head: &[u8]) -> MboxFormat {
+    MboxFormat::detect(head)
+}
+
+impl MboxFormat {
+    /// Guesses the variant from the first bytes of a file (up to a
+    /// megabyte): `Content-Length` headers that land on the next `From `
+    /// line mean mboxcl2 (or mboxcl when bodies hold quoted `>From `
+    /// lines); else mboxrd, which reads mboxo's quoting too.
+    pub fn detect(head: &[u8]) -> MboxFormat {
+        detect_format(head)
+    }
+}
+
+fn detect_format(head: &[u8]) -> MboxFormat {
     let head = after_bom(head);
     let quoted = memchr::memmem::find(head, b"\n>From ").is_some();
     let Some(first_line_end) = memchr::memchr(b'\n', head) else {

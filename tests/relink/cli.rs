@@ -742,39 +742,6 @@ fn format_json_gives_the_summary_as_one_object() {
 }
 
 #[test]
-fn reads_are_counted_for_progress_and_no_bar_is_drawn_off_a_terminal() {
-    use relink::batch::{self, Destination, Settings};
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    let archive = crate::fixture("mail/archive.mboxrd");
-    let count = Arc::new(AtomicU64::new(0));
-    let settings = Settings {
-        rules: relink::Rules::Rfc1808,
-        forced: None,
-        keep_fragment_links: false,
-        transport: None,
-        mbox_format: None,
-        kind: None,
-        extra_attributes: Vec::new(),
-        destination: Destination::Nowhere,
-        diff: false,
-        keep_details: false,
-        bytes_read: Some(Arc::clone(&count)),
-        writer_is_terminal: false,
-    };
-    let (jobs, errors) = batch::expand(std::slice::from_ref(&archive), Some("http://h/"), None);
-    assert!(errors.is_empty());
-    let report = batch::process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
-    assert!(report.error.is_none(), "{:?}", report.error);
-    let size = std::fs::metadata(&archive).unwrap().len();
-    assert_eq!(count.load(Ordering::Relaxed), size);
-    // Standard error is a pipe here: only the summary, no bar drawn.
-    let (_dir, page) = page();
-    let out = relink(&[s(&page), s(&archive), "--dry-run"], b"");
-    assert!(!out.stderr.contains(&b'\r') && !out.stderr.contains(&0x1b));
-}
-
-#[test]
 fn the_manual_has_examples_and_exit_status_and_no_missing_pages() {
     let out = relink(&["man"], b"");
     assert_ok(&out);
@@ -1030,4 +997,13 @@ fn help_and_manual_name_web_archives() {
         "{man}"
     );
     assert!(!man.contains("resolve http://a/b/c/d;p?q"), "{man}");
+}
+
+#[test]
+fn no_progress_bar_is_drawn_off_a_terminal() {
+    let archive = crate::fixture("mail/archive.mboxrd");
+    // Standard error is a pipe here: only the summary, no bar drawn.
+    let (_dir, page) = page();
+    let out = relink(&[s(&page), s(&archive), "--dry-run"], b"");
+    assert!(!out.stderr.contains(&b'\r') && !out.stderr.contains(&0x1b));
 }

@@ -9,11 +9,18 @@ use super::{read, s, write};
 use crate::cli::{assert_ok, relink};
 use crate::files_under;
 
-/// Whether a name is one of relink's temporary files.
+/// Whether a name is one of relink's temporary files, as its documented
+/// pattern says: `.NAME.relink-XXXXXX`, six letters or digits.
 fn is_temporary(name: &str) -> bool {
-    name.rsplit('/')
-        .next()
-        .is_some_and(relink::batch::is_temporary_name)
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let Some(at) = name.rfind(".relink-") else {
+        return false;
+    };
+    let random = &name[at + ".relink-".len()..];
+    name.starts_with('.')
+        && at > 1
+        && random.len() == 6
+        && random.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// A tree of `count` small pages in ten directories; returns its root.

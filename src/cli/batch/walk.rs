@@ -10,8 +10,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Job, Role, Source, mirror_url, write::is_temporary_name};
-use crate::kind;
-use crate::mime::maildir;
+use relink::{kind, maildir};
 
 /// What the walk has seen: directories by device and inode (so a link loop
 /// or a directory named twice is walked once), and files, so none is

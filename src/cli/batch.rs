@@ -11,23 +11,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod walk;
 mod write;
 
-pub use walk::{BACKUP_SUFFIXES, expand, is_backup_name};
+pub use walk::expand;
+pub use write::write_atomically;
 use write::{
     Backup, Durability, Replace, Target, enter_dir, finish, keep_backup, open_locked,
     output_target, resolve_target,
 };
-pub use write::{is_temporary_name, write_atomically};
 
-use crate::base::{Base, BaseSource, Layer};
-use crate::compressed;
-use crate::document::{self, Details, Engine, Link, Options};
-use crate::kind::{self, Kind};
-use crate::links::{Warning, WarningKind};
-use crate::mime::mbox::{self, MboxFormat};
-use crate::mime::{maildir, message};
-use crate::options::ExtraAttribute;
-use crate::url::{BaseUrl, Rules};
-use crate::warc;
+use relink::kind::{self, Kind};
+use relink::{
+    Base, BaseSource, BaseUrl, Details, Engine, ExtraAttribute, Layer, Link, MboxFormat, Options,
+    Rules, Warning, WarningKind, compressed, maildir, warc,
+};
 use std::fs::Metadata;
 
 /// How many bytes are read to tell what a file is (an mbox's first message
@@ -406,7 +401,9 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         );
     }
     if matches!(kind, Kind::Mbox | Kind::Warc) {
-        let format = settings.mbox_format.unwrap_or_else(|| mbox::detect(&head));
+        let format = settings
+            .mbox_format
+            .unwrap_or_else(|| MboxFormat::detect(&head));
         let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
         let input = Stream { reader, file };
         return if kind == Kind::Warc {
@@ -514,7 +511,7 @@ fn run_compressed(
         let mut inner = io::BufReader::new(decoder);
         let format = match settings.mbox_format {
             Some(format) => format,
-            None => mbox::detect(inner.fill_buf()?),
+            None => MboxFormat::detect(inner.fill_buf()?),
         };
         let stream = Stream {
             reader: inner,
@@ -659,9 +656,9 @@ fn rewrite_in_memory(
 ) -> io::Result<Option<Vec<u8>>> {
     if matches!(kind, Kind::Html | Kind::Css) {
         let result = if kind == Kind::Css {
-            document::rewrite_css(input, options)
+            relink::rewrite_css(input, options)
         } else {
-            document::rewrite_html(input, options)
+            relink::rewrite_html(input, options)
         };
         let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         report.warnings = outcome.warnings;
@@ -676,7 +673,7 @@ fn rewrite_in_memory(
         report.add_links(outcome.rewritten, rows);
         return Ok(outcome.output);
     }
-    let outcome = message::rewrite_message(input, options, message::FromLines::Keep, &Engine);
+    let outcome = relink::rewrite_message(input, options);
     report.warnings = outcome.warnings;
     let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
         message: None,
@@ -787,9 +784,7 @@ fn replace_in_place(
 
 /// Whether no layer gave a document its base.
 fn without_base(layers: &[Layer]) -> bool {
-    !layers
-        .iter()
-        .any(|l| l.status == crate::base::LayerStatus::Used)
+    !layers.iter().any(|l| l.status == relink::LayerStatus::Used)
 }
 
 /// Creates the directories above `path`.
@@ -927,7 +922,7 @@ fn run_mbox(
     } = input;
     let mut diff = String::new();
     let mut rows = Report::default();
-    let mut collect = |message: &mbox::ArchiveMessage, original: &[u8]| {
+    let mut collect = |message: &relink::ArchiveMessage, original: &[u8]| {
         let n = message.number;
         rows.warnings.extend(
             message
@@ -968,17 +963,11 @@ fn run_mbox(
     let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
         let Some(header) = gzip else {
-            return mbox::rewrite_mbox(input, format, writer, (options, &Engine), &mut collect);
+            return relink::rewrite_mbox(input, format, writer, options, &mut collect);
         };
         // A gzipped mbox comes back gzipped, with its header.
         let mut encoder = header.encoder(writer);
-        let changed = mbox::rewrite_mbox(
-            input,
-            format,
-            &mut encoder,
-            (options, &Engine),
-            &mut collect,
-        )?;
+        let changed = relink::rewrite_mbox(input, format, &mut encoder, options, &mut collect)?;
         encoder.finish()?;
         Ok(changed)
     })?;
@@ -1060,6 +1049,35 @@ pub fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_are_counted_for_progress() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let archive =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mail/archive.mboxrd");
+        let count = Arc::new(AtomicU64::new(0));
+        let settings = Settings {
+            rules: relink::Rules::Rfc1808,
+            forced: None,
+            keep_fragment_links: false,
+            transport: None,
+            mbox_format: None,
+            kind: None,
+            extra_attributes: Vec::new(),
+            destination: Destination::Nowhere,
+            diff: false,
+            keep_details: false,
+            bytes_read: Some(Arc::clone(&count)),
+            writer_is_terminal: false,
+        };
+        let (jobs, errors) = expand(std::slice::from_ref(&archive), Some("http://h/"), None);
+        assert!(errors.is_empty());
+        let report = process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
+        assert!(report.error.is_none(), "{:?}", report.error);
+        let size = std::fs::metadata(&archive).unwrap().len();
+        assert_eq!(count.load(Ordering::Relaxed), size);
+    }
 
     #[test]
     fn compressed_output_is_not_written_to_a_terminal() {
