@@ -1,0 +1,361 @@
+//! What is printed: the summary, link rows (text, TSV, JSON Lines), the
+//! rows of `--check` and `--compare-rules`.
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Context;
+use relink::{BaseSource, Rules};
+
+use super::args::*;
+use super::batch::{LinkRow, Report};
+use super::hints::*;
+
+/// What a run did, as the summary says it.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    /// Documents read.
+    pub(crate) files: usize,
+    /// Documents whose new content was written.
+    pub(crate) changed: usize,
+    /// Documents that would change, in a run that writes nothing.
+    pub(crate) would_change: usize,
+    /// Links rewritten (or that would be).
+    pub(crate) links_rewritten: usize,
+    /// Warnings printed.
+    pub(crate) warnings: usize,
+    /// Inputs that failed.
+    pub(crate) errors: usize,
+    /// Documents that had no base.
+    pub(crate) no_base: usize,
+    /// Links `--compare-rules` reported.
+    pub(crate) differences: usize,
+}
+
+/// Prints each report's warnings, errors, rows and diff; returns the tally.
+pub(crate) fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::Result<Tally> {
+    let mode = args.mode();
+    let mut out = BufWriter::new(io::stdout().lock());
+    if mode == Mode::List && args.format == Format::Tsv {
+        writeln!(
+            out,
+            "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
+        )
+        .context("writing standard output")?;
+    }
+    let mut tally = Tally::default();
+    for report in reports {
+        if report.error.is_none() {
+            // An input that failed had nothing written, nor rewritten.
+            tally.links_rewritten += report.rewritten;
+        }
+        if report.written {
+            tally.changed += 1;
+        } else if report.changed && report.error.is_none() {
+            tally.would_change += 1;
+        }
+        for warning in &report.warnings {
+            say!("warning: {}: {warning}", report.name);
+            tally.warnings += 1;
+        }
+        tally.no_base += report.no_base;
+        if let Some(error) = &report.error {
+            say!("error: {error}");
+            tally.errors += 1;
+        }
+        if mode == Mode::CompareRules {
+            tally.differences +=
+                compare_rules(&mut out, args.format, report).context("writing standard output")?;
+        }
+        if mode == Mode::Check && report.error.is_none() {
+            for row in report.links.iter().filter(|row| row.link.changed) {
+                check_row(&mut out, args.format, &report.name, row)
+                    .context("writing standard output")?;
+            }
+        }
+        if mode == Mode::List {
+            for row in &report.links {
+                list_row(&mut out, args.format, &report.name, row)
+                    .context("writing standard output")?;
+            }
+        }
+        if let Some(diff) = &report.diff {
+            out.write_all(diff.as_bytes())
+                .context("writing standard output")?;
+        }
+    }
+    out.flush().context("writing standard output")?;
+    Ok(tally)
+}
+
+/// `n` of a thing, in words: `no errors`, `1 error`, `2 errors`.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    match n {
+        0 => format!("no {many}"),
+        1 => format!("1 {one}"),
+        _ => format!("{n} {many}"),
+    }
+}
+
+/// Prints the summary on standard error: a line of words, or (with
+/// `--format json`, when not listing) one JSON object.
+pub(crate) fn print_summary(tally: &Tally, mode: Mode, format: Format) {
+    if format == Format::Json && mode != Mode::List {
+        // The same keys, whatever the mode, so a script reads each run alike.
+        let value = serde_json::json!({
+            "files": tally.files,
+            "changed": tally.changed,
+            "would_change": tally.would_change,
+            "links_rewritten": tally.links_rewritten,
+            "warnings": tally.warnings + tally.differences,
+            "errors": tally.errors,
+            "no_base": tally.no_base,
+        });
+        let _ = writeln!(io::stderr().lock(), "{value}");
+        return;
+    }
+    if tally.no_base > 0 {
+        let documents = count(tally.no_base, "document has", "documents have");
+        say!(
+            "note: {documents} no base url: give --retrieved-from URL, the address it was downloaded from"
+        );
+    }
+    let files = count(tally.files, "file", "files");
+    let (changed, links) = if mode.writes() {
+        let links = count(tally.links_rewritten, "link rewritten", "links rewritten");
+        (format!("{} changed", tally.changed), links)
+    } else {
+        let links = count(
+            tally.links_rewritten,
+            "link would be rewritten",
+            "links would be rewritten",
+        );
+        (format!("{} would change", tally.would_change), links)
+    };
+    let left = match tally.no_base {
+        0 => String::new(),
+        1 => ", 1 document left without a base url".to_owned(),
+        n => format!(", {n} documents left without a base url"),
+    };
+    let warnings = count(tally.warnings + tally.differences, "warning", "warnings");
+    let errors = count(tally.errors, "error", "errors");
+    let nothing = if mode.writes() {
+        ""
+    } else {
+        " (nothing written)"
+    };
+    say!("{files}, {changed}{left}, {links}, {warnings}, {errors}{nothing}");
+}
+
+/// Whether `reference` is an absolute URL to every rule set: it has a
+/// scheme, and is not the base's scheme followed by no `//` (`http:g`,
+/// which WHATWG resolves against an `http:` base, as relative).
+pub(crate) fn is_absolute(reference: &str, base: &str) -> bool {
+    if !has_scheme(reference) {
+        return false;
+    }
+    let (scheme, rest) = reference.split_once(':').unwrap_or_default();
+    let base_scheme = base.split_once(':').map_or("", |(s, _)| s);
+    !scheme.eq_ignore_ascii_case(base_scheme) || rest.starts_with("//")
+}
+
+/// Reports on `out` each relative link whose resolution differs between
+/// the rule sets; returns how many. An absolute link is left out: the rule
+/// sets may only normalise it differently (`https://json.org` and
+/// `https://json.org/`), which does not send a browser elsewhere.
+pub(crate) fn compare_rules(
+    out: &mut impl Write,
+    format: Format,
+    report: &Report,
+) -> io::Result<usize> {
+    let mut found = 0;
+    for row in &report.links {
+        let Some(base) = &row.link.base else { continue };
+        if is_absolute(&row.link.original, base.url.as_str()) {
+            continue;
+        }
+        let results: Vec<Result<String, String>> = Rules::ALL
+            .iter()
+            .map(|&rules| {
+                relink::resolve(base.url.as_str(), &row.link.original, rules)
+                    .map_err(|e| e.to_string())
+            })
+            .collect();
+        if results.windows(2).all(|w| w[0] == w[1]) {
+            continue;
+        }
+        found += 1;
+        if format == Format::Json {
+            // The link's row, then each rule set's result (null where the
+            // rules give none).
+            let mut line = Vec::new();
+            json_row(&mut line, &report.name, row, &base_from(row))?;
+            line.truncate(line.len().saturating_sub(2));
+            for (rules, result) in Rules::ALL.iter().zip(&results) {
+                write!(line, ",\"{rules}\":")?;
+                match result {
+                    Ok(url) => serde_json::to_writer(&mut line, url)?,
+                    Err(_) => line.extend_from_slice(b"null"),
+                }
+            }
+            line.extend_from_slice(b"}\n");
+            out.write_all(&line)?;
+            continue;
+        }
+        let each: Vec<String> = Rules::ALL
+            .iter()
+            .zip(&results)
+            .map(|(rules, result)| match result {
+                Ok(url) => format!("{rules} {url}"),
+                Err(err) => format!("{rules} (error: {err})"),
+            })
+            .collect();
+        writeln!(
+            out,
+            "{}:{}: '{}' resolves differently: {}",
+            report.name,
+            row.location(),
+            row.link.original,
+            each.join(", ")
+        )?;
+    }
+    Ok(found)
+}
+
+/// One link `--check` found a rewrite would change: where, and what it
+/// would become.
+pub(crate) fn check_row(
+    out: &mut impl Write,
+    format: Format,
+    file: &str,
+    row: &LinkRow,
+) -> io::Result<()> {
+    if format == Format::Json {
+        return json_row(out, file, row, &base_from(row));
+    }
+    let link = &row.link;
+    writeln!(
+        out,
+        "{file}:{}: {} '{}' -> {}",
+        row.location(),
+        link.place,
+        link.original,
+        link.resolved
+    )
+}
+
+/// Where a link's base came from, as the command line names it.
+pub(crate) fn base_from(row: &LinkRow) -> String {
+    row.link
+        .base
+        .as_ref()
+        .map(|b| source_name(&b.source))
+        .unwrap_or_else(|| "none".to_owned())
+}
+
+/// Escapes a value for a TSV column.
+pub(crate) fn tsv(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+}
+
+pub(crate) fn list_row(
+    out: &mut impl Write,
+    format: Format,
+    file: &str,
+    row: &LinkRow,
+) -> io::Result<()> {
+    let link = &row.link;
+    let base = link
+        .base
+        .as_ref()
+        .map(|b| b.url.as_str().to_owned())
+        .unwrap_or_default();
+    let from = base_from(row);
+    match format {
+        Format::Text => writeln!(
+            out,
+            "{file}:{}: {} {} -> {} (base {base} from {from})",
+            row.location(),
+            link.place,
+            link.original,
+            link.resolved
+        ),
+        Format::Tsv => writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            tsv(file),
+            tsv(&row.location()),
+            tsv(&link.place.element),
+            tsv(&link.place.attribute),
+            tsv(&link.original),
+            tsv(&link.resolved),
+            tsv(&base),
+            tsv(&from),
+            link.changed,
+            tsv(row.record.as_ref().map_or("", |r| r.0.as_str())),
+            tsv(row.record.as_ref().map_or("", |r| r.1.as_str())),
+        ),
+        Format::Json => json_row(out, file, row, &from),
+    }
+}
+
+/// One link as a JSON object on one line, its keys in order (as
+/// `serde_json`'s map would write them), written straight out: a listing
+/// of millions of links builds no tree per row.
+pub(crate) fn json_row(
+    out: &mut impl Write,
+    file: &str,
+    row: &LinkRow,
+    from: &str,
+) -> io::Result<()> {
+    pub(crate) fn text(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
+        write!(out, ",\"{key}\":")?;
+        match value {
+            Some(value) => serde_json::to_writer(&mut *out, value).map_err(io::Error::from),
+            None => out.write_all(b"null"),
+        }
+    }
+    let link = &row.link;
+    out.write_all(b"{\"attribute\":")?;
+    serde_json::to_writer(&mut *out, &link.place.attribute).map_err(io::Error::from)?;
+    text(out, "base", link.base.as_ref().map(|b| b.url.as_str()))?;
+    text(out, "base_from", Some(from))?;
+    write!(
+        out,
+        ",\"changed\":{},\"column\":{}",
+        link.changed, link.column
+    )?;
+    text(out, "element", Some(&link.place.element))?;
+    text(out, "file", Some(file))?;
+    write!(out, ",\"line\":{}", link.line)?;
+    match row.message {
+        Some(n) => write!(out, ",\"message\":{n}")?,
+        None => out.write_all(b",\"message\":null")?,
+    }
+    text(out, "original", Some(&link.original))?;
+    text(out, "part", row.part.as_deref())?;
+    if let Some(record) = &row.record {
+        text(out, "record_id", Some(&record.1))?;
+    }
+    text(out, "resolved", Some(&link.resolved))?;
+    if let Some(record) = &row.record {
+        text(out, "target_uri", Some(&record.0))?;
+    }
+    out.write_all(b"}\n")
+}
+
+/// Where a base came from, as the command line names it: the library says
+/// "the retrieval URL", the user gave `--retrieved-from`.
+pub(crate) fn source_name(source: &BaseSource) -> String {
+    match source {
+        BaseSource::Forced => "--base".to_owned(),
+        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
+        BaseSource::Enclosing(outer) => {
+            format!("the enclosing document ({})", source_name(outer))
+        }
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,251 @@
+//! The subcommands and the rewrite: flags made settings, inputs made
+//! jobs, the destination chosen.
+
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use relink::kind::Kind;
+use relink::{Base, BaseSource, MboxFormat, Rules};
+
+use super::args::*;
+use super::batch::{self, Destination, Job, Role, Settings};
+use super::hints::*;
+use super::progress::*;
+use super::report::*;
+
+/// `relink resolve BASE [REF...]`.
+pub(crate) fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
+    let base = parse_base(&args.base, args.rules.into())?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut outcome = Outcome::Done;
+    // Writes the resolution of one reference, or an empty line when there
+    // is none (so line N of the output answers reference N); says whether
+    // there was one.
+    let emit = |reference: &str, out: &mut BufWriter<io::StdoutLock<'_>>| -> io::Result<bool> {
+        match base.resolve(reference) {
+            Ok(url) => writeln!(out, "{url}").map(|()| true),
+            Err(err) => {
+                say!("error: {err}");
+                writeln!(out).map(|()| false)
+            }
+        }
+    };
+    if args.references.is_empty() {
+        let mut input = io::stdin().lock();
+        let mut line = Vec::new();
+        let mut number = 0usize;
+        loop {
+            // Flush before a read that may wait, so a script driving relink
+            // line by line gets each answer at once.
+            if input.fill_buf().map(|b| b.is_empty()).unwrap_or(true) {
+                out.flush().context("writing standard output")?;
+            }
+            line.clear();
+            if input
+                .read_until(b'\n', &mut line)
+                .context("reading standard input")?
+                == 0
+            {
+                break;
+            }
+            number += 1;
+            let text = line.strip_suffix(b"\n").unwrap_or(&line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            match std::str::from_utf8(text) {
+                Ok(reference) => {
+                    if !emit(reference, &mut out).context("writing standard output")? {
+                        outcome = Outcome::SomeFailed;
+                    }
+                }
+                Err(_) => {
+                    say!("error: standard input line {number}: not utf-8");
+                    writeln!(out).context("writing standard output")?;
+                    outcome = Outcome::SomeFailed;
+                }
+            }
+        }
+    } else {
+        for reference in &args.references {
+            if !emit(reference, &mut out).context("writing standard output")? {
+                outcome = Outcome::SomeFailed;
+            }
+        }
+    }
+    out.flush().context("writing standard output")?;
+    Ok(outcome)
+}
+
+/// The settings every input shares, from the base arguments.
+pub(crate) fn settings(
+    base: &BaseArgs,
+    destination: Destination,
+    mode: Mode,
+) -> anyhow::Result<Settings> {
+    let rules: Rules = base.rules.into();
+    if let Some(url) = &base.retrieved_from {
+        parse_base(url, rules)?;
+    }
+    let forced = match &base.base {
+        Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::Forced)),
+        None => None,
+    };
+    let transport = match &base.encoding {
+        Some(label) => Some(
+            encoding_rs::Encoding::for_label(label.as_bytes())
+                .ok_or_else(|| usage(format!("unknown encoding '{label}'")))?,
+        ),
+        None => None,
+    };
+    let writer_is_terminal = destination == Destination::Writer && io::stdout().is_terminal();
+    Ok(Settings {
+        writer_is_terminal,
+        rules,
+        forced,
+        keep_fragment_links: base.keep_fragment_links,
+        transport,
+        mbox_format: base.mbox_format.map(MboxFormat::from),
+        kind: base.kind.map(Kind::from),
+        extra_attributes: base
+            .attrs
+            .iter()
+            .map(|spec| spec.parse())
+            .collect::<Result<_, relink::Error>>()
+            .map_err(UsageError::from)?,
+        destination,
+        diff: mode == Mode::Diff,
+        keep_details: matches!(mode, Mode::List | Mode::Check | Mode::CompareRules),
+        bytes_read: None,
+    })
+}
+
+/// Where a rewriting run writes, or the usage error that says how to
+/// choose.
+pub(crate) fn destination(
+    args: &RewriteArgs,
+    jobs: &[Job],
+    missing: usize,
+) -> anyhow::Result<Destination> {
+    let documents = jobs.iter().filter(|j| j.role.is_document()).count();
+    // `-o` names a directory when there are several inputs, when an input
+    // is a directory, or when it is one already (or ends with `/`).
+    let output_is_dir = args
+        .output
+        .as_ref()
+        .is_some_and(|o| o.is_dir() || o.as_os_str().as_encoded_bytes().ends_with(b"/"));
+    let dirs: Vec<&PathBuf> = args.files.iter().filter(|f| f.is_dir()).collect();
+    let several = documents + missing > 1 || !dirs.is_empty();
+    let stdin = jobs.iter().any(|j| j.source == batch::Source::Stdin);
+    if args.in_place && stdin {
+        return Err(usage("--in-place cannot rewrite standard input"));
+    }
+    if output_is_dir && stdin {
+        return Err(usage("standard input needs -o FILE, not a directory"));
+    }
+    if args.in_place && args.backup.is_some() && jobs.iter().any(|j| j.role == Role::MaildirMessage)
+    {
+        return Err(usage(
+            "--backup cannot be used on a Maildir: a backup in cur/ or new/ would be read as a message",
+        ));
+    }
+    Ok(if !args.mode().writes() {
+        Destination::Nowhere
+    } else if args.in_place {
+        Destination::InPlace {
+            backup: args.backup.clone(),
+        }
+    } else if let Some(path) = &args.output {
+        if several || output_is_dir {
+            Destination::Dir(path.clone())
+        } else {
+            Destination::File(path.clone())
+        }
+    } else if let ([dir], 1) = (dirs.as_slice(), args.files.len()) {
+        return Err(usage(format!(
+            "{} is a directory: give -o DIR to write a copy, or --in-place",
+            dir.display()
+        )));
+    } else if several {
+        return Err(usage(
+            "several inputs need -o DIR or --in-place (or --check, --dry-run, --diff, --list, --compare-rules)",
+        ));
+    } else {
+        Destination::Writer
+    })
+}
+
+/// `relink FILE...`: rewrite inputs.
+pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
+    let mode = args.mode();
+    if let Some(suffix) = &args.backup {
+        check_backup_suffix(suffix)?;
+    }
+    let backup = args.backup.as_deref();
+    let (jobs, errors) = inputs(&args.files, &args.base, (Hint::Subcommands, backup))?;
+    let destination = destination(args, &jobs, errors)?;
+    let mut settings = settings(&args.base, destination, mode)?;
+    let hints = warn_page_url_for_directory(&args.files, args.base.retrieved_from.as_deref());
+    let progress = (!args.quiet)
+        .then(|| Progress::start(&jobs, &settings))
+        .flatten();
+    settings.bytes_read = progress.as_ref().map(|p| Arc::clone(&p.bytes));
+    let reports = run_jobs(&jobs, &settings, args.jobs, progress.as_ref())?;
+    let mut tally = print_reports(args, &reports)?;
+    tally.files = jobs.iter().filter(|j| j.role.is_document()).count();
+    tally.errors += errors;
+    tally.warnings += hints;
+    if !args.quiet {
+        print_summary(&tally, mode, args.format);
+    }
+    Ok(if tally.errors > 0 {
+        Outcome::SomeFailed
+    } else if mode == Mode::Check && tally.would_change > 0
+        || mode == Mode::CompareRules && tally.differences > 0
+    {
+        Outcome::Differences
+    } else if args.strict && tally.warnings + tally.differences > 0 {
+        Outcome::Warnings
+    } else {
+        Outcome::Done
+    })
+}
+
+/// `relink explain FILE...`.
+pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
+    let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
+    let settings = settings(&args.base, Destination::Nowhere, Mode::List)?;
+    let mut out = BufWriter::new(io::stdout().lock());
+    for job in jobs.iter().filter(|j| j.role.is_document()) {
+        let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
+        if let Some(error) = &report.error {
+            say!("error: {error}");
+            errors += 1;
+            continue;
+        }
+        writeln!(out, "{}", report.name).context("writing standard output")?;
+        for (what, layers) in &report.layers {
+            writeln!(out, "  {what}").context("writing standard output")?;
+            if layers.is_empty() {
+                writeln!(out, "    no layer gives a base: links are left as they are")
+                    .context("writing standard output")?;
+            }
+            for layer in layers {
+                writeln!(
+                    out,
+                    "    {}: {} ({})",
+                    source_name(&layer.source),
+                    layer.value,
+                    layer.status
+                )
+                .context("writing standard output")?;
+            }
+        }
+    }
+    out.flush().context("writing standard output")?;
+    Ok(if errors > 0 {
+        Outcome::SomeFailed
+    } else {
+        Outcome::Done
+    })
+}
