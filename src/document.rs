@@ -9,17 +9,15 @@ use crate::Error;
 use crate::base::BaseChain;
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
-pub use crate::links::{LinkPlace, Outcome};
+use crate::links::Outcome;
 use crate::links::{Place, Warning, WarningKind};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
-pub use crate::options::Options;
+use crate::options::Options;
 use crate::splice::Edit;
 use crate::text::{self, Documents, Embedded, Resolver, TextRewrite};
 use crate::warc::WarcOptions;
 
-pub use crate::links::Link;
-pub use crate::options::Details;
 
 /// Rewrites an HTML document.
 ///

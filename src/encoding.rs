@@ -51,7 +51,8 @@ pub struct Sniffed {
     pub encoding: &'static Encoding,
     /// The length of the byte order mark, 0 if none.
     pub bom_len: usize,
-    /// Where it came from.
+    /// Where it came from (read by the tests of the prescan).
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub source: EncodingSource,
 }
 

@@ -23,37 +23,30 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The modules behind the API. Those marked hidden are public only for
-// relink's own tests, benchmarks and fuzz targets: not part of the API,
-// and may change in any release.
-#[doc(hidden)]
-pub mod base;
+// The modules of the API: each documented, each part of it.
 pub mod compressed;
-#[doc(hidden)]
-pub mod css;
-#[doc(hidden)]
-pub mod document;
-#[doc(hidden)]
-pub mod encoding;
-mod error;
-#[doc(hidden)]
-pub mod html;
 pub mod kind;
-#[doc(hidden)]
-pub mod links;
-#[doc(hidden)]
-pub mod mime;
-#[doc(hidden)]
-pub mod options;
-#[doc(hidden)]
-pub mod refresh;
-mod rewriter;
-#[doc(hidden)]
-pub mod splice;
-#[doc(hidden)]
-pub mod text;
 pub mod url;
 pub mod warc;
+
+mod error;
+mod rewriter;
+
+/// Declares modules private, or public under the `_internal` feature, which
+/// only relink's own tests, benchmarks and fuzz targets turn on: their
+/// items are no part of the API, and may change in any release.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "_internal")]
+        pub mod $name;
+        #[cfg(not(feature = "_internal"))]
+        mod $name;
+    )*};
+}
+
+internal_modules!(
+    base, css, document, encoding, html, links, mime, options, refresh, splice, text,
+);
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};

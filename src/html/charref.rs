@@ -34,7 +34,8 @@ pub struct Decoded {
 }
 
 impl Decoded {
-    /// Whether the decoded text is the raw text, byte for byte.
+    /// Whether the decoded text is the raw text, byte for byte (for tests).
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_verbatim(&self) -> bool {
         self.pieces.is_empty()
     }

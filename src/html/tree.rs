@@ -87,6 +87,7 @@ impl Document {
     }
 
     /// Whether it has no tags.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -258,8 +258,8 @@ fn an_unreadable_file_is_named_and_fails() {
 #[test]
 fn the_readme_library_example_runs() -> Result<(), relink::Error> {
     use relink::base::{Base, BaseSource};
-    use relink::document::{Options, rewrite_html};
     use relink::url::{BaseUrl, Rules};
+    use relink::{Options, rewrite_html};
 
     let base = BaseUrl::parse("http://www.ics.uci.edu/Test/a/b/c", Rules::Rfc1808)?;
     assert_eq!(base.resolve("../x")?, "http://www.ics.uci.edu/Test/a/x");

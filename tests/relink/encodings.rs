@@ -5,8 +5,8 @@
 use encoding_rs::{Encoding, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252};
 use proptest::prelude::*;
 use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_html};
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_html};
 
 const BASE: &str = "http://example.org/dir/page.html";
 

@@ -12,12 +12,12 @@ use html5ever::{ParseOpts, local_name, ns, parse_document};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use relink::base::{Base, BaseSource};
 use relink::css;
-use relink::document::{Options, rewrite_html};
 use relink::html::links::{self, Syntax};
 use relink::html::srcset;
 use relink::html::tree::{DocumentKind, Namespace, parse};
 use relink::refresh;
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_html};
 
 use crate::corpus::tree_construction_inputs;
 
@@ -488,7 +488,7 @@ mod properties {
             );
             let options = Options { outer: Some(&retrieved), ..Options::default() };
             let _ = rewrite_html(&bytes, &options).unwrap();
-            let _ = relink::document::rewrite_css(&bytes, &options).unwrap();
+            let _ = relink::rewrite_css(&bytes, &options).unwrap();
         }
 
         #[test]

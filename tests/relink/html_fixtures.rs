@@ -2,9 +2,9 @@
 //! meta prescan against the html5lib-tests encoding vectors.
 
 use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_css, rewrite_html};
 use relink::encoding::prescan;
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_css, rewrite_html};
 
 use crate::{fixture, table};
 

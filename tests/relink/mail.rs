@@ -6,9 +6,9 @@ use std::path::Path;
 
 use mailparse::{ParsedMail, body::Body};
 use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_mbox, rewrite_message};
 use relink::mime::mbox::{self, MboxFormat};
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_mbox, rewrite_message};
 
 use crate::cli::relink;
 use crate::{files_under, fixture, make_old, table};
@@ -902,7 +902,7 @@ mod properties {
 mod from_lines {
     use base64::Engine;
     use proptest::prelude::*;
-    use relink::document::rewrite_html;
+    use relink::rewrite_html;
 
     use super::*;
 

@@ -38,6 +38,7 @@ use self::states::State;
 
 /// The state the tokenizer starts in. Documents start in the data state;
 /// the others serve fragment parsing and tests.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InitialState {
     /// The data state.
@@ -177,6 +178,7 @@ impl SpanLog {
     }
 
     /// Whether no tag token has been emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -192,6 +194,7 @@ impl SpanLog {
     /// # Panics
     ///
     /// If no such tag was emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn tag(&self, index: usize) -> TagSpan {
         self.tags.borrow()[index].clone()
     }
@@ -201,6 +204,7 @@ impl SpanLog {
     /// # Panics
     ///
     /// If no such tag was emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
         let range = self.tags.borrow()[index].attr_range();
         Ref::map(self.attrs.borrow(), |all| &all[range])
@@ -213,6 +217,7 @@ impl SpanLog {
     }
 
     /// Every tag span, and every attribute's span with the tag it is on.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn into_parts(self) -> (Vec<TagSpan>, Vec<Vec<AttrSpan>>) {
         let tags = self.tags.into_inner();
         let attrs = self.attrs.into_inner();

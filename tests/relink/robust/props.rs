@@ -16,12 +16,12 @@ use html5ever::tree_builder::TreeBuilderOpts;
 use html5ever::{ParseOpts, local_name, ns, parse_document};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_html, rewrite_mbox, rewrite_message};
 use relink::html::links::{self, Syntax};
 use relink::html::tree::Namespace;
 use relink::mime::mbox::{self, MboxFormat, MboxReader};
 use relink::url::rfc3986;
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_html, rewrite_mbox, rewrite_message};
 
 // ---------------------------------------------------------------- glue
 
