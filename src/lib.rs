@@ -65,3 +65,8 @@ pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The library guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+struct LibraryGuideDoctests;

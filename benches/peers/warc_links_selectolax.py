@@ -1,6 +1,6 @@
 """The peer of `relink FILE.warc.gz --list --format json -j 1`: what a
 Python user writes today, warcio + selectolax (Lexbor) + urljoin, printing
-one JSON line per link. Used by the README's performance figures:
+one JSON line per link. Used by the speed figures of docs/speed.md:
 
     python3 benches/peers/warc_links_selectolax.py FILE.warc.gz > /dev/null
 """

@@ -13,7 +13,7 @@ element, attribute, base_from. It must not exist yet (--mode overwrite
 replaces it).
 
 Every executor needs the relink package (pip install ./python), or a
-virtualenv shipped with --archives (see the README's Spark section).
+virtualenv shipped with --archives (see docs/spark.md).
 """
 
 from __future__ import annotations

@@ -254,28 +254,6 @@ fn an_unreadable_file_is_named_and_fails() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.html"));
 }
 
-/// The README's library example, kept honest.
-#[test]
-fn the_readme_library_example_runs() -> Result<(), relink::Error> {
-    use relink::base::{Base, BaseSource};
-    use relink::url::{BaseUrl, Rules};
-    use relink::{Options, rewrite_html};
-
-    let base = BaseUrl::parse("http://www.ics.uci.edu/Test/a/b/c", Rules::Rfc1808)?;
-    assert_eq!(base.resolve("../x")?, "http://www.ics.uci.edu/Test/a/x");
-    let retrieved = Base::new(
-        BaseUrl::parse("http://h/d/", Rules::Rfc1808)?,
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options {
-        outer: Some(&retrieved),
-        ..Options::default()
-    };
-    let outcome = rewrite_html(b"<a href=x>", &options)?;
-    assert_eq!(outcome.output.unwrap(), b"<a href=http://h/d/x>");
-    Ok(())
-}
-
 #[test]
 fn attr_names_lazy_loading_attributes_as_links() {
     let page = crate::fixture("html/lazy.html");
