@@ -632,32 +632,20 @@ impl Parser {
                 let length = arc_length(&first);
                 (first, length.ok_or("bad Archive-length"))
             }
-            _ => {
-                let mut head = first;
-                loop {
-                    let before = head.len();
-                    let n = read_line(input, &mut head, MAX_HEAD_BYTES)?;
-                    let line = &head[before..];
-                    if n == 0 || head.len() > MAX_HEAD_BYTES {
-                        // A head cut off by the end, or without end: junk.
-                        let reason = if n == 0 {
-                            "the input ends inside a record head"
-                        } else {
-                            "a record head runs past 1 MiB"
-                        };
-                        input.unread(&head);
-                        input.unread(&lead);
-                        return self.junk_because(input, reason).map(Some);
-                    }
-                    if line.iter().all(|&b| b == b'\r' || b == b'\n') {
-                        break;
-                    }
+            _ => match read_warc_head(input, first)? {
+                Ok(head) => {
+                    let length = http::field(&head, "Content-Length")
+                        .and_then(|v| v.parse::<u64>().ok())
+                        .ok_or("no valid Content-Length");
+                    (head, length)
                 }
-                let length = http::field(&head, "Content-Length")
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .ok_or("no valid Content-Length");
-                (head, length)
-            }
+                Err((head, reason)) => {
+                    // A head cut off by the end, or without end: junk.
+                    input.unread(&head);
+                    input.unread(&lead);
+                    return self.junk_because(input, reason).map(Some);
+                }
+            },
         };
         self.number = number;
         let (length, bad_length) = match length {
@@ -809,6 +797,29 @@ impl Parser {
             warning: warning.filter(|_| !white),
             bytes,
         })))
+    }
+}
+
+/// The rest of a WARC head after its `first` line, up to its blank line;
+/// or what was read, and why it is no head (the input ends inside it, or it
+/// runs past [`MAX_HEAD_BYTES`]).
+fn read_warc_head<B: BufRead>(
+    input: &mut Pushback<B>,
+    first: Vec<u8>,
+) -> Result<Result<Vec<u8>, (Vec<u8>, &'static str)>, WarcError> {
+    let mut head = first;
+    loop {
+        let before = head.len();
+        let n = read_line(input, &mut head, MAX_HEAD_BYTES)?;
+        if n == 0 {
+            return Ok(Err((head, "the input ends inside a record head")));
+        }
+        if head.len() > MAX_HEAD_BYTES {
+            return Ok(Err((head, "a record head runs past 1 MiB")));
+        }
+        if head[before..].iter().all(|&b| b == b'\r' || b == b'\n') {
+            return Ok(Ok(head));
+        }
     }
 }
 
