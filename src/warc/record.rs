@@ -800,13 +800,16 @@ impl Parser {
     }
 }
 
+/// What was read of a head that is none, and why.
+type NoHead = (Vec<u8>, &'static str);
+
 /// The rest of a WARC head after its `first` line, up to its blank line;
 /// or what was read, and why it is no head (the input ends inside it, or it
 /// runs past [`MAX_HEAD_BYTES`]).
 fn read_warc_head<B: BufRead>(
     input: &mut Pushback<B>,
     first: Vec<u8>,
-) -> Result<Result<Vec<u8>, (Vec<u8>, &'static str)>, WarcError> {
+) -> Result<Result<Vec<u8>, NoHead>, WarcError> {
     let mut head = first;
     loop {
         let before = head.len();
