@@ -311,7 +311,7 @@ pub(crate) fn json_row(
     row: &LinkRow,
     from: &str,
 ) -> io::Result<()> {
-    pub(crate) fn text(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
+    fn text(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
         write!(out, ",\"{key}\":")?;
         match value {
             Some(value) => serde_json::to_writer(&mut *out, value).map_err(io::Error::from),
