@@ -52,7 +52,7 @@ pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};
 pub use error::Error;
 pub use kind::Kind;
-pub use links::{Link, LinkPlace, Outcome, Warning, WarningKind};
+pub use links::{Link, LinkPlace, LinkRow, Outcome, RecordName, Warning, WarningKind};
 pub use mime::maildir;
 pub use mime::mbox::{ArchiveMessage, MboxFormat};
 pub use mime::message::{MessageOutcome, PartReport};

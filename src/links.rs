@@ -176,3 +176,58 @@ impl Outcome {
         self.output.as_deref().unwrap_or(input)
     }
 }
+
+/// The web archive record a link is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordName {
+    /// Its number in the file, from 1.
+    pub number: usize,
+    /// Its `WARC-Target-URI` (an ARC record's URL).
+    pub target_uri: String,
+    /// Its `WARC-Record-ID`, as written (empty for ARC).
+    pub record_id: String,
+}
+
+/// One link with where it is inside its input: the row every report
+/// shows, the same fields in the command line's JSON Lines and TSV, the
+/// Python package's dicts and the Spark job's columns.
+#[derive(Debug, Clone)]
+pub struct LinkRow {
+    /// The mbox message it is in, from 1.
+    pub message: Option<usize>,
+    /// The MIME part it is in (`1.2`; empty for a single-part message).
+    pub part: Option<String>,
+    /// The web archive record it is in (shared by the rows of one record).
+    pub record: Option<std::sync::Arc<RecordName>>,
+    /// The link.
+    pub link: Link,
+}
+
+impl LinkRow {
+    /// A link of a document that is no part of an archive or message.
+    pub fn new(link: Link) -> Self {
+        LinkRow {
+            message: None,
+            part: None,
+            record: None,
+            link,
+        }
+    }
+
+    /// Where the link is, as text: `message 3, part 1.2, 4:7`, or for a
+    /// record `TARGET-URI 4:7`.
+    pub fn location(&self) -> String {
+        let mut out = String::new();
+        if let Some(n) = self.message {
+            out.push_str(&format!("message {n}, "));
+        }
+        if let Some(record) = &self.record {
+            out.push_str(&format!("{} ", record.target_uri));
+        }
+        if let Some(part) = self.part.as_deref().filter(|p| !p.is_empty()) {
+            out.push_str(&format!("part {part}, "));
+        }
+        out.push_str(&format!("{}:{}", self.link.line, self.link.column));
+        out
+    }
+}

@@ -20,8 +20,8 @@ use write::{
 
 use relink::kind::{self, Kind};
 use relink::{
-    Base, BaseSource, BaseUrl, Details, Engine, ExtraAttribute, Layer, Link, MboxFormat, Options,
-    Rules, Warning, WarningKind, compressed, maildir, warc,
+    Base, BaseSource, BaseUrl, Details, Engine, ExtraAttribute, Layer, LinkRow, MboxFormat,
+    Options, RecordName, Rules, Warning, WarningKind, compressed, maildir, warc,
 };
 use std::fs::Metadata;
 
@@ -160,39 +160,6 @@ pub fn refuses_terminal(kind: Kind, head: &[u8], writer_is_terminal: bool) -> bo
     const GZIP: &[u8] = &[0x1f, 0x8b];
     const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
     writer_is_terminal && (kind == Kind::Wacz || head.starts_with(GZIP) || head.starts_with(ZSTD))
-}
-
-/// One link, placed for a report.
-#[derive(Debug, Clone)]
-pub struct LinkRow {
-    /// The mbox message number.
-    pub message: Option<usize>,
-    /// The MIME part path.
-    pub part: Option<String>,
-    /// The WARC record: its target URI and record ID (shared by the rows of
-    /// one record).
-    pub record: Option<std::sync::Arc<(String, String)>>,
-    /// The link.
-    pub link: Link,
-}
-
-impl LinkRow {
-    /// Where the link is, as text: `message 3, part 1.2, line 4:7`.
-    pub fn location(&self) -> String {
-        let mut out = String::new();
-        if let Some(n) = self.message {
-            out.push_str(&format!("message {n}, "));
-        }
-        if let Some(record) = &self.record {
-            let target = &record.0;
-            out.push_str(&format!("{target} "));
-        }
-        if let Some(part) = self.part.as_deref().filter(|p| !p.is_empty()) {
-            out.push_str(&format!("part {part}, "));
-        }
-        out.push_str(&format!("{}:{}", self.link.line, self.link.column));
-        out
-    }
 }
 
 /// What happened to one input.
@@ -596,7 +563,11 @@ fn run_wacz(
             );
             rows.layers.push((label, record.layers.clone()));
         }
-        let target = Arc::new((record.target_uri.clone(), record.record_id.clone()));
+        let target = Arc::new(RecordName {
+            number: record.number,
+            target_uri: record.target_uri.clone(),
+            record_id: record.record_id.clone(),
+        });
         let links = record.links.into_iter().map(|link| LinkRow {
             message: None,
             part: None,
@@ -1007,7 +978,11 @@ fn run_warc(
             rows.layers.push((label, record.layers.clone()));
         }
         let rewritten = record.rewritten;
-        let target = std::sync::Arc::new((record.target_uri.clone(), record.record_id.clone()));
+        let target = Arc::new(RecordName {
+            number: record.number,
+            target_uri: record.target_uri.clone(),
+            record_id: record.record_id.clone(),
+        });
         let links = record.links.into_iter().map(|link| LinkRow {
             message: None,
             part: None,

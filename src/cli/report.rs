@@ -7,8 +7,9 @@ use anyhow::Context;
 use relink::{BaseSource, Rules};
 
 use super::args::*;
-use super::batch::{LinkRow, Report};
+use super::batch::Report;
 use super::hints::*;
+use relink::LinkRow;
 
 /// What a run did, as the summary says it.
 #[derive(Debug, Default)]
@@ -295,8 +296,8 @@ pub(crate) fn list_row(
             tsv(&base),
             tsv(&from),
             link.changed,
-            tsv(row.record.as_ref().map_or("", |r| r.0.as_str())),
-            tsv(row.record.as_ref().map_or("", |r| r.1.as_str())),
+            tsv(row.record.as_ref().map_or("", |r| r.target_uri.as_str())),
+            tsv(row.record.as_ref().map_or("", |r| r.record_id.as_str())),
         ),
         Format::Json => json_row(out, file, row, &from),
     }
@@ -338,11 +339,12 @@ pub(crate) fn json_row(
     text(out, "original", Some(&link.original))?;
     text(out, "part", row.part.as_deref())?;
     if let Some(record) = &row.record {
-        text(out, "record_id", Some(&record.1))?;
+        write!(out, ",\"record\":{}", record.number)?;
+        text(out, "record_id", Some(&record.record_id))?;
     }
     text(out, "resolved", Some(&link.resolved))?;
     if let Some(record) = &row.record {
-        text(out, "target_uri", Some(&record.0))?;
+        text(out, "target_uri", Some(&record.target_uri))?;
     }
     out.write_all(b"}\n")
 }
