@@ -20,7 +20,7 @@ use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
 use super::charref;
-use super::tokenizer::{self, AttrSpan, SpanLog, TagSpan};
+use super::tokenizer::{self, AttrSpan, Attributes, SpanLog, TagSpan};
 
 pub use super::tokenizer::Quote;
 
@@ -69,7 +69,7 @@ impl<'d> Tag<'d> {
 ///
 /// Kept compact, a few vectors of small records, as a document may hold
 /// millions of tags.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Document {
     spans: Vec<TagSpan>,
     names: Vec<LocalName>,
@@ -138,6 +138,14 @@ pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 /// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
 /// empty [`Document`]: nothing in it is located, so nothing is changed.
 pub fn parse(src: &str, kind: DocumentKind) -> Document {
+    parse_with(src, kind, Attributes::TreeBuilder)
+}
+
+/// [`parse`], with tag tokens carrying `attributes`: [`parse`] gives the
+/// tree builder only the attributes it reads; with [`Attributes::All`]
+/// the tree builder sees every attribute, and the document must come out
+/// the same (the tests compare both).
+pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
     if u32::try_from(src.len()).is_err() {
         return Document::default();
     }
@@ -157,6 +165,7 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
     };
     let options = tokenizer::Options {
         discard_bom: false,
+        attributes,
         ..tokenizer::Options::default()
     };
     let recorder = tokenizer::tokenize(src, recorder, &log, options);

@@ -557,3 +557,78 @@ fn deeply_nested_elements_take_linear_time() {
     ));
     assert!(output.ends_with("<a href=http://example.com/dir/end>"));
 }
+
+/// Documents that stress what the tree builder reads of attributes:
+/// formatting elements whose attribute lists are compared, `font` leaving
+/// foreign content, hidden inputs in tables, `annotation-xml` integration
+/// points, declarative shadow roots, bases, duplicates and end tags with
+/// attributes.
+fn attribute_stress() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pieces = prop_oneof![
+        Just("<b class=x>"),
+        Just("<b class=y>"),
+        Just("<b id=x class=y>"),
+        Just("<b class=y id=x>"),
+        Just("<b class=x class=y>"),
+        Just("<B CLASS=x>"),
+        Just("<a href=1 title=t>"),
+        Just("<a title=t href=1>"),
+        Just("</b>"),
+        Just("</a>"),
+        Just("</b x=1>"),
+        Just("<p>"),
+        Just("<font color=red>"),
+        Just("<font data-x=1>"),
+        Just("<svg>"),
+        Just("<math><annotation-xml encoding=text/html>"),
+        Just("<math><annotation-xml encoding=other>"),
+        Just("<input type=hidden>"),
+        Just("<input type=text>"),
+        Just("<table>"),
+        Just("<tr><td>"),
+        Just("<template shadowrootmode=open>"),
+        Just("</template>"),
+        Just("<base href=x/>"),
+        Just("<base target=_top>"),
+        Just("<frameset>"),
+        Just("<img src=i>"),
+        Just("text"),
+        Just("\n"),
+    ];
+    prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
+}
+
+/// The tree builder is given only the attributes it reads; with every
+/// attribute it must build the same document: tags, elements, namespaces,
+/// template contents and base.
+#[test]
+fn the_tree_builder_is_given_only_what_it_reads() {
+    use relink::html::tokenizer::Attributes;
+    use relink::html::tree::parse_with;
+    let mut documents = 0;
+    for (name, data) in inputs_with_links() {
+        for kind in [DocumentKind::Document, DocumentKind::IframeSrcdoc] {
+            let lean = parse(&data, kind);
+            let full = parse_with(&data, kind, Attributes::All);
+            assert!(lean == full, "{name} ({kind:?}): {lean:?}\n{full:?}");
+            documents += 1;
+        }
+    }
+    assert!(documents > 10_000, "{documents} documents");
+}
+
+mod lean_attributes {
+    use proptest::prelude::*;
+    use relink::html::tokenizer::Attributes;
+    use relink::html::tree::{DocumentKind, parse, parse_with};
+
+    proptest! {
+        #[test]
+        fn lean_and_full_attributes_build_the_same_document(text in super::attribute_stress()) {
+            let lean = parse(&text, DocumentKind::Document);
+            let full = parse_with(&text, DocumentKind::Document, Attributes::All);
+            prop_assert!(lean == full, "{:?}", text);
+        }
+    }
+}
