@@ -90,3 +90,52 @@ fn two_million_distinct_attributes_take_seconds() {
         .expect("two million attributes rewritten within five minutes");
     assert!(rewritten);
 }
+
+fn rewrite(page: &str) -> String {
+    let retrieved = Base::new(
+        BaseUrl::parse("http://example.com/dir/", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options {
+        outer: Some(&retrieved),
+        transport: Some(encoding_rs::UTF_8),
+        ..Options::default()
+    };
+    let outcome = rewrite_html(page.as_bytes(), &options).unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    String::from_utf8(outcome.output.unwrap()).unwrap()
+}
+
+#[test]
+fn deep_svg_is_flattened_and_keeps_its_namespaces() {
+    // Past the depth limit, SVG elements are made self-closing: the depth
+    // stops growing, each element stays SVG, and after `</svg>` the
+    // document is HTML again.
+    let mut page = String::from("<svg>");
+    page.push_str(&"<g>".repeat(3000));
+    page.push_str(
+        "<a href=deep.html></a><use href=#i /><foreignObject><img src=fo.png></foreignObject>",
+    );
+    page.push_str(&"</g>".repeat(3000));
+    page.push_str("<use href=#j /></svg><img src=after.png><a href=#k>");
+    let output = rewrite(&page);
+    assert!(output.contains(
+        "<a href=http://example.com/dir/deep.html></a><use href=#i /><foreignObject><img src=http://example.com/dir/fo.png></foreignObject>"
+    ));
+    assert!(output.ends_with(
+        "<use href=#j /></svg><img src=http://example.com/dir/after.png><a href=http://example.com/dir/#k>"
+    ));
+}
+
+#[test]
+fn deep_templates_keep_their_links_in_template_contents() {
+    // A `base` in template contents is no base, however deep; links there
+    // are rewritten like any other.
+    let mut page = "<template>".repeat(3000);
+    page.push_str("<base href=http://other.example/><a href=in.html>");
+    page.push_str(&"</template>".repeat(3000));
+    page.push_str("<a href=out.html>");
+    let output = rewrite(&page);
+    assert!(output.contains("<a href=http://example.com/dir/in.html>"));
+    assert!(output.ends_with("<a href=http://example.com/dir/out.html>"));
+}

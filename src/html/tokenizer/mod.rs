@@ -63,7 +63,9 @@ pub enum Attributes {
     #[default]
     All,
     /// Only what html5ever's tree builder (with relink's arena as its sink)
-    /// reads: the attributes named in [`READ_BY_TREE_BUILDER`] with their
+    /// reads, and only the tags that can hold a link logged (start tags
+    /// with attributes, `style` start and end tags; [`SpanLog::current`] is
+    /// `None` for the others): the attributes named in [`READ_BY_TREE_BUILDER`] with their
     /// values, and, on a start tag of a formatting element, one attribute
     /// with an empty name standing for all the others (see
     /// [`Tokenizer::emit_tag`]). No other name becomes an atom and no other
@@ -811,7 +813,15 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             }
         }
         self.flush();
-        {
+        // With only what the tree builder reads, only the tags that can
+        // hold a link are logged: start tags with attributes, and `style`
+        // tags (whose text holds CSS).
+        let logged = self.attributes == Attributes::All
+            || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
+            || self.tag_name == "style";
+        if !logged {
+            self.attr_spans.clear();
+        } else {
             let mut all = self.log.attrs.borrow_mut();
             let first = all.len();
             all.append(&mut self.attr_spans);
@@ -829,7 +839,9 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             had_duplicate_attributes: self.had_duplicate,
         });
         self.state = State::Data;
-        self.log.current.set(Some(self.log.len() - 1));
+        self.log
+            .current
+            .set(logged.then(|| self.log.len().saturating_sub(1)));
         let result = self.send(token);
         self.log.current.set(None);
         match result {
