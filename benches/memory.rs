@@ -27,6 +27,7 @@ fn corpus_pages() -> Vec<String> {
 
 /// Runs `command` to its end; its peak resident set in bytes.
 #[cfg(target_os = "linux")]
+#[allow(clippy::zombie_processes, reason = "the child is reaped by wait4")]
 fn peak_rss(command: &mut Command) -> u64 {
     let child = command.spawn().expect("the relink binary");
     let pid = libc::pid_t::try_from(child.id()).unwrap();
