@@ -1,10 +1,19 @@
 //! Throughput of relink, in MB/s, beside its yardsticks: html5ever's
-//! tokenizer alone and html5ever parsing into RcDom. Run with
-//! `cargo bench`. Corpora: the three real pages of
+//! tokenizer alone, html5ever parsing into RcDom, and a streaming rewriter
+//! on `lol_html` and `url` (`peers/lol_rewrite.rs`). Run with
+//! `cargo bench --bench throughput`. Corpora: the three real pages of
 //! `fixtures/corpus/pages/`, the Python tutorial pages of the corpus WARC
-//! (crawled by wget), and a generated page of about 60 MB. Then the
-//! command line, one worker, over a directory of those pages and listing
-//! the links of the WARC.
+//! (crawled by wget), the installed Python documentation when there is
+//! one (`python3-doc`), a generated page of about 60 MB, and the hostile
+//! shapes of `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
+//! Then the command line, one worker, over a directory of those pages
+//! (beside the peer doing the same work in process), and listing the links
+//! of the WARC.
+
+#[path = "peers/lol_rewrite.rs"]
+mod lol_rewrite;
+#[path = "shapes/mod.rs"]
+mod shapes;
 
 use std::hint::black_box;
 use std::io::Read;
@@ -25,6 +34,9 @@ const MEASURE_FOR: Duration = Duration::from_secs(2);
 struct Corpus {
     name: &'static str,
     pages: Vec<String>,
+    /// Whether html5ever's own tree builder into RcDom is measured too: it
+    /// takes quadratic time on deep nesting, so not on the shapes.
+    rcdom: bool,
 }
 
 fn manifest() -> PathBuf {
@@ -78,6 +90,35 @@ fn python_docs() -> Vec<String> {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The installed Python documentation's pages, if any.
+fn installed_python_docs() -> Vec<String> {
+    let roots = [
+        "/usr/share/doc/python3.11/html",
+        "/usr/share/doc/python3-doc/html",
+        "/usr/share/doc/python3/html",
+    ];
+    let Some(root) = roots.iter().map(PathBuf::from).find(|p| p.is_dir()) else {
+        return Vec::new();
+    };
+    let mut stack = vec![root];
+    let mut paths = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
 }
 
 /// The real pages again and again, to about 60 MB.
@@ -169,22 +210,51 @@ fn main() {
     let rewrite = |text: &str| {
         black_box(rewrite_html(black_box(text.as_bytes()), &options).unwrap());
     };
+    let page_url = url::Url::parse("https://example.com/docs/page.html").unwrap();
+    let peer = |text: &str| {
+        black_box(lol_rewrite::rewrite(black_box(text), &page_url));
+    };
     let pages = corpus_pages();
-    let corpora = [
+    let mut corpora = vec![
         Corpus {
             name: "python docs (WARC)",
             pages: python_docs(),
+            rcdom: true,
         },
         Corpus {
             name: "real pages",
             pages: pages.clone(),
+            rcdom: true,
         },
         Corpus {
             name: "generated 60 MB page",
             pages: generated(&pages),
+            rcdom: true,
         },
     ];
-    let rows: [Row<'_>; 6] = [
+    let installed = installed_python_docs();
+    if !installed.is_empty() {
+        corpora.insert(
+            0,
+            Corpus {
+                name: "installed Python documentation",
+                pages: installed,
+                rcdom: true,
+            },
+        );
+    }
+    let shape_mb = std::env::var("RELINK_BENCH_SHAPE_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    for (name, page) in shapes::all(shape_mb << 20, &pages) {
+        corpora.push(Corpus {
+            name,
+            pages: vec![page],
+            rcdom: false,
+        });
+    }
+    let rows: [Row<'_>; 7] = [
         ("html5ever tokenizer alone", &html5ever_tokenizer),
         ("html5ever into RcDom", &html5ever_rcdom),
         ("relink tokenizer alone", &relink_tokenizer),
@@ -194,6 +264,7 @@ fn main() {
         ),
         ("relink tokenizer + tree builder (arena)", &relink_tree),
         ("relink whole rewrite", &rewrite),
+        ("lol_html + url rewriter (peer)", &peer),
     ];
     for corpus in &corpora {
         let bytes: usize = corpus.pages.iter().map(String::len).sum();
@@ -205,12 +276,18 @@ fn main() {
         );
         let mut figures = Vec::new();
         for (name, work) in &rows {
+            if !corpus.rcdom && name.contains("RcDom") {
+                figures.push(f64::NAN);
+                println!("  {name:<42} {:>8} (quadratic on deep nesting)", "-");
+                continue;
+            }
             let mb_s = measure(&corpus.pages, *work);
             figures.push(mb_s);
             println!("  {name:<42} {mb_s:>8.1} MB/s");
         }
         println!(
-            "  whole rewrite / html5ever into RcDom: {:.2}x; / html5ever tokenizer: {:.2}x",
+            "  whole rewrite / lol_html peer: {:.2}x; / html5ever into RcDom: {:.2}x; / html5ever tokenizer: {:.2}x",
+            figures[5] / figures[6],
             figures[5] / figures[1],
             figures[5] / figures[0]
         );
@@ -260,6 +337,22 @@ fn command_line(pages: &[String]) {
         bytes as f64 / 1e6 / elapsed.as_secs_f64(),
         300,
         bytes as f64 / 1e6
+    );
+    // The peer, in process, reading and writing the same files.
+    let peer_out = dir.path().join("peer");
+    std::fs::create_dir(&peer_out).unwrap();
+    let start = Instant::now();
+    for entry in std::fs::read_dir(&site).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let url = url::Url::parse(&format!("https://example.com/{name}")).unwrap();
+        std::fs::write(peer_out.join(&name), lol_rewrite::rewrite(&text, &url)).unwrap();
+    }
+    println!(
+        "  {:<42} {:>8.1} MB/s",
+        "lol_html peer, same files, in process",
+        bytes as f64 / 1e6 / start.elapsed().as_secs_f64(),
     );
     let warc = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
     let elapsed = run(&[

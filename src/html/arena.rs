@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::TagKind;
@@ -50,7 +51,12 @@ pub struct NodeRef {
 const ELEMENT: u8 = 1;
 const BASE_WITH_HREF: u8 = 2;
 const INTEGRATION_POINT: u8 = 4;
+const TEMPLATE: u8 = 8;
+/// A template's contents, or a node inside them.
+const IN_TEMPLATE: u8 = 16;
 
+/// One node: 28 bytes, as a document may make millions. What few nodes
+/// have (a template's contents, a base's tag) is kept beside them.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -58,10 +64,6 @@ struct Node {
     last_child: u32,
     prev: u32,
     next: u32,
-    /// A template's contents (a fragment node).
-    contents: u32,
-    /// The tag token that created the element.
-    tag: u32,
     /// How many ancestors it had when it was last inserted.
     depth: u32,
     namespace: Namespace,
@@ -69,15 +71,13 @@ struct Node {
 }
 
 impl Node {
-    fn new(namespace: Namespace, flags: u8, tag: u32) -> Self {
+    fn new(namespace: Namespace, flags: u8) -> Self {
         Node {
             parent: NONE,
             first_child: NONE,
             last_child: NONE,
             prev: NONE,
             next: NONE,
-            contents: NONE,
-            tag,
             depth: 0,
             namespace,
             flags,
@@ -96,18 +96,24 @@ pub struct Arena {
     /// (tag, node): the element each start tag made or added attributes to;
     /// a later pair for the same tag wins.
     tied: RefCell<Vec<(u32, u32)>>,
-    /// The depth and namespace of the element inserted last: about where
-    /// the next one goes.
-    last_inserted: std::cell::Cell<(u32, Namespace)>,
+    /// The depth and namespace of the element inserted last, and whether
+    /// it is in template contents: about where the next one goes.
+    last_inserted: std::cell::Cell<(u32, Namespace, bool)>,
+    /// Each template's contents (a fragment node).
+    contents: RefCell<HashMap<u32, u32>>,
+    /// The tag token of each `base` with an `href` tied to one.
+    base_tags: RefCell<HashMap<u32, u32>>,
 }
 
 impl Default for Arena {
     fn default() -> Self {
         Arena {
-            nodes: RefCell::new(vec![Node::new(Namespace::Other, 0, NONE)]),
+            nodes: RefCell::new(vec![Node::new(Namespace::Other, 0)]),
             current: RefCell::new(None),
             tied: RefCell::new(Vec::new()),
-            last_inserted: std::cell::Cell::new((0, Namespace::Html)),
+            last_inserted: std::cell::Cell::new((0, Namespace::Html, false)),
+            contents: RefCell::new(HashMap::new()),
+            base_tags: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -147,8 +153,9 @@ impl Arena {
         };
     }
 
-    /// The depth and namespace of the element inserted last.
-    pub fn last_inserted(&self) -> (u32, Namespace) {
+    /// The depth and namespace of the element inserted last, and whether
+    /// it was inserted in template contents.
+    pub fn last_inserted(&self) -> (u32, Namespace, bool) {
         self.last_inserted.get()
     }
 
@@ -159,9 +166,18 @@ impl Arena {
             return;
         }
         let depth = nodes[parent as usize].depth.saturating_add(1);
+        let in_template = nodes[parent as usize].flags & IN_TEMPLATE;
         let node = &mut nodes[child as usize];
         node.depth = depth;
-        self.last_inserted.set((depth, node.namespace));
+        node.flags = (node.flags & !IN_TEMPLATE) | in_template;
+        let (namespace, flags) = (node.namespace, node.flags);
+        self.last_inserted.set((depth, namespace, in_template != 0));
+        // A template's contents are as deep as the template.
+        if flags & TEMPLATE != 0
+            && let Some(&contents) = self.contents.borrow().get(&child)
+        {
+            nodes[contents as usize].depth = depth;
+        }
     }
 
     fn push(&self, node: Node) -> u32 {
@@ -248,6 +264,8 @@ impl Arena {
     /// Walks the final tree in tree order, template contents included.
     pub fn finish_tree(&self) -> Tree {
         let nodes = self.nodes.borrow();
+        let contents = self.contents.borrow();
+        let base_tags = self.base_tags.borrow();
         // 0: not in the tree; 1: in it; 2: in it, inside template contents.
         let mut reached = vec![0u8; nodes.len()];
         let mut base = None;
@@ -255,12 +273,13 @@ impl Arena {
         while let Some((index, state)) = stack.pop() {
             reached[index as usize] = state;
             let node = &nodes[index as usize];
-            if base.is_none() && state == 1 && node.flags & BASE_WITH_HREF != 0 && node.tag != NONE
-            {
-                base = Some(node.tag as usize);
+            if base.is_none() && state == 1 && node.flags & BASE_WITH_HREF != 0 {
+                base = base_tags.get(&index).map(|&tag| tag as usize);
             }
-            if node.contents != NONE {
-                stack.push((node.contents, 2));
+            if node.flags & TEMPLATE != 0
+                && let Some(&contents) = contents.get(&index)
+            {
+                stack.push((contents, 2));
             }
             let mut child = node.last_child;
             while child != NONE {
@@ -325,25 +344,24 @@ impl TreeSink for Arena {
         if flags.mathml_annotation_xml_integration_point {
             bits |= INTEGRATION_POINT;
         }
-        let index = self.push(Node::new(namespace, bits, NONE));
+        if flags.template {
+            bits |= TEMPLATE;
+        }
+        let index = self.push(Node::new(namespace, bits));
         let tag = self.tie(index, &name.local);
-        let contents = if flags.template {
-            self.push(Node::new(Namespace::Other, 0, NONE))
-        } else {
-            NONE
-        };
-        {
-            let mut nodes = self.nodes.borrow_mut();
-            let node = &mut nodes[index as usize];
-            node.tag = tag;
-            node.contents = contents;
+        if bits & BASE_WITH_HREF != 0 && tag != NONE {
+            self.base_tags.borrow_mut().insert(index, tag);
+        }
+        if flags.template {
+            let contents = self.push(Node::new(Namespace::Other, IN_TEMPLATE));
+            self.contents.borrow_mut().insert(index, contents);
         }
         NodeRef { index, name }
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
         NodeRef {
-            index: self.push(Node::new(Namespace::Other, 0, NONE)),
+            index: self.push(Node::new(Namespace::Other, 0)),
             name: no_name(),
         }
     }
@@ -378,7 +396,12 @@ impl TreeSink for Arena {
 
     fn get_template_contents(&self, target: &NodeRef) -> NodeRef {
         NodeRef {
-            index: self.nodes.borrow()[target.index as usize].contents,
+            index: self
+                .contents
+                .borrow()
+                .get(&target.index)
+                .copied()
+                .unwrap_or(NONE),
             name: no_name(),
         }
     }

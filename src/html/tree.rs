@@ -20,7 +20,7 @@ use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
 use super::charref;
-use super::tokenizer::{self, AttrSpan, SpanLog, TagSpan};
+use super::tokenizer::{self, AttrSpan, Attributes, SpanLog, TagSpan};
 
 pub use super::tokenizer::Quote;
 
@@ -38,7 +38,7 @@ pub enum DocumentKind {
 /// One tag of the source, as [`Document::tags`] shows it.
 #[derive(Debug, Clone)]
 pub struct Tag<'d> {
-    /// Its index among the document's tags.
+    /// Its index among the document's tags (those it keeps).
     pub index: usize,
     /// Start or end tag.
     pub kind: TagKind,
@@ -65,11 +65,13 @@ impl<'d> Tag<'d> {
     }
 }
 
-/// A parsed document: its tags in source order, and which one is the base.
+/// A parsed document: the tags that can hold a link in source order (start
+/// tags with attributes, and `style` start and end tags; every tag when
+/// parsed with [`Attributes::All`]), and which one is the base.
 ///
 /// Kept compact, a few vectors of small records, as a document may hold
-/// millions of tags.
-#[derive(Debug, Default)]
+/// millions of tags; a tag no link can be in keeps no record.
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct Document {
     spans: Vec<TagSpan>,
     names: Vec<LocalName>,
@@ -139,6 +141,15 @@ pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 /// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
 /// empty [`Document`]: nothing in it is located, so nothing is changed.
 pub fn parse(src: &str, kind: DocumentKind) -> Document {
+    parse_with(src, kind, Attributes::TreeBuilder)
+}
+
+/// [`parse`], with tag tokens carrying `attributes`: [`parse`] gives the
+/// tree builder only the attributes it reads and keeps only the tags that
+/// can hold a link; with [`Attributes::All`] the tree builder sees every
+/// attribute and every tag is kept, and each tag both keep must come out
+/// the same (the tests compare them).
+pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
     if u32::try_from(src.len()).is_err() {
         return Document::default();
     }
@@ -147,17 +158,16 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
         iframe_srcdoc: kind == DocumentKind::IframeSrcdoc,
         ..TreeBuilderOpts::default()
     };
-    // A document has at most as many tags as `<`.
-    let most = memchr::memchr_iter(b'<', src.as_bytes()).count();
-    let log = SpanLog::with_capacity(most);
+    let log = SpanLog::default();
     let recorder = Recorder {
         builder: TreeBuilder::new(Arena::default(), opts),
         log: &log,
-        names: RefCell::new(Vec::with_capacity(most)),
+        names: RefCell::new(Vec::new()),
         flattened: RefCell::new(HashMap::new()),
     };
     let options = tokenizer::Options {
         discard_bom: false,
+        attributes,
         ..tokenizer::Options::default()
     };
     let recorder = tokenizer::tokenize(src, recorder, &log, options);
@@ -188,8 +198,79 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
 /// opens nothing, and its end tag is dropped: the element keeps its tag, its
 /// attributes and its namespace, and the depth stops growing. Raw text
 /// elements, `template`, `svg`, `math` and void elements are never
-/// flattened, so tokenizing, template contents and namespaces stay exact.
+/// flattened (a `template` is, when already inside template contents), so
+/// tokenizing, template contents and namespaces stay exact. In foreign content (SVG, MathML) a start tag too deep is made
+/// self-closing instead, its end tag dropped likewise; integration points
+/// and tags that lead back to HTML are never flattened.
 pub const MAX_TREE_DEPTH: u32 = 1024;
+
+/// Whether a start tag in foreign content may be flattened (see
+/// [`MAX_TREE_DEPTH`]): made self-closing, so that it opens nothing. Not
+/// `svg` or `math`, not an HTML or MathML text integration point, not
+/// `script`, and none of the tags that break out of foreign content into
+/// HTML.
+fn flattenable_foreign(name: &LocalName) -> bool {
+    !matches!(
+        &**name,
+        "svg"
+            | "math"
+            | "foreignobject"
+            | "desc"
+            | "title"
+            | "annotation-xml"
+            | "mi"
+            | "mo"
+            | "mn"
+            | "ms"
+            | "mtext"
+            | "script"
+            | "b"
+            | "big"
+            | "blockquote"
+            | "body"
+            | "br"
+            | "center"
+            | "code"
+            | "dd"
+            | "div"
+            | "dl"
+            | "dt"
+            | "em"
+            | "embed"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "head"
+            | "hr"
+            | "i"
+            | "img"
+            | "li"
+            | "listing"
+            | "menu"
+            | "meta"
+            | "nobr"
+            | "ol"
+            | "p"
+            | "pre"
+            | "ruby"
+            | "s"
+            | "small"
+            | "span"
+            | "strong"
+            | "strike"
+            | "sub"
+            | "sup"
+            | "table"
+            | "tt"
+            | "u"
+            | "ul"
+            | "var"
+            | "font"
+    )
+}
 
 /// Whether a start tag may be flattened (see [`MAX_TREE_DEPTH`]).
 fn flattenable(name: &LocalName) -> bool {
@@ -254,12 +335,26 @@ impl Recorder<'_> {
         let mut flattened = self.flattened.borrow_mut();
         match tag.kind {
             TagKind::StartTag => {
-                let (depth, namespace) = self.builder.sink.last_inserted();
-                if depth > MAX_TREE_DEPTH && namespace == Namespace::Html && flattenable(&tag.name)
-                {
+                let (depth, namespace, in_template) = self.builder.sink.last_inserted();
+                if depth <= MAX_TREE_DEPTH {
+                    return Some(token);
+                }
+                // A template inside template contents makes nothing new
+                // of what follows: all of it is in template contents.
+                let template = in_template && &*tag.name == "template";
+                if namespace == Namespace::Html && (flattenable(&tag.name) || template) {
                     *flattened.entry(tag.name.clone()).or_default() += 1;
                     tag.name = local_name!("wbr");
                     tag.self_closing = false;
+                } else if namespace != Namespace::Html
+                    && self
+                        .builder
+                        .adjusted_current_node_present_but_not_in_html_namespace()
+                    && !tag.self_closing
+                    && flattenable_foreign(&tag.name)
+                {
+                    *flattened.entry(tag.name.clone()).or_default() += 1;
+                    tag.self_closing = true;
                 }
             }
             TagKind::EndTag => {
@@ -279,7 +374,9 @@ impl TokenSink for Recorder<'_> {
     type Handle = NodeRef;
 
     fn process_token(&self, token: Token, line_number: u64) -> TokenSinkResult<NodeRef> {
-        if let Token::TagToken(tag) = &token {
+        if let Token::TagToken(tag) = &token
+            && self.log.current().is_some()
+        {
             self.names.borrow_mut().push(tag.name.clone());
         }
         let Some(token) = self.flatten(token) else {

@@ -29,7 +29,14 @@ fn every_tag_lies_where_its_span_says() {
     assert!(inputs.len() > 1500, "{} inputs", inputs.len());
     let mut tags = 0;
     for (name, data) in &inputs {
-        for tag in parse(data, DocumentKind::Document).tags() {
+        // Every tag is kept with every attribute; relink's own parse keeps
+        // a subset of these, the same (see the_tree_builder_is_given_only_what_it_reads).
+        let every = relink::html::tree::parse_with(
+            data,
+            DocumentKind::Document,
+            relink::html::tokenizer::Attributes::All,
+        );
+        for tag in every.tags() {
             tags += 1;
             let source = &data[tag.span.clone()];
             assert!(
@@ -553,4 +560,112 @@ fn deeply_nested_elements_take_linear_time() {
         "<svg><use href=#i /><image href=http://example.com/dir/i.png /></svg><a href=http://example.com/dir/y>"
     ));
     assert!(output.ends_with("<a href=http://example.com/dir/end>"));
+}
+
+/// Documents that stress what the tree builder reads of attributes:
+/// formatting elements whose attribute lists are compared, `font` leaving
+/// foreign content, hidden inputs in tables, `annotation-xml` integration
+/// points, declarative shadow roots, bases, duplicates and end tags with
+/// attributes.
+fn attribute_stress() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let pieces = prop_oneof![
+        Just("<b class=x>"),
+        Just("<b class=y>"),
+        Just("<b id=x class=y>"),
+        Just("<b class=y id=x>"),
+        Just("<b class=x class=y>"),
+        Just("<B CLASS=x>"),
+        Just("<a href=1 title=t>"),
+        Just("<a title=t href=1>"),
+        Just("</b>"),
+        Just("</a>"),
+        Just("</b x=1>"),
+        Just("<p>"),
+        Just("<font color=red>"),
+        Just("<font data-x=1>"),
+        Just("<svg>"),
+        Just("<math><annotation-xml encoding=text/html>"),
+        Just("<math><annotation-xml encoding=other>"),
+        Just("<input type=hidden>"),
+        Just("<input type=text>"),
+        Just("<table>"),
+        Just("<tr><td>"),
+        Just("<template shadowrootmode=open>"),
+        Just("</template>"),
+        Just("<base href=x/>"),
+        Just("<base target=_top>"),
+        Just("<frameset>"),
+        Just("<img src=i>"),
+        Just("text"),
+        Just("\n"),
+    ];
+    prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
+}
+
+/// Compares a document parsed as relink parses (the tree builder given
+/// only the attributes it reads, only tags that can hold a link kept)
+/// with one parsed with every attribute and every tag: each kept tag must
+/// be the same there (span, name, attributes, element, namespace, template
+/// contents), every tag that can hold a link must be kept, and the base
+/// must be the same tag.
+pub fn same_as_with_every_attribute(data: &str, kind: DocumentKind) -> Result<(), String> {
+    use relink::html::tokenizer::Attributes;
+    use relink::html::tree::parse_with;
+    let lean = parse(data, kind);
+    let full = parse_with(data, kind, Attributes::All);
+    let describe = |t: &relink::html::tree::Tag<'_>| {
+        format!(
+            "{:?} {} {:?} {:?} {:?}",
+            t.kind,
+            t.name,
+            t.span,
+            t.element,
+            t.attrs()
+        )
+    };
+    let wanted: Vec<String> = full
+        .tags()
+        .filter(|t| (t.kind == TagKind::StartTag && !t.attrs().is_empty()) || &**t.name == "style")
+        .map(|t| describe(&t))
+        .collect();
+    let kept: Vec<String> = lean.tags().map(|t| describe(&t)).collect();
+    if kept != wanted {
+        return Err(format!("tags differ:\n{kept:#?}\n{wanted:#?}"));
+    }
+    let span =
+        |doc: &relink::html::tree::Document| doc.base.and_then(|i| doc.tag(i)).map(|t| t.span);
+    if span(&lean) != span(&full) {
+        return Err(format!("base {:?}, not {:?}", span(&lean), span(&full)));
+    }
+    Ok(())
+}
+
+/// The tree builder is given only what it reads, and the document keeps
+/// only what links need; every tag it keeps is as with everything.
+#[test]
+fn the_tree_builder_is_given_only_what_it_reads() {
+    let mut documents = 0;
+    for (name, data) in inputs_with_links() {
+        for kind in [DocumentKind::Document, DocumentKind::IframeSrcdoc] {
+            if let Err(why) = same_as_with_every_attribute(&data, kind) {
+                panic!("{name} ({kind:?}): {why}");
+            }
+            documents += 1;
+        }
+    }
+    assert!(documents > 10_000, "{documents} documents");
+}
+
+mod lean_attributes {
+    use proptest::prelude::*;
+    use relink::html::tree::DocumentKind;
+
+    proptest! {
+        #[test]
+        fn lean_and_full_attributes_build_the_same_document(text in super::attribute_stress()) {
+            let result = super::same_as_with_every_attribute(&text, DocumentKind::Document);
+            prop_assert!(result.is_ok(), "{:?}: {:?}", text, result);
+        }
+    }
 }

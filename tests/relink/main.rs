@@ -8,6 +8,7 @@ mod corpus;
 mod encodings;
 mod html_corpus;
 mod html_fixtures;
+mod html_shapes;
 mod mail;
 mod resolver;
 mod robust;

@@ -223,6 +223,7 @@ fn the_html5lib_tokenizer_tests_pass() {
                         .get("lastStartTag")
                         .and_then(Value::as_str)
                         .map(str::to_owned),
+                    ..Options::default()
                 };
                 let log = SpanLog::default();
                 let tokens = tokenize(&input, Tokens::default(), &log, options)

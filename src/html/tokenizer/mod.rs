@@ -32,7 +32,7 @@ use std::ops::Range;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
-use html5ever::{Attribute, LocalName, QualName, ns};
+use html5ever::{Attribute, LocalName, QualName, local_name, ns};
 
 use self::states::State;
 
@@ -56,6 +56,80 @@ pub enum InitialState {
     CdataSection,
 }
 
+/// Which attributes tag tokens carry. Every attribute's span is logged
+/// either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Attributes {
+    /// Every attribute, as html5ever's tokenizer gives them.
+    #[default]
+    All,
+    /// Only what html5ever's tree builder (with relink's arena as its sink)
+    /// reads, and only the tags that can hold a link logged (start tags
+    /// with attributes, `style` start and end tags; [`SpanLog::current`] is
+    /// `None` for the others): the attributes named in [`READ_BY_TREE_BUILDER`] with their
+    /// values, and, on a start tag of a formatting element, one attribute
+    /// with an empty name standing for all the others (see
+    /// [`Tokenizer::emit_tag`]). No other name becomes an atom and no other
+    /// value a tendril: interning millions of distinct attribute names in
+    /// `string_cache`'s global set takes quadratic time, and the tree
+    /// builder never compares them.
+    TreeBuilder,
+}
+
+/// The attribute names html5ever's tree builder and relink's arena look at:
+/// `type` (an `input` of type hidden), `encoding` (an `annotation-xml`
+/// integration point), `color`, `face` and `size` (a `font` leaving
+/// foreign content), `shadowrootmode` (a declarative shadow root's
+/// `template`) and `href` (a `base`). The tree builder also reads `charset`,
+/// `http-equiv` and `content` of a `meta`, but only to report an encoding,
+/// which the tokenizer ignores, and `form`, only for the sink's form
+/// association, which the arena ignores.
+pub const READ_BY_TREE_BUILDER: &[&str] = &[
+    "type",
+    "encoding",
+    "color",
+    "face",
+    "size",
+    "shadowrootmode",
+    "href",
+];
+
+/// The read attribute named `name`, as a (static) atom.
+fn read_by_tree_builder(name: &str) -> Option<LocalName> {
+    Some(match name {
+        "type" => local_name!("type"),
+        "encoding" => local_name!("encoding"),
+        "color" => local_name!("color"),
+        "face" => local_name!("face"),
+        "size" => local_name!("size"),
+        "shadowrootmode" => local_name!("shadowrootmode"),
+        "href" => local_name!("href"),
+        _ => return None,
+    })
+}
+
+/// Whether a start tag of this name makes a formatting element, whose
+/// attributes the tree builder compares (the "Noah's Ark" clause of
+/// pushing onto the list of active formatting elements).
+fn is_formatting(name: &str) -> bool {
+    matches!(
+        name,
+        "a" | "b"
+            | "big"
+            | "code"
+            | "em"
+            | "font"
+            | "i"
+            | "nobr"
+            | "s"
+            | "small"
+            | "strike"
+            | "strong"
+            | "tt"
+            | "u"
+    )
+}
+
 /// How the tokenizer starts.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -67,6 +141,8 @@ pub struct Options {
     /// The name of the last start tag, for "appropriate end tag" checks
     /// when starting in a raw text state.
     pub last_start_tag: Option<String>,
+    /// Which attributes tag tokens carry.
+    pub attributes: Attributes,
 }
 
 impl Default for Options {
@@ -75,6 +151,7 @@ impl Default for Options {
             discard_bom: true,
             initial_state: InitialState::Data,
             last_start_tag: None,
+            attributes: Attributes::All,
         }
     }
 }
@@ -367,6 +444,18 @@ pub struct Tokenizer<'a, S: TokenSink> {
     attr: Option<CurrentAttr>,
     /// A spare attribute, to reuse its buffers.
     spare_attr: Option<CurrentAttr>,
+    attributes: Attributes,
+    /// With [`Attributes::TreeBuilder`]: the names of the tag's first
+    /// attributes, one after the other, and where each ends; past
+    /// [`SCAN_LIMIT`], every name in `lean_set`.
+    lean_names: String,
+    lean_ends: Vec<usize>,
+    lean_set: HashSet<Box<str>>,
+    /// With [`Attributes::TreeBuilder`], on a formatting element: the
+    /// attributes left out of the token, as (name, value) ranges of
+    /// `dropped_text`.
+    dropped: Vec<(Range<usize>, Range<usize>)>,
+    dropped_text: String,
 
     comment: Text,
     doctype: CurrentDoctype,
@@ -412,6 +501,12 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             attr_names: HashSet::new(),
             attr: None,
             spare_attr: None,
+            attributes: options.attributes,
+            lean_names: String::new(),
+            lean_ends: Vec::new(),
+            lean_set: HashSet::new(),
+            dropped: Vec::new(),
+            dropped_text: String::new(),
             comment: Text::default(),
             doctype: CurrentDoctype::default(),
             temp_start: 0,
@@ -519,6 +614,11 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.attrs.clear();
         self.attr_spans.clear();
         self.attr_names.clear();
+        self.lean_names.clear();
+        self.lean_ends.clear();
+        self.lean_set.clear();
+        self.dropped.clear();
+        self.dropped_text.clear();
         if let Some(attr) = self.attr.take() {
             self.spare_attr = Some(attr);
         }
@@ -577,6 +677,10 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         let Some(attr) = self.attr.take() else {
             return;
         };
+        if self.attributes == Attributes::TreeBuilder {
+            self.finish_attr_lean(attr);
+            return;
+        }
         let name = LocalName::from(attr.name.as_str());
         let duplicate = if self.attrs.len() < SCAN_LIMIT {
             self.attrs.iter().any(|a| a.name.local == name)
@@ -604,16 +708,108 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.spare_attr = Some(attr);
     }
 
+    /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`]: the
+    /// same duplicate check on plain strings, no atom for a name the tree
+    /// builder does not read.
+    fn finish_attr_lean(&mut self, attr: CurrentAttr) {
+        if self.seen_before(&attr.name) {
+            self.had_duplicate = true;
+            self.error("Duplicate attribute");
+        } else {
+            if let Some(name) = read_by_tree_builder(&attr.name) {
+                self.attrs.push(Attribute {
+                    name: QualName::new(None, ns!(), name),
+                    value: self.text_tendril(&attr.value),
+                });
+            } else if self.tag_kind == TagKind::StartTag && is_formatting(&self.tag_name) {
+                let text = &mut self.dropped_text;
+                let name = text.len()..text.len() + attr.name.len();
+                text.push_str(&attr.name);
+                let at = text.len();
+                if attr.value.owned {
+                    text.push_str(&attr.value.buf);
+                } else {
+                    text.push_str(&self.input[attr.value.start..attr.value.end]);
+                }
+                self.dropped.push((name, at..text.len()));
+            }
+            self.attr_spans.push(AttrSpan {
+                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
+                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
+                quote: attr.quote,
+            });
+        }
+        self.spare_attr = Some(attr);
+    }
+
+    /// Whether the current tag already has an attribute `name`; notes it if
+    /// not. A short scan for the first [`SCAN_LIMIT`] names, then a hash
+    /// set, so that no tag takes more than linear time.
+    fn seen_before(&mut self, name: &str) -> bool {
+        let count = self.lean_ends.len();
+        if count < SCAN_LIMIT {
+            let mut start = 0;
+            for &end in &self.lean_ends {
+                if &self.lean_names[start..end] == name {
+                    return true;
+                }
+                start = end;
+            }
+            self.lean_names.push_str(name);
+            self.lean_ends.push(self.lean_names.len());
+            return false;
+        }
+        if self.lean_set.is_empty() {
+            let mut start = 0;
+            for &end in &self.lean_ends {
+                self.lean_set
+                    .insert(Box::from(&self.lean_names[start..end]));
+                start = end;
+            }
+        }
+        !self.lean_set.insert(Box::from(name))
+    }
+
+    /// With [`Attributes::TreeBuilder`], the attribute that stands for the
+    /// attributes left out of a formatting element's token: an empty name,
+    /// and as value each (name, value) pair, sorted by name, NUL after each
+    /// part (the tokenizer has replaced every NUL in names and values).
+    /// Two such tokens then compare equal exactly when their attribute
+    /// lists do, as the tree builder's "Noah's Ark" clause compares them.
+    fn dropped_attribute(&mut self) -> Option<Attribute> {
+        if self.dropped.is_empty() {
+            return None;
+        }
+        let text = &self.dropped_text;
+        self.dropped
+            .sort_unstable_by(|a, b| text[a.0.clone()].cmp(&text[b.0.clone()]));
+        let mut value = String::with_capacity(text.len() + 2 * self.dropped.len());
+        for (name, val) in &self.dropped {
+            value.push_str(&text[name.clone()]);
+            value.push('\0');
+            value.push_str(&text[val.clone()]);
+            value.push('\0');
+        }
+        Some(Attribute {
+            name: QualName::new(None, ns!(), local_name!("")),
+            value: StrTendril::from_slice(&value),
+        })
+    }
+
     /// Emits the current tag, whose `>` ends just before the current
     /// position, and switches to the state the sink asks for (the data
     /// state by default).
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
+        if let Some(attr) = self.dropped_attribute() {
+            self.attrs.push(attr);
+        }
         let name = LocalName::from(self.tag_name.as_str());
         match self.tag_kind {
             TagKind::StartTag => self.last_start_tag = Some(name.clone()),
             TagKind::EndTag => {
-                if !self.attrs.is_empty() {
+                // (The spans, as the token may carry only some of them.)
+                if !self.attr_spans.is_empty() {
                     self.error("Attributes on an end tag");
                 }
                 if self.self_closing {
@@ -622,7 +818,15 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             }
         }
         self.flush();
-        {
+        // With only what the tree builder reads, only the tags that can
+        // hold a link are logged: start tags with attributes, and `style`
+        // tags (whose text holds CSS).
+        let logged = self.attributes == Attributes::All
+            || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
+            || self.tag_name == "style";
+        if !logged {
+            self.attr_spans.clear();
+        } else {
             let mut all = self.log.attrs.borrow_mut();
             let first = all.len();
             all.append(&mut self.attr_spans);
@@ -640,7 +844,9 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             had_duplicate_attributes: self.had_duplicate,
         });
         self.state = State::Data;
-        self.log.current.set(Some(self.log.len() - 1));
+        self.log
+            .current
+            .set(logged.then(|| self.log.len().saturating_sub(1)));
         let result = self.send(token);
         self.log.current.set(None);
         match result {
