@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
 use relink::base::{Base, BaseSource};
-use relink::document::{Options, rewrite_html};
 use relink::html::tokenizer::{Attributes, Options as TokenizerOptions, SpanLog, tokenize};
 use relink::{BaseUrl, Rules};
+use relink::{Options, rewrite_html};
 
 /// The attributes of every tag token, as names.
 #[derive(Default)]

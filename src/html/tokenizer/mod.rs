@@ -84,6 +84,7 @@ pub enum Attributes {
 /// `http-equiv` and `content` of a `meta`, but only to report an encoding,
 /// which the tokenizer ignores, and `form`, only for the sink's form
 /// association, which the arena ignores.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "type",
     "encoding",
@@ -242,6 +243,7 @@ pub struct SpanLog {
 impl SpanLog {
     /// A log with room for `tags` tag tokens (a document has at most as
     /// many as it has `<`), so that it never grows by copying.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn with_capacity(tags: usize) -> Self {
         SpanLog {
             tags: RefCell::new(Vec::with_capacity(tags)),
