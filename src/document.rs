@@ -6,7 +6,9 @@
 use std::io::{self, BufRead, Write};
 
 use crate::Error;
-use crate::base::BaseChain;
+use crate::base::{BaseChain, Layer, LayerStatus};
+use crate::kind::Kind;
+use crate::links::{LinkRow, RecordName};
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
 use crate::links::Outcome;
@@ -16,7 +18,7 @@ use crate::mime::message::{self, FromLines, MessageOutcome};
 use crate::options::Options;
 use crate::splice::Edit;
 use crate::text::{self, Documents, Embedded, Resolver, TextRewrite};
-use crate::warc::WarcOptions;
+use crate::warc::{RecordReport, WarcOptions};
 
 
 /// Rewrites an HTML document.
@@ -110,4 +112,172 @@ impl Default for WarcOptions<'_> {
     fn default() -> Self {
         WarcOptions::new(&Engine)
     }
+}
+
+/// What rewriting one input of any kind gave, in the one shape every kind
+/// reports: the new bytes, every link with where it is, what could not be
+/// done, and the layers of each document's base.
+#[derive(Debug, Default)]
+pub struct DocumentReport {
+    /// The new bytes, or `None` when nothing changed.
+    pub output: Option<Vec<u8>>,
+    /// Every link (none when only counts were asked), in input order.
+    pub rows: Vec<LinkRow>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
+    /// What could not be done, each naming where.
+    pub warnings: Vec<Warning>,
+    /// Each document's base layers (innermost first), under a label that
+    /// says which document: `document`, `part 1.2 (text/html)`, `message 3,
+    /// the message (text/html)`, `record 4 URI (text/html)`.
+    pub layers: Vec<(String, Vec<Layer>)>,
+    /// How many documents had no base, so that their links were left.
+    pub without_base: usize,
+}
+
+/// Whether no layer gave a base.
+fn no_layer_used(layers: &[Layer]) -> bool {
+    !layers.iter().any(|l| l.status == LayerStatus::Used)
+}
+
+/// How a message part is named in reports.
+pub fn part_label(path: &str, mimetype: &str) -> String {
+    if path.is_empty() {
+        format!("the message ({mimetype})")
+    } else {
+        format!("part {path} ({mimetype})")
+    }
+}
+
+impl DocumentReport {
+    /// Takes in one document's outcome (its output aside).
+    fn add_outcome(&mut self, label: String, outcome: Outcome) {
+        self.without_base += usize::from(outcome.base.is_none());
+        self.warnings.extend(outcome.warnings);
+        self.rewritten += outcome.rewritten;
+        self.rows.extend(outcome.links.into_iter().map(LinkRow::new));
+        self.layers.push((label, outcome.layers));
+    }
+
+    /// Takes in a message's outcome, its rows and warnings placed inside
+    /// `message` (an mbox's message number) when given.
+    pub fn add_message(&mut self, message: Option<usize>, outcome: &MessageOutcome) {
+        let within = |w: &Warning| match message {
+            Some(n) => w.clone().within(format!("message {n}")),
+            None => w.clone(),
+        };
+        self.warnings.extend(outcome.warnings.iter().map(within));
+        self.rewritten += outcome.rewritten;
+        self.rows
+            .extend(outcome.links.iter().map(|(part, link)| LinkRow {
+                message,
+                part: Some(part.clone()),
+                record: None,
+                link: link.clone(),
+            }));
+        for part in &outcome.parts {
+            self.without_base += usize::from(no_layer_used(&part.layers));
+            let label = match message {
+                Some(n) => format!("message {n}, {}", part_label(&part.path, &part.mimetype)),
+                None => part_label(&part.path, &part.mimetype),
+            };
+            self.layers.push((label, part.layers.clone()));
+        }
+    }
+
+    /// Takes in a web archive record's report.
+    pub fn add_record(&mut self, record: RecordReport) {
+        self.warnings.extend(record.warnings.iter().cloned());
+        self.rewritten += record.rewritten;
+        if !record.mimetype.is_empty() {
+            self.without_base += usize::from(no_layer_used(&record.layers));
+            let label = format!(
+                "record {} {} ({})",
+                record.number, record.target_uri, record.mimetype
+            );
+            self.layers.push((label, record.layers));
+        }
+        let name = std::sync::Arc::new(RecordName {
+            number: record.number,
+            target_uri: record.target_uri,
+            record_id: record.record_id,
+        });
+        self.rows.extend(record.links.into_iter().map(|link| LinkRow {
+            message: None,
+            part: None,
+            record: Some(name.clone()),
+            link,
+        }));
+    }
+}
+
+/// Rewrites one input of `kind`, held in memory: the one dispatch from a
+/// kind to its reader, which [`crate::Rewriter`], the command line and the
+/// Python package all go through. An mbox, a web archive and a WACZ
+/// package are read here in memory; their streaming readers are
+/// [`rewrite_mbox`] and [`crate::warc`]. A web archive's records give their
+/// own bases: `options.outer` is not used for them.
+pub fn rewrite_document(
+    kind: Kind,
+    input: &[u8],
+    options: &Options<'_>,
+) -> Result<DocumentReport, Error> {
+    let mut report = DocumentReport::default();
+    match kind {
+        Kind::Html => {
+            let outcome = rewrite_html(input, options)?;
+            report.output = outcome.output.clone();
+            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+        }
+        Kind::Css => {
+            let outcome = rewrite_css(input, options)?;
+            report.output = outcome.output.clone();
+            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+        }
+        Kind::Message => {
+            let outcome = rewrite_message(input, options);
+            report.add_message(None, &outcome);
+            report.output = outcome.output;
+        }
+        Kind::Mbox => {
+            let mut out = Vec::with_capacity(input.len());
+            let changed = rewrite_mbox(input, MboxFormat::detect(input), &mut out, options, |m, _| {
+                report.add_message(Some(m.number), &m.outcome)
+            })?;
+            report.output = changed.then_some(out);
+        }
+        Kind::Warc | Kind::Wacz => {
+            let options = WarcOptions {
+                document: Options {
+                    outer: None,
+                    ..*options
+                },
+                ..WarcOptions::new(&Engine)
+            };
+            let mut records = Vec::new();
+            let (changed, out, warnings) = if kind == Kind::Warc {
+                let mut out = Vec::with_capacity(input.len());
+                let summary =
+                    crate::warc::rewrite_with(input, &mut out, &options, |r| records.push(r))?;
+                (summary.changed > 0, out, summary.warnings)
+            } else {
+                let mut out = std::io::Cursor::new(Vec::with_capacity(input.len()));
+                let summary = crate::warc::wacz::rewrite_with(
+                    std::io::Cursor::new(input),
+                    &mut out,
+                    &options,
+                    |_, r| records.push(r),
+                )?;
+                (!summary.unchanged(), out.into_inner(), summary.warnings)
+            };
+            for record in records {
+                report.add_record(record);
+            }
+            // The summary's warnings are the records' and those of bytes
+            // outside any record, in file order (a WACZ entry's named).
+            report.warnings = warnings;
+            report.output = changed.then_some(out);
+        }
+    }
+    Ok(report)
 }

@@ -49,7 +49,10 @@ internal_modules!(
 );
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
-pub use document::{Engine, rewrite_css, rewrite_html, rewrite_mbox, rewrite_message};
+pub use document::{
+    DocumentReport, Engine, part_label, rewrite_css, rewrite_document, rewrite_html, rewrite_mbox,
+    rewrite_message,
+};
 pub use error::Error;
 pub use kind::Kind;
 pub use links::{Link, LinkPlace, LinkRow, Outcome, RecordName, Warning, WarningKind};

@@ -8,9 +8,9 @@ use encoding_rs::Encoding;
 use crate::Error;
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed;
-use crate::document::{self, Engine};
+use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
-use crate::links::{Link, Warning};
+use crate::links::{Link, LinkRow, Warning};
 use crate::mime::mbox;
 use crate::options::{Details, ExtraAttribute, Options};
 use crate::url::{BaseUrl, Rules};
@@ -207,85 +207,13 @@ impl Rewriter {
     }
 
     /// [`Rewriter::rewrite`] of an input of a known kind, not compressed
-    /// (but for a gzipped WARC).
+    /// (but for a gzipped WARC): the one dispatch,
+    /// [`crate::document::rewrite_document`].
     fn rewrite_as<'i>(&self, input: &'i [u8], kind: Kind) -> Result<Rewritten<'i>, Error> {
         let (forced, outer) = self.bases()?;
         let options = self.options(forced.as_ref(), outer.as_ref());
-        let (output, links, warnings, layers) = match kind {
-            Kind::Html | Kind::Css => {
-                let outcome = if kind == Kind::Css {
-                    document::rewrite_css(input, &options)?
-                } else {
-                    document::rewrite_html(input, &options)?
-                };
-                (
-                    outcome.output,
-                    outcome.links,
-                    outcome.warnings,
-                    outcome.layers,
-                )
-            }
-            Kind::Message => {
-                let outcome = document::rewrite_message(input, &options);
-                let links = outcome.links.into_iter().map(|(_, link)| link).collect();
-                let layers = outcome.parts.into_iter().flat_map(|p| p.layers).collect();
-                (outcome.output, links, outcome.warnings, layers)
-            }
-            Kind::Mbox => {
-                let mut out = Vec::with_capacity(input.len());
-                let (mut links, mut warnings, mut layers) = (Vec::new(), Vec::new(), Vec::new());
-                let changed = document::rewrite_mbox(
-                    input,
-                    mbox::detect(input),
-                    &mut out,
-                    &options,
-                    |message, _| {
-                        let n = message.number;
-                        let outcome = &message.outcome;
-                        warnings.extend(
-                            (outcome.warnings.iter())
-                                .map(|w| w.clone().within(format!("message {n}"))),
-                        );
-                        links.extend(outcome.links.iter().map(|(_, link)| link.clone()));
-                        layers.extend(outcome.parts.iter().flat_map(|p| p.layers.clone()));
-                    },
-                )?;
-                (changed.then_some(out), links, warnings, layers)
-            }
-            Kind::Warc | Kind::Wacz => {
-                let options = WarcOptions {
-                    document: self.options(forced.as_ref(), None),
-                    ..WarcOptions::new(&Engine)
-                };
-                let (mut links, mut layers) = (Vec::new(), Vec::new());
-                let mut collect = |record: warc::RecordReport| {
-                    links.extend(record.links);
-                    layers.extend(record.layers);
-                };
-                let (changed, out, warnings) = if kind == Kind::Warc {
-                    let mut out = Vec::with_capacity(input.len());
-                    let summary = warc::rewrite_with(input, &mut out, &options, &mut collect)?;
-                    (summary.changed > 0, out, summary.warnings)
-                } else {
-                    let mut out = std::io::Cursor::new(Vec::with_capacity(input.len()));
-                    let summary = warc::wacz::rewrite_with(
-                        std::io::Cursor::new(input),
-                        &mut out,
-                        &options,
-                        |_, record| collect(record),
-                    )?;
-                    (!summary.unchanged(), out.into_inner(), summary.warnings)
-                };
-                (changed.then_some(out), links, warnings, layers)
-            }
-        };
-        Ok(Rewritten {
-            input,
-            output,
-            links,
-            warnings,
-            layers,
-        })
+        let report = document::rewrite_document(kind, input, &options)?;
+        Ok(Rewritten { input, report })
     }
 
     /// A gzipped document: undone, rewritten, gzipped again with its header.
@@ -301,17 +229,12 @@ impl Rewriter {
             return Err(Error::Compressed(inner.name()));
         }
         let inner = self.rewrite_as(document, self.kind_of(document))?;
-        let output = match &inner.output {
+        let mut report = inner.report;
+        report.output = match &report.output {
             Some(document) => Some(gunzipped.gzip_again(document)?),
             None => None,
         };
-        Ok(Rewritten {
-            input,
-            output,
-            links: inner.links,
-            warnings: inner.warnings,
-            layers: inner.layers,
-        })
+        Ok(Rewritten { input, report })
     }
 
     /// Rewrites an mbox from `input` to `output` as a stream, in memory
@@ -391,41 +314,60 @@ impl Rewriter {
 #[derive(Debug)]
 pub struct Rewritten<'i> {
     input: &'i [u8],
-    output: Option<Vec<u8>>,
-    links: Vec<Link>,
-    warnings: Vec<Warning>,
-    layers: Vec<Layer>,
+    report: DocumentReport,
 }
 
 impl Rewritten<'_> {
     /// Whether any byte changed.
     pub fn changed(&self) -> bool {
-        self.output.is_some()
+        self.report.output.is_some()
     }
 
     /// The document's bytes: the input with its links made absolute.
     pub fn bytes(&self) -> &[u8] {
-        self.output.as_deref().unwrap_or(self.input)
+        self.report.output.as_deref().unwrap_or(self.input)
     }
 
     /// The document's bytes, owned.
     pub fn into_bytes(self) -> Vec<u8> {
-        self.output.unwrap_or_else(|| self.input.to_vec())
+        self.report.output.unwrap_or_else(|| self.input.to_vec())
     }
 
-    /// Every link found, changed or not.
-    pub fn links(&self) -> &[Link] {
-        &self.links
+    /// Every link found, changed or not, in input order.
+    pub fn links(&self) -> Vec<&Link> {
+        self.report.rows.iter().map(|row| &row.link).collect()
+    }
+
+    /// Every link with where it is (the message, part or record): the rows
+    /// the command line lists.
+    pub fn rows(&self) -> &[LinkRow] {
+        &self.report.rows
+    }
+
+    /// How many links were rewritten.
+    pub fn rewritten(&self) -> usize {
+        self.report.rewritten
     }
 
     /// What could not be done, each naming where.
     pub fn warnings(&self) -> &[Warning] {
-        &self.warnings
+        &self.report.warnings
     }
 
     /// The layers of the base (RFC 1808 section 3), innermost first, with
-    /// what became of each.
-    pub fn layers(&self) -> &[Layer] {
-        &self.layers
+    /// what became of each; of every document, for an archive.
+    pub fn layers(&self) -> impl Iterator<Item = &Layer> {
+        self.report.layers.iter().flat_map(|(_, layers)| layers)
+    }
+
+    /// The layers of each document's base, under a label that names the
+    /// document (`part 1.2 (text/html)`, `record 4 URI (text/html)`).
+    pub fn documents(&self) -> &[(String, Vec<Layer>)] {
+        &self.report.layers
+    }
+
+    /// How many documents had no base, so that their links were left.
+    pub fn without_base(&self) -> usize {
+        self.report.without_base
     }
 }

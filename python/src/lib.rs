@@ -144,7 +144,7 @@ mod engine {
     pub fn links(data: &[u8], base: &str, rules_name: &str) -> Result<Vec<LinkRow>, Failure> {
         let rewriter = rewriter(Some(base), rules_name, Some(Kind::Html))?;
         let out = rewriter.rewrite(data)?;
-        Ok(out.links().iter().cloned().map(row).collect())
+        Ok(out.links().into_iter().cloned().map(row).collect())
     }
 
     /// The kinds `rewrite` takes by name.

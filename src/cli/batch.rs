@@ -20,8 +20,8 @@ use write::{
 
 use relink::kind::{self, Kind};
 use relink::{
-    Base, BaseSource, BaseUrl, Details, Engine, ExtraAttribute, Layer, LinkRow, MboxFormat,
-    Options, RecordName, Rules, Warning, WarningKind, compressed, maildir, warc,
+    Base, BaseSource, BaseUrl, Details, DocumentReport, Engine, ExtraAttribute, Layer, LinkRow,
+    MboxFormat, Options, Rules, Warning, WarningKind, compressed, maildir, warc,
 };
 use std::fs::Metadata;
 
@@ -193,20 +193,14 @@ pub struct Report {
 }
 
 impl Report {
-    /// Counts the links rewritten and keeps the rows (there are rows only
-    /// when [`Settings::keep_details`] asked for them).
-    fn add_links(&mut self, rewritten: usize, rows: impl IntoIterator<Item = LinkRow>) {
-        self.rewritten += rewritten;
-        self.links.extend(rows);
-    }
-
-    /// Takes in what an archive's messages or records reported.
-    fn absorb(&mut self, other: Report) {
-        self.rewritten += other.rewritten;
-        self.no_base += other.no_base;
-        self.links.extend(other.links);
-        self.warnings.extend(other.warnings);
-        self.layers.extend(other.layers);
+    /// Takes in what the library reported of a document, or of an
+    /// archive's messages or records.
+    fn absorb_document(&mut self, document: DocumentReport) {
+        self.rewritten += document.rewritten;
+        self.no_base += document.without_base;
+        self.links.extend(document.rows);
+        self.warnings.extend(document.warnings);
+        self.layers.extend(document.layers);
     }
 }
 
@@ -552,37 +546,28 @@ fn run_wacz(
         document: *options,
         ..warc::WarcOptions::new(&Engine)
     };
-    let mut rows = Report::default();
-    let mut collect = |entry: &str, record: warc::RecordReport| {
-        rows.warnings.extend(record.warnings.iter().cloned());
-        rows.no_base += usize::from(!record.mimetype.is_empty() && without_base(&record.layers));
-        if settings.keep_details && !record.mimetype.is_empty() {
-            let label = format!(
-                "{entry} record {} {} ({})",
-                record.number, record.target_uri, record.mimetype
-            );
-            rows.layers.push((label, record.layers.clone()));
+    let mut rows = DocumentReport::default();
+    let mut collect = |entry: &str, mut record: warc::RecordReport| {
+        // The package's summary holds every warning, each naming its entry.
+        record.warnings.clear();
+        let labels = rows.layers.len();
+        rows.add_record(record);
+        if !settings.keep_details {
+            rows.layers.clear();
+        } else if let Some(label) = rows.layers.get_mut(labels) {
+            label.0 = format!("{entry} {}", label.0);
         }
-        let target = Arc::new(RecordName {
-            number: record.number,
-            target_uri: record.target_uri.clone(),
-            record_id: record.record_id.clone(),
-        });
-        let links = record.links.into_iter().map(|link| LinkRow {
-            message: None,
-            part: None,
-            record: Some(target.clone()),
-            link,
-        });
-        rows.add_links(record.rewritten, links);
     };
     let failed = |e: warc::wacz::WaczError| io::Error::new(io::ErrorKind::InvalidData, e);
+    let mut warnings = Vec::new();
     let mut input = Some(input);
     let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
         if settings.destination == Destination::Nowhere && !settings.diff {
             let summary = warc::wacz::inspect(input, &options, &mut collect).map_err(failed)?;
-            return Ok(summary.changed() > 0);
+            let changed = summary.changed() > 0;
+            warnings = summary.warnings;
+            return Ok(changed);
         }
         // A zip is written with seeks: into a temporary file, then copied.
         let mut temp = tempfile::tempfile()?;
@@ -590,9 +575,12 @@ fn run_wacz(
             warc::wacz::rewrite_with(input, &mut temp, &options, &mut collect).map_err(failed)?;
         io::Seek::seek(&mut temp, io::SeekFrom::Start(0))?;
         io::copy(&mut temp, writer)?;
-        Ok(!summary.unchanged())
+        let changed = !summary.unchanged();
+        warnings = summary.warnings;
+        Ok(changed)
     })?;
-    report.absorb(rows);
+    rows.warnings = warnings;
+    report.absorb_document(rows);
     report.changed = changed;
     report.written = changed && settings.destination != Destination::Nowhere;
     Ok(())
@@ -625,45 +613,11 @@ fn rewrite_in_memory(
     options: &Options<'_>,
     report: &mut Report,
 ) -> io::Result<Option<Vec<u8>>> {
-    if matches!(kind, Kind::Html | Kind::Css) {
-        let result = if kind == Kind::Css {
-            relink::rewrite_css(input, options)
-        } else {
-            relink::rewrite_html(input, options)
-        };
-        let outcome = result.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        report.warnings = outcome.warnings;
-        report.no_base = usize::from(outcome.base.is_none());
-        report.layers = vec![("document".to_owned(), outcome.layers)];
-        let rows = outcome.links.into_iter().map(|link| LinkRow {
-            message: None,
-            part: None,
-            record: None,
-            link,
-        });
-        report.add_links(outcome.rewritten, rows);
-        return Ok(outcome.output);
-    }
-    let outcome = relink::rewrite_message(input, options);
-    report.warnings = outcome.warnings;
-    let rows = outcome.links.into_iter().map(|(part, link)| LinkRow {
-        message: None,
-        part: Some(part),
-        record: None,
-        link,
-    });
-    report.add_links(outcome.rewritten, rows);
-    report.no_base = outcome
-        .parts
-        .iter()
-        .filter(|p| without_base(&p.layers))
-        .count();
-    report.layers = outcome
-        .parts
-        .into_iter()
-        .map(|p| (part_label(&p.path, &p.mimetype), p.layers))
-        .collect();
-    Ok(outcome.output)
+    let mut document = relink::rewrite_document(kind, input, options)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let output = document.output.take();
+    report.absorb_document(document);
+    Ok(output)
 }
 
 /// A rewritten document on its way out.
@@ -753,11 +707,6 @@ fn replace_in_place(
     })
 }
 
-/// Whether no layer gave a document its base.
-fn without_base(layers: &[Layer]) -> bool {
-    !layers.iter().any(|l| l.status == relink::LayerStatus::Used)
-}
-
 /// Creates the directories above `path`.
 fn create_parent(path: &Path) -> io::Result<()> {
     match path.parent() {
@@ -792,15 +741,6 @@ fn backed_up(backup: Backup, path: &Path, suffix: &str, report: &mut Report) {
                 name.to_string_lossy()
             ),
         ));
-    }
-}
-
-/// How a message part is named in reports.
-fn part_label(path: &str, mimetype: &str) -> String {
-    if path.is_empty() {
-        format!("the message ({mimetype})")
-    } else {
-        format!("part {path} ({mimetype})")
     }
 }
 
@@ -892,33 +832,12 @@ fn run_mbox(
         file,
     } = input;
     let mut diff = String::new();
-    let mut rows = Report::default();
+    let mut rows = DocumentReport::default();
     let mut collect = |message: &relink::ArchiveMessage, original: &[u8]| {
         let n = message.number;
-        rows.warnings.extend(
-            message
-                .outcome
-                .warnings
-                .iter()
-                .map(|w| w.clone().within(format!("message {n}"))),
-        );
-        let links = message.outcome.links.iter().map(|(part, link)| LinkRow {
-            message: Some(n),
-            part: Some(part.clone()),
-            record: None,
-            link: link.clone(),
-        });
-        rows.add_links(message.outcome.rewritten, links);
-        rows.no_base += (message.outcome.parts.iter())
-            .filter(|p| without_base(&p.layers))
-            .count();
-        if settings.keep_details {
-            rows.layers.extend(message.outcome.parts.iter().map(|p| {
-                (
-                    format!("message {n}, {}", part_label(&p.path, &p.mimetype)),
-                    p.layers.clone(),
-                )
-            }));
+        rows.add_message(Some(n), &message.outcome);
+        if !settings.keep_details {
+            rows.layers.clear();
         }
         if settings.diff
             && let Some(new) = &message.outcome.output
@@ -942,7 +861,7 @@ fn run_mbox(
         encoder.finish()?;
         Ok(changed)
     })?;
-    report.absorb(rows);
+    report.absorb_document(rows);
     report.changed = changed;
     report.written = changed && settings.destination != Destination::Nowhere;
     if !diff.is_empty() {
@@ -968,29 +887,17 @@ fn run_warc(
         document: *options,
         ..warc::WarcOptions::new(&Engine)
     };
-    let mut rows = Report::default();
-    let mut collect = |record: warc::RecordReport| {
-        let n = record.number;
-        rows.warnings.extend(record.warnings.iter().cloned());
-        rows.no_base += usize::from(!record.mimetype.is_empty() && without_base(&record.layers));
-        if settings.keep_details && !record.mimetype.is_empty() {
-            let label = format!("record {n} {} ({})", record.target_uri, record.mimetype);
-            rows.layers.push((label, record.layers.clone()));
+    let mut rows = DocumentReport::default();
+    let mut collect = |mut record: warc::RecordReport| {
+        // The summary holds every warning, those of bytes outside records
+        // too, in file order.
+        record.warnings.clear();
+        rows.add_record(record);
+        if !settings.keep_details {
+            rows.layers.clear();
         }
-        let rewritten = record.rewritten;
-        let target = Arc::new(RecordName {
-            number: record.number,
-            target_uri: record.target_uri.clone(),
-            record_id: record.record_id.clone(),
-        });
-        let links = record.links.into_iter().map(|link| LinkRow {
-            message: None,
-            part: None,
-            record: Some(target.clone()),
-            link,
-        });
-        rows.add_links(rewritten, links);
     };
+    let mut warnings = Vec::new();
     let mut input = Some(input);
     let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
@@ -1004,9 +911,11 @@ fn run_warc(
             warc::WarcError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => e,
             e => io::Error::new(io::ErrorKind::InvalidData, e),
         })?;
+        warnings = summary.warnings;
         Ok(summary.changed > 0)
     })?;
-    report.absorb(rows);
+    rows.warnings = warnings;
+    report.absorb_document(rows);
     report.changed = changed;
     report.written = changed && settings.destination != Destination::Nowhere;
     Ok(())

@@ -481,3 +481,20 @@ fn the_command_line_lists_and_rewrites_a_wacz() {
     }
     assert!(check.status.success(), "{said}");
 }
+
+#[test]
+fn the_command_line_warns_of_stray_bytes_naming_their_offset() {
+    let file = [
+        record("WARC/1.0", "http://a.example/1/", "<a href=x>x</a>"),
+        "GARBAGE LINE\r\n".to_owned(),
+        record("WARC/1.0", "http://a.example/2/", "<a href=y>y</a>"),
+    ]
+    .concat();
+    let (out, stderr) = cli_rewrite("crawl.warc", file.as_bytes(), &[]);
+    assert!(
+        stderr.contains("crawl.warc: 14 bytes at offset"),
+        "{stderr}"
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("GARBAGE LINE\r\n") && out.contains("http://a.example/2/y"));
+}
