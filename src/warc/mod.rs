@@ -343,6 +343,10 @@ enum Held {
     Member(Member),
     MemberStart,
     MemberEnd,
+    /// A piece of a member copied as it was read: reported only.
+    RawPiece(Piece),
+    /// The rest of such a member's compressed bytes.
+    RawMemberEnd(Vec<u8>),
 }
 
 /// What became of one record of a batch.
@@ -376,6 +380,11 @@ fn run<R: BufRead, W: Write>(
                 }
                 Some(Item::MemberStart) => batch.push(Held::MemberStart),
                 Some(Item::MemberEnd) => batch.push(Held::MemberEnd),
+                Some(Item::RawPiece(piece)) => {
+                    size += piece_len(&piece);
+                    batch.push(Held::RawPiece(piece));
+                }
+                Some(Item::RawMemberEnd(bytes)) => batch.push(Held::RawMemberEnd(bytes)),
                 Some(item @ (Item::Large(_) | Item::Unreadable { .. })) => {
                     stop = Some(item);
                     break;
@@ -398,6 +407,9 @@ fn run<R: BufRead, W: Write>(
             Some(Item::Large(record)) => {
                 let report = large_report(&record, options);
                 match &mut sink {
+                    Some(sink) if record.raw_member => {
+                        reader.copy_member_raw(&record, sink.writer()?)?;
+                    }
                     Some(sink) => sink.large(&mut reader, &record)?,
                     None => {
                         reader.copy_block(&record, &mut io::sink())?;
@@ -444,9 +456,9 @@ fn piece_len(piece: &Piece) -> usize {
 /// The records a held item holds, in order.
 fn held_records(held: &Held) -> Vec<&Record> {
     let pieces: &[Piece] = match held {
-        Held::Piece(piece) => std::slice::from_ref(piece),
+        Held::Piece(piece) | Held::RawPiece(piece) => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
-        Held::MemberStart | Held::MemberEnd => &[],
+        Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
     };
     pieces
         .iter()
@@ -467,15 +479,19 @@ fn write_held<W: Write>(
     on_record: &mut dyn FnMut(RecordReport),
 ) -> Result<(), WarcError> {
     let pieces: &[Piece] = match held {
-        Held::Piece(piece) => std::slice::from_ref(piece),
+        Held::Piece(piece) | Held::RawPiece(piece) => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
-        Held::MemberStart | Held::MemberEnd => &[],
+        Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
     };
+    let raw = matches!(held, Held::RawPiece(_));
     let mut results = Vec::with_capacity(pieces.len());
     for piece in pieces {
         match piece {
             Piece::Record(_) => {
-                let (report, new) = done.next().unwrap_or_default();
+                let (mut report, new) = done.next().unwrap_or_default();
+                if raw {
+                    copied_with_its_member(&mut report);
+                }
                 results.push(new);
                 summary.add(report, on_record);
             }
@@ -502,8 +518,26 @@ fn write_held<W: Write>(
         Held::Member(member) => sink.member(member, &results),
         Held::MemberStart => sink.open(),
         Held::MemberEnd => sink.close(),
+        Held::RawPiece(_) => Ok(()),
+        Held::RawMemberEnd(bytes) => sink.writer().and_then(|w| w.write_all(bytes)),
     }
     .map_err(WarcError::Io)
+}
+
+/// A record that shares its gzip member with a record too large to hold:
+/// the member is copied as it was, so the record is not rewritten.
+fn copied_with_its_member(report: &mut RecordReport) {
+    if report.changed {
+        report.warn(
+            WarningKind::TooLarge,
+            "its gzip member holds a record too large to rewrite; copied as it is",
+        );
+    }
+    report.changed = false;
+    report.rewritten = 0;
+    for link in &mut report.links {
+        link.changed = false;
+    }
 }
 
 impl WarcSummary {

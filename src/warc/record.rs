@@ -142,6 +142,9 @@ pub(crate) struct LargeRecord {
     pub lead: Vec<u8>,
     pub head: Vec<u8>,
     pub length: u64,
+    /// Whether it opens a gzip member that is copied as it was read (see
+    /// [`RecordReader::copy_member_raw`]).
+    pub raw_member: bool,
 }
 
 /// What the reader gives next.
@@ -156,6 +159,12 @@ pub(crate) enum Item {
     Member(Member),
     /// A gzip member too large to hold begins; its pieces follow.
     MemberStart,
+    /// A piece of a member copied as it was read: reported, never written
+    /// (its bytes are in the member's).
+    RawPiece(Piece),
+    /// The end of a member copied as it was read: its compressed bytes not
+    /// yet written.
+    RawMemberEnd(Vec<u8>),
     /// The member that began ends.
     MemberEnd,
     /// The gzip data at `offset` cannot be read; the rest of the input is
@@ -281,6 +290,9 @@ struct Open<R: BufRead> {
     records: usize,
     /// Whether its pieces are given one at a time.
     streaming: bool,
+    /// Whether its compressed bytes go out as they were read: the member of
+    /// a record too large to hold, copied as it is.
+    raw: bool,
 }
 
 enum Source<R: BufRead> {
@@ -392,6 +404,7 @@ impl<R: BufRead> RecordReader<R> {
                     size: 0,
                     records: 0,
                     streaming: false,
+                    raw: false,
                 });
             }
             let Some(open) = member.as_mut() else {
@@ -426,6 +439,9 @@ impl<R: BufRead> RecordReader<R> {
                         position,
                     });
                     self.stream |= open.records > 1;
+                    if open.raw {
+                        return Ok(Some(Item::RawMemberEnd(taken)));
+                    }
                     if open.streaming {
                         return Ok(Some(Item::MemberEnd));
                     }
@@ -436,6 +452,9 @@ impl<R: BufRead> RecordReader<R> {
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
+                    if open.raw {
+                        return Ok(Some(Item::RawPiece(piece)));
+                    }
                     if open.streaming {
                         return Ok(Some(Item::Piece(piece)));
                     }
@@ -452,9 +471,16 @@ impl<R: BufRead> RecordReader<R> {
                         return Ok(self.queue.pop_front());
                     }
                 }
-                Some(Parsed::Large(large)) => {
+                Some(Parsed::Large(mut large)) => {
                     open.records += 1;
-                    if !open.streaming {
+                    if self.keep_members && !open.streaming && !open.raw && open.pieces.is_empty() {
+                        // The member is copied as it was read, its block
+                        // inflated only to find where it ends.
+                        open.raw = true;
+                        large.raw_member = true;
+                        return Ok(Some(Item::Large(large)));
+                    }
+                    if !open.streaming && !open.raw {
                         self.queue.extend(start_streaming(open));
                     }
                     self.queue.push_back(Item::Large(large));
@@ -482,6 +508,48 @@ impl<R: BufRead> RecordReader<R> {
                     .map_err(|e| corrupt(e, number))
             }
         }
+    }
+
+    /// Reads through a large record's block and the line ends after it,
+    /// writing its gzip member's compressed bytes, as they were read, into
+    /// `sink` as they go by (memory bounded by a chunk): the record is copied
+    /// as it is, its member byte for byte. What follows in the member comes
+    /// as [`Item::RawPiece`]s and [`Item::RawMemberEnd`].
+    pub fn copy_member_raw(
+        &mut self,
+        record: &LargeRecord,
+        sink: &mut dyn Write,
+    ) -> Result<(), WarcError> {
+        let number = record.number;
+        let Source::Gzip {
+            member: Some(open), ..
+        } = &mut self.source
+        else {
+            return Err(truncated(number));
+        };
+        let drain = |open: &mut Open<R>, sink: &mut dyn Write| -> io::Result<()> {
+            let tee = open.reader.inner.get_mut().get_mut();
+            sink.write_all(&tee.taken)?;
+            tee.taken.clear();
+            Ok(())
+        };
+        let mut chunk = vec![0u8; 1 << 16];
+        let mut left = record.length;
+        while left > 0 {
+            let want = chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            let n = open
+                .reader
+                .read(&mut chunk[..want])
+                .map_err(|e| corrupt(e.into(), number))?;
+            if n == 0 {
+                return Err(truncated(number));
+            }
+            left -= n as u64;
+            drain(open, sink)?;
+        }
+        read_line_ends(&mut *open.reader).map_err(|e| corrupt(e, number))?;
+        drain(open, sink)?;
+        Ok(())
     }
 
     /// Copies the rest of the input, as it is, into `sink` (after an
@@ -665,6 +733,7 @@ impl Parser {
                 lead,
                 head,
                 length,
+                raw_member: false,
             })));
         }
         let mut block = Vec::with_capacity(length.min(1 << 20) as usize);

@@ -498,3 +498,47 @@ fn the_command_line_warns_of_stray_bytes_naming_their_offset() {
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("GARBAGE LINE\r\n") && out.contains("http://a.example/2/y"));
 }
+
+#[test]
+fn a_member_holding_a_record_too_large_is_copied_byte_for_byte() {
+    let big = "x".repeat(5000);
+    let member = gzip(
+        [
+            record("WARC/1.0", "http://a.example/big/", &big),
+            record("WARC/1.0", "http://a.example/after/", "<a href=x>x</a>"),
+        ]
+        .concat()
+        .as_bytes(),
+    );
+    let last = gzip(record("WARC/1.0", "http://a.example/last/", "<a href=y>y</a>").as_bytes());
+    let file = [member.clone(), last].concat();
+    let options = WarcOptions {
+        max_payload_bytes: 1000,
+        ..WarcOptions::default()
+    };
+    let mut out = Vec::new();
+    let mut reports = Vec::new();
+    let summary = warc::rewrite_with(&file[..], &mut out, &options, |r| reports.push(r)).unwrap();
+    assert_eq!(summary.records, 3);
+    // The member is as it was; the record after the large one is listed
+    // but, sharing that member, not rewritten (with a warning).
+    assert!(out.starts_with(&member), "member changed");
+    assert_eq!(reports[1].links.len(), 1);
+    assert!(!reports[1].changed);
+    assert!(
+        reports[1]
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("too large")),
+        "{:?}",
+        reports[1].warnings
+    );
+    // The next member is rewritten as ever.
+    assert!(reports[2].changed);
+    use std::io::Read;
+    let mut plain = Vec::new();
+    flate2::read::MultiGzDecoder::new(&out[member.len()..])
+        .read_to_end(&mut plain)
+        .unwrap();
+    assert!(memchr::memmem::find(&plain, b"http://a.example/last/y").is_some());
+}
