@@ -245,8 +245,10 @@ pub(crate) enum KindArg {
     Message,
     /// An mbox archive.
     Mbox,
-    /// A web archive (WARC), gzipped or not.
+    /// A web archive (WARC of any version, or ARC), gzipped or not.
     Warc,
+    /// A WACZ package of web archives.
+    Wacz,
 }
 
 impl From<KindArg> for Kind {
@@ -257,6 +259,7 @@ impl From<KindArg> for Kind {
             KindArg::Message => Kind::Message,
             KindArg::Mbox => Kind::Mbox,
             KindArg::Warc => Kind::Warc,
+            KindArg::Wacz => Kind::Wacz,
         }
     }
 }
