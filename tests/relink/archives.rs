@@ -459,6 +459,11 @@ fn the_command_line_lists_and_rewrites_a_wacz() {
         rows.contains("http://www.iana.org/domains/reserved"),
         "{rows}"
     );
+    let typed = crate::cli::relink(
+        &["--list", "--format", "json", "--type", "wacz", "-"],
+        &package,
+    );
+    assert_eq!(typed.stdout, run.stdout);
     let (out, _) = cli_rewrite("example.wacz", &package, &["--rules", "rfc3986"]);
     assert_ne!(out, package);
     let dir = tempfile::tempdir().unwrap();
