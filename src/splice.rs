@@ -281,8 +281,8 @@ mod tests {
         edits.push(Edit::new(4..4, "https://a/"));
         edits.push(Edit::new(1..2, "Z"));
         edits.push(Edit::new(8..8, "https://a/"));
-        edits.push(Edit::new(0..9, "overlaps"));
-        assert_eq!(edits.texts, "https://a/Z");
+        edits.push(Edit::new(1..3, "overlaps"));
+        assert_eq!(edits.texts, "https://a/Zoverlaps");
         assert_eq!(edits.normalize(10), 1);
         let kept: Vec<_> = edits.iter().collect();
         assert_eq!(
