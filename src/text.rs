@@ -15,7 +15,7 @@ use crate::base::{Base, Layer};
 use crate::encoding::{self, Sniffed};
 use crate::links::{Link, Outcome, Place, Warning, WarningKind};
 use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
-use crate::splice::{self, Edit};
+use crate::splice::{self, Edit, Edits};
 use crate::{Error, css};
 
 /// The kinds of document a reader can hand on (a message's part, a WARC
@@ -65,7 +65,7 @@ impl LineIndex {
 #[derive(Debug, Default)]
 pub struct TextRewrite {
     /// Sorted, non-overlapping edits of the text.
-    pub edits: Vec<Edit>,
+    pub edits: Edits,
     /// Every link found, changed or not (when links are recorded).
     pub links: Vec<Link>,
     /// How many links changed.
@@ -227,35 +227,36 @@ pub fn rewrite_bytes(
         base,
         layers,
     } = rewrite(&text);
-    let output = (!edits.is_empty()).then(|| {
-        let byte_edits: Vec<Edit<Cow<'_, [u8]>>> = match &text {
-            // The text is the bytes after the byte order mark.
-            Cow::Borrowed(_) => edits
-                .iter()
-                .map(|e| {
-                    let at = sniffed.bom_len;
+    let output = (!edits.is_empty()).then(|| match &text {
+        // The text is the bytes after the byte order mark: each edit is
+        // encoded as it is spliced in, with no second list of edits.
+        Cow::Borrowed(_) => {
+            let at = sniffed.bom_len;
+            splice::apply_each(
+                bytes,
+                edits.text_len(),
+                edits.iter().map(|e| {
                     Edit::new(
                         e.range.start + at..e.range.end + at,
-                        encoding::encode(&e.text, sniffed.encoding),
+                        encoding::encode(e.text, sniffed.encoding),
                     )
-                })
-                .collect(),
-            Cow::Owned(_) => {
-                let bounds: Vec<usize> = edits
-                    .iter()
-                    .flat_map(|e| [e.range.start, e.range.end])
-                    .collect();
-                let offsets = encoding::byte_offsets(bytes, &sniffed, &bounds);
-                edits
-                    .iter()
-                    .zip(offsets.chunks(2))
-                    .map(|(e, at)| {
-                        Edit::new(at[0]..at[1], encoding::encode(&e.text, sniffed.encoding))
-                    })
-                    .collect()
-            }
-        };
-        splice::apply(bytes, &byte_edits)
+                }),
+            )
+        }
+        Cow::Owned(_) => {
+            let bounds: Vec<usize> = edits
+                .iter()
+                .flat_map(|e| [e.range.start, e.range.end])
+                .collect();
+            let offsets = encoding::byte_offsets(bytes, &sniffed, &bounds);
+            splice::apply_each(
+                bytes,
+                edits.text_len(),
+                edits.iter().zip(offsets.chunks(2)).map(|(e, at)| {
+                    Edit::new(at[0]..at[1], encoding::encode(e.text, sniffed.encoding))
+                }),
+            )
+        }
     });
     Ok(Outcome {
         output,

@@ -39,10 +39,14 @@ pub struct Element {
 /// No node.
 const NONE: u32 = u32::MAX;
 
-/// A node of the arena, as the tree builder holds it.
+/// A node of the arena, as the tree builder holds it. A node's slot is
+/// reused once the node is released, so a handle carries the slot's
+/// generation: a handle to a released node matches no node, and every sink
+/// call given one does nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeRef {
     index: u32,
+    generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
 }
@@ -54,9 +58,12 @@ const INTEGRATION_POINT: u8 = 4;
 const TEMPLATE: u8 = 8;
 /// A template's contents, or a node inside them.
 const IN_TEMPLATE: u8 = 16;
+/// A tie record names this node: it is never released.
+const PINNED: u8 = 32;
 
-/// One node: 28 bytes, as a document may make millions. What few nodes
-/// have (a template's contents, a base's tag) is kept beside them.
+/// One node: 32 bytes. Closed nodes no tag needs are released (see
+/// [`Arena::release`]), so few are alive at once. What few nodes have (a
+/// template's contents, a base's tag) is kept beside them.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -64,8 +71,13 @@ struct Node {
     last_child: u32,
     prev: u32,
     next: u32,
-    /// How many ancestors it had when it was last inserted.
-    depth: u32,
+    /// Bumped each time the slot is released.
+    generation: u32,
+    /// Its record in [`Arena::tied`], if a tag is tied to it.
+    tie: u32,
+    /// How many ancestors it had when it was last inserted (at most
+    /// `u16::MAX`, far past [`super::tree::MAX_TREE_DEPTH`]).
+    depth: u16,
     namespace: Namespace,
     flags: u8,
 }
@@ -78,11 +90,23 @@ impl Node {
             last_child: NONE,
             prev: NONE,
             next: NONE,
+            generation: 0,
+            tie: NONE,
             depth: 0,
             namespace,
             flags,
         }
     }
+}
+
+/// A tag tied to an element: the element's node, or once that node is
+/// released, the node whose place in the tree it shares (its parent, then
+/// pinned), or [`NONE`] if it was in no tree.
+#[derive(Debug, Clone, Copy)]
+struct Tie {
+    tag: u32,
+    node: u32,
+    namespace: Namespace,
 }
 
 /// The sink. The token driver says which tag token is being processed
@@ -93,12 +117,19 @@ pub struct Arena {
     /// The tag token being processed, if it is a start tag: its index and
     /// name.
     current: RefCell<Option<(u32, LocalName)>>,
-    /// (tag, node): the element each start tag made or added attributes to;
-    /// a later pair for the same tag wins.
-    tied: RefCell<Vec<(u32, u32)>>,
+    /// The element each start tag made or added attributes to; a later
+    /// record for the same tag wins.
+    tied: RefCell<Vec<Tie>>,
     /// The depth and namespace of the element inserted last, and whether
     /// it is in template contents: about where the next one goes.
     last_inserted: std::cell::Cell<(u32, Namespace, bool)>,
+    /// Whether closed nodes are released (see [`Arena::release`]).
+    releasing: bool,
+    /// Released slots, to be reused.
+    free: RefCell<Vec<u32>>,
+    /// The element the current token created last, and its name.
+    created: std::cell::Cell<u32>,
+    created_name: RefCell<Option<QualName>>,
     /// Each template's contents (a fragment node).
     contents: RefCell<HashMap<u32, u32>>,
     /// The tag token of each `base` with an `href` tied to one.
@@ -112,6 +143,10 @@ impl Default for Arena {
             current: RefCell::new(None),
             tied: RefCell::new(Vec::new()),
             last_inserted: std::cell::Cell::new((0, Namespace::Html, false)),
+            releasing: true,
+            free: RefCell::new(Vec::new()),
+            created: std::cell::Cell::new(NONE),
+            created_name: RefCell::new(None),
             contents: RefCell::new(HashMap::new()),
             base_tags: RefCell::new(HashMap::new()),
         }
@@ -133,6 +168,32 @@ fn no_name() -> QualName {
     QualName::new(None, ns!(), local_name!(""))
 }
 
+/// Whether an HTML element of this name is void: the tree builder inserts
+/// it without pushing it on its stack of open elements.
+fn is_void(name: &LocalName) -> bool {
+    matches!(
+        &**name,
+        "area"
+            | "base"
+            | "basefont"
+            | "bgsound"
+            | "br"
+            | "col"
+            | "embed"
+            | "frame"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+    )
+}
+
 fn namespace_of(name: &QualName) -> Namespace {
     match name.ns {
         ns!(html) => Namespace::Html,
@@ -142,9 +203,101 @@ fn namespace_of(name: &QualName) -> Namespace {
 }
 
 impl Arena {
+    /// An arena that keeps every node to the end, the reference
+    /// [`Arena::default`] (which releases closed nodes) is tested against.
+    pub fn keeping_every_node() -> Self {
+        Arena {
+            releasing: false,
+            ..Arena::default()
+        }
+    }
+
+    /// Whether `handle` names a node still alive.
+    fn live(nodes: &[Node], handle: &NodeRef) -> bool {
+        nodes
+            .get(handle.index as usize)
+            .is_some_and(|n| n.generation == handle.generation)
+    }
+
+    /// Releases a closed element that no longer changes: one the tree
+    /// builder popped off its stack of open elements, or a void or
+    /// self-closing one it never pushed. Such an element never gains
+    /// children or moves again (only `head` is pushed back, and is kept),
+    /// so what the tree says of it is what it says of its parent: if it
+    /// has no children, a tag tied to it is tied to its parent instead
+    /// (with its own namespace), and its slot is reused. Elements that
+    /// hold children, templates, integration points, `base` elements and
+    /// nodes other records name are kept.
+    fn release(&self, handle: &NodeRef) {
+        if !self.releasing {
+            return;
+        }
+        let mut nodes = self.nodes.borrow_mut();
+        if !Self::live(&nodes, handle)
+            || (handle.name.ns == ns!(html) && handle.name.local == local_name!("head"))
+        {
+            return;
+        }
+        let index = handle.index;
+        let node = nodes[index as usize];
+        let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
+        if node.flags & ELEMENT == 0 || node.flags & kept != 0 || node.first_child != NONE {
+            return;
+        }
+        if node.tie != NONE {
+            let mut tied = self.tied.borrow_mut();
+            if let Some(tie) = tied.get_mut(node.tie as usize) {
+                tie.node = node.parent;
+            }
+            if node.parent != NONE {
+                nodes[node.parent as usize].flags |= PINNED;
+            }
+        }
+        Self::detach(&mut nodes, index);
+        let slot = &mut nodes[index as usize];
+        *slot = Node {
+            generation: slot.generation.wrapping_add(1),
+            ..Node::new(Namespace::Other, 0)
+        };
+        self.free.borrow_mut().push(index);
+    }
+
+    /// After a tag token: releases the element it created if the tree
+    /// builder never pushed it (an HTML void element, a self-closing
+    /// foreign one).
+    pub fn release_unpushed(&self, self_closing: bool) {
+        let index = self.created.replace(NONE);
+        if index == NONE {
+            return;
+        }
+        let handle = {
+            let nodes = self.nodes.borrow();
+            let Some(node) = nodes.get(index as usize) else {
+                return;
+            };
+            NodeRef {
+                index,
+                generation: node.generation,
+                name: no_name(),
+            }
+        };
+        let name = self.created_name.borrow_mut().take();
+        let Some(name) = name else { return };
+        let unpushed = if name.ns == ns!(html) {
+            is_void(&name.local)
+        } else {
+            self_closing
+        };
+        if unpushed {
+            self.release(&NodeRef { name, ..handle });
+        }
+    }
+
     /// Says which tag token the tree builder is about to process (`None`
     /// for other tokens).
     pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
+        self.created.set(NONE);
+        self.created_name.borrow_mut().take();
         *self.current.borrow_mut() = match tag {
             Some((index, TagKind::StartTag, name)) => {
                 u32::try_from(index).ok().map(|index| (index, name.clone()))
@@ -171,7 +324,8 @@ impl Arena {
         node.depth = depth;
         node.flags = (node.flags & !IN_TEMPLATE) | in_template;
         let (namespace, flags) = (node.namespace, node.flags);
-        self.last_inserted.set((depth, namespace, in_template != 0));
+        self.last_inserted
+            .set((u32::from(depth), namespace, in_template != 0));
         // A template's contents are as deep as the template.
         if flags & TEMPLATE != 0
             && let Some(&contents) = self.contents.borrow().get(&child)
@@ -182,6 +336,14 @@ impl Arena {
 
     fn push(&self, node: Node) -> u32 {
         let mut nodes = self.nodes.borrow_mut();
+        if let Some(index) = self.free.borrow_mut().pop() {
+            let slot = &mut nodes[index as usize];
+            *slot = Node {
+                generation: slot.generation,
+                ..node
+            };
+            return index;
+        }
         // More than u32::MAX - 1 nodes cannot come from a document of
         // at most u32::MAX bytes with at least 2 bytes per tag.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
@@ -247,7 +409,7 @@ impl Arena {
     /// Ties `node` to the current tag token if that is a start tag of the
     /// element's name (not an element the tree builder made on its own,
     /// such as a reconstructed formatting element or an implied `tbody`).
-    fn tie(&self, node: u32, local: &LocalName) -> u32 {
+    fn tie(&self, node: u32, namespace: Namespace, local: &LocalName) -> u32 {
         let current = self.current.borrow();
         let Some((tag, token)) = current.as_ref() else {
             return NONE;
@@ -257,7 +419,14 @@ impl Arena {
         if !matches {
             return NONE;
         }
-        self.tied.borrow_mut().push((*tag, node));
+        let mut tied = self.tied.borrow_mut();
+        tied.push(Tie {
+            tag: *tag,
+            node,
+            namespace,
+        });
+        let record = u32::try_from(tied.len() - 1).unwrap_or(NONE);
+        self.nodes.borrow_mut()[node as usize].tie = record;
         *tag
     }
 
@@ -291,12 +460,13 @@ impl Arena {
             .tied
             .borrow()
             .iter()
-            .map(|&(tag, node)| {
-                let element = (reached[node as usize] != 0).then(|| Element {
-                    namespace: nodes[node as usize].namespace,
-                    in_template: reached[node as usize] == 2,
+            .map(|tie| {
+                let state = reached.get(tie.node as usize).copied().unwrap_or(0);
+                let element = (state != 0).then_some(Element {
+                    namespace: tie.namespace,
+                    in_template: state == 2,
                 });
-                (tag as usize, element)
+                (tie.tag as usize, element)
             })
             .collect();
         Tree { elements, base }
@@ -317,6 +487,7 @@ impl TreeSink for Arena {
     fn get_document(&self) -> NodeRef {
         NodeRef {
             index: 0,
+            generation: 0,
             name: no_name(),
         }
     }
@@ -348,7 +519,7 @@ impl TreeSink for Arena {
             bits |= TEMPLATE;
         }
         let index = self.push(Node::new(namespace, bits));
-        let tag = self.tie(index, &name.local);
+        let tag = self.tie(index, namespace, &name.local);
         if bits & BASE_WITH_HREF != 0 && tag != NONE {
             self.base_tags.borrow_mut().insert(index, tag);
         }
@@ -356,12 +527,27 @@ impl TreeSink for Arena {
             let contents = self.push(Node::new(Namespace::Other, IN_TEMPLATE));
             self.contents.borrow_mut().insert(index, contents);
         }
-        NodeRef { index, name }
+        self.created.set(index);
+        *self.created_name.borrow_mut() = Some(name.clone());
+        let generation = self.nodes.borrow()[index as usize].generation;
+        NodeRef {
+            index,
+            generation,
+            name,
+        }
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
+        // A comment says nothing of any element: when nodes are released,
+        // it gets none (a handle to no node, which nothing accepts).
+        let index = if self.releasing {
+            NONE
+        } else {
+            self.push(Node::new(Namespace::Other, 0))
+        };
         NodeRef {
-            index: self.push(Node::new(Namespace::Other, 0)),
+            index,
+            generation: 0,
             name: no_name(),
         }
     }
@@ -373,6 +559,9 @@ impl TreeSink for Arena {
     fn append(&self, parent: &NodeRef, child: NodeOrText<NodeRef>) {
         if let NodeOrText::AppendNode(child) = child {
             let mut nodes = self.nodes.borrow_mut();
+            if !Self::live(&nodes, parent) || !Self::live(&nodes, &child) {
+                return;
+            }
             Self::append_child(&mut nodes, parent.index, child.index);
             self.inserted(&mut nodes, child.index);
         }
@@ -384,7 +573,10 @@ impl TreeSink for Arena {
         prev_element: &NodeRef,
         child: NodeOrText<NodeRef>,
     ) {
-        let has_parent = self.nodes.borrow()[element.index as usize].parent != NONE;
+        let has_parent = {
+            let nodes = self.nodes.borrow();
+            Self::live(&nodes, element) && nodes[element.index as usize].parent != NONE
+        };
         if has_parent {
             self.append_before_sibling(element, child);
         } else {
@@ -395,19 +587,31 @@ impl TreeSink for Arena {
     fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
 
     fn get_template_contents(&self, target: &NodeRef) -> NodeRef {
+        // Templates and their contents are never released.
+        let index = self
+            .contents
+            .borrow()
+            .get(&target.index)
+            .copied()
+            .unwrap_or(NONE);
+        let generation = self
+            .nodes
+            .borrow()
+            .get(index as usize)
+            .map_or(0, |n| n.generation);
         NodeRef {
-            index: self
-                .contents
-                .borrow()
-                .get(&target.index)
-                .copied()
-                .unwrap_or(NONE),
+            index,
+            generation,
             name: no_name(),
         }
     }
 
     fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {
-        x.index == y.index
+        x.index == y.index && x.generation == y.generation
+    }
+
+    fn pop(&self, node: &NodeRef) {
+        self.release(node);
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
@@ -415,6 +619,9 @@ impl TreeSink for Arena {
     fn append_before_sibling(&self, sibling: &NodeRef, new_node: NodeOrText<NodeRef>) {
         if let NodeOrText::AppendNode(child) = new_node {
             let mut nodes = self.nodes.borrow_mut();
+            if !Self::live(&nodes, sibling) || !Self::live(&nodes, &child) {
+                return;
+            }
             Self::insert_before(&mut nodes, sibling.index, child.index);
             self.inserted(&mut nodes, child.index);
         }
@@ -422,8 +629,18 @@ impl TreeSink for Arena {
 
     fn add_attrs_if_missing(&self, target: &NodeRef, attrs: Vec<Attribute>) {
         // A second <html> or <body> tag: its attributes join the element.
-        if let Some((tag, _)) = &*self.current.borrow() {
-            self.tied.borrow_mut().push((*tag, target.index));
+        let mut nodes = self.nodes.borrow_mut();
+        if let Some((tag, _)) = &*self.current.borrow()
+            && Self::live(&nodes, target)
+        {
+            let node = &mut nodes[target.index as usize];
+            // Tied more than once: never released.
+            node.flags |= PINNED;
+            self.tied.borrow_mut().push(Tie {
+                tag: *tag,
+                node: target.index,
+                namespace: node.namespace,
+            });
         }
         // The tree builder only does this for `html` and `body`, never for
         // a `base`, so the base flag cannot change here.
@@ -431,11 +648,17 @@ impl TreeSink for Arena {
     }
 
     fn remove_from_parent(&self, target: &NodeRef) {
-        Self::detach(&mut self.nodes.borrow_mut(), target.index);
+        let mut nodes = self.nodes.borrow_mut();
+        if Self::live(&nodes, target) {
+            Self::detach(&mut nodes, target.index);
+        }
     }
 
     fn reparent_children(&self, node: &NodeRef, new_parent: &NodeRef) {
         let mut nodes = self.nodes.borrow_mut();
+        if !Self::live(&nodes, node) || !Self::live(&nodes, new_parent) {
+            return;
+        }
         let mut child = nodes[node.index as usize].first_child;
         while child != NONE {
             let next = nodes[child as usize].next;
@@ -445,7 +668,8 @@ impl TreeSink for Arena {
     }
 
     fn is_mathml_annotation_xml_integration_point(&self, handle: &NodeRef) -> bool {
-        self.nodes.borrow()[handle.index as usize].flags & INTEGRATION_POINT != 0
+        let nodes = self.nodes.borrow();
+        Self::live(&nodes, handle) && nodes[handle.index as usize].flags & INTEGRATION_POINT != 0
     }
 
     // `maybe_clone_an_option_into_selectedcontent` keeps its default (no

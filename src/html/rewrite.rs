@@ -49,7 +49,7 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
     }
     let mut out = work.r.out;
     out.base = base;
-    let dropped = splice::normalize(&mut out.edits, src.len());
+    let dropped = out.edits.normalize(src.len());
     if dropped > 0 {
         out.warnings.push(Warning::new(
             WarningKind::OverlappingEdits,
@@ -343,9 +343,9 @@ impl Work<'_, '_> {
                 .into_iter()
                 .map(|w| w.within(format!("srcdoc at line {line}"))),
         );
-        found.extend(inner.edits.into_iter().map(|e| Found {
+        found.extend(inner.edits.iter().map(|e| Found {
             range: e.range,
-            new: e.text,
+            new: e.text.to_owned(),
         }));
     }
 
@@ -393,10 +393,10 @@ impl Work<'_, '_> {
             text.push_str(&decoded.text[range.end..wide.end]);
             let following = &raw[raw_wide.end..];
             let escaped = escape_attribute(&text, quote, amp_style, following);
-            self.r.out.edits.push(Edit::new(
+            self.r.out.edits.push_str(
                 raw_range.start + raw_wide.start..raw_range.start + raw_wide.end,
-                escaped,
-            ));
+                &escaped,
+            );
         }
     }
 

@@ -159,8 +159,14 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         ..TreeBuilderOpts::default()
     };
     let log = SpanLog::default();
+    // With every attribute, every node is kept: the reference the lean
+    // parse, which releases closed nodes, is tested against.
+    let arena = match attributes {
+        Attributes::All => Arena::keeping_every_node(),
+        Attributes::TreeBuilder => Arena::default(),
+    };
     let recorder = Recorder {
-        builder: TreeBuilder::new(Arena::default(), opts),
+        builder: TreeBuilder::new(arena, opts),
         log: &log,
         names: RefCell::new(Vec::new()),
         flattened: RefCell::new(HashMap::new()),
@@ -382,13 +388,18 @@ impl TokenSink for Recorder<'_> {
         let Some(token) = self.flatten(token) else {
             return TokenSinkResult::Continue;
         };
+        let mut self_closing = None;
         if let Token::TagToken(tag) = &token {
             let index = self.log.current().unwrap_or(usize::MAX);
             self.builder
                 .sink
                 .set_current(Some((index, tag.kind, &tag.name)));
+            self_closing = Some(tag.self_closing);
         }
         let result = self.builder.process_token(token, line_number);
+        if let Some(self_closing) = self_closing {
+            self.builder.sink.release_unpushed(self_closing);
+        }
         self.builder.sink.set_current(None);
         result
     }
