@@ -19,20 +19,7 @@ use serde_json::{Value, json};
 
 use crate::corpus::tree_construction_inputs;
 use crate::fixture;
-
-/// Gathers every token but parse errors.
-#[derive(Default)]
-struct Tokens(RefCell<Vec<Token>>);
-
-impl TokenSink for Tokens {
-    type Handle = ();
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        if !matches!(token, Token::ParseError(_)) {
-            self.0.borrow_mut().push(token);
-        }
-        TokenSinkResult::Continue
-    }
-}
+use crate::oracle::Tokens;
 
 /// Tests of the html5lib tokenizer suite that relink's tokenizer does not
 /// pass, as `file: description`. The suite test fails when one of them
