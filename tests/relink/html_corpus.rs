@@ -5,6 +5,7 @@
 
 use html5ever::tokenizer::TagKind;
 use relink::base::{Base, BaseSource};
+use relink::html::tree::Namespace::{self, Html, Svg};
 use relink::html::tree::{DocumentKind, parse};
 use relink::{BaseUrl, Rules};
 use relink::{Options, rewrite_html};
@@ -199,6 +200,24 @@ mod properties {
         prop::collection::vec(pieces, 0..24).prop_map(|p| p.concat())
     }
 
+    /// Random bytes, alone or spliced into HTML-ish text.
+    fn any_bytes() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..200),
+            (
+                htmlish(),
+                prop::collection::vec(any::<u8>(), 1..8),
+                any::<prop::sample::Index>(),
+            )
+                .prop_map(|(text, bytes, at)| {
+                    let mut text = text.into_bytes();
+                    let at = at.index(text.len() + 1);
+                    text.splice(at..at, bytes);
+                    text
+                }),
+        ]
+    }
+
     proptest! {
         #[test]
         fn never_panics_and_changes_nothing_without_a_base(text in htmlish()) {
@@ -208,15 +227,32 @@ mod properties {
             }
         }
 
+        /// Any bytes, as HTML and as CSS, in whatever encoding they are
+        /// read in: the output differs from the input exactly when a link
+        /// changed, and a second pass changes nothing.
         #[test]
-        fn never_panics_on_any_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        fn any_bytes_change_only_with_a_link_and_only_once(bytes in any_bytes()) {
             let retrieved = Base::new(
                 BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
                 BaseSource::RetrievedFrom,
             );
             let options = Options { outer: Some(&retrieved), ..Options::default() };
-            let _ = rewrite_html(&bytes, &options).unwrap();
-            let _ = relink::rewrite_css(&bytes, &options).unwrap();
+            for css in [false, true] {
+                let rewrite = |bytes: &[u8]| if css {
+                    relink::rewrite_css(bytes, &options).unwrap()
+                } else {
+                    rewrite_html(bytes, &options).unwrap()
+                };
+                let once = rewrite(&bytes);
+                let changed = once.links.iter().filter(|l| l.changed).count();
+                prop_assert_eq!(once.rewritten, changed, "css: {}", css);
+                prop_assert_eq!(once.output.is_some(), changed > 0, "css: {}", css);
+                if let Some(output) = &once.output {
+                    prop_assert_ne!(output, &bytes);
+                    let twice = rewrite(output);
+                    prop_assert!(twice.output.is_none(), "css: {}: {:?}", css, twice.output);
+                }
+            }
         }
 
         #[test]
@@ -236,49 +272,118 @@ mod properties {
     }
 }
 
-#[test]
-fn a_hostile_tag_takes_linear_time() {
-    // A value of many "<a", and a tag of many attributes, most repeated.
-    let mut page = String::from("<p title=\"");
-    page.push_str(&"<a".repeat(200_000));
-    page.push_str("\" style=\"background:url(x.png)\">");
-    page.push_str("<div");
-    for i in 0..100_000 {
-        page.push_str(&format!(" a{}=1", i % 50_000));
-    }
-    page.push_str(" data=z><a href=y>");
-    let retrieved = Base::new(
-        BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let outcome = rewrite_html(page.as_bytes(), &utf8_options(Some(&retrieved))).unwrap();
-    let output = String::from_utf8(outcome.output.unwrap()).unwrap();
-    // Every tag is where the tokenizer says: all are rewritten.
-    assert!(output.contains("url(http://example.com/dir/x.png)"));
-    assert!(output.ends_with(" data=z><a href=http://example.com/dir/y>"));
-    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+/// What a rewrite of a page amounts to, in counts that bound its work:
+/// the tokens of relink's tokenizer as relink parses (the tree builder
+/// given only what it reads), the attribute spans it logged, the records
+/// the parsed document keeps (as the namespace of each one's element),
+/// the links found and rewritten, and how many bytes the output grew by.
+#[derive(Debug, PartialEq, Eq)]
+struct Work {
+    tokens: usize,
+    attributes: usize,
+    records: Vec<Option<Namespace>>,
+    links: usize,
+    rewritten: usize,
+    growth: usize,
 }
 
-#[test]
-fn deeply_nested_elements_take_linear_time() {
-    // 100,000 nested elements: past the tree depth limit they are
-    // flattened, and namespaces and links stay right.
-    let mut page = String::from("<a href=top>");
-    page.push_str(&"<div><span>".repeat(50_000));
-    page.push_str("<svg><use href=#i /><image href=i.png /></svg><a href=y>");
-    page.push_str(&"</span></div>".repeat(50_000));
-    page.push_str("<a href=end>");
+fn work(page: &str) -> (Work, String) {
+    use relink::html::tokenizer::{Attributes, Options as TokenizerOptions, SpanLog, tokenize};
+    let log = SpanLog::default();
+    let options = TokenizerOptions {
+        attributes: Attributes::TreeBuilder,
+        ..TokenizerOptions::default()
+    };
+    let tokens = tokenize(page, oracle::Tokens::default(), &log, options)
+        .0
+        .into_inner();
     let retrieved = Base::new(
         BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
     let outcome = rewrite_html(page.as_bytes(), &utf8_options(Some(&retrieved))).unwrap();
+    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
     let output = String::from_utf8(outcome.output.unwrap()).unwrap();
-    assert!(output.starts_with("<a href=http://example.com/dir/top>"));
-    assert!(output.contains(
-        "<svg><use href=#i /><image href=http://example.com/dir/i.png /></svg><a href=http://example.com/dir/y>"
-    ));
-    assert!(output.ends_with("<a href=http://example.com/dir/end>"));
+    let work = Work {
+        tokens: tokens.len(),
+        attributes: (0..log.len()).map(|i| log.attrs(i).len()).sum(),
+        records: parse(page, DocumentKind::Document)
+            .tags()
+            .map(|t| t.element.map(|e| e.namespace))
+            .collect(),
+        links: outcome.links.len(),
+        rewritten: outcome.rewritten,
+        growth: output.len() - page.len(),
+    };
+    (work, output)
+}
+
+/// A tag whose value holds many `<a`, and one of many attributes, most of
+/// them repeated: one token each, with each distinct attribute logged
+/// once, and the work after the tokenizer does not grow with the `<a`s.
+#[test]
+fn a_hostile_tag_is_one_token_whatever_its_size() {
+    for n in [50_000, 100_000] {
+        let mut page = String::from("<p title=\"");
+        page.push_str(&"<a".repeat(2 * n));
+        page.push_str("\" style=\"background:url(x.png)\">");
+        page.push_str("<div");
+        for i in 0..n {
+            page.push_str(&format!(" a{}=1", i % (n / 2)));
+        }
+        page.push_str(" data=z><a href=y>");
+        let (work, output) = work(&page);
+        let want = Work {
+            // p, div, a, and the end of the input.
+            tokens: 4,
+            // title and style; the distinct names and data; href.
+            attributes: 2 + (n / 2 + 1) + 1,
+            records: vec![Some(Html); 3],
+            links: 2,
+            rewritten: 2,
+            growth: 2 * "http://example.com/dir/".len(),
+        };
+        assert_eq!(work, want, "{n}");
+        // Every tag is where the tokenizer says: all are rewritten.
+        assert!(output.contains("url(http://example.com/dir/x.png)"));
+        assert!(output.ends_with(" data=z><a href=http://example.com/dir/y>"));
+    }
+}
+
+/// Elements nested far past the tree depth limit ([`MAX_TREE_DEPTH`]),
+/// where they are flattened: one token per tag, the document keeps records
+/// only of the tags with links whatever the depth, and namespaces and
+/// links stay right. (The time it takes is the throughput bench's, on its
+/// `<div> nested` shape.)
+///
+/// [`MAX_TREE_DEPTH`]: relink::html::tree::MAX_TREE_DEPTH
+#[test]
+fn deeply_nested_elements_keep_their_links_and_namespaces() {
+    for n in [10_000, 50_000] {
+        let mut page = String::from("<a href=top>");
+        page.push_str(&"<div><span>".repeat(n));
+        page.push_str("<svg><use href=#i /><image href=i.png /></svg><a href=y>");
+        page.push_str(&"</span></div>".repeat(n));
+        page.push_str("<a href=end>");
+        let (work, output) = work(&page);
+        let want = Work {
+            // Each nested start and end tag; a, svg, use, image, /svg, a,
+            // a; the end of the input.
+            tokens: 4 * n + 8,
+            attributes: 5,
+            records: vec![Some(Html), Some(Svg), Some(Svg), Some(Html), Some(Html)],
+            // `#i` in SVG names an element of the document: found, kept.
+            links: 5,
+            rewritten: 4,
+            growth: 4 * "http://example.com/dir/".len(),
+        };
+        assert_eq!(work, want, "{n}");
+        assert!(output.starts_with("<a href=http://example.com/dir/top>"));
+        assert!(output.contains(
+            "<svg><use href=#i /><image href=http://example.com/dir/i.png /></svg><a href=http://example.com/dir/y>"
+        ));
+        assert!(output.ends_with("<a href=http://example.com/dir/end>"));
+    }
 }
 
 /// Documents that stress what the tree builder reads of attributes:
