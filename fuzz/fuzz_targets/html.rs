@@ -3,6 +3,9 @@
 //! is RFC 1808, RFC 3986 or WHATWG by the input's length modulo 3.
 #![no_main]
 
+#[path = "../../tests/relink/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "../../tests/relink/robust/props.rs"]
 #[allow(dead_code)]
 mod props;

@@ -2,6 +2,9 @@
 //! messages and their From lines are kept; a second pass changes nothing.
 #![no_main]
 
+#[path = "../../tests/relink/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "../../tests/relink/robust/props.rs"]
 #[allow(dead_code)]
 mod props;

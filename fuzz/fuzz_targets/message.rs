@@ -2,6 +2,9 @@
 //! tree and headers are kept and a second pass changes nothing.
 #![no_main]
 
+#[path = "../../tests/relink/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "../../tests/relink/robust/props.rs"]
 #[allow(dead_code)]
 mod props;

@@ -4,6 +4,9 @@
 //! absolute and resolves to itself.
 #![no_main]
 
+#[path = "../../tests/relink/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "../../tests/relink/robust/props.rs"]
 #[allow(dead_code)]
 mod props;

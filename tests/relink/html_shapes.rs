@@ -3,32 +3,16 @@
 //! loosely (a generous limit no linear run comes near); what grows is
 //! checked by counting.
 
-use std::cell::RefCell;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
+use html5ever::tokenizer::Token;
 use relink::base::{Base, BaseSource};
 use relink::html::tokenizer::{Attributes, Options as TokenizerOptions, SpanLog, tokenize};
 use relink::{BaseUrl, Rules};
 use relink::{Options, rewrite_html};
 
-/// The attributes of every tag token, as names.
-#[derive(Default)]
-struct TagAttrs(RefCell<Vec<(Vec<String>, bool)>>);
-
-impl TokenSink for TagAttrs {
-    type Handle = ();
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        if let Token::TagToken(tag) = token {
-            let names = tag.attrs.iter().map(|a| a.name.local.to_string()).collect();
-            self.0
-                .borrow_mut()
-                .push((names, tag.had_duplicate_attributes));
-        }
-        TokenSinkResult::Continue
-    }
-}
+use crate::oracle::Tokens;
 
 /// `<div a0=1 a1=1 …>` with `count` distinct names, then `tail`.
 fn many_attributes(count: usize, tail: &str) -> String {
@@ -52,9 +36,20 @@ fn names_the_tree_builder_never_compares_are_not_interned() {
         attributes: Attributes::TreeBuilder,
         ..TokenizerOptions::default()
     };
-    let tags = tokenize(&page, TagAttrs::default(), &log, options)
+    let tokens = tokenize(&page, Tokens::default(), &log, options)
         .0
         .into_inner();
+    // The attributes of every tag token, as names.
+    let tags: Vec<(Vec<String>, bool)> = tokens
+        .into_iter()
+        .filter_map(|token| match token {
+            Token::TagToken(tag) => Some((
+                tag.attrs.iter().map(|a| a.name.local.to_string()).collect(),
+                tag.had_duplicate_attributes,
+            )),
+            _ => None,
+        })
+        .collect();
     assert_eq!(tags.len(), 2);
     assert_eq!(tags[0], (vec!["href".to_owned(), "type".to_owned()], true));
     assert_eq!(log.attrs(0).len(), 100_003);

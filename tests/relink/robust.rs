@@ -362,10 +362,24 @@ mod regressions {
     }
 
     #[test]
-    fn a_whatwg_file_base_with_a_drive_letter_does_not_panic() {
-        // A debug assertion in `url::Url::join` (url 2.5.8); release builds
-        // do not check it.
-        props::resolution_never_panics("file:///a/e:", "..");
+    fn a_file_base_ending_in_a_drive_letter_resolves_dot_dot() {
+        // WHATWG: a debug assertion in `url::Url::join` (url 2.5.8), which
+        // release builds do not check; relink reports the reference as
+        // unresolvable instead of panicking.
+        let (base, reference) = ("file:///a/e:", "..");
+        props::resolution_never_panics(base, reference);
+        for rules in [Rules::Rfc1808, Rules::Rfc3986] {
+            let got = props::resolve(rules, base, reference);
+            assert_eq!(got, Some(Ok("file:///".to_owned())), "{rules}");
+        }
+        match props::resolve(Rules::Whatwg, base, reference) {
+            Some(Ok(url)) => assert!(props::is_absolute(&url, Rules::Whatwg), "{url}"),
+            Some(Err(e)) => assert!(e.contains("the url crate failed"), "{e}"),
+            None => panic!("{base} is a valid base"),
+        }
+        for rules in Rules::ALL {
+            props::resolution_is_absolute_and_stable(rules, base, reference).unwrap();
+        }
     }
 
     #[test]
@@ -387,9 +401,21 @@ mod regressions {
     }
 
     #[test]
-    fn a_non_ascii_content_base_does_not_panic() {
+    fn a_non_ascii_content_base_is_relative_to_the_outer_base() {
+        // Non-ASCII in a base header, relative: no base on its own, so
+        // without an outer layer nothing changes; with one, the link
+        // resolves against it, and the header stays as it was.
         let message = b"Content-Base: a\xc3\xa9\xc3\xa9/\nContent-Type: text/html\n\n<a href=x>\n";
         props::message_without_a_base_is_unchanged(message).unwrap();
+        let alone = props::message(message, None);
+        assert_eq!((alone.output, alone.has_base), (None, false));
+        let outer = props::retrieved(Rules::Rfc1808);
+        let run = props::message(message, Some(&outer));
+        let want = "Content-Base: a\u{e9}\u{e9}/\nContent-Type: text/html\n\n\
+            <a href=http://example.com/dir/a\u{e9}\u{e9}/x>\n";
+        assert_eq!(run.output.as_deref(), Some(want.as_bytes()));
+        assert_eq!(run.changed_links, 1);
+        props::message_is_kept_and_idempotent(message).unwrap();
     }
 
     #[test]

@@ -1,27 +1,23 @@
 //! The robustness properties, each a function of one input that says what
 //! broke. Shared by the property tests (`tests/relink/robust.rs`) and the
 //! fuzz targets (`fuzz/fuzz_targets/`, which include this file by path), so
-//! it uses only the library and its own dependencies.
+//! it uses only the library and its own dependencies, and the HTML tree
+//! comparison of `tests/relink/oracle.rs` as `crate::oracle` (the fuzz
+//! targets include that file by path too).
 //!
 //! Every call that rewrites or resolves is in the "glue" section below, so
-//! that a change of the API touches only it; the tree comparison also
-//! reads the link table and the splitters of lists (`relink::html`,
-//! `relink::css`), to know which values may change.
+//! that a change of the API touches only it.
 
 use std::borrow::Cow;
 
 use encoding_rs::Encoding;
-use html5ever::tendril::TendrilSink;
-use html5ever::tree_builder::TreeBuilderOpts;
-use html5ever::{ParseOpts, local_name, ns, parse_document};
-use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use relink::base::{Base, BaseSource};
-use relink::html::links::{self, Syntax};
-use relink::html::tree::Namespace;
 use relink::mime::mbox::{self, MboxFormat, MboxReader};
 use relink::url::rfc3986;
 use relink::{BaseUrl, Rules};
 use relink::{Options, rewrite_html, rewrite_mbox, rewrite_message};
+
+use crate::oracle::{self, Values};
 
 // ---------------------------------------------------------------- glue
 
@@ -171,11 +167,12 @@ pub fn html_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
 }
 
 /// With a base, the output parses to the same tree as the input (elements,
-/// attribute names, attribute values, text, comments), except the values
-/// of URL-bearing attributes and the text of `<style>` elements; a changed
-/// single-URL value is the resolution of the old one against the
-/// document's base (found here independently of relink), and an `iframe
-/// srcdoc` document keeps its own tree by the same rules.
+/// attribute names, attribute values, text, comments, doctype), except the
+/// values of URL-bearing attributes and the text of `<style>` elements; a
+/// changed single-URL value is the resolution of the old one against the
+/// document's base (found independently of relink), a list or style sheet
+/// keeps its number of URLs, and an `iframe srcdoc` document keeps its own
+/// tree by the same rules ([`oracle::compare`] with [`Values::Counted`]).
 pub fn html_structure_is_kept(bytes: &[u8], rules: Rules) -> Result<(), String> {
     let outer = retrieved(rules);
     let run = html(bytes, Some(&outer))?;
@@ -184,7 +181,8 @@ pub fn html_structure_is_kept(bytes: &[u8], rules: Rules) -> Result<(), String> 
     };
     let (before, _, _) = run.encoding.decode(bytes);
     let (after, _, _) = run.encoding.decode(output);
-    compare(&tree(&before), &tree(&after), &outer.url)
+    let (before, after) = (oracle::tree(&before), oracle::tree(&after));
+    oracle::compare(&before, &after, &outer.url, Values::Counted).map(|_| ())
 }
 
 /// Rewriting the output again with the same base changes nothing. Holds
@@ -222,236 +220,6 @@ pub fn first_difference(a: &[u8], b: &[u8]) -> String {
         String::from_utf8_lossy(&s[start.min(s.len())..(at + 40).min(s.len())]).into_owned()
     };
     format!("at byte {at}: {:?} became {:?}", show(a), show(b))
-}
-
-/// Parses as relink does (scripting disabled).
-fn tree(text: &str) -> RcDom {
-    let opts = ParseOpts {
-        tree_builder: TreeBuilderOpts {
-            scripting_enabled: false,
-            ..TreeBuilderOpts::default()
-        },
-        ..ParseOpts::default()
-    };
-    parse_document(RcDom::default(), opts).one(text)
-}
-
-/// Children in tree order, template contents first for a template.
-fn children(node: &Handle) -> Vec<Handle> {
-    let mut out = Vec::new();
-    if let NodeData::Element {
-        template_contents, ..
-    } = &node.data
-        && let Some(contents) = template_contents.borrow().as_ref()
-    {
-        out.push(contents.clone());
-    }
-    out.extend(node.children.borrow().iter().cloned());
-    out
-}
-
-fn is_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
-}
-
-/// The document's base, found independently of relink: the first HTML
-/// base element with an href, outside template contents, in tree order,
-/// resolved against `outer`; an empty, `data:` or `javascript:` href is
-/// ignored.
-fn oracle_base(dom: &RcDom, outer: &BaseUrl) -> BaseUrl {
-    let mut stack = vec![(dom.document.clone(), false)];
-    while let Some((node, in_template)) = stack.pop() {
-        if let NodeData::Element {
-            name,
-            attrs,
-            template_contents,
-            ..
-        } = &node.data
-        {
-            if !in_template && name.ns == ns!(html) && name.local == local_name!("base") {
-                let href = attrs
-                    .borrow()
-                    .iter()
-                    .find(|a| a.name.ns == ns!() && a.name.local == local_name!("href"))
-                    .map(|a| a.value.to_string());
-                if let Some(href) = href {
-                    let href = href.trim_matches(is_space);
-                    let lower = href.to_ascii_lowercase();
-                    if href.is_empty()
-                        || lower.starts_with("data:")
-                        || lower.starts_with("javascript:")
-                    {
-                        return outer.clone();
-                    }
-                    return outer
-                        .resolve(href)
-                        .ok()
-                        .and_then(|r| BaseUrl::parse(&r, outer.rules()).ok())
-                        .unwrap_or_else(|| outer.clone());
-                }
-            }
-            if let Some(contents) = template_contents.borrow().as_ref() {
-                stack.push((contents.clone(), true));
-            }
-        }
-        for child in node.children.borrow().iter().rev() {
-            stack.push((child.clone(), in_template));
-        }
-    }
-    outer.clone()
-}
-
-/// How many URLs a value of `syntax` holds.
-fn url_count(syntax: Syntax, value: &str) -> usize {
-    match syntax {
-        Syntax::Url | Syntax::Srcdoc => 1,
-        Syntax::SpaceList => value.split(is_space).filter(|u| !u.is_empty()).count(),
-        Syntax::CommaList => value
-            .split(',')
-            .filter(|u| !u.trim_matches(is_space).is_empty())
-            .count(),
-        Syntax::Srcset => relink::html::srcset::urls(value).len(),
-        Syntax::Refresh => usize::from(relink::refresh::url(value).is_some()),
-        Syntax::Css => relink::css::urls(value).len(),
-    }
-}
-
-/// Walks both trees together; see [`html_structure_is_kept`]. `outer` is
-/// the layer below the document's own base.
-fn compare(before: &RcDom, after: &RcDom, outer: &BaseUrl) -> Result<(), String> {
-    let base = oracle_base(before, outer);
-    let mut stack = vec![(before.document.clone(), after.document.clone(), false)];
-    while let Some((a, b, in_style)) = stack.pop() {
-        match (&a.data, &b.data) {
-            (
-                NodeData::Element {
-                    name: na,
-                    attrs: aa,
-                    ..
-                },
-                NodeData::Element {
-                    name: nb,
-                    attrs: ab,
-                    ..
-                },
-            ) => {
-                if na != nb {
-                    return Err(format!("element {:?} became {:?}", na.local, nb.local));
-                }
-                let (aa, ab) = (aa.borrow(), ab.borrow());
-                if aa.len() != ab.len() {
-                    return Err(format!("<{}> attributes changed in number", na.local));
-                }
-                let namespace = match na.ns {
-                    ns!(html) => Namespace::Html,
-                    ns!(svg) => Namespace::Svg,
-                    _ => Namespace::Other,
-                };
-                let is_base = namespace == Namespace::Html && na.local == local_name!("base");
-                for (x, y) in aa.iter().zip(ab.iter()) {
-                    if x.name != y.name {
-                        return Err(format!(
-                            "<{}> attribute {:?} became {:?}",
-                            na.local, x.name.local, y.name.local
-                        ));
-                    }
-                    if x.value == y.value {
-                        continue;
-                    }
-                    let attr = match &x.name.prefix {
-                        Some(prefix) => format!("{prefix}:{}", x.name.local),
-                        None => x.name.local.to_string(),
-                    };
-                    let Some(row) = links::lookup(namespace, &na.local, &attr) else {
-                        return Err(format!(
-                            "<{} {attr}> is no link but {:?} became {:?}",
-                            na.local, &*x.value, &*y.value
-                        ));
-                    };
-                    let against = if is_base && attr == "href" {
-                        outer
-                    } else {
-                        &base
-                    };
-                    match row.syntax {
-                        // A single URL (not one relative to an object's
-                        // codebase) becomes its resolution.
-                        Syntax::Url if !row.codebase => {
-                            let want = against
-                                .resolve(x.value.trim_matches(is_space))
-                                .map_err(|e| e.to_string())?;
-                            if y.value.trim_matches(is_space) != want.trim_matches(is_space) {
-                                return Err(format!(
-                                    "<{} {attr}> {:?} became {:?}, want {want:?}",
-                                    na.local, &*x.value, &*y.value
-                                ));
-                            }
-                        }
-                        Syntax::Srcdoc => {
-                            compare(&tree(&x.value), &tree(&y.value), &base)
-                                .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
-                        }
-                        // A list keeps its number of URLs; a CSS value its
-                        // number of `url()`s.
-                        syntax => {
-                            let (n, m) = (url_count(syntax, &x.value), url_count(syntax, &y.value));
-                            if n != m {
-                                return Err(format!(
-                                    "<{} {attr}> {:?} became {:?}: {n} urls became {m}",
-                                    na.local, &*x.value, &*y.value
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-            (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {
-                let (ta, tb) = (ta.borrow(), tb.borrow());
-                if ta[..] != tb[..] && !in_style {
-                    return Err(format!("text {:?} became {:?}", &ta[..], &tb[..]));
-                }
-            }
-            (NodeData::Comment { contents: ca }, NodeData::Comment { contents: cb }) => {
-                if ca != cb {
-                    return Err(format!("comment {ca:?} became {cb:?}"));
-                }
-            }
-            (
-                NodeData::Doctype {
-                    name: da,
-                    public_id: pa,
-                    system_id: sa,
-                },
-                NodeData::Doctype {
-                    name: db,
-                    public_id: pb,
-                    system_id: sb,
-                },
-            ) => {
-                if (da, pa, sa) != (db, pb, sb) {
-                    return Err(format!("doctype {da:?} became {db:?}"));
-                }
-            }
-            (NodeData::Document, NodeData::Document)
-            | (NodeData::ProcessingInstruction { .. }, NodeData::ProcessingInstruction { .. }) => {}
-            (x, y) => return Err(format!("node {x:?} became {y:?}")),
-        }
-        let style = matches!(&a.data, NodeData::Element { name, .. }
-            if name.local == local_name!("style"));
-        let (ca, cb) = (children(&a), children(&b));
-        if ca.len() != cb.len() {
-            return Err(format!(
-                "children changed in number ({} became {}) under {:?}",
-                ca.len(),
-                cb.len(),
-                a.data
-            ));
-        }
-        for (x, y) in ca.into_iter().zip(cb).rev() {
-            stack.push((x, y, style));
-        }
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------- mail
