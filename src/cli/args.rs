@@ -247,6 +247,9 @@ pub(crate) enum KindArg {
     Mbox,
     /// A web archive (WARC), gzipped or not.
     Warc,
+    /// An XML document: an Atom or RSS feed, SVG, XHTML.
+    #[value(alias = "feed")]
+    Xml,
 }
 
 impl From<KindArg> for Kind {
@@ -257,6 +260,7 @@ impl From<KindArg> for Kind {
             KindArg::Message => Kind::Message,
             KindArg::Mbox => Kind::Mbox,
             KindArg::Warc => Kind::Warc,
+            KindArg::Xml => Kind::Xml,
         }
     }
 }
