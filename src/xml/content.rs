@@ -86,14 +86,14 @@ impl Content {
     }
 
     /// Escapes text for a place outside CDATA, with the references the
-    /// content already used: `&` and `<` always, `>` and quotes only where
-    /// the content wrote them as references.
+    /// content already used: `&` and `<` always, any other character only
+    /// where the content wrote it as a reference (`&gt;`, `&#192;`).
     fn escape(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for ch in text.chars() {
             let used = self.references.iter().find(|(c, _)| *c == ch);
             match (ch, used) {
-                ('&' | '<' | '>' | '"' | '\'', Some((_, raw))) => out.push_str(raw),
+                (_, Some((_, raw))) => out.push_str(raw),
                 ('&', None) => out.push_str("&amp;"),
                 ('<', None) => out.push_str("&lt;"),
                 _ => out.push(ch),
@@ -241,6 +241,14 @@ mod tests {
         let e = c.source_edit(at..at + 1, "http://h/x?a=1&b=<>").unwrap();
         assert_eq!(&src[e.range.clone()], "x");
         assert_eq!(e.text, "http://h/x?a=1&amp;b=&lt;&gt;");
+        let at = c.text.find('y').unwrap();
+        let e = c.source_edit(at..at + 1, "z]]>").unwrap();
+        assert_eq!(e.text, "z]]]]><![CDATA[>");
+        let mut c = Content::default();
+        c.push_reference('À', "&#192;", 0..6);
+        let e = c.source_edit(0..2, "http://h/À").unwrap();
+        assert_eq!((e.range, e.text.as_str()), (0..6, "http://h/&#192;"));
+        let (src, c) = sample();
         let at = c.text.find('y').unwrap();
         let e = c.source_edit(at..at + 1, "z]]>").unwrap();
         assert_eq!(&src[e.range.clone()], "y");

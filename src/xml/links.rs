@@ -108,6 +108,15 @@ const fn atom_html(element: &'static str) -> LinkRow {
     }
 }
 
+const fn atom03_html(element: &'static str) -> LinkRow {
+    LinkRow {
+        namespace: ATOM_03,
+        element,
+        holder: Holder::Html,
+        only_if_type: Some("text/html"),
+    }
+}
+
 /// Every URL-bearing place relink knows in XML.
 pub const LINK_ROWS: &[LinkRow] = &[
     // Atom (RFC 4287).
@@ -124,7 +133,14 @@ pub const LINK_ROWS: &[LinkRow] = &[
     atom_html("rights"),
     // Atom 0.3.
     attr(ATOM_03, "link", "href"),
+    attr(ATOM_03, "generator", "url"),
     text(ATOM_03, "url"),
+    atom03_html("content"),
+    atom03_html("summary"),
+    atom03_html("title"),
+    atom03_html("tagline"),
+    atom03_html("info"),
+    atom03_html("copyright"),
     // RSS 0.9x and 2.0 (no namespace), RSS 0.90 and RSS 1.0.
     text(RSS, "link"),
     text(RSS, "comments"),
@@ -142,6 +158,7 @@ pub const LINK_ROWS: &[LinkRow] = &[
     html(CONTENT, "encoded"),
     text(WFW, "comment"),
     text(WFW, "commentRss"),
+    text(WFW, "commentRSS"),
     // RDF: any element.
     ns_attr("*", "*", RDF, "about"),
     ns_attr("*", "*", RDF, "resource"),
