@@ -347,3 +347,23 @@ fn a_feed_in_a_warc_and_in_a_message_is_rewritten() {
     let out = String::from_utf8(report.output.unwrap()).unwrap();
     assert!(out.contains("<link href=\"http://m.example/x\"/>"), "{out}");
 }
+
+#[test]
+fn every_prefix_and_every_byte_changed_is_read_without_panic() {
+    let input = read("feeds/blog.atom");
+    for cut in 0..input.trim_ascii_end().len() {
+        let report = rewrite(Kind::Xml, &input[..cut], Rules::Rfc1808, "http://h/d/");
+        // Cut short, an XML document is not well-formed: left as it is.
+        assert!(report.output.is_none(), "cut at {cut}");
+    }
+    for at in (0..input.len()).step_by(7) {
+        for byte in [b'<', b'&', b'"', b'>', b']', 0xc3] {
+            let mut changed = input.clone();
+            changed[at] = byte;
+            let report = rewrite(Kind::Xml, &changed, Rules::Rfc1808, "http://h/d/");
+            if let Some(out) = report.output {
+                assert!(settled(Kind::Xml, &out, "http://h/d/"), "{at} {byte}");
+            }
+        }
+    }
+}
