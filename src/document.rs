@@ -69,7 +69,13 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
     resolver.out
 }
 
-/// The documents relink reads inside archives: HTML and CSS.
+/// Rewrites an XML document: an Atom or RSS feed, RSS 1.0, SVG, XHTML.
+/// Escaped HTML in a feed is rewritten by [`Engine`].
+pub fn rewrite_xml(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
+    crate::xml::rewrite(bytes, options, &Engine)
+}
+
+/// The documents relink reads inside archives: HTML, CSS and XML.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Engine;
 
@@ -83,6 +89,7 @@ impl Documents for Engine {
         match kind {
             Embedded::Html => rewrite_html(bytes, options),
             Embedded::Css => rewrite_css(bytes, options),
+            Embedded::Xml => crate::xml::rewrite(bytes, options, self),
         }
     }
 }
@@ -231,6 +238,11 @@ pub fn rewrite_document(
         }
         Kind::Css => {
             let outcome = rewrite_css(input, options)?;
+            report.output = outcome.output.clone();
+            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+        }
+        Kind::Xml => {
+            let outcome = rewrite_xml(input, options)?;
             report.output = outcome.output.clone();
             report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
         }

@@ -22,6 +22,10 @@ pub enum Kind {
     Warc,
     /// A WACZ package (a zip of WARC files, their indexes and pages).
     Wacz,
+    /// An XML document: an Atom or RSS feed, RSS 1.0 (RDF), SVG, or XHTML
+    /// (which is read as HTML unless it is well-formed XML with its root in
+    /// the XHTML namespace).
+    Xml,
 }
 
 /// The extensions (lowercase) that name a kind. Both naming a file's kind
@@ -29,8 +33,8 @@ pub enum Kind {
 pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("html", Kind::Html),
     ("htm", Kind::Html),
-    ("xhtml", Kind::Html),
-    ("xht", Kind::Html),
+    ("xhtml", Kind::Xml),
+    ("xht", Kind::Xml),
     ("shtml", Kind::Html),
     ("css", Kind::Css),
     ("eml", Kind::Message),
@@ -40,16 +44,21 @@ pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("mbox", Kind::Mbox),
     ("mbx", Kind::Mbox),
     ("wacz", Kind::Wacz),
+    ("atom", Kind::Xml),
+    ("rss", Kind::Xml),
+    ("rdf", Kind::Xml),
+    ("xml", Kind::Xml),
+    ("svg", Kind::Xml),
 ];
 
 /// Extensions (lowercase) of files that are never documents to relink:
 /// found in a directory, they are copied without a look at their content
-/// (a script or an SVG that starts with `<!--` is not HTML).
+/// (a script that starts with `<!--` is not HTML).
 pub const OTHER_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "json", "map", "xml", "svg", "xsl", "rss", "atom", "txt", "md", "rst", "csv",
-    "png", "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2",
-    "ttf", "otf", "eot", "pdf", "ps", "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4",
-    "webm", "ogg", "wav", "py", "c", "h", "rs", "sh",
+    "js", "mjs", "json", "map", "xsl", "txt", "md", "rst", "csv", "png", "jpg", "jpeg", "gif",
+    "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps",
+    "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c",
+    "h", "rs", "sh",
 ];
 
 /// The extension of a file name, lowercase, taken before the first `?`:
@@ -169,7 +178,8 @@ pub fn looks_like_html(head: &[u8]) -> bool {
 }
 
 /// The kind of content from its first bytes, if they tell: an mbox's
-/// `From ` line, a message header, the start of an HTML document. A UTF-8
+/// `From ` line, a message header, a feed's or an SVG's root element, the
+/// start of an HTML document. A UTF-8
 /// byte order mark before them is skipped.
 pub fn sniff(head: &[u8]) -> Option<Kind> {
     if crate::warc::looks_like_warc(head) {
@@ -183,6 +193,8 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
         Some(Kind::Mbox)
     } else if starts_with_header(head) {
         Some(Kind::Message)
+    } else if crate::xml::looks_like_xml(head) {
+        Some(Kind::Xml)
     } else if looks_like_html(head) {
         Some(Kind::Html)
     } else {
@@ -278,7 +290,10 @@ mod tests {
         assert_eq!(from_name(p("README")), None);
         assert_eq!(from_name(p("x.png")), None);
         assert!(is_other_by_name(p("app.js?v=2")));
-        assert!(is_other_by_name(p("logo.SVG")));
+        assert!(!is_other_by_name(p("logo.SVG")));
+        assert_eq!(from_name(p("logo.SVG")), Some(Kind::Xml));
+        assert_eq!(from_name(p("feed.atom")), Some(Kind::Xml));
+        assert_eq!(from_name(p("page.xhtml")), Some(Kind::Xml));
         assert!(!is_other_by_name(p("page.php")));
         assert!(!is_other_by_name(p("page")));
     }
@@ -303,6 +318,11 @@ mod tests {
         );
         assert_eq!(detect_file(p("page"), b"<!doctype html><p>"), Kind::Html);
         assert_eq!(detect_file(p("unknown"), b"plain words"), Kind::Html);
+        assert_eq!(
+            detect_file(p("feed"), b"<?xml version=\"1.0\"?>\n<rss version=\"2.0\">"),
+            Kind::Xml
+        );
+        assert_eq!(detect_file(p("drawing"), b"<!-- x -->\n<svg>"), Kind::Xml);
     }
 
     #[test]

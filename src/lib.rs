@@ -45,13 +45,13 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    base, css, document, encoding, html, links, mime, options, refresh, splice, text,
+    base, css, document, encoding, html, links, mime, options, refresh, splice, text, xml,
 );
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use document::{
     DocumentReport, Engine, part_label, rewrite_css, rewrite_document, rewrite_html, rewrite_mbox,
-    rewrite_message,
+    rewrite_message, rewrite_xml,
 };
 pub use error::Error;
 pub use kind::Kind;

@@ -26,6 +26,8 @@ pub enum Embedded {
     Html,
     /// A style sheet.
     Css,
+    /// An XML document: a feed, SVG, XHTML.
+    Xml,
 }
 
 /// Rewrites an embedded document: how a message or WARC reader hands an

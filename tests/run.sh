@@ -3,8 +3,9 @@
 # installed but Rust, Python 3 (with venv) and Java 17.
 #
 # 1. A virtualenv under target/ with warcio and brotli, which the crate's
-#    WARC tests check relink's output with, and wacz, whose validator checks
-#    the WACZ packages relink writes (RELINK_TEST_PYTHON tells them its
+#    WARC tests check relink's output with, wacz, whose validator checks
+#    the WACZ packages relink writes, and lxml, whose xml:base the feed
+#    tests compare with (RELINK_TEST_PYTHON tells them its
 #    python). A virtualenv, because Debian's and Ubuntu's own Python
 #    refuses `pip install` outside one ("externally-managed-environment").
 # 2. The crate's tests: cargo test.
@@ -18,7 +19,7 @@ if [ ! -x "$venv/bin/python" ]; then
   mkdir -p "$root/target"
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml
 export RELINK_TEST_PYTHON="$venv/bin/python"
 
 cargo test

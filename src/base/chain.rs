@@ -106,7 +106,7 @@ pub fn stack_layers(document: Vec<Layer>, mut entity: Vec<Layer>) -> Vec<Layer> 
         .filter(|l| {
             matches!(
                 l.source,
-                BaseSource::BaseElement { .. } | BaseSource::Forced
+                BaseSource::BaseElement { .. } | BaseSource::XmlBase { .. } | BaseSource::Forced
             )
         })
         .collect();

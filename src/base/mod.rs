@@ -28,6 +28,12 @@ pub enum BaseSource {
         /// The part it is on (`1.2`), empty for the top-level message.
         part: String,
     },
+    /// An `xml:base` attribute (XML Base), on the element at this line of
+    /// the document: the base of that element's subtree.
+    XmlBase {
+        /// The line of the element's start tag, from 1.
+        line: usize,
+    },
     /// The base of the document that encloses this one (section 3.2), such
     /// as an `iframe srcdoc`'s parent.
     Enclosing(Box<BaseSource>),
@@ -47,6 +53,7 @@ impl fmt::Display for BaseSource {
                 write!(f, "{name} of the message")
             }
             BaseSource::Header { name, part } => write!(f, "{name} of part {part}"),
+            BaseSource::XmlBase { line } => write!(f, "xml:base at line {line}"),
             BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
             BaseSource::RetrievedFrom => f.write_str("the retrieval URL"),
             BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),

@@ -249,6 +249,9 @@ pub(crate) enum KindArg {
     Warc,
     /// A WACZ package of web archives.
     Wacz,
+    /// An XML document: an Atom or RSS feed, SVG, XHTML.
+    #[value(alias = "feed")]
+    Xml,
 }
 
 impl From<KindArg> for Kind {
@@ -260,6 +263,7 @@ impl From<KindArg> for Kind {
             KindArg::Mbox => Kind::Mbox,
             KindArg::Warc => Kind::Warc,
             KindArg::Wacz => Kind::Wacz,
+            KindArg::Xml => Kind::Xml,
         }
     }
 }

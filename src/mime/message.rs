@@ -255,6 +255,13 @@ impl Walker<'_> {
         let kind = match mimetype {
             "text/html" => Kind::Html,
             "text/css" => Kind::Css,
+            "application/atom+xml"
+            | "application/rss+xml"
+            | "application/rdf+xml"
+            | "image/svg+xml"
+            | "application/xhtml+xml"
+            | "application/xml"
+            | "text/xml" => Kind::Xml,
             "message/rfc822" | "message/global" => Kind::Message,
             _ => return,
         };
@@ -297,7 +304,9 @@ impl Walker<'_> {
                 let inner = self.message(&decoded, base, path, depth + 1);
                 (!inner.is_empty()).then(|| splice::apply(&decoded, &inner))
             }
-            Kind::Html | Kind::Css => self.document(&decoded, mail, base, kind, path, layers),
+            Kind::Html | Kind::Css | Kind::Xml => {
+                self.document(&decoded, mail, base, kind, path, layers)
+            }
         };
         let Some(new) = rewritten else { return };
         if let Some(encoded) = self.encode_again((body, decoded, new), cte, &layout, path) {
@@ -491,6 +500,7 @@ impl Walker<'_> {
         };
         let embedded = match kind {
             Kind::Css => Embedded::Css,
+            Kind::Xml => Embedded::Xml,
             _ => Embedded::Html,
         };
         let result = self.documents.rewrite(embedded, decoded, &options);
@@ -638,6 +648,7 @@ enum Kind {
     Html,
     Css,
     Message,
+    Xml,
 }
 
 #[cfg(test)]

@@ -32,15 +32,29 @@ pub(crate) struct NewRecord {
 enum Kind {
     Html,
     Css,
+    Xml,
 }
+
+/// The media types of XML documents relink reads: feeds, SVG, XHTML (read
+/// as HTML unless it is well-formed XML), and XML in general, as which
+/// feeds are often served.
+const XML_TYPES: &[&str] = &[
+    "application/atom+xml",
+    "application/rss+xml",
+    "application/rdf+xml",
+    "image/svg+xml",
+    "application/xhtml+xml",
+    "application/xml",
+    "text/xml",
+];
 
 /// The kind of a media type relink rewrites.
 fn kind_of(content_type: &str) -> Option<Kind> {
     let essence = content_type.split(';').next().unwrap_or("").trim();
-    if essence.eq_ignore_ascii_case("text/html")
-        || essence.eq_ignore_ascii_case("application/xhtml+xml")
-    {
+    if essence.eq_ignore_ascii_case("text/html") {
         Some(Kind::Html)
+    } else if XML_TYPES.iter().any(|t| essence.eq_ignore_ascii_case(t)) {
+        Some(Kind::Xml)
     } else if essence.eq_ignore_ascii_case("text/css") {
         Some(Kind::Css)
     } else {
@@ -570,6 +584,7 @@ fn rewrite_payload(
     let embedded = match kind {
         Kind::Html => Embedded::Html,
         Kind::Css => Embedded::Css,
+        Kind::Xml => Embedded::Xml,
     };
     let result = options
         .documents
@@ -620,6 +635,11 @@ mod tests {
         assert_eq!(kind_of("text/html; charset=utf-8"), Some(Kind::Html));
         assert_eq!(kind_of("TEXT/CSS"), Some(Kind::Css));
         assert_eq!(kind_of("image/png"), None);
+        assert_eq!(kind_of("application/atom+xml"), Some(Kind::Xml));
+        assert_eq!(
+            kind_of("Application/XHTML+XML; charset=utf-8"),
+            Some(Kind::Xml)
+        );
         assert_eq!(
             charset("text/html; charset=\"ISO-8859-1\""),
             Some(encoding_rs::WINDOWS_1252)

@@ -6,6 +6,7 @@ mod batch;
 mod cli;
 mod corpus;
 mod encodings;
+mod feeds;
 mod html_corpus;
 mod html_fixtures;
 mod html_shapes;

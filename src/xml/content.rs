@@ -1,0 +1,282 @@
+//! An element's character content as a string, with a map back to the
+//! source: literal text, entity and character references, and CDATA
+//! sections. An edit of the string goes back into the source written the
+//! way the content was: escaped with the same references, or inside the
+//! same CDATA section.
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use similar::{Algorithm, DiffTag};
+
+use crate::splice::Edit;
+
+/// How a piece of content is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// Text as it is (after the XML parser's checks).
+    Literal,
+    /// An entity or character reference (`&lt;`, `&#60;`).
+    Reference,
+    /// The inside of a CDATA section.
+    Cdata,
+}
+
+/// One piece of content.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    /// Its range in the content string.
+    pub decoded: Range<usize>,
+    /// Its range in the source text.
+    pub source: Range<usize>,
+    /// How it is written.
+    pub written: Written,
+}
+
+/// An element's content: the string and its pieces.
+#[derive(Debug, Default)]
+pub struct Content {
+    /// The content, references replaced by what they stand for.
+    pub text: String,
+    /// Its pieces, in order.
+    pub segments: Vec<Segment>,
+    /// The first reference written for each character a reference stood
+    /// for, so that new text is escaped the same way.
+    references: Vec<(char, String)>,
+}
+
+impl Content {
+    /// Adds literal text or the inside of a CDATA section, found at
+    /// `source` in the source text.
+    pub fn push(&mut self, text: &str, at: usize, written: Written) {
+        if text.is_empty() {
+            return;
+        }
+        let start = self.text.len();
+        self.text.push_str(text);
+        self.segments.push(Segment {
+            decoded: start..self.text.len(),
+            source: at..at + text.len(),
+            written,
+        });
+    }
+
+    /// Adds a reference, `raw` as written at `source`, standing for `ch`.
+    pub fn push_reference(&mut self, ch: char, raw: &str, source: Range<usize>) {
+        let start = self.text.len();
+        self.text.push(ch);
+        self.segments.push(Segment {
+            decoded: start..self.text.len(),
+            source,
+            written: Written::Reference,
+        });
+        if !self.references.iter().any(|(c, _)| *c == ch) {
+            self.references.push((ch, raw.to_owned()));
+        }
+    }
+
+    /// The source offset of a content offset that is not inside a reference.
+    pub fn source_offset(&self, at: usize) -> usize {
+        let i = self.segments.partition_point(|s| s.decoded.end <= at);
+        match self.segments.get(i) {
+            Some(s) if s.written == Written::Reference => s.source.start,
+            Some(s) => s.source.start + (at - s.decoded.start).min(s.source.len()),
+            None => self.segments.last().map_or(0, |s| s.source.end),
+        }
+    }
+
+    /// Escapes text for a place outside CDATA, with the references the
+    /// content already used: `&` and `<` always, any other character only
+    /// where the content wrote it as a reference (`&gt;`, `&#192;`).
+    fn escape(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for ch in text.chars() {
+            let used = self.references.iter().find(|(c, _)| *c == ch);
+            match (ch, used) {
+                (_, Some((_, raw))) => out.push_str(raw),
+                ('&', None) => out.push_str("&amp;"),
+                ('<', None) => out.push_str("&lt;"),
+                _ => out.push(ch),
+            }
+        }
+        out
+    }
+
+    /// The source edit for replacing `range` of the content by `new`: the
+    /// range widened to whole references, and the new text written as the
+    /// pieces it replaces were (inside CDATA when it lies wholly in one
+    /// CDATA section, escaped otherwise).
+    pub fn source_edit(&self, range: Range<usize>, new: &str) -> Option<Edit> {
+        if self.segments.is_empty() {
+            return None;
+        }
+        let first = self
+            .segments
+            .partition_point(|s| s.decoded.end <= range.start)
+            .min(self.segments.len() - 1);
+        let last = self
+            .segments
+            .partition_point(|s| s.decoded.end < range.end)
+            .clamp(first, self.segments.len() - 1);
+        let (a, b) = (&self.segments[first], &self.segments[last]);
+        let in_cdata = first == last && a.written == Written::Cdata;
+        // Whole references (and, when the edit leaves its CDATA section,
+        // whole CDATA sections) are replaced.
+        let whole = |s: &Segment| s.written == Written::Reference || (!in_cdata && s.written == Written::Cdata);
+        let start = if whole(a) { a.decoded.start } else { range.start };
+        let end = if whole(b) { b.decoded.end } else { range.end };
+        let text = format!(
+            "{}{}{}",
+            &self.text[start..range.start],
+            new,
+            &self.text[range.end..end]
+        );
+        let source_start = if whole(a) {
+            cdata_start(a)
+        } else {
+            a.source.start + (start - a.decoded.start)
+        };
+        let source_end = if whole(b) {
+            cdata_end(b)
+        } else {
+            b.source.start + (end - b.decoded.start)
+        };
+        let text = if in_cdata {
+            // A CDATA section cannot hold `]]>`: it is closed and opened
+            // again around the `>`.
+            text.replace("]]>", "]]]]><![CDATA[>")
+        } else {
+            self.escape(&text)
+        };
+        Some(Edit::new(source_start..source_end, text))
+    }
+}
+
+/// Where a piece starts in the source, a CDATA section's markup included.
+fn cdata_start(s: &Segment) -> usize {
+    if s.written == Written::Cdata {
+        s.source.start - "<![CDATA[".len()
+    } else {
+        s.source.start
+    }
+}
+
+/// Where a piece ends in the source, a CDATA section's markup included.
+fn cdata_end(s: &Segment) -> usize {
+    if s.written == Written::Cdata {
+        s.source.end + "]]>".len()
+    } else {
+        s.source.end
+    }
+}
+
+/// How long a diff of rewritten content may take before it settles for a
+/// coarser (still right) set of changes.
+const DIFF_TIME: Duration = Duration::from_secs(2);
+
+/// The changes that make `old` into `new`, as ranges of `old` (on character
+/// boundaries) and their new text. An embedded document's reader gives back
+/// whole new bytes; these are the places that differ.
+pub fn changes(old: &str, new: &str) -> Vec<(Range<usize>, String)> {
+    let old_chars: Vec<char> = old.chars().collect();
+    let new_chars: Vec<char> = new.chars().collect();
+    let old_at: Vec<usize> = old
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([old.len()])
+        .collect();
+    let new_at: Vec<usize> = new
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([new.len()])
+        .collect();
+    let ops = similar::capture_diff_slices_deadline(
+        Algorithm::Myers,
+        &old_chars,
+        &new_chars,
+        Some(Instant::now() + DIFF_TIME),
+    );
+    let mut out: Vec<(Range<usize>, String)> = Vec::new();
+    let mut open: Option<(Range<usize>, Range<usize>)> = None;
+    let mut close = |open: &mut Option<(Range<usize>, Range<usize>)>| {
+        if let Some((o, n)) = open.take() {
+            out.push((old_at[o.start]..old_at[o.end], new[new_at[n.start]..new_at[n.end]].to_owned()));
+        }
+    };
+    for op in ops {
+        let (tag, o, n) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            close(&mut open);
+            continue;
+        }
+        open = Some(match open {
+            Some((oo, on)) => (oo.start..o.end, on.start..n.end),
+            None => (o, n),
+        });
+    }
+    close(&mut open);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The content of `&lt;a href="x"&gt;` and a CDATA section.
+    fn sample() -> (String, Content) {
+        let src = "&lt;a href=\"x\"&gt;<![CDATA[<b>y</b>]]>";
+        let mut c = Content::default();
+        c.push_reference('<', "&lt;", 0..4);
+        c.push("a href=\"x\"", 4, Written::Literal);
+        c.push_reference('>', "&gt;", 14..18);
+        c.push("<b>y</b>", 27, Written::Cdata);
+        (src.to_owned(), c)
+    }
+
+    #[test]
+    fn an_edit_goes_back_escaped_as_the_content_was() {
+        let (src, c) = sample();
+        assert_eq!(c.text, "<a href=\"x\"><b>y</b>");
+        let at = c.text.find('x').unwrap();
+        let e = c.source_edit(at..at + 1, "http://h/x?a=1&b=<>").unwrap();
+        assert_eq!(&src[e.range.clone()], "x");
+        assert_eq!(e.text, "http://h/x?a=1&amp;b=&lt;&gt;");
+        let at = c.text.find('y').unwrap();
+        let e = c.source_edit(at..at + 1, "z]]>").unwrap();
+        assert_eq!(e.text, "z]]]]><![CDATA[>");
+        let mut c = Content::default();
+        c.push_reference('À', "&#192;", 0..6);
+        let e = c.source_edit(0..2, "http://h/À").unwrap();
+        assert_eq!((e.range, e.text.as_str()), (0..6, "http://h/&#192;"));
+        let (src, c) = sample();
+        let at = c.text.find('y').unwrap();
+        let e = c.source_edit(at..at + 1, "z]]>").unwrap();
+        assert_eq!(&src[e.range.clone()], "y");
+        assert_eq!(e.text, "z]]]]><![CDATA[>");
+    }
+
+    #[test]
+    fn an_edit_across_a_reference_takes_it_whole() {
+        let (src, c) = sample();
+        let e = c.source_edit(0..2, "<i").unwrap();
+        assert_eq!(&src[e.range.clone()], "&lt;a");
+        assert_eq!(e.text, "&lt;i");
+        // From literal text into a CDATA section: the section is replaced.
+        let e = c.source_edit(11..14, "Q").unwrap();
+        assert_eq!(&src[e.range.clone()], "&gt;<![CDATA[<b>y</b>]]>");
+        assert_eq!(e.text, "Q&gt;y&lt;/b&gt;");
+    }
+
+    #[test]
+    fn changes_are_the_places_that_differ() {
+        let old = "<a href=x>é</a><img src=y>";
+        let new = "<a href=http://h/x>é</a><img src=http://h/y>";
+        let got = changes(old, new);
+        let mut applied = old.to_owned();
+        for (range, text) in got.iter().rev() {
+            applied.replace_range(range.clone(), text);
+        }
+        assert_eq!(applied, new);
+        assert_eq!(got.len(), 2);
+    }
+}

@@ -1,0 +1,280 @@
+//! What holds a URL in an XML document: a table of (element namespace,
+//! element, where the URL is), like HTML's, not a long `match`. Elements
+//! and attributes are matched by namespace URI and local name, so a prefix
+//! is whatever the document chose.
+
+use crate::text::SameDocument;
+
+/// The Atom namespace (RFC 4287).
+pub const ATOM: &str = "http://www.w3.org/2005/Atom";
+/// The Atom 0.3 namespace, still found in old feeds.
+pub const ATOM_03: &str = "http://purl.org/atom/ns#";
+/// RSS 1.0.
+pub const RSS_10: &str = "http://purl.org/rss/1.0/";
+/// RSS 0.90.
+pub const RSS_090: &str = "http://my.netscape.com/rdf/simple/0.9/";
+/// RDF (RSS 1.0 is RDF/XML).
+pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+/// The RSS content module (`content:encoded`).
+pub const CONTENT: &str = "http://purl.org/rss/1.0/modules/content/";
+/// The Well-Formed Web comment API (`wfw:comment`, `wfw:commentRss`).
+pub const WFW: &str = "http://wellformedweb.org/CommentAPI/";
+/// XHTML.
+pub const XHTML: &str = "http://www.w3.org/1999/xhtml";
+/// SVG.
+pub const SVG: &str = "http://www.w3.org/2000/svg";
+/// XLink (`xlink:href`).
+pub const XLINK: &str = "http://www.w3.org/1999/xlink";
+
+/// The namespace of RSS 0.9x and 2.0 elements: none. Rows in it apply only
+/// in a document whose root is RSS (`rss`, or RSS 1.0's `rdf:RDF`), so that
+/// another vocabulary's `<link>` is not taken for RSS's.
+pub const RSS: &str = "";
+
+/// Where in an element a URL is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// An attribute: its namespace (`""` for none) and local name.
+    Attribute(&'static str, &'static str),
+    /// The element's text (RSS `<link>`, Atom `<icon>`).
+    Text,
+    /// The element's text is an HTML document, escaped or in a CDATA section
+    /// (RSS `description`, `content:encoded`; Atom text constructs with
+    /// `type="html"`).
+    Html,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkRow {
+    /// The element's namespace (`*` for any).
+    pub namespace: &'static str,
+    /// The element's local name (`*` for any).
+    pub element: &'static str,
+    /// Where the URL is.
+    pub holder: Holder,
+    /// Only when the element's `type` attribute has this value (Atom text
+    /// constructs: `html`).
+    pub only_if_type: Option<&'static str>,
+}
+
+const fn attr(namespace: &'static str, element: &'static str, name: &'static str) -> LinkRow {
+    LinkRow {
+        namespace,
+        element,
+        holder: Holder::Attribute("", name),
+        only_if_type: None,
+    }
+}
+
+const fn ns_attr(
+    namespace: &'static str,
+    element: &'static str,
+    attr_ns: &'static str,
+    name: &'static str,
+) -> LinkRow {
+    LinkRow {
+        namespace,
+        element,
+        holder: Holder::Attribute(attr_ns, name),
+        only_if_type: None,
+    }
+}
+
+const fn text(namespace: &'static str, element: &'static str) -> LinkRow {
+    LinkRow {
+        namespace,
+        element,
+        holder: Holder::Text,
+        only_if_type: None,
+    }
+}
+
+const fn html(namespace: &'static str, element: &'static str) -> LinkRow {
+    LinkRow {
+        namespace,
+        element,
+        holder: Holder::Html,
+        only_if_type: None,
+    }
+}
+
+const fn atom_html(element: &'static str) -> LinkRow {
+    LinkRow {
+        namespace: ATOM,
+        element,
+        holder: Holder::Html,
+        only_if_type: Some("html"),
+    }
+}
+
+const fn atom03_html(element: &'static str) -> LinkRow {
+    LinkRow {
+        namespace: ATOM_03,
+        element,
+        holder: Holder::Html,
+        only_if_type: Some("text/html"),
+    }
+}
+
+/// Every URL-bearing place relink knows in XML.
+pub const LINK_ROWS: &[LinkRow] = &[
+    // Atom (RFC 4287).
+    attr(ATOM, "link", "href"),
+    attr(ATOM, "content", "src"),
+    attr(ATOM, "generator", "uri"),
+    text(ATOM, "icon"),
+    text(ATOM, "logo"),
+    text(ATOM, "uri"),
+    atom_html("content"),
+    atom_html("summary"),
+    atom_html("title"),
+    atom_html("subtitle"),
+    atom_html("rights"),
+    // Atom 0.3.
+    attr(ATOM_03, "link", "href"),
+    attr(ATOM_03, "generator", "url"),
+    text(ATOM_03, "url"),
+    atom03_html("content"),
+    atom03_html("summary"),
+    atom03_html("title"),
+    atom03_html("tagline"),
+    atom03_html("info"),
+    atom03_html("copyright"),
+    // RSS 0.9x and 2.0 (no namespace), RSS 0.90 and RSS 1.0.
+    text(RSS, "link"),
+    text(RSS, "comments"),
+    text(RSS, "docs"),
+    text(RSS, "url"),
+    attr(RSS, "enclosure", "url"),
+    attr(RSS, "source", "url"),
+    html(RSS, "description"),
+    text(RSS_10, "link"),
+    text(RSS_10, "url"),
+    html(RSS_10, "description"),
+    text(RSS_090, "link"),
+    text(RSS_090, "url"),
+    html(RSS_090, "description"),
+    html(CONTENT, "encoded"),
+    text(WFW, "comment"),
+    text(WFW, "commentRss"),
+    text(WFW, "commentRSS"),
+    // RDF: any element.
+    ns_attr("*", "*", RDF, "about"),
+    ns_attr("*", "*", RDF, "resource"),
+    // XHTML.
+    attr(XHTML, "a", "href"),
+    attr(XHTML, "area", "href"),
+    attr(XHTML, "link", "href"),
+    attr(XHTML, "img", "src"),
+    attr(XHTML, "script", "src"),
+    attr(XHTML, "iframe", "src"),
+    attr(XHTML, "frame", "src"),
+    attr(XHTML, "embed", "src"),
+    attr(XHTML, "audio", "src"),
+    attr(XHTML, "video", "src"),
+    attr(XHTML, "source", "src"),
+    attr(XHTML, "track", "src"),
+    attr(XHTML, "input", "src"),
+    attr(XHTML, "form", "action"),
+    attr(XHTML, "button", "formaction"),
+    attr(XHTML, "input", "formaction"),
+    attr(XHTML, "blockquote", "cite"),
+    attr(XHTML, "q", "cite"),
+    attr(XHTML, "del", "cite"),
+    attr(XHTML, "ins", "cite"),
+    attr(XHTML, "object", "data"),
+    attr(XHTML, "video", "poster"),
+    attr(XHTML, "body", "background"),
+    attr(XHTML, "img", "longdesc"),
+    // SVG: `href` (SVG 2) and `xlink:href` on any element.
+    attr(SVG, "*", "href"),
+    ns_attr("*", "*", XLINK, "href"),
+];
+
+/// Whether a row's element namespace matches, with RSS rows only in RSS.
+fn namespace_matches(row: &LinkRow, namespace: &str, in_rss: bool) -> bool {
+    match row.namespace {
+        "*" => true,
+        RSS => namespace.is_empty() && in_rss,
+        ns => ns == namespace,
+    }
+}
+
+/// The row for an attribute (`attr_ns`, `name`) of an element.
+pub fn attribute(
+    namespace: &str,
+    element: &str,
+    attr_ns: &str,
+    name: &str,
+    in_rss: bool,
+) -> Option<&'static LinkRow> {
+    LINK_ROWS.iter().find(|r| {
+        matches!(r.holder, Holder::Attribute(ns, n) if ns == attr_ns && n == name)
+            && (r.element == "*" || r.element == element)
+            && namespace_matches(r, namespace, in_rss)
+    })
+}
+
+/// The row for an element's content (its text, or an HTML document), given
+/// its `type` attribute.
+pub fn content(
+    namespace: &str,
+    element: &str,
+    type_attribute: Option<&str>,
+    in_rss: bool,
+) -> Option<&'static LinkRow> {
+    LINK_ROWS.iter().find(|r| {
+        matches!(r.holder, Holder::Text | Holder::Html)
+            && r.element == element
+            && namespace_matches(r, namespace, in_rss)
+            && r.only_if_type.is_none_or(|t| type_attribute == Some(t))
+    })
+}
+
+/// Whether a same-document reference (`#id`) in this attribute names
+/// something inside the document and stays: SVG references (`use`,
+/// gradients, `feImage`) outside `<a>`, and RDF nodes.
+pub fn same_document(namespace: &str, element: &str, attr_ns: &str) -> SameDocument {
+    if element == "a" && (namespace == SVG || namespace == XHTML) {
+        SameDocument::Resolve
+    } else if namespace == SVG || attr_ns == XLINK || attr_ns == RDF {
+        SameDocument::Keep
+    } else {
+        SameDocument::Resolve
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn looks_up_by_namespace_and_local_name() {
+        assert!(attribute(ATOM, "link", "", "href", false).is_some());
+        assert!(attribute(ATOM, "link", XLINK, "href", false).is_some());
+        assert!(attribute(ATOM, "entry", "", "href", false).is_none());
+        assert!(attribute("", "enclosure", "", "url", true).is_some());
+        assert!(attribute("", "enclosure", "", "url", false).is_none());
+        assert!(attribute("urn:x", "item", RDF, "about", false).is_some());
+        assert!(attribute(SVG, "use", "", "href", false).is_some());
+        assert!(attribute(SVG, "use", "", "src", false).is_none());
+        assert_eq!(
+            content("", "link", None, true).map(|r| r.holder),
+            Some(Holder::Text)
+        );
+        assert!(content("", "link", None, false).is_none());
+        assert!(content(ATOM, "summary", Some("text"), false).is_none());
+        assert_eq!(
+            content(ATOM, "summary", Some("html"), false).map(|r| r.holder),
+            Some(Holder::Html)
+        );
+        assert_eq!(
+            content(CONTENT, "encoded", None, false).map(|r| r.holder),
+            Some(Holder::Html)
+        );
+        assert_eq!(same_document(SVG, "use", XLINK), SameDocument::Keep);
+        assert_eq!(same_document(SVG, "a", XLINK), SameDocument::Resolve);
+        assert_eq!(same_document(ATOM, "link", ""), SameDocument::Resolve);
+    }
+}

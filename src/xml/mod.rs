@@ -1,0 +1,695 @@
+//! XML documents: Atom (RFC 4287) and RSS feeds, RSS 1.0 (RDF), SVG, and
+//! XHTML read as XML.
+//!
+//! The base of an element is its `xml:base`, a relative one resolved
+//! against its parent's base (XML Base, section 4.3), scoped to its
+//! subtree; above the root, the document's own layers as for any document
+//! (the enclosing entity, HTTP headers in a WARC, the retrieval URL). The
+//! places that hold URLs are the table of [`links`]. Escaped HTML in a feed
+//! (RSS `description`, `content:encoded`, Atom text constructs with
+//! `type="html"`) is an HTML document whose base is its element's: it is
+//! handed to the HTML reader through [`Documents`], and its changes are
+//! written back escaped the way the content was ([`content`]).
+//!
+//! quick-xml gives each event's byte position in the text, and its
+//! borrowed attribute values lie in the text, so every URL is replaced in
+//! place; nothing is serialised. A document that is not well-formed is
+//! left as it is, with a warning naming the line.
+
+mod content;
+mod links;
+
+use std::borrow::Cow;
+
+use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::ResolveResult;
+use quick_xml::reader::NsReader;
+
+use crate::Error;
+use crate::base::{Base, BaseChain, BaseSource, Layer};
+use crate::encoding::{EncodingSource, Sniffed};
+use crate::links::{Outcome, Place, WarningKind};
+use crate::options::Options;
+use crate::splice::{self, Edit};
+use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
+
+use content::{Content, Written};
+use links::{Holder, LinkRow};
+
+/// Rewrites an XML document. A document whose root is `html` outside the
+/// XHTML namespace, or that is not well-formed and starts as HTML, is HTML
+/// (an `.xhtml` file that browsers would read as HTML): it goes to the HTML
+/// reader through `documents`.
+pub fn rewrite(
+    bytes: &[u8],
+    options: &Options<'_>,
+    documents: &dyn Documents,
+) -> Result<Outcome, Error> {
+    let sniffed = sniff(bytes, options.transport);
+    let mut as_html = false;
+    let outcome = text::rewrite_bytes(bytes, sniffed, |text| {
+        let (out, html) = rewrite_text(text, options, documents);
+        as_html = html;
+        out
+    })?;
+    if as_html {
+        return documents.rewrite(Embedded::Html, bytes, options);
+    }
+    Ok(outcome)
+}
+
+/// The encoding of an XML document (XML 1.0 appendix F, with the transport
+/// first as RFC 7303 says): a byte order mark, the transport's charset, the
+/// XML declaration's `encoding`, UTF-16 told by its first bytes, else
+/// UTF-8.
+fn sniff(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
+    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
+        return Sniffed {
+            encoding,
+            bom_len,
+            source: EncodingSource::Bom,
+        };
+    }
+    let sniffed = |encoding, source| Sniffed {
+        encoding,
+        bom_len: 0,
+        source,
+    };
+    if let Some(encoding) = transport {
+        return sniffed(encoding, EncodingSource::Transport);
+    }
+    if bytes.starts_with(b"<\0?\0") {
+        return sniffed(UTF_16LE, EncodingSource::Declared);
+    }
+    if bytes.starts_with(b"\0<\0?") {
+        return sniffed(UTF_16BE, EncodingSource::Declared);
+    }
+    if let Some(encoding) = declared_encoding(bytes) {
+        return sniffed(encoding, EncodingSource::Declared);
+    }
+    if std::str::from_utf8(bytes).is_ok() {
+        sniffed(UTF_8, EncodingSource::Utf8Default)
+    } else {
+        sniffed(UTF_8, EncodingSource::Fallback)
+    }
+}
+
+/// The `encoding` of an XML declaration in an ASCII-compatible encoding
+/// (UTF-16 named there without a byte order mark is read as UTF-8: the
+/// bytes say otherwise).
+fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
+    let head = bytes.strip_prefix(b"<?xml")?;
+    let end = memchr::memmem::find(&head[..head.len().min(1024)], b"?>")?;
+    let decl = &head[..end];
+    let at = memchr::memmem::find(decl, b"encoding")? + "encoding".len();
+    let rest = decl[at..].trim_ascii_start().strip_prefix(b"=")?.trim_ascii_start();
+    let quote = *rest.first()?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let label = &rest[1..];
+    let label = &label[..label.iter().position(|&b| b == quote)?];
+    let encoding = Encoding::for_label(label)?;
+    Some(if encoding == UTF_16LE || encoding == UTF_16BE {
+        UTF_8
+    } else {
+        encoding
+    })
+}
+
+/// Whether bytes start like an XML document relink reads: an Atom feed, an
+/// RSS feed, RSS 1.0 (RDF), SVG, or an XHTML document with an XML
+/// declaration, told by the root element after the prolog.
+pub fn looks_like_xml(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    let declared = head.trim_ascii_start().starts_with(b"<?xml");
+    fn skip_past<'a>(rest: &'a [u8], end: &[u8]) -> Option<&'a [u8]> {
+        memchr::memmem::find(rest, end).map(|i| &rest[i + end.len()..])
+    }
+    let mut rest = head;
+    loop {
+        rest = rest.trim_ascii_start();
+        let next = if rest.starts_with(b"<?") {
+            skip_past(rest, b"?>")
+        } else if rest.starts_with(b"<!--") {
+            skip_past(rest, b"-->")
+        } else if rest.starts_with(b"<!") {
+            // A document type declaration, its internal subset included.
+            let close = rest.iter().position(|&b| b == b'>');
+            let open = rest.iter().position(|&b| b == b'[');
+            match (open, close) {
+                (Some(o), Some(c)) if o < c => skip_past(rest, b"]>"),
+                _ => skip_past(rest, b">"),
+            }
+        } else if let Some(tag) = rest.strip_prefix(b"<") {
+            let len = tag
+                .iter()
+                .position(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'))
+                .unwrap_or(tag.len());
+            let name = &tag[..len];
+            let local = name.rsplit(|&b| b == b':').next().unwrap_or(name);
+            return matches!(local, b"rss" | b"feed" | b"RDF" | b"svg")
+                || (declared
+                    && local == b"html"
+                    && memchr::memmem::find(tag, links::XHTML.as_bytes()).is_some());
+        } else {
+            None
+        };
+        match next {
+            Some(next) => rest = next,
+            None => return false,
+        }
+    }
+}
+
+/// Where a namespace URI is known to the table, its constant; `""` for no
+/// namespace; else a name no row matches.
+fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
+    const KNOWN: &[&str] = &[
+        links::ATOM,
+        links::ATOM_03,
+        links::RSS_10,
+        links::RSS_090,
+        links::RDF,
+        links::CONTENT,
+        links::WFW,
+        links::XHTML,
+        links::SVG,
+        links::XLINK,
+    ];
+    match resolved {
+        ResolveResult::Bound(ns) => {
+            let ns = ns.into_inner();
+            KNOWN.iter().find(|k| **k == ns).copied().unwrap_or("\u{0}")
+        }
+        ResolveResult::Unbound => "",
+        // A prefix never declared: nothing the table knows.
+        ResolveResult::Unknown(_) => "\u{0}",
+    }
+}
+
+/// An element whose content is being gathered: a URL in its text, or an
+/// HTML document.
+#[derive(Debug)]
+struct Capture {
+    row: &'static LinkRow,
+    /// The element's name as written.
+    name: String,
+    /// Where its start tag is.
+    at: usize,
+    content: Content,
+    /// Whether the content has an element or an unknown entity in it: it
+    /// is no URL or HTML document relink can rewrite.
+    mixed: bool,
+}
+
+/// An open element.
+#[derive(Debug)]
+struct Frame {
+    /// Its base, an index into [`Walk::bases`].
+    base: usize,
+    capture: Option<Capture>,
+}
+
+/// Why a document is not read.
+enum Stop {
+    /// Not well-formed: where, and what.
+    Malformed(usize, String),
+    /// HTML after all.
+    Html,
+}
+
+/// One pass over a document's events.
+struct Walk<'t, 'o, 'd> {
+    r: Resolver<'t, 'o>,
+    documents: &'d dyn Documents,
+    /// Every base met: the document's first (given at the root), then one
+    /// per `xml:base`.
+    bases: Vec<Option<Base>>,
+    frames: Vec<Frame>,
+    /// Whether the root is RSS's, so that elements in no namespace are
+    /// read as RSS.
+    in_rss: bool,
+    /// Whether the root is named `html`: such a document that is not
+    /// well-formed is HTML.
+    root_html: bool,
+    root_closed: bool,
+    /// The layers of each `xml:base` below the root.
+    nested: Vec<Layer>,
+    /// Whether a link was left for want of a base.
+    lacking_base: bool,
+}
+
+/// The edits of an XML document given as text, and whether it is HTML
+/// after all.
+fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> (TextRewrite, bool) {
+    let mut walk = Walk {
+        r: Resolver::new(text, options),
+        documents,
+        bases: Vec::new(),
+        frames: Vec::new(),
+        in_rss: false,
+        root_html: false,
+        root_closed: false,
+        nested: Vec::new(),
+        lacking_base: false,
+    };
+    match walk.run() {
+        Ok(()) => {}
+        Err(Stop::Html) => return (TextRewrite::default(), true),
+        Err(Stop::Malformed(..)) if walk.root_html => return (TextRewrite::default(), true),
+        Err(Stop::Malformed(at, what)) => {
+            let mut out = std::mem::take(&mut walk.r.out);
+            out.edits = splice::Edits::new();
+            out.links.clear();
+            out.rewritten = 0;
+            out.warnings.clear();
+            walk.r.out = out;
+            walk.r.warn(
+                at,
+                WarningKind::Malformed,
+                format_args!("not well-formed xml ({what}): left as it is"),
+            );
+            walk.r.out.base = walk.bases.iter().flatten().next().cloned();
+            return (walk.r.out, false);
+        }
+    }
+    let mut out = walk.r.out;
+    // The layers: the document's (forced, the root's `xml:base`), each
+    // `xml:base` below the root, then the outer one.
+    let outer_at = out.layers.len() - usize::from(options.outer.is_some());
+    out.layers.splice(outer_at..outer_at, walk.nested);
+    out.base = walk.bases.iter().flatten().next().cloned();
+    if walk.lacking_base {
+        out.warnings.push(crate::links::Warning::new(
+            WarningKind::NoBase,
+            "no base url: links left as they are",
+        ));
+    }
+    let dropped = out.edits.normalize(text.len());
+    if dropped > 0 {
+        out.warnings.push(crate::links::Warning::new(
+            WarningKind::OverlappingEdits,
+            format_args!("{dropped} overlapping edits dropped"),
+        ));
+    }
+    (out, false)
+}
+
+/// XML white space (XML 1.0 production 3).
+fn is_xml_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+impl Walk<'_, '_, '_> {
+    fn run(&mut self) -> Result<(), Stop> {
+        let text = self.r.text;
+        let mut reader = NsReader::from_str(text);
+        let mut root_seen = false;
+        loop {
+            let at = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
+            let (namespace, event) = match reader.read_resolved_event() {
+                Ok((ns, event)) => (known_namespace(&ns), event),
+                Err(err) => {
+                    let at = usize::try_from(reader.error_position()).unwrap_or(0);
+                    return Err(Stop::Malformed(at.min(text.len()), err.to_string()));
+                }
+            };
+            let end = usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX);
+            match event {
+                Event::Start(e) | Event::Empty(e) => {
+                    let empty = text.as_bytes().get(end.wrapping_sub(2)) == Some(&b'/');
+                    if self.root_closed {
+                        return Err(Stop::Malformed(at, "a second root element".into()));
+                    }
+                    if !root_seen {
+                        root_seen = true;
+                        let local = e.local_name().into_inner();
+                        self.root_html = local.eq_ignore_ascii_case("html");
+                        if self.root_html && namespace != links::XHTML {
+                            return Err(Stop::Html);
+                        }
+                        self.in_rss = (namespace.is_empty() && local == "rss")
+                            || (namespace == links::RDF && local == "RDF");
+                    }
+                    if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
+                        capture.mixed = true;
+                    }
+                    self.element(&reader, &e, namespace, at, empty)?;
+                    if empty && self.frames.is_empty() {
+                        self.root_closed = true;
+                    }
+                }
+                Event::End(_) => {
+                    let Some(frame) = self.frames.pop() else {
+                        return Err(Stop::Malformed(at, "an end tag with no start".into()));
+                    };
+                    if let Some(capture) = frame.capture.filter(|c| !c.mixed) {
+                        self.captured(capture, frame.base);
+                    }
+                    self.root_closed = self.frames.is_empty();
+                }
+                Event::Text(_) => {
+                    let raw = &text[at.min(end)..end.min(text.len())];
+                    match self.frames.last_mut() {
+                        Some(frame) => {
+                            if let Some(capture) = frame.capture.as_mut() {
+                                capture.content.push(raw, at, Written::Literal);
+                            }
+                        }
+                        None if !raw.trim_matches(is_xml_space).is_empty() => {
+                            return Err(Stop::Malformed(at, "text outside the root element".into()));
+                        }
+                        None => {}
+                    }
+                }
+                Event::CData(_) => {
+                    let inner = at + "<![CDATA[".len()..end.saturating_sub("]]>".len());
+                    if self.frames.is_empty() {
+                        return Err(Stop::Malformed(at, "text outside the root element".into()));
+                    }
+                    if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
+                        let raw = text.get(inner.clone()).unwrap_or("");
+                        capture.content.push(raw, inner.start, Written::Cdata);
+                    }
+                }
+                Event::GeneralRef(r) => {
+                    if self.frames.is_empty() {
+                        return Err(Stop::Malformed(at, "a reference outside the root element".into()));
+                    }
+                    let ch = if r.is_char_ref() {
+                        r.resolve_char_ref().ok().flatten()
+                    } else {
+                        quick_xml::escape::resolve_predefined_entity(r.as_ref())
+                            .and_then(|s| s.chars().next())
+                    };
+                    if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
+                        match ch {
+                            Some(ch) => capture.content.push_reference(ch, &text[at..end], at..end),
+                            None => capture.mixed = true,
+                        }
+                    }
+                }
+                Event::Eof => {
+                    if !self.frames.is_empty() {
+                        return Err(Stop::Malformed(text.len(), "an element left open".into()));
+                    }
+                    if !root_seen {
+                        return Err(Stop::Malformed(0, "no root element".into()));
+                    }
+                    return Ok(());
+                }
+                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            }
+        }
+    }
+
+    /// A start tag (or an empty element): its base, the URLs of its
+    /// attributes, and whether its content holds one.
+    fn element(
+        &mut self,
+        reader: &NsReader<&[u8]>,
+        e: &BytesStart<'_>,
+        namespace: &'static str,
+        at: usize,
+        empty: bool,
+    ) -> Result<(), Stop> {
+        let text = self.r.text;
+        let name = e.name().into_inner();
+        let local = e.local_name().into_inner();
+        // The attributes, with where each value lies in the text.
+        let mut attributes = Vec::new();
+        let mut xml_base = None;
+        let mut type_attribute = None;
+        for attribute in e.attributes() {
+            let attribute = attribute.map_err(|err| Stop::Malformed(at, err.to_string()))?;
+            let Cow::Borrowed(value) = attribute.value else {
+                continue;
+            };
+            let offset = (value.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            if offset > text.len() {
+                continue;
+            }
+            let key = attribute.key;
+            if key.into_inner() == "xml:base" {
+                xml_base = Some((value, offset));
+                continue;
+            }
+            let (attr_ns, attr_local) = reader.resolver().resolve_attribute(key);
+            let attr_ns = known_namespace(&attr_ns);
+            let attr_local = attr_local.into_inner();
+            if attr_ns.is_empty() && attr_local == "type" {
+                type_attribute = Some(value.trim_matches(is_xml_space));
+            }
+            attributes.push((key.into_inner(), attr_ns, attr_local, value, offset));
+        }
+        let parent = self.frames.last().map(|f| f.base);
+        let base = self.base_of(parent, xml_base, at);
+        for (qname, attr_ns, attr_local, value, offset) in attributes {
+            if let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss) {
+                debug_assert!(matches!(row.holder, Holder::Attribute(..)));
+                let same = links::same_document(namespace, local, attr_ns);
+                self.attribute_url(base, name, qname, value, offset, same);
+            }
+        }
+        if !empty {
+            let capture = links::content(namespace, local, type_attribute, self.in_rss).map(|row| {
+                Capture {
+                    row,
+                    name: name.to_owned(),
+                    at,
+                    content: Content::default(),
+                    mixed: false,
+                }
+            });
+            self.frames.push(Frame { base, capture });
+        }
+        Ok(())
+    }
+
+    /// The base of an element: its parent's, or the one its `xml:base`
+    /// gives; at the root, the document's (the root's `xml:base`, else the
+    /// outer base). Returns its index in `bases`.
+    fn base_of(&mut self, parent: Option<usize>, xml_base: Option<(&str, usize)>, at: usize) -> usize {
+        let options = self.r.options;
+        let value = xml_base.map(|(raw, offset)| {
+            let value = quick_xml::escape::unescape(raw).map_or(Cow::Borrowed(raw), |v| v);
+            (value.trim_matches(is_xml_space).to_owned(), offset)
+        });
+        let Some(parent) = parent else {
+            // The root: the document's chain.
+            let mut chain = BaseChain::new(options.rules, options.forced, options.outer);
+            if let Some((value, offset)) = &value {
+                let line = self.r.lines.locate(self.r.text, at).0;
+                if let Err(err) = chain.offer(BaseSource::XmlBase { line }, value) {
+                    self.r.warn(*offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
+                }
+            }
+            let (base, layers) = chain.finish();
+            self.r.out.layers = layers;
+            self.bases.push(base);
+            return self.bases.len() - 1;
+        };
+        let Some((value, offset)) = value else {
+            return parent;
+        };
+        let line = self.r.lines.locate(self.r.text, at).0;
+        let mut chain = BaseChain::new(options.rules, options.forced, self.bases[parent].as_ref());
+        if let Err(err) = chain.offer(BaseSource::XmlBase { line }, &value) {
+            self.r.warn(offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
+        }
+        let (base, layers) = chain.finish();
+        // The layers are the forced base (if any), this one, the parent's:
+        // this one is the first that is not forced.
+        self.nested.extend(
+            layers
+                .into_iter()
+                .find(|l| l.source != BaseSource::Forced),
+        );
+        self.bases.push(base);
+        self.bases.len() - 1
+    }
+
+    /// One URL in an attribute value, `raw` as written at `offset`.
+    fn attribute_url(
+        &mut self,
+        base: usize,
+        element: &str,
+        attribute: &str,
+        raw: &str,
+        offset: usize,
+        same: SameDocument,
+    ) {
+        let text = self.r.text;
+        let trimmed = raw.trim_start_matches(is_xml_space);
+        let lead = raw.len() - trimmed.len();
+        let core = trimmed.trim_end_matches(is_xml_space);
+        let value = if core.contains('&') {
+            match quick_xml::escape::unescape(core) {
+                Ok(value) => value,
+                Err(err) => {
+                    self.r.warn(offset, WarningKind::Unreadable, format_args!("<{element} {attribute}>: {err}"));
+                    return;
+                }
+            }
+        } else {
+            Cow::Borrowed(core)
+        };
+        let Some(base) = self.bases[base].as_ref() else {
+            self.lacking_base = true;
+            return;
+        };
+        let place = Place { element, attribute };
+        let start = offset + lead;
+        if let Some(new) = self.r.resolve(start, &value, base, place, same) {
+            let quote = text.as_bytes().get(offset.wrapping_sub(1)).copied().unwrap_or(b'"');
+            let escaped = escape_attribute(&new, quote);
+            let edit = Edit::new(start..start + core.len(), escaped).narrowed(text);
+            self.r.out.edits.push(edit);
+        }
+    }
+
+    /// The end of an element whose content holds a URL or an HTML document.
+    fn captured(&mut self, capture: Capture, base: usize) {
+        let text = self.r.text;
+        let content = &capture.content;
+        let Some(base) = self.bases[base].clone() else {
+            self.lacking_base |= !content.text.trim_matches(is_xml_space).is_empty();
+            return;
+        };
+        match capture.row.holder {
+            Holder::Text => {
+                let trimmed = content.text.trim_start_matches(is_xml_space);
+                let start = content.text.len() - trimmed.len();
+                let value = trimmed.trim_end_matches(is_xml_space);
+                if value.is_empty() {
+                    return;
+                }
+                let place = Place {
+                    element: &capture.name,
+                    attribute: "",
+                };
+                let at = content.source_offset(start);
+                if let Some(new) = self.r.resolve(at, value, &base, place, SameDocument::Resolve)
+                    && let Some(edit) = content.source_edit(start..start + value.len(), &new)
+                {
+                    self.r.out.edits.push(edit.narrowed(text));
+                }
+            }
+            Holder::Html => self.html(&capture, &base),
+            Holder::Attribute(..) => {}
+        }
+    }
+
+    /// Escaped HTML: rewritten by the HTML reader against the element's
+    /// base, each change written back as the content was written.
+    fn html(&mut self, capture: &Capture, base: &Base) {
+        let text = self.r.text;
+        let content = &capture.content;
+        if content.text.trim_matches(is_xml_space).is_empty() {
+            return;
+        }
+        let options = Options {
+            outer: Some(base),
+            transport: Some(UTF_8),
+            ..*self.r.options
+        };
+        let line = self.r.lines.locate(text, capture.at).0;
+        let here = format!("line {line}, <{}>", capture.name);
+        let outcome = match self.documents.rewrite(Embedded::Html, content.text.as_bytes(), &options) {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                self.r.out.warnings.push(
+                    crate::links::Warning::new(WarningKind::Unreadable, format_args!("{err}; left as it is"))
+                        .within(here),
+                );
+                return;
+            }
+        };
+        self.r.out.rewritten += outcome.rewritten;
+        self.r.out.warnings.extend(outcome.warnings.into_iter().map(|w| w.within(here.clone())));
+        if !outcome.links.is_empty() {
+            // Each link's line and column, in the HTML, become the feed's.
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(memchr::memchr_iter(b'\n', content.text.as_bytes()).map(|i| i + 1))
+                .collect();
+            for mut link in outcome.links {
+                let start = starts.get(link.line.saturating_sub(1)).copied().unwrap_or(0);
+                let offset = (start + link.column.saturating_sub(1)).min(content.text.len());
+                let (line, column) = self.r.lines.locate(text, content.source_offset(offset));
+                link.line = line;
+                link.column = column;
+                self.r.out.links.push(link);
+            }
+        }
+        let Some(new) = outcome.output else {
+            return;
+        };
+        let Ok(new) = String::from_utf8(new) else {
+            self.r.out.warnings.push(
+                crate::links::Warning::new(WarningKind::Unreadable, "the rewritten html is not utf-8; left as it is")
+                    .within(here),
+            );
+            return;
+        };
+        for (range, new) in content::changes(&content.text, &new) {
+            if let Some(edit) = content.source_edit(range, &new) {
+                self.r.out.edits.push(edit.narrowed(text));
+            }
+        }
+    }
+}
+
+/// A URL written into an attribute value quoted with `quote`.
+fn escape_attribute(value: &str, quote: u8) -> String {
+    let mut out = String::with_capacity(value.len());
+    for ch in value.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '"' if quote == b'"' => out.push_str("&quot;"),
+            '\'' if quote == b'\'' => out.push_str("&apos;"),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_root_element_tells_an_xml_document() {
+        assert!(looks_like_xml(b"<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
+        assert!(looks_like_xml(b"\xef\xbb\xbf<rss version=\"2.0\">"));
+        assert!(looks_like_xml(b"<?xml version='1.0'?><!-- c --><!DOCTYPE svg [ <!ENTITY a 'b'> ]><svg>"));
+        assert!(looks_like_xml(b"<rdf:RDF xmlns:rdf=\"x\">"));
+        assert!(looks_like_xml(
+            b"<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\">"
+        ));
+        assert!(!looks_like_xml(b"<html xmlns=\"http://www.w3.org/1999/xhtml\">"));
+        assert!(!looks_like_xml(b"<?xml version=\"1.0\"?><urlset>"));
+        assert!(!looks_like_xml(b"<!doctype html><p>"));
+        assert!(!looks_like_xml(b"<?xml version="));
+    }
+
+    #[test]
+    fn the_declaration_names_the_encoding() {
+        let s = sniff(b"<?xml version='1.0' encoding = 'ISO-8859-1'?><rss/>", None);
+        assert_eq!(s.encoding, encoding_rs::WINDOWS_1252);
+        let s = sniff(b"<?xml version='1.0' encoding='utf-16'?><rss/>", None);
+        assert_eq!(s.encoding, UTF_8);
+        let s = sniff(b"<\0?\0x\0", None);
+        assert_eq!(s.encoding, UTF_16LE);
+        let s = sniff(b"<rss/>", Some(encoding_rs::WINDOWS_1252));
+        assert_eq!(s.source, EncodingSource::Transport);
+    }
+
+    #[test]
+    fn an_attribute_is_escaped_for_its_quotes() {
+        assert_eq!(escape_attribute("a&b\"'<", b'"'), "a&amp;b&quot;'&lt;");
+        assert_eq!(escape_attribute("a\"'", b'\''), "a\"&apos;");
+    }
+}
