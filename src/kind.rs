@@ -22,6 +22,9 @@ pub enum Kind {
     Warc,
     /// A WACZ package (a zip of WARC files, their indexes and pages).
     Wacz,
+    /// A Markdown document (CommonMark with GitHub's tables, footnotes and
+    /// autolinks).
+    Markdown,
 }
 
 /// The extensions (lowercase) that name a kind. Both naming a file's kind
@@ -40,16 +43,18 @@ pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("mbox", Kind::Mbox),
     ("mbx", Kind::Mbox),
     ("wacz", Kind::Wacz),
+    ("md", Kind::Markdown),
+    ("markdown", Kind::Markdown),
 ];
 
 /// Extensions (lowercase) of files that are never documents to relink:
 /// found in a directory, they are copied without a look at their content
 /// (a script or an SVG that starts with `<!--` is not HTML).
 pub const OTHER_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "json", "map", "xml", "svg", "xsl", "rss", "atom", "txt", "md", "rst", "csv",
-    "png", "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2",
-    "ttf", "otf", "eot", "pdf", "ps", "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4",
-    "webm", "ogg", "wav", "py", "c", "h", "rs", "sh",
+    "js", "mjs", "json", "map", "xml", "svg", "xsl", "rss", "atom", "txt", "rst", "csv", "png",
+    "jpg", "jpeg", "gif", "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf",
+    "otf", "eot", "pdf", "ps", "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm",
+    "ogg", "wav", "py", "c", "h", "rs", "sh",
 ];
 
 /// The extension of a file name, lowercase, taken before the first `?`:

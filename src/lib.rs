@@ -45,7 +45,7 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    base, css, document, encoding, html, links, mime, options, refresh, splice, text,
+    base, css, document, encoding, html, links, markdown, mime, options, refresh, splice, text,
 );
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
