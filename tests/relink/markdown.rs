@@ -138,111 +138,186 @@ fn offset(src: &[u8], line: usize, column: usize) -> usize {
     start + column - 1
 }
 
+/// One document rewritten, and its rendering before and after.
+struct Case {
+    name: String,
+    input: String,
+    output: String,
+    /// Each link's line, column and whether it changed.
+    links: Vec<(usize, usize, bool)>,
+    /// The links of a second pass over the output.
+    again: Vec<(usize, usize)>,
+}
+
+fn rewriter() -> Rewriter {
+    Rewriter::new()
+        .kind(Kind::Markdown)
+        .retrieved_from(PAGE)
+        .resource_base(RESOURCES)
+}
+
+/// Rewrites each document twice (the second pass must change nothing).
+fn rewrite_all(documents: Vec<(String, String)>) -> Vec<Case> {
+    let rewriter = rewriter();
+    documents
+        .into_iter()
+        .map(|(name, input)| {
+            let rewritten = rewriter.rewrite(input.as_bytes()).unwrap();
+            assert!(
+                rewritten.warnings().is_empty(),
+                "{name}: {:?}",
+                rewritten.warnings()
+            );
+            let output = String::from_utf8(rewritten.bytes().to_vec()).unwrap();
+            let links = rewritten
+                .links()
+                .iter()
+                .map(|l| (l.line, l.column, l.changed))
+                .collect();
+            let again = rewriter.rewrite(output.as_bytes()).unwrap();
+            assert!(!again.changed(), "{name}: a second pass changed it");
+            let again = again.links().iter().map(|l| (l.line, l.column)).collect();
+            Case {
+                name,
+                input,
+                output,
+                links,
+                again,
+            }
+        })
+        .collect()
+}
+
+/// `src` with the destinations at `places` each cut down to a NUL.
+fn cut(src: &[u8], places: &[(usize, usize)]) -> String {
+    let mut rest = Vec::new();
+    let mut copied = 0;
+    for &(line, column) in places {
+        let at = offset(src, line, column);
+        rest.extend_from_slice(&src[copied..at]);
+        rest.push(0);
+        copied = destination_extent(src, at);
+    }
+    rest.extend_from_slice(&src[copied..]);
+    String::from_utf8_lossy(&rest).into_owned()
+}
+
+/// What is wrong with a case, by its rendering before and after: a
+/// rendered URL that is not the original resolved against its base, other
+/// rendered text that changed, or bytes changed outside a destination.
+/// Returns how many rendered URLs changed.
+fn compare(case: &Case, before: &Value, after: &Value) -> Result<usize, String> {
+    let name = &case.name;
+    if before["events"] != after["events"] {
+        return Err(format!("{name}: the rendered text changed"));
+    }
+    let old = before["urls"].as_array().unwrap();
+    let new = after["urls"].as_array().unwrap();
+    if old.len() != new.len() {
+        return Err(format!("{name}: {} urls, then {}", old.len(), new.len()));
+    }
+    let mut changed = 0;
+    for (o, n) in old.iter().zip(new) {
+        let (element, attribute) = (o[0].as_str().unwrap(), o[1].as_str().unwrap());
+        let base = if is_resource(element, attribute) {
+            RESOURCES
+        } else {
+            PAGE
+        };
+        let was = o[2].as_str().unwrap();
+        let now = n[2].as_str().unwrap();
+        if now != expected(was, base) {
+            return Err(format!(
+                "{name}: <{element} {attribute}={was:?}> became {now:?}, not {:?}",
+                expected(was, base)
+            ));
+        }
+        changed += usize::from(was != now);
+    }
+    // The bytes: with the destinations relink changed cut out of the
+    // input, and the same links' destinations cut out of the output
+    // (found by the second pass over it), the rest is the same.
+    if case.again.len() != case.links.len() {
+        return Err(format!("{name}: the second pass found other links"));
+    }
+    let (first, second): (Vec<(usize, usize)>, Vec<(usize, usize)>) = case
+        .links
+        .iter()
+        .zip(&case.again)
+        .filter(|(l, _)| l.2)
+        .map(|(l, &a)| ((l.0, l.1), a))
+        .unzip();
+    if cut(case.input.as_bytes(), &first) != cut(case.output.as_bytes(), &second) {
+        return Err(format!("{name}: bytes changed outside a destination"));
+    }
+    Ok(changed)
+}
+
+/// Renders the cases before and after, and compares each.
+fn check(cases: &[Case]) -> Option<Vec<Result<usize, String>>> {
+    let mut documents: Vec<&str> = cases.iter().map(|c| c.input.as_str()).collect();
+    documents.extend(cases.iter().map(|c| c.output.as_str()));
+    let rendered = render(&documents)?;
+    let (before, after) = rendered.split_at(cases.len());
+    Some(
+        cases
+            .iter()
+            .zip(before.iter().zip(after))
+            .map(|(case, (b, a))| compare(case, b, a))
+            .collect(),
+    )
+}
+
 /// Every fixture: rewritten, rendered before and after, compared.
 #[test]
 fn rendered_urls_are_the_originals_resolved_and_nothing_else_changes() {
     let names = ["badges.md", "reference.md", "tricky.md", "code.md"];
-    let rewriter = Rewriter::new()
-        .kind(Kind::Markdown)
-        .retrieved_from(PAGE)
-        .resource_base(RESOURCES);
-    let mut inputs = Vec::new();
-    let mut outputs = Vec::new();
-    let mut rewrites = Vec::new();
-    for name in names {
-        let input = std::fs::read_to_string(fixture(&format!("markdown/{name}"))).unwrap();
-        let rewritten = rewriter.rewrite(input.as_bytes()).unwrap();
-        assert!(
-            rewritten.warnings().is_empty(),
-            "{name}: {:?}",
-            rewritten.warnings()
-        );
-        let output = String::from_utf8(rewritten.bytes().to_vec()).unwrap();
-        let links: Vec<(usize, usize, bool)> = rewritten
-            .links()
-            .iter()
-            .map(|l| (l.line, l.column, l.changed))
-            .collect();
-        inputs.push(input);
-        outputs.push(output);
-        rewrites.push(links);
+    let documents = names
+        .iter()
+        .map(|name| {
+            let path = fixture(&format!("markdown/{name}"));
+            (name.to_string(), std::fs::read_to_string(path).unwrap())
+        })
+        .collect();
+    let cases = rewrite_all(documents);
+    let Some(results) = check(&cases) else { return };
+    for (case, result) in cases.iter().zip(results) {
+        let changed = result.unwrap();
+        assert!(changed >= 5, "{}: only {changed} URLs changed", case.name);
     }
-    let mut documents: Vec<&str> = inputs.iter().map(String::as_str).collect();
-    documents.extend(outputs.iter().map(String::as_str));
-    let Some(rendered) = render(&documents) else {
-        return;
+}
+
+/// The CommonMark spec's own examples of links, images and reference
+/// definitions render to the same text, only their destinations resolved.
+#[test]
+fn the_spec_examples_keep_their_rendering() {
+    let path = fixture("markdown/commonmark-spec-links.json");
+    let Value::Array(examples) = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    else {
+        panic!("not a list")
     };
-    let (before, after) = rendered.split_at(names.len());
-    for (i, name) in names.iter().enumerate() {
-        assert_eq!(
-            before[i]["events"], after[i]["events"],
-            "{name}: the rendered text changed"
-        );
-        let old = before[i]["urls"].as_array().unwrap();
-        let new = after[i]["urls"].as_array().unwrap();
-        assert_eq!(old.len(), new.len(), "{name}");
-        assert!(old.len() >= 5, "{name}: too few links to tell");
-        let mut changed = 0;
-        for (o, n) in old.iter().zip(new) {
-            let (element, attribute) = (o[0].as_str().unwrap(), o[1].as_str().unwrap());
-            let base = if is_resource(element, attribute) {
-                RESOURCES
-            } else {
-                PAGE
-            };
-            let was = o[2].as_str().unwrap();
-            let now = n[2].as_str().unwrap();
-            assert_eq!(
-                now,
-                expected(was, base),
-                "{name}: <{element} {attribute}={was}>"
-            );
-            changed += usize::from(was != now);
+    assert!(examples.len() > 100);
+    let documents = examples
+        .iter()
+        .map(|e| {
+            (
+                format!("example {}", e["example"]),
+                e["markdown"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let cases = rewrite_all(documents);
+    let Some(results) = check(&cases) else { return };
+    let mut changed = 0;
+    let mut failures = Vec::new();
+    for result in results {
+        match result {
+            Ok(n) => changed += n,
+            Err(failure) => failures.push(failure),
         }
-        assert!(changed >= 3, "{name}: only {changed} URLs changed");
-        // The bytes: with the destinations relink changed cut out of the
-        // input, and the same links' destinations cut out of the output
-        // (found by a second pass over it), the rest is the same.
-        let again = rewriter.rewrite(outputs[i].as_bytes()).unwrap();
-        assert!(!again.changed(), "{name}: a second pass changed it");
-        let second: Vec<(usize, usize)> =
-            again.links().iter().map(|l| (l.line, l.column)).collect();
-        assert_eq!(second.len(), rewrites[i].len(), "{name}");
-        let cut = |src: &[u8], places: &mut dyn Iterator<Item = (usize, usize)>| {
-            let mut rest = Vec::new();
-            let mut copied = 0;
-            for (line, column) in places {
-                let at = offset(src, line, column);
-                rest.extend_from_slice(&src[copied..at]);
-                rest.extend_from_slice(b"\0");
-                copied = destination_extent(src, at);
-            }
-            rest.extend_from_slice(&src[copied..]);
-            rest
-        };
-        let changed_links = |links: &[(usize, usize, bool)], at: &[(usize, usize)]| {
-            links
-                .iter()
-                .zip(at)
-                .filter(|(l, _)| l.2)
-                .map(|(_, &p)| p)
-                .collect::<Vec<_>>()
-        };
-        let first: Vec<(usize, usize)> = rewrites[i].iter().map(|l| (l.0, l.1)).collect();
-        let before = cut(
-            inputs[i].as_bytes(),
-            &mut changed_links(&rewrites[i], &first).into_iter(),
-        );
-        let after = cut(
-            outputs[i].as_bytes(),
-            &mut changed_links(&rewrites[i], &second).into_iter(),
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&before),
-            String::from_utf8_lossy(&after),
-            "{name}: bytes changed outside a destination"
-        );
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(changed > 100, "only {changed} URLs changed");
 }
 
 /// The raw bytes of a few destinations, exactly.
