@@ -240,7 +240,8 @@ fn compare(case: &Case, before: &Value, after: &Value) -> Result<usize, String> 
     if case.again.len() != case.links.len() {
         return Err(format!("{name}: the second pass found other links"));
     }
-    let (first, second): (Vec<(usize, usize)>, Vec<(usize, usize)>) = case
+    type Places = Vec<(usize, usize)>;
+    let (first, second): (Places, Places) = case
         .links
         .iter()
         .zip(&case.again)
