@@ -69,6 +69,11 @@ pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+/// The Markdown guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/markdown.md")]
+struct MarkdownGuideDoctests;
+
 /// The library guide's examples, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/library.md")]
