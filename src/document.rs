@@ -236,6 +236,11 @@ pub fn rewrite_document(
             report.output = outcome.output.clone();
             report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
         }
+        Kind::Markdown => {
+            let outcome = crate::markdown::rewrite_markdown(input, options, &Engine)?;
+            report.output = outcome.output.clone();
+            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+        }
         Kind::Css => {
             let outcome = rewrite_css(input, options)?;
             report.output = outcome.output.clone();

@@ -80,6 +80,13 @@ pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed 
     })
 }
 
+/// The encoding of a text that declares none (Markdown): a byte order
+/// mark, the transport's charset, else UTF-8 when the bytes are, else
+/// windows-1252.
+pub fn sniff_text(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
+    sniff(bytes, transport, |_| None)
+}
+
 fn sniff(
     bytes: &[u8],
     transport: Option<&'static Encoding>,

@@ -26,6 +26,9 @@ pub enum Kind {
     /// (which is read as HTML unless it is well-formed XML with its root in
     /// the XHTML namespace).
     Xml,
+    /// A Markdown document (CommonMark with GitHub's tables, footnotes and
+    /// autolinks).
+    Markdown,
 }
 
 /// The extensions (lowercase) that name a kind. Both naming a file's kind
@@ -49,16 +52,18 @@ pub const EXTENSIONS: &[(&str, Kind)] = &[
     ("rdf", Kind::Xml),
     ("xml", Kind::Xml),
     ("svg", Kind::Xml),
+    ("md", Kind::Markdown),
+    ("markdown", Kind::Markdown),
 ];
 
 /// Extensions (lowercase) of files that are never documents to relink:
 /// found in a directory, they are copied without a look at their content
 /// (a script that starts with `<!--` is not HTML).
 pub const OTHER_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "json", "map", "xsl", "txt", "md", "rst", "csv", "png", "jpg", "jpeg", "gif",
-    "webp", "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps",
-    "zip", "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c",
-    "h", "rs", "sh",
+    "js", "mjs", "json", "map", "xsl", "txt", "rst", "csv", "png", "jpg", "jpeg", "gif", "webp",
+    "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps", "zip",
+    "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c", "h",
+    "rs", "sh",
 ];
 
 /// The extension of a file name, lowercase, taken before the first `?`:

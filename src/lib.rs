@@ -45,7 +45,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    base, css, document, encoding, html, links, mime, options, refresh, splice, text, xml,
+    base, css, document, encoding, html, links, markdown, mime, options, refresh, splice, text,
+    xml,
 );
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};
@@ -68,6 +69,11 @@ pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The Markdown guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/markdown.md")]
+struct MarkdownGuideDoctests;
 
 /// The library guide's examples, run as doctests.
 #[cfg(doctest)]

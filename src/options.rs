@@ -22,6 +22,11 @@ pub struct Options<'a> {
     /// The base from the layers outside the document: the enclosing
     /// entity's, else the retrieval URL.
     pub outer: Option<&'a Base>,
+    /// The base of embedded resources (`--resource-base`): images, media,
+    /// `srcset` and CSS `url()`. It stands in for the retrieval URL, so a
+    /// forced base or the document's own base still comes first; links
+    /// keep the document's base.
+    pub resource_base: Option<&'a Base>,
     /// The transport's charset (a MIME part's, or `--encoding`).
     pub transport: Option<&'static Encoding>,
     /// Leave `#name` links as they are.

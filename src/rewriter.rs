@@ -79,6 +79,7 @@ pub struct Rewriter {
     rules: Rules,
     base: Option<String>,
     retrieved_from: Option<String>,
+    resource_base: Option<String>,
     encoding: Option<&'static Encoding>,
     attributes: Vec<ExtraAttribute>,
     kind: Option<Kind>,
@@ -107,6 +108,15 @@ impl Rewriter {
     /// The URL the documents were retrieved from: the lowest layer.
     pub fn retrieved_from(mut self, url: &str) -> Self {
         self.retrieved_from = Some(url.to_owned());
+        self
+    }
+
+    /// The base of embedded resources (images, media, `srcset`, CSS
+    /// `url()`), standing in for [`Rewriter::retrieved_from`] for them: a
+    /// README's images served from a raw-content host while its links go
+    /// to the repository's pages.
+    pub fn resource_base(mut self, url: &str) -> Self {
+        self.resource_base = Some(url.to_owned());
         self
     }
 
@@ -155,11 +165,19 @@ impl Rewriter {
         ))
     }
 
+    fn resource(&self) -> Result<Option<Base>, Error> {
+        self.resource_base
+            .as_deref()
+            .map(|u| BaseUrl::parse(u, self.rules).map(|u| Base::new(u, BaseSource::ResourceBase)))
+            .transpose()
+    }
+
     fn options<'a>(&'a self, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Options<'a> {
         Options {
             rules: self.rules,
             forced,
             outer,
+            resource_base: None,
             transport: self.encoding,
             keep_fragment_links: self.keep_fragment_links,
             extra_attributes: &self.attributes,
@@ -211,7 +229,11 @@ impl Rewriter {
     /// [`crate::document::rewrite_document`].
     fn rewrite_as<'i>(&self, input: &'i [u8], kind: Kind) -> Result<Rewritten<'i>, Error> {
         let (forced, outer) = self.bases()?;
-        let options = self.options(forced.as_ref(), outer.as_ref());
+        let resource = self.resource()?;
+        let options = Options {
+            resource_base: resource.as_ref(),
+            ..self.options(forced.as_ref(), outer.as_ref())
+        };
         let report = document::rewrite_document(kind, input, &options)?;
         Ok(Rewritten { input, report })
     }
@@ -245,7 +267,11 @@ impl Rewriter {
         mut output: impl Write,
     ) -> Result<usize, Error> {
         let (forced, outer) = self.bases()?;
-        let options = self.options(forced.as_ref(), outer.as_ref());
+        let resource = self.resource()?;
+        let options = Options {
+            resource_base: resource.as_ref(),
+            ..self.options(forced.as_ref(), outer.as_ref())
+        };
         // The variant is told from the first message, measured against its
         // Content-Length: up to a megabyte is read for it, then put back.
         let mut head = Vec::new();

@@ -42,6 +42,10 @@ pub enum BaseSource {
     /// The URL a WARC record was retrieved from, its `WARC-Target-URI`
     /// (section 3.3).
     TargetUri,
+    /// The base given for embedded resources (images, media, style sheet
+    /// URLs), standing in for the retrieval URL: a README's images served
+    /// from a raw-content host while its links go to the repository's pages.
+    ResourceBase,
 }
 
 impl fmt::Display for BaseSource {
@@ -57,6 +61,7 @@ impl fmt::Display for BaseSource {
             BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
             BaseSource::RetrievedFrom => f.write_str("the retrieval URL"),
             BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),
+            BaseSource::ResourceBase => f.write_str("the base for resources"),
         }
     }
 }

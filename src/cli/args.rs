@@ -69,6 +69,12 @@ pub(crate) struct BaseArgs {
     /// A base forced above every layer, for documents whose BASE is wrong.
     #[arg(long, value_name = "URL")]
     pub(crate) base: Option<String>,
+    /// The base of embedded resources (images, media, `srcset`, CSS
+    /// `url()`), standing in for --retrieved-from for them: a README's
+    /// images on a raw-content host while its links go to the repository's
+    /// pages. The same for every input.
+    #[arg(long, value_name = "URL")]
+    pub(crate) resource_base: Option<String>,
     /// The rule set to resolve with.
     #[arg(long, value_enum, default_value_t = RulesArg::Rfc1808)]
     pub(crate) rules: RulesArg,
@@ -252,6 +258,8 @@ pub(crate) enum KindArg {
     /// An XML document: an Atom or RSS feed, SVG, XHTML.
     #[value(alias = "feed")]
     Xml,
+    /// A Markdown document.
+    Markdown,
 }
 
 impl From<KindArg> for Kind {
@@ -264,6 +272,7 @@ impl From<KindArg> for Kind {
             KindArg::Warc => Kind::Warc,
             KindArg::Wacz => Kind::Wacz,
             KindArg::Xml => Kind::Xml,
+            KindArg::Markdown => Kind::Markdown,
         }
     }
 }

@@ -124,6 +124,8 @@ pub struct Settings {
     pub rules: Rules,
     /// A base forced above every layer (`--base`).
     pub forced: Option<Base>,
+    /// The base of embedded resources (`--resource-base`).
+    pub resource_base: Option<Base>,
     /// Leave `#name` links as they are.
     pub keep_fragment_links: bool,
     /// The transport encoding (`--encoding`).
@@ -314,6 +316,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         rules: settings.rules,
         forced: settings.forced.as_ref(),
         outer: retrieved.as_ref(),
+        resource_base: settings.resource_base.as_ref(),
         transport: settings.transport,
         keep_fragment_links: settings.keep_fragment_links,
         extra_attributes: &settings.extra_attributes,
@@ -944,6 +947,7 @@ mod tests {
         let settings = Settings {
             rules: relink::Rules::Rfc1808,
             forced: None,
+            resource_base: None,
             keep_fragment_links: false,
             transport: None,
             mbox_format: None,

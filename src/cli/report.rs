@@ -355,6 +355,7 @@ pub(crate) fn source_name(source: &BaseSource) -> String {
     match source {
         BaseSource::Forced => "--base".to_owned(),
         BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
+        BaseSource::ResourceBase => "--resource-base".to_owned(),
         BaseSource::Enclosing(outer) => {
             format!("the enclosing document ({})", source_name(outer))
         }

@@ -91,6 +91,10 @@ pub(crate) fn settings(
         Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::Forced)),
         None => None,
     };
+    let resource_base = match &base.resource_base {
+        Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::ResourceBase)),
+        None => None,
+    };
     let transport = match &base.encoding {
         Some(label) => Some(
             encoding_rs::Encoding::for_label(label.as_bytes())
@@ -103,6 +107,7 @@ pub(crate) fn settings(
         writer_is_terminal,
         rules,
         forced,
+        resource_base,
         keep_fragment_links: base.keep_fragment_links,
         transport,
         mbox_format: base.mbox_format.map(MboxFormat::from),

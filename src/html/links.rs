@@ -137,6 +137,40 @@ pub const LINK_ATTRIBUTES: &[LinkAttribute] = &[
     svg("style", Css),
 ];
 
+/// The (element, attribute) pairs that load a resource into the page
+/// (images, media, frames' content is not one), which take the resource
+/// base (`--resource-base`) when one stands in for the retrieval URL.
+/// Style attributes, whose `url()`s load resources, are found by their
+/// syntax.
+pub const RESOURCES: &[(&str, &str)] = &[
+    ("img", "src"),
+    ("image", "src"),
+    ("img", "srcset"),
+    ("img", "lowsrc"),
+    ("img", "dynsrc"),
+    ("source", "src"),
+    ("source", "srcset"),
+    ("link", "imagesrcset"),
+    ("video", "src"),
+    ("video", "poster"),
+    ("audio", "src"),
+    ("track", "src"),
+    ("embed", "src"),
+    ("input", "src"),
+    ("body", "background"),
+    ("table", "background"),
+    ("td", "background"),
+    ("th", "background"),
+];
+
+/// Whether a row's URLs load resources (see [`RESOURCES`]).
+pub fn is_resource(row: &LinkAttribute) -> bool {
+    row.syntax == Syntax::Css
+        || RESOURCES
+            .iter()
+            .any(|&(e, a)| e == row.element && a == row.attribute)
+}
+
 /// The rows of each attribute name, built once: most attributes of a
 /// document hold no URL, and are turned away by one hash lookup.
 static BY_ATTRIBUTE: std::sync::LazyLock<

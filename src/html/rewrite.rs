@@ -114,6 +114,12 @@ impl Work<'_, '_> {
     }
 
     fn rewrite_links(&mut self, doc: &Document, base: &Base) {
+        // The resource base stands in for the retrieval URL only.
+        let options = self.r.options;
+        let resource = match options.resource_base {
+            Some(resource) if base.source == BaseSource::RetrievedFrom => resource,
+            _ => base,
+        };
         for tag in doc.tags() {
             let index = tag.index;
             if tag.kind != TagKind::StartTag {
@@ -121,7 +127,7 @@ impl Work<'_, '_> {
             }
             let Some(element) = tag.element else { continue };
             if element.namespace == Namespace::Html && *tag.name == *"style" {
-                self.rewrite_style_element(doc, index, tag.span.end, base);
+                self.rewrite_style_element(doc, index, tag.span.end, resource);
             }
             // A `base` element's own href resolves against the layer below
             // (the document's fallback base URL), as browsers resolve every
@@ -156,6 +162,8 @@ impl Work<'_, '_> {
                     }
                 } else if row.codebase {
                     codebase.as_ref().unwrap_or(base)
+                } else if links::is_resource(row) {
+                    resource
                 } else {
                     base
                 };

@@ -11,6 +11,7 @@ mod html_corpus;
 mod html_fixtures;
 mod html_shapes;
 mod mail;
+mod markdown;
 mod oracle;
 mod resolver;
 mod robust;
