@@ -45,6 +45,7 @@ import sys
 import zlib
 from typing import Iterable, Iterator, NamedTuple, Optional
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 LINK_COLUMNS = (
     "warc_filename",
@@ -89,7 +90,7 @@ def local_path(spec: str) -> Optional[str]:
     if not has_scheme(spec):
         return os.path.expanduser(spec)
     if spec.lower().startswith("file://"):
-        return urlsplit(spec).path
+        return url2pathname(urlsplit(spec).path)
     return None
 
 
@@ -355,6 +356,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         counters = Counters(*(sc.accumulator(0) for _ in Counters._fields))
         rules, host_graph = args.rules, args.host_graph
         partitions = args.num_input_partitions or len(paths)
+        log.info("%d WARC files, read by %d tasks", len(paths), partitions)
         rows = sc.parallelize(paths, numSlices=partitions).mapPartitions(
             lambda part: extract(part, rules, host_graph, counters)
         )

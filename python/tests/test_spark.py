@@ -77,6 +77,11 @@ def test_input_is_a_file_a_glob_or_a_manifest(tmp_path: pathlib.Path) -> None:
     packed.write_bytes(gzip.compress(listing.read_bytes()))
     assert job.warc_paths(str(packed)) == expected
     assert job.warc_paths(packed.as_uri()) == expected
+    spaced = tmp_path / "a folder" / "x.warc"
+    spaced.parent.mkdir()
+    spaced.write_bytes(b"WARC/1.0\r\n")
+    assert job.warc_paths(spaced.as_uri()) == [spaced.as_uri()]
+    assert job.local_path(spaced.as_uri()) == str(spaced)
     # A plain or gzipped WARC file is no manifest.
     assert job.warc_paths(str(tmp_path / "sub" / "b.warc")) == [str(tmp_path / "sub" / "b.warc")]
     assert job.warc_paths(str(SITE_WARC)) == [str(SITE_WARC)]
