@@ -20,7 +20,7 @@ import warnings
 import pytest
 
 import relink
-from conftest import FIXTURES, ROW_KEYS, cli_rows, gzipped, http_server, make_crawl, table, warc_record
+from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, table
 
 CORPUS_WARC = FIXTURES / "corpus" / "warc" / "python-tutorial.warc.gz"
 SITE_WARC = FIXTURES / "warc" / "site.warc.gz"
