@@ -4,62 +4,97 @@ Every function takes ``rules``: ``"rfc1808"`` (the default), ``"rfc3986"``
 or ``"whatwg"``. A base that is not an absolute URL under those rules, or a
 rules name not known, raises ``ValueError``. The work is done in Rust with
 the GIL released.
+
+Data held in memory is any bytes-like object (``bytes``, ``bytearray``,
+``memoryview``, ``mmap``...). An archive read as a stream is a path or any
+binary file object with ``read`` (an ``open()`` file, a ``gzip.open``
+stream, an HTTP response, an fsspec or boto3 stream); one written, a path
+or any binary file object with ``write``.
 """
 
 from __future__ import annotations
 
+import mmap
 import os
-from typing import Iterator, Literal, Optional, TypedDict, Union, final
+from typing import IO, Iterator, Literal, Optional, Protocol, TypedDict, Union, final
 
 __version__: str
 
-# Rules, Kind, Link and WarcLink exist for type checkers only: import them
-# under `if typing.TYPE_CHECKING:`.
+# Rules, Kind, Link, ReadableStream, WritableStream and the unions below
+# exist for type checkers only: import them under
+# `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
 Kind = Literal["html", "css", "message", "mbox", "warc", "wacz"]
+BytesLike = Union[bytes, bytearray, memoryview, mmap.mmap]
+
+class ReadableStream(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+class WritableStream(Protocol):
+    def write(self, data: bytes, /) -> Optional[int]: ...
+
+Source = Union[str, os.PathLike[str], ReadableStream, IO[bytes]]
+Destination = Union[str, os.PathLike[str], WritableStream, IO[bytes]]
 
 class RelinkWarning(UserWarning):
     """What relink could not do in a document: the part is left as it was."""
 
 class Link(TypedDict):
-    """One link, with the fields of ``relink --list --format json``.
+    """One link: the keys and values of a row of ``relink --list --format
+    json`` (docs/python.md has the table).
 
-    - ``original``: the URL as written (character references decoded, trimmed)
-    - ``resolved``: the URL resolved
-    - ``base``: the base it was resolved against, or None
-    - ``base_from``: where that base came from (``--retrieved-from``, ``the
-      BASE element at line 3``, ``WARC-Target-URI of the record``, ...),
-      ``none`` without one
-    - ``element``: the element's name (``css`` for a style sheet)
-    - ``attribute``: the attribute's name, empty for an element's text
+    - ``file``: the path the archive was read from, as given; None for a
+      file object or data in memory
+    - ``message``: the mbox message it is in, from 1; else None
+    - ``part``: the MIME part it is in (``"1.2"``; ``""`` for a message of
+      one part); None outside a message
+    - ``record``, ``record_id``, ``target_uri``: the web archive record it
+      is in: its number from 1, its ``WARC-Record-ID`` as written
+      (``<urn:uuid:...>``) and its ``WARC-Target-URI``; None outside one
     - ``line``, ``column``: where the value is, from 1 (the column in bytes
       of the decoded text)
+    - ``element``: the element's name (empty for a style sheet's links)
+    - ``attribute``: the attribute's name (``css`` for a style sheet's
+      links, empty for an element's text)
+    - ``original``: the URL as written (character references decoded,
+      trimmed)
+    - ``resolved``: the URL resolved
+    - ``base``: the base it was resolved against, or None
+    - ``base_from``: where that base came from, as the command line says
+      it: ``--retrieved-from`` (the ``base`` argument), ``--base``, ``the
+      BASE element at line 3``, ``Content-Base of the message``, ``Base of
+      part 2``, ``WARC-Target-URI of the record``, ``the enclosing
+      document (...)``; ``none`` without one
+    - ``changed``: whether a rewrite changes the document here
     """
 
+    file: Optional[str]
+    message: Optional[int]
+    part: Optional[str]
+    record: Optional[int]
+    record_id: Optional[str]
+    target_uri: Optional[str]
+    line: int
+    column: int
+    element: str
+    attribute: str
     original: str
     resolved: str
     base: Optional[str]
     base_from: str
-    element: str
-    attribute: str
-    line: int
-    column: int
-
-class WarcLink(Link):
-    """One link of a WARC file, with its record: ``target_uri`` (its
-    ``WARC-Target-URI``), ``record_id`` (its ``WARC-Record-ID`` as written,
-    ``<urn:uuid:...>``) and ``record`` (its number in the file, from 1)."""
-
-    target_uri: str
-    record_id: str
-    record: int
+    changed: bool
 
 @final
-class WarcLinks(Iterator[WarcLink]):
-    """The links of a WARC file, read on a background thread as they are taken."""
+class LinkStream(Iterator[Link]):
+    """The links of an archive, read on a background thread as they are
+    taken. Safe to share between threads: each link goes to one of them."""
 
-    def __iter__(self) -> WarcLinks: ...
-    def __next__(self) -> WarcLink: ...
+    def __iter__(self) -> LinkStream: ...
+    def __next__(self) -> Link: ...
+    @property
+    def records(self) -> Optional[int]:
+        """How many records (of a WARC file) or messages (of an mbox) were
+        read, once the iteration has ended; None before."""
 
 def resolve(base: str, reference: str, rules: Rules = "rfc1808") -> str:
     """Resolves ``reference`` against the absolute URL ``base``.
@@ -68,20 +103,32 @@ def resolve(base: str, reference: str, rules: Rules = "rfc1808") -> str:
     'http://a/b/g'
     """
 
-def absolutize(data: bytes, base: str, rules: Rules = "rfc1808") -> bytes:
+def absolutize(data: BytesLike, base: str, rules: Rules = "rfc1808") -> bytes:
     """Makes the links of an HTML document absolute.
 
     ``base`` is the URL the document was retrieved from; a BASE element in
     the document still wins. Everything but the changed URLs is kept byte
-    for byte (the input object itself is returned when nothing changed);
-    what cannot be done is issued as a ``RelinkWarning``.
+    for byte (a ``bytes`` input object itself is returned when nothing
+    changed); what cannot be done is issued as a ``RelinkWarning``.
     """
 
-def links(data: bytes, base: str, rules: Rules = "rfc1808") -> list[Link]:
-    """Every link of an HTML document retrieved from ``base``, in order."""
+def links(
+    data: BytesLike,
+    base: Optional[str] = None,
+    rules: Rules = "rfc1808",
+    kind: Optional[Kind] = None,
+) -> list[Link]:
+    """Every link of a document or archive held in memory, in order.
+
+    ``kind`` is found from the bytes when not given, as ``rewrite`` finds
+    it (a style sheet must be named ``"css"``). ``base`` is the URL the
+    data was retrieved from: a message's own headers (``Base``,
+    ``Content-Base``, ``Content-Location``) and a document's BASE element
+    come first, and a web archive's records use their own target URIs.
+    """
 
 def rewrite(
-    data: bytes,
+    data: BytesLike,
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
@@ -90,20 +137,50 @@ def rewrite(
     file, an mbox, a web archive (WARC or ARC) or a WACZ package; a gzipped
     document comes back gzipped.
 
-    ``kind`` is found from the bytes when not given (a style sheet must be
-    named ``"css"``). ``base`` is the URL the document was retrieved from;
-    without one only the document's own bases apply (its BASE element, a
-    message's Content-Base and Content-Location). The records of a WARC file
-    use their own bases and ``base`` is not used. An unknown kind raises
-    ``ValueError``, and so does a web archive given another kind: it is
-    never read as a document.
+    ``kind`` is found from the bytes when not given, as the command line
+    finds it (a style sheet must be named ``"css"``). ``base`` is the URL
+    the document was retrieved from; without one only the document's own
+    bases apply (its BASE element, a message's Content-Base and
+    Content-Location). The records of a WARC file use their own bases and
+    ``base`` is not used. An unknown kind raises ``ValueError``, and so
+    does a web archive given another kind: it is never read as a document.
     """
 
-def warc_links(path: Union[str, os.PathLike[str]], rules: Rules = "rfc1808") -> WarcLinks:
-    """Every link of a WARC file (plain or gzipped), in order.
+def warc_links(source: Source, rules: Rules = "rfc1808") -> LinkStream:
+    """Every link of a web archive (WARC or ARC, plain or gzipped), in
+    order.
 
-    The file is read as a stream on a background thread, a bounded number of
-    links ahead of the iteration, so memory does not grow with the file.
-    Raises ``OSError`` at once when the file cannot be opened, and
-    ``ValueError`` during the iteration for a record that cannot be read.
+    ``source`` is a path or a binary file object, read as a stream in
+    chunks on a background thread, a bounded number of links ahead of the
+    iteration, so memory does not grow with the file. A bad record is
+    skipped over, as the command line does. Raises ``OSError``
+    (``FileNotFoundError``, ... with ``errno`` and ``filename``) at once
+    when a path cannot be opened, and during the iteration when it cannot
+    be read; ``ValueError`` for data that cannot be read; and what the file
+    object's ``read`` raises, as it is.
     """
+
+def mbox_links(
+    source: Source, base: Optional[str] = None, rules: Rules = "rfc1808"
+) -> LinkStream:
+    """Every link of an mbox (plain or gzipped), message by message, read
+    as a stream as ``warc_links`` reads it. Each message's links resolve
+    against its own headers above ``base``, the URL the mbox was retrieved
+    from."""
+
+def rewrite_warc(src: Source, dst: Destination, rules: Rules = "rfc1808") -> int:
+    """Rewrites a web archive (WARC or ARC, plain or gzipped) from ``src``
+    to ``dst`` as a stream, record by record, each against its own base;
+    returns how many records changed.
+
+    A path ``dst`` is written whole or not at all; it may not be ``src``.
+    What cannot be done (a bad record, copied as it is) is issued as a
+    ``RelinkWarning``.
+    """
+
+def rewrite_mbox(
+    src: Source, dst: Destination, base: Optional[str] = None, rules: Rules = "rfc1808"
+) -> int:
+    """Rewrites an mbox (plain or gzipped: it comes back gzipped) from
+    ``src`` to ``dst`` as a stream, message by message; returns how many
+    messages changed. ``base`` is the URL the mbox was retrieved from."""

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Tests of the Python package and the Spark job: a fresh virtualenv under
-# target/, the package installed the way users install it (pip builds it
-# through maturin), then pytest, the Spark job in local mode included.
+# Tests of the Python package and the Spark job: a virtualenv under
+# target/ (made once, kept; RELINK_FRESH_VENV=1 makes it anew) with what the
+# tests need, the package installed the way users install it (pip builds it
+# through maturin), the relink command line built to compare with, then
+# pytest, the Spark job in local mode included.
 #
 # The package is built in cargo's dev profile so that it shares the build
 # of `cargo test`; `pip install ./python` alone builds it for release.
@@ -10,18 +12,25 @@ python_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$python_dir")"
 venv="$root/target/python-venv"
 
-if command -v cargo >/dev/null 2>&1; then
-  (cd "$root" && cargo clippy --quiet -p relink-python --all-targets -- -D warnings)
-fi
+(cd "$root" && cargo clippy --quiet -p relink-python --all-targets -- -D warnings)
+# The command line the tests compare the package's rows with.
+(cd "$root" && cargo build --quiet --bin relink)
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 
-rm -rf "$venv"
+if [[ -n "${RELINK_FRESH_VENV:-}" ]]; then
+  rm -rf "$venv"
+fi
 mkdir -p "$root/target"
-python3 -m venv "$venv"
+[[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check --quiet "$@"; }
-# pyspark 3.5 and later run on Java 17; it is a large download, cached by pip.
-pip install pytest warcio 'pyspark>=3.5'
-MATURIN_PEP517_ARGS="--profile dev" pip install "$python_dir"
+# pyspark 3.5 and later run on Java 17; it is a large download, cached by
+# pip. fsspec[http] (aiohttp) reads the Spark job's input over HTTP.
+pip install pytest warcio 'pyspark>=3.5' 'fsspec[http]'
+MATURIN_PEP517_ARGS="--profile dev" pip install --force-reinstall --no-deps "$python_dir"
 
 cd "$python_dir"
-# The Spark test must run here, not be skipped.
-RELINK_REQUIRE_SPARK=1 "$venv/bin/python" -m pytest -ra "$@"
+# Nothing may be skipped here: not the Spark job, not the comparison with
+# the command line.
+RELINK_REQUIRE_ALL=1 RELINK_BIN="$target_dir/debug/relink" \
+  "$venv/bin/python" -m pytest -ra "$@"

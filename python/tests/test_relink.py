@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import array
+import errno
 import gzip
+import io
+import json
+import mmap
+import os
 import pathlib
+import subprocess
 import sys
+import urllib.request
 import threading
 import time
 import warnings
@@ -12,7 +20,7 @@ import warnings
 import pytest
 
 import relink
-from conftest import FIXTURES, table
+from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, table
 
 CORPUS_WARC = FIXTURES / "corpus" / "warc" / "python-tutorial.warc.gz"
 SITE_WARC = FIXTURES / "warc" / "site.warc.gz"
@@ -174,15 +182,23 @@ def test_links_have_the_list_fields() -> None:
     ]
     first = found[0]
     assert first == {
+        "file": None,
+        "message": None,
+        "part": None,
+        "record": None,
+        "record_id": None,
+        "target_uri": None,
+        "line": 2,
+        "column": 10,
+        "element": "a",
+        "attribute": "href",
         "original": "../x",
         "resolved": "http://example.org/a/x",
         "base": "http://example.org/a/b/page.html",
-        "base_from": "the retrieval URL",
-        "element": "a",
-        "attribute": "href",
-        "line": 2,
-        "column": 10,
+        "base_from": "--retrieved-from",
+        "changed": True,
     }
+    assert set(first) == ROW_KEYS
     assert found[1]["element"] == "img" and found[1]["attribute"] == "srcset"
 
 
@@ -190,10 +206,114 @@ def test_links_name_the_base_element() -> None:
     page = b'<head>\n<base href="http://b.example/x/">\n</head><a href=y>'
     base, link = relink.links(page, "http://a.example/")
     # The BASE element's own href is a link, against the layer below.
-    assert (base["element"], base["base_from"]) == ("base", "the retrieval URL")
+    assert (base["element"], base["base_from"]) == ("base", "--retrieved-from")
     assert link["resolved"] == "http://b.example/x/y"
     assert link["base"] == "http://b.example/x/"
     assert link["base_from"] == "the BASE element at line 2"
+
+
+def test_an_absolute_link_is_listed_unchanged() -> None:
+    (link,) = relink.links(b"<a href=http://b.example/>", "http://a.example/")
+    assert (link["resolved"], link["changed"]) == ("http://b.example/", False)
+
+
+def test_links_of_a_message_resolve_against_its_base_header() -> None:
+    message = (
+        b"From: a@example.org\r\nBase: <URL:http://news.example/2026/03/>\r\n"
+        b"Content-Type: text/html\r\n\r\n<a href=issue.html>x</a> <img src=../i.png>\r\n"
+    )
+    found = relink.links(message, "http://elsewhere.example/")
+    assert [(l["resolved"], l["base_from"], l["part"]) for l in found] == [
+        ("http://news.example/2026/03/issue.html", "Base of the message", ""),
+        ("http://news.example/2026/i.png", "Base of the message", ""),
+    ]
+    assert found == relink.links(message, "http://elsewhere.example/", kind="message")
+
+
+def test_links_of_a_style_sheet() -> None:
+    css = b'@import "print.css";\nbody { background: url(img/back.png) }\n'
+    found = relink.links(css, "http://a.example/s/main.css", kind="css")
+    assert [(l["resolved"], l["attribute"], l["line"]) for l in found] == [
+        ("http://a.example/s/print.css", "css", 1),
+        ("http://a.example/s/img/back.png", "css", 2),
+    ]
+
+
+def test_links_of_an_mbox_and_a_warc_held_in_memory() -> None:
+    mbox = FIXTURES / "mail" / "archive.mboxrd"
+    found = relink.links(mbox.read_bytes(), "http://list.example/")
+    assert {l["message"] for l in found} == {1, 3}
+    assert found == [{**l, "file": None} for l in relink.mbox_links(mbox, "http://list.example/")]
+    assert relink.links(SITE_WARC.read_bytes()) == [{**l, "file": None} for l in relink.warc_links(SITE_WARC)]
+    # A gzipped document is read inside its compression.
+    page = gzip.compress(b"<a href=x>x</a>", mtime=0)
+    assert [l["resolved"] for l in relink.links(page, "http://a.example/d/")] == ["http://a.example/d/x"]
+
+
+def test_rows_of_every_document_fixture_equal_the_command_lines(relink_bin) -> None:
+    """One schema: links() gives the rows `relink --list --format json`
+    gives, key for key, for every HTML, CSS, message and mbox fixture."""
+    cases = [("html/" + name, base, rules) for name, base, rules in table("html/cases.tsv", 3)]
+    cases += [("mail/" + name, base, "rfc1808") for name, base in table("mail/cases.tsv", 2)]
+    kinds = set()
+    for name, base, rules in cases:
+        path = FIXTURES / name
+        args = ["--rules", rules] + ([] if base == "-" else ["--retrieved-from", base])
+        expected = cli_rows(relink_bin, path, *args)
+        kind = "css" if name.endswith(".css") else None
+        found = relink.links(path.read_bytes(), None if base == "-" else base, rules, kind=kind)
+        assert found == [{**row, "file": None} for row in expected], name
+        kinds.update(row["base_from"] for row in found)
+    # Every kind of base the command line names is in these rows.
+    assert {"--retrieved-from", "Base of the message", "none"} <= kinds, kinds
+    assert any(k.startswith("the enclosing document (") for k in kinds), kinds
+
+
+def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path) -> None:
+    """One schema: warc_links() and mbox_links() give the rows `relink
+    --list --format json` gives, key for key (the path given as `file`),
+    for WARC files (a crawl with a bad record among them) and an mbox."""
+    for path in (SITE_WARC, CORPUS_WARC, *make_crawl(tmp_path)):
+        expected = cli_rows(relink_bin, path)
+        assert expected, path
+        found = list(relink.warc_links(str(path)))
+        assert found == expected, path
+        # A record's rows have every key in JSON Lines too.
+        run = subprocess.run(
+            [str(relink_bin), "--list", "--format", "json", str(path)], capture_output=True, check=True
+        )
+        assert {key for line in run.stdout.splitlines() for key in json.loads(line)} == ROW_KEYS
+    for name in ("archive.mboxrd", "archive.mboxcl2"):
+        mbox = FIXTURES / "mail" / name
+        assert list(relink.mbox_links(str(mbox))) == cli_rows(relink_bin, mbox), name
+
+
+# bytes-like input
+
+
+def test_every_bytes_like_object_is_read(tmp_path: pathlib.Path) -> None:
+    page = b'<a href="../x">x</a>'
+    base = "http://h.example/a/b/c"
+    expected = relink.links(page, base)
+    path = tmp_path / "page.html"
+    path.write_bytes(page)
+    with open(path, "rb") as stream, mmap.mmap(stream.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        for data in (bytearray(page), memoryview(page), mapped, array.array("B", page), memoryview(b"xx" + page)[2:]):
+            assert relink.links(data, base) == expected, type(data)
+            assert relink.absolutize(data, base) == b'<a href="http://h.example/a/x">x</a>'
+            assert relink.rewrite(data, base) == b'<a href="http://h.example/a/x">x</a>'
+    for wrong in ("<a href=x>", 5, None, [1, 2]):
+        with pytest.raises(TypeError):
+            relink.links(wrong, base)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            relink.rewrite(wrong, base)  # type: ignore[arg-type]
+
+
+def test_a_bytearray_changed_later_does_not_change_the_result() -> None:
+    data = bytearray(b"<a href=x>x</a>")
+    out = relink.rewrite(data, "http://a.example/")
+    data[:] = b"nothing"
+    assert out == b"<a href=http://a.example/x>x</a>"
 
 
 # warc_links
@@ -245,7 +365,7 @@ def test_warc_links_agree_with_links_of_each_payload_read_by_warcio() -> None:
             payload = record.content_stream().read()
             expected = [
                 (l["original"], l["resolved"], l["element"], l["attribute"], l["line"])
-                for l in relink.links(payload, target)
+                for l in relink.links(payload, target, kind="html")
             ]
             assert by_record.get(record_id, []) == expected, target
             pages += 1
@@ -257,7 +377,7 @@ def test_warc_links_stream_a_file_too_large_to_list_at_once(tmp_path: pathlib.Pa
     reader runs only a bounded way ahead of the iteration."""
     one = CORPUS_WARC.read_bytes()
     path = tmp_path / "many.warc.gz"
-    copies = 4
+    copies = 2
     path.write_bytes(one * copies)  # gzip members concatenate
     per_copy = sum(1 for _ in relink.warc_links(CORPUS_WARC))
     links = relink.warc_links(path)
@@ -317,6 +437,234 @@ def test_a_bad_record_does_not_stop_the_file(tmp_path: pathlib.Path) -> None:
     assert [link["resolved"] for link in relink.warc_links(path)] == ["http://a.example/d/x"]
 
 
+def test_the_iterator_counts_records_at_its_end() -> None:
+    links = relink.warc_links(SITE_WARC)
+    assert links.records is None
+    found = list(links)
+    assert found and links.records >= max(l["record"] for l in found)
+    warcio = pytest.importorskip("warcio.archiveiterator")
+    with open(SITE_WARC, "rb") as stream:
+        assert links.records == sum(1 for _ in warcio.ArchiveIterator(stream))
+    mbox = relink.mbox_links(FIXTURES / "mail" / "archive.mboxrd")
+    assert max(l["message"] for l in mbox) == 1
+    assert mbox.records == 3
+
+
+# File objects
+
+
+class Trickle:
+    """A binary stream that gives at most a few bytes a call, and more than
+    it was asked for now and then: only `read`."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.at = 0
+        self.calls = 0
+        self.after_end = 0
+
+    def read(self, n: int = -1) -> bytes:
+        self.calls += 1
+        if self.at >= len(self.data):
+            self.after_end += 1
+        size = 1000 if self.calls % 5 else n + 100
+        chunk = self.data[self.at : self.at + size]
+        self.at += len(chunk)
+        return chunk
+
+
+def test_warc_links_read_any_binary_file_object(tmp_path: pathlib.Path) -> None:
+    expected = [{**l, "file": None} for l in relink.warc_links(SITE_WARC)]
+    assert len(expected) > 20
+    with open(SITE_WARC, "rb") as stream:
+        assert list(relink.warc_links(stream)) == expected
+    # Already decompressed by gzip.open: the same links.
+    with gzip.open(SITE_WARC, "rb") as stream:
+        assert list(relink.warc_links(stream)) == expected
+    assert list(relink.warc_links(io.BytesIO(SITE_WARC.read_bytes()))) == expected
+    # An HTTP response, streamed.
+    with http_server(SITE_WARC.parent) as url:
+        with urllib.request.urlopen(url + SITE_WARC.name) as response:
+            assert list(relink.warc_links(response)) == expected
+    # Two copies of the corpus crawl, a few bytes a read: a read that gives
+    # more than was asked comes with hundreds of kilobytes still to come.
+    two = CORPUS_WARC.read_bytes() * 2
+    trickle = Trickle(two)
+    assert list(relink.warc_links(trickle)) == list(relink.warc_links(io.BytesIO(two)))
+    assert trickle.calls > 10
+    # Read to its end once, never asked again.
+    assert trickle.after_end == 1
+
+
+def test_an_error_of_the_file_object_is_raised_as_it_is() -> None:
+    class Broken(Exception):
+        pass
+
+    class Failing:
+        def __init__(self) -> None:
+            self.inner = open(CORPUS_WARC, "rb")
+
+        def read(self, n: int) -> bytes:
+            if self.inner.tell() > 100_000:
+                raise Broken("the network went away")
+            return self.inner.read(n)
+
+    source = Failing()
+    links = relink.warc_links(source)
+    with pytest.raises(Broken, match="the network went away"):
+        for _ in links:
+            pass
+    source.inner.close()
+    # A text stream is no binary stream.
+    with open(CORPUS_WARC, encoding="latin-1") as text:
+        with pytest.raises(TypeError, match="bytes-like"):
+            list(relink.warc_links(text))
+    with pytest.raises(TypeError, match="a path or a binary file object"):
+        relink.warc_links(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="for data in memory, use links"):
+        relink.warc_links(SITE_WARC.read_bytes())  # type: ignore[arg-type]
+
+
+def test_os_errors_carry_errno_and_filename(tmp_path: pathlib.Path) -> None:
+    missing = str(tmp_path / "none.warc.gz")
+    for call in (
+        lambda: relink.warc_links(missing),
+        lambda: relink.mbox_links(missing),
+        lambda: relink.rewrite_warc(missing, io.BytesIO()),
+        lambda: relink.rewrite_mbox(missing, io.BytesIO()),
+    ):
+        with pytest.raises(FileNotFoundError) as caught:
+            call()
+        assert caught.value.errno == errno.ENOENT
+        assert caught.value.filename == missing
+        assert caught.value.strerror == os.strerror(errno.ENOENT)
+    # A folder opens, and fails at the first read.
+    with pytest.raises(IsADirectoryError) as caught:
+        list(relink.warc_links(tmp_path))
+    assert (caught.value.errno, caught.value.filename) == (errno.EISDIR, str(tmp_path))
+    with pytest.raises(IsADirectoryError) as caught:
+        relink.rewrite_warc(SITE_WARC, tmp_path)
+    assert caught.value.filename == str(tmp_path)
+
+
+def test_one_iterator_shared_by_threads_gives_each_link_once() -> None:
+    expected = list(relink.warc_links(CORPUS_WARC))
+    links = relink.warc_links(CORPUS_WARC)
+    taken: list[list[dict]] = [[] for _ in range(4)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def take(mine: list[dict]) -> None:
+        start.wait()
+        try:
+            for link in links:
+                mine.append(link)
+                if len(mine) % 97 == 0:
+                    time.sleep(0)
+        except BaseException as error:  # noqa: BLE001 - any error fails the test
+            errors.append(error)
+
+    threads = [threading.Thread(target=take, args=(mine,)) for mine in taken]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    key = lambda l: (l["record"], l["line"], l["column"], l["original"], l["element"], l["attribute"])
+    assert sorted(map(key, sum(taken, []))) == sorted(map(key, expected))
+    assert sum(1 for mine in taken if mine) >= 2
+
+
+def test_mbox_links_stream_an_mbox_gzipped_or_not(tmp_path: pathlib.Path) -> None:
+    path = FIXTURES / "mail" / "archive.mboxrd"
+    base = "http://list.example/archive/"
+    expected = [{**l, "file": None} for l in relink.mbox_links(path, base)]
+    assert {l["message"] for l in expected} == {1, 3}
+    with open(path, "rb") as stream:
+        assert list(relink.mbox_links(stream, base)) == expected
+    packed = gzip.compress(path.read_bytes())
+    assert list(relink.mbox_links(io.BytesIO(packed), base)) == expected
+    assert list(relink.mbox_links(Trickle(packed), base)) == expected
+    # The retrieval URL serves the message without a base of its own, and
+    # only that one.
+    assert {l["message"] for l in expected if l["base_from"] == "--retrieved-from"} == {3}
+    assert {l["message"] for l in relink.mbox_links(path)} == {1}
+
+
+# rewrite_warc and rewrite_mbox
+
+
+def test_rewrite_warc_between_file_objects_equals_rewrite() -> None:
+    data = CORPUS_WARC.read_bytes()
+    expected = relink.rewrite(data)
+    out = io.BytesIO()
+    changed = relink.rewrite_warc(io.BytesIO(data), out)
+    assert out.getvalue() == expected
+    assert changed > 10
+    out = io.BytesIO()
+    relink.rewrite_warc(Trickle(data), out)
+    assert out.getvalue() == expected
+
+
+def test_rewrite_warc_between_paths(tmp_path: pathlib.Path) -> None:
+    target = tmp_path / "out.warc.gz"
+    relink.rewrite_warc(SITE_WARC, target)
+    assert target.read_bytes() == relink.rewrite(SITE_WARC.read_bytes())
+    # Made as any new file is, not as a private temporary one.
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    with pytest.raises(ValueError, match="would overwrite the input"):
+        relink.rewrite_warc(target, str(target))
+    assert target.read_bytes() == relink.rewrite(SITE_WARC.read_bytes())
+    # A failure leaves no file behind.
+    with pytest.raises(ValueError):
+        relink.rewrite_warc(io.BytesIO(b"WARC/1.1\r\nContent-Length: 5\r\n"), tmp_path / "cut.warc", rules="x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.warc.gz"]
+
+
+def test_rewrite_warc_warns_about_a_bad_record(tmp_path: pathlib.Path) -> None:
+    (_, _, bad) = make_crawl(tmp_path)
+    out = io.BytesIO()
+    with pytest.warns(relink.RelinkWarning, match="copied as it is"):
+        relink.rewrite_warc(bad, out)
+    assert b"http://news.example.org/n/y" in gzip.decompress(out.getvalue())
+
+
+def test_rewrite_mbox_matches_the_fixtures(tmp_path: pathlib.Path) -> None:
+    for name in ("archive.mboxrd", "archive.mboxcl2"):
+        source = FIXTURES / "mail" / name
+        expected = (FIXTURES / "mail" / name.replace("archive.", "archive.expected.")).read_bytes()
+        out = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", relink.RelinkWarning)
+            changed = relink.rewrite_mbox(open(source, "rb"), out)
+            assert out.getvalue() == expected, name
+            assert changed >= 1
+            # Gzipped, it comes back gzipped.
+            out = io.BytesIO()
+            relink.rewrite_mbox(io.BytesIO(gzip.compress(source.read_bytes())), out)
+            assert out.getvalue()[:2] == b"\x1f\x8b"
+            assert gzip.decompress(out.getvalue()) == expected, name
+            target = tmp_path / name
+            relink.rewrite_mbox(source, target)
+            assert target.read_bytes() == expected
+
+
+def test_rewrite_mbox_issues_warnings() -> None:
+    with pytest.warns(relink.RelinkWarning, match="message 3: .*no base url"):
+        relink.rewrite_mbox(FIXTURES / "mail" / "archive.mboxrd", io.BytesIO())
+
+
+def test_rewrite_writes_through_a_raw_stream(tmp_path: pathlib.Path) -> None:
+    """A raw (unbuffered) file may write less than it is given: the rest
+    is written again."""
+    target = tmp_path / "out.warc.gz"
+    with open(target, "wb", buffering=0) as raw:
+        relink.rewrite_warc(SITE_WARC, raw)
+    assert target.read_bytes() == relink.rewrite(SITE_WARC.read_bytes())
+
+
 def test_an_archive_is_never_rewritten_as_a_document() -> None:
     data = CORPUS_WARC.read_bytes()
     for kind in ("html", "css", "message"):
@@ -340,7 +688,17 @@ def test_the_package_is_typed() -> None:
     folder = pathlib.Path(spec.origin).parent
     assert (folder / "py.typed").is_file(), folder
     text = (folder / "__init__.pyi").read_text()
-    for name in ("def resolve", "def absolutize", "def links", "def rewrite", "def warc_links"):
+    for name in (
+        "def resolve",
+        "def absolutize",
+        "def links",
+        "def rewrite",
+        "def warc_links",
+        "def mbox_links",
+        "def rewrite_warc",
+        "def rewrite_mbox",
+        "class Link(TypedDict)",
+    ):
         assert name in text
     assert relink.resolve.__doc__ and "rfc1808" in relink.resolve.__doc__
     assert relink.warc_links.__doc__ and "background thread" in relink.warc_links.__doc__

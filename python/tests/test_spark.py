@@ -1,11 +1,16 @@
-"""The PySpark job examples/spark/links.py: its INPUT forms, and a real
-run with spark-submit in local mode on the corpus crawl."""
+"""The PySpark job examples/spark/links.py: its INPUT forms and host names
+without Spark, then real runs with spark-submit in local mode on a crawl
+served over HTTP, checked against the command line."""
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
+import json
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -13,11 +18,12 @@ from collections import Counter
 import pytest
 
 import relink
-from conftest import FIXTURES
+from conftest import CRAWL_EDGES, FIXTURES, cli_rows, http_server, make_crawl, require_all
 
 JOB = FIXTURES.parent / "examples" / "spark" / "links.py"
 CORPUS_WARC = FIXTURES / "corpus" / "warc" / "python-tutorial.warc.gz"
 SITE_WARC = FIXTURES / "warc" / "site.warc.gz"
+LINK_COLUMNS = ["warc_filename", "record_id", "target_uri", "original", "resolved", "element", "attribute", "base_from"]
 
 
 def load_job():
@@ -29,16 +35,29 @@ def load_job():
 
 
 def pyspark_or_skip():
-    """pyspark, which the test script installs; elsewhere the Spark test is
-    skipped unless RELINK_REQUIRE_SPARK is set."""
-    if os.environ.get("RELINK_REQUIRE_SPARK"):
+    """pyspark, which the test script installs; elsewhere the Spark tests
+    are skipped unless RELINK_REQUIRE_ALL is set."""
+    if require_all():
         import pyspark
 
         return pyspark
     return pytest.importorskip("pyspark")
 
 
-def test_input_is_a_file_a_glob_or_a_list(tmp_path: pathlib.Path) -> None:
+class Count:
+    """An accumulator, outside Spark."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def add(self, n: int) -> None:
+        self.value += n
+
+
+# INPUT
+
+
+def test_input_is_a_file_a_glob_or_a_manifest(tmp_path: pathlib.Path) -> None:
     job = load_job()
     assert job.warc_paths(str(CORPUS_WARC)) == [str(CORPUS_WARC)]
     assert job.warc_paths(str(FIXTURES / "*" / "*.warc.gz")) == [str(SITE_WARC)]
@@ -47,13 +66,54 @@ def test_input_is_a_file_a_glob_or_a_list(tmp_path: pathlib.Path) -> None:
         (tmp_path / "sub" / name).write_bytes(b"WARC/1.1\r\n")
     listing = tmp_path / "warcs.txt"
     listing.write_text(f"# crawls\n\n{CORPUS_WARC}\nsub/*.warc*\n", encoding="utf-8")
-    assert job.warc_paths(str(listing)) == [
+    expected = [
         str(CORPUS_WARC),
         str(tmp_path / "sub" / "a.warc.gz"),
         str(tmp_path / "sub" / "b.warc"),
     ]
-    # A plain WARC file is no list.
+    assert job.warc_paths(str(listing)) == expected
+    # A manifest gzipped, as a crawl's warc.paths.gz, and by file:// URL.
+    packed = tmp_path / "warc.paths.gz"
+    packed.write_bytes(gzip.compress(listing.read_bytes()))
+    assert job.warc_paths(str(packed)) == expected
+    assert job.warc_paths(packed.as_uri()) == expected
+    spaced = tmp_path / "a folder" / "x.warc"
+    spaced.parent.mkdir()
+    spaced.write_bytes(b"WARC/1.0\r\n")
+    assert job.warc_paths(spaced.as_uri()) == [spaced.as_uri()]
+    assert job.local_path(spaced.as_uri()) == str(spaced)
+    # A plain or gzipped WARC file is no manifest.
     assert job.warc_paths(str(tmp_path / "sub" / "b.warc")) == [str(tmp_path / "sub" / "b.warc")]
+    assert job.warc_paths(str(SITE_WARC)) == [str(SITE_WARC)]
+    # Joined to the input base URL, as a crawl's manifest is.
+    crawl = tmp_path / "crawl.paths"
+    crawl.write_text("crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n", encoding="utf-8")
+    assert job.warc_paths(str(crawl), "s3://commoncrawl/") == [
+        "s3://commoncrawl/crawl-data/a.warc.gz",
+        "s3://commoncrawl/crawl-data/b.warc.gz",
+    ]
+    assert job.warc_paths(str(crawl), "https://data.commoncrawl.org") == [
+        "https://data.commoncrawl.org/crawl-data/a.warc.gz",
+        "https://data.commoncrawl.org/crawl-data/b.warc.gz",
+    ]
+    assert job.warc_paths(str(crawl), str(tmp_path)) == [
+        str(tmp_path / "crawl-data" / "a.warc.gz"),
+        str(tmp_path / "crawl-data" / "b.warc.gz"),
+    ]
+
+
+def test_a_manifest_over_http(tmp_path: pathlib.Path) -> None:
+    job = load_job()
+    (tmp_path / "lists").mkdir()
+    (tmp_path / "lists" / "warc.paths.gz").write_bytes(gzip.compress(b"crawl/a.warc.gz\n"))
+    shutil.copy(SITE_WARC, tmp_path / "site.warc.gz")
+    with http_server(tmp_path) as url:
+        manifest = url + "lists/warc.paths.gz"
+        assert job.warc_paths(manifest, url) == [url + "crawl/a.warc.gz"]
+        # Without a base, from the manifest's folder.
+        assert job.warc_paths(manifest) == [url + "lists/crawl/a.warc.gz"]
+        # A WARC file by URL is no manifest.
+        assert job.warc_paths(url + "site.warc.gz") == [url + "site.warc.gz"]
 
 
 def test_missing_input_fails_before_spark_starts(tmp_path: pathlib.Path, capsys) -> None:
@@ -63,56 +123,131 @@ def test_missing_input_fails_before_spark_starts(tmp_path: pathlib.Path, capsys)
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    "url, host",
+    [
+        ("http://www.example.com/a", "com.example.www"),
+        ("https://WWW.Example.COM./about", "com.example.www"),
+        ("http://user@blog.example.org:8080/x", "org.example.blog"),
+        ("//cdn.example.net/i.png", "net.example.cdn"),
+        ("http://bücher.example/", "example.xn--bcher-kva"),
+        ("http://127.0.0.1:8769/x", None),
+        ("http://[::1]/x", None),
+        ("http://localhost/", None),
+        ("mailto:x@example.com", None),
+        ("data:,x", None),
+        ("http://bad_host!.example/", None),
+        ("http://[x/", None),
+        ("", None),
+    ],
+)
+def test_reversed_host(url: str, host) -> None:
+    assert load_job().reversed_host(url) == host
+
+
+def test_extract_gives_link_rows_and_host_edges(tmp_path: pathlib.Path) -> None:
+    """The work of the tasks, without Spark: a crawl read from local paths
+    and over HTTP, with a bad record in one file and a file that is not
+    there, which is counted and skipped."""
+    job = load_job()
+    paths = make_crawl(tmp_path / "crawl")
+    with http_server(tmp_path) as url:
+        urls = [str(paths[0]), url + "crawl/" + paths[1].name, url + "crawl/" + paths[2].name, url + "none.warc"]
+        counters = job.Counters(Count(), Count(), Count(), Count())
+        rows = list(job.extract(urls, "rfc1808", False, counters))
+        edges = list(job.extract(urls, "rfc1808", True, job.Counters(Count(), Count(), Count(), Count())))
+    expected = [
+        (name, *(row[c] for c in LINK_COLUMNS[1:]))
+        for name, path in zip(urls, paths)
+        for row in relink.warc_links(path)
+    ]
+    assert rows == expected
+    assert set(edges) == CRAWL_EDGES
+    # Each file's edges once: one edge is in two files.
+    assert len(edges) == len(CRAWL_EDGES) + 1
+    assert (counters.files.value, counters.failed.value) == (3, 1)
+    assert counters.links.value == len(rows)
+    assert counters.records.value == sum(records(p) for p in paths)
+
+
+def records(path: pathlib.Path) -> int:
+    stream = relink.warc_links(path)
+    for _ in stream:
+        pass
+    assert stream.records is not None
+    return stream.records
+
+
+# Spark
+
+
+def summary(output: str) -> tuple[int, int, int]:
+    """The files, records and links the job's summary line counts."""
+    found = re.search(r"links\.py: (\d+) WARC files read.*?, (\d+) records, (\d+) links;", output)
+    assert found, output[-3000:]
+    return int(found[1]), int(found[2]), int(found[3])
+
+
 @pytest.mark.slow
-def test_spark_submit_writes_every_link_as_parquet(tmp_path: pathlib.Path) -> None:
+def test_spark_submit_over_http_matches_the_command_line(relink_bin, tmp_path: pathlib.Path) -> None:
+    """Two runs at once, in local mode: every link as gzipped JSON, and the
+    host graph as CSV, from a manifest served over HTTP like a crawl's
+    (four WARC files, one with a bad record), each file streamed by a task
+    through fsspec."""
     pyspark = pyspark_or_skip()
-    listing = tmp_path / "warcs.txt"
-    listing.write_text(f"{CORPUS_WARC}\n{FIXTURES / 'warc' / '*.warc.gz'}\n", encoding="utf-8")
-    output = tmp_path / "links.parquet"
+    served = tmp_path / "served"
+    paths = make_crawl(served / "crawl-data")
+    shutil.copy(SITE_WARC, served / "crawl-data" / SITE_WARC.name)
+    paths.append(served / "crawl-data" / SITE_WARC.name)
+    manifest = "".join(f"crawl-data/{p.name}\n" for p in paths)
+    (served / "warc.paths.gz").write_bytes(gzip.compress(manifest.encode("ascii")))
+
     spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
-    run = subprocess.run(
-        [str(spark_submit), "--master", "local[2]", str(JOB), str(listing), str(output)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-5000:]
+    links_out, graph_out = tmp_path / "links", tmp_path / "graph"
+    with http_server(served) as url:
+        # A short run: the JIT's first tier only, and few shuffle partitions.
+        common = [str(spark_submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false"]
+        common += ["--driver-java-options", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
+        common += ["--conf", "spark.sql.shuffle.partitions=2", str(JOB)]
+        common += [url + "warc.paths.gz", "--input-base-url", url]
+        runs = [
+            subprocess.Popen(
+                common + [str(links_out), "--output-format", "json", "--output-compression", "gzip"]
+                + ["--num-input-partitions", "2"],
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            ),
+            subprocess.Popen(
+                common + [str(graph_out), "--host-graph", "--output-format", "csv", "--num-output-partitions", "1"],
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            ),
+        ]
+        # The driver's standard error comes out on spark-submit's standard
+        # output.
+        outputs = [run.communicate(timeout=600)[0] for run in runs]
+    for run, output in zip(runs, outputs):
+        assert run.returncode == 0, output[-5000:]
 
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.builder.master("local[1]").appName("check links").getOrCreate()
-    try:
-        table = spark.read.parquet(str(output))
-        assert table.columns == ["target_uri", "resolved", "element", "attribute", "base_from"]
-        rows = [tuple(row) for row in table.collect()]
-    finally:
-        spark.stop()
-
-    # The same rows as relink.warc_links gives for each file, no more, no
-    # fewer.
+    # Every link, as the command line lists it for each file, no more, no
+    # fewer; the file named by its URL.
+    parts = sorted(links_out.glob("part-*.json.gz"))
+    assert len(parts) == 2, sorted(p.name for p in links_out.iterdir())
+    rows = [json.loads(line) for part in parts for line in gzip.decompress(part.read_bytes()).splitlines()]
+    assert all(list(row) == LINK_COLUMNS for row in rows)
     expected = [
-        tuple(link[c] for c in ("target_uri", "resolved", "element", "attribute", "base_from"))
-        for path in (CORPUS_WARC, SITE_WARC)
-        for link in relink.warc_links(path)
+        {"warc_filename": url + "crawl-data/" + path.name, **{c: row[c] for c in LINK_COLUMNS[1:]}}
+        for path in paths
+        for row in cli_rows(relink_bin, path)
     ]
-    assert len(rows) == len(expected)
-    assert Counter(rows) == Counter(expected)
-    corpus = [row for row in rows if row[0].startswith("http://127.0.0.1:8768/")]
-    assert len(corpus) > 1000
-    index = "http://127.0.0.1:8768/tutorial/index.html"
-    target = "WARC-Target-URI of the record"
-    for row in [
-        (index, "http://127.0.0.1:8768/_static/pygments.css", "link", "href", target),
-        (index, "http://127.0.0.1:8768/tutorial/appetite.html", "link", "href", target),
-        (index, "http://127.0.0.1:8768/_static/doctools.js", "script", "src", target),
-        (
-            "http://127.0.0.1:8769/site/located.html",
-            "http://127.0.0.1:8769/moved/other.html",
-            "a",
-            "href",
-            "Content-Location of the message",
-        ),
-    ]:
-        assert row in rows, row
+    as_counter = lambda rows: Counter(tuple(sorted(row.items())) for row in rows)
+    assert as_counter(rows) == as_counter(expected)
+    assert any(row["target_uri"] == "http://news.example.org/n/" for row in rows)
+    all_records = sum(records(p) for p in paths)
+    assert summary(outputs[0]) == (len(paths), all_records, len(rows))
+
+    # The host graph: each edge once.
+    (part,) = graph_out.glob("part-*.csv")
+    lines = part.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "s,t"
+    assert sorted(tuple(line.split(",")) for line in lines[1:]) == sorted(CRAWL_EDGES)
+    assert summary(outputs[1]) == (len(paths), all_records, len(rows))
