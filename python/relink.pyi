@@ -24,7 +24,7 @@ __version__: str
 # exist for type checkers only: import them under
 # `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
-Kind = Literal["html", "css", "message", "mbox", "warc", "wacz"]
+Kind = Literal["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]
 BytesLike = Union[bytes, bytearray, memoryview, mmap.mmap]
 
 class ReadableStream(Protocol):

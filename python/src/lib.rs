@@ -149,13 +149,15 @@ mod engine {
     }
 
     /// The kinds taken by name.
-    pub const KINDS: [(&str, Kind); 6] = [
+    pub const KINDS: [(&str, Kind); 8] = [
         ("html", Kind::Html),
         ("css", Kind::Css),
         ("message", Kind::Message),
         ("mbox", Kind::Mbox),
         ("warc", Kind::Warc),
         ("wacz", Kind::Wacz),
+        ("xml", Kind::Xml),
+        ("markdown", Kind::Markdown),
     ];
 
     fn kind(name: &str) -> Result<Kind, Failure> {

@@ -702,3 +702,17 @@ def test_the_package_is_typed() -> None:
         assert name in text
     assert relink.resolve.__doc__ and "rfc1808" in relink.resolve.__doc__
     assert relink.warc_links.__doc__ and "background thread" in relink.warc_links.__doc__
+
+
+def test_feeds_and_markdown_are_kinds_too() -> None:
+    feed = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://a.example/blog/">'
+        b'<link href="post.html"/></feed>'
+    )
+    assert [row["resolved"] for row in relink.links(feed, kind="xml")] == [
+        "http://a.example/blog/post.html"
+    ]
+    readme = b"See [the guide](docs/guide.md).\n"
+    out = relink.rewrite(readme, "https://example.com/r/README.md", kind="markdown")
+    assert out == b"See [the guide](https://example.com/r/docs/guide.md).\n"
+
