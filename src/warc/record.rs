@@ -384,28 +384,10 @@ impl<R: BufRead> RecordReader<R> {
         };
         loop {
             if member.is_none() {
-                let Some(mut tee) = idle.take() else {
-                    return Ok(None);
-                };
-                if tee.fill_buf()?.is_empty() {
-                    *idle = Some(tee);
-                    return Ok(None);
+                match open_member(idle, self.keep_members)? {
+                    Some(open) => *member = Some(open),
+                    None => return Ok(None),
                 }
-                tee.taken.clear();
-                tee.keep = self.keep_members;
-                let offset = tee.position;
-                *member = Some(Open {
-                    reader: Box::new(Pushback::new(BufReader::with_capacity(
-                        64 << 10,
-                        GzDecoder::new(tee),
-                    ))),
-                    offset,
-                    pieces: Vec::new(),
-                    size: 0,
-                    records: 0,
-                    streaming: false,
-                    raw: false,
-                });
             }
             let Some(open) = member.as_mut() else {
                 return Ok(None);
@@ -569,6 +551,33 @@ impl<R: BufRead> RecordReader<R> {
             }
         }
     }
+}
+
+/// The next gzip member of the input, its compressed bytes kept when
+/// `keep` asks; `None` at the end of the input.
+fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<Option<Open<R>>> {
+    let Some(mut tee) = idle.take() else {
+        return Ok(None);
+    };
+    if tee.fill_buf()?.is_empty() {
+        *idle = Some(tee);
+        return Ok(None);
+    }
+    tee.taken.clear();
+    tee.keep = keep;
+    let offset = tee.position;
+    Ok(Some(Open {
+        reader: Box::new(Pushback::new(BufReader::with_capacity(
+            64 << 10,
+            GzDecoder::new(tee),
+        ))),
+        offset,
+        pieces: Vec::new(),
+        size: 0,
+        records: 0,
+        streaming: false,
+        raw: false,
+    }))
 }
 
 /// The pieces held of a member, given one at a time from now on.
