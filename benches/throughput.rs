@@ -202,11 +202,9 @@ fn main() {
         BaseUrl::parse("https://example.com/docs/page.html", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        details: Details::Counts,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .outer(Some(&base))
+        .details(Details::Counts);
     let rewrite = |text: &str| {
         black_box(rewrite_html(black_box(text.as_bytes()), &options).unwrap());
     };

@@ -13,6 +13,7 @@ use crate::url::Rules;
 pub const MAX_DOCUMENT_BYTES: usize = u32::MAX as usize;
 
 /// How to rewrite one document.
+#[non_exhaustive]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options<'a> {
     /// The rule set for every resolution, the BASE element's included.
@@ -35,6 +36,68 @@ pub struct Options<'a> {
     pub extra_attributes: &'a [ExtraAttribute],
     /// Whether each link is recorded, or only counted.
     pub details: Details,
+}
+
+impl<'a> Options<'a> {
+    /// The default options: RFC 1808, no base but what documents give,
+    /// every link recorded. The methods below set one field each.
+    ///
+    /// ```
+    /// use relink::{Details, Options, Rules};
+    /// let options = Options::new().rules(Rules::Rfc3986).details(Details::Counts);
+    /// assert_eq!(options.rules, Rules::Rfc3986);
+    /// ```
+    pub fn new() -> Self {
+        Options::default()
+    }
+
+    /// The rule set for every resolution.
+    pub fn rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        self
+    }
+
+    /// A base forced above every layer.
+    pub fn forced(mut self, base: Option<&'a Base>) -> Self {
+        self.forced = base;
+        self
+    }
+
+    /// The base from the layers outside the document.
+    pub fn outer(mut self, base: Option<&'a Base>) -> Self {
+        self.outer = base;
+        self
+    }
+
+    /// The base of embedded resources.
+    pub fn resource_base(mut self, base: Option<&'a Base>) -> Self {
+        self.resource_base = base;
+        self
+    }
+
+    /// The transport's charset.
+    pub fn transport(mut self, encoding: Option<&'static Encoding>) -> Self {
+        self.transport = encoding;
+        self
+    }
+
+    /// Whether `#name` links are left as they are.
+    pub fn keep_fragment_links(mut self, keep: bool) -> Self {
+        self.keep_fragment_links = keep;
+        self
+    }
+
+    /// Further attributes holding URLs on every HTML element.
+    pub fn extra_attributes(mut self, attributes: &'a [ExtraAttribute]) -> Self {
+        self.extra_attributes = attributes;
+        self
+    }
+
+    /// Whether each link is recorded, or only counted.
+    pub fn details(mut self, details: Details) -> Self {
+        self.details = details;
+        self
+    }
 }
 
 /// How much a rewrite tells of the links it found.

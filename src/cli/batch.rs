@@ -312,20 +312,19 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         ),
         None => None,
     };
-    let options = Options {
-        rules: settings.rules,
-        forced: settings.forced.as_ref(),
-        outer: retrieved.as_ref(),
-        resource_base: settings.resource_base.as_ref(),
-        transport: settings.transport,
-        keep_fragment_links: settings.keep_fragment_links,
-        extra_attributes: &settings.extra_attributes,
-        details: if settings.keep_details {
+    let options = Options::default()
+        .rules(settings.rules)
+        .forced(settings.forced.as_ref())
+        .outer(retrieved.as_ref())
+        .resource_base(settings.resource_base.as_ref())
+        .transport(settings.transport)
+        .keep_fragment_links(settings.keep_fragment_links)
+        .extra_attributes(&settings.extra_attributes)
+        .details(if settings.keep_details {
             Details::Links
         } else {
             Details::Counts
-        },
-    };
+        });
     let Opened { mut reader, file } = open_input(job, settings)?;
     let mut head = Vec::with_capacity(8192);
     (&mut reader)

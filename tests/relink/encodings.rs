@@ -176,10 +176,7 @@ fn rewrite_against(base: &str, doc: &[u8]) -> Vec<u8> {
         BaseUrl::parse(base, Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().outer(Some(&base));
     rewrite_html(doc, &options).unwrap().bytes(doc).to_vec()
 }
 

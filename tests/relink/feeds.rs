@@ -19,11 +19,7 @@ fn rewrite(kind: Kind, input: &[u8], rules: Rules, retrieved_from: &str) -> Docu
         BaseUrl::parse(retrieved_from, rules).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        rules,
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().rules(rules).outer(Some(&base));
     rewrite_document(kind, input, &options).unwrap()
 }
 

@@ -51,11 +51,9 @@ fn every_tag_lies_where_its_span_says() {
 }
 
 fn utf8_options(outer: Option<&Base>) -> Options<'_> {
-    Options {
-        outer,
-        transport: Some(encoding_rs::UTF_8),
-        ..Options::default()
-    }
+    Options::default()
+        .outer(outer)
+        .transport(Some(encoding_rs::UTF_8))
 }
 
 #[test]
@@ -236,7 +234,7 @@ mod properties {
                 BaseUrl::parse(RETRIEVED_FROM, Rules::Rfc1808).unwrap(),
                 BaseSource::RetrievedFrom,
             );
-            let options = Options { outer: Some(&retrieved), ..Options::default() };
+            let options = Options::default().outer(Some(&retrieved));
             for css in [false, true] {
                 let rewrite = |bytes: &[u8]| if css {
                     relink::rewrite_css(bytes, &options).unwrap()

@@ -28,11 +28,7 @@ fn rewrite(name: &str, input: &[u8], from: Option<&str>, rules: Rules) -> Vec<u8
             BaseSource::RetrievedFrom,
         )
     });
-    let options = Options {
-        rules,
-        outer: base.as_ref(),
-        ..Options::default()
-    };
+    let options = Options::default().rules(rules).outer(base.as_ref());
     let outcome = if name.ends_with(".css") {
         rewrite_css(input, &options)
     } else {
@@ -215,11 +211,9 @@ fn lazy_loading_attributes_are_links_only_when_named() {
         BaseUrl::parse(from, Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        extra_attributes: &extras,
-        ..Options::default()
-    };
+    let options = Options::default()
+        .outer(Some(&base))
+        .extra_attributes(&extras);
     let outcome = rewrite_html(&input, &options).unwrap();
     let want = std::fs::read(fixture("html/lazy.expected.html")).unwrap();
     assert_eq!(
@@ -254,11 +248,7 @@ fn warnings_say_their_kind_and_place() {
         BaseUrl::parse("http://h/", Rules::Whatwg).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        rules: Rules::Whatwg,
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().rules(Rules::Whatwg).outer(Some(&base));
     let outcome = rewrite_html(b"<p>\n<base href='http://['><a href='//['>", &options).unwrap();
     let found: Vec<(WarningKind, String)> = outcome
         .warnings

@@ -71,11 +71,9 @@ fn two_million_distinct_attributes_take_seconds() {
             BaseUrl::parse("http://example.com/dir/", Rules::Rfc1808).unwrap(),
             BaseSource::RetrievedFrom,
         );
-        let options = Options {
-            outer: Some(&retrieved),
-            transport: Some(encoding_rs::UTF_8),
-            ..Options::default()
-        };
+        let options = Options::default()
+            .outer(Some(&retrieved))
+            .transport(Some(encoding_rs::UTF_8));
         let outcome = rewrite_html(page.as_bytes(), &options).unwrap();
         let output = outcome.output.unwrap();
         let _ = send.send(output.ends_with(b" data=z><a href=http://example.com/dir/y>"));
@@ -91,11 +89,9 @@ fn rewrite(page: &str) -> String {
         BaseUrl::parse("http://example.com/dir/", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&retrieved),
-        transport: Some(encoding_rs::UTF_8),
-        ..Options::default()
-    };
+    let options = Options::default()
+        .outer(Some(&retrieved))
+        .transport(Some(encoding_rs::UTF_8));
     let outcome = rewrite_html(page.as_bytes(), &options).unwrap();
     assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
     String::from_utf8(outcome.output.unwrap()).unwrap()

@@ -25,10 +25,7 @@ fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>)
             BaseSource::RetrievedFrom,
         )
     });
-    let options = Options {
-        outer: base.as_ref(),
-        ..Options::default()
-    };
+    let options = Options::default().outer(base.as_ref());
     if mbox::looks_like_mbox(input) {
         let mut out = Vec::new();
         let mut warnings = Vec::new();
@@ -349,10 +346,7 @@ fn a_relative_content_location_stays_matched_with_the_links() {
         BaseUrl::parse("http://intranet.example.com/finance/q1/", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().outer(Some(&base));
     let outcome = rewrite_message(&input, &options);
     let output = outcome.output.expect("rewritten");
     let mail = mailparse::parse_mail(&output).unwrap();
@@ -447,10 +441,7 @@ fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
         BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().outer(Some(&base));
     let outcome = rewrite_message(&input, &options);
     assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
     let output = outcome.output.expect("rewritten");
@@ -548,10 +539,7 @@ fn an_encoded_content_location_gives_the_base() {
         BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().outer(Some(&base));
     let outcome = rewrite_message(bad, &options);
     assert_eq!(
         outcome
@@ -626,10 +614,7 @@ fn rewrite_as(text: &[u8], format: MboxFormat) -> (Vec<u8>, Vec<String>, bool) {
         BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
     );
-    let options = Options {
-        outer: Some(&base),
-        ..Options::default()
-    };
+    let options = Options::default().outer(Some(&base));
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let changed = rewrite_mbox(text, format, &mut out, &options, |m, _| {
@@ -886,7 +871,7 @@ mod properties {
             let mut text = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
             text.extend_from_slice(&input);
             let base = Base::new(BaseUrl::parse("http://r/x/", Rules::Rfc1808).unwrap(), BaseSource::RetrievedFrom);
-            let options = Options { outer: Some(&base), ..Options::default() };
+            let options = Options::default().outer(Some(&base));
             let mut out = Vec::new();
             rewrite_mbox(&text[..], format, &mut out, &options, |_, _| {}).unwrap();
             prop_assert_eq!(count_messages(&out, format), count_messages(&text, format));
@@ -1029,10 +1014,7 @@ mod from_lines {
             BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
             BaseSource::RetrievedFrom,
         );
-        let options = Options {
-            outer: Some(&base),
-            ..Options::default()
-        };
+        let options = Options::default().outer(Some(&base));
         for (old, new) in before.iter().zip(&after) {
             if old == new {
                 continue;

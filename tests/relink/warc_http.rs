@@ -629,10 +629,7 @@ fn head_links_follow_the_rules_and_leave_what_needs_no_change() {
     let input = response("http://a/b/c/d;p?q", head, b"");
     let resolved = |rules: Rules| {
         let options = WarcOptions {
-            document: relink::Options {
-                rules,
-                ..relink::Options::default()
-            },
+            document: relink::Options::default().rules(rules),
             ..WarcOptions::default()
         };
         head_links(&input, &options)[0].4.clone()

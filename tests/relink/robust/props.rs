@@ -47,11 +47,9 @@ pub struct Run {
 /// The options for `outer` as the layer below the document, with its rule
 /// set for every resolution (the BASE element's too).
 fn options(outer: Option<&Base>) -> Options<'_> {
-    Options {
-        rules: outer.map_or(Rules::default(), |b| b.url.rules()),
-        outer,
-        ..Options::default()
-    }
+    Options::default()
+        .rules(outer.map_or(Rules::default(), |b| b.url.rules()))
+        .outer(outer)
 }
 
 /// Rewrites an HTML document with `outer` as the layer below it.
