@@ -37,8 +37,8 @@ fn main() -> ExitCode {
         None => run_rewrite(&cli.rewrite),
     };
     match result {
-        Ok(Outcome::Done) => ExitCode::SUCCESS,
-        Ok(Outcome::SomeFailed | Outcome::Differences | Outcome::Warnings) => ExitCode::from(1),
+        Ok(Exit::Done) => ExitCode::SUCCESS,
+        Ok(Exit::SomeFailed | Exit::Differences | Exit::Warnings) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             say!("error: {err:#}");
@@ -66,12 +66,12 @@ pub(crate) fn clap_exit(err: &clap::Error) -> ExitCode {
 }
 
 /// Writes `bytes` to standard output.
-pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<Outcome> {
+pub(crate) fn write_stdout(bytes: &[u8]) -> anyhow::Result<Exit> {
     let mut out = io::stdout().lock();
     out.write_all(bytes)
         .and_then(|()| out.flush())
         .context("writing standard output")?;
-    Ok(Outcome::Done)
+    Ok(Exit::Done)
 }
 
 /// A closed standard output (`relink ... | head`) is not a failure.

@@ -310,7 +310,7 @@ pub(crate) enum Format {
 
 /// How a run ended, short of an error that stops it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub(crate) enum Exit {
     /// Every input went through.
     Done,
     /// Some inputs failed; the others were done.

@@ -16,10 +16,10 @@ use super::progress::*;
 use super::report::*;
 
 /// `relink resolve BASE [REF...]`.
-pub(crate) fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Exit> {
     let base = parse_base(&args.base, args.rules.into())?;
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut outcome = Outcome::Done;
+    let mut outcome = Exit::Done;
     // Writes the resolution of one reference, or an empty line when there
     // is none (so line N of the output answers reference N); says whether
     // there was one.
@@ -56,20 +56,20 @@ pub(crate) fn run_resolve(args: &ResolveArgs) -> anyhow::Result<Outcome> {
             match std::str::from_utf8(text) {
                 Ok(reference) => {
                     if !emit(reference, &mut out).context("writing standard output")? {
-                        outcome = Outcome::SomeFailed;
+                        outcome = Exit::SomeFailed;
                     }
                 }
                 Err(_) => {
                     say!("error: standard input line {number}: not utf-8");
                     writeln!(out).context("writing standard output")?;
-                    outcome = Outcome::SomeFailed;
+                    outcome = Exit::SomeFailed;
                 }
             }
         }
     } else {
         for reference in &args.references {
             if !emit(reference, &mut out).context("writing standard output")? {
-                outcome = Outcome::SomeFailed;
+                outcome = Exit::SomeFailed;
             }
         }
     }
@@ -181,7 +181,7 @@ pub(crate) fn destination(
 }
 
 /// `relink FILE...`: rewrite inputs.
-pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mode = args.mode();
     if let Some(suffix) = &args.backup {
         check_backup_suffix(suffix)?;
@@ -204,20 +204,20 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Outcome> {
         print_summary(&tally, mode, args.format);
     }
     Ok(if tally.errors > 0 {
-        Outcome::SomeFailed
+        Exit::SomeFailed
     } else if mode == Mode::Check && tally.would_change > 0
         || mode == Mode::CompareRules && tally.differences > 0
     {
-        Outcome::Differences
+        Exit::Differences
     } else if args.strict && tally.warnings + tally.differences > 0 {
-        Outcome::Warnings
+        Exit::Warnings
     } else {
-        Outcome::Done
+        Exit::Done
     })
 }
 
 /// `relink explain FILE...`.
-pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
+pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
     let settings = settings(&args.base, Destination::Nowhere, Mode::List)?;
     let mut out = BufWriter::new(io::stdout().lock());
@@ -249,8 +249,8 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Outcome> {
     }
     out.flush().context("writing standard output")?;
     Ok(if errors > 0 {
-        Outcome::SomeFailed
+        Exit::SomeFailed
     } else {
-        Outcome::Done
+        Exit::Done
     })
 }

@@ -253,16 +253,16 @@ impl Walker<'_> {
             return;
         }
         let kind = match mimetype {
-            "text/html" => Kind::Html,
-            "text/css" => Kind::Css,
+            "text/html" => PartKind::Html,
+            "text/css" => PartKind::Css,
             "application/atom+xml"
             | "application/rss+xml"
             | "application/rdf+xml"
             | "image/svg+xml"
             | "application/xhtml+xml"
             | "application/xml"
-            | "text/xml" => Kind::Xml,
-            "message/rfc822" | "message/global" => Kind::Message,
+            | "text/xml" => PartKind::Xml,
+            "message/rfc822" | "message/global" => PartKind::Message,
             _ => return,
         };
         let body = raw_body(mail);
@@ -290,7 +290,7 @@ impl Walker<'_> {
             }
         };
         let rewritten = match kind {
-            Kind::Message if depth + 1 >= MAX_MESSAGE_DEPTH => {
+            PartKind::Message if depth + 1 >= MAX_MESSAGE_DEPTH => {
                 self.warn(
                     path,
                     WarningKind::TooDeep,
@@ -300,11 +300,11 @@ impl Walker<'_> {
                 );
                 None
             }
-            Kind::Message => {
+            PartKind::Message => {
                 let inner = self.message(&decoded, base, path, depth + 1);
                 (!inner.is_empty()).then(|| splice::apply(&decoded, &inner))
             }
-            Kind::Html | Kind::Css | Kind::Xml => {
+            PartKind::Html | PartKind::Css | PartKind::Xml => {
                 self.document(&decoded, mail, base, kind, path, layers)
             }
         };
@@ -481,7 +481,7 @@ impl Walker<'_> {
         decoded: &[u8],
         mail: &ParsedMail<'_>,
         base: Option<&Base>,
-        kind: Kind,
+        kind: PartKind,
         path: &str,
         layers: Vec<Layer>,
     ) -> Option<Vec<u8>> {
@@ -499,8 +499,8 @@ impl Walker<'_> {
             ..*self.options
         };
         let embedded = match kind {
-            Kind::Css => Embedded::Css,
-            Kind::Xml => Embedded::Xml,
+            PartKind::Css => Embedded::Css,
+            PartKind::Xml => Embedded::Xml,
             _ => Embedded::Html,
         };
         let result = self.documents.rewrite(embedded, decoded, &options);
@@ -643,8 +643,10 @@ fn from_line_added(old: &[u8], new: &[u8]) -> bool {
     count(&b[head..b.len() - tail]) > count(&a[head..a.len() - tail])
 }
 
+/// What a part is, for the walk: a document to rewrite, or a message to
+/// walk into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum PartKind {
     Html,
     Css,
     Message,

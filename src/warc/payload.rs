@@ -28,13 +28,6 @@ pub(crate) struct NewRecord {
     pub block: Vec<u8>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Html,
-    Css,
-    Xml,
-}
-
 /// The media types of XML documents relink reads: feeds, SVG, XHTML (read
 /// as HTML unless it is well-formed XML), and XML in general, as which
 /// feeds are often served.
@@ -49,14 +42,14 @@ const XML_TYPES: &[&str] = &[
 ];
 
 /// The kind of a media type relink rewrites.
-fn kind_of(content_type: &str) -> Option<Kind> {
+fn kind_of(content_type: &str) -> Option<Embedded> {
     let essence = content_type.split(';').next().unwrap_or("").trim();
     if essence.eq_ignore_ascii_case("text/html") {
-        Some(Kind::Html)
+        Some(Embedded::Html)
     } else if XML_TYPES.iter().any(|t| essence.eq_ignore_ascii_case(t)) {
-        Some(Kind::Xml)
+        Some(Embedded::Xml)
     } else if essence.eq_ignore_ascii_case("text/css") {
-        Some(Kind::Css)
+        Some(Embedded::Css)
     } else {
         None
     }
@@ -267,7 +260,7 @@ fn response_payload(
     }
     let kind = match declared {
         Some(kind) => kind?,
-        None if sniffs_as_html(&decoded.payload) => Kind::Html,
+        None if sniffs_as_html(&decoded.payload) => Embedded::Html,
         None => return None,
     };
     let (base, layers) = http_base(response, target, options.document.rules, report);
@@ -568,7 +561,7 @@ impl Target {
 #[allow(clippy::too_many_arguments)]
 fn rewrite_payload(
     payload: &[u8],
-    kind: Kind,
+    kind: Embedded,
     mimetype: String,
     base: Option<&Base>,
     layers: Vec<Layer>,
@@ -581,14 +574,7 @@ fn rewrite_payload(
         transport: transport.or(options.document.transport),
         ..options.document
     };
-    let embedded = match kind {
-        Kind::Html => Embedded::Html,
-        Kind::Css => Embedded::Css,
-        Kind::Xml => Embedded::Xml,
-    };
-    let result = options
-        .documents
-        .rewrite(embedded, payload, &document_options);
+    let result = options.documents.rewrite(kind, payload, &document_options);
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
@@ -632,13 +618,13 @@ mod tests {
 
     #[test]
     fn kinds_and_charsets_come_from_the_media_type() {
-        assert_eq!(kind_of("text/html; charset=utf-8"), Some(Kind::Html));
-        assert_eq!(kind_of("TEXT/CSS"), Some(Kind::Css));
+        assert_eq!(kind_of("text/html; charset=utf-8"), Some(Embedded::Html));
+        assert_eq!(kind_of("TEXT/CSS"), Some(Embedded::Css));
         assert_eq!(kind_of("image/png"), None);
-        assert_eq!(kind_of("application/atom+xml"), Some(Kind::Xml));
+        assert_eq!(kind_of("application/atom+xml"), Some(Embedded::Xml));
         assert_eq!(
             kind_of("Application/XHTML+XML; charset=utf-8"),
-            Some(Kind::Xml)
+            Some(Embedded::Xml)
         );
         assert_eq!(
             charset("text/html; charset=\"ISO-8859-1\""),
