@@ -378,16 +378,48 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     let mut input = head;
     reader.read_to_end(&mut input)?;
     let output = rewrite_in_memory(kind, &input, &options, report)?;
-    report.changed = output.is_some();
+    let rewritten = Rewritten {
+        document: &input,
+        new: output.as_deref(),
+        bytes: output.as_deref(),
+    };
+    finish_document(
+        job,
+        settings,
+        (&input, rewritten, file.as_ref()),
+        out,
+        report,
+    )
+}
+
+/// A document rewritten in memory: the document as read and as rewritten
+/// (for the diff), and the bytes to write when it changed (the new
+/// document, compressed again if it was compressed).
+struct Rewritten<'a> {
+    document: &'a [u8],
+    new: Option<&'a [u8]>,
+    bytes: Option<&'a [u8]>,
+}
+
+/// Reports and writes a document rewritten in memory; `input` is the file's
+/// bytes as read.
+fn finish_document(
+    job: &Job,
+    settings: &Settings,
+    (input, rewritten, file): (&[u8], Rewritten<'_>, Option<&(PathBuf, Metadata)>),
+    out: &mut dyn Write,
+    report: &mut Report,
+) -> io::Result<()> {
+    report.changed = rewritten.bytes.is_some();
     if settings.diff
-        && let Some(new) = &output
+        && let Some(new) = rewritten.new
     {
-        report.diff = Some(unified_diff(&job.name, &input, new));
+        report.diff = Some(unified_diff(&job.name, rewritten.document, new));
     }
     let document = Document {
-        bytes: output.as_deref().unwrap_or(&input),
-        changed: output.is_some(),
-        file: file.as_ref(),
+        bytes: rewritten.bytes.unwrap_or(input),
+        changed: rewritten.bytes.is_some(),
+        file,
     };
     write_document(job, settings, document, out, report)?;
     if !matches!(
@@ -502,26 +534,22 @@ fn run_compressed(
         ));
     }
     let output = rewrite_in_memory(kind, document, options, report)?;
-    report.changed = output.is_some();
-    if settings.diff
-        && let Some(new) = &output
-    {
-        report.diff = Some(unified_diff(&job.name, document, new));
-    }
-    let output = output.map(|new| gunzipped.gzip_again(&new)).transpose()?;
-    let document = Document {
-        bytes: output.as_deref().unwrap_or(&input),
-        changed: output.is_some(),
-        file: file.as_ref(),
+    let zipped = output
+        .as_deref()
+        .map(|new| gunzipped.gzip_again(new))
+        .transpose()?;
+    let rewritten = Rewritten {
+        document,
+        new: output.as_deref(),
+        bytes: zipped.as_deref(),
     };
-    write_document(job, settings, document, out, report)?;
-    if !matches!(
-        settings.destination,
-        Destination::Nowhere | Destination::InPlace { .. }
-    ) {
-        report.written = report.changed;
-    }
-    Ok(())
+    finish_document(
+        job,
+        settings,
+        (&input, rewritten, file.as_ref()),
+        out,
+        report,
+    )
 }
 
 /// Rewrites (or lists) a WACZ package: every WARC inside it, its indexes

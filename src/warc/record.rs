@@ -186,13 +186,19 @@ struct Tee<R> {
     position: u64,
 }
 
+/// `Read::read` through a reader's own buffer, so that every byte read
+/// goes through its `consume`.
+fn read_buffered<B: BufRead>(reader: &mut B, buf: &mut [u8]) -> io::Result<usize> {
+    let available = reader.fill_buf()?;
+    let n = available.len().min(buf.len());
+    buf[..n].copy_from_slice(&available[..n]);
+    reader.consume(n);
+    Ok(n)
+}
+
 impl<R: BufRead> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
@@ -248,11 +254,7 @@ impl<R> Pushback<R> {
 
 impl<R: BufRead> Read for Pushback<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(buf.len());
-        buf[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, buf)
     }
 }
 
