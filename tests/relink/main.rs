@@ -10,6 +10,7 @@ mod html_corpus;
 mod html_fixtures;
 mod html_shapes;
 mod mail;
+mod memory;
 mod resolver;
 mod robust;
 mod tokenizer;
