@@ -1,13 +1,21 @@
-//! Peak memory of the command line (one worker, writing its output) on
-//! one large document of each shape of `shapes/mod.rs`, as a multiple of
-//! the document's size. Run with `cargo bench --bench memory`;
-//! `RELINK_SHAPE_MB` sets the size (50 MB by default). Linux only: the
-//! peak comes from `wait4`'s resource usage of each run.
+//! Peak memory of the command line (one worker): on one large document
+//! of each shape of `shapes/mod.rs`, written to `-o`, as a multiple of the
+//! document's size; then on archives of two sizes, listed and rewritten,
+//! where the peak should not grow with the file: a WARC of the corpus
+//! WARC's records repeated, and an mbox of the messages of
+//! `fixtures/mail/` and the corpus pages as HTML messages (one page
+//! repeated to 2.7 MB among them) repeated. Run with
+//! `cargo bench --bench memory`; `RELINK_SHAPE_MB` sets the size of the
+//! shapes (50 MB by default), `RELINK_ARCHIVE_MB` the sizes of the
+//! archives (`100,1000` by default), and `RELINK_BENCH=shapes` or
+//! `archives` runs one part. Linux only: the peak comes from `wait4`'s
+//! resource usage of each run, through `python3`.
 
 #[path = "shapes/mod.rs"]
 mod shapes;
 
-use std::path::PathBuf;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -25,28 +33,53 @@ fn corpus_pages() -> Vec<String> {
         .collect()
 }
 
-/// Runs `command` to its end; its peak resident set in bytes.
-#[cfg(target_os = "linux")]
-#[allow(clippy::zombie_processes, reason = "the child is reaped by wait4")]
-fn peak_rss(command: &mut Command) -> u64 {
-    let child = command.spawn().expect("the relink binary");
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value to be written over.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for; `status` and
-    // `usage` are valid for writes.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "relink failed"
-    );
-    u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024
+/// Runs a command and prints its peak resident set in bytes and its exit
+/// status. The command is run from this small process, not from the
+/// bench's: a child spawned by a process inherits that process's peak
+/// (Linux counts the memory it had when the child called exec), and the
+/// bench holds its inputs. (This process's own peak, about 10 MB, is then
+/// the floor of every figure.)
+const MEASURE: &str = r#"
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))
+"#;
+
+/// Runs `command` to its end (its standard output discarded); its peak
+/// resident set in bytes.
+fn peak_rss(command: &Command) -> u64 {
+    let output = Command::new("python3")
+        .args(["-c", MEASURE])
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    let [peak, 0] = fields[..] else {
+        panic!("relink failed: {text}");
+    };
+    peak
 }
 
 #[cfg(target_os = "linux")]
 fn main() {
+    let part = std::env::var("RELINK_BENCH").unwrap_or_default();
+    if part != "archives" {
+        shapes();
+    }
+    if part != "shapes" {
+        archives();
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn shapes() {
     let mb: usize = std::env::var("RELINK_SHAPE_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -63,8 +96,7 @@ fn main() {
                 .arg(&input)
                 .args(["--retrieved-from", "https://example.com/", "-j", "1", "-q"])
                 .arg("-o")
-                .arg(dir.path().join("output.html"))
-                .stdout(Stdio::null()),
+                .arg(dir.path().join("output.html")),
         );
         println!(
             "  {name:<26} {:>6.1} MB  {:>6.0} MB peak  {:>5.1}x  {:>6.2} s",
@@ -73,6 +105,140 @@ fn main() {
             peak as f64 / page.len() as f64,
             start.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// Writes `unit` as often as it takes to reach `size` bytes.
+fn repeat(path: &Path, unit: &[u8], size: usize) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for _ in 0..size.div_ceil(unit.len()) {
+        file.write_all(unit).unwrap();
+    }
+    file.flush().unwrap();
+}
+
+/// The corpus WARC's records, uncompressed, repeated to `size` bytes.
+fn warc(path: &Path, size: usize) {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/corpus/warc/python-tutorial.warc.gz");
+    let mut records = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(corpus).unwrap())
+        .read_to_end(&mut records)
+        .unwrap();
+    repeat(path, &records, size);
+}
+
+/// One mboxrd message: the `From ` line, the message with its `From `
+/// lines quoted, a blank line.
+fn mbox_message(message: &[u8]) -> Vec<u8> {
+    let mut out = b"From relink@example.org Mon Mar  2 10:00:00 2026\n".to_vec();
+    for line in message.split_inclusive(|&b| b == b'\n') {
+        let arrows = line.iter().take_while(|&&b| b == b'>').count();
+        if line[arrows..].starts_with(b"From ") {
+            out.push(b'>');
+        }
+        out.extend_from_slice(line);
+    }
+    if !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out
+}
+
+/// An HTML message of `page`, with a base.
+fn html_message(page: &str) -> Vec<u8> {
+    let head = "From: a@example.org\nSubject: a page\nMIME-Version: 1.0\n\
+                Content-Base: http://example.org/pages/\n\
+                Content-Type: text/html; charset=utf-8\n\n";
+    [head.as_bytes(), page.as_bytes()].concat()
+}
+
+/// The mail fixtures and the corpus pages (one repeated to 2.7 MB) as an
+/// mbox, repeated to `size` bytes; the size of the largest message.
+fn mbox(path: &Path, size: usize) -> usize {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/mail");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.contains(".expected.") && (name.ends_with(".eml") || name.ends_with(".mhtml"))
+        })
+        .collect();
+    files.sort();
+    let mut messages: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let pages = corpus_pages();
+    messages.extend(pages.iter().map(|page| html_message(page)));
+    let mut large = String::new();
+    while large.len() < 2_700_000 {
+        large.push_str(&pages[0]);
+    }
+    messages.push(html_message(&large));
+    let largest = messages.iter().map(Vec::len).max().unwrap_or(0);
+    let unit: Vec<u8> = messages.iter().flat_map(|m| mbox_message(m)).collect();
+    repeat(path, &unit, size);
+    largest
+}
+
+/// Peak RSS of listing and rewriting a WARC and an mbox of each size.
+#[cfg(target_os = "linux")]
+fn archives() {
+    let sizes: Vec<usize> = std::env::var("RELINK_ARCHIVE_MB")
+        .unwrap_or_else(|_| "100,1000".to_owned())
+        .split(',')
+        .filter_map(|mb| mb.trim().parse().ok())
+        .collect();
+    let relink = env!("CARGO_BIN_EXE_relink");
+    let dir = tempfile::tempdir().unwrap();
+    println!("peak RSS of relink -j 1 on archives");
+    let jobs: [(&str, &str, &[&str]); 4] = [
+        (
+            "--list --format json",
+            "warc",
+            &["--list", "--format", "json"],
+        ),
+        ("--list", "mbox", &["--list"]),
+        ("rewrite to -o", "mbox", &[]),
+        ("rewrite to -o", "warc", &[]),
+    ];
+    for &mb in &sizes {
+        let warc_path = dir.path().join("archive.warc");
+        warc(&warc_path, mb * 1_000_000);
+        let mbox_path = dir.path().join("archive.mbox");
+        let largest = mbox(&mbox_path, mb * 1_000_000);
+        for (job, kind, args) in jobs {
+            let input = if kind == "warc" {
+                &warc_path
+            } else {
+                &mbox_path
+            };
+            let mut command = Command::new(relink);
+            command
+                .arg(input)
+                .args(["--retrieved-from", "http://example.org/", "-j", "1", "-q"])
+                .args(args);
+            if args.is_empty() {
+                command.arg("-o").arg(dir.path().join("output"));
+            }
+            let start = Instant::now();
+            let peak = peak_rss(&command);
+            let bound = if (job, kind) == ("rewrite to -o", "mbox") {
+                format!(
+                    " (bound 64 MB + 5 x {:.1} MB = {:.0} MB)",
+                    largest as f64 / 1e6,
+                    (64e6 + 5.0 * largest as f64) / 1e6
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "  {job:<22} {kind} {:>6.0} MB  {:>6.0} MB peak  {:>6.2} s{bound}",
+                std::fs::metadata(input).unwrap().len() as f64 / 1e6,
+                peak as f64 / 1e6,
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
 }
 

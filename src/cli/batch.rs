@@ -141,10 +141,13 @@ pub struct Settings {
     pub destination: Destination,
     /// Produce a unified diff of each change.
     pub diff: bool,
-    /// Keep every link and each part's layers in the report (for
-    /// `--list`, `--check` and `explain`); else only count links, so memory
-    /// stays bounded on large archives.
-    pub keep_details: bool,
+    /// Read every link and hand it to the rows sink of [`process`] (for
+    /// `--list`, `--check` and `--compare-rules`); else only count links.
+    pub links: bool,
+    /// Keep each document's or part's base layers in the report (for
+    /// `explain`); else drop them as each record or message is done, so
+    /// memory stays bounded on large archives.
+    pub layers: bool,
     /// Where to count the bytes read from the inputs as they are read, for
     /// a progress bar that moves through one large archive too.
     pub bytes_read: Option<Arc<AtomicU64>>,
@@ -171,8 +174,6 @@ pub struct Report {
     pub name: String,
     /// Its kind, once known.
     pub kind: Option<Kind>,
-    /// Every link, when [`Settings::keep_details`] asks for them.
-    pub links: Vec<LinkRow>,
     /// How many links were rewritten.
     pub rewritten: usize,
     /// Warnings, each naming where.
@@ -190,31 +191,81 @@ pub struct Report {
     pub error: Option<String>,
     /// A unified diff, when asked for.
     pub diff: Option<String>,
-    /// Each document or part and the layers of its base.
+    /// Each document or part and the layers of its base, when
+    /// [`Settings::layers`] asks for them.
     pub layers: Vec<(String, Vec<Layer>)>,
 }
 
 impl Report {
     /// Takes in what the library reported of a document, or of an
-    /// archive's messages or records.
+    /// archive's messages or records, once its rows are handed on.
     fn absorb_document(&mut self, document: DocumentReport) {
+        debug_assert!(document.rows.is_empty(), "rows are handed on, not kept");
         self.rewritten += document.rewritten;
         self.no_base += document.without_base;
-        self.links.extend(document.rows);
         self.warnings.extend(document.warnings);
         self.layers.extend(document.layers);
     }
 }
 
+/// Where the link rows of an input go, a document, record or message at a
+/// time, in input order: an archive's rows are never held whole.
+pub type Rows<'a> = &'a mut dyn FnMut(&[LinkRow]) -> io::Result<()>;
+
+/// Hands rows on as each document, record or message is done, keeping the
+/// first error (standard output closed) for the end of the input.
+struct RowSink<'a> {
+    to: Rows<'a>,
+    error: Option<io::Error>,
+}
+
+impl RowSink<'_> {
+    /// Hands on the rows `document` holds, and clears them.
+    fn send(&mut self, document: &mut DocumentReport) {
+        if !document.rows.is_empty()
+            && self.error.is_none()
+            && let Err(err) = (self.to)(&document.rows)
+        {
+            self.error = Some(err);
+        }
+        document.rows.clear();
+    }
+}
+
+/// Where the output of an input goes: standard output (when it is the
+/// destination), and the rows sink.
+struct Out<'a> {
+    writer: &'a mut dyn Write,
+    rows: RowSink<'a>,
+}
+
 /// Rewrites one input as `settings` say; standard output (when it is the
-/// destination) goes to `out`. An error is in the report; only a broken
-/// `out` is returned as an error.
-pub fn process(job: &Job, settings: &Settings, out: &mut dyn Write) -> io::Result<Report> {
+/// destination) goes to `out`, and the link rows (when
+/// [`Settings::links`] asks for them) to `rows` as each document, record
+/// or message is done. An error is in the report; only a broken `out`, or
+/// an error of `rows`, is returned as an error.
+pub fn process(
+    job: &Job,
+    settings: &Settings,
+    out: &mut dyn Write,
+    rows: Rows<'_>,
+) -> io::Result<Report> {
     let mut report = Report {
         name: job.name.clone(),
         ..Report::default()
     };
-    match run(job, settings, out, &mut report) {
+    let mut out = Out {
+        writer: out,
+        rows: RowSink {
+            to: rows,
+            error: None,
+        },
+    };
+    let result = run(job, settings, &mut out, &mut report);
+    if let Some(err) = out.rows.error {
+        return Err(err);
+    }
+    match result {
         Ok(()) => {}
         Err(err) if err.kind() == io::ErrorKind::BrokenPipe => return Err(err),
         Err(err) => report.error = Some(format!("{}: {err}", job.name)),
@@ -300,7 +351,7 @@ fn under(dir: &Path, job: &Job) -> PathBuf {
     dir.join(&job.relative)
 }
 
-fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report) -> io::Result<()> {
+fn run(job: &Job, settings: &Settings, out: &mut Out<'_>, report: &mut Report) -> io::Result<()> {
     if let Some(done) = copy_entry(job, settings) {
         return done;
     }
@@ -320,7 +371,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
         .transport(settings.transport)
         .keep_fragment_links(settings.keep_fragment_links)
         .extra_attributes(&settings.extra_attributes)
-        .details(if settings.keep_details {
+        .details(if settings.links {
             Details::Links
         } else {
             Details::Counts
@@ -377,7 +428,7 @@ fn run(job: &Job, settings: &Settings, out: &mut dyn Write, report: &mut Report)
     }
     let mut input = head;
     reader.read_to_end(&mut input)?;
-    let output = rewrite_in_memory(kind, &input, &options, report)?;
+    let output = rewrite_in_memory(kind, &input, &options, out, report)?;
     let rewritten = Rewritten {
         document: &input,
         new: output.as_deref(),
@@ -407,7 +458,7 @@ fn finish_document(
     job: &Job,
     settings: &Settings,
     (input, rewritten, file): (&[u8], Rewritten<'_>, Option<&(PathBuf, Metadata)>),
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<()> {
     report.changed = rewritten.bytes.is_some();
@@ -421,7 +472,7 @@ fn finish_document(
         changed: rewritten.bytes.is_some(),
         file,
     };
-    write_document(job, settings, document, out, report)?;
+    write_document(job, settings, document, out.writer, report)?;
     if !matches!(
         settings.destination,
         Destination::Nowhere | Destination::InPlace { .. }
@@ -466,7 +517,7 @@ fn run_compressed(
     options: &Options<'_>,
     (kind, compression): (Kind, compressed::Compression),
     (head, reader, file): Input,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<()> {
     let mut input = head;
@@ -498,7 +549,7 @@ fn run_compressed(
             changed: false,
             file: file.as_ref(),
         };
-        return write_document(job, settings, document, out, report);
+        return write_document(job, settings, document, out.writer, report);
     }
     let header = compressed::Header::read(&input);
     if kind == Kind::Mbox {
@@ -533,7 +584,7 @@ fn run_compressed(
             "gzip around an archive or another compression: not read as a document",
         ));
     }
-    let output = rewrite_in_memory(kind, document, options, report)?;
+    let output = rewrite_in_memory(kind, document, options, out, report)?;
     let zipped = output
         .as_deref()
         .map(|new| gunzipped.gzip_again(new))
@@ -560,7 +611,7 @@ fn run_wacz(
     settings: &Settings,
     options: &Options<'_>,
     (head, reader, file): Input,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<()> {
     let mut reader = reader;
@@ -582,7 +633,8 @@ fn run_wacz(
         record.warnings.clear();
         let labels = rows.layers.len();
         rows.add_record(record);
-        if !settings.keep_details {
+        out.rows.send(&mut rows);
+        if !settings.layers {
             rows.layers.clear();
         } else if let Some(label) = rows.layers.get_mut(labels) {
             label.0 = format!("{entry} {}", label.0);
@@ -591,7 +643,7 @@ fn run_wacz(
     let failed = |e: warc::wacz::WaczError| io::Error::new(io::ErrorKind::InvalidData, e);
     let mut warnings = Vec::new();
     let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
         if settings.destination == Destination::Nowhere && !settings.diff {
             let summary = warc::wacz::inspect(input, &options, &mut collect).map_err(failed)?;
@@ -641,11 +693,13 @@ fn rewrite_in_memory(
     kind: Kind,
     input: &[u8],
     options: &Options<'_>,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<Option<Vec<u8>>> {
     let mut document = relink::rewrite_document(kind, input, options)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     let output = document.output.take();
+    out.rows.send(&mut document);
     report.absorb_document(document);
     Ok(output)
 }
@@ -854,7 +908,7 @@ fn run_mbox(
     options: &Options<'_>,
     (input, format): (Stream<impl BufRead>, MboxFormat),
     gzip: Option<&compressed::Header>,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<()> {
     let Stream {
@@ -866,7 +920,8 @@ fn run_mbox(
     let mut collect = |message: &relink::ArchiveMessage, original: &[u8]| {
         let n = message.number;
         rows.add_message(Some(n), &message.outcome);
-        if !settings.keep_details {
+        out.rows.send(&mut rows);
+        if !settings.layers {
             rows.layers.clear();
         }
         if settings.diff
@@ -880,7 +935,7 @@ fn run_mbox(
         }
     };
     let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
         let Some(header) = gzip else {
             return relink::rewrite_mbox(input, format, writer, options, &mut collect);
@@ -906,7 +961,7 @@ fn run_warc(
     settings: &Settings,
     options: &Options<'_>,
     input: Stream<impl BufRead>,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     report: &mut Report,
 ) -> io::Result<()> {
     let Stream {
@@ -923,13 +978,14 @@ fn run_warc(
         // too, in file order.
         record.warnings.clear();
         rows.add_record(record);
-        if !settings.keep_details {
+        out.rows.send(&mut rows);
+        if !settings.layers {
             rows.layers.clear();
         }
     };
     let mut warnings = Vec::new();
     let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out, report, &mut |writer| {
+    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
         let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
         let summary = if settings.destination == Destination::Nowhere && !settings.diff {
             warc::inspect(input, &options, &mut collect)
@@ -982,13 +1038,14 @@ mod tests {
             extra_attributes: Vec::new(),
             destination: Destination::Nowhere,
             diff: false,
-            keep_details: false,
+            links: false,
+            layers: false,
             bytes_read: Some(Arc::clone(&count)),
             writer_is_terminal: false,
         };
         let (jobs, errors) = expand(std::slice::from_ref(&archive), Some("http://h/"), None);
         assert!(errors.is_empty());
-        let report = process(&jobs[0], &settings, &mut std::io::sink()).unwrap();
+        let report = process(&jobs[0], &settings, &mut std::io::sink(), &mut |_| Ok(())).unwrap();
         assert!(report.error.is_none(), "{:?}", report.error);
         let size = std::fs::metadata(&archive).unwrap().len();
         assert_eq!(count.load(Ordering::Relaxed), size);

@@ -1,14 +1,16 @@
 //! What is printed: the summary, link rows (text, TSV, JSON Lines), the
 //! rows of `--check` and `--compare-rules`.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
+use std::sync::Mutex;
 
-use anyhow::Context;
 use relink::{BaseSource, Rules};
 
 use super::args::*;
 use super::batch::Report;
 use super::hints::*;
+use super::progress::Progress;
 use relink::LinkRow;
 
 /// What a run did, as the summary says it.
@@ -32,19 +34,139 @@ pub(crate) struct Tally {
     pub(crate) differences: usize,
 }
 
-/// Prints each report's warnings, errors, rows and diff; returns the tally.
-pub(crate) fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::Result<Tally> {
-    let mode = args.mode();
-    let mut out = BufWriter::new(io::stdout().lock());
-    if mode == Mode::List && args.format == Format::Tsv {
-        writeln!(
-            out,
-            "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
-        )
-        .context("writing standard output")?;
+/// Prints what each input gave as it comes, in input order: the rows of
+/// the input at the head of the order as each of its documents, records
+/// or messages is done, those of the inputs after it (read meanwhile by
+/// other workers) held until their turn; then each input's warnings,
+/// error and diff once it is done, and the report dropped. `--check`
+/// holds an input's rows until it is done (none are printed for an input
+/// that failed). Memory is then bounded by the inputs read at once, never
+/// by the rows of an archive.
+pub(crate) struct Printer<'a> {
+    mode: Mode,
+    format: Format,
+    progress: Option<&'a Progress>,
+    state: Mutex<Printed>,
+}
+
+/// What the printer has printed, and holds.
+struct Printed {
+    out: BufWriter<io::Stdout>,
+    /// The index of the input at the head of the order.
+    next: usize,
+    /// The inputs at or after the head that have something held.
+    held: BTreeMap<usize, Held>,
+    tally: Tally,
+}
+
+/// What is held of one input.
+#[derive(Default)]
+struct Held {
+    /// Rows printed once the input is at the head.
+    rows: Vec<u8>,
+    /// Rows printed once it is done, if it did not fail (`--check`).
+    checked: Vec<u8>,
+    /// Its report, once it is done.
+    report: Option<Report>,
+}
+
+impl<'a> Printer<'a> {
+    /// A printer for a run of `args`; the TSV header of `--list` is
+    /// written at once.
+    pub(crate) fn new(args: &RewriteArgs, progress: Option<&'a Progress>) -> io::Result<Self> {
+        let mode = args.mode();
+        let mut out = BufWriter::new(io::stdout());
+        if mode == Mode::List && args.format == Format::Tsv {
+            writeln!(
+                out,
+                "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
+            )?;
+        }
+        Ok(Printer {
+            mode,
+            format: args.format,
+            progress,
+            state: Mutex::new(Printed {
+                out,
+                next: 0,
+                held: BTreeMap::new(),
+                tally: Tally::default(),
+            }),
+        })
     }
-    let mut tally = Tally::default();
-    for report in reports {
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Printed> {
+        // A worker that panicked left nothing half-done that matters here.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes some rows of input `index`, named `name`, in its order.
+    pub(crate) fn rows(&self, index: usize, name: &str, rows: &[LinkRow]) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        let mut differences = 0;
+        match self.mode {
+            Mode::List => {
+                for row in rows {
+                    list_row(&mut bytes, self.format, name, row)?;
+                }
+            }
+            Mode::Check => {
+                for row in rows.iter().filter(|row| row.link.changed) {
+                    check_row(&mut bytes, self.format, name, row)?;
+                }
+            }
+            Mode::CompareRules => {
+                differences = compare_rules(&mut bytes, self.format, name, rows)?;
+            }
+            Mode::Write | Mode::Diff | Mode::DryRun => {}
+        }
+        let mut state = self.state();
+        state.tally.differences += differences;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if self.mode == Mode::Check {
+            state.held.entry(index).or_default().checked.extend(bytes);
+        } else if index == state.next {
+            state.out.write_all(&bytes)?;
+        } else {
+            state.held.entry(index).or_default().rows.extend(bytes);
+        }
+        Ok(())
+    }
+
+    /// Takes the report of input `index`, done: prints it and every
+    /// report after it that is done, in order.
+    pub(crate) fn done(&self, index: usize, report: Report) -> io::Result<()> {
+        let mut guard = self.state();
+        let state = &mut *guard;
+        state.held.entry(index).or_default().report = Some(report);
+        loop {
+            let next = state.next;
+            let Some(held) = state.held.get(&next) else {
+                return Ok(());
+            };
+            if held.report.is_none() {
+                return Ok(());
+            }
+            let held = state.held.remove(&next).unwrap_or_default();
+            state.next += 1;
+            self.print(state, held)?;
+            // The input now at the head prints its rows as they come.
+            if let Some(held) = state.held.get_mut(&state.next) {
+                let rows = std::mem::take(&mut held.rows);
+                state.out.write_all(&rows)?;
+            }
+        }
+    }
+
+    /// Prints one report, done, and adds it to the tally.
+    fn print(&self, state: &mut Printed, held: Held) -> io::Result<()> {
+        let Some(report) = held.report else {
+            return Ok(());
+        };
+        state.out.write_all(&held.rows)?;
+        let tally = &mut state.tally;
         if report.error.is_none() {
             // An input that failed had nothing written, nor rewritten.
             tally.links_rewritten += report.rewritten;
@@ -54,38 +176,38 @@ pub(crate) fn print_reports(args: &RewriteArgs, reports: &[Report]) -> anyhow::R
         } else if report.changed && report.error.is_none() {
             tally.would_change += 1;
         }
-        for warning in &report.warnings {
-            say!("warning: {}: {warning}", report.name);
-            tally.warnings += 1;
-        }
+        tally.warnings += report.warnings.len();
         tally.no_base += report.no_base;
-        if let Some(error) = &report.error {
-            say!("error: {error}");
-            tally.errors += 1;
-        }
-        if mode == Mode::CompareRules {
-            tally.differences +=
-                compare_rules(&mut out, args.format, report).context("writing standard output")?;
-        }
-        if mode == Mode::Check && report.error.is_none() {
-            for row in report.links.iter().filter(|row| row.link.changed) {
-                check_row(&mut out, args.format, &report.name, row)
-                    .context("writing standard output")?;
+        tally.errors += usize::from(report.error.is_some());
+        if !report.warnings.is_empty() || report.error.is_some() {
+            let say = || {
+                for warning in &report.warnings {
+                    say!("warning: {}: {warning}", report.name);
+                }
+                if let Some(error) = &report.error {
+                    say!("error: {error}");
+                }
+            };
+            match self.progress {
+                Some(progress) => progress.bar.suspend(say),
+                None => say(),
             }
         }
-        if mode == Mode::List {
-            for row in &report.links {
-                list_row(&mut out, args.format, &report.name, row)
-                    .context("writing standard output")?;
-            }
+        if report.error.is_none() {
+            state.out.write_all(&held.checked)?;
         }
         if let Some(diff) = &report.diff {
-            out.write_all(diff.as_bytes())
-                .context("writing standard output")?;
+            state.out.write_all(diff.as_bytes())?;
         }
+        Ok(())
     }
-    out.flush().context("writing standard output")?;
-    Ok(tally)
+
+    /// Flushes standard output; the tally of the run.
+    pub(crate) fn finish(self) -> io::Result<Tally> {
+        let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        state.out.flush()?;
+        Ok(state.tally)
+    }
 }
 
 /// `n` of a thing, in words: `no errors`, `1 error`, `2 errors`.
@@ -166,10 +288,11 @@ pub(crate) fn is_absolute(reference: &str, base: &str) -> bool {
 pub(crate) fn compare_rules(
     out: &mut impl Write,
     format: Format,
-    report: &Report,
+    name: &str,
+    rows: &[LinkRow],
 ) -> io::Result<usize> {
     let mut found = 0;
-    for row in &report.links {
+    for row in rows {
         let Some(base) = &row.link.base else { continue };
         if is_absolute(&row.link.original, base.url.as_str()) {
             continue;
@@ -189,7 +312,7 @@ pub(crate) fn compare_rules(
             // The link's row, then each rule set's result (null where the
             // rules give none).
             let mut line = Vec::new();
-            json_row(&mut line, &report.name, row, &base_from(row))?;
+            json_row(&mut line, name, row, &base_from(row))?;
             line.truncate(line.len().saturating_sub(2));
             for (rules, result) in Rules::ALL.iter().zip(&results) {
                 write!(line, ",\"{rules}\":")?;
@@ -213,7 +336,7 @@ pub(crate) fn compare_rules(
         writeln!(
             out,
             "{}:{}: '{}' resolves differently: {}",
-            report.name,
+            name,
             row.location(),
             row.link.original,
             each.join(", ")

@@ -120,7 +120,8 @@ pub(crate) fn settings(
             .map_err(UsageError::from)?,
         destination,
         diff: mode == Mode::Diff,
-        keep_details: matches!(mode, Mode::List | Mode::Check | Mode::CompareRules),
+        links: matches!(mode, Mode::List | Mode::Check | Mode::CompareRules),
+        layers: false,
         bytes_read: None,
     })
 }
@@ -195,8 +196,9 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
         .then(|| Progress::start(&jobs, &settings))
         .flatten();
     settings.bytes_read = progress.as_ref().map(|p| Arc::clone(&p.bytes));
-    let reports = run_jobs(&jobs, &settings, args.jobs, progress.as_ref())?;
-    let mut tally = print_reports(args, &reports)?;
+    let printer = Printer::new(args, progress.as_ref()).context("writing standard output")?;
+    run_jobs(&jobs, &settings, args.jobs, (progress.as_ref(), &printer))?;
+    let mut tally = printer.finish().context("writing standard output")?;
     tally.files = jobs.iter().filter(|j| j.role.is_document()).count();
     tally.errors += errors;
     tally.warnings += hints;
@@ -219,10 +221,13 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
 /// `relink explain FILE...`.
 pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
-    let settings = settings(&args.base, Destination::Nowhere, Mode::List)?;
+    let mut settings = settings(&args.base, Destination::Nowhere, Mode::DryRun)?;
+    // Each document's layers, and no rows.
+    settings.layers = true;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
-        let report = batch::process(job, &settings, &mut io::sink()).context("explaining")?;
+        let report = batch::process(job, &settings, &mut io::sink(), &mut |_| Ok(()))
+            .context("explaining")?;
         if let Some(error) = &report.error {
             say!("error: {error}");
             errors += 1;

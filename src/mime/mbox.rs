@@ -1,6 +1,7 @@
 //! mbox files, in the four variants, split by relink itself: read as a
-//! stream, a bounded batch of messages at a time, so memory stays bounded
-//! on archives far larger than it; the batch is rewritten in parallel and
+//! stream, a bounded batch of messages at a time (one message with one
+//! worker, a few for each worker with more), so memory stays bounded on
+//! archives far larger than it; the batch is rewritten in parallel and
 //! written out in order. (The crates for it lose messages or copy all.)
 
 use std::io::{self, BufRead, Read, Write};
@@ -12,8 +13,30 @@ use crate::links::{Warning, WarningKind};
 use crate::options::Options;
 use crate::text::Documents;
 
-/// How many bytes of messages are read before a batch is rewritten.
+/// The most bytes of messages read before a batch is rewritten, however
+/// many workers there are.
 pub const BATCH_BYTES: usize = 32 << 20;
+
+/// How many messages, and bytes of them, a worker is given in a batch:
+/// enough that the workers share a batch out evenly, few enough that
+/// memory follows the number of workers and the messages, never the file.
+const WORKER_MESSAGES: usize = 4;
+const WORKER_BYTES: usize = 4 << 20;
+
+/// When a batch of messages is full, for `workers` workers: with one, each
+/// message is a batch of its own (there is no one to share it with); with
+/// more, [`WORKER_MESSAGES`] messages each, or `WORKER_BYTES` bytes each
+/// (at most [`BATCH_BYTES`]), whichever comes first. Returns the messages
+/// and the bytes.
+fn batch_limits(workers: usize) -> (usize, usize) {
+    if workers <= 1 {
+        return (1, BATCH_BYTES);
+    }
+    (
+        workers.saturating_mul(WORKER_MESSAGES),
+        workers.saturating_mul(WORKER_BYTES).min(BATCH_BYTES),
+    )
+}
 
 /// The variants of mbox (see `mbox(5)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,10 +324,12 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     let mut mbox = MboxReader::new(reader, format)?;
     writer.write_all(&mbox.preamble)?;
     let mut changed = false;
+    // The workers of the pool this runs in (the command line's `-j`).
+    let (max_messages, max_bytes) = batch_limits(rayon::current_num_threads());
     loop {
         let mut batch = Vec::new();
         let mut size = 0;
-        while size < BATCH_BYTES {
+        while size < max_bytes && batch.len() < max_messages {
             let Some(message) = mbox.next_message()? else {
                 break;
             };
@@ -490,6 +515,16 @@ fn update_content_length(old: &[u8], new: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_worker_takes_one_message_a_batch_and_more_take_a_few_each() {
+        assert_eq!(batch_limits(1).0, 1);
+        assert_eq!(batch_limits(0).0, 1);
+        assert_eq!(batch_limits(2), (8, 8 << 20));
+        // The bytes never pass the cap, however many workers.
+        assert_eq!(batch_limits(64).1, BATCH_BYTES);
+        assert_eq!(batch_limits(usize::MAX).1, BATCH_BYTES);
+    }
 
     fn messages(text: &str, format: MboxFormat) -> Vec<(String, String)> {
         let mut reader = MboxReader::new(text.as_bytes(), format).unwrap();

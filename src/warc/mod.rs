@@ -4,9 +4,11 @@
 //! `resource` records rewritten against its own base, and the links of
 //! the HTTP head too, the rest of the file kept.
 //!
-//! A file is read as a stream, a bounded batch of records at a time; the
-//! batch is worked on in parallel and written out in order, so memory is
-//! bounded by the batch and the largest payload, never by the file. A
+//! A file is read as a stream, a bounded batch of records at a time (one
+//! record with one worker, a few for each worker with more: see
+//! [`batch_limits`]); the batch is worked on in parallel and written out in
+//! order, so memory is bounded by the batch and the largest payload, never
+//! by the file. A
 //! `response` record's HTTP message has its `chunked` transfer coding and
 //! its content codings (`gzip`, `deflate`, `br`) undone to reach the
 //! payload, and redone over the new one; a coding that does not decode is
@@ -74,8 +76,31 @@ use record::{Item, LargeRecord, Member, Piece, Record, RecordReader};
 /// one (or one that decodes past it) is copied as it is, with a warning.
 pub const MAX_PAYLOAD_BYTES: usize = 256 << 20;
 
-/// How many bytes of records are read before a batch is worked on.
+/// The most bytes of records read before a batch is worked on, however
+/// many workers there are.
 pub const BATCH_BYTES: usize = 32 << 20;
+
+/// How many records, and bytes of them, a worker is given in a batch:
+/// enough that the workers share a batch out evenly, few enough that
+/// memory follows the number of workers and the records, never the file.
+pub const WORKER_RECORDS: usize = 4;
+/// See [`WORKER_RECORDS`].
+pub const WORKER_BYTES: usize = 4 << 20;
+
+/// When a batch of records is full, for `workers` workers: with one, each
+/// record is a batch of its own (there is no one to share it with); with
+/// more, [`WORKER_RECORDS`] records each, or [`WORKER_BYTES`] bytes each
+/// (at most [`BATCH_BYTES`]), whichever comes first. Returns the records
+/// and the bytes.
+pub fn batch_limits(workers: usize) -> (usize, usize) {
+    if workers <= 1 {
+        return (1, BATCH_BYTES);
+    }
+    (
+        workers.saturating_mul(WORKER_RECORDS),
+        workers.saturating_mul(WORKER_BYTES).min(BATCH_BYTES),
+    )
+}
 
 /// How to rewrite a WARC file.
 #[derive(Debug, Clone, Copy)]
@@ -363,19 +388,27 @@ fn run<R: BufRead, W: Write>(
     let mut reader = RecordReader::new(input, large, write)?;
     let mut sink = output.map(|w| Sink::new(w, reader.compression() != Compression::None));
     let mut summary = WarcSummary::default();
+    // The workers of the pool this runs in (the command line's `-j`).
+    let (max_records, max_bytes) = batch_limits(rayon::current_num_threads());
     loop {
         let mut batch = Vec::new();
-        let mut size = 0;
+        let (mut size, mut records) = (0, 0);
         let mut stop = None;
-        while size < BATCH_BYTES {
+        while size < max_bytes && records < max_records {
             match reader.next_item()? {
                 None => break,
                 Some(Item::Piece(piece)) => {
                     size += piece_len(&piece);
+                    records += usize::from(matches!(piece, Piece::Record(_)));
                     batch.push(Held::Piece(piece));
                 }
                 Some(Item::Member(member)) => {
                     size += member.pieces.iter().map(piece_len).sum::<usize>();
+                    records += member
+                        .pieces
+                        .iter()
+                        .filter(|piece| matches!(piece, Piece::Record(_)))
+                        .count();
                     batch.push(Held::Member(member));
                 }
                 Some(Item::MemberStart) => batch.push(Held::MemberStart),
@@ -718,6 +751,16 @@ impl<W: Write> Sink<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_worker_takes_one_record_a_batch_and_more_take_a_few_each() {
+        assert_eq!(batch_limits(1).0, 1);
+        assert_eq!(batch_limits(0).0, 1);
+        assert_eq!(batch_limits(2), (8, 8 << 20));
+        // The bytes never pass the cap, however many workers.
+        assert_eq!(batch_limits(64).1, BATCH_BYTES);
+        assert_eq!(batch_limits(usize::MAX).1, BATCH_BYTES);
+    }
 
     #[test]
     fn warc_is_told_by_its_version_line_gzipped_or_not() {

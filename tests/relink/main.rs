@@ -12,6 +12,7 @@ mod html_fixtures;
 mod html_shapes;
 mod mail;
 mod markdown;
+mod memory;
 mod oracle;
 mod resolver;
 mod robust;

@@ -1,0 +1,193 @@
+//! Peak memory of the command line on archives of two sizes: listing the
+//! links of a WARC or an mbox, and rewriting them, with one worker, takes
+//! no more memory for a file four times larger. The archives are made in
+//! a temporary directory: the corpus WARC's records repeated, and the
+//! messages of `fixtures/mail/` repeated in an mbox.
+//!
+//! The release binary is used when it is there and newer than the debug
+//! one, on 40 and 160 MB; else the debug binary, on 4 and 16 MB, so the
+//! test stays within a minute on two cores. Linux only: the peak is the
+//! `ru_maxrss` of the child, in kilobytes there.
+
+#![cfg(target_os = "linux")]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::fixture;
+
+/// The binary to measure, and the two sizes (in bytes) to measure it on.
+fn binary_and_sizes() -> (PathBuf, [usize; 2]) {
+    let debug = PathBuf::from(env!("CARGO_BIN_EXE_relink"));
+    let release = debug
+        .parent()
+        .and_then(Path::parent)
+        .map(|target| target.join("release").join("relink"));
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if let Some(release) = release
+        && let (Some(built), Some(debug_built)) = (modified(&release), modified(&debug))
+        && built >= debug_built
+    {
+        return (release, [40_000_000, 160_000_000]);
+    }
+    (debug, [4_000_000, 16_000_000])
+}
+
+/// The corpus WARC's records, uncompressed, repeated to at least `size`
+/// bytes.
+fn warc(path: &Path, size: usize) {
+    let mut records = Vec::new();
+    flate2::read::MultiGzDecoder::new(
+        std::fs::File::open(fixture("corpus/warc/python-tutorial.warc.gz")).unwrap(),
+    )
+    .read_to_end(&mut records)
+    .unwrap();
+    repeat(path, &records, size);
+}
+
+/// The messages of `fixtures/mail/` in an mboxrd, repeated to at least
+/// `size` bytes; the size of the largest message.
+fn mbox(path: &Path, size: usize) -> usize {
+    let mut messages: Vec<PathBuf> = std::fs::read_dir(fixture("mail"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.contains(".expected.") && (name.ends_with(".eml") || name.ends_with(".mhtml"))
+        })
+        .collect();
+    messages.sort();
+    assert!(messages.len() > 5, "the mail fixtures");
+    let mut archive = Vec::new();
+    let mut largest = 0;
+    for path in &messages {
+        let message = std::fs::read(path).unwrap();
+        largest = largest.max(message.len());
+        archive.extend_from_slice(b"From relink@example.org Mon Mar  2 10:00:00 2026\n");
+        for line in message.split_inclusive(|&b| b == b'\n') {
+            // mboxrd: a `From ` line after any `>`s gains one more.
+            let arrows = line.iter().take_while(|&&b| b == b'>').count();
+            if line[arrows..].starts_with(b"From ") {
+                archive.push(b'>');
+            }
+            archive.extend_from_slice(line);
+        }
+        if !archive.ends_with(b"\n") {
+            archive.push(b'\n');
+        }
+        archive.push(b'\n');
+    }
+    repeat(path, &archive, size);
+    largest
+}
+
+fn repeat(path: &Path, unit: &[u8], size: usize) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for _ in 0..size.div_ceil(unit.len()) {
+        file.write_all(unit).unwrap();
+    }
+    file.flush().unwrap();
+}
+
+/// Runs a command, counts the lines of its standard output, and prints
+/// its peak resident set in bytes, the lines and its exit status. The
+/// command is run from this small process, not from the test's: a child
+/// spawned by a process inherits that process's peak (Linux counts the
+/// memory it had when the child called exec), and the test process holds
+/// what the other tests left. (This process's own peak, about 10 MB,
+/// is then the floor of every figure.)
+pub const MEASURE: &str = r#"
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+lines = sum(chunk.count(b"\n") for chunk in iter(lambda: child.stdout.read(1 << 16), b""))
+_, status, usage = os.wait4(child.pid, 0)
+print(usage.ru_maxrss * 1024, lines, os.waitstatus_to_exitcode(status))
+"#;
+
+/// Runs relink with `args` to its end; its peak resident set in bytes and
+/// how many lines it wrote on standard output.
+fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
+    let output = Command::new(crate::python())
+        .args(["-c", MEASURE])
+        .arg(binary)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("python");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let fields: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    let [peak, lines, 0] = fields[..] else {
+        panic!("relink {args:?} failed: {text}");
+    };
+    (peak, usize::try_from(lines).unwrap())
+}
+
+const MB: u64 = 1_000_000;
+
+/// Runs one job on the small and the large archive: the peak of the large
+/// run is no more than `slack` above the small one's, and both are under
+/// `bound`; the larger run lists more rows (when it lists).
+fn same_peak(job: &str, binary: &Path, inputs: [&Path; 2], args: &[&str], bound: u64) {
+    let slack = 12 * MB;
+    let mut peaks = Vec::new();
+    let mut rows = Vec::new();
+    for input in inputs {
+        let output = input.with_extension("out");
+        let mut all: Vec<&std::ffi::OsStr> = vec![input.as_os_str()];
+        all.extend(args.iter().map(std::ffi::OsStr::new));
+        if !args.contains(&"--list") {
+            all.extend(["-o".as_ref(), output.as_os_str()]);
+        }
+        let (peak, lines) = peak_rss(binary, &all);
+        let _ = std::fs::remove_file(&output);
+        peaks.push(peak);
+        rows.push(lines);
+    }
+    eprintln!(
+        "{job}: {:.0} MB peak on the small archive, {:.0} MB on the large one",
+        peaks[0] as f64 / 1e6,
+        peaks[1] as f64 / 1e6
+    );
+    if args.contains(&"--list") {
+        assert!(
+            rows[1] > 3 * rows[0] && rows[0] > 1000,
+            "{job}: rows {rows:?}"
+        );
+    }
+    assert!(
+        peaks[1] <= peaks[0] + slack,
+        "{job}: the peak grows with the file: {peaks:?}"
+    );
+    assert!(peaks[1] <= bound, "{job}: {} bytes, over {bound}", peaks[1]);
+}
+
+#[test]
+fn memory_does_not_grow_with_the_archive() {
+    let (binary, sizes) = binary_and_sizes();
+    let dir = tempfile::tempdir().unwrap();
+    let warcs = sizes.map(|size| {
+        let path = dir.path().join(format!("{size}.warc"));
+        warc(&path, size);
+        path
+    });
+    let mut largest = 0;
+    let mboxes = sizes.map(|size| {
+        let path = dir.path().join(format!("{size}.mbox"));
+        largest = mbox(&path, size);
+        path
+    });
+    let warcs = [warcs[0].as_path(), warcs[1].as_path()];
+    let mboxes = [mboxes[0].as_path(), mboxes[1].as_path()];
+    let base = ["--retrieved-from", "http://example.org/", "-j", "1"];
+    let list_json = ["--list", "--format", "json", "-j", "1"];
+    same_peak("--list a WARC", &binary, warcs, &list_json, 100 * MB);
+    same_peak("rewrite a WARC", &binary, warcs, &["-j", "1"], 100 * MB);
+    let list = [&base[..], &["--list"]].concat();
+    same_peak("--list an mbox", &binary, mboxes, &list, 100 * MB);
+    let bound = 64 * MB + 5 * largest as u64;
+    same_peak("rewrite an mbox", &binary, mboxes, &base, bound);
+}
