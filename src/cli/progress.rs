@@ -1,15 +1,11 @@
-//! Jobs run in parallel in input order, with a progress bar by bytes
-//! read when standard error is a terminal.
+//! The progress bar: documents and bytes read, drawn when standard error
+//! is a terminal.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use anyhow::Context;
-
-use super::args::*;
 use super::batch::{self, Destination, Job, Settings};
-use super::report::Printer;
 
 /// A progress bar on standard error: documents and bytes, with rate and
 /// time left, moved by the bytes read (so one large archive moves it too).
@@ -81,78 +77,4 @@ impl Progress {
             std::thread::park_timeout(std::time::Duration::from_millis(100));
         }
     }
-}
-
-/// Rewrites the jobs, in parallel unless one goes to standard output,
-/// handing each one's rows and report to `printer` as they come. The
-/// archives' batches are shared out among the `threads` workers too.
-pub(crate) fn run_jobs(
-    jobs: &[Job],
-    settings: &Settings,
-    threads: Option<usize>,
-    (progress, printer): (Option<&Progress>, &Printer<'_>),
-) -> anyhow::Result<()> {
-    if threads == Some(0) {
-        return Err(usage("-j needs at least 1"));
-    }
-    let finished = AtomicBool::new(false);
-    let done = std::thread::scope(|scope| {
-        let follower = progress.map(|p| scope.spawn(|| p.follow(&finished)));
-        let done = process_jobs(jobs, settings, threads, (progress, printer));
-        finished.store(true, Ordering::Relaxed);
-        if let Some(follower) = follower {
-            follower.thread().unpark();
-        }
-        done
-    });
-    if let Some(progress) = progress {
-        progress.bar.finish_and_clear();
-    }
-    done
-}
-
-pub(crate) fn process_jobs(
-    jobs: &[Job],
-    settings: &Settings,
-    threads: Option<usize>,
-    (progress, printer): (Option<&Progress>, &Printer<'_>),
-) -> anyhow::Result<()> {
-    // Once standard output is closed, no job is begun.
-    let closed = AtomicBool::new(false);
-    let one = |(index, job): (usize, &Job), out: &mut dyn Write| -> io::Result<()> {
-        if closed.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let mut rows = |rows: &[relink::LinkRow]| printer.rows(index, &job.name, rows);
-        let done = batch::process(job, settings, out, &mut rows)
-            .and_then(|report| printer.done(index, report));
-        if let Some(progress) = progress {
-            progress.job_done(Some(job));
-        }
-        if done.is_err() {
-            closed.store(true, Ordering::Relaxed);
-        }
-        done
-    };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build().context("starting threads")?;
-    let done: io::Result<()> = pool.install(|| {
-        if settings.destination == Destination::Writer {
-            // One after another, each written whole to standard output.
-            let mut out = io::stdout().lock();
-            return jobs
-                .iter()
-                .enumerate()
-                .try_for_each(|job| one(job, &mut out));
-        }
-        use rayon::prelude::*;
-        jobs.par_iter()
-            .enumerate()
-            .map(|job| one(job, &mut io::sink()))
-            .collect()
-    });
-    done.context("writing standard output")
 }
