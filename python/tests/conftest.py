@@ -80,9 +80,8 @@ def relink_bin() -> pathlib.Path:
 
 
 def cli_rows(relink_bin: pathlib.Path, path: os.PathLike, *args: str) -> list[dict]:
-    """The rows of `relink --list --format json PATH`, each with every key
-    of a row (the command line leaves out the record's keys outside a
-    record)."""
+    """The rows of `relink --list --format json PATH`: each has every key
+    of the schema, as the package's rows do."""
     run = subprocess.run(
         [str(relink_bin), "--list", "--format", "json", *args, str(path)],
         capture_output=True,
@@ -92,8 +91,8 @@ def cli_rows(relink_bin: pathlib.Path, path: os.PathLike, *args: str) -> list[di
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in run.stdout.splitlines()]
     for row in rows:
-        assert set(row) <= ROW_KEYS, set(row) - ROW_KEYS
-    return [{**dict.fromkeys(ROW_KEYS), **row} for row in rows]
+        assert set(row) == ROW_KEYS, set(row) ^ ROW_KEYS
+    return rows
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

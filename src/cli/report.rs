@@ -461,14 +461,22 @@ pub(crate) fn json_row(
     }
     text(out, "original", Some(&link.original))?;
     text(out, "part", row.part.as_deref())?;
-    if let Some(record) = &row.record {
-        write!(out, ",\"record\":{}", record.number)?;
-        text(out, "record_id", Some(&record.record_id))?;
+    // Every row has every key of the schema: null where it does not apply.
+    match &row.record {
+        Some(record) => write!(out, ",\"record\":{}", record.number)?,
+        None => out.write_all(b",\"record\":null")?,
     }
+    text(
+        out,
+        "record_id",
+        row.record.as_ref().map(|r| r.record_id.as_str()),
+    )?;
     text(out, "resolved", Some(&link.resolved))?;
-    if let Some(record) = &row.record {
-        text(out, "target_uri", Some(&record.target_uri))?;
-    }
+    text(
+        out,
+        "target_uri",
+        row.record.as_ref().map(|r| r.target_uri.as_str()),
+    )?;
     out.write_all(b"}\n")
 }
 
