@@ -13,7 +13,7 @@
 use super::RecordReport;
 use super::WarcOptions;
 use super::payload::{self, NewRecord};
-use super::record::{Format, Record};
+use super::record::{Record, RecordView};
 
 /// The fields of a header line, split on spaces.
 fn fields(head: &[u8]) -> Vec<&[u8]> {
@@ -91,15 +91,14 @@ pub(crate) fn process(
     options: &WarcOptions<'_>,
     write: bool,
 ) -> (RecordReport, Option<NewRecord>) {
-    let view = Record {
+    // The WARC head the record would have; its block borrowed, not copied.
+    let head = warc_head(record);
+    let view = RecordView {
         number: record.number,
-        offset: record.offset,
-        format: Format::Warc,
-        head: warc_head(record),
-        block: record.block.clone(),
-        ..Record::default()
+        head: &head,
+        block: &record.block,
     };
-    let (mut report, new) = payload::process(&view, options, write);
+    let (mut report, new) = payload::process(view, options, write);
     report.record_type = record_type(&record.head).to_owned();
     let new = new.map(|new| NewRecord {
         head: if write {

@@ -344,7 +344,7 @@ fn process(
     write: bool,
 ) -> (RecordReport, Option<NewRecord>) {
     let (mut report, mut new) = match record.format {
-        Format::Warc => payload::process(record, options, write),
+        Format::Warc => payload::process(record.view(), options, write),
         Format::Arc => arc::process(record, options, write),
     };
     if let Some(bad) = &record.bad {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use super::digest;
 use super::http::{self, Response};
-use super::record::Record;
+use super::record::RecordView;
 use super::{RecordReport, WarcOptions};
 use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::base::{BaseChain, stack_layers};
@@ -112,7 +112,7 @@ pub(crate) fn target_uri(head: &[u8]) -> String {
 /// What one record gave: its report, and its new bytes when it changed
 /// and `write` was asked.
 pub(crate) fn process(
-    record: &Record,
+    record: RecordView<'_>,
     options: &WarcOptions<'_>,
     write: bool,
 ) -> (RecordReport, Option<NewRecord>) {
@@ -125,7 +125,7 @@ pub(crate) fn process(
         ..RecordReport::default()
     };
     let new = match report.record_type.to_ascii_lowercase().as_str() {
-        "response" => match Response::parse(&record.block) {
+        "response" => match Response::parse(record.block) {
             Some(response) => rewrite_response(record, &response, options, write, &mut report),
             None => None,
         },
@@ -137,7 +137,7 @@ pub(crate) fn process(
 }
 
 fn rewrite_response(
-    record: &Record,
+    record: RecordView<'_>,
     response: &Response<'_>,
     options: &WarcOptions<'_>,
     write: bool,
@@ -365,12 +365,12 @@ fn one_char_per_bad_byte(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 fn rewrite_resource(
-    record: &Record,
+    record: RecordView<'_>,
     options: &WarcOptions<'_>,
     write: bool,
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
-    let content_type = http::field(&record.head, "Content-Type")?;
+    let content_type = http::field(record.head, "Content-Type")?;
     let kind = kind_of(&content_type)?;
     if record.block.len() > options.max_payload_bytes {
         report.warn(
@@ -388,7 +388,7 @@ fn rewrite_resource(
     let layers = target.layers;
     let transport = charset(&content_type);
     let new_payload = rewrite_payload(
-        &record.block,
+        record.block,
         kind,
         content_type,
         base.as_ref(),
@@ -421,19 +421,19 @@ enum PayloadDigest<'p> {
 /// `payload_for` tells what the payload digest goes over, told the digest
 /// the input wrote.
 fn new_record<'p>(
-    record: &Record,
+    record: RecordView<'_>,
     block: Vec<u8>,
     payload_for: impl FnOnce(&str) -> PayloadDigest<'p>,
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
-    let mut head = record.head.clone();
+    let mut head = record.head.to_vec();
     let set = |head: &mut Vec<u8>, name: &str, value: String| {
         if let Some(new) = http::set_field(head, name, &value) {
             *head = new;
         }
     };
     set(&mut head, "Content-Length", block.len().to_string());
-    if let Some(written) = http::field(&record.head, "WARC-Block-Digest") {
+    if let Some(written) = http::field(record.head, "WARC-Block-Digest") {
         let Some((label, form)) = digest::parse_sha1(&written) else {
             report.warn(
                 WarningKind::UnknownEncoding,
@@ -449,7 +449,7 @@ fn new_record<'p>(
             digest::sha1(&[&block], label, form),
         );
     }
-    if let Some(written) = http::field(&record.head, "WARC-Payload-Digest") {
+    if let Some(written) = http::field(record.head, "WARC-Payload-Digest") {
         let payload = match payload_for(&written) {
             PayloadDigest::Keep => return Some(NewRecord { head, block }),
             PayloadDigest::Block => &block[..],

@@ -97,6 +97,26 @@ impl Record {
     }
 }
 
+/// What the payload code reads of a record: its number, head and block,
+/// borrowed (an ARC record's head is the WARC head it would have).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RecordView<'a> {
+    pub number: usize,
+    pub head: &'a [u8],
+    pub block: &'a [u8],
+}
+
+impl Record {
+    /// The record, borrowed for the payload code.
+    pub fn view(&self) -> RecordView<'_> {
+        RecordView {
+            number: self.number,
+            head: &self.head,
+            block: &self.block,
+        }
+    }
+}
+
 /// Bytes that are no record, copied as they are.
 #[derive(Debug)]
 pub(crate) struct Junk {
@@ -1014,6 +1034,16 @@ mod tests {
             .collect()
     }
 
+    fn records_of(pieces: &[Piece]) -> Vec<&Record> {
+        pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Record(r) => Some(r),
+                Piece::Junk(_) => None,
+            })
+            .collect()
+    }
+
     fn concat(pieces: &[Piece]) -> Vec<u8> {
         let mut out = Vec::new();
         for piece in pieces {
@@ -1090,13 +1120,7 @@ mod tests {
         let file = [record("one"), bad, record("three")].concat();
         let pieces = pieces(&file);
         assert_eq!(concat(&pieces), file, "every byte is given back");
-        let records: Vec<&Record> = pieces
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Record(r) => Some(r),
-                Piece::Junk(_) => None,
-            })
-            .collect();
+        let records = records_of(&pieces);
         assert_eq!(records.len(), 3);
         assert!(records[0].bad.is_none());
         assert!(records[1].bad.as_deref().unwrap().contains("ends before"));
@@ -1118,13 +1142,7 @@ mod tests {
         let file = [bad, record("two"), record("three")].concat();
         let pieces = pieces(&file);
         assert_eq!(concat(&pieces), file);
-        let records: Vec<&Record> = pieces
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Record(r) => Some(r),
-                Piece::Junk(_) => None,
-            })
-            .collect();
+        let records = records_of(&pieces);
         assert_eq!(records.len(), 3, "{pieces:?}");
         assert!(records[0].bad.as_deref().unwrap().contains("runs"));
         assert_eq!(records[1].block, b"two");
