@@ -377,7 +377,10 @@ fn run(job: &Job, settings: &Settings, out: &mut Out<'_>, report: &mut Report) -
             Details::Counts
         });
     let Opened { mut reader, file } = open_input(job, settings)?;
-    let mut head = Vec::with_capacity(8192);
+    let size = file
+        .as_ref()
+        .map_or(0, |(_, meta)| usize::try_from(meta.len()).unwrap_or(0));
+    let mut head = Vec::with_capacity(size.clamp(8192, HEAD_BYTES) + 1);
     (&mut reader)
         .take(HEAD_BYTES as u64)
         .read_to_end(&mut head)?;
@@ -427,6 +430,8 @@ fn run(job: &Job, settings: &Settings, out: &mut Out<'_>, report: &mut Report) -
         };
     }
     let mut input = head;
+    // Room for the whole file at once: no regrowth, no copies.
+    input.reserve(size.saturating_sub(input.len()) + 1);
     reader.read_to_end(&mut input)?;
     let output = rewrite_in_memory(kind, &input, &options, out, report)?;
     let rewritten = Rewritten {
@@ -791,10 +796,22 @@ fn replace_in_place(
     })
 }
 
-/// Creates the directories above `path`.
+/// Creates the directories above `path`. The directory made last is
+/// remembered, so that the files of one directory cost one `mkdir`, not
+/// one each.
 fn create_parent(path: &Path) -> io::Result<()> {
+    thread_local! {
+        static MADE: std::cell::RefCell<PathBuf> = const { std::cell::RefCell::new(PathBuf::new()) };
+    }
     match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => std::fs::create_dir_all(parent),
+        Some(parent) if !parent.as_os_str().is_empty() => MADE.with(|made| {
+            if *made.borrow() == parent {
+                return Ok(());
+            }
+            std::fs::create_dir_all(parent)?;
+            parent.clone_into(&mut made.borrow_mut());
+            Ok(())
+        }),
         _ => Ok(()),
     }
 }

@@ -239,7 +239,11 @@ pub fn finish(
     if durability == Durability::Flushed {
         temp.as_file().sync_all()?;
     }
-    let existing = std::fs::metadata(path).ok();
+    // The file replaced is looked at only when no mode is given.
+    let existing = match like {
+        Some(_) => None,
+        None => std::fs::metadata(path).ok(),
+    };
     if let Some(meta) = like.or(existing.as_ref()) {
         take_mode(temp.as_file(), meta)?;
     }
