@@ -484,7 +484,9 @@ impl TokenSink for Tracker<'_> {
         }
         let mut state = self.state.borrow_mut();
         if state.bailed.is_some() {
-            return TokenSinkResult::Continue;
+            // The rest of the document is parsed again: the tokenizer
+            // need not find its tags now.
+            return TokenSinkResult::Plaintext;
         }
         let tok = match &token {
             Token::TagToken(tag) if tag.kind == TagKind::StartTag => Tok::Start(tag),
@@ -511,7 +513,7 @@ impl TokenSink for Tracker<'_> {
             Ok(_) => TokenSinkResult::Continue,
             Err(bail) => {
                 state.bailed = Some(bail);
-                TokenSinkResult::Continue
+                TokenSinkResult::Plaintext
             }
         }
     }
