@@ -808,7 +808,7 @@ impl State {
             return Ok(self.end_tag_in_body(subject));
         };
         let Some(at) = self.stack.iter().rposition(|e| e.id == id) else {
-            self.formatting.remove(entry);
+            self.forget(entry);
             return Ok(Next::Done);
         };
         if !self.in_scope(SCOPE, |e| e.id == id) {
@@ -824,8 +824,15 @@ impl State {
             return Err(Bail("the adoption agency with a furthest block"));
         }
         self.truncate(at);
-        self.formatting.remove(entry);
+        self.forget(entry);
         Ok(Next::Done)
+    }
+
+    /// Removes entry `at` from the list of active formatting elements.
+    fn forget(&mut self, at: usize) {
+        if at < self.formatting.len() {
+            self.formatting.remove(at);
+        }
     }
 
     /// Any other end tag in body.

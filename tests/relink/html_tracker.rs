@@ -200,6 +200,70 @@ fn where_the_tracker_completes_it_agrees_with_html5ever() {
     assert!(inputs.len() > 5000, "{} inputs", inputs.len());
 }
 
+/// Where the tracker hands over, and where it does not: each document
+/// with the construct the tracker bails on (`None`: it completes it), and
+/// each completed one as html5ever parses it.
+#[test]
+fn the_tracker_bails_where_its_subset_ends() {
+    let cases: &[(&str, Option<&str>)] = &[
+        ("<!DOCTYPE html><p>a<b>b</b>c", None),
+        ("<select><option>a</select>", Some("select")),
+        ("<frameset><frame></frameset>", Some("frameset")),
+        ("<table><div>x</div></table>", Some("an element in a table")),
+        ("<table>text</table>", Some("text in a table")),
+        ("<table> <tr> <td>x</td> </tr> </table>", None),
+        ("<table><input type=hidden><form></table>", None),
+        (
+            "<table><input type=text></table>",
+            Some("an element in a table"),
+        ),
+        (
+            "<b><p>x</b>y",
+            Some("the adoption agency with a furthest block"),
+        ),
+        ("<b><i>x</b>y", Some("reconstructing formatting elements")),
+        ("<b><i>x</b></i>", None),
+        ("<p><b>x</p>", None),
+        ("<p><b>x</p>y", Some("reconstructing formatting elements")),
+        ("<a href=1><a href=2>", Some("an a inside an a")),
+        ("<nobr><nobr>", Some("nested nobr")),
+        ("<b><b><b><b>", Some("a fourth like formatting element")),
+        ("<td><b><b><b><b>", Some("a fourth like formatting element")),
+        ("<p><table>", None),
+        ("<!DOCTYPE html><p><table>", None),
+        (
+            "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\"><p><table>",
+            Some("a table after a p, quirks mode unclear"),
+        ),
+        ("<svg><p>x</p><math><mi><div>y</div></mi></math>", None),
+        (
+            "<math><annotation-xml encoding=text/html><svg><desc><a href=x>",
+            None,
+        ),
+        (
+            "<template><tr><td>x</td></tr></template><base href=y>",
+            None,
+        ),
+        ("<form><form></form><table><form>", None),
+    ];
+    for &(data, bail) in cases {
+        let tracked = tracker::parse_with(data, DocumentKind::Document, Attributes::All);
+        match (tracked, bail) {
+            (Ok(document), None) => {
+                if let Err(why) = same_every_tag(&document, data, DocumentKind::Document) {
+                    panic!("{data:?}: {why}");
+                }
+            }
+            (Err(Bail(why)), Some(want)) => assert_eq!(why, want, "{data:?}"),
+            (tracked, _) => panic!("{data:?}: {:?}, not {bail:?}", tracked.err()),
+        }
+    }
+    // Past the depth html5ever's path flattens at, the tracker hands over.
+    let deep = "<div>".repeat(2000);
+    let tracked = tracker::parse(&deep, DocumentKind::Document);
+    assert_eq!(tracked.err(), Some(Bail("nesting too deep")));
+}
+
 mod well_formed {
     use proptest::prelude::*;
     use relink::html::tracker;
@@ -242,6 +306,13 @@ mod well_formed {
             Just("<base href=base/>".to_owned()),
             Just("<template><td>cell</td></template>".to_owned()),
             Just("<noscript><img src=n.png></noscript>".to_owned()),
+            Just("<button type=submit>go</button>".to_owned()),
+            Just("<object data=o.swf><param name=p value=v></object>".to_owned()),
+            Just("<xmp><a href=x></xmp>".to_owned()),
+            Just("<iframe src=f.html><p></iframe>".to_owned()),
+            Just("<ruby>a<rt>b</rt><rp>c</rp></ruby>".to_owned()),
+            Just("<pre>\nline</pre>".to_owned()),
+            Just("<svg viewBox='0 0 1 1'><clipPath><rect/></clipPath><script>a<b</script></svg>".to_owned()),
         ];
         leaf.clone().prop_recursive(depth, 64, 4, move |inner| {
             let children = prop::collection::vec(inner, 0..4).prop_map(|c| c.concat());
@@ -293,6 +364,106 @@ mod well_formed {
             prop_assert!(tracked.is_ok(), "{:?}: {:?}", text, tracked.err());
             let same = same_document(&tracked.unwrap(), &text, DocumentKind::Document);
             prop_assert!(same.is_ok(), "{:?}: {:?}", text, same);
+        }
+    }
+}
+
+mod tag_soup {
+    use proptest::prelude::*;
+    use relink::html::tokenizer::Attributes;
+    use relink::html::tracker;
+    use relink::html::tree::DocumentKind;
+
+    /// Tags of every kind the tracker models and some it bails on, in any
+    /// order: mostly ill-formed documents.
+    fn soup() -> impl Strategy<Value = String> {
+        let names = prop_oneof![
+            Just("html"),
+            Just("head"),
+            Just("body"),
+            Just("title"),
+            Just("base"),
+            Just("meta"),
+            Just("style"),
+            Just("script"),
+            Just("noscript"),
+            Just("template"),
+            Just("p"),
+            Just("div"),
+            Just("li"),
+            Just("ul"),
+            Just("dd"),
+            Just("dt"),
+            Just("h1"),
+            Just("h2"),
+            Just("pre"),
+            Just("form"),
+            Just("button"),
+            Just("a"),
+            Just("b"),
+            Just("i"),
+            Just("nobr"),
+            Just("table"),
+            Just("caption"),
+            Just("colgroup"),
+            Just("col"),
+            Just("tbody"),
+            Just("tr"),
+            Just("td"),
+            Just("th"),
+            Just("input"),
+            Just("svg"),
+            Just("math"),
+            Just("mi"),
+            Just("foreignobject"),
+            Just("desc"),
+            Just("annotation-xml"),
+            Just("font"),
+            Just("br"),
+            Just("img"),
+            Just("object"),
+            Just("option"),
+            Just("ruby"),
+            Just("rt"),
+            Just("textarea"),
+            Just("plaintext"),
+            Just("span"),
+            Just("image"),
+            Just("frameset"),
+            Just("select"),
+        ];
+        let attrs = prop_oneof![
+            Just(""),
+            Just(" href=x"),
+            Just(" type=hidden"),
+            Just(" color=red"),
+            Just(" encoding=text/html"),
+            Just(" class=c"),
+            Just(" shadowrootmode=open"),
+        ];
+        let piece = prop_oneof![
+            4 => (names.clone(), attrs, any::<bool>()).prop_map(|(n, a, s)| {
+                format!("<{n}{a}{}>", if s { "/" } else { "" })
+            }),
+            3 => names.prop_map(|n| format!("</{n}>")),
+            1 => Just("x".to_owned()),
+            1 => Just(" ".to_owned()),
+            1 => Just("\0".to_owned()),
+            1 => Just("<!--c-->".to_owned()),
+            1 => Just("<![CDATA[d]]>".to_owned()),
+            1 => Just("<!DOCTYPE html>".to_owned()),
+        ];
+        prop::collection::vec(piece, 0..30).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn tag_soup_agrees_wherever_the_tracker_completes(text in soup(), srcdoc in any::<bool>()) {
+            let kind = if srcdoc { DocumentKind::IframeSrcdoc } else { DocumentKind::Document };
+            if let Ok(document) = tracker::parse_with(&text, kind, Attributes::All) {
+                let same = super::same_every_tag(&document, &text, kind);
+                prop_assert!(same.is_ok(), "{:?}: {:?}", text, same);
+            }
         }
     }
 }
