@@ -1,5 +1,7 @@
 //! Parsing a document: relink's positioned tokenizer ([`super::tokenizer`])
-//! feeds html5ever's tree builder, which builds a lean arena
+//! feeds the tracker ([`super::tracker`]), which follows the stack of open
+//! elements of common documents; a document it bails on goes, from its
+//! start, to html5ever's tree builder, which builds a lean arena
 //! ([`super::arena`]).
 //!
 //! The tokenizer records where every tag and attribute lies in the source;
@@ -228,7 +230,8 @@ fn assemble(log: SpanLog, names: Vec<LocalName>, tree: Tree) -> Document {
     }
 }
 
-/// How deep HTML elements nest before further ones are flattened.
+/// How deep HTML elements nest before further ones are flattened (on
+/// html5ever's path only: the tracker bails before this depth).
 ///
 /// html5ever's tree builder looks through the whole stack of open elements
 /// for most start tags, so a document of 100,000 nested `<div>`s would take
