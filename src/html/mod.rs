@@ -6,4 +6,5 @@ pub mod links;
 pub mod rewrite;
 pub mod srcset;
 pub mod tokenizer;
+pub mod tracker;
 pub mod tree;

@@ -1,5 +1,7 @@
 //! Parsing a document: relink's positioned tokenizer ([`super::tokenizer`])
-//! feeds html5ever's tree builder, which builds a lean arena
+//! feeds the tracker ([`super::tracker`]), which follows the stack of open
+//! elements of common documents; a document it bails on goes, from its
+//! start, to html5ever's tree builder, which builds a lean arena
 //! ([`super::arena`]).
 //!
 //! The tokenizer records where every tag and attribute lies in the source;
@@ -18,9 +20,10 @@ use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{LocalName, local_name};
 
-use super::arena::{Arena, NodeRef};
+use super::arena::{Arena, NodeRef, Tree};
 use super::charref;
 use super::tokenizer::{self, AttrSpan, Attributes, SpanLog, TagSpan};
+use super::tracker::{Bail, Tracker};
 
 pub use super::tokenizer::Quote;
 
@@ -140,8 +143,34 @@ pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 ///
 /// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
 /// empty [`Document`]: nothing in it is located, so nothing is changed.
+///
+/// The tracker ([`super::tracker`]) decides the tree facts of most
+/// documents on its own; a document it bails on is parsed again, from its
+/// start, by html5ever's tree builder.
 pub fn parse(src: &str, kind: DocumentKind) -> Document {
-    parse_with(src, kind, Attributes::TreeBuilder)
+    parse_tracked(src, kind, Attributes::TreeBuilder)
+        .unwrap_or_else(|_| parse_with(src, kind, Attributes::TreeBuilder))
+}
+
+/// [`parse_with`] with the tracker alone: the document, or why the tracker
+/// bailed.
+pub(super) fn parse_tracked(
+    src: &str,
+    kind: DocumentKind,
+    attributes: Attributes,
+) -> Result<Document, Bail> {
+    if u32::try_from(src.len()).is_err() {
+        return Ok(Document::default());
+    }
+    let log = SpanLog::default();
+    let options = tokenizer::Options {
+        discard_bom: false,
+        attributes,
+        ..tokenizer::Options::default()
+    };
+    let tracker = tokenizer::tokenize(src, Tracker::new(&log, kind), &log, options);
+    let (names, tree) = tracker.finish()?;
+    Ok(assemble(log, names, tree))
 }
 
 /// [`parse`], with tag tokens carrying `attributes`: [`parse`] gives the
@@ -179,6 +208,12 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     let recorder = tokenizer::tokenize(src, recorder, &log, options);
     let names = recorder.names.into_inner();
     let tree = recorder.builder.sink.finish_tree();
+    assemble(log, names, tree)
+}
+
+/// The document of a parse: the logged tags, their names, and what the
+/// tree says of them.
+fn assemble(log: SpanLog, names: Vec<LocalName>, tree: Tree) -> Document {
     let (spans, attrs) = log.into_flat();
     let mut elements = vec![None; spans.len()];
     for (index, element) in tree.elements {
@@ -195,7 +230,8 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     }
 }
 
-/// How deep HTML elements nest before further ones are flattened.
+/// How deep HTML elements nest before further ones are flattened (on
+/// html5ever's path only: the tracker bails before this depth).
 ///
 /// html5ever's tree builder looks through the whole stack of open elements
 /// for most start tags, so a document of 100,000 nested `<div>`s would take

@@ -10,6 +10,7 @@ mod feeds;
 mod html_corpus;
 mod html_fixtures;
 mod html_shapes;
+mod html_tracker;
 mod mail;
 mod markdown;
 mod memory;

@@ -1,0 +1,2066 @@
+//! A purpose-built tree builder for the common path: it follows the stack
+//! of open elements as html5ever's `TreeBuilder` would, and decides what
+//! relink needs of the tree (each start tag's element: whether it is in
+//! the tree, its namespace, whether it lies in template contents; the
+//! first `base` with an `href`) without building one.
+//!
+//! # What is modelled
+//!
+//! The insertion modes of WHATWG HTML §13.2.6 from "initial" to "after
+//! after body", except the frameset ones, as html5ever 0.40 implements
+//! them (where html5ever departs from the specification, the tracker
+//! follows html5ever, which is what the tests compare with): the stack of
+//! open elements with the scopes, implied end tags and `p`/`li`/`dd`/`dt`/
+//! heading auto-closing; implied `html`, `head`, `body`, `tbody`, `tr` and
+//! `colgroup`; tables (in table, table text, caption, column group, table
+//! body, row, cell) as long as nothing is foster-parented; `template` with
+//! its stack of template insertion modes; the form element pointer; the
+//! list of active formatting elements as far as markers, closing by the
+//! adoption agency when it only pops, and noticing when something would be
+//! reconstructed; foreign content (SVG, MathML) with its breakout tags,
+//! HTML and MathML text integration points and `annotation-xml` with an
+//! HTML `encoding`; quirks mode as far as a doctype shows it plainly; the
+//! raw text elements, whose tokenizer state the tracker asks for as the
+//! tree builder would.
+//!
+//! Text is seen only as white space, other text or NUL: the tracker never
+//! reads what text says.
+//!
+//! # Where it bails
+//!
+//! Whenever the document leaves that subset, the tracker stops deciding
+//! (see [`Bail`]): `select`, `frameset`, foster parenting (text or
+//! elements directly in a table), the adoption agency with a furthest
+//! block, an `a` inside an open `a`, nested `nobr`, a formatting element
+//! that would be reconstructed, a fourth identical formatting element (the
+//! "Noah's Ark" clause compares attributes the tracker is not given), a
+//! `table` closing a `p` in a document whose doctype leaves quirks mode
+//! unclear, and nesting deep enough that html5ever's path would flatten it
+//! ([`MAX_TREE_DEPTH`]). In each of these the tree can differ from the
+//! source's order, or the rules need more than a stack of names.
+//!
+//! # Why a restart
+//!
+//! html5ever's `TreeBuilder` cannot be started in a given state: it has no
+//! way to be handed a stack of open elements, a list of active formatting
+//! elements and a mode. So when the tracker bails, the document is parsed
+//! again from its start on html5ever's path ([`super::tree::parse`] does
+//! this). Real documents rarely leave the subset, so the restart is rare.
+
+use std::cell::RefCell;
+
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::{LocalName, local_name};
+
+use super::arena::{Element, Namespace, Tree};
+use super::tokenizer::{Attributes, SpanLog};
+use super::tree::{Document, DocumentKind, MAX_TREE_DEPTH};
+
+/// Why the tracker stopped deciding: the construct it met.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bail(pub &'static str);
+
+/// Parses `src` as [`super::tree::parse`] does, with the tracker alone:
+/// the document, or why the tracker bailed.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+pub fn parse(src: &str, kind: DocumentKind) -> Result<Document, Bail> {
+    super::tree::parse_tracked(src, kind, Attributes::TreeBuilder)
+}
+
+/// [`parse`], with tag tokens carrying `attributes`: with
+/// [`Attributes::All`], every tag is kept, as [`super::tree::parse_with`]
+/// keeps them, so that each element the tracker decides can be compared.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Result<Document, Bail> {
+    super::tree::parse_tracked(src, kind, attributes)
+}
+
+/// Elements deeper than this make the tracker bail: html5ever's path
+/// flattens from [`MAX_TREE_DEPTH`] on, and the tracker does not.
+const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
+
+/// How many times one token may be reprocessed (html5ever needs a handful
+/// at most); more means a rule is missing, and the tracker bails.
+const MAX_REPROCESS: usize = 32;
+
+// What an element is to the rules, as bits: the tag sets of html5ever's
+// `tag_sets.rs` (HTML elements only), and what foreign elements are.
+/// html5ever's `special_tag`.
+const SPECIAL: u32 = 1;
+/// A boundary of the default scope: html5ever's `html_default_scope`, and
+/// the MathML text and SVG HTML integration points.
+const SCOPE: u32 = 1 << 1;
+/// Added to the default scope in list item scope: `ol`, `ul`.
+const LIST_SCOPE: u32 = 1 << 2;
+/// Added to the default scope in button scope: `button`.
+const BUTTON_SCOPE: u32 = 1 << 3;
+/// Table scope: `html`, `table`, `template`.
+const TABLE_SCOPE: u32 = 1 << 4;
+/// `cursory_implied_end`.
+const IMPLIED: u32 = 1 << 5;
+/// What `thorough_implied_end` adds.
+const THOROUGH: u32 = 1 << 6;
+/// `h1` to `h6`.
+const HEADING: u32 = 1 << 7;
+/// Where table text goes to table text mode: `table`, `tbody`, `tfoot`,
+/// `thead`, `tr`.
+const TABLE_OUTER: u32 = 1 << 8;
+/// `table_body_context`: `tbody`, `tfoot`, `thead`, `template`, `html`.
+const BODY_CONTEXT: u32 = 1 << 9;
+/// `table_row_context`: `tr`, `template`, `html`.
+const ROW_CONTEXT: u32 = 1 << 10;
+/// `td`, `th`.
+const CELL: u32 = 1 << 11;
+/// An HTML `template`.
+const TEMPLATE: u32 = 1 << 12;
+/// A MathML text integration point (`mi`, `mo`, `mn`, `ms`, `mtext`).
+const TEXT_IP: u32 = 1 << 13;
+/// An SVG HTML integration point (`foreignObject`, `desc`, `title`).
+const SVG_IP: u32 = 1 << 14;
+/// A MathML `annotation-xml`.
+const ANNOTATION: u32 = 1 << 15;
+/// An `annotation-xml` whose `encoding` makes it an HTML integration point.
+const ANNOTATION_IP: u32 = 1 << 16;
+/// An element on the list of active formatting elements.
+const FORMATTING: u32 = 1 << 17;
+
+/// The tag sets an HTML element of this name is in.
+fn classify(name: &LocalName) -> u32 {
+    match *name {
+        local_name!("applet") | local_name!("marquee") | local_name!("object") => SPECIAL | SCOPE,
+        local_name!("select") => SPECIAL | SCOPE,
+        local_name!("button") => SPECIAL | BUTTON_SCOPE,
+        local_name!("ol") | local_name!("ul") => SPECIAL | LIST_SCOPE,
+        local_name!("caption") => SPECIAL | SCOPE | THOROUGH,
+        local_name!("colgroup") => SPECIAL | THOROUGH,
+        local_name!("dd") | local_name!("dt") | local_name!("li") | local_name!("p") => {
+            SPECIAL | IMPLIED
+        }
+        local_name!("h1")
+        | local_name!("h2")
+        | local_name!("h3")
+        | local_name!("h4")
+        | local_name!("h5")
+        | local_name!("h6") => SPECIAL | HEADING,
+        local_name!("html") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT,
+        local_name!("table") => SPECIAL | SCOPE | TABLE_SCOPE | TABLE_OUTER,
+        local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+            SPECIAL | THOROUGH | TABLE_OUTER | BODY_CONTEXT
+        }
+        local_name!("tr") => SPECIAL | THOROUGH | TABLE_OUTER | ROW_CONTEXT,
+        local_name!("td") | local_name!("th") => SPECIAL | SCOPE | THOROUGH | CELL,
+        local_name!("template") => {
+            SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT | TEMPLATE
+        }
+        local_name!("option")
+        | local_name!("optgroup")
+        | local_name!("rb")
+        | local_name!("rp")
+        | local_name!("rt")
+        | local_name!("rtc") => IMPLIED,
+        _ if special_only(name) => SPECIAL,
+        _ => 0,
+    }
+}
+
+/// The rest of html5ever's `special_tag`.
+fn special_only(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("address")
+            | local_name!("area")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("blockquote")
+            | local_name!("body")
+            | local_name!("br")
+            | local_name!("center")
+            | local_name!("col")
+            | local_name!("details")
+            | local_name!("dir")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("embed")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("form")
+            | local_name!("frame")
+            | local_name!("frameset")
+            | local_name!("head")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("hr")
+            | local_name!("iframe")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("isindex")
+            | local_name!("link")
+            | local_name!("listing")
+            | local_name!("main")
+            | local_name!("menu")
+            | local_name!("meta")
+            | local_name!("nav")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("noscript")
+            | local_name!("param")
+            | local_name!("plaintext")
+            | local_name!("pre")
+            | local_name!("script")
+            | local_name!("section")
+            | local_name!("source")
+            | local_name!("style")
+            | local_name!("summary")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("track")
+            | local_name!("wbr")
+            | local_name!("xmp")
+    )
+}
+
+/// Start tags that leave foreign content for HTML (and, with `color`,
+/// `face` or `size`, `font`).
+fn breaks_out(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("b")
+            | local_name!("big")
+            | local_name!("blockquote")
+            | local_name!("body")
+            | local_name!("br")
+            | local_name!("center")
+            | local_name!("code")
+            | local_name!("dd")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("dt")
+            | local_name!("em")
+            | local_name!("embed")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+            | local_name!("head")
+            | local_name!("hr")
+            | local_name!("i")
+            | local_name!("img")
+            | local_name!("li")
+            | local_name!("listing")
+            | local_name!("menu")
+            | local_name!("meta")
+            | local_name!("nobr")
+            | local_name!("ol")
+            | local_name!("p")
+            | local_name!("pre")
+            | local_name!("ruby")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("span")
+            | local_name!("strong")
+            | local_name!("strike")
+            | local_name!("sub")
+            | local_name!("sup")
+            | local_name!("table")
+            | local_name!("tt")
+            | local_name!("u")
+            | local_name!("ul")
+            | local_name!("var")
+    )
+}
+
+/// The tag sets a foreign element is in.
+fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
+    match (namespace, &tag.name) {
+        (
+            Namespace::Svg,
+            &local_name!("foreignobject") | &local_name!("desc") | &local_name!("title"),
+        ) => SVG_IP | SCOPE,
+        (
+            Namespace::Other,
+            &local_name!("mi")
+            | &local_name!("mo")
+            | &local_name!("mn")
+            | &local_name!("ms")
+            | &local_name!("mtext"),
+        ) => TEXT_IP | SCOPE,
+        (Namespace::Other, &local_name!("annotation-xml")) => {
+            let html = attr(tag, &local_name!("encoding")).is_some_and(|v| {
+                v.eq_ignore_ascii_case("text/html")
+                    || v.eq_ignore_ascii_case("application/xhtml+xml")
+            });
+            if html {
+                ANNOTATION | ANNOTATION_IP
+            } else {
+                ANNOTATION
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// The value of a tag's attribute.
+fn attr<'t>(tag: &'t Tag, name: &LocalName) -> Option<&'t str> {
+    tag.attrs
+        .iter()
+        .find(|a| a.name.local == *name)
+        .map(|a| &*a.value)
+}
+
+/// An insertion mode (the frameset ones make the tracker bail).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Initial,
+    BeforeHtml,
+    BeforeHead,
+    InHead,
+    InHeadNoscript,
+    AfterHead,
+    InBody,
+    Text,
+    InTable,
+    InTableText,
+    InCaption,
+    InColumnGroup,
+    InTableBody,
+    InRow,
+    InCell,
+    InTemplate,
+    AfterBody,
+    AfterAfterBody,
+}
+
+/// What the document's doctype says of quirks mode, as far as the tracker
+/// knows (a public identifier would need html5ever's lists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Quirks {
+    No,
+    Yes,
+    Unknown,
+}
+
+/// A token, as the rules see it.
+#[derive(Debug, Clone, Copy)]
+enum Tok<'t> {
+    Start(&'t Tag),
+    End(&'t LocalName),
+    /// Text: white space only, or not.
+    Text { space: bool },
+    Nul,
+    Comment,
+}
+
+/// What a rule asks next.
+#[derive(Debug)]
+enum Next {
+    Done,
+    Reprocess(Mode),
+    Raw(RawKind),
+    Plaintext,
+}
+
+type Step = Result<Next, Bail>;
+
+/// An element on the stack of open elements.
+#[derive(Debug, Clone)]
+struct Open {
+    name: LocalName,
+    namespace: Namespace,
+    flags: u32,
+    id: u32,
+}
+
+impl Open {
+    fn is_html(&self, name: &LocalName) -> bool {
+        self.namespace == Namespace::Html && self.name == *name
+    }
+}
+
+/// An entry of the list of active formatting elements.
+#[derive(Debug)]
+enum Entry {
+    Marker,
+    Element {
+        id: u32,
+        name: LocalName,
+        /// Whether it is still on the stack of open elements.
+        open: bool,
+    },
+}
+
+/// The tree builder's state, as far as the tracker follows it.
+#[derive(Debug)]
+struct State {
+    bailed: Option<Bail>,
+    mode: Mode,
+    /// The mode to return to after text or table text.
+    original: Mode,
+    stack: Vec<Open>,
+    templates: Vec<Mode>,
+    /// How many HTML `template`s are on the stack.
+    in_template: usize,
+    formatting: Vec<Entry>,
+    form: Option<u32>,
+    head: Option<u32>,
+    quirks: Quirks,
+    srcdoc: bool,
+    /// In table text mode: whether the pending text has other than white space.
+    table_text: bool,
+    next_id: u32,
+    /// The index of the start tag being processed, if it is logged.
+    current: Option<usize>,
+    tree: Tree,
+}
+
+/// The token sink: follows the tree builder's state over the tokens and
+/// answers the tokenizer as the tree builder would. See the module
+/// documentation.
+pub struct Tracker<'l> {
+    log: &'l SpanLog,
+    names: RefCell<Vec<LocalName>>,
+    state: RefCell<State>,
+}
+
+impl<'l> Tracker<'l> {
+    /// A tracker for a document of `kind`, reading tag indexes off `log`.
+    pub fn new(log: &'l SpanLog, kind: DocumentKind) -> Self {
+        Tracker {
+            log,
+            names: RefCell::new(Vec::new()),
+            state: RefCell::new(State {
+                bailed: None,
+                mode: Mode::Initial,
+                original: Mode::Initial,
+                stack: Vec::with_capacity(32),
+                templates: Vec::new(),
+                in_template: 0,
+                formatting: Vec::new(),
+                form: None,
+                head: None,
+                quirks: Quirks::Unknown,
+                srcdoc: kind == DocumentKind::IframeSrcdoc,
+                table_text: false,
+                next_id: 0,
+                current: None,
+                tree: Tree::default(),
+            }),
+        }
+    }
+
+    /// The names of the logged tags and what the tree says, or why the
+    /// tracker bailed.
+    pub fn finish(self) -> Result<(Vec<LocalName>, Tree), Bail> {
+        let state = self.state.into_inner();
+        match state.bailed {
+            Some(bail) => Err(bail),
+            None => Ok((self.names.into_inner(), state.tree)),
+        }
+    }
+}
+
+/// Whether text is ASCII white space only (as html5ever splits it).
+fn is_space(text: &str) -> bool {
+    text.bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r'))
+}
+
+impl TokenSink for Tracker<'_> {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let current = self.log.current();
+        if let Token::TagToken(tag) = &token
+            && current.is_some()
+        {
+            self.names.borrow_mut().push(tag.name.clone());
+        }
+        let mut state = self.state.borrow_mut();
+        if state.bailed.is_some() {
+            // The rest of the document is parsed again: the tokenizer
+            // need not find its tags now.
+            return TokenSinkResult::Plaintext;
+        }
+        let tok = match &token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => Tok::Start(tag),
+            Token::TagToken(tag) => Tok::End(&tag.name),
+            Token::CharacterTokens(text) => Tok::Text {
+                space: is_space(text),
+            },
+            Token::NullCharacterToken => Tok::Nul,
+            Token::CommentToken(_) => Tok::Comment,
+            Token::DoctypeToken(doctype) => {
+                state.doctype(doctype);
+                return TokenSinkResult::Continue;
+            }
+            // Nothing at the end creates an element.
+            Token::EOFToken | Token::ParseError(_) => return TokenSinkResult::Continue,
+        };
+        state.current = match tok {
+            Tok::Start(_) => current,
+            _ => None,
+        };
+        match state.process(tok) {
+            Ok(Next::Raw(kind)) => TokenSinkResult::RawData(kind),
+            Ok(Next::Plaintext) => TokenSinkResult::Plaintext,
+            Ok(_) => TokenSinkResult::Continue,
+            Err(bail) => {
+                state.bailed = Some(bail);
+                TokenSinkResult::Plaintext
+            }
+        }
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        let state = self.state.borrow();
+        state
+            .stack
+            .last()
+            .is_some_and(|e| e.namespace != Namespace::Html)
+    }
+}
+
+/// The stack of open elements and the list of active formatting elements.
+impl State {
+    /// Runs a token through the rules until it is done with.
+    fn process(&mut self, tok: Tok<'_>) -> Step {
+        for _ in 0..MAX_REPROCESS {
+            let next = if self.is_foreign(tok) {
+                self.foreign(tok)?
+            } else {
+                self.step(self.mode, tok)?
+            };
+            match next {
+                Next::Reprocess(mode) => self.mode = mode,
+                next => return Ok(next),
+            }
+        }
+        Err(Bail("a token reprocessed too often"))
+    }
+
+    /// The initial insertion mode's DOCTYPE rule.
+    fn doctype(&mut self, doctype: &Doctype) {
+        if self.mode != Mode::Initial {
+            return;
+        }
+        let public = doctype.public_id.as_deref();
+        let system = doctype.system_id.as_deref();
+        self.quirks = if doctype.force_quirks || doctype.name.as_deref() != Some("html") {
+            Quirks::Yes
+        } else if self.srcdoc
+            || (public.is_none()
+                && system.is_none_or(|s| s.eq_ignore_ascii_case("about:legacy-compat")))
+        {
+            Quirks::No
+        } else {
+            Quirks::Unknown
+        };
+        self.mode = Mode::BeforeHtml;
+    }
+
+    fn top(&self) -> Option<&Open> {
+        self.stack.last()
+    }
+
+    fn top_is(&self, flags: u32) -> bool {
+        self.top().is_some_and(|e| e.flags & flags != 0)
+    }
+
+    fn top_is_html(&self, name: &LocalName) -> bool {
+        self.top().is_some_and(|e| e.is_html(name))
+    }
+
+    /// Records the element the current start tag makes (or joins), if the
+    /// tag is logged.
+    fn record(&mut self, namespace: Namespace, in_template: bool) {
+        if let Some(index) = self.current {
+            let element = Element {
+                namespace,
+                in_template,
+            };
+            self.tree.elements.push((index, Some(element)));
+        }
+    }
+
+    /// Creates an element: for the current token if `tag` is given (a
+    /// phantom one otherwise), pushed on the stack if `push`.
+    fn create(
+        &mut self,
+        name: &LocalName,
+        namespace: Namespace,
+        flags: u32,
+        tag: Option<&Tag>,
+        push: bool,
+    ) -> Result<u32, Bail> {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        if let Some(tag) = tag {
+            let in_template = self.in_template > 0;
+            self.record(namespace, in_template);
+            if !in_template
+                && namespace == Namespace::Html
+                && *name == local_name!("base")
+                && self.tree.base.is_none()
+                && attr(tag, &local_name!("href")).is_some()
+            {
+                self.tree.base = self.current;
+            }
+        }
+        if push {
+            if self.stack.len() >= DEPTH_LIMIT {
+                return Err(Bail("nesting too deep"));
+            }
+            if flags & TEMPLATE != 0 {
+                self.in_template += 1;
+            }
+            self.stack.push(Open {
+                name: name.clone(),
+                namespace,
+                flags,
+                id,
+            });
+        }
+        Ok(id)
+    }
+
+    /// Inserts an HTML element for the current start tag.
+    fn insert(&mut self, tag: &Tag, push: bool) -> Result<u32, Bail> {
+        let flags = classify(&tag.name);
+        self.create(&tag.name, Namespace::Html, flags, Some(tag), push)
+    }
+
+    /// Inserts an HTML element no token asked for.
+    fn phantom(&mut self, name: &LocalName) -> Result<u32, Bail> {
+        self.create(name, Namespace::Html, classify(name), None, true)
+    }
+
+    /// Notes that an element left the stack.
+    fn left(&mut self, open: &Open) {
+        if open.flags & TEMPLATE != 0 {
+            self.in_template = self.in_template.saturating_sub(1);
+        }
+        if open.flags & FORMATTING != 0 {
+            for entry in self.formatting.iter_mut().rev() {
+                if let Entry::Element { id, open: o, .. } = entry
+                    && *id == open.id
+                {
+                    *o = false;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Pops the current node.
+    fn pop(&mut self) -> Result<(), Bail> {
+        let open = self.stack.pop().ok_or(Bail("popping an empty stack"))?;
+        self.left(&open);
+        Ok(())
+    }
+
+    /// Pops elements until the stack is `len` long.
+    fn truncate(&mut self, len: usize) {
+        while self.stack.len() > len {
+            let _ = self.pop();
+        }
+    }
+
+    /// Removes an element from the stack, wherever it is.
+    fn remove(&mut self, id: u32) {
+        if let Some(at) = self.stack.iter().rposition(|e| e.id == id) {
+            let open = self.stack.remove(at);
+            self.left(&open);
+        }
+    }
+
+    /// Pops until an element `matches` has been popped.
+    fn pop_until(&mut self, matches: impl Fn(&Open) -> bool) {
+        while let Some(open) = self.stack.pop() {
+            self.left(&open);
+            if matches(&open) {
+                break;
+            }
+        }
+    }
+
+    fn pop_until_named(&mut self, name: &LocalName) {
+        self.pop_until(|e| e.is_html(name));
+    }
+
+    /// Pops until the current node is in `flags`.
+    fn pop_until_current(&mut self, flags: u32) {
+        while self.top().is_some_and(|e| e.flags & flags == 0) {
+            let _ = self.pop();
+        }
+    }
+
+    /// Whether an element `matches` is in the scope bounded by `flags`.
+    fn in_scope(&self, flags: u32, matches: impl Fn(&Open) -> bool) -> bool {
+        for open in self.stack.iter().rev() {
+            if matches(open) {
+                return true;
+            }
+            if open.flags & flags != 0 {
+                return false;
+            }
+        }
+        false
+    }
+
+    fn in_scope_named(&self, flags: u32, name: &LocalName) -> bool {
+        self.in_scope(flags, |e| e.is_html(name))
+    }
+
+    /// Generates implied end tags for the elements in `flags`.
+    fn generate_implied(&mut self, flags: u32) {
+        while self.top_is(flags) {
+            let _ = self.pop();
+        }
+    }
+
+    /// Generates implied end tags, except for `name`.
+    fn generate_implied_except(&mut self, name: &LocalName) {
+        while self.top_is(IMPLIED) && !self.top_is_html(name) {
+            let _ = self.pop();
+        }
+    }
+
+    fn close_p(&mut self) {
+        self.generate_implied_except(&local_name!("p"));
+        self.pop_until_named(&local_name!("p"));
+    }
+
+    fn close_p_in_button_scope(&mut self) {
+        if self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
+            self.close_p();
+        }
+    }
+
+    /// Clears the list of active formatting elements up to the last marker.
+    fn clear_to_marker(&mut self) {
+        while let Some(entry) = self.formatting.pop() {
+            if matches!(entry, Entry::Marker) {
+                break;
+            }
+        }
+    }
+
+    /// Reconstructs the active formatting elements: the tracker bails if
+    /// there is anything to reconstruct.
+    fn reconstruct(&self) -> Result<(), Bail> {
+        match self.formatting.last() {
+            Some(Entry::Element { open: false, .. }) => {
+                Err(Bail("reconstructing formatting elements"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The entries after the last marker, last first, with their index.
+    fn after_marker(&self) -> impl Iterator<Item = (usize, u32, &LocalName)> {
+        self.formatting
+            .iter()
+            .enumerate()
+            .rev()
+            .map_while(|(i, entry)| match entry {
+                Entry::Marker => None,
+                Entry::Element { id, name, .. } => Some((i, *id, name)),
+            })
+    }
+
+    /// Inserts a formatting element for the current start tag.
+    fn formatting_element(&mut self, tag: &Tag) -> Step {
+        if self.after_marker().filter(|e| *e.2 == tag.name).count() >= 3 {
+            return Err(Bail("a fourth like formatting element"));
+        }
+        let id = self.insert(tag, true)?;
+        if let Some(top) = self.stack.last_mut() {
+            top.flags |= FORMATTING;
+        }
+        self.formatting.push(Entry::Element {
+            id,
+            name: tag.name.clone(),
+            open: true,
+        });
+        Ok(Next::Done)
+    }
+
+    /// The adoption agency algorithm, as far as it only pops.
+    fn adoption_agency(&mut self, subject: &LocalName) -> Step {
+        if let Some(top) = self.top()
+            && top.is_html(subject)
+            && !self
+                .formatting
+                .iter()
+                .any(|e| matches!(e, Entry::Element { id, .. } if *id == top.id))
+        {
+            self.pop()?;
+            return Ok(Next::Done);
+        }
+        let Some((entry, id, _)) = self.after_marker().find(|e| e.2 == subject) else {
+            return Ok(self.end_tag_in_body(subject));
+        };
+        let Some(at) = self.stack.iter().rposition(|e| e.id == id) else {
+            self.forget(entry);
+            return Ok(Next::Done);
+        };
+        if !self.in_scope(SCOPE, |e| e.id == id) {
+            return Ok(Next::Done);
+        }
+        if self
+            .stack
+            .get(at..)
+            .unwrap_or_default()
+            .iter()
+            .any(|e| e.flags & SPECIAL != 0)
+        {
+            return Err(Bail("the adoption agency with a furthest block"));
+        }
+        self.truncate(at);
+        self.forget(entry);
+        Ok(Next::Done)
+    }
+
+    /// Removes entry `at` from the list of active formatting elements.
+    fn forget(&mut self, at: usize) {
+        if at < self.formatting.len() {
+            self.formatting.remove(at);
+        }
+    }
+
+    /// Any other end tag in body.
+    fn end_tag_in_body(&mut self, name: &LocalName) -> Next {
+        let mut found = None;
+        for (at, open) in self.stack.iter().enumerate().rev() {
+            if open.is_html(name) {
+                found = Some(at);
+                break;
+            }
+            if open.namespace == Namespace::Html && open.flags & SPECIAL != 0 {
+                return Next::Done;
+            }
+        }
+        if let Some(at) = found {
+            self.generate_implied_except(name);
+            self.truncate(at);
+        }
+        Next::Done
+    }
+
+    /// Resets the insertion mode appropriately.
+    fn reset_mode(&self) -> Result<Mode, Bail> {
+        for (at, open) in self.stack.iter().enumerate().rev() {
+            if open.namespace != Namespace::Html {
+                continue;
+            }
+            let last = at == 0;
+            let mode = match open.name {
+                local_name!("td") | local_name!("th") if !last => Mode::InCell,
+                local_name!("tr") => Mode::InRow,
+                local_name!("tbody") | local_name!("thead") | local_name!("tfoot") => {
+                    Mode::InTableBody
+                }
+                local_name!("caption") => Mode::InCaption,
+                local_name!("colgroup") => Mode::InColumnGroup,
+                local_name!("table") => Mode::InTable,
+                local_name!("template") => {
+                    return self.templates.last().copied().ok_or(Bail("template modes"));
+                }
+                local_name!("head") if !last => Mode::InHead,
+                local_name!("body") => Mode::InBody,
+                local_name!("frameset") => return Err(Bail("frameset")),
+                local_name!("html") if self.head.is_some() => Mode::AfterHead,
+                local_name!("html") => Mode::BeforeHead,
+                _ => continue,
+            };
+            return Ok(mode);
+        }
+        Ok(Mode::InBody)
+    }
+
+    /// Switches to the text mode, the tokenizer to `kind`.
+    fn raw(&mut self, tag: &Tag, kind: RawKind) -> Step {
+        self.insert(tag, true)?;
+        self.original = self.mode;
+        self.mode = Mode::Text;
+        Ok(Next::Raw(kind))
+    }
+}
+
+/// The insertion modes before the body.
+impl State {
+    fn step(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
+        match mode {
+            Mode::Initial => Ok(self.initial(tok)),
+            Mode::BeforeHtml => self.before_html(tok),
+            Mode::BeforeHead => self.before_head(tok),
+            Mode::InHead => self.in_head(tok),
+            Mode::InHeadNoscript => self.in_head_noscript(tok),
+            Mode::AfterHead => self.after_head(tok),
+            Mode::InBody => self.in_body(tok),
+            Mode::Text => self.text(tok),
+            Mode::InTable => self.in_table(tok),
+            Mode::InTableText => self.in_table_text(tok),
+            Mode::InCaption => self.in_caption(tok),
+            Mode::InColumnGroup => self.in_column_group(tok),
+            Mode::InTableBody => self.in_table_body(tok),
+            Mode::InRow => self.in_row(tok),
+            Mode::InCell => self.in_cell(tok),
+            Mode::InTemplate => self.in_template(tok),
+            Mode::AfterBody | Mode::AfterAfterBody => self.after_body(mode, tok),
+        }
+    }
+
+    fn initial(&mut self, tok: Tok<'_>) -> Next {
+        if let Tok::Text { space: true } | Tok::Comment = tok {
+            return Next::Done;
+        }
+        if !self.srcdoc {
+            self.quirks = Quirks::Yes;
+        }
+        Next::Reprocess(Mode::BeforeHtml)
+    }
+
+    fn before_html(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
+            Tok::Start(tag) if tag.name == local_name!("html") => {
+                self.insert(tag, true)?;
+                self.mode = Mode::BeforeHead;
+                return Ok(Next::Done);
+            }
+            Tok::End(name)
+                if !matches!(
+                    *name,
+                    local_name!("head")
+                        | local_name!("body")
+                        | local_name!("html")
+                        | local_name!("br")
+                ) =>
+            {
+                return Ok(Next::Done);
+            }
+            _ => {}
+        }
+        self.phantom(&local_name!("html"))?;
+        Ok(Next::Reprocess(Mode::BeforeHead))
+    }
+
+    fn before_head(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
+            Tok::Start(tag) if tag.name == local_name!("html") => return self.in_body(tok),
+            Tok::Start(tag) if tag.name == local_name!("head") => {
+                self.head = Some(self.insert(tag, true)?);
+                self.mode = Mode::InHead;
+                return Ok(Next::Done);
+            }
+            Tok::End(name)
+                if !matches!(
+                    *name,
+                    local_name!("head")
+                        | local_name!("body")
+                        | local_name!("html")
+                        | local_name!("br")
+                ) =>
+            {
+                return Ok(Next::Done);
+            }
+            _ => {}
+        }
+        self.head = Some(self.phantom(&local_name!("head"))?);
+        Ok(Next::Reprocess(Mode::InHead))
+    }
+
+    fn in_head(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } | Tok::Comment => Ok(Next::Done),
+            Tok::Start(tag) => match tag.name {
+                local_name!("html") => self.in_body(tok),
+                local_name!("base")
+                | local_name!("basefont")
+                | local_name!("bgsound")
+                | local_name!("link")
+                | local_name!("meta") => {
+                    self.insert(tag, false)?;
+                    Ok(Next::Done)
+                }
+                local_name!("title") => self.raw(tag, RawKind::Rcdata),
+                local_name!("noframes") | local_name!("style") => self.raw(tag, RawKind::Rawtext),
+                local_name!("noscript") => {
+                    self.insert(tag, true)?;
+                    self.mode = Mode::InHeadNoscript;
+                    Ok(Next::Done)
+                }
+                local_name!("script") => self.raw(tag, RawKind::ScriptData),
+                local_name!("template") => {
+                    self.formatting.push(Entry::Marker);
+                    self.mode = Mode::InTemplate;
+                    self.templates.push(Mode::InTemplate);
+                    self.insert(tag, true)?;
+                    Ok(Next::Done)
+                }
+                local_name!("head") => Ok(Next::Done),
+                _ => self.in_head_else(),
+            },
+            Tok::End(name) => match *name {
+                local_name!("head") => {
+                    self.pop()?;
+                    self.mode = Mode::AfterHead;
+                    Ok(Next::Done)
+                }
+                local_name!("body") | local_name!("html") | local_name!("br") => {
+                    self.in_head_else()
+                }
+                local_name!("template") => self.end_template(),
+                _ => Ok(Next::Done),
+            },
+            _ => self.in_head_else(),
+        }
+    }
+
+    fn in_head_else(&mut self) -> Step {
+        self.pop()?;
+        Ok(Next::Reprocess(Mode::AfterHead))
+    }
+
+    fn end_template(&mut self) -> Step {
+        if self.in_template > 0 {
+            self.generate_implied(IMPLIED | THOROUGH);
+            self.pop_until_named(&local_name!("template"));
+            self.clear_to_marker();
+            self.templates.pop();
+            self.mode = self.reset_mode()?;
+        }
+        Ok(Next::Done)
+    }
+
+    fn in_head_noscript(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Start(tag) => match tag.name {
+                local_name!("html") => return self.in_body(tok),
+                local_name!("basefont")
+                | local_name!("bgsound")
+                | local_name!("link")
+                | local_name!("meta")
+                | local_name!("noframes")
+                | local_name!("style") => return self.in_head(tok),
+                local_name!("head") | local_name!("noscript") => return Ok(Next::Done),
+                _ => {}
+            },
+            Tok::End(&local_name!("noscript")) => {
+                self.pop()?;
+                self.mode = Mode::InHead;
+                return Ok(Next::Done);
+            }
+            Tok::End(&local_name!("br")) => {}
+            Tok::End(_) | Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
+            Tok::Text { .. } | Tok::Nul => {}
+        }
+        self.pop()?;
+        Ok(Next::Reprocess(Mode::InHead))
+    }
+
+    fn after_head(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
+            Tok::Start(tag) => match tag.name {
+                local_name!("html") => return self.in_body(tok),
+                local_name!("body") => {
+                    self.insert(tag, true)?;
+                    self.mode = Mode::InBody;
+                    return Ok(Next::Done);
+                }
+                local_name!("frameset") => return Err(Bail("frameset")),
+                local_name!("base")
+                | local_name!("basefont")
+                | local_name!("bgsound")
+                | local_name!("link")
+                | local_name!("meta")
+                | local_name!("noframes")
+                | local_name!("script")
+                | local_name!("style")
+                | local_name!("template")
+                | local_name!("title") => return self.in_head_again(tok),
+                local_name!("head") => return Ok(Next::Done),
+                _ => {}
+            },
+            Tok::End(&local_name!("template")) => return self.in_head(tok),
+            Tok::End(&local_name!("body") | &local_name!("html") | &local_name!("br")) => {}
+            Tok::End(_) => return Ok(Next::Done),
+            Tok::Text { .. } | Tok::Nul => {}
+        }
+        self.phantom(&local_name!("body"))?;
+        Ok(Next::Reprocess(Mode::InBody))
+    }
+
+    /// A head element after the head: into the head again.
+    fn in_head_again(&mut self, tok: Tok<'_>) -> Step {
+        let head = self.head.ok_or(Bail("no head element"))?;
+        if self.stack.len() >= DEPTH_LIMIT {
+            return Err(Bail("nesting too deep"));
+        }
+        self.stack.push(Open {
+            name: local_name!("head"),
+            namespace: Namespace::Html,
+            flags: classify(&local_name!("head")),
+            id: head,
+        });
+        let next = self.in_head(tok);
+        self.remove(head);
+        next
+    }
+
+    fn text(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { .. } | Tok::Nul => Ok(Next::Done),
+            Tok::End(_) => {
+                self.pop()?;
+                self.mode = self.original;
+                Ok(Next::Done)
+            }
+            _ => Err(Bail("a token in raw text")),
+        }
+    }
+
+    fn after_body(&mut self, mode: Mode, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } => self.in_body(tok),
+            Tok::Comment => Ok(Next::Done),
+            Tok::Start(tag) if tag.name == local_name!("html") => self.in_body(tok),
+            Tok::End(&local_name!("html")) if mode == Mode::AfterBody => {
+                self.mode = Mode::AfterAfterBody;
+                Ok(Next::Done)
+            }
+            _ => Ok(Next::Reprocess(Mode::InBody)),
+        }
+    }
+}
+
+/// The in body insertion mode.
+impl State {
+    fn in_body(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Nul | Tok::Comment => Ok(Next::Done),
+            Tok::Text { .. } => {
+                self.reconstruct()?;
+                Ok(Next::Done)
+            }
+            Tok::Start(tag) => self.body_start(tag),
+            Tok::End(name) => self.body_end(name),
+        }
+    }
+
+    /// Start tags in body that close a `p`, or others that nest.
+    fn body_start(&mut self, tag: &Tag) -> Step {
+        match tag.name {
+            local_name!("address")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("center")
+            | local_name!("details")
+            | local_name!("dialog")
+            | local_name!("dir")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("main")
+            | local_name!("nav")
+            | local_name!("ol")
+            | local_name!("p")
+            | local_name!("search")
+            | local_name!("section")
+            | local_name!("summary")
+            | local_name!("ul")
+            | local_name!("menu")
+            | local_name!("pre")
+            | local_name!("listing") => {
+                self.close_p_in_button_scope();
+                self.insert(tag, true)?;
+                Ok(Next::Done)
+            }
+            local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6") => {
+                self.close_p_in_button_scope();
+                if self.top_is(HEADING) {
+                    self.pop()?;
+                }
+                self.insert(tag, true)?;
+                Ok(Next::Done)
+            }
+            local_name!("li") | local_name!("dd") | local_name!("dt") => self.list_item(tag),
+            local_name!("a") => {
+                if self.after_marker().any(|e| *e.2 == local_name!("a")) {
+                    return Err(Bail("an a inside an a"));
+                }
+                self.reconstruct()?;
+                self.formatting_element(tag)
+            }
+            local_name!("b")
+            | local_name!("big")
+            | local_name!("code")
+            | local_name!("em")
+            | local_name!("font")
+            | local_name!("i")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("strike")
+            | local_name!("strong")
+            | local_name!("tt")
+            | local_name!("u") => {
+                self.reconstruct()?;
+                self.formatting_element(tag)
+            }
+            local_name!("nobr") => {
+                self.reconstruct()?;
+                if self.in_scope_named(SCOPE, &local_name!("nobr")) {
+                    return Err(Bail("nested nobr"));
+                }
+                self.formatting_element(tag)
+            }
+            _ => self.body_start_other(tag),
+        }
+    }
+
+    /// Start tags in body: void and raw text elements, tables, forms,
+    /// foreign content.
+    fn body_start_other(&mut self, tag: &Tag) -> Step {
+        match tag.name {
+            local_name!("area")
+            | local_name!("br")
+            | local_name!("embed")
+            | local_name!("img")
+            | local_name!("image")
+            | local_name!("keygen")
+            | local_name!("wbr")
+            | local_name!("input") => {
+                self.reconstruct()?;
+                let name = match tag.name {
+                    local_name!("image") => local_name!("img"),
+                    _ => tag.name.clone(),
+                };
+                self.create(&name, Namespace::Html, 0, Some(tag), false)?;
+                Ok(Next::Done)
+            }
+            local_name!("param") | local_name!("source") | local_name!("track") => {
+                self.insert(tag, false)?;
+                Ok(Next::Done)
+            }
+            local_name!("hr") => {
+                self.close_p_in_button_scope();
+                self.insert(tag, false)?;
+                Ok(Next::Done)
+            }
+            local_name!("textarea") => self.raw(tag, RawKind::Rcdata),
+            local_name!("xmp") => {
+                self.close_p_in_button_scope();
+                self.reconstruct()?;
+                self.raw(tag, RawKind::Rawtext)
+            }
+            local_name!("iframe") | local_name!("noembed") => self.raw(tag, RawKind::Rawtext),
+            local_name!("plaintext") => {
+                self.close_p_in_button_scope();
+                self.insert(tag, true)?;
+                Ok(Next::Plaintext)
+            }
+            local_name!("table") => {
+                match self.quirks {
+                    Quirks::Yes => {}
+                    Quirks::No => self.close_p_in_button_scope(),
+                    Quirks::Unknown => {
+                        if self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
+                            return Err(Bail("a table after a p, quirks mode unclear"));
+                        }
+                    }
+                }
+                self.insert(tag, true)?;
+                self.mode = Mode::InTable;
+                Ok(Next::Done)
+            }
+            local_name!("form") => self.start_form(tag),
+            local_name!("math") => self.enter_foreign(tag, Namespace::Other),
+            local_name!("svg") => self.enter_foreign(tag, Namespace::Svg),
+            _ => self.body_start_rare(tag),
+        }
+    }
+
+    /// Start tags in body met less often.
+    fn body_start_rare(&mut self, tag: &Tag) -> Step {
+        match tag.name {
+            local_name!("html") => {
+                if self.in_template == 0 {
+                    self.record(Namespace::Html, false);
+                }
+            }
+            local_name!("body") => {
+                let body = self.stack.get(1).is_some_and(|e| e.is_html(&tag.name));
+                if body && self.in_template == 0 {
+                    self.record(Namespace::Html, false);
+                }
+            }
+            local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("noframes")
+            | local_name!("script")
+            | local_name!("style")
+            | local_name!("template")
+            | local_name!("title") => return self.in_head(Tok::Start(tag)),
+            local_name!("frameset") => return Err(Bail("frameset")),
+            local_name!("select") => return Err(Bail("select")),
+            local_name!("button") => {
+                if self.in_scope_named(SCOPE, &local_name!("button")) {
+                    self.generate_implied(IMPLIED);
+                    self.pop_until_named(&local_name!("button"));
+                }
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+            }
+            local_name!("applet") | local_name!("marquee") | local_name!("object") => {
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+                self.formatting.push(Entry::Marker);
+            }
+            local_name!("option") | local_name!("optgroup") => {
+                if self.top_is_html(&local_name!("option")) {
+                    self.pop()?;
+                }
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+            }
+            local_name!("rb") | local_name!("rtc") => {
+                if self.in_scope_named(SCOPE, &local_name!("ruby")) {
+                    self.generate_implied(IMPLIED);
+                }
+                self.insert(tag, true)?;
+            }
+            local_name!("rp") | local_name!("rt") => {
+                if self.in_scope_named(SCOPE, &local_name!("ruby")) {
+                    self.generate_implied_except(&local_name!("rtc"));
+                }
+                self.insert(tag, true)?;
+            }
+            local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("frame")
+            | local_name!("head")
+            | local_name!("tbody")
+            | local_name!("td")
+            | local_name!("tfoot")
+            | local_name!("th")
+            | local_name!("thead")
+            | local_name!("tr") => {}
+            _ => {
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+            }
+        }
+        Ok(Next::Done)
+    }
+
+    fn list_item(&mut self, tag: &Tag) -> Step {
+        let list = tag.name == local_name!("li");
+        let mut close = None;
+        for open in self.stack.iter().rev() {
+            if open.namespace != Namespace::Html {
+                continue;
+            }
+            let closes = match open.name {
+                local_name!("li") => list,
+                local_name!("dd") | local_name!("dt") => !list,
+                _ => false,
+            };
+            if closes {
+                close = Some(open.name.clone());
+                break;
+            }
+            let passes = matches!(
+                open.name,
+                local_name!("address") | local_name!("div") | local_name!("p")
+            );
+            if open.flags & SPECIAL != 0 && !passes {
+                break;
+            }
+        }
+        if let Some(name) = close {
+            self.generate_implied_except(&name);
+            self.pop_until_named(&name);
+        }
+        self.close_p_in_button_scope();
+        self.insert(tag, true)?;
+        Ok(Next::Done)
+    }
+
+    fn start_form(&mut self, tag: &Tag) -> Step {
+        if self.form.is_some() && self.in_template == 0 {
+            return Ok(Next::Done);
+        }
+        self.close_p_in_button_scope();
+        let id = self.insert(tag, true)?;
+        if self.in_template == 0 {
+            self.form = Some(id);
+        }
+        Ok(Next::Done)
+    }
+
+    fn enter_foreign(&mut self, tag: &Tag, namespace: Namespace) -> Step {
+        self.reconstruct()?;
+        self.create(&tag.name, namespace, 0, Some(tag), !tag.self_closing)?;
+        Ok(Next::Done)
+    }
+
+    fn body_end(&mut self, name: &LocalName) -> Step {
+        match *name {
+            local_name!("template") => return self.in_head(Tok::End(name)),
+            local_name!("body") => {
+                if self.in_scope_named(SCOPE, &local_name!("body")) {
+                    self.mode = Mode::AfterBody;
+                }
+            }
+            local_name!("html") => {
+                if self.in_scope_named(SCOPE, &local_name!("body")) {
+                    return Ok(Next::Reprocess(Mode::AfterBody));
+                }
+            }
+            local_name!("address")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("button")
+            | local_name!("center")
+            | local_name!("details")
+            | local_name!("dialog")
+            | local_name!("dir")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("listing")
+            | local_name!("main")
+            | local_name!("menu")
+            | local_name!("nav")
+            | local_name!("ol")
+            | local_name!("pre")
+            | local_name!("search")
+            | local_name!("section")
+            | local_name!("select")
+            | local_name!("summary")
+            | local_name!("ul") => {
+                if self.in_scope_named(SCOPE, name) {
+                    self.generate_implied(IMPLIED);
+                    self.pop_until_named(name);
+                }
+            }
+            local_name!("form") => self.end_form(),
+            local_name!("p") => {
+                // Without a `p` in scope, html5ever inserts one and closes
+                // it at once: nothing a tag is tied to changes.
+                if self.in_scope_named(SCOPE | BUTTON_SCOPE, name) {
+                    self.close_p();
+                }
+            }
+            _ => return self.body_end_other(name),
+        }
+        Ok(Next::Done)
+    }
+
+    fn body_end_other(&mut self, name: &LocalName) -> Step {
+        match *name {
+            local_name!("li") | local_name!("dd") | local_name!("dt") => {
+                let scope = match *name {
+                    local_name!("li") => SCOPE | LIST_SCOPE,
+                    _ => SCOPE,
+                };
+                if self.in_scope_named(scope, name) {
+                    self.generate_implied_except(name);
+                    self.pop_until_named(name);
+                }
+            }
+            local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6") => {
+                let heading = |e: &Open| e.namespace == Namespace::Html && e.flags & HEADING != 0;
+                if self.in_scope(SCOPE, heading) {
+                    self.generate_implied(IMPLIED);
+                    self.pop_until(heading);
+                }
+            }
+            local_name!("a")
+            | local_name!("b")
+            | local_name!("big")
+            | local_name!("code")
+            | local_name!("em")
+            | local_name!("font")
+            | local_name!("i")
+            | local_name!("nobr")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("strike")
+            | local_name!("strong")
+            | local_name!("tt")
+            | local_name!("u") => return self.adoption_agency(name),
+            local_name!("applet") | local_name!("marquee") | local_name!("object") => {
+                if self.in_scope_named(SCOPE, name) {
+                    self.generate_implied(IMPLIED);
+                    self.pop_until_named(name);
+                    self.clear_to_marker();
+                }
+            }
+            local_name!("br") => {
+                // As a `<br>` with no attributes: tied to no tag.
+                self.reconstruct()?;
+                self.create(name, Namespace::Html, 0, None, false)?;
+            }
+            _ => return Ok(self.end_tag_in_body(name)),
+        }
+        Ok(Next::Done)
+    }
+
+    fn end_form(&mut self) {
+        if self.in_template == 0 {
+            let Some(form) = self.form.take() else {
+                return;
+            };
+            if !self.in_scope(SCOPE, |e| e.id == form) {
+                return;
+            }
+            self.generate_implied(IMPLIED);
+            self.remove(form);
+        } else {
+            if !self.in_scope_named(SCOPE, &local_name!("form")) {
+                return;
+            }
+            self.generate_implied(IMPLIED);
+            self.pop_until_named(&local_name!("form"));
+        }
+    }
+}
+
+/// The table insertion modes and the template one.
+impl State {
+    fn in_table(&mut self, tok: Tok<'_>) -> Step {
+        let tag = match tok {
+            Tok::Text { .. } | Tok::Nul => {
+                if !self.top_is(TABLE_OUTER) {
+                    return Err(Bail("text in a table"));
+                }
+                self.original = self.mode;
+                self.table_text = false;
+                return Ok(Next::Reprocess(Mode::InTableText));
+            }
+            Tok::Comment => return Ok(Next::Done),
+            Tok::End(name) => return self.table_end(name),
+            Tok::Start(tag) => tag,
+        };
+        match tag.name {
+            local_name!("caption") => {
+                self.pop_until_current(TABLE_SCOPE);
+                self.formatting.push(Entry::Marker);
+                self.insert(tag, true)?;
+                self.mode = Mode::InCaption;
+            }
+            local_name!("colgroup") => {
+                self.pop_until_current(TABLE_SCOPE);
+                self.insert(tag, true)?;
+                self.mode = Mode::InColumnGroup;
+            }
+            local_name!("col") => {
+                self.pop_until_current(TABLE_SCOPE);
+                self.phantom(&local_name!("colgroup"))?;
+                return Ok(Next::Reprocess(Mode::InColumnGroup));
+            }
+            local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                self.pop_until_current(TABLE_SCOPE);
+                self.insert(tag, true)?;
+                self.mode = Mode::InTableBody;
+            }
+            local_name!("td") | local_name!("th") | local_name!("tr") => {
+                self.pop_until_current(TABLE_SCOPE);
+                self.phantom(&local_name!("tbody"))?;
+                return Ok(Next::Reprocess(Mode::InTableBody));
+            }
+            local_name!("table") => {
+                if self.in_scope_named(TABLE_SCOPE, &local_name!("table")) {
+                    self.pop_until_named(&local_name!("table"));
+                    return Ok(Next::Reprocess(self.reset_mode()?));
+                }
+            }
+            local_name!("style") | local_name!("script") | local_name!("template") => {
+                return self.in_head(tok);
+            }
+            local_name!("input")
+                if attr(tag, &local_name!("type"))
+                    .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
+            {
+                self.insert(tag, false)?;
+            }
+            local_name!("form") => {
+                if self.in_template == 0 && self.form.is_none() {
+                    self.form = Some(self.insert(tag, false)?);
+                }
+            }
+            _ => return Err(Bail("an element in a table")),
+        }
+        Ok(Next::Done)
+    }
+
+    fn table_end(&mut self, name: &LocalName) -> Step {
+        match *name {
+            local_name!("table") => {
+                if self.in_scope_named(TABLE_SCOPE, name) {
+                    self.pop_until_named(name);
+                    self.mode = self.reset_mode()?;
+                }
+                Ok(Next::Done)
+            }
+            local_name!("template") => self.in_head(Tok::End(name)),
+            local_name!("body")
+            | local_name!("caption")
+            | local_name!("col")
+            | local_name!("colgroup")
+            | local_name!("html")
+            | local_name!("tbody")
+            | local_name!("td")
+            | local_name!("tfoot")
+            | local_name!("th")
+            | local_name!("thead")
+            | local_name!("tr") => Ok(Next::Done),
+            // Foster parenting changes nothing an end tag does in body:
+            // only the `p` or `br` it may insert, tied to no start tag.
+            _ => self.in_body(Tok::End(name)),
+        }
+    }
+
+    fn in_table_text(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Nul => Ok(Next::Done),
+            Tok::Text { space } => {
+                self.table_text |= !space;
+                Ok(Next::Done)
+            }
+            _ if self.table_text => Err(Bail("text in a table")),
+            _ => Ok(Next::Reprocess(self.original)),
+        }
+    }
+
+    fn in_caption(&mut self, tok: Tok<'_>) -> Step {
+        let (closes, end) = match tok {
+            Tok::Start(tag) => (
+                matches!(
+                    tag.name,
+                    local_name!("caption")
+                        | local_name!("col")
+                        | local_name!("colgroup")
+                        | local_name!("tbody")
+                        | local_name!("td")
+                        | local_name!("tfoot")
+                        | local_name!("th")
+                        | local_name!("thead")
+                        | local_name!("tr")
+                ),
+                false,
+            ),
+            Tok::End(name) => match *name {
+                local_name!("table") => (true, false),
+                local_name!("caption") => (true, true),
+                local_name!("body")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("html")
+                | local_name!("tbody")
+                | local_name!("td")
+                | local_name!("tfoot")
+                | local_name!("th")
+                | local_name!("thead")
+                | local_name!("tr") => return Ok(Next::Done),
+                _ => (false, false),
+            },
+            _ => (false, false),
+        };
+        if !closes {
+            return self.in_body(tok);
+        }
+        if !self.in_scope_named(TABLE_SCOPE, &local_name!("caption")) {
+            return Ok(Next::Done);
+        }
+        self.generate_implied(IMPLIED);
+        self.pop_until_named(&local_name!("caption"));
+        self.clear_to_marker();
+        if end {
+            self.mode = Mode::InTable;
+            Ok(Next::Done)
+        } else {
+            Ok(Next::Reprocess(Mode::InTable))
+        }
+    }
+
+    fn in_column_group(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
+            Tok::Start(tag) => match tag.name {
+                local_name!("html") => return self.in_body(tok),
+                local_name!("col") => {
+                    self.insert(tag, false)?;
+                    return Ok(Next::Done);
+                }
+                local_name!("template") => return self.in_head(tok),
+                _ => {}
+            },
+            Tok::End(&local_name!("colgroup")) => {
+                if self.top_is_html(&local_name!("colgroup")) {
+                    self.pop()?;
+                    self.mode = Mode::InTable;
+                }
+                return Ok(Next::Done);
+            }
+            Tok::End(&local_name!("col")) => return Ok(Next::Done),
+            Tok::End(&local_name!("template")) => return self.in_head(tok),
+            _ => {}
+        }
+        if self.top_is_html(&local_name!("colgroup")) {
+            self.pop()?;
+            Ok(Next::Reprocess(Mode::InTable))
+        } else {
+            Ok(Next::Done)
+        }
+    }
+
+    fn in_table_body(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Start(tag) => match tag.name {
+                local_name!("tr") => {
+                    self.pop_until_current(BODY_CONTEXT);
+                    self.insert(tag, true)?;
+                    self.mode = Mode::InRow;
+                    Ok(Next::Done)
+                }
+                local_name!("th") | local_name!("td") => {
+                    self.pop_until_current(BODY_CONTEXT);
+                    self.phantom(&local_name!("tr"))?;
+                    Ok(Next::Reprocess(Mode::InRow))
+                }
+                local_name!("caption")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("tbody")
+                | local_name!("tfoot")
+                | local_name!("thead") => self.table_body_close(),
+                _ => self.in_table(tok),
+            },
+            Tok::End(name) => match *name {
+                local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                    if self.in_scope_named(TABLE_SCOPE, name) {
+                        self.pop_until_current(BODY_CONTEXT);
+                        self.pop()?;
+                        self.mode = Mode::InTable;
+                    }
+                    Ok(Next::Done)
+                }
+                local_name!("table") => self.table_body_close(),
+                local_name!("body")
+                | local_name!("caption")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("html")
+                | local_name!("td")
+                | local_name!("th")
+                | local_name!("tr") => Ok(Next::Done),
+                _ => self.in_table(tok),
+            },
+            _ => self.in_table(tok),
+        }
+    }
+
+    /// Closes the table body for a tag that belongs to the table.
+    fn table_body_close(&mut self) -> Step {
+        let outer = |e: &Open| {
+            e.namespace == Namespace::Html
+                && matches!(
+                    e.name,
+                    local_name!("table") | local_name!("tbody") | local_name!("tfoot")
+                )
+        };
+        if !self.in_scope(TABLE_SCOPE, outer) {
+            return Ok(Next::Done);
+        }
+        self.pop_until_current(BODY_CONTEXT);
+        self.pop()?;
+        Ok(Next::Reprocess(Mode::InTable))
+    }
+
+    fn in_row(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Start(tag) => match tag.name {
+                local_name!("th") | local_name!("td") => {
+                    self.pop_until_current(ROW_CONTEXT);
+                    self.insert(tag, true)?;
+                    self.mode = Mode::InCell;
+                    self.formatting.push(Entry::Marker);
+                    Ok(Next::Done)
+                }
+                local_name!("caption")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("tbody")
+                | local_name!("tfoot")
+                | local_name!("thead")
+                | local_name!("tr") => self.row_close(Next::Reprocess(Mode::InTableBody)),
+                _ => self.in_table(tok),
+            },
+            Tok::End(name) => match *name {
+                local_name!("tr") => self.row_close(Next::Done),
+                local_name!("table") => self.row_close(Next::Reprocess(Mode::InTableBody)),
+                local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                    if !self.in_scope_named(TABLE_SCOPE, name) {
+                        return Ok(Next::Done);
+                    }
+                    self.row_close(Next::Reprocess(Mode::InTableBody))
+                }
+                local_name!("body")
+                | local_name!("caption")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("html")
+                | local_name!("td")
+                | local_name!("th") => Ok(Next::Done),
+                _ => self.in_table(tok),
+            },
+            _ => self.in_table(tok),
+        }
+    }
+
+    /// Closes the row, if one is in table scope, and goes on with `next`.
+    fn row_close(&mut self, next: Next) -> Step {
+        if !self.in_scope_named(TABLE_SCOPE, &local_name!("tr")) {
+            return Ok(Next::Done);
+        }
+        self.pop_until_current(ROW_CONTEXT);
+        self.pop()?;
+        if let Next::Done = next {
+            self.mode = Mode::InTableBody;
+        }
+        Ok(next)
+    }
+
+    fn in_cell(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::End(name @ (&local_name!("td") | &local_name!("th"))) => {
+                if self.in_scope_named(TABLE_SCOPE, name) {
+                    self.generate_implied(IMPLIED);
+                    self.pop_until_named(name);
+                    self.clear_to_marker();
+                    self.mode = Mode::InRow;
+                }
+                Ok(Next::Done)
+            }
+            Tok::Start(tag)
+                if matches!(
+                    tag.name,
+                    local_name!("caption")
+                        | local_name!("col")
+                        | local_name!("colgroup")
+                        | local_name!("tbody")
+                        | local_name!("td")
+                        | local_name!("tfoot")
+                        | local_name!("th")
+                        | local_name!("thead")
+                        | local_name!("tr")
+                ) =>
+            {
+                let cell = |e: &Open| e.namespace == Namespace::Html && e.flags & CELL != 0;
+                if !self.in_scope(TABLE_SCOPE, cell) {
+                    return Ok(Next::Done);
+                }
+                self.close_cell();
+                Ok(Next::Reprocess(Mode::InRow))
+            }
+            Tok::End(
+                &local_name!("body")
+                | &local_name!("caption")
+                | &local_name!("col")
+                | &local_name!("colgroup")
+                | &local_name!("html"),
+            ) => Ok(Next::Done),
+            Tok::End(
+                name @ (&local_name!("table")
+                | &local_name!("tbody")
+                | &local_name!("tfoot")
+                | &local_name!("thead")
+                | &local_name!("tr")),
+            ) => {
+                if !self.in_scope_named(TABLE_SCOPE, name) {
+                    return Ok(Next::Done);
+                }
+                self.close_cell();
+                Ok(Next::Reprocess(Mode::InRow))
+            }
+            _ => self.in_body(tok),
+        }
+    }
+
+    fn close_cell(&mut self) {
+        self.generate_implied(IMPLIED);
+        self.pop_until(|e| e.namespace == Namespace::Html && e.flags & CELL != 0);
+        self.clear_to_marker();
+    }
+
+    fn in_template(&mut self, tok: Tok<'_>) -> Step {
+        let tag = match tok {
+            Tok::Text { .. } | Tok::Comment => return self.in_body(tok),
+            Tok::Nul => return Ok(Next::Done),
+            Tok::End(&local_name!("template")) => return self.in_head(tok),
+            Tok::End(_) => return Ok(Next::Done),
+            Tok::Start(tag) => tag,
+        };
+        let mode = match tag.name {
+            local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("noframes")
+            | local_name!("script")
+            | local_name!("style")
+            | local_name!("template")
+            | local_name!("title") => return self.in_head(tok),
+            local_name!("caption")
+            | local_name!("colgroup")
+            | local_name!("tbody")
+            | local_name!("tfoot")
+            | local_name!("thead") => Mode::InTable,
+            local_name!("col") => Mode::InColumnGroup,
+            local_name!("tr") => Mode::InTableBody,
+            local_name!("td") | local_name!("th") => Mode::InRow,
+            _ => Mode::InBody,
+        };
+        self.templates.pop();
+        self.templates.push(mode);
+        Ok(Next::Reprocess(mode))
+    }
+}
+
+/// Foreign content.
+impl State {
+    /// Whether a token goes by the rules for foreign content.
+    fn is_foreign(&self, tok: Tok<'_>) -> bool {
+        let Some(top) = self.top() else {
+            return false;
+        };
+        if top.namespace == Namespace::Html {
+            return false;
+        }
+        let start = matches!(tok, Tok::Start(_));
+        let text = matches!(tok, Tok::Text { .. } | Tok::Nul);
+        if top.flags & TEXT_IP != 0 {
+            match tok {
+                Tok::Text { .. } | Tok::Nul => return false,
+                Tok::Start(tag)
+                    if !matches!(tag.name, local_name!("mglyph") | local_name!("malignmark")) =>
+                {
+                    return false;
+                }
+                _ => {}
+            }
+        }
+        if top.flags & SVG_IP != 0 && (start || text) {
+            return false;
+        }
+        if top.flags & ANNOTATION != 0 {
+            if let Tok::Start(tag) = tok
+                && tag.name == local_name!("svg")
+            {
+                return false;
+            }
+            if start || text {
+                return top.flags & ANNOTATION_IP == 0;
+            }
+        }
+        true
+    }
+
+    fn foreign(&mut self, tok: Tok<'_>) -> Step {
+        match tok {
+            Tok::Text { .. } | Tok::Nul | Tok::Comment => Ok(Next::Done),
+            Tok::Start(tag) => {
+                let font = tag.name == local_name!("font")
+                    && [local_name!("color"), local_name!("face"), local_name!("size")]
+                        .iter()
+                        .any(|name| attr(tag, name).is_some());
+                if breaks_out(&tag.name) || font {
+                    return self.break_out(tok);
+                }
+                let namespace = self
+                    .top()
+                    .map_or(Namespace::Html, |e| e.namespace);
+                let flags = classify_foreign(tag, namespace);
+                self.create(&tag.name, namespace, flags, Some(tag), !tag.self_closing)?;
+                Ok(Next::Done)
+            }
+            Tok::End(&local_name!("br") | &local_name!("p")) => self.break_out(tok),
+            Tok::End(name) => self.foreign_end(tok, name),
+        }
+    }
+
+    /// A tag that leaves foreign content: pops to HTML or an integration
+    /// point, and goes by the insertion mode.
+    fn break_out(&mut self, tok: Tok<'_>) -> Step {
+        while self
+            .top()
+            .is_some_and(|e| e.namespace != Namespace::Html && e.flags & (TEXT_IP | SVG_IP) == 0)
+        {
+            self.pop()?;
+        }
+        self.step(self.mode, tok)
+    }
+
+    fn foreign_end(&mut self, tok: Tok<'_>, name: &LocalName) -> Step {
+        let mut at = self.stack.len().saturating_sub(1);
+        let mut first = true;
+        loop {
+            if at == 0 {
+                return Ok(Next::Done);
+            }
+            let Some(open) = self.stack.get(at) else {
+                return Ok(Next::Done);
+            };
+            if !first && open.namespace == Namespace::Html {
+                return self.step(self.mode, tok);
+            }
+            // The names on the stack are the tokenizer's, lower case, as
+            // are the end tag's: html5ever compares them ignoring case.
+            if open.name == *name {
+                self.truncate(at);
+                return Ok(Next::Done);
+            }
+            first = false;
+            at -= 1;
+        }
+    }
+}
