@@ -8,8 +8,9 @@
 //! `markup5ever_rcdom` stays the reference DOM of the tests.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::TagKind;
@@ -43,12 +44,130 @@ const NONE: u32 = u32::MAX;
 /// reused once the node is released, so a handle carries the slot's
 /// generation: a handle to a released node matches no node, and every sink
 /// call given one does nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Handles are counted: a node the tree builder holds no handle to can
+/// never be named by it again, however it left the stack of open elements
+/// (html5ever pops many elements without telling the sink), so it is
+/// released as a popped one is.
 pub struct NodeRef {
     index: u32,
     generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
+    handles: Rc<Handles>,
+}
+
+impl PartialEq for NodeRef {
+    fn eq(&self, other: &Self) -> bool {
+        (self.index, self.generation, &self.name) == (other.index, other.generation, &other.name)
+    }
+}
+
+impl Eq for NodeRef {}
+
+impl std::fmt::Debug for NodeRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeRef")
+            .field("index", &self.index)
+            .field("generation", &self.generation)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Each slot's generation and count of handles, shared by the arena and
+/// its handles.
+#[derive(Debug, Default)]
+pub struct Handles {
+    /// Per slot: its generation, and how many handles of that generation
+    /// there are.
+    slots: RefCell<Vec<(u32, u32)>>,
+    /// Slots whose last handle went, with their generation: to be looked
+    /// at by the arena.
+    unheld: RefCell<Vec<(u32, u32)>>,
+    /// Set if a count was ever missed: then counts say nothing, and no
+    /// node is released for want of handles.
+    unsure: Cell<bool>,
+}
+
+impl Handles {
+    /// Adds one to the count of handles to `(index, generation)`.
+    fn hold(&self, index: u32, generation: u32) {
+        let Ok(mut slots) = self.slots.try_borrow_mut() else {
+            self.unsure.set(true);
+            return;
+        };
+        if let Some(slot) = slots.get_mut(index as usize)
+            && slot.0 == generation
+        {
+            slot.1 = slot.1.saturating_add(1);
+        }
+    }
+
+    /// The generation of slot `index` (0 for none).
+    fn generation(&self, index: u32) -> u32 {
+        self.slots
+            .try_borrow()
+            .ok()
+            .and_then(|slots| slots.get(index as usize).map(|s| s.0))
+            .unwrap_or(0)
+    }
+
+    /// Whether nothing but the arena knows `index` (of its current
+    /// generation).
+    fn unheld(&self, index: u32) -> bool {
+        !self.unsure.get()
+            && self
+                .slots
+                .try_borrow()
+                .is_ok_and(|slots| slots.get(index as usize).is_some_and(|s| s.1 == 0))
+    }
+}
+
+impl NodeRef {
+    fn new(handles: &Rc<Handles>, index: u32, name: QualName) -> Self {
+        let generation = handles.generation(index);
+        handles.hold(index, generation);
+        NodeRef {
+            index,
+            generation,
+            name,
+            handles: Rc::clone(handles),
+        }
+    }
+}
+
+impl Clone for NodeRef {
+    fn clone(&self) -> Self {
+        self.handles.hold(self.index, self.generation);
+        NodeRef {
+            index: self.index,
+            generation: self.generation,
+            name: self.name.clone(),
+            handles: Rc::clone(&self.handles),
+        }
+    }
+}
+
+impl Drop for NodeRef {
+    fn drop(&mut self) {
+        let handles = &self.handles;
+        let Ok(mut slots) = handles.slots.try_borrow_mut() else {
+            handles.unsure.set(true);
+            return;
+        };
+        if let Some(slot) = slots.get_mut(self.index as usize)
+            && slot.0 == self.generation
+        {
+            slot.1 = slot.1.saturating_sub(1);
+            if slot.1 == 0 {
+                match handles.unheld.try_borrow_mut() {
+                    Ok(mut unheld) => unheld.push((self.index, self.generation)),
+                    Err(_) => handles.unsure.set(true),
+                }
+            }
+        }
+    }
 }
 
 /// Node flags.
@@ -61,7 +180,7 @@ const IN_TEMPLATE: u8 = 16;
 /// A tie record names this node: it is never released.
 const PINNED: u8 = 32;
 
-/// One node: 32 bytes. Closed nodes no tag needs are released (see
+/// One node: 28 bytes. Closed nodes no tag needs are released (see
 /// [`Arena::release`]), so few are alive at once. What few nodes have (a
 /// template's contents, a base's tag) is kept beside them.
 #[derive(Debug, Clone, Copy)]
@@ -71,8 +190,6 @@ struct Node {
     last_child: u32,
     prev: u32,
     next: u32,
-    /// Bumped each time the slot is released.
-    generation: u32,
     /// Its record in [`Arena::tied`], if a tag is tied to it.
     tie: u32,
     /// How many ancestors it had when it was last inserted (at most
@@ -90,7 +207,6 @@ impl Node {
             last_child: NONE,
             prev: NONE,
             next: NONE,
-            generation: 0,
             tie: NONE,
             depth: 0,
             namespace,
@@ -127,8 +243,11 @@ pub struct Arena {
     releasing: bool,
     /// Released slots, to be reused.
     free: RefCell<Vec<u32>>,
-    /// The element the current token created last, and its name.
-    created: std::cell::Cell<u32>,
+    /// The handles' counts and each slot's generation.
+    handles: Rc<Handles>,
+    /// The element the current token created last (its slot and
+    /// generation), and its name.
+    created: std::cell::Cell<(u32, u32)>,
     created_name: RefCell<Option<QualName>>,
     /// Each template's contents (a fragment node).
     contents: RefCell<HashMap<u32, u32>>,
@@ -138,6 +257,8 @@ pub struct Arena {
 
 impl Default for Arena {
     fn default() -> Self {
+        let handles = Handles::default();
+        handles.slots.borrow_mut().push((0, 0));
         Arena {
             nodes: RefCell::new(vec![Node::new(Namespace::Other, 0)]),
             current: RefCell::new(None),
@@ -145,7 +266,8 @@ impl Default for Arena {
             last_inserted: std::cell::Cell::new((0, Namespace::Html, false)),
             releasing: true,
             free: RefCell::new(Vec::new()),
-            created: std::cell::Cell::new(NONE),
+            handles: Rc::new(handles),
+            created: std::cell::Cell::new((NONE, 0)),
             created_name: RefCell::new(None),
             contents: RefCell::new(HashMap::new()),
             base_tags: RefCell::new(HashMap::new()),
@@ -156,9 +278,9 @@ impl Default for Arena {
 /// What the finished tree says.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// Each tag tied to an element, in the order they were tied (a later
-    /// pair for the same tag wins): the element, if it is in the final tree.
-    pub elements: Vec<(usize, Option<Element>)>,
+    /// For each tag (by index), the element it is tied to, if it is in
+    /// the final tree (a later tie of the same tag wins).
+    pub elements: Vec<Option<Element>>,
     /// The tag of the first HTML `base` with an `href` in tree order,
     /// outside template contents.
     pub base: Option<usize>,
@@ -214,35 +336,72 @@ impl Arena {
 
     /// Whether `handle` names a node still alive.
     fn live(nodes: &[Node], handle: &NodeRef) -> bool {
-        nodes
-            .get(handle.index as usize)
-            .is_some_and(|n| n.generation == handle.generation)
+        (handle.index as usize) < nodes.len()
+            && handle.handles.generation(handle.index) == handle.generation
+    }
+
+    /// A new handle to the node in slot `index`.
+    fn handle(&self, index: u32, name: QualName) -> NodeRef {
+        NodeRef::new(&self.handles, index, name)
     }
 
     /// Releases a closed element that no longer changes: one the tree
-    /// builder popped off its stack of open elements, or a void or
-    /// self-closing one it never pushed. Such an element never gains
-    /// children or moves again (only `head` is pushed back, and is kept),
-    /// so what the tree says of it is what it says of its parent: if it
-    /// has no children, a tag tied to it is tied to its parent instead
-    /// (with its own namespace), and its slot is reused. Elements that
-    /// hold children, templates, integration points, `base` elements and
-    /// nodes other records name are kept.
+    /// builder popped off its stack of open elements, a void or
+    /// self-closing one it never pushed, or one it holds no handle to any
+    /// more. Such an element never gains children or moves again (only
+    /// `head` is pushed back, and is kept), so what the tree says of it is
+    /// what it says of its parent: if it has no children, a tag tied to it
+    /// is tied to its parent instead (with its own namespace), and its slot
+    /// is reused. Elements that hold children, templates, integration
+    /// points, `base` elements and nodes other records name are kept. A
+    /// parent left without children and without handles goes the same way.
     fn release(&self, handle: &NodeRef) {
-        if !self.releasing {
+        if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
+            return;
+        }
+        self.release_index(handle.index, handle.generation);
+    }
+
+    /// [`Arena::release`] of the node in slot `index`, if it is of
+    /// `generation` and not `head`.
+    fn release_index(&self, index: u32, generation: u32) {
+        if !self.releasing || self.handles.generation(index) != generation {
             return;
         }
         let mut nodes = self.nodes.borrow_mut();
-        if !Self::live(&nodes, handle)
-            || (handle.name.ns == ns!(html) && handle.name.local == local_name!("head"))
-        {
+        if index as usize >= nodes.len() {
             return;
         }
-        let index = handle.index;
+        let mut index = index;
+        while self.release_slot(&mut nodes, index) {
+            let parent = nodes[index as usize].parent;
+            Self::detach(&mut nodes, index);
+            nodes[index as usize] = Node::new(Namespace::Other, 0);
+            self.free.borrow_mut().push(index);
+            if parent == NONE
+                || nodes[parent as usize].first_child != NONE
+                || !self.handles.unheld(parent)
+            {
+                break;
+            }
+            index = parent;
+        }
+    }
+
+    /// Whether the node in slot `index` may be released (see
+    /// [`Arena::release`]); if so, moves its tie to its parent and bumps
+    /// the slot's generation.
+    fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
         let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
         if node.flags & ELEMENT == 0 || node.flags & kept != 0 || node.first_child != NONE {
-            return;
+            return false;
+        }
+        let Ok(mut slots) = self.handles.slots.try_borrow_mut() else {
+            return false;
+        };
+        if let Some(slot) = slots.get_mut(index as usize) {
+            *slot = (slot.0.wrapping_add(1), 0);
         }
         if node.tie != NONE {
             let mut tied = self.tied.borrow_mut();
@@ -253,34 +412,31 @@ impl Arena {
                 nodes[node.parent as usize].flags |= PINNED;
             }
         }
-        Self::detach(&mut nodes, index);
-        let slot = &mut nodes[index as usize];
-        *slot = Node {
-            generation: slot.generation.wrapping_add(1),
-            ..Node::new(Namespace::Other, 0)
-        };
-        self.free.borrow_mut().push(index);
+        true
+    }
+
+    /// Releases the nodes whose last handle went (see [`Arena::release`]).
+    fn release_unheld(&self) {
+        if !self.releasing {
+            return;
+        }
+        let unheld = std::mem::take(&mut *self.handles.unheld.borrow_mut());
+        for (index, generation) in unheld {
+            // `head` needs no test: the tree builder always holds it.
+            if self.handles.unheld(index) {
+                self.release_index(index, generation);
+            }
+        }
     }
 
     /// After a tag token: releases the element it created if the tree
     /// builder never pushed it (an HTML void element, a self-closing
     /// foreign one).
     pub fn release_unpushed(&self, self_closing: bool) {
-        let index = self.created.replace(NONE);
+        let (index, generation) = self.created.replace((NONE, 0));
         if index == NONE {
             return;
         }
-        let handle = {
-            let nodes = self.nodes.borrow();
-            let Some(node) = nodes.get(index as usize) else {
-                return;
-            };
-            NodeRef {
-                index,
-                generation: node.generation,
-                name: no_name(),
-            }
-        };
         let name = self.created_name.borrow_mut().take();
         let Some(name) = name else { return };
         let unpushed = if name.ns == ns!(html) {
@@ -288,15 +444,15 @@ impl Arena {
         } else {
             self_closing
         };
-        if unpushed {
-            self.release(&NodeRef { name, ..handle });
+        if unpushed && self.handles.generation(index) == generation {
+            self.release(&self.handle(index, name));
         }
     }
 
     /// Says which tag token the tree builder is about to process (`None`
     /// for other tokens).
     pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
-        self.created.set(NONE);
+        self.created.set((NONE, 0));
         self.created_name.borrow_mut().take();
         *self.current.borrow_mut() = match tag {
             Some((index, TagKind::StartTag, name)) => {
@@ -337,17 +493,18 @@ impl Arena {
     fn push(&self, node: Node) -> u32 {
         let mut nodes = self.nodes.borrow_mut();
         if let Some(index) = self.free.borrow_mut().pop() {
-            let slot = &mut nodes[index as usize];
-            *slot = Node {
-                generation: slot.generation,
-                ..node
-            };
+            nodes[index as usize] = node;
             return index;
         }
         // More than u32::MAX - 1 nodes cannot come from a document of
         // at most u32::MAX bytes with at least 2 bytes per tag.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
         nodes.push(node);
+        if let Ok(mut slots) = self.handles.slots.try_borrow_mut() {
+            slots.push((0, 0));
+        } else {
+            self.handles.unsure.set(true);
+        }
         index
     }
 
@@ -430,8 +587,9 @@ impl Arena {
         *tag
     }
 
-    /// Walks the final tree in tree order, template contents included.
-    pub fn finish_tree(&self) -> Tree {
+    /// Walks the final tree in tree order, template contents included;
+    /// `tags` is how many tag tokens there were.
+    pub fn finish_tree(&self, tags: usize) -> Tree {
         let nodes = self.nodes.borrow();
         let contents = self.contents.borrow();
         let base_tags = self.base_tags.borrow();
@@ -456,19 +614,18 @@ impl Arena {
                 child = nodes[child as usize].prev;
             }
         }
-        let elements = self
-            .tied
-            .borrow()
-            .iter()
-            .map(|tie| {
-                let state = reached.get(tie.node as usize).copied().unwrap_or(0);
-                let element = (state != 0).then_some(Element {
+        // The ties are not needed after this: freed as they are read.
+        let tied = std::mem::take(&mut *self.tied.borrow_mut());
+        let mut elements = vec![None; tags];
+        for tie in tied {
+            let state = reached.get(tie.node as usize).copied().unwrap_or(0);
+            if let Some(slot) = elements.get_mut(tie.tag as usize) {
+                *slot = (state != 0).then_some(Element {
                     namespace: tie.namespace,
                     in_template: state == 2,
                 });
-                (tie.tag as usize, element)
-            })
-            .collect();
+            }
+        }
         Tree { elements, base }
     }
 }
@@ -485,11 +642,7 @@ impl TreeSink for Arena {
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
     fn get_document(&self) -> NodeRef {
-        NodeRef {
-            index: 0,
-            generation: 0,
-            name: no_name(),
-        }
+        self.handle(0, no_name())
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeRef) -> ExpandedName<'a> {
@@ -502,6 +655,7 @@ impl TreeSink for Arena {
         attrs: Vec<Attribute>,
         flags: ElementFlags,
     ) -> NodeRef {
+        self.release_unheld();
         let namespace = namespace_of(&name);
         let mut bits = ELEMENT;
         if namespace == Namespace::Html
@@ -527,14 +681,10 @@ impl TreeSink for Arena {
             let contents = self.push(Node::new(Namespace::Other, IN_TEMPLATE));
             self.contents.borrow_mut().insert(index, contents);
         }
-        self.created.set(index);
-        *self.created_name.borrow_mut() = Some(name.clone());
-        let generation = self.nodes.borrow()[index as usize].generation;
-        NodeRef {
-            index,
-            generation,
-            name,
-        }
+        let handle = self.handle(index, name);
+        self.created.set((index, handle.generation));
+        *self.created_name.borrow_mut() = Some(handle.name.clone());
+        handle
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
@@ -545,11 +695,7 @@ impl TreeSink for Arena {
         } else {
             self.push(Node::new(Namespace::Other, 0))
         };
-        NodeRef {
-            index,
-            generation: 0,
-            name: no_name(),
-        }
+        self.handle(index, no_name())
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeRef {
@@ -594,16 +740,7 @@ impl TreeSink for Arena {
             .get(&target.index)
             .copied()
             .unwrap_or(NONE);
-        let generation = self
-            .nodes
-            .borrow()
-            .get(index as usize)
-            .map_or(0, |n| n.generation);
-        NodeRef {
-            index,
-            generation,
-            name: no_name(),
-        }
+        self.handle(index, no_name())
     }
 
     fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {
@@ -612,6 +749,7 @@ impl TreeSink for Arena {
 
     fn pop(&self, node: &NodeRef) {
         self.release(node);
+        self.release_unheld();
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}

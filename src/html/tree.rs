@@ -178,18 +178,12 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     };
     let recorder = tokenizer::tokenize(src, recorder, &log, options);
     let names = recorder.names.into_inner();
-    let tree = recorder.builder.sink.finish_tree();
+    let tree = recorder.builder.sink.finish_tree(log.len());
     let (spans, attrs) = log.into_flat();
-    let mut elements = vec![None; spans.len()];
-    for (index, element) in tree.elements {
-        if let Some(slot) = elements.get_mut(index) {
-            *slot = element;
-        }
-    }
     Document {
         spans,
         names,
-        elements,
+        elements: tree.elements,
         attrs,
         base: tree.base,
     }
