@@ -3,7 +3,7 @@
 //! namespace, whether it lies in template contents, which element is the
 //! first `base` with an `href`, and which tag token made it).
 //!
-//! No text nodes, no attributes, no `Rc`: a handle is an index and the
+//! No text nodes, no attributes, no `Rc` per node: a handle is an index and the
 //! element's name, so [`TreeSink::elem_name`] borrows from the handle.
 //! `markup5ever_rcdom` stays the reference DOM of the tests.
 
@@ -40,6 +40,10 @@ pub struct Element {
 /// No node.
 const NONE: u32 = u32::MAX;
 
+/// The fewest slots the arena has before it looks for nodes without
+/// handles.
+const MIN_SWEEP: usize = 1024;
+
 /// A node of the arena, as the tree builder holds it. A node's slot is
 /// reused once the node is released, so a handle carries the slot's
 /// generation: a handle to a released node matches no node, and every sink
@@ -48,13 +52,59 @@ const NONE: u32 = u32::MAX;
 /// Handles are counted: a node the tree builder holds no handle to can
 /// never be named by it again, however it left the stack of open elements
 /// (html5ever pops many elements without telling the sink), so it is
-/// released as a popped one is.
+/// released as a popped one is, when the arena next looks (see
+/// [`Arena::sweep`]).
 pub struct NodeRef {
     index: u32,
     generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
-    handles: Rc<Handles>,
+    /// The counts of the chunk of slots this one is in, when the arena
+    /// counts handles.
+    counts: Option<Counts>,
+}
+
+/// How many slots share one chunk of counts.
+const CHUNK: usize = 256;
+
+/// The handle counts of a chunk of slots: each the slot's generation (high
+/// half) and how many handles of that generation there are (low half).
+type Counts = Rc<[Cell<u64>; CHUNK]>;
+
+fn new_counts() -> Counts {
+    Rc::new([const { Cell::new(0) }; CHUNK])
+}
+
+impl NodeRef {
+    /// Adds `by` (1 or -1) to the count of handles to this node, if it is
+    /// still of this generation.
+    fn count(&self, by: i64) {
+        let Some(counts) = &self.counts else { return };
+        let cell = &counts[self.index as usize % CHUNK];
+        let value = cell.get();
+        if (value >> 32) as u32 == self.generation {
+            let count = (value as u32).saturating_add_signed(by as i32);
+            cell.set((value & !u64::from(u32::MAX)) | u64::from(count));
+        }
+    }
+}
+
+impl Clone for NodeRef {
+    fn clone(&self) -> Self {
+        self.count(1);
+        NodeRef {
+            index: self.index,
+            generation: self.generation,
+            name: self.name.clone(),
+            counts: self.counts.clone(),
+        }
+    }
+}
+
+impl Drop for NodeRef {
+    fn drop(&mut self) {
+        self.count(-1);
+    }
 }
 
 impl PartialEq for NodeRef {
@@ -75,101 +125,6 @@ impl std::fmt::Debug for NodeRef {
     }
 }
 
-/// Each slot's generation and count of handles, shared by the arena and
-/// its handles.
-#[derive(Debug, Default)]
-pub struct Handles {
-    /// Per slot: its generation, and how many handles of that generation
-    /// there are.
-    slots: RefCell<Vec<(u32, u32)>>,
-    /// Slots whose last handle went, with their generation: to be looked
-    /// at by the arena.
-    unheld: RefCell<Vec<(u32, u32)>>,
-    /// Set if a count was ever missed: then counts say nothing, and no
-    /// node is released for want of handles.
-    unsure: Cell<bool>,
-}
-
-impl Handles {
-    /// Adds one to the count of handles to `(index, generation)`.
-    fn hold(&self, index: u32, generation: u32) {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            self.unsure.set(true);
-            return;
-        };
-        if let Some(slot) = slots.get_mut(index as usize)
-            && slot.0 == generation
-        {
-            slot.1 = slot.1.saturating_add(1);
-        }
-    }
-
-    /// The generation of slot `index` (0 for none).
-    fn generation(&self, index: u32) -> u32 {
-        self.slots
-            .try_borrow()
-            .ok()
-            .and_then(|slots| slots.get(index as usize).map(|s| s.0))
-            .unwrap_or(0)
-    }
-
-    /// Whether nothing but the arena knows `index` (of its current
-    /// generation).
-    fn unheld(&self, index: u32) -> bool {
-        !self.unsure.get()
-            && self
-                .slots
-                .try_borrow()
-                .is_ok_and(|slots| slots.get(index as usize).is_some_and(|s| s.1 == 0))
-    }
-}
-
-impl NodeRef {
-    fn new(handles: &Rc<Handles>, index: u32, name: QualName) -> Self {
-        let generation = handles.generation(index);
-        handles.hold(index, generation);
-        NodeRef {
-            index,
-            generation,
-            name,
-            handles: Rc::clone(handles),
-        }
-    }
-}
-
-impl Clone for NodeRef {
-    fn clone(&self) -> Self {
-        self.handles.hold(self.index, self.generation);
-        NodeRef {
-            index: self.index,
-            generation: self.generation,
-            name: self.name.clone(),
-            handles: Rc::clone(&self.handles),
-        }
-    }
-}
-
-impl Drop for NodeRef {
-    fn drop(&mut self) {
-        let handles = &self.handles;
-        let Ok(mut slots) = handles.slots.try_borrow_mut() else {
-            handles.unsure.set(true);
-            return;
-        };
-        if let Some(slot) = slots.get_mut(self.index as usize)
-            && slot.0 == self.generation
-        {
-            slot.1 = slot.1.saturating_sub(1);
-            if slot.1 == 0 {
-                match handles.unheld.try_borrow_mut() {
-                    Ok(mut unheld) => unheld.push((self.index, self.generation)),
-                    Err(_) => handles.unsure.set(true),
-                }
-            }
-        }
-    }
-}
-
 /// Node flags.
 const ELEMENT: u8 = 1;
 const BASE_WITH_HREF: u8 = 2;
@@ -180,7 +135,7 @@ const IN_TEMPLATE: u8 = 16;
 /// A tie record names this node: it is never released.
 const PINNED: u8 = 32;
 
-/// One node: 28 bytes. Closed nodes no tag needs are released (see
+/// One node: 32 bytes. Closed nodes no tag needs are released (see
 /// [`Arena::release`]), so few are alive at once. What few nodes have (a
 /// template's contents, a base's tag) is kept beside them.
 #[derive(Debug, Clone, Copy)]
@@ -190,6 +145,8 @@ struct Node {
     last_child: u32,
     prev: u32,
     next: u32,
+    /// Bumped each time the slot is released.
+    generation: u32,
     /// Its record in [`Arena::tied`], if a tag is tied to it.
     tie: u32,
     /// How many ancestors it had when it was last inserted (at most
@@ -207,6 +164,7 @@ impl Node {
             last_child: NONE,
             prev: NONE,
             next: NONE,
+            generation: 0,
             tie: NONE,
             depth: 0,
             namespace,
@@ -243,8 +201,16 @@ pub struct Arena {
     releasing: bool,
     /// Released slots, to be reused.
     free: RefCell<Vec<u32>>,
-    /// The handles' counts and each slot's generation.
-    handles: Rc<Handles>,
+    /// The handle counts, a chunk for each [`CHUNK`] slots.
+    counts: RefCell<Vec<Counts>>,
+    /// The counts of handles to no node (comments).
+    no_node: Counts,
+    /// Whether handles are counted (see [`Arena::counting_handles`]).
+    counting: bool,
+    /// How many nodes the arena makes before it next looks for nodes
+    /// without handles, and how many it has made since it last looked.
+    next_sweep: Cell<usize>,
+    made: Cell<usize>,
     /// The element the current token created last (its slot and
     /// generation), and its name.
     created: std::cell::Cell<(u32, u32)>,
@@ -257,8 +223,6 @@ pub struct Arena {
 
 impl Default for Arena {
     fn default() -> Self {
-        let handles = Handles::default();
-        handles.slots.borrow_mut().push((0, 0));
         Arena {
             nodes: RefCell::new(vec![Node::new(Namespace::Other, 0)]),
             current: RefCell::new(None),
@@ -266,7 +230,11 @@ impl Default for Arena {
             last_inserted: std::cell::Cell::new((0, Namespace::Html, false)),
             releasing: true,
             free: RefCell::new(Vec::new()),
-            handles: Rc::new(handles),
+            counts: RefCell::new(vec![new_counts()]),
+            no_node: new_counts(),
+            counting: false,
+            next_sweep: Cell::new(MIN_SWEEP),
+            made: Cell::new(0),
             created: std::cell::Cell::new((NONE, 0)),
             created_name: RefCell::new(None),
             contents: RefCell::new(HashMap::new()),
@@ -334,15 +302,56 @@ impl Arena {
         }
     }
 
+    /// An arena that also counts the handles the tree builder holds, and
+    /// releases the nodes it holds none of (see [`NodeRef`]): for a large
+    /// document, where what html5ever pops without telling the sink would
+    /// otherwise stay; counting costs a few percent of the parse.
+    pub fn counting_handles() -> Self {
+        Arena {
+            counting: true,
+            ..Arena::default()
+        }
+    }
+
     /// Whether `handle` names a node still alive.
     fn live(nodes: &[Node], handle: &NodeRef) -> bool {
-        (handle.index as usize) < nodes.len()
-            && handle.handles.generation(handle.index) == handle.generation
+        nodes
+            .get(handle.index as usize)
+            .is_some_and(|n| n.generation == handle.generation)
     }
 
     /// A new handle to the node in slot `index`.
     fn handle(&self, index: u32, name: QualName) -> NodeRef {
-        NodeRef::new(&self.handles, index, name)
+        let counts = if self.counting {
+            let chunk = self.counts.borrow().get(index as usize / CHUNK).cloned();
+            Some(chunk.unwrap_or_else(|| Rc::clone(&self.no_node)))
+        } else {
+            None
+        };
+        let generation = self
+            .nodes
+            .borrow()
+            .get(index as usize)
+            .map_or(0, |n| n.generation);
+        let handle = NodeRef {
+            index,
+            generation,
+            name,
+            counts,
+        };
+        handle.count(1);
+        handle
+    }
+
+    /// Whether the tree builder holds no handle to the node in slot
+    /// `index`.
+    fn unheld(&self, index: u32) -> bool {
+        self.counting
+            && self
+                .counts
+                .borrow()
+                .get(index as usize / CHUNK)
+            .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
     }
 
     /// Releases a closed element that no longer changes: one the tree
@@ -365,22 +374,29 @@ impl Arena {
     /// [`Arena::release`] of the node in slot `index`, if it is of
     /// `generation` and not `head`.
     fn release_index(&self, index: u32, generation: u32) {
-        if !self.releasing || self.handles.generation(index) != generation {
+        if !self.releasing {
             return;
         }
         let mut nodes = self.nodes.borrow_mut();
-        if index as usize >= nodes.len() {
+        if nodes.get(index as usize).is_none_or(|n| n.generation != generation) {
             return;
         }
         let mut index = index;
         while self.release_slot(&mut nodes, index) {
             let parent = nodes[index as usize].parent;
             Self::detach(&mut nodes, index);
-            nodes[index as usize] = Node::new(Namespace::Other, 0);
+            let generation = nodes[index as usize].generation.wrapping_add(1);
+            nodes[index as usize] = Node {
+                generation,
+                ..Node::new(Namespace::Other, 0)
+            };
+            if let Some(counts) = self.counts.borrow().get(index as usize / CHUNK) {
+                counts[index as usize % CHUNK].set(u64::from(generation) << 32);
+            }
             self.free.borrow_mut().push(index);
             if parent == NONE
                 || nodes[parent as usize].first_child != NONE
-                || !self.handles.unheld(parent)
+                || !self.unheld(parent)
             {
                 break;
             }
@@ -397,12 +413,6 @@ impl Arena {
         if node.flags & ELEMENT == 0 || node.flags & kept != 0 || node.first_child != NONE {
             return false;
         }
-        let Ok(mut slots) = self.handles.slots.try_borrow_mut() else {
-            return false;
-        };
-        if let Some(slot) = slots.get_mut(index as usize) {
-            *slot = (slot.0.wrapping_add(1), 0);
-        }
         if node.tie != NONE {
             let mut tied = self.tied.borrow_mut();
             if let Some(tie) = tied.get_mut(node.tie as usize) {
@@ -415,18 +425,35 @@ impl Arena {
         true
     }
 
-    /// Releases the nodes whose last handle went (see [`Arena::release`]).
-    fn release_unheld(&self) {
-        if !self.releasing {
-            return;
-        }
-        let unheld = std::mem::take(&mut *self.handles.unheld.borrow_mut());
-        for (index, generation) in unheld {
+    /// Releases the nodes the tree builder holds no handle to (see
+    /// [`Arena::release`]), children before parents; called when the arena
+    /// has no free slot and has made as many nodes since the last sweep as
+    /// that sweep left alive.
+    fn sweep(&self) {
+        let unheld: Vec<u32> = {
+            let nodes = self.nodes.borrow();
+            let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
+            (1..nodes.len())
+                .rev()
+                .filter(|&i| {
+                    let node = &nodes[i];
+                    node.flags & (ELEMENT | kept) == ELEMENT && node.first_child == NONE
+                })
+                .filter_map(|i| u32::try_from(i).ok())
+                .filter(|&i| self.unheld(i))
+                .collect()
+        };
+        for index in unheld {
             // `head` needs no test: the tree builder always holds it.
-            if self.handles.unheld(index) {
-                self.release_index(index, generation);
-            }
+            let generation = self.nodes.borrow()[index as usize].generation;
+            self.release_index(index, generation);
         }
+        // The next sweep comes after as many new nodes as are alive now:
+        // the arena stays within about twice its live nodes, and each
+        // sweep is paid for by the nodes made since the last.
+        let alive = self.nodes.borrow().len() - self.free.borrow().len();
+        self.next_sweep.set(alive.max(MIN_SWEEP));
+        self.made.set(0);
     }
 
     /// After a tag token: releases the element it created if the tree
@@ -444,8 +471,9 @@ impl Arena {
         } else {
             self_closing
         };
-        if unpushed && self.handles.generation(index) == generation {
-            self.release(&self.handle(index, name));
+        if unpushed {
+            // Void or self-closing: never the HTML `head`.
+            self.release_index(index, generation);
         }
     }
 
@@ -491,19 +519,26 @@ impl Arena {
     }
 
     fn push(&self, node: Node) -> u32 {
+        self.made.set(self.made.get() + 1);
+        if self.counting
+            && self.releasing
+            && self.free.borrow().is_empty()
+            && self.made.get() >= self.next_sweep.get()
+        {
+            self.sweep();
+        }
         let mut nodes = self.nodes.borrow_mut();
         if let Some(index) = self.free.borrow_mut().pop() {
-            nodes[index as usize] = node;
+            let generation = nodes[index as usize].generation;
+            nodes[index as usize] = Node { generation, ..node };
             return index;
         }
         // More than u32::MAX - 1 nodes cannot come from a document of
         // at most u32::MAX bytes with at least 2 bytes per tag.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
         nodes.push(node);
-        if let Ok(mut slots) = self.handles.slots.try_borrow_mut() {
-            slots.push((0, 0));
-        } else {
-            self.handles.unsure.set(true);
+        if nodes.len() % CHUNK == 1 && nodes.len() > 1 {
+            self.counts.borrow_mut().push(new_counts());
         }
         index
     }
@@ -655,7 +690,6 @@ impl TreeSink for Arena {
         attrs: Vec<Attribute>,
         flags: ElementFlags,
     ) -> NodeRef {
-        self.release_unheld();
         let namespace = namespace_of(&name);
         let mut bits = ELEMENT;
         if namespace == Namespace::Html
@@ -749,7 +783,6 @@ impl TreeSink for Arena {
 
     fn pop(&self, node: &NodeRef) {
         self.release(node);
-        self.release_unheld();
     }
 
     fn set_quirks_mode(&self, _mode: QuirksMode) {}
