@@ -163,7 +163,6 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     // parse, which releases closed nodes, is tested against.
     let arena = match attributes {
         Attributes::All => Arena::keeping_every_node(),
-        Attributes::TreeBuilder if src.len() >= COUNT_HANDLES_FROM => Arena::counting_handles(),
         Attributes::TreeBuilder => Arena::default(),
     };
     let recorder = Recorder {
@@ -189,12 +188,6 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         base: tree.base,
     }
 }
-
-/// From how many bytes a document's parse counts the tree builder's
-/// handles, to release the elements html5ever closes without telling the
-/// sink (see [`Arena::counting_handles`]): below it, what they keep is
-/// small beside the rest, and counting would cost time.
-pub const COUNT_HANDLES_FROM: usize = 1 << 20;
 
 /// How deep HTML elements nest before further ones are flattened.
 ///
