@@ -156,9 +156,9 @@ impl Default for Arena {
 /// What the finished tree says.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// Each tag tied to an element, in the order they were tied (a later
-    /// pair for the same tag wins): the element, if it is in the final tree.
-    pub elements: Vec<(usize, Option<Element>)>,
+    /// For each tag (by index), the element it is tied to, if it is in
+    /// the final tree (a later tie of the same tag wins).
+    pub elements: Vec<Option<Element>>,
     /// The tag of the first HTML `base` with an `href` in tree order,
     /// outside template contents.
     pub base: Option<usize>,
@@ -430,8 +430,9 @@ impl Arena {
         *tag
     }
 
-    /// Walks the final tree in tree order, template contents included.
-    pub fn finish_tree(&self) -> Tree {
+    /// Walks the final tree in tree order, template contents included;
+    /// `tags` is how many tag tokens there were.
+    pub fn finish_tree(&self, tags: usize) -> Tree {
         let nodes = self.nodes.borrow();
         let contents = self.contents.borrow();
         let base_tags = self.base_tags.borrow();
@@ -456,19 +457,18 @@ impl Arena {
                 child = nodes[child as usize].prev;
             }
         }
-        let elements = self
-            .tied
-            .borrow()
-            .iter()
-            .map(|tie| {
-                let state = reached.get(tie.node as usize).copied().unwrap_or(0);
-                let element = (state != 0).then_some(Element {
+        // The ties are not needed after this: freed as they are read.
+        let tied = std::mem::take(&mut *self.tied.borrow_mut());
+        let mut elements = vec![None; tags];
+        for tie in tied {
+            let state = reached.get(tie.node as usize).copied().unwrap_or(0);
+            if let Some(slot) = elements.get_mut(tie.tag as usize) {
+                *slot = (state != 0).then_some(Element {
                     namespace: tie.namespace,
                     in_template: state == 2,
                 });
-                (tie.tag as usize, element)
-            })
-            .collect();
+            }
+        }
         Tree { elements, base }
     }
 }

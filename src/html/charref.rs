@@ -24,29 +24,101 @@ struct Piece {
     open: bool,
 }
 
+/// Pieces of the same lengths, one right after the other in both the
+/// decoded and the raw text (`&amp;&amp;&amp;`), kept as one: a value made
+/// of millions of references keeps a few runs, not a piece each. Offsets
+/// fit in `u32`, as every document does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Run {
+    decoded: u32,
+    raw: u32,
+    raw_len: u32,
+    count: u32,
+    decoded_len: u8,
+    open: bool,
+}
+
+impl Run {
+    /// Its `k`-th piece.
+    fn piece(&self, k: u32) -> Piece {
+        let decoded = self.decoded as usize + k as usize * usize::from(self.decoded_len);
+        let raw = self.raw as usize + k as usize * self.raw_len as usize;
+        Piece {
+            decoded: decoded..decoded + usize::from(self.decoded_len),
+            raw: raw..raw + self.raw_len as usize,
+            open: self.open,
+        }
+    }
+
+    /// Adds `piece` if it follows the run's last and has its lengths.
+    fn extend(&mut self, piece: &Piece) -> bool {
+        let last = self.piece(self.count - 1);
+        let fits = last.decoded.end == piece.decoded.start
+            && last.raw.end == piece.raw.start
+            && last.decoded.len() == piece.decoded.len()
+            && last.raw.len() == piece.raw.len()
+            && self.open == piece.open
+            && self.count < u32::MAX;
+        self.count += u32::from(fits);
+        fits
+    }
+}
+
 /// A decoded attribute value with the way back to its source.
 #[derive(Debug, Clone, Default)]
 pub struct Decoded {
     /// The value as the tokenizer gives it.
     pub text: String,
-    /// The non-verbatim stretches, in order.
-    pieces: Vec<Piece>,
+    /// The non-verbatim stretches, in order, in runs.
+    runs: Vec<Run>,
 }
 
 impl Decoded {
     /// Whether the decoded text is the raw text, byte for byte (for tests).
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_verbatim(&self) -> bool {
-        self.pieces.is_empty()
+        self.runs.is_empty()
+    }
+
+    /// The last piece that starts at or before `at`.
+    fn piece_from(&self, at: usize) -> Option<Piece> {
+        let i = self.runs.partition_point(|r| r.decoded as usize <= at);
+        let run = self.runs.get(i.checked_sub(1)?)?;
+        let k = (at - run.decoded as usize) / usize::from(run.decoded_len.max(1));
+        let k = u32::try_from(k).unwrap_or(u32::MAX).min(run.count - 1);
+        Some(run.piece(k))
+    }
+
+    /// Adds a piece, after every other.
+    fn push(&mut self, piece: Piece) {
+        if self.runs.last_mut().is_some_and(|run| run.extend(&piece)) {
+            return;
+        }
+        // A value is at most a document long, so its offsets fit in u32;
+        // a decoded piece is at most two characters long.
+        let (Ok(decoded), Ok(raw), Ok(raw_len), Ok(decoded_len)) = (
+            u32::try_from(piece.decoded.start),
+            u32::try_from(piece.raw.start),
+            u32::try_from(piece.raw.len()),
+            u8::try_from(piece.decoded.len()),
+        ) else {
+            return;
+        };
+        self.runs.push(Run {
+            decoded,
+            raw,
+            raw_len,
+            count: 1,
+            decoded_len,
+            open: piece.open,
+        });
     }
 
     /// The decoded and raw offsets of a decoded offset. An offset inside a
     /// character reference moves to the reference's start (`round_up`
     /// false) or end.
     fn locate(&self, at: usize, round_up: bool) -> (usize, usize) {
-        // The last piece that starts at or before `at`.
-        let i = self.pieces.partition_point(|p| p.decoded.start <= at);
-        let Some(piece) = i.checked_sub(1).map(|i| &self.pieces[i]) else {
+        let Some(piece) = self.piece_from(at) else {
             return (at, at);
         };
         if at >= piece.decoded.end {
@@ -65,8 +137,7 @@ impl Decoded {
         let (mut d_start, mut r_start) = self.locate(decoded.start, false);
         // A reference without its `;` just before the range reads as it
         // does only because of the text after it: it goes with the range.
-        let before = self.pieces.partition_point(|p| p.decoded.end <= d_start);
-        if let Some(piece) = before.checked_sub(1).map(|i| &self.pieces[i])
+        if let Some(piece) = d_start.checked_sub(1).and_then(|at| self.piece_from(at))
             && piece.open
             && piece.decoded.end == d_start
             && piece.raw.end == r_start
@@ -83,7 +154,7 @@ pub fn decode_attribute(raw: &str) -> Decoded {
     let bytes = raw.as_bytes();
     let mut out = Decoded {
         text: String::with_capacity(raw.len()),
-        pieces: Vec::new(),
+        runs: Vec::new(),
     };
     let mut i = 0;
     let mut verbatim_from = 0;
@@ -106,7 +177,7 @@ pub fn decode_attribute(raw: &str) -> Decoded {
                         out.text.extend(b);
                     }
                 }
-                out.pieces.push(Piece {
+                out.push(Piece {
                     decoded: start..out.text.len(),
                     raw: i..i + len,
                     open: bytes[i] == b'&' && bytes[i + len - 1] != b';',

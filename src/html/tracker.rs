@@ -585,7 +585,12 @@ impl State {
                 namespace,
                 in_template,
             };
-            self.tree.elements.push((index, Some(element)));
+            // A later tie of the same tag wins.
+            let elements = &mut self.tree.elements;
+            if elements.len() <= index {
+                elements.resize(index + 1, None);
+            }
+            elements[index] = Some(element);
         }
     }
 

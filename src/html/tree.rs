@@ -207,24 +207,20 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     };
     let recorder = tokenizer::tokenize(src, recorder, &log, options);
     let names = recorder.names.into_inner();
-    let tree = recorder.builder.sink.finish_tree();
+    let tree = recorder.builder.sink.finish_tree(log.len());
     assemble(log, names, tree)
 }
 
 /// The document of a parse: the logged tags, their names, and what the
 /// tree says of them.
-fn assemble(log: SpanLog, names: Vec<LocalName>, tree: Tree) -> Document {
+fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Document {
     let (spans, attrs) = log.into_flat();
-    let mut elements = vec![None; spans.len()];
-    for (index, element) in tree.elements {
-        if let Some(slot) = elements.get_mut(index) {
-            *slot = element;
-        }
-    }
+    // One slot for each tag (a tracker's tree stops at the last tied one).
+    tree.elements.resize(spans.len(), None);
     Document {
         spans,
         names,
-        elements,
+        elements: tree.elements,
         attrs,
         base: tree.base,
     }

@@ -191,3 +191,63 @@ fn memory_does_not_grow_with_the_archive() {
     let bound = 64 * MB + 5 * largest as u64;
     same_peak("rewrite an mbox", &binary, mboxes, &base, bound);
 }
+
+/// `unit` repeated to about `size` bytes, as one HTML document.
+fn shape(path: &Path, unit: &str, size: usize) {
+    repeat(path, unit.as_bytes(), size);
+}
+
+/// Rewriting one large document of a hard shape to `-o` peaks in
+/// proportion to the document: a value full of character references keeps
+/// its runs, not a record each, and the finished tree gives each tag's
+/// element straight into the document. Each bound is a multiple of the
+/// size above the peak on an empty document; before, the peaks were 14
+/// and 12 times the size.
+#[test]
+fn rewriting_a_hard_shape_peaks_in_proportion_to_it() {
+    let (binary, sizes) = binary_and_sizes();
+    let size = sizes[0] / 2;
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.html");
+    std::fs::write(&empty, "").unwrap();
+    let output = dir.path().join("out.html");
+    let run = |input: &Path| {
+        let args = [
+            input.as_os_str(),
+            "--retrieved-from".as_ref(),
+            "https://example.com/".as_ref(),
+            "-j".as_ref(),
+            "1".as_ref(),
+            "-o".as_ref(),
+            output.as_os_str(),
+        ];
+        peak_rss(&binary, &args).0
+    };
+    let floor = run(&empty);
+    let shapes: [(&str, &str, u64); 2] = [
+        ("<a href=x> repeated", "<a href=x>", 13),
+        ("one attribute of &amp;", "&amp;", 5),
+    ];
+    for (name, unit, times) in shapes {
+        let input = dir.path().join("shape.html");
+        if unit == "&amp;" {
+            let value = unit.repeat(size / unit.len());
+            std::fs::write(&input, format!("<a href=\"{value}\">")).unwrap();
+        } else {
+            shape(&input, unit, size);
+        }
+        let peak = run(&input);
+        let bytes = std::fs::metadata(&input).unwrap().len();
+        eprintln!(
+            "{name}: {:.1} MB, {:.0} MB peak ({:.0} MB on an empty document)",
+            bytes as f64 / 1e6,
+            peak as f64 / 1e6,
+            floor as f64 / 1e6
+        );
+        assert!(std::fs::metadata(&output).unwrap().len() >= bytes);
+        assert!(
+            peak <= floor + times * bytes,
+            "{name}: {peak} bytes, over {times} times {bytes} above {floor}"
+        );
+    }
+}
