@@ -801,7 +801,7 @@ fn replace_in_place(
 /// one each.
 fn create_parent(path: &Path) -> io::Result<()> {
     thread_local! {
-        static MADE: std::cell::RefCell<PathBuf> = const { std::cell::RefCell::new(PathBuf::new()) };
+        static MADE: std::cell::RefCell<PathBuf> = std::cell::RefCell::default();
     }
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => MADE.with(|made| {
