@@ -833,6 +833,25 @@ impl State {
         Ok(Next::Done)
     }
 
+    /// An `a` start tag while an `a` is on the list of active formatting
+    /// elements: the adoption agency for `a` (as far as it only pops), then
+    /// that `a` leaves the list and the stack if it is still on them.
+    fn misnested_a(&mut self) -> Result<(), Bail> {
+        let Some((_, id, _)) = self.after_marker().find(|e| *e.2 == local_name!("a")) else {
+            return Ok(());
+        };
+        self.adoption_agency(&local_name!("a"))?;
+        let listed = self
+            .formatting
+            .iter()
+            .position(|e| matches!(e, Entry::Element { id: listed, .. } if *listed == id));
+        if let Some(at) = listed {
+            self.forget(at);
+        }
+        self.remove(id);
+        Ok(())
+    }
+
     /// Removes entry `at` from the list of active formatting elements.
     fn forget(&mut self, at: usize) {
         if at < self.formatting.len() {
@@ -1212,9 +1231,7 @@ impl State {
             }
             local_name!("li") | local_name!("dd") | local_name!("dt") => self.list_item(tag),
             local_name!("a") => {
-                if self.after_marker().any(|e| *e.2 == local_name!("a")) {
-                    return Err(Bail("an a inside an a"));
-                }
+                self.misnested_a()?;
                 self.reconstruct()?;
                 self.formatting_element(tag)
             }
