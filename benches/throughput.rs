@@ -8,7 +8,9 @@
 //! shapes of `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
 //! Then the command line, one worker, over a directory of those pages
 //! (beside the peer doing the same work in process), and listing the links
-//! of the WARC.
+//! of the WARC. `RELINK_BENCH_ONLY=python,real` measures only the corpora
+//! whose names contain one of those words (case-insensitive), and skips
+//! the command line unless one of them is `command`.
 
 #[path = "peers/lol_rewrite.rs"]
 mod lol_rewrite;
@@ -276,7 +278,16 @@ fn main() {
         ("relink whole rewrite", &rewrite),
         ("lol_html + url rewriter (peer)", &peer),
     ];
-    for corpus in &corpora {
+    let only: Vec<String> = std::env::var("RELINK_BENCH_ONLY")
+        .map(|v| v.split(',').map(str::to_ascii_lowercase).collect())
+        .unwrap_or_default();
+    let wanted = |name: &str| {
+        only.is_empty()
+            || only
+                .iter()
+                .any(|word| name.to_ascii_lowercase().contains(word.as_str()))
+    };
+    for corpus in corpora.iter().filter(|c| wanted(c.name)) {
         let bytes: usize = corpus.pages.iter().map(String::len).sum();
         println!(
             "\n{} ({} documents, {:.1} MB)",
@@ -302,7 +313,9 @@ fn main() {
             figures[6] / figures[0]
         );
     }
-    command_line(&pages);
+    if wanted("command line") {
+        command_line(&pages);
+    }
 }
 
 /// The command line with one worker: a directory of pages to `-o`, and the
