@@ -22,24 +22,24 @@ impl<T> Edit<T> {
 /// (byte lengths, at character boundaries, not overlapping): an edit needs
 /// to replace only what lies between.
 pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
-    let prefix: usize = old
-        .chars()
-        .zip(new.chars())
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .sum();
-    let room = old.len().min(new.len()) - prefix;
-    let suffix: usize = old[prefix..]
-        .chars()
+    // Compared as bytes, then backed off to a character boundary: equal
+    // bytes before a position make it a boundary in both or in neither.
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
+        prefix -= 1;
+    }
+    let room = a.len().min(b.len()) - prefix;
+    let mut suffix = a
+        .iter()
         .rev()
-        .zip(new[prefix..].chars().rev())
-        .take_while(|(a, b)| a == b)
-        .map(|(a, _)| a.len_utf8())
-        .scan(0, |total, n| {
-            *total += n;
-            (*total <= room).then_some(n)
-        })
-        .sum();
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
+        suffix -= 1;
+    }
     (prefix, suffix)
 }
 
@@ -271,6 +271,12 @@ mod tests {
         assert_eq!(common_affixes("aXa", "aa"), (1, 1));
         assert_eq!(common_affixes("aa", "aaa"), (2, 0));
         assert_eq!(common_affixes("caf\u{e9}", "/caf\u{e9}"), (0, 5));
+        // Characters sharing their first or last bytes are not split.
+        assert_eq!(common_affixes("\u{e9}", "\u{e8}"), (0, 0));
+        assert_eq!(common_affixes("a\u{e9}", "a\u{e8}"), (1, 0));
+        assert_eq!(common_affixes("\u{e9}a", "\u{e8}a"), (0, 1));
+        assert_eq!(common_affixes("\u{4e00}", "\u{5e00}"), (0, 0));
+        assert_eq!(common_affixes("x\u{a9}", "\u{e9}\u{a9}"), (0, 2));
         let edit = Edit::new(3..4, "a/g".to_owned()).narrowed("x=\"g\"");
         assert_eq!(edit, Edit::new(3..3, "a/".to_owned()));
     }

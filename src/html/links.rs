@@ -183,6 +183,30 @@ static BY_ATTRIBUTE: std::sync::LazyLock<
     map
 });
 
+/// For each first letter of an attribute name in the table, a bit for
+/// each length (up to 31) a name of the table has.
+static LENGTHS_BY_FIRST: std::sync::LazyLock<[u32; 128]> = std::sync::LazyLock::new(|| {
+    let mut lengths = [0u32; 128];
+    for row in LINK_ATTRIBUTES {
+        let first = row.attribute.as_bytes().first().copied().unwrap_or(0);
+        lengths[usize::from(first & 0x7f)] |= 1 << row.attribute.len().min(31);
+    }
+    lengths
+});
+
+/// Whether an attribute named `raw` (as written, any case) may be in the
+/// table: a test of its first letter and length that turns away most
+/// names (`class`, `id`, `alt`, `data-*`) before any lowering or hashing.
+pub fn may_hold_url(raw: &[u8]) -> bool {
+    let Some(&first) = raw.first() else {
+        return false;
+    };
+    if !first.is_ascii() || raw.len() > 31 {
+        return false;
+    }
+    LENGTHS_BY_FIRST[usize::from(first.to_ascii_lowercase())] & (1 << raw.len()) != 0
+}
+
 /// The row for an attribute of an element, if it holds URLs.
 pub fn lookup(
     namespace: Namespace,
@@ -199,6 +223,17 @@ pub fn lookup(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_of_the_table_may_hold_a_url() {
+        for row in LINK_ATTRIBUTES {
+            assert!(may_hold_url(row.attribute.as_bytes()), "{}", row.attribute);
+            assert!(may_hold_url(row.attribute.to_ascii_uppercase().as_bytes()));
+        }
+        for name in ["class", "id", "alt", "", "\u{e9}"] {
+            assert!(!may_hold_url(name.as_bytes()), "{name}");
+        }
+    }
 
     #[test]
     fn looks_up_by_namespace_element_and_attribute() {

@@ -136,7 +136,12 @@ impl Work<'_, '_> {
                 && *tag.name == *"base"
                 && self.r.options.forced.is_none();
             let codebase = self.codebase(&tag, element.namespace, base);
+            let extras = !self.r.options.extra_attributes.is_empty();
             for attr in tag.attrs() {
+                let raw_name = &self.r.text.as_bytes()[attr.name()];
+                if !extras && !links::may_hold_url(raw_name) {
+                    continue;
+                }
                 let name = tree::attr_name(self.r.text, attr);
                 let extra;
                 let row = match links::lookup(element.namespace, tag.name, &name) {
@@ -477,8 +482,14 @@ fn protect_separators(url: &str, syntax: Syntax) -> Cow<'_, str> {
 
 /// Whether a raw value writes its ampersands as references.
 fn escapes_ampersands(raw: &str) -> bool {
-    let lower = raw.to_ascii_lowercase();
-    lower.contains("&amp;") || lower.contains("&#38;") || lower.contains("&#x26;")
+    let bytes = raw.as_bytes();
+    memchr::memchr_iter(b'&', bytes).any(|at| {
+        let rest = &bytes[at + 1..];
+        ["amp;", "#38;", "#x26;"].iter().any(|reference| {
+            rest.get(..reference.len())
+                .is_some_and(|r| r.eq_ignore_ascii_case(reference.as_bytes()))
+        })
+    })
 }
 
 /// Escapes text for an attribute value quoted by `quote`: the quote itself,
@@ -490,6 +501,11 @@ fn escape_attribute(
     escape_all_amps: bool,
     following: &str,
 ) -> String {
+    // Most URLs hold nothing to escape.
+    let quote_char = quote.unwrap_or(b'&');
+    if memchr::memchr2(b'&', quote_char, text.as_bytes()).is_none() {
+        return text.to_owned();
+    }
     let mut out = String::with_capacity(text.len());
     for (i, c) in text.char_indices() {
         match c {
@@ -537,6 +553,18 @@ mod tests {
         );
         assert_eq!(escape_attribute("it's", Some(b'\''), false, ""), "it&#39;s");
         assert_eq!(escape_attribute("it's", Some(b'"'), false, ""), "it's");
+        assert_eq!(escape_attribute("a&b", None, true, ""), "a&amp;b");
+        assert_eq!(escape_attribute("a\"b", None, false, ""), "a\"b");
+    }
+
+    #[test]
+    fn a_value_escapes_ampersands_when_it_writes_one_as_a_reference() {
+        assert!(escapes_ampersands("a?b=1&amp;c=2"));
+        assert!(escapes_ampersands("a?b=1&AMP;c=2"));
+        assert!(escapes_ampersands("x&#38;y"));
+        assert!(escapes_ampersands("x&#X26;y"));
+        assert!(!escapes_ampersands("a?b=1&c=2&am"));
+        assert!(!escapes_ampersands("plain"));
     }
 
     #[test]
