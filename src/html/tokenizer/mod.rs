@@ -10,7 +10,17 @@
 //!
 //! It works on bytes of the `&str`: runs of text are found with `memchr`
 //! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character. Duplicate attributes are found in constant
+//! allocated per character.
+//!
+//! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
+//! only what the tree builder's decisions depend on, since relink needs of
+//! the tree only each element's namespace, whether it is in template
+//! contents and in the tree, and the first `base`: a run of characters is
+//! a stand-in of at most four bytes that is white space, or not, where the
+//! text is ([`Collapsed`]), a comment is empty, and a tag carries only the
+//! attributes the tree builder reads ([`Attributes`]). The tree builder
+//! then builds the same elements as from the full tokens (the tests compare
+//! both trees), and no text is copied for it. Duplicate attributes are found in constant
 //! amortised time (a short scan, then a hash set), so no input takes more
 //! than linear time.
 //!
@@ -399,6 +409,95 @@ fn push_normalized(buf: &mut String, raw: &str) {
     buf.push_str(rest);
 }
 
+/// Character data as the lean path hands it over ([`Attributes::TreeBuilder`]):
+/// not the text but a stand-in that leads the tree builder to the same
+/// decisions. The tree builder (and relink's sinks) look at a run of
+/// characters only to tell white space from other characters (splitting a
+/// run into white space and the rest, table text holding any character
+/// not white space, `frameset-ok`, the initial insertion mode), to drop a
+/// line feed leading the first run after `<pre>`, `<listing>` or
+/// `<textarea>`, and to see whether a run is empty after that. So the
+/// stand-in is the run's leading white space, its first two characters at
+/// most, the first a line feed if the run's is, the others spaces, then an
+/// `x` if the run has any other character: at most four bytes from a fixed
+/// set, held inside the tendril, so no run of text is copied, decoded or
+/// allocated however long it is. A NUL never reaches it: in the data and
+/// CDATA states it is a token of its own, elsewhere U+FFFD.
+#[derive(Debug, Default)]
+struct Collapsed {
+    /// How many white space characters lead the run, up to two.
+    spaces: u8,
+    /// Whether the first of them is a line feed.
+    line_feed: bool,
+    /// Whether the run has a character that is not white space (after
+    /// which nothing changes the stand-in).
+    other: bool,
+}
+
+/// White space as the tree builder tells it (`char::is_ascii_whitespace`).
+fn is_tree_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+impl Collapsed {
+    fn is_empty(&self) -> bool {
+        self.spaces == 0 && !self.other
+    }
+
+    /// The stand-in.
+    fn as_str(&self) -> &'static str {
+        const SHAPES: [&str; 10] = ["", "x", " ", " x", "\n", "\nx", "  ", "  x", "\n ", "\n x"];
+        let spaces = match (self.spaces, self.line_feed) {
+            (0, _) => 0,
+            (1, false) => 1,
+            (1, true) => 2,
+            (_, false) => 3,
+            (_, true) => 4,
+        };
+        SHAPES[spaces * 2 + usize::from(self.other)]
+    }
+
+    /// Appends `s`, which is the source (a CRLF pair is one line feed)
+    /// when `source` is true.
+    #[inline]
+    fn push(&mut self, s: &str, source: bool) {
+        match s.as_bytes().first() {
+            _ if self.other => {}
+            None => {}
+            Some(&b) if !is_tree_space(b) => self.other = true,
+            Some(_) => self.push_spaces(s.as_bytes(), source),
+        }
+    }
+
+    /// [`Collapsed::push`] of text that starts with white space.
+    fn push_spaces(&mut self, bytes: &[u8], source: bool) {
+        let mut rest = bytes;
+        while self.spaces < 2 {
+            let Some((&b, tail)) = rest.split_first() else {
+                return;
+            };
+            if !is_tree_space(b) {
+                self.other = true;
+                return;
+            }
+            rest = tail;
+            if b == b'\r' && source {
+                // CR and CRLF are one line feed.
+                rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+            }
+            if self.spaces == 0 {
+                self.line_feed = b == b'\n' || (b == b'\r' && source);
+            }
+            self.spaces += 1;
+        }
+        self.other = rest.iter().any(|&b| !is_tree_space(b));
+    }
+
+    fn clear(&mut self) {
+        *self = Collapsed::default();
+    }
+}
+
 /// The attribute being read.
 #[derive(Debug)]
 struct CurrentAttr {
@@ -434,6 +533,8 @@ pub struct Tokenizer<'a, S: TokenSink> {
     line_pos: usize,
     /// Characters not yet emitted.
     pending: Text,
+    /// With [`Attributes::TreeBuilder`], what stands for them instead.
+    collapsed: Collapsed,
 
     tag_kind: TagKind,
     tag_start: usize,
@@ -493,6 +594,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             line: 1,
             line_pos: 0,
             pending: Text::default(),
+            collapsed: Collapsed::default(),
             tag_kind: TagKind::StartTag,
             tag_start: 0,
             tag_name: String::new(),
@@ -578,7 +680,11 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits the pending characters, if any.
     fn flush(&mut self) {
-        if !self.pending.is_empty() {
+        if !self.collapsed.is_empty() {
+            let text = StrTendril::from_slice(self.collapsed.as_str());
+            self.collapsed.clear();
+            let _ = self.send(Token::CharacterTokens(text));
+        } else if !self.pending.is_empty() {
             let text = self.text_tendril(&self.pending);
             let at = self.pos;
             self.pending.clear(at);
@@ -589,12 +695,20 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits the source `input[from..to]` as characters.
     fn chars(&mut self, from: usize, to: usize) {
-        self.pending.push_raw(self.input, from, to);
+        if self.attributes == Attributes::TreeBuilder {
+            self.collapsed.push(&self.input[from..to], true);
+        } else {
+            self.pending.push_raw(self.input, from, to);
+        }
     }
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        self.pending.push_str(self.input, s);
+        if self.attributes == Attributes::TreeBuilder {
+            self.collapsed.push(s, false);
+        } else {
+            self.pending.push_str(self.input, s);
+        }
     }
 
     /// Emits a parse error.
@@ -878,7 +992,12 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     }
 
     fn emit_comment(&mut self) {
-        let text = self.text_tendril(&self.comment);
+        // No sink looks into a comment on the lean path.
+        let text = if self.attributes == Attributes::TreeBuilder {
+            StrTendril::new()
+        } else {
+            self.text_tendril(&self.comment)
+        };
         let _ = self.emit(Token::CommentToken(text));
     }
 
