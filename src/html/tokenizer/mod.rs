@@ -709,6 +709,60 @@ struct CurrentAttr {
     quote: Quote,
 }
 
+impl CurrentAttr {
+    fn span(&self) -> AttrSpan {
+        AttrSpan {
+            name: (offset(self.name_span.start), offset(self.name_span.end)),
+            value: (offset(self.value_span.start), offset(self.value_span.end)),
+            quote: self.quote,
+        }
+    }
+}
+
+/// The names of a tag's attributes so far, to find duplicates: the first
+/// [`SCAN_LIMIT`] one after the other in `names`, each ending where `ends`
+/// says, and past that every one in `set`.
+#[derive(Debug, Default)]
+struct SeenNames {
+    names: String,
+    ends: Vec<usize>,
+    set: HashSet<Box<str>>,
+}
+
+impl SeenNames {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.ends.clear();
+        self.set.clear();
+    }
+
+    /// Whether the tag already has an attribute `name`; notes it if not. A
+    /// short scan for the first [`SCAN_LIMIT`] names, then a hash set, so
+    /// that no tag takes more than linear time.
+    fn seen_before(&mut self, name: &str) -> bool {
+        if self.ends.len() < SCAN_LIMIT {
+            let mut start = 0;
+            for &end in &self.ends {
+                if &self.names[start..end] == name {
+                    return true;
+                }
+                start = end;
+            }
+            self.names.push_str(name);
+            self.ends.push(self.names.len());
+            return false;
+        }
+        if self.set.is_empty() {
+            let mut start = 0;
+            for &end in &self.ends {
+                self.set.insert(Box::from(&self.names[start..end]));
+                start = end;
+            }
+        }
+        !self.set.insert(Box::from(name))
+    }
+}
+
 /// A DOCTYPE being read.
 #[derive(Debug, Default)]
 struct CurrentDoctype {
@@ -745,16 +799,17 @@ pub struct Tokenizer<'a, S: TokenSink> {
     attrs: Vec<Attribute>,
     attr_spans: Vec<AttrSpan>,
     attr_names: HashSet<LocalName>,
-    attr: Option<CurrentAttr>,
-    /// A spare attribute, to reuse its buffers.
-    spare_attr: Option<CurrentAttr>,
+    /// The attribute being read, when `in_attr`; its buffers serve one
+    /// attribute after another, and it stays in place (moving it in and
+    /// out of an `Option` cost more than the rest of finishing it).
+    attr: CurrentAttr,
+    in_attr: bool,
     attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`]: the names of the tag's first
-    /// attributes, one after the other, and where each ends; past
-    /// [`SCAN_LIMIT`], every name in `lean_set`.
-    lean_names: String,
-    lean_ends: Vec<usize>,
-    lean_set: HashSet<Box<str>>,
+    /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
+    /// element's start tag, once an attribute asked.
+    formatting: Option<bool>,
+    /// With [`Attributes::TreeBuilder`]: the names of the tag's attributes.
+    seen: SeenNames,
     /// With [`Attributes::TreeBuilder`], on a formatting element: the
     /// attributes left out of the token, as (name, value) ranges of
     /// `dropped_text`.
@@ -804,12 +859,17 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             attrs: Vec::new(),
             attr_spans: Vec::new(),
             attr_names: HashSet::new(),
-            attr: None,
-            spare_attr: None,
+            attr: CurrentAttr {
+                name: String::new(),
+                name_span: 0..0,
+                value: Text::default(),
+                value_span: 0..0,
+                quote: Quote::Valueless,
+            },
+            in_attr: false,
             attributes: options.attributes,
-            lean_names: String::new(),
-            lean_ends: Vec::new(),
-            lean_set: HashSet::new(),
+            formatting: None,
+            seen: SeenNames::default(),
             dropped: Vec::new(),
             dropped_text: String::new(),
             comment: Text::default(),
@@ -931,74 +991,60 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.attrs.clear();
         self.attr_spans.clear();
         self.attr_names.clear();
-        self.lean_names.clear();
-        self.lean_ends.clear();
-        self.lean_set.clear();
+        self.seen.clear();
+        self.formatting = None;
         self.dropped.clear();
         self.dropped_text.clear();
-        if let Some(attr) = self.attr.take() {
-            self.spare_attr = Some(attr);
-        }
+        self.in_attr = false;
     }
 
     /// Starts a new attribute whose name starts at the current position.
     fn start_attr(&mut self) {
         self.finish_attr();
         let at = self.pos;
-        let mut attr = self.spare_attr.take().unwrap_or_else(|| CurrentAttr {
-            name: String::new(),
-            name_span: 0..0,
-            value: Text::default(),
-            value_span: 0..0,
-            quote: Quote::Valueless,
-        });
+        let attr = &mut self.attr;
         attr.name.clear();
         attr.name_span = at..at;
         attr.value.clear(at);
         attr.value_span = at..at;
         attr.quote = Quote::Valueless;
-        self.attr = Some(attr);
+        self.in_attr = true;
     }
 
     /// Ends the current attribute's name at the current position.
     fn end_attr_name(&mut self) {
         let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.name_span.end = at;
-            attr.value.clear(at);
-            attr.value_span = at..at;
-        }
+        let attr = &mut self.attr;
+        attr.name_span.end = at;
+        attr.value.clear(at);
+        attr.value_span = at..at;
     }
 
     /// Starts the current attribute's value at the current position.
     fn start_attr_value(&mut self, quote: Quote) {
         let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.quote = quote;
-            attr.value.clear(at);
-            attr.value_span = at..at;
-        }
+        let attr = &mut self.attr;
+        attr.quote = quote;
+        attr.value.clear(at);
+        attr.value_span = at..at;
     }
 
     /// Ends the current attribute's value at the current position.
     fn end_attr_value(&mut self) {
-        let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.value_span.end = at;
-        }
+        self.attr.value_span.end = self.pos;
     }
 
     /// Adds the current attribute to the tag, unless the tag already has
     /// one of that name.
     fn finish_attr(&mut self) {
-        let Some(attr) = self.attr.take() else {
-            return;
-        };
-        if self.attributes == Attributes::TreeBuilder {
-            self.finish_attr_lean(attr);
+        if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        let name = LocalName::from(attr.name.as_str());
+        if self.attributes == Attributes::TreeBuilder {
+            self.finish_attr_lean();
+            return;
+        }
+        let name = LocalName::from(self.attr.name.as_str());
         let duplicate = if self.attrs.len() < SCAN_LIMIT {
             self.attrs.iter().any(|a| a.name.local == name)
         } else {
@@ -1012,79 +1058,47 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
         } else {
+            let value = self.text_tendril(&self.attr.value);
             self.attrs.push(Attribute {
                 name: QualName::new(None, ns!(), name),
-                value: self.text_tendril(&attr.value),
+                value,
             });
-            self.attr_spans.push(AttrSpan {
-                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
-                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
-                quote: attr.quote,
-            });
+            self.attr_spans.push(self.attr.span());
         }
-        self.spare_attr = Some(attr);
     }
 
     /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`]: the
     /// same duplicate check on plain strings, no atom for a name the tree
     /// builder does not read.
-    fn finish_attr_lean(&mut self, attr: CurrentAttr) {
-        if self.seen_before(&attr.name) {
+    fn finish_attr_lean(&mut self) {
+        if self.seen.seen_before(&self.attr.name) {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
-        } else {
-            if let Some(name) = read_by_tree_builder(&attr.name) {
-                self.attrs.push(Attribute {
-                    name: QualName::new(None, ns!(), name),
-                    value: self.text_tendril(&attr.value),
-                });
-            } else if self.tag_kind == TagKind::StartTag && is_formatting(&self.tag_name) {
-                let text = &mut self.dropped_text;
-                let name = text.len()..text.len() + attr.name.len();
-                text.push_str(&attr.name);
-                let at = text.len();
-                if attr.value.owned {
-                    text.push_str(&attr.value.buf);
-                } else {
-                    text.push_str(&self.input[attr.value.start..attr.value.end]);
-                }
-                self.dropped.push((name, at..text.len()));
-            }
-            self.attr_spans.push(AttrSpan {
-                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
-                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
-                quote: attr.quote,
+            return;
+        }
+        if let Some(name) = read_by_tree_builder(&self.attr.name) {
+            let value = self.text_tendril(&self.attr.value);
+            self.attrs.push(Attribute {
+                name: QualName::new(None, ns!(), name),
+                value,
             });
-        }
-        self.spare_attr = Some(attr);
-    }
-
-    /// Whether the current tag already has an attribute `name`; notes it if
-    /// not. A short scan for the first [`SCAN_LIMIT`] names, then a hash
-    /// set, so that no tag takes more than linear time.
-    fn seen_before(&mut self, name: &str) -> bool {
-        let count = self.lean_ends.len();
-        if count < SCAN_LIMIT {
-            let mut start = 0;
-            for &end in &self.lean_ends {
-                if &self.lean_names[start..end] == name {
-                    return true;
-                }
-                start = end;
+        } else if self.tag_kind == TagKind::StartTag
+            && *self
+                .formatting
+                .get_or_insert_with(|| is_formatting(&self.tag_name))
+        {
+            let (attr, text) = (&self.attr, &mut self.dropped_text);
+            let name = text.len()..text.len() + attr.name.len();
+            text.push_str(&attr.name);
+            let at = text.len();
+            if attr.value.owned {
+                text.push_str(&attr.value.buf);
+            } else {
+                text.push_str(&self.input[attr.value.start..attr.value.end]);
             }
-            self.lean_names.push_str(name);
-            self.lean_ends.push(self.lean_names.len());
-            return false;
+            self.dropped.push((name, at..text.len()));
         }
-        if self.lean_set.is_empty() {
-            let mut start = 0;
-            for &end in &self.lean_ends {
-                self.lean_set
-                    .insert(Box::from(&self.lean_names[start..end]));
-                start = end;
-            }
-        }
-        !self.lean_set.insert(Box::from(name))
+        self.attr_spans.push(self.attr.span());
     }
 
     /// With [`Attributes::TreeBuilder`], the attribute that stands for the
