@@ -581,11 +581,6 @@ impl Text {
         self.buf.push_str(s);
     }
 
-    fn push_char(&mut self, input: &str, c: char) {
-        self.materialize(input);
-        self.buf.push(c);
-    }
-
     fn materialize(&mut self, input: &str) {
         if !self.owned {
             self.owned = true;
@@ -661,12 +656,12 @@ impl Collapsed {
     /// Appends `s`, which is the source (a CRLF pair is one line feed)
     /// when `source` is true.
     #[inline]
-    fn push(&mut self, s: &str, source: bool) {
-        match s.as_bytes().first() {
+    fn push(&mut self, s: &[u8], source: bool) {
+        match s.first() {
             _ if self.other => {}
             None => {}
             Some(&b) if !is_tree_space(b) => self.other = true,
-            Some(_) => self.push_spaces(s.as_bytes(), source),
+            Some(_) => self.push_spaces(s, source),
         }
     }
 
@@ -710,6 +705,10 @@ struct CurrentAttr {
 }
 
 impl CurrentAttr {
+    fn value(&self) -> Range<usize> {
+        self.value_span.clone()
+    }
+
     fn span(&self) -> AttrSpan {
         AttrSpan {
             name: (offset(self.name_span.start), offset(self.name_span.end)),
@@ -733,7 +732,9 @@ impl SeenNames {
     fn clear(&mut self) {
         self.names.clear();
         self.ends.clear();
-        self.set.clear();
+        if !self.set.is_empty() {
+            self.set.clear();
+        }
     }
 
     /// Whether the tag already has an attribute `name`; notes it if not. A
@@ -957,7 +958,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// Emits the source `input[from..to]` as characters.
     fn chars(&mut self, from: usize, to: usize) {
         if self.attributes == Attributes::TreeBuilder {
-            self.collapsed.push(&self.input[from..to], true);
+            self.collapsed.push(&self.bytes[from..to], true);
         } else {
             self.pending.push_raw(self.input, from, to);
         }
@@ -966,7 +967,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
         if self.attributes == Attributes::TreeBuilder {
-            self.collapsed.push(s, false);
+            self.collapsed.push(s.as_bytes(), false);
         } else {
             self.pending.push_str(self.input, s);
         }
@@ -990,7 +991,9 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.had_duplicate = false;
         self.attrs.clear();
         self.attr_spans.clear();
-        self.attr_names.clear();
+        if !self.attr_names.is_empty() {
+            self.attr_names.clear();
+        }
         self.seen.clear();
         self.formatting = None;
         self.dropped.clear();
@@ -1027,6 +1030,35 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         attr.quote = quote;
         attr.value.clear(at);
         attr.value_span = at..at;
+    }
+
+    /// Appends the source `input[from..to]` to the current attribute's
+    /// value. With [`Attributes::TreeBuilder`] values are not gathered as
+    /// they are read: the few a token carries are decoded from their spans
+    /// when the attribute is finished ([`Tokenizer::lean_value`]).
+    fn value_raw(&mut self, from: usize, to: usize) {
+        if self.attributes == Attributes::All {
+            self.attr.value.push_raw(self.input, from, to);
+        }
+    }
+
+    /// Appends text that is not the source to the current attribute's
+    /// value (see [`Tokenizer::value_raw`]).
+    fn value_str(&mut self, s: &str) {
+        if self.attributes == Attributes::All {
+            self.attr.value.push_str(self.input, s);
+        }
+    }
+
+    /// The current attribute's value, decoded from its span as the
+    /// tokenizer decodes it (on the lean path, which does not gather it).
+    fn lean_value(&self) -> Cow<'a, str> {
+        let raw = self.input.get(self.attr.value()).unwrap_or_default();
+        if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+            Cow::Owned(crate::html::charref::decode_attribute(raw).text)
+        } else {
+            Cow::Borrowed(raw)
+        }
     }
 
     /// Ends the current attribute's value at the current position.
@@ -1077,7 +1109,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             return;
         }
         if let Some(name) = read_by_tree_builder(&self.attr.name) {
-            let value = self.text_tendril(&self.attr.value);
+            let value = StrTendril::from_slice(&self.lean_value());
             self.attrs.push(Attribute {
                 name: QualName::new(None, ns!(), name),
                 value,
@@ -1087,15 +1119,12 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 .formatting
                 .get_or_insert_with(|| is_formatting(&self.tag_name))
         {
+            let value = self.lean_value();
             let (attr, text) = (&self.attr, &mut self.dropped_text);
             let name = text.len()..text.len() + attr.name.len();
             text.push_str(&attr.name);
             let at = text.len();
-            if attr.value.owned {
-                text.push_str(&attr.value.buf);
-            } else {
-                text.push_str(&self.input[attr.value.start..attr.value.end]);
-            }
+            text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
         self.attr_spans.push(self.attr.span());

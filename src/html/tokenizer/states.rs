@@ -772,13 +772,13 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 return self.emit_eof();
             };
             let at = start + i;
-            self.attr.value.push_raw(self.input, start, at);
+            self.value_raw(start, at);
             self.pos = at + 1;
             match self.bytes[at] {
                 b'&' => self.character_reference(true),
                 0 => {
                     self.error("Unexpected null character");
-                    self.attr.value.push_str(self.input, REPLACEMENT);
+                    self.value_str(REPLACEMENT);
                 }
                 _ => {
                     self.pos = at;
@@ -802,7 +802,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 })
                 .unwrap_or(self.bytes.len() - start);
             let at = start + run;
-            self.attr.value.push_raw(self.input, start, at);
+            self.value_raw(start, at);
             self.pos = at;
             let Some(&b) = self.bytes.get(at) else {
                 self.error("EOF in tag");
@@ -816,7 +816,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 0 => {
                     self.pos = at + 1;
                     self.error("Unexpected null character");
-                    self.attr.value.push_str(self.input, REPLACEMENT);
+                    self.value_str(REPLACEMENT);
                 }
                 b'>' => {
                     self.end_attr_value();
