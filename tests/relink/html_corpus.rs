@@ -388,8 +388,10 @@ fn deeply_nested_elements_keep_their_links_and_namespaces() {
 /// formatting elements whose attribute lists are compared, `font` leaving
 /// foreign content, hidden inputs in tables, `annotation-xml` integration
 /// points, declarative shadow roots, bases, duplicates and end tags with
-/// attributes.
-fn attribute_stress() -> impl proptest::strategy::Strategy<Value = String> {
+/// attributes; and text of every shape (long, white space only, NUL,
+/// CR and LF, references) after `<pre>`, in tables, in `<select>`, in
+/// foreign content, around the head and body.
+pub fn attribute_stress() -> impl proptest::strategy::Strategy<Value = String> {
     use proptest::prelude::*;
     let pieces = prop_oneof![
         Just("<b class=x>"),
@@ -422,7 +424,53 @@ fn attribute_stress() -> impl proptest::strategy::Strategy<Value = String> {
         Just("text"),
         Just("\n"),
     ];
-    prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
+    // Text of every shape the lean path collapses, and the places where
+    // the tree builder looks at it.
+    let text = prop_oneof![
+        Just("a long run of text, much longer than any stand-in for it"),
+        Just(" "),
+        Just("  \t "),
+        Just("\n\n"),
+        Just("\n x"),
+        Just("\u{a0}"),
+        Just("\0"),
+        Just("a\0b"),
+        Just("\r"),
+        Just("\r\n"),
+        Just("\r\nx"),
+        Just("&#10;"),
+        Just("&#13;"),
+        Just("&#32;"),
+        Just("&amp;"),
+        Just("<pre>"),
+        Just("<listing>"),
+        Just("<textarea>"),
+        Just("</textarea>"),
+        Just("</pre>"),
+        Just("<tbody>"),
+        Just("<caption>"),
+        Just("<colgroup>"),
+        Just("</table>"),
+        Just("<select>"),
+        Just("<option>"),
+        Just("</select>"),
+        Just("<math><mi>"),
+        Just("<svg><foreignObject>"),
+        Just("</svg>"),
+        Just("<![CDATA[ x\0]]>"),
+        Just("<!-- c -->"),
+        Just("<head>"),
+        Just("</head>"),
+        Just("<body>"),
+        Just("</body>"),
+        Just("</html>"),
+        Just("<noscript>"),
+        Just("<title>"),
+        Just("<script>"),
+        Just("</script>"),
+    ];
+    let pieces = prop_oneof![2 => pieces, 1 => text];
+    prop::collection::vec(pieces, 0..48).prop_map(|p| p.concat())
 }
 
 /// Compares a document parsed as relink parses (the tree builder given

@@ -33,9 +33,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     fn literal_ampersand(&mut self, amp: usize, in_attr: bool) {
         self.pos = amp + 1;
         if in_attr {
-            if let Some(attr) = &mut self.attr {
-                attr.value.push_raw(self.input, amp, amp + 1);
-            }
+            self.value_raw(amp, amp + 1);
         } else {
             self.chars(amp, amp + 1);
         }
@@ -45,9 +43,8 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     fn reference_text(&mut self, chars: &[char], in_attr: bool) {
         for &c in chars {
             if in_attr {
-                if let Some(attr) = &mut self.attr {
-                    attr.value.push_char(self.input, c);
-                }
+                let mut buf = [0; 4];
+                self.value_str(c.encode_utf8(&mut buf));
             } else {
                 let mut buf = [0; 4];
                 self.chars_str(c.encode_utf8(&mut buf));

@@ -10,7 +10,17 @@
 //!
 //! It works on bytes of the `&str`: runs of text are found with `memchr`
 //! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character. Duplicate attributes are found in constant
+//! allocated per character.
+//!
+//! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
+//! only what the tree builder's decisions depend on, since relink needs of
+//! the tree only each element's namespace, whether it is in template
+//! contents and in the tree, and the first `base`: a run of characters is
+//! a stand-in of at most four bytes that is white space, or not, where the
+//! text is ([`Collapsed`]), a comment is empty, and a tag carries only the
+//! attributes the tree builder reads ([`Attributes`]). The tree builder
+//! then builds the same elements as from the full tokens (the tests compare
+//! both trees), and no text is copied for it. Duplicate attributes are found in constant
 //! amortised time (a short scan, then a hash set), so no input takes more
 //! than linear time.
 //!
@@ -129,6 +139,207 @@ fn is_formatting(name: &str) -> bool {
             | "tt"
             | "u"
     )
+}
+
+/// The first eight bytes of a name as a number (little-endian, padded with
+/// zeros; a tag name holds no NUL, the tokenizer replaces them).
+const fn name_key(name: &[u8]) -> u64 {
+    let mut key = 0;
+    let mut i = 0;
+    while i < name.len() && i < 8 {
+        key |= (name[i] as u64) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// Defines [`short_tag_atom`] over the names given: a `match` on
+/// [`name_key`], which the compiler makes a tree of integer comparisons.
+macro_rules! short_tag_atoms {
+    ($($id:ident = $name:tt,)*) => {
+        /// The static atom of a common tag name of at most eight bytes.
+        fn short_tag_atom(key: u64) -> Option<LocalName> {
+            $(const $id: u64 = name_key($name.as_bytes());)*
+            Some(match key {
+                $($id => local_name!($name),)*
+                _ => return None,
+            })
+        }
+
+        /// Every name [`short_tag_atom`] knows.
+        #[cfg(test)]
+        const SHORT_TAG_NAMES: &[&str] = &[$($name),*];
+    };
+}
+
+short_tag_atoms! {
+    A = "a",
+    ABBR = "abbr",
+    ADDRESS = "address",
+    AREA = "area",
+    ARTICLE = "article",
+    ASIDE = "aside",
+    AUDIO = "audio",
+    B = "b",
+    BASE = "base",
+    BDI = "bdi",
+    BDO = "bdo",
+    BIG = "big",
+    BODY = "body",
+    BR = "br",
+    BUTTON = "button",
+    CANVAS = "canvas",
+    CAPTION = "caption",
+    CENTER = "center",
+    CITE = "cite",
+    CODE = "code",
+    COL = "col",
+    COLGROUP = "colgroup",
+    DATA = "data",
+    DATALIST = "datalist",
+    DD = "dd",
+    DEL = "del",
+    DETAILS = "details",
+    DFN = "dfn",
+    DIALOG = "dialog",
+    DIV = "div",
+    DL = "dl",
+    DT = "dt",
+    EM = "em",
+    EMBED = "embed",
+    FIELDSET = "fieldset",
+    FIGURE = "figure",
+    FONT = "font",
+    FOOTER = "footer",
+    FORM = "form",
+    FRAME = "frame",
+    FRAMESET = "frameset",
+    H1 = "h1",
+    H2 = "h2",
+    H3 = "h3",
+    H4 = "h4",
+    H5 = "h5",
+    H6 = "h6",
+    HEAD = "head",
+    HEADER = "header",
+    HGROUP = "hgroup",
+    HR = "hr",
+    HTML = "html",
+    I = "i",
+    IFRAME = "iframe",
+    IMAGE = "image",
+    IMG = "img",
+    INPUT = "input",
+    INS = "ins",
+    KBD = "kbd",
+    LABEL = "label",
+    LEGEND = "legend",
+    LI = "li",
+    LINK = "link",
+    LISTING = "listing",
+    MAIN = "main",
+    MAP = "map",
+    MARK = "mark",
+    MENU = "menu",
+    META = "meta",
+    METER = "meter",
+    NAV = "nav",
+    NOBR = "nobr",
+    NOEMBED = "noembed",
+    NOFRAMES = "noframes",
+    NOSCRIPT = "noscript",
+    OBJECT = "object",
+    OL = "ol",
+    OPTGROUP = "optgroup",
+    OPTION = "option",
+    OUTPUT = "output",
+    P = "p",
+    PARAM = "param",
+    PICTURE = "picture",
+    PRE = "pre",
+    PROGRESS = "progress",
+    Q = "q",
+    RP = "rp",
+    RT = "rt",
+    RUBY = "ruby",
+    S = "s",
+    SAMP = "samp",
+    SCRIPT = "script",
+    SEARCH = "search",
+    SECTION = "section",
+    SELECT = "select",
+    SLOT = "slot",
+    SMALL = "small",
+    SOURCE = "source",
+    SPAN = "span",
+    STRIKE = "strike",
+    STRONG = "strong",
+    STYLE = "style",
+    SUB = "sub",
+    SUMMARY = "summary",
+    SUP = "sup",
+    TABLE = "table",
+    TBODY = "tbody",
+    TD = "td",
+    TEMPLATE = "template",
+    TEXTAREA = "textarea",
+    TFOOT = "tfoot",
+    TH = "th",
+    THEAD = "thead",
+    TIME = "time",
+    TITLE = "title",
+    TR = "tr",
+    TRACK = "track",
+    TT = "tt",
+    U = "u",
+    UL = "ul",
+    VAR = "var",
+    VIDEO = "video",
+    WBR = "wbr",
+    XMP = "xmp",
+    SVG = "svg",
+    MATH = "math",
+    MI = "mi",
+    MO = "mo",
+    MN = "mn",
+    MS = "ms",
+    MTEXT = "mtext",
+    DESC = "desc",
+    G = "g",
+    PATH = "path",
+    CIRCLE = "circle",
+    RECT = "rect",
+    LINE = "line",
+    POLYGON = "polygon",
+    POLYLINE = "polyline",
+    ELLIPSE = "ellipse",
+    TEXT = "text",
+    TSPAN = "tspan",
+    USE = "use",
+    DEFS = "defs",
+    SYMBOL = "symbol",
+    CLIPPATH = "clippath",
+    STOP = "stop",
+}
+
+/// The atom of a tag name. The names of common HTML, SVG and MathML
+/// elements are mapped here to their static atoms, which is cheaper than
+/// [`LocalName::from`]'s hashing and lookup in the static set (35
+/// instructions a tag against 58, measured); the same atoms either way.
+fn tag_atom(name: &str) -> LocalName {
+    if name.len() <= 8 {
+        if let Some(atom) = short_tag_atom(name_key(name.as_bytes())) {
+            return atom;
+        }
+    }
+    match name {
+        "blockquote" => local_name!("blockquote"),
+        "figcaption" => local_name!("figcaption"),
+        "plaintext" => local_name!("plaintext"),
+        "annotation-xml" => local_name!("annotation-xml"),
+        "foreignobject" => local_name!("foreignobject"),
+        _ => LocalName::from(name),
+    }
 }
 
 /// How the tokenizer starts.
@@ -370,11 +581,6 @@ impl Text {
         self.buf.push_str(s);
     }
 
-    fn push_char(&mut self, input: &str, c: char) {
-        self.materialize(input);
-        self.buf.push(c);
-    }
-
     fn materialize(&mut self, input: &str) {
         if !self.owned {
             self.owned = true;
@@ -399,6 +605,95 @@ fn push_normalized(buf: &mut String, raw: &str) {
     buf.push_str(rest);
 }
 
+/// Character data as the lean path hands it over ([`Attributes::TreeBuilder`]):
+/// not the text but a stand-in that leads the tree builder to the same
+/// decisions. The tree builder (and relink's sinks) look at a run of
+/// characters only to tell white space from other characters (splitting a
+/// run into white space and the rest, table text holding any character
+/// not white space, `frameset-ok`, the initial insertion mode), to drop a
+/// line feed leading the first run after `<pre>`, `<listing>` or
+/// `<textarea>`, and to see whether a run is empty after that. So the
+/// stand-in is the run's leading white space, its first two characters at
+/// most, the first a line feed if the run's is, the others spaces, then an
+/// `x` if the run has any other character: at most four bytes from a fixed
+/// set, held inside the tendril, so no run of text is copied, decoded or
+/// allocated however long it is. A NUL never reaches it: in the data and
+/// CDATA states it is a token of its own, elsewhere U+FFFD.
+#[derive(Debug, Default)]
+struct Collapsed {
+    /// How many white space characters lead the run, up to two.
+    spaces: u8,
+    /// Whether the first of them is a line feed.
+    line_feed: bool,
+    /// Whether the run has a character that is not white space (after
+    /// which nothing changes the stand-in).
+    other: bool,
+}
+
+/// White space as the tree builder tells it (`char::is_ascii_whitespace`).
+fn is_tree_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+impl Collapsed {
+    fn is_empty(&self) -> bool {
+        self.spaces == 0 && !self.other
+    }
+
+    /// The stand-in.
+    fn as_str(&self) -> &'static str {
+        const SHAPES: [&str; 10] = ["", "x", " ", " x", "\n", "\nx", "  ", "  x", "\n ", "\n x"];
+        let spaces = match (self.spaces, self.line_feed) {
+            (0, _) => 0,
+            (1, false) => 1,
+            (1, true) => 2,
+            (_, false) => 3,
+            (_, true) => 4,
+        };
+        SHAPES[spaces * 2 + usize::from(self.other)]
+    }
+
+    /// Appends `s`, which is the source (a CRLF pair is one line feed)
+    /// when `source` is true.
+    #[inline]
+    fn push(&mut self, s: &[u8], source: bool) {
+        match s.first() {
+            _ if self.other => {}
+            None => {}
+            Some(&b) if !is_tree_space(b) => self.other = true,
+            Some(_) => self.push_spaces(s, source),
+        }
+    }
+
+    /// [`Collapsed::push`] of text that starts with white space.
+    fn push_spaces(&mut self, bytes: &[u8], source: bool) {
+        let mut rest = bytes;
+        while self.spaces < 2 {
+            let Some((&b, tail)) = rest.split_first() else {
+                return;
+            };
+            if !is_tree_space(b) {
+                self.other = true;
+                return;
+            }
+            rest = tail;
+            if b == b'\r' && source {
+                // CR and CRLF are one line feed.
+                rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+            }
+            if self.spaces == 0 {
+                self.line_feed = b == b'\n' || (b == b'\r' && source);
+            }
+            self.spaces += 1;
+        }
+        self.other = rest.iter().any(|&b| !is_tree_space(b));
+    }
+
+    fn clear(&mut self) {
+        *self = Collapsed::default();
+    }
+}
+
 /// The attribute being read.
 #[derive(Debug)]
 struct CurrentAttr {
@@ -407,6 +702,66 @@ struct CurrentAttr {
     value: Text,
     value_span: Range<usize>,
     quote: Quote,
+}
+
+impl CurrentAttr {
+    fn value(&self) -> Range<usize> {
+        self.value_span.clone()
+    }
+
+    fn span(&self) -> AttrSpan {
+        AttrSpan {
+            name: (offset(self.name_span.start), offset(self.name_span.end)),
+            value: (offset(self.value_span.start), offset(self.value_span.end)),
+            quote: self.quote,
+        }
+    }
+}
+
+/// The names of a tag's attributes so far, to find duplicates: the first
+/// [`SCAN_LIMIT`] one after the other in `names`, each ending where `ends`
+/// says, and past that every one in `set`.
+#[derive(Debug, Default)]
+struct SeenNames {
+    names: String,
+    ends: Vec<usize>,
+    set: HashSet<Box<str>>,
+}
+
+impl SeenNames {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.ends.clear();
+        if !self.set.is_empty() {
+            self.set.clear();
+        }
+    }
+
+    /// Whether the tag already has an attribute `name`; notes it if not. A
+    /// short scan for the first [`SCAN_LIMIT`] names, then a hash set, so
+    /// that no tag takes more than linear time.
+    fn seen_before(&mut self, name: &str) -> bool {
+        if self.ends.len() < SCAN_LIMIT {
+            let mut start = 0;
+            for &end in &self.ends {
+                if &self.names[start..end] == name {
+                    return true;
+                }
+                start = end;
+            }
+            self.names.push_str(name);
+            self.ends.push(self.names.len());
+            return false;
+        }
+        if self.set.is_empty() {
+            let mut start = 0;
+            for &end in &self.ends {
+                self.set.insert(Box::from(&self.names[start..end]));
+                start = end;
+            }
+        }
+        !self.set.insert(Box::from(name))
+    }
 }
 
 /// A DOCTYPE being read.
@@ -434,6 +789,8 @@ pub struct Tokenizer<'a, S: TokenSink> {
     line_pos: usize,
     /// Characters not yet emitted.
     pending: Text,
+    /// With [`Attributes::TreeBuilder`], what stands for them instead.
+    collapsed: Collapsed,
 
     tag_kind: TagKind,
     tag_start: usize,
@@ -443,16 +800,17 @@ pub struct Tokenizer<'a, S: TokenSink> {
     attrs: Vec<Attribute>,
     attr_spans: Vec<AttrSpan>,
     attr_names: HashSet<LocalName>,
-    attr: Option<CurrentAttr>,
-    /// A spare attribute, to reuse its buffers.
-    spare_attr: Option<CurrentAttr>,
+    /// The attribute being read, when `in_attr`; its buffers serve one
+    /// attribute after another, and it stays in place (moving it in and
+    /// out of an `Option` cost more than the rest of finishing it).
+    attr: CurrentAttr,
+    in_attr: bool,
     attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`]: the names of the tag's first
-    /// attributes, one after the other, and where each ends; past
-    /// [`SCAN_LIMIT`], every name in `lean_set`.
-    lean_names: String,
-    lean_ends: Vec<usize>,
-    lean_set: HashSet<Box<str>>,
+    /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
+    /// element's start tag, once an attribute asked.
+    formatting: Option<bool>,
+    /// With [`Attributes::TreeBuilder`]: the names of the tag's attributes.
+    seen: SeenNames,
     /// With [`Attributes::TreeBuilder`], on a formatting element: the
     /// attributes left out of the token, as (name, value) ranges of
     /// `dropped_text`.
@@ -493,6 +851,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             line: 1,
             line_pos: 0,
             pending: Text::default(),
+            collapsed: Collapsed::default(),
             tag_kind: TagKind::StartTag,
             tag_start: 0,
             tag_name: String::new(),
@@ -501,12 +860,17 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             attrs: Vec::new(),
             attr_spans: Vec::new(),
             attr_names: HashSet::new(),
-            attr: None,
-            spare_attr: None,
+            attr: CurrentAttr {
+                name: String::new(),
+                name_span: 0..0,
+                value: Text::default(),
+                value_span: 0..0,
+                quote: Quote::Valueless,
+            },
+            in_attr: false,
             attributes: options.attributes,
-            lean_names: String::new(),
-            lean_ends: Vec::new(),
-            lean_set: HashSet::new(),
+            formatting: None,
+            seen: SeenNames::default(),
             dropped: Vec::new(),
             dropped_text: String::new(),
             comment: Text::default(),
@@ -578,7 +942,11 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits the pending characters, if any.
     fn flush(&mut self) {
-        if !self.pending.is_empty() {
+        if !self.collapsed.is_empty() {
+            let text = StrTendril::from_slice(self.collapsed.as_str());
+            self.collapsed.clear();
+            let _ = self.send(Token::CharacterTokens(text));
+        } else if !self.pending.is_empty() {
             let text = self.text_tendril(&self.pending);
             let at = self.pos;
             self.pending.clear(at);
@@ -589,12 +957,20 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits the source `input[from..to]` as characters.
     fn chars(&mut self, from: usize, to: usize) {
-        self.pending.push_raw(self.input, from, to);
+        if self.attributes == Attributes::TreeBuilder {
+            self.collapsed.push(&self.bytes[from..to], true);
+        } else {
+            self.pending.push_raw(self.input, from, to);
+        }
     }
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        self.pending.push_str(self.input, s);
+        if self.attributes == Attributes::TreeBuilder {
+            self.collapsed.push(s.as_bytes(), false);
+        } else {
+            self.pending.push_str(self.input, s);
+        }
     }
 
     /// Emits a parse error.
@@ -615,75 +991,92 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.had_duplicate = false;
         self.attrs.clear();
         self.attr_spans.clear();
-        self.attr_names.clear();
-        self.lean_names.clear();
-        self.lean_ends.clear();
-        self.lean_set.clear();
+        if !self.attr_names.is_empty() {
+            self.attr_names.clear();
+        }
+        self.seen.clear();
+        self.formatting = None;
         self.dropped.clear();
         self.dropped_text.clear();
-        if let Some(attr) = self.attr.take() {
-            self.spare_attr = Some(attr);
-        }
+        self.in_attr = false;
     }
 
     /// Starts a new attribute whose name starts at the current position.
     fn start_attr(&mut self) {
         self.finish_attr();
         let at = self.pos;
-        let mut attr = self.spare_attr.take().unwrap_or_else(|| CurrentAttr {
-            name: String::new(),
-            name_span: 0..0,
-            value: Text::default(),
-            value_span: 0..0,
-            quote: Quote::Valueless,
-        });
+        let attr = &mut self.attr;
         attr.name.clear();
         attr.name_span = at..at;
         attr.value.clear(at);
         attr.value_span = at..at;
         attr.quote = Quote::Valueless;
-        self.attr = Some(attr);
+        self.in_attr = true;
     }
 
     /// Ends the current attribute's name at the current position.
     fn end_attr_name(&mut self) {
         let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.name_span.end = at;
-            attr.value.clear(at);
-            attr.value_span = at..at;
-        }
+        let attr = &mut self.attr;
+        attr.name_span.end = at;
+        attr.value.clear(at);
+        attr.value_span = at..at;
     }
 
     /// Starts the current attribute's value at the current position.
     fn start_attr_value(&mut self, quote: Quote) {
         let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.quote = quote;
-            attr.value.clear(at);
-            attr.value_span = at..at;
+        let attr = &mut self.attr;
+        attr.quote = quote;
+        attr.value.clear(at);
+        attr.value_span = at..at;
+    }
+
+    /// Appends the source `input[from..to]` to the current attribute's
+    /// value. With [`Attributes::TreeBuilder`] values are not gathered as
+    /// they are read: the few a token carries are decoded from their spans
+    /// when the attribute is finished ([`Tokenizer::lean_value`]).
+    fn value_raw(&mut self, from: usize, to: usize) {
+        if self.attributes == Attributes::All {
+            self.attr.value.push_raw(self.input, from, to);
+        }
+    }
+
+    /// Appends text that is not the source to the current attribute's
+    /// value (see [`Tokenizer::value_raw`]).
+    fn value_str(&mut self, s: &str) {
+        if self.attributes == Attributes::All {
+            self.attr.value.push_str(self.input, s);
+        }
+    }
+
+    /// The current attribute's value, decoded from its span as the
+    /// tokenizer decodes it (on the lean path, which does not gather it).
+    fn lean_value(&self) -> Cow<'a, str> {
+        let raw = self.input.get(self.attr.value()).unwrap_or_default();
+        if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+            Cow::Owned(crate::html::charref::decode_attribute(raw).text)
+        } else {
+            Cow::Borrowed(raw)
         }
     }
 
     /// Ends the current attribute's value at the current position.
     fn end_attr_value(&mut self) {
-        let at = self.pos;
-        if let Some(attr) = &mut self.attr {
-            attr.value_span.end = at;
-        }
+        self.attr.value_span.end = self.pos;
     }
 
     /// Adds the current attribute to the tag, unless the tag already has
     /// one of that name.
     fn finish_attr(&mut self) {
-        let Some(attr) = self.attr.take() else {
-            return;
-        };
-        if self.attributes == Attributes::TreeBuilder {
-            self.finish_attr_lean(attr);
+        if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        let name = LocalName::from(attr.name.as_str());
+        if self.attributes == Attributes::TreeBuilder {
+            self.finish_attr_lean();
+            return;
+        }
+        let name = LocalName::from(self.attr.name.as_str());
         let duplicate = if self.attrs.len() < SCAN_LIMIT {
             self.attrs.iter().any(|a| a.name.local == name)
         } else {
@@ -697,79 +1090,44 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
         } else {
+            let value = self.text_tendril(&self.attr.value);
             self.attrs.push(Attribute {
                 name: QualName::new(None, ns!(), name),
-                value: self.text_tendril(&attr.value),
+                value,
             });
-            self.attr_spans.push(AttrSpan {
-                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
-                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
-                quote: attr.quote,
-            });
+            self.attr_spans.push(self.attr.span());
         }
-        self.spare_attr = Some(attr);
     }
 
     /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`]: the
     /// same duplicate check on plain strings, no atom for a name the tree
     /// builder does not read.
-    fn finish_attr_lean(&mut self, attr: CurrentAttr) {
-        if self.seen_before(&attr.name) {
+    fn finish_attr_lean(&mut self) {
+        if self.seen.seen_before(&self.attr.name) {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
-        } else {
-            if let Some(name) = read_by_tree_builder(&attr.name) {
-                self.attrs.push(Attribute {
-                    name: QualName::new(None, ns!(), name),
-                    value: self.text_tendril(&attr.value),
-                });
-            } else if self.tag_kind == TagKind::StartTag && is_formatting(&self.tag_name) {
-                let text = &mut self.dropped_text;
-                let name = text.len()..text.len() + attr.name.len();
-                text.push_str(&attr.name);
-                let at = text.len();
-                if attr.value.owned {
-                    text.push_str(&attr.value.buf);
-                } else {
-                    text.push_str(&self.input[attr.value.start..attr.value.end]);
-                }
-                self.dropped.push((name, at..text.len()));
-            }
-            self.attr_spans.push(AttrSpan {
-                name: (offset(attr.name_span.start), offset(attr.name_span.end)),
-                value: (offset(attr.value_span.start), offset(attr.value_span.end)),
-                quote: attr.quote,
+            return;
+        }
+        if let Some(name) = read_by_tree_builder(&self.attr.name) {
+            let value = StrTendril::from_slice(&self.lean_value());
+            self.attrs.push(Attribute {
+                name: QualName::new(None, ns!(), name),
+                value,
             });
+        } else if self.tag_kind == TagKind::StartTag
+            && *self
+                .formatting
+                .get_or_insert_with(|| is_formatting(&self.tag_name))
+        {
+            let value = self.lean_value();
+            let (attr, text) = (&self.attr, &mut self.dropped_text);
+            let name = text.len()..text.len() + attr.name.len();
+            text.push_str(&attr.name);
+            let at = text.len();
+            text.push_str(&value);
+            self.dropped.push((name, at..text.len()));
         }
-        self.spare_attr = Some(attr);
-    }
-
-    /// Whether the current tag already has an attribute `name`; notes it if
-    /// not. A short scan for the first [`SCAN_LIMIT`] names, then a hash
-    /// set, so that no tag takes more than linear time.
-    fn seen_before(&mut self, name: &str) -> bool {
-        let count = self.lean_ends.len();
-        if count < SCAN_LIMIT {
-            let mut start = 0;
-            for &end in &self.lean_ends {
-                if &self.lean_names[start..end] == name {
-                    return true;
-                }
-                start = end;
-            }
-            self.lean_names.push_str(name);
-            self.lean_ends.push(self.lean_names.len());
-            return false;
-        }
-        if self.lean_set.is_empty() {
-            let mut start = 0;
-            for &end in &self.lean_ends {
-                self.lean_set
-                    .insert(Box::from(&self.lean_names[start..end]));
-                start = end;
-            }
-        }
-        !self.lean_set.insert(Box::from(name))
+        self.attr_spans.push(self.attr.span());
     }
 
     /// With [`Attributes::TreeBuilder`], the attribute that stands for the
@@ -806,7 +1164,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         if let Some(attr) = self.dropped_attribute() {
             self.attrs.push(attr);
         }
-        let name = LocalName::from(self.tag_name.as_str());
+        let name = tag_atom(&self.tag_name);
         match self.tag_kind {
             TagKind::StartTag => self.last_start_tag = Some(name.clone()),
             TagKind::EndTag => {
@@ -878,7 +1236,12 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     }
 
     fn emit_comment(&mut self) {
-        let text = self.text_tendril(&self.comment);
+        // No sink looks into a comment on the lean path.
+        let text = if self.attributes == Attributes::TreeBuilder {
+            StrTendril::new()
+        } else {
+            self.text_tendril(&self.comment)
+        };
         let _ = self.emit(Token::CommentToken(text));
     }
 

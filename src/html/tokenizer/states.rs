@@ -651,9 +651,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                     self.pos = at;
                     self.start_attr();
                     self.pos = at + 1;
-                    if let Some(attr) = &mut self.attr {
-                        attr.name.push('=');
-                    }
+                    self.attr.name.push('=');
                     self.state = State::AttrName;
                 }
                 Some(_) => {
@@ -668,11 +666,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
 
     /// §13.2.5.33 Attribute name state.
     fn attribute_name(&mut self) -> Flow {
-        let Some(attr) = &mut self.attr else {
-            // Unreachable: this state is entered with a new attribute.
-            self.state = State::AfterAttrName;
-            return Flow::Go;
-        };
+        let attr = &mut self.attr;
         loop {
             let start = self.pos;
             let run = self.bytes[start..]
@@ -778,17 +772,13 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 return self.emit_eof();
             };
             let at = start + i;
-            if let Some(attr) = &mut self.attr {
-                attr.value.push_raw(self.input, start, at);
-            }
+            self.value_raw(start, at);
             self.pos = at + 1;
             match self.bytes[at] {
                 b'&' => self.character_reference(true),
                 0 => {
                     self.error("Unexpected null character");
-                    if let Some(attr) = &mut self.attr {
-                        attr.value.push_str(self.input, REPLACEMENT);
-                    }
+                    self.value_str(REPLACEMENT);
                 }
                 _ => {
                     self.pos = at;
@@ -812,9 +802,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 })
                 .unwrap_or(self.bytes.len() - start);
             let at = start + run;
-            if let Some(attr) = &mut self.attr {
-                attr.value.push_raw(self.input, start, at);
-            }
+            self.value_raw(start, at);
             self.pos = at;
             let Some(&b) = self.bytes.get(at) else {
                 self.error("EOF in tag");
@@ -828,9 +816,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 0 => {
                     self.pos = at + 1;
                     self.error("Unexpected null character");
-                    if let Some(attr) = &mut self.attr {
-                        attr.value.push_str(self.input, REPLACEMENT);
-                    }
+                    self.value_str(REPLACEMENT);
                 }
                 b'>' => {
                     self.end_attr_value();

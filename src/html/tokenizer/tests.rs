@@ -184,3 +184,29 @@ fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
         run(&src[..end]);
     }
 }
+
+#[test]
+fn tag_names_map_to_the_atoms_local_name_from_gives() {
+    for &name in SHORT_TAG_NAMES {
+        assert!(name.len() <= 8, "{name}");
+        assert_eq!(short_tag_atom(name_key(name.as_bytes())), Some(LocalName::from(name)));
+        assert_eq!(tag_atom(name), LocalName::from(name));
+    }
+    for name in [
+        "blockquote",
+        "annotation-xml",
+        "foreignobject",
+        "x-custom",
+        "di",
+        "divv",
+        "custom-element",
+        "\u{fffd}",
+        "é",
+        "",
+    ] {
+        assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
+    }
+    // Only a known name of at most eight bytes has a key that maps.
+    assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
+    assert_eq!(short_tag_atom(name_key(b"divx")), None);
+}
