@@ -327,10 +327,10 @@ short_tag_atoms! {
 /// [`LocalName::from`]'s hashing and lookup in the static set (35
 /// instructions a tag against 58, measured); the same atoms either way.
 fn tag_atom(name: &str) -> LocalName {
-    if name.len() <= 8 {
-        if let Some(atom) = short_tag_atom(name_key(name.as_bytes())) {
-            return atom;
-        }
+    if name.len() <= 8
+        && let Some(atom) = short_tag_atom(name_key(name.as_bytes()))
+    {
+        return atom;
     }
     match name {
         "blockquote" => local_name!("blockquote"),
