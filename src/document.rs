@@ -232,24 +232,24 @@ pub fn rewrite_document(
     let mut report = DocumentReport::default();
     match kind {
         Kind::Html => {
-            let outcome = rewrite_html(input, options)?;
-            report.output = outcome.output.clone();
-            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+            let mut outcome = rewrite_html(input, options)?;
+            report.output = outcome.output.take();
+            report.add_outcome("document".to_owned(), outcome);
         }
         Kind::Markdown => {
-            let outcome = crate::markdown::rewrite_markdown(input, options, &Engine)?;
-            report.output = outcome.output.clone();
-            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+            let mut outcome = crate::markdown::rewrite_markdown(input, options, &Engine)?;
+            report.output = outcome.output.take();
+            report.add_outcome("document".to_owned(), outcome);
         }
         Kind::Css => {
-            let outcome = rewrite_css(input, options)?;
-            report.output = outcome.output.clone();
-            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+            let mut outcome = rewrite_css(input, options)?;
+            report.output = outcome.output.take();
+            report.add_outcome("document".to_owned(), outcome);
         }
         Kind::Xml => {
-            let outcome = rewrite_xml(input, options)?;
-            report.output = outcome.output.clone();
-            report.add_outcome("document".to_owned(), Outcome { output: None, ..outcome });
+            let mut outcome = rewrite_xml(input, options)?;
+            report.output = outcome.output.take();
+            report.add_outcome("document".to_owned(), outcome);
         }
         Kind::Message => {
             let outcome = rewrite_message(input, options);

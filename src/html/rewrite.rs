@@ -252,7 +252,7 @@ impl Work<'_, '_> {
         // A value-less attribute (`<a href>`) is an empty reference: its
         // new value goes right after the name, with an `=`.
         let raw_range = attr.value();
-        let quote = match attr.quote {
+        let quote = match attr.quote(self.r.text) {
             Quote::Double => Some(b'"'),
             Quote::Single => Some(b'\''),
             Quote::Unquoted | Quote::Valueless => None,
@@ -321,7 +321,7 @@ impl Work<'_, '_> {
             Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
         }
         if !found.is_empty() {
-            let equals = attr.quote == Quote::Valueless;
+            let equals = attr.quote(self.r.text) == Quote::Valueless;
             self.write_value(raw_range, quote, equals, &decoded, found);
         }
     }

@@ -102,7 +102,7 @@ impl Document {
         let span = self.spans.get(index)?;
         Some(Tag {
             index,
-            kind: span.kind,
+            kind: span.kind(),
             name: self.names.get(index)?,
             span: span.span(),
             element: self.elements.get(index).copied().flatten(),

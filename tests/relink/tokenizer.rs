@@ -377,7 +377,7 @@ fn relink_tree(name: &str, input: &str) -> String {
 /// The spans of tag `index` agree with its token.
 fn check_spans(name: &str, input: &str, log: &SpanLog, index: usize, tag: &Tag) {
     let span = log.tag(index);
-    assert_eq!(span.kind, tag.kind, "{name}");
+    assert_eq!(span.kind(), tag.kind, "{name}");
     let source = &input[span.span().clone()];
     assert!(
         source.starts_with('<') && source.ends_with('>'),
@@ -398,7 +398,7 @@ fn check_spans(name: &str, input: &str, log: &SpanLog, index: usize, tag: &Tag) 
         );
         let before = &input[..a.value().start];
         let after = &input[a.value().end..];
-        match a.quote {
+        match a.quote(input) {
             Quote::Double => assert!(before.ends_with('"') && after.starts_with('"')),
             Quote::Single => assert!(before.ends_with('\'') && after.starts_with('\'')),
             Quote::Unquoted => {

@@ -393,13 +393,13 @@ fn range(span: (u32, u32)) -> Range<usize> {
     span.0 as usize..span.1 as usize
 }
 
-/// Where one attribute of a tag lies in the source.
+/// Where one attribute of a tag lies in the source: 16 bytes, as a
+/// document may hold millions (how its value was written is read back
+/// from the source, [`AttrSpan::quote`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttrSpan {
     name: (u32, u32),
     value: (u32, u32),
-    /// How the value was written.
-    pub quote: Quote,
 }
 
 impl AttrSpan {
@@ -413,20 +413,59 @@ impl AttrSpan {
     pub fn value(&self) -> Range<usize> {
         range(self.value)
     }
+
+    /// How the value was written, read from `src`, the source the span is
+    /// of: a value that starts where the name ends has none (an `=` lies
+    /// between a name and any value); a quoted value follows its quote; an
+    /// unquoted one follows `=` or white space, never a quote (a quote
+    /// there would have started a quoted value).
+    pub fn quote(&self, src: &str) -> Quote {
+        if self.value.0 == self.name.1 {
+            return Quote::Valueless;
+        }
+        let before = (self.value.0 as usize).checked_sub(1);
+        match before.and_then(|at| src.as_bytes().get(at)) {
+            Some(b'"') => Quote::Double,
+            Some(b'\'') => Quote::Single,
+            _ => Quote::Unquoted,
+        }
+    }
 }
 
-/// Where one tag token lies in the source.
+/// The top bit of [`TagSpan`]'s attribute end: set for an end tag (a
+/// document of at most `u32::MAX` bytes has fewer than 2^31 attributes).
+const END_TAG: u32 = 1 << 31;
+
+/// Where one tag token lies in the source: 16 bytes, as a document may
+/// hold millions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TagSpan {
-    /// Start or end tag.
-    pub kind: TagKind,
     span: (u32, u32),
     /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
-    /// k-th attribute of the token (duplicates are dropped from both).
+    /// k-th attribute of the token (duplicates are dropped from both). The
+    /// end's top bit says an end tag ([`END_TAG`]).
     attrs: (u32, u32),
 }
 
 impl TagSpan {
+    fn new(kind: TagKind, span: (u32, u32), attrs: (u32, u32)) -> Self {
+        let end = attrs.1.min(END_TAG - 1);
+        let flag = if kind == TagKind::EndTag { END_TAG } else { 0 };
+        TagSpan {
+            span,
+            attrs: (attrs.0.min(end), end | flag),
+        }
+    }
+
+    /// Start or end tag.
+    pub fn kind(&self) -> TagKind {
+        if self.attrs.1 & END_TAG != 0 {
+            TagKind::EndTag
+        } else {
+            TagKind::StartTag
+        }
+    }
+
     /// From its `<` to just after its `>`.
     pub fn span(&self) -> Range<usize> {
         range(self.span)
@@ -434,7 +473,7 @@ impl TagSpan {
 
     /// Where this tag's attributes are in [`SpanLog::into_flat`]'s list.
     pub fn attr_range(&self) -> Range<usize> {
-        range(self.attrs)
+        range((self.attrs.0, self.attrs.1 & !END_TAG))
     }
 }
 
@@ -709,12 +748,15 @@ impl CurrentAttr {
         self.value_span.clone()
     }
 
-    fn span(&self) -> AttrSpan {
-        AttrSpan {
+    /// Its span in `input`; the quoting read back from the source must be
+    /// the quoting the tokenizer saw.
+    fn span(&self, input: &str) -> AttrSpan {
+        let span = AttrSpan {
             name: (offset(self.name_span.start), offset(self.name_span.end)),
             value: (offset(self.value_span.start), offset(self.value_span.end)),
-            quote: self.quote,
-        }
+        };
+        debug_assert_eq!(span.quote(input), self.quote, "{span:?}");
+        span
     }
 }
 
@@ -1095,7 +1137,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 name: QualName::new(None, ns!(), name),
                 value,
             });
-            self.attr_spans.push(self.attr.span());
+            self.attr_spans.push(self.attr.span(self.input));
         }
     }
 
@@ -1127,7 +1169,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
-        self.attr_spans.push(self.attr.span());
+        self.attr_spans.push(self.attr.span(self.input));
     }
 
     /// With [`Attributes::TreeBuilder`], the attribute that stands for the
@@ -1190,11 +1232,11 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             let mut all = self.log.attrs.borrow_mut();
             let first = all.len();
             all.append(&mut self.attr_spans);
-            self.log.tags.borrow_mut().push(TagSpan {
-                kind: self.tag_kind,
-                span: (offset(self.tag_start), offset(self.pos)),
-                attrs: (offset(first), offset(all.len())),
-            });
+            self.log.tags.borrow_mut().push(TagSpan::new(
+                self.tag_kind,
+                (offset(self.tag_start), offset(self.pos)),
+                (offset(first), offset(all.len())),
+            ));
         }
         let token = Token::TagToken(Tag {
             kind: self.tag_kind,
