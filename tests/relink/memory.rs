@@ -224,9 +224,10 @@ fn rewriting_a_hard_shape_peaks_in_proportion_to_it() {
         peak_rss(&binary, &args).0
     };
     let floor = run(&empty);
-    let shapes: [(&str, &str, u64); 2] = [
-        ("<a href=x> repeated", "<a href=x>", 13),
-        ("one attribute of &amp;", "&amp;", 5),
+    let shapes: [(&str, &str, u64); 3] = [
+        ("<a href=x> repeated", "<a href=x>", 9),
+        ("one attribute of &amp;", "&amp;", 4),
+        ("<a href=\"x\">y</a> lines", "<a href=\"x\">y</a>\n", 6),
     ];
     for (name, unit, times) in shapes {
         let input = dir.path().join("shape.html");
