@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+use html5ever::local_name;
 use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
@@ -126,14 +127,14 @@ impl Work<'_, '_> {
                 continue;
             }
             let Some(element) = tag.element else { continue };
-            if element.namespace == Namespace::Html && *tag.name == *"style" {
+            if element.namespace == Namespace::Html && *tag.name == local_name!("style") {
                 self.rewrite_style_element(doc, index, tag.span.end, resource);
             }
             // A `base` element's own href resolves against the layer below
             // (the document's fallback base URL), as browsers resolve every
             // `base`: a second one is not resolved against the first.
             let is_base = element.namespace == Namespace::Html
-                && *tag.name == *"base"
+                && *tag.name == local_name!("base")
                 && self.r.options.forced.is_none();
             let codebase = self.codebase(&tag, element.namespace, base);
             let extras = !self.r.options.extra_attributes.is_empty();
@@ -178,7 +179,7 @@ impl Work<'_, '_> {
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
-                let same_document = if element.namespace == Namespace::Svg && &**tag.name != "a" {
+                let same_document = if element.namespace == Namespace::Svg && *tag.name != local_name!("a") {
                     SameDocument::Keep
                 } else {
                     SameDocument::Resolve
@@ -217,7 +218,9 @@ impl Work<'_, '_> {
     /// The base of an object's or applet's classid, data, archive and code:
     /// its codebase, resolved against the document's base.
     fn codebase(&mut self, tag: &Tag<'_>, namespace: Namespace, base: &Base) -> Option<Base> {
-        if namespace != Namespace::Html || !matches!(&**tag.name, "object" | "applet") {
+        if namespace != Namespace::Html
+            || (*tag.name != local_name!("object") && *tag.name != local_name!("applet"))
+        {
             return None;
         }
         let at = tag.span.start;
@@ -424,7 +427,7 @@ impl Work<'_, '_> {
     ) {
         let text_end = match doc.tag(index + 1) {
             None => self.r.text.len(),
-            Some(next) if next.kind == TagKind::EndTag && &**next.name == "style" => {
+            Some(next) if next.kind == TagKind::EndTag && *next.name == local_name!("style") => {
                 next.span.start
             }
             Some(_) => return,
