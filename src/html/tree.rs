@@ -166,6 +166,7 @@ pub(super) fn parse_tracked(
     let options = tokenizer::Options {
         discard_bom: false,
         attributes,
+        formatting_stand_in: false,
         ..tokenizer::Options::default()
     };
     let tracker = tokenizer::tokenize(src, Tracker::new(&log, kind), &log, options);

@@ -355,6 +355,11 @@ pub struct Options {
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
+    /// With [`Attributes::TreeBuilder`]: whether a formatting element's
+    /// token carries the attribute standing for the others (html5ever's
+    /// tree builder compares them; the tracker, which hands over before
+    /// any comparison could matter, does not).
+    pub formatting_stand_in: bool,
 }
 
 impl Default for Options {
@@ -364,6 +369,7 @@ impl Default for Options {
             initial_state: InitialState::Data,
             last_start_tag: None,
             attributes: Attributes::All,
+            formatting_stand_in: true,
         }
     }
 }
@@ -848,6 +854,7 @@ pub struct Tokenizer<'a, S: TokenSink> {
     attr: CurrentAttr,
     in_attr: bool,
     attributes: Attributes,
+    formatting_stand_in: bool,
     /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
     /// element's start tag, once an attribute asked.
     formatting: Option<bool>,
@@ -911,6 +918,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             },
             in_attr: false,
             attributes: options.attributes,
+            formatting_stand_in: options.formatting_stand_in,
             formatting: None,
             seen: SeenNames::default(),
             dropped: Vec::new(),
@@ -1156,7 +1164,8 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 name: QualName::new(None, ns!(), name),
                 value,
             });
-        } else if self.tag_kind == TagKind::StartTag
+        } else if self.formatting_stand_in
+            && self.tag_kind == TagKind::StartTag
             && *self
                 .formatting
                 .get_or_insert_with(|| is_formatting(&self.tag_name))
