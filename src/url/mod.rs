@@ -91,6 +91,8 @@ impl FromStr for Rules {
 pub struct BaseUrl {
     rules: Rules,
     text: String,
+    /// The RFC 1808 components of `text`, parsed once.
+    spans: rfc1808::Spans,
     whatwg: Option<url::Url>,
 }
 
@@ -119,6 +121,7 @@ impl BaseUrl {
         Ok(BaseUrl {
             rules,
             text: text.to_owned(),
+            spans: rfc1808::Spans::of(text),
             whatwg,
         })
     }
@@ -139,7 +142,7 @@ impl BaseUrl {
     /// Only WHATWG rules can fail (a reference the URL Standard rejects).
     pub fn resolve<'r>(&self, reference: &'r str) -> Result<Cow<'r, str>, Error> {
         match (self.rules, &self.whatwg) {
-            (Rules::Rfc1808, _) => Ok(rfc1808::resolve(&self.text, reference)),
+            (Rules::Rfc1808, _) => Ok(rfc1808::resolve_parsed(&self.text, &self.spans, reference)),
             (Rules::Rfc3986, _) => Ok(rfc3986::resolve(&self.text, reference)),
             (Rules::Whatwg, Some(base)) => whatwg::resolve(base, reference),
             (Rules::Whatwg, None) => unreachable!("BaseUrl::parse keeps a parsed WHATWG base"),

@@ -179,6 +179,69 @@ pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     Cow::Owned(resolve_relative(&Url::parse(base), &embedded))
 }
 
+/// A parsed base kept as byte ranges of its text, so that a base owned
+/// elsewhere (`BaseUrl`) is parsed once for many references.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Spans {
+    scheme: Option<(usize, usize)>,
+    net_loc: Option<(usize, usize)>,
+    rooted: bool,
+    path: (usize, usize),
+    params: Option<(usize, usize)>,
+    query: Option<(usize, usize)>,
+    fragment: Option<(usize, usize)>,
+}
+
+impl Spans {
+    /// The ranges of `text`'s components.
+    pub(crate) fn of(text: &str) -> Self {
+        let u = Url::parse(text);
+        let span = |c: &str| {
+            let start = c.as_ptr() as usize - text.as_ptr() as usize;
+            (start, start + c.len())
+        };
+        Spans {
+            scheme: u.scheme.map(span),
+            net_loc: u.net_loc.map(span),
+            rooted: u.rooted,
+            path: span(u.path),
+            params: u.params.map(span),
+            query: u.query.map(span),
+            fragment: u.fragment.map(span),
+        }
+    }
+
+    /// The components again, borrowing from `text` (the string the spans
+    /// were taken from).
+    fn url<'a>(&self, text: &'a str) -> Url<'a> {
+        let get = |(a, b): (usize, usize)| text.get(a..b).unwrap_or_default();
+        Url {
+            scheme: self.scheme.map(get),
+            net_loc: self.net_loc.map(get),
+            rooted: self.rooted,
+            path: get(self.path),
+            params: self.params.map(get),
+            query: self.query.map(get),
+            fragment: self.fragment.map(get),
+        }
+    }
+}
+
+/// [`resolve`] with the base already parsed into `spans` of `base`.
+pub(crate) fn resolve_parsed<'r>(base: &str, spans: &Spans, reference: &'r str) -> Cow<'r, str> {
+    if base.is_empty() {
+        return Cow::Borrowed(reference);
+    }
+    if reference.is_empty() {
+        return Cow::Owned(base.to_owned());
+    }
+    let embedded = Url::parse(reference);
+    if embedded.scheme.is_some() {
+        return Cow::Borrowed(reference);
+    }
+    Cow::Owned(resolve_relative(&spans.url(base), &embedded))
+}
+
 /// Section 4, steps 2c to 7, for a reference without a scheme.
 fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     // Step 2c: the scheme is inherited.
@@ -188,12 +251,12 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     };
     // Step 3: a reference with a net_loc is complete; else it inherits one.
     if embedded.net_loc.is_some() {
-        return target.to_string();
+        return target.recombine_with_path(target.path);
     }
     target.net_loc = base.net_loc;
     // Step 4: a path preceded by a slash is not relative.
     if embedded.rooted {
-        return target.to_string();
+        return target.recombine_with_path(target.path);
     }
     // Step 5: an empty path inherits the base's path, then its params, then
     // its query, each only while the reference's is empty. An empty one the
@@ -209,7 +272,7 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
                 target.query = base.query;
             }
         }
-        return target.to_string();
+        return target.recombine_with_path(target.path);
     }
     // Step 6: the base path without its last segment, then the reference's
     // path, with dot segments removed. A base with a net_loc and an empty
