@@ -960,17 +960,7 @@ impl State {
                 self.mode = Mode::BeforeHead;
                 return Ok(Next::Done);
             }
-            Tok::End(name)
-                if !matches!(
-                    *name,
-                    local_name!("head")
-                        | local_name!("body")
-                        | local_name!("html")
-                        | local_name!("br")
-                ) =>
-            {
-                return Ok(Next::Done);
-            }
+            Tok::End(name) if ignored_before_head(name) => return Ok(Next::Done),
             _ => {}
         }
         self.phantom(&local_name!("html"))?;
@@ -986,17 +976,7 @@ impl State {
                 self.mode = Mode::InHead;
                 return Ok(Next::Done);
             }
-            Tok::End(name)
-                if !matches!(
-                    *name,
-                    local_name!("head")
-                        | local_name!("body")
-                        | local_name!("html")
-                        | local_name!("br")
-                ) =>
-            {
-                return Ok(Next::Done);
-            }
+            Tok::End(name) if ignored_before_head(name) => return Ok(Next::Done),
             _ => {}
         }
         self.head = Some(self.phantom(&local_name!("head"))?);
@@ -2085,4 +2065,13 @@ impl State {
             at -= 1;
         }
     }
+}
+
+/// An end tag the "before html" and "before head" modes ignore: any but
+/// `head`, `body`, `html` and `br`.
+fn ignored_before_head(name: &LocalName) -> bool {
+    !matches!(
+        *name,
+        local_name!("head") | local_name!("body") | local_name!("html") | local_name!("br")
+    )
 }

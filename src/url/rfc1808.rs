@@ -162,6 +162,15 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
 /// (step 2b: it has a scheme), so callers can tell that nothing changed. An
 /// empty base means "unknown" (step 1): the reference is returned as is.
 pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
+    resolve_with(base, reference, || Url::parse(base))
+}
+
+/// [`resolve`], the base parsed by `parsed` only when it is needed.
+fn resolve_with<'b, 'r>(
+    base: &'b str,
+    reference: &'r str,
+    parsed: impl FnOnce() -> Url<'b>,
+) -> Cow<'r, str> {
     // Step 1: no base, the reference is taken as absolute.
     if base.is_empty() {
         return Cow::Borrowed(reference);
@@ -176,7 +185,7 @@ pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     if embedded.scheme.is_some() {
         return Cow::Borrowed(reference);
     }
-    Cow::Owned(resolve_relative(&Url::parse(base), &embedded))
+    Cow::Owned(resolve_relative(&parsed(), &embedded))
 }
 
 /// A parsed base kept as byte ranges of its text, so that a base owned
@@ -229,17 +238,7 @@ impl Spans {
 
 /// [`resolve`] with the base already parsed into `spans` of `base`.
 pub(crate) fn resolve_parsed<'r>(base: &str, spans: &Spans, reference: &'r str) -> Cow<'r, str> {
-    if base.is_empty() {
-        return Cow::Borrowed(reference);
-    }
-    if reference.is_empty() {
-        return Cow::Owned(base.to_owned());
-    }
-    let embedded = Url::parse(reference);
-    if embedded.scheme.is_some() {
-        return Cow::Borrowed(reference);
-    }
-    Cow::Owned(resolve_relative(&spans.url(base), &embedded))
+    resolve_with(base, reference, || spans.url(base))
 }
 
 /// Section 4, steps 2c to 7, for a reference without a scheme.
