@@ -167,6 +167,7 @@ pub(super) fn parse_tracked(
         discard_bom: false,
         attributes,
         formatting_stand_in: false,
+        lines: false,
         ..tokenizer::Options::default()
     };
     let tracker = tokenizer::tokenize(src, Tracker::new(&log, kind), &log, options);

@@ -360,6 +360,10 @@ pub struct Options {
     /// tree builder compares them; the tracker, which hands over before
     /// any comparison could matter, does not).
     pub formatting_stand_in: bool,
+    /// Whether tokens carry their line number (html5ever's tree builder
+    /// reads it; the tracker does not, and counting lines costs a pass
+    /// over the input). Without it every token is on line 0.
+    pub lines: bool,
 }
 
 impl Default for Options {
@@ -370,6 +374,7 @@ impl Default for Options {
             last_start_tag: None,
             attributes: Attributes::All,
             formatting_stand_in: true,
+            lines: true,
         }
     }
 }
@@ -855,6 +860,7 @@ pub struct Tokenizer<'a, S: TokenSink> {
     in_attr: bool,
     attributes: Attributes,
     formatting_stand_in: bool,
+    lines: bool,
     /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
     /// element's start tag, once an attribute asked.
     formatting: Option<bool>,
@@ -919,6 +925,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             in_attr: false,
             attributes: options.attributes,
             formatting_stand_in: options.formatting_stand_in,
+            lines: options.lines,
             formatting: None,
             seen: SeenNames::default(),
             dropped: Vec::new(),
@@ -986,7 +993,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     }
 
     fn send(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
-        let line = self.line();
+        let line = if self.lines { self.line() } else { 0 };
         self.sink.process_token(token, line)
     }
 
