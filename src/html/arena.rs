@@ -3,13 +3,14 @@
 //! namespace, whether it lies in template contents, which element is the
 //! first `base` with an `href`, and which tag token made it).
 //!
-//! No text nodes, no attributes, no `Rc`: a handle is an index and the
+//! No text nodes, no attributes, no `Rc` per node: a handle is an index and the
 //! element's name, so [`TreeSink::elem_name`] borrows from the handle.
 //! `markup5ever_rcdom` stays the reference DOM of the tests.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::TagKind;
@@ -39,16 +40,89 @@ pub struct Element {
 /// No node.
 const NONE: u32 = u32::MAX;
 
+/// The fewest slots the arena has before it looks for nodes without
+/// handles.
+const MIN_SWEEP: usize = 1024;
+
 /// A node of the arena, as the tree builder holds it. A node's slot is
 /// reused once the node is released, so a handle carries the slot's
 /// generation: a handle to a released node matches no node, and every sink
 /// call given one does nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// In a large document handles are counted ([`Arena::counting_handles`]): a node the tree builder holds no handle to can
+/// never be named by it again, however it left the stack of open elements
+/// (html5ever pops many elements without telling the sink), so it is
+/// released as a popped one is, when the arena next looks (see
+/// [`Arena::sweep`]).
 pub struct NodeRef {
     index: u32,
     generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
+    /// The counts of the chunk of slots this one is in, when the arena
+    /// counts handles.
+    counts: Option<Counts>,
+}
+
+/// How many slots share one chunk of counts.
+const CHUNK: usize = 256;
+
+/// The handle counts of a chunk of slots: each the slot's generation (high
+/// half) and how many handles of that generation there are (low half).
+type Counts = Rc<[Cell<u64>; CHUNK]>;
+
+fn new_counts() -> Counts {
+    Rc::new([const { Cell::new(0) }; CHUNK])
+}
+
+impl NodeRef {
+    /// Adds `by` (1 or -1) to the count of handles to this node, if it is
+    /// still of this generation.
+    fn count(&self, by: i64) {
+        let Some(counts) = &self.counts else { return };
+        let cell = &counts[self.index as usize % CHUNK];
+        let value = cell.get();
+        if (value >> 32) as u32 == self.generation {
+            let count = (value as u32).saturating_add_signed(by as i32);
+            cell.set((value & !u64::from(u32::MAX)) | u64::from(count));
+        }
+    }
+}
+
+impl Clone for NodeRef {
+    fn clone(&self) -> Self {
+        self.count(1);
+        NodeRef {
+            index: self.index,
+            generation: self.generation,
+            name: self.name.clone(),
+            counts: self.counts.clone(),
+        }
+    }
+}
+
+impl Drop for NodeRef {
+    fn drop(&mut self) {
+        self.count(-1);
+    }
+}
+
+impl PartialEq for NodeRef {
+    fn eq(&self, other: &Self) -> bool {
+        (self.index, self.generation, &self.name) == (other.index, other.generation, &other.name)
+    }
+}
+
+impl Eq for NodeRef {}
+
+impl std::fmt::Debug for NodeRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeRef")
+            .field("index", &self.index)
+            .field("generation", &self.generation)
+            .field("name", &self.name)
+            .finish()
+    }
 }
 
 /// Node flags.
@@ -127,8 +201,19 @@ pub struct Arena {
     releasing: bool,
     /// Released slots, to be reused.
     free: RefCell<Vec<u32>>,
-    /// The element the current token created last, and its name.
-    created: std::cell::Cell<u32>,
+    /// The handle counts, a chunk for each [`CHUNK`] slots.
+    counts: RefCell<Vec<Counts>>,
+    /// The counts of handles to no node (comments).
+    no_node: Counts,
+    /// Whether handles are counted (see [`Arena::counting_handles`]).
+    counting: bool,
+    /// How many nodes the arena makes before it next looks for nodes
+    /// without handles, and how many it has made since it last looked.
+    next_sweep: Cell<usize>,
+    made: Cell<usize>,
+    /// The element the current token created last (its slot and
+    /// generation), and its name.
+    created: std::cell::Cell<(u32, u32)>,
     created_name: RefCell<Option<QualName>>,
     /// Each template's contents (a fragment node).
     contents: RefCell<HashMap<u32, u32>>,
@@ -145,7 +230,12 @@ impl Default for Arena {
             last_inserted: std::cell::Cell::new((0, Namespace::Html, false)),
             releasing: true,
             free: RefCell::new(Vec::new()),
-            created: std::cell::Cell::new(NONE),
+            counts: RefCell::new(vec![new_counts()]),
+            no_node: new_counts(),
+            counting: false,
+            next_sweep: Cell::new(MIN_SWEEP),
+            made: Cell::new(0),
+            created: std::cell::Cell::new((NONE, 0)),
             created_name: RefCell::new(None),
             contents: RefCell::new(HashMap::new()),
             base_tags: RefCell::new(HashMap::new()),
@@ -212,6 +302,17 @@ impl Arena {
         }
     }
 
+    /// An arena that also counts the handles the tree builder holds, and
+    /// releases the nodes it holds none of (see [`NodeRef`]): for a large
+    /// document, where what html5ever pops without telling the sink would
+    /// otherwise stay; counting costs a few percent of the parse.
+    pub fn counting_handles() -> Self {
+        Arena {
+            counting: true,
+            ..Arena::default()
+        }
+    }
+
     /// Whether `handle` names a node still alive.
     fn live(nodes: &[Node], handle: &NodeRef) -> bool {
         nodes
@@ -219,30 +320,98 @@ impl Arena {
             .is_some_and(|n| n.generation == handle.generation)
     }
 
+    /// A new handle to the node in slot `index`.
+    fn handle(&self, index: u32, name: QualName) -> NodeRef {
+        let counts = if self.counting {
+            let chunk = self.counts.borrow().get(index as usize / CHUNK).cloned();
+            Some(chunk.unwrap_or_else(|| Rc::clone(&self.no_node)))
+        } else {
+            None
+        };
+        let generation = self
+            .nodes
+            .borrow()
+            .get(index as usize)
+            .map_or(0, |n| n.generation);
+        let handle = NodeRef {
+            index,
+            generation,
+            name,
+            counts,
+        };
+        handle.count(1);
+        handle
+    }
+
+    /// Whether the tree builder holds no handle to the node in slot
+    /// `index`.
+    fn unheld(&self, index: u32) -> bool {
+        self.counting
+            && self
+                .counts
+                .borrow()
+                .get(index as usize / CHUNK)
+            .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
+    }
+
     /// Releases a closed element that no longer changes: one the tree
-    /// builder popped off its stack of open elements, or a void or
-    /// self-closing one it never pushed. Such an element never gains
-    /// children or moves again (only `head` is pushed back, and is kept),
-    /// so what the tree says of it is what it says of its parent: if it
-    /// has no children, a tag tied to it is tied to its parent instead
-    /// (with its own namespace), and its slot is reused. Elements that
-    /// hold children, templates, integration points, `base` elements and
-    /// nodes other records name are kept.
+    /// builder popped off its stack of open elements, a void or
+    /// self-closing one it never pushed, or one it holds no handle to any
+    /// more. Such an element never gains children or moves again (only
+    /// `head` is pushed back, and is kept), so what the tree says of it is
+    /// what it says of its parent: if it has no children, a tag tied to it
+    /// is tied to its parent instead (with its own namespace), and its slot
+    /// is reused. Elements that hold children, templates, integration
+    /// points, `base` elements and nodes other records name are kept. A
+    /// parent left without children and without handles goes the same way.
     fn release(&self, handle: &NodeRef) {
+        if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
+            return;
+        }
+        self.release_index(handle.index, handle.generation);
+    }
+
+    /// [`Arena::release`] of the node in slot `index`, if it is of
+    /// `generation` and not `head`.
+    fn release_index(&self, index: u32, generation: u32) {
         if !self.releasing {
             return;
         }
         let mut nodes = self.nodes.borrow_mut();
-        if !Self::live(&nodes, handle)
-            || (handle.name.ns == ns!(html) && handle.name.local == local_name!("head"))
-        {
+        if nodes.get(index as usize).is_none_or(|n| n.generation != generation) {
             return;
         }
-        let index = handle.index;
+        let mut index = index;
+        while self.release_slot(&mut nodes, index) {
+            let parent = nodes[index as usize].parent;
+            Self::detach(&mut nodes, index);
+            let generation = nodes[index as usize].generation.wrapping_add(1);
+            nodes[index as usize] = Node {
+                generation,
+                ..Node::new(Namespace::Other, 0)
+            };
+            if let Some(counts) = self.counts.borrow().get(index as usize / CHUNK) {
+                counts[index as usize % CHUNK].set(u64::from(generation) << 32);
+            }
+            self.free.borrow_mut().push(index);
+            if parent == NONE
+                || nodes[parent as usize].first_child != NONE
+                || !self.unheld(parent)
+            {
+                break;
+            }
+            index = parent;
+        }
+    }
+
+    /// Whether the node in slot `index` may be released (see
+    /// [`Arena::release`]); if so, moves its tie to its parent and bumps
+    /// the slot's generation.
+    fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
         let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
         if node.flags & ELEMENT == 0 || node.flags & kept != 0 || node.first_child != NONE {
-            return;
+            return false;
         }
         if node.tie != NONE {
             let mut tied = self.tied.borrow_mut();
@@ -253,34 +422,48 @@ impl Arena {
                 nodes[node.parent as usize].flags |= PINNED;
             }
         }
-        Self::detach(&mut nodes, index);
-        let slot = &mut nodes[index as usize];
-        *slot = Node {
-            generation: slot.generation.wrapping_add(1),
-            ..Node::new(Namespace::Other, 0)
+        true
+    }
+
+    /// Releases the nodes the tree builder holds no handle to (see
+    /// [`Arena::release`]), children before parents; called when the arena
+    /// has no free slot and has made as many nodes since the last sweep as
+    /// that sweep left alive.
+    fn sweep(&self) {
+        let unheld: Vec<u32> = {
+            let nodes = self.nodes.borrow();
+            let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
+            (1..nodes.len())
+                .rev()
+                .filter(|&i| {
+                    let node = &nodes[i];
+                    node.flags & (ELEMENT | kept) == ELEMENT && node.first_child == NONE
+                })
+                .filter_map(|i| u32::try_from(i).ok())
+                .filter(|&i| self.unheld(i))
+                .collect()
         };
-        self.free.borrow_mut().push(index);
+        for index in unheld {
+            // `head` needs no test: the tree builder always holds it.
+            let generation = self.nodes.borrow()[index as usize].generation;
+            self.release_index(index, generation);
+        }
+        // The next sweep comes after as many new nodes as are alive now:
+        // the arena stays within about twice its live nodes, and each
+        // sweep is paid for by the nodes made since the last.
+        let alive = self.nodes.borrow().len() - self.free.borrow().len();
+        self.next_sweep.set(alive.max(MIN_SWEEP));
+        self.made.set(0);
     }
 
     /// After a tag token: releases the element it created if the tree
     /// builder never pushed it (an HTML void element, a self-closing
     /// foreign one).
     pub fn release_unpushed(&self, self_closing: bool) {
-        let index = self.created.replace(NONE);
+        let (index, generation) = self.created.replace((NONE, 0));
         if index == NONE {
             return;
         }
-        let handle = {
-            let nodes = self.nodes.borrow();
-            let Some(node) = nodes.get(index as usize) else {
-                return;
-            };
-            NodeRef {
-                index,
-                generation: node.generation,
-                name: no_name(),
-            }
-        };
         let name = self.created_name.borrow_mut().take();
         let Some(name) = name else { return };
         let unpushed = if name.ns == ns!(html) {
@@ -289,14 +472,15 @@ impl Arena {
             self_closing
         };
         if unpushed {
-            self.release(&NodeRef { name, ..handle });
+            // Void or self-closing: never the HTML `head`.
+            self.release_index(index, generation);
         }
     }
 
     /// Says which tag token the tree builder is about to process (`None`
     /// for other tokens).
     pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
-        self.created.set(NONE);
+        self.created.set((NONE, 0));
         self.created_name.borrow_mut().take();
         *self.current.borrow_mut() = match tag {
             Some((index, TagKind::StartTag, name)) => {
@@ -335,19 +519,27 @@ impl Arena {
     }
 
     fn push(&self, node: Node) -> u32 {
+        self.made.set(self.made.get() + 1);
+        if self.counting
+            && self.releasing
+            && self.free.borrow().is_empty()
+            && self.made.get() >= self.next_sweep.get()
+        {
+            self.sweep();
+        }
         let mut nodes = self.nodes.borrow_mut();
         if let Some(index) = self.free.borrow_mut().pop() {
-            let slot = &mut nodes[index as usize];
-            *slot = Node {
-                generation: slot.generation,
-                ..node
-            };
+            let generation = nodes[index as usize].generation;
+            nodes[index as usize] = Node { generation, ..node };
             return index;
         }
         // More than u32::MAX - 1 nodes cannot come from a document of
         // at most u32::MAX bytes with at least 2 bytes per tag.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
         nodes.push(node);
+        if nodes.len() % CHUNK == 1 && nodes.len() > 1 {
+            self.counts.borrow_mut().push(new_counts());
+        }
         index
     }
 
@@ -485,11 +677,7 @@ impl TreeSink for Arena {
     fn parse_error(&self, _msg: Cow<'static, str>) {}
 
     fn get_document(&self) -> NodeRef {
-        NodeRef {
-            index: 0,
-            generation: 0,
-            name: no_name(),
-        }
+        self.handle(0, no_name())
     }
 
     fn elem_name<'a>(&'a self, target: &'a NodeRef) -> ExpandedName<'a> {
@@ -527,14 +715,10 @@ impl TreeSink for Arena {
             let contents = self.push(Node::new(Namespace::Other, IN_TEMPLATE));
             self.contents.borrow_mut().insert(index, contents);
         }
-        self.created.set(index);
-        *self.created_name.borrow_mut() = Some(name.clone());
-        let generation = self.nodes.borrow()[index as usize].generation;
-        NodeRef {
-            index,
-            generation,
-            name,
-        }
+        let handle = self.handle(index, name);
+        self.created.set((index, handle.generation));
+        *self.created_name.borrow_mut() = Some(handle.name.clone());
+        handle
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
@@ -545,11 +729,7 @@ impl TreeSink for Arena {
         } else {
             self.push(Node::new(Namespace::Other, 0))
         };
-        NodeRef {
-            index,
-            generation: 0,
-            name: no_name(),
-        }
+        self.handle(index, no_name())
     }
 
     fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> NodeRef {
@@ -594,16 +774,7 @@ impl TreeSink for Arena {
             .get(&target.index)
             .copied()
             .unwrap_or(NONE);
-        let generation = self
-            .nodes
-            .borrow()
-            .get(index as usize)
-            .map_or(0, |n| n.generation);
-        NodeRef {
-            index,
-            generation,
-            name: no_name(),
-        }
+        self.handle(index, no_name())
     }
 
     fn same_node(&self, x: &NodeRef, y: &NodeRef) -> bool {

@@ -181,6 +181,26 @@ pub(super) fn parse_tracked(
 /// attribute and every tag is kept, and each tag both keep must come out
 /// the same (the tests compare them).
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
+    // With every attribute, every node is kept: the reference the lean
+    // parse, which releases closed nodes, is tested against.
+    let arena = match attributes {
+        Attributes::All => Arena::keeping_every_node(),
+        Attributes::TreeBuilder if src.len() >= COUNT_HANDLES_FROM => Arena::counting_handles(),
+        Attributes::TreeBuilder => Arena::default(),
+    };
+    parse_on(src, kind, attributes, arena)
+}
+
+/// [`parse_with`] with [`Attributes::TreeBuilder`] on an arena counting
+/// handles whatever the document's size (the tests compare it with the
+/// reference on small documents).
+#[cfg(feature = "_internal")]
+pub fn parse_counting_handles(src: &str, kind: DocumentKind) -> Document {
+    parse_on(src, kind, Attributes::TreeBuilder, Arena::counting_handles())
+}
+
+/// [`parse_with`] on a given arena.
+fn parse_on(src: &str, kind: DocumentKind, attributes: Attributes, arena: Arena) -> Document {
     if u32::try_from(src.len()).is_err() {
         return Document::default();
     }
@@ -190,12 +210,6 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         ..TreeBuilderOpts::default()
     };
     let log = SpanLog::default();
-    // With every attribute, every node is kept: the reference the lean
-    // parse, which releases closed nodes, is tested against.
-    let arena = match attributes {
-        Attributes::All => Arena::keeping_every_node(),
-        Attributes::TreeBuilder => Arena::default(),
-    };
     let recorder = Recorder {
         builder: TreeBuilder::new(arena, opts),
         log: &log,
@@ -227,6 +241,12 @@ fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Document {
         base: tree.base,
     }
 }
+
+/// From how many bytes a document's parse on html5ever's path counts the
+/// tree builder's handles, to release the elements html5ever closes
+/// without telling the sink (see [`Arena::counting_handles`]): below it,
+/// what they keep is small beside the rest, and counting would cost time.
+pub const COUNT_HANDLES_FROM: usize = 1 << 20;
 
 /// How deep HTML elements nest before further ones are flattened (on
 /// html5ever's path only: the tracker bails before this depth).

@@ -537,6 +537,24 @@ fn the_tree_builder_is_given_only_what_it_reads() {
     assert!(documents > 10_000, "{documents} documents");
 }
 
+/// Counting the tree builder's handles (as large documents on html5ever's
+/// path do, to release the elements it closes without telling the sink)
+/// changes nothing of what the document says.
+#[test]
+fn counting_handles_builds_the_same_document() {
+    let mut documents = 0;
+    for (name, data) in inputs_with_links() {
+        for kind in [DocumentKind::Document, DocumentKind::IframeSrcdoc] {
+            let counted = relink::html::tree::parse_counting_handles(&data, kind);
+            if let Err(why) = same_document(&counted, &data, kind) {
+                panic!("{name} ({kind:?}): {why}");
+            }
+            documents += 1;
+        }
+    }
+    assert!(documents > 10_000, "{documents} documents");
+}
+
 mod lean_attributes {
     use proptest::prelude::*;
     use relink::html::tree::DocumentKind;
