@@ -289,7 +289,17 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
 /// Done as one pass over a segment stack, as the note after step 7 suggests;
 /// the unit tests check it against a literal rendering of the string rules.
 fn merge_paths(base_path: &str, relative: &str) -> String {
-    let directory = base_path.rfind('/').map(|i| base_path[..i].split('/'));
+    let slash = base_path.rfind('/');
+    // Most paths have no dot segment: then steps 6a to 6d change nothing,
+    // and the merge is the base's directory and the reference.
+    let directory_with_slash = slash.map_or("", |i| &base_path[..=i]);
+    if !has_dot_segment(directory_with_slash) && !has_dot_segment(relative) {
+        let mut out = String::with_capacity(directory_with_slash.len() + relative.len());
+        out.push_str(directory_with_slash);
+        out.push_str(relative);
+        return out;
+    }
+    let directory = slash.map(|i| base_path[..i].split('/'));
     let mut segments = directory
         .into_iter()
         .flatten()
@@ -317,6 +327,12 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
         }
     }
     out.join("/")
+}
+
+/// Whether a complete segment of `path` is `.` or `..`.
+fn has_dot_segment(path: &str) -> bool {
+    memchr::memchr(b'.', path.as_bytes()).is_some()
+        && path.split('/').any(|s| s == "." || s == "..")
 }
 
 #[cfg(test)]
