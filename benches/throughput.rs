@@ -7,7 +7,7 @@
 //! one (`python3-doc`), a generated page of about 60 MB, and the hostile
 //! shapes of `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
 //! Then the command line, one worker, over a directory of those pages
-//! (beside the peer doing the same work in process), and listing the links
+//! (beside the peer doing the same work as a process of its own), and listing the links
 //! of the WARC. `RELINK_BENCH_ONLY=python,real` measures only the corpora
 //! whose names contain one of those words (case-insensitive), and skips
 //! the command line unless one of them is `command`.
@@ -210,7 +210,33 @@ fn relink_tokenizer_rcdom(text: &str) {
     black_box(tokenize(text, builder, &log, TokenizerOptions::default()).sink);
 }
 
+/// Set to `INPUT_DIR\tOUTPUT_DIR`, this bench's binary is the peer as a
+/// whole process: it rewrites every file of the input directory into the
+/// output one, as `relink DIR -o OUT` does, and exits.
+const PEER_PROCESS: &str = "RELINK_BENCH_PEER_PROCESS";
+
+/// The peer as a command-line program would run it (see [`PEER_PROCESS`]):
+/// each page read, rewritten against its own URL, and written.
+fn peer_process(dirs: &str) {
+    let (input, output) = dirs.split_once('\t').expect("input and output directories");
+    for entry in std::fs::read_dir(input).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let url = url::Url::parse(&format!("https://example.com/{name}")).unwrap();
+        std::fs::write(
+            PathBuf::from(output).join(&name),
+            lol_rewrite::rewrite(&text, &url),
+        )
+        .unwrap();
+    }
+}
+
 fn main() {
+    if let Ok(dirs) = std::env::var(PEER_PROCESS) {
+        peer_process(&dirs);
+        return;
+    }
     let base = Base::new(
         BaseUrl::parse("https://example.com/docs/page.html", Rules::Rfc1808).unwrap(),
         BaseSource::RetrievedFrom,
@@ -361,21 +387,28 @@ fn command_line(pages: &[String]) {
         300,
         bytes as f64 / 1e6
     );
-    // The peer, in process, reading and writing the same files.
+    // The peer as a whole process too (this bench's binary, run again),
+    // reading and writing the same files.
     let peer_out = dir.path().join("peer");
     std::fs::create_dir(&peer_out).unwrap();
     let start = Instant::now();
-    for entry in std::fs::read_dir(&site).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let url = url::Url::parse(&format!("https://example.com/{name}")).unwrap();
-        std::fs::write(peer_out.join(&name), lol_rewrite::rewrite(&text, &url)).unwrap();
-    }
+    let status = Command::new(std::env::current_exe().unwrap())
+        .env(
+            PEER_PROCESS,
+            format!("{}\t{}", site.display(), peer_out.display()),
+        )
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let peer = start.elapsed();
     println!(
         "  {:<42} {:>8.1} MB/s",
-        "lol_html peer, same files, in process",
-        bytes as f64 / 1e6 / start.elapsed().as_secs_f64(),
+        "lol_html peer, same files, as a process",
+        bytes as f64 / 1e6 / peer.as_secs_f64(),
+    );
+    println!(
+        "  command line / lol_html peer process: {:.2}x",
+        peer.as_secs_f64() / elapsed.as_secs_f64()
     );
     let warc = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
     let elapsed = run(&[

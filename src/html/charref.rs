@@ -158,7 +158,10 @@ pub fn decode_attribute(raw: &str) -> Decoded {
     };
     let mut i = 0;
     let mut verbatim_from = 0;
-    while i < bytes.len() {
+    // Only these bytes can start a replacement: the text between them is
+    // skipped whole.
+    while let Some(skip) = memchr::memchr3(b'&', b'\r', 0, &bytes[i..]) {
+        i += skip;
         let replaced: Option<(usize, Replacement)> = match bytes[i] {
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, Replacement::Char('\n'))),
             b'\r' => Some((1, Replacement::Char('\n'))),
