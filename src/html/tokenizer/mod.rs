@@ -572,7 +572,188 @@ impl SpanLog {
 /// Tokenizes `input` into `sink`, logging tag spans in `log`, and returns
 /// the sink once it has seen the end-of-file token and `end` was called.
 pub fn tokenize<S: TokenSink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
+    Tokenizer::new(input, Tokens(sink), log, options).run().0
+}
+
+/// [`tokenize`] into a [`Sink`] of relink's own.
+pub fn tokenize_into<S: Sink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
     Tokenizer::new(input, sink, log, options).run()
+}
+
+/// What the tokenizer does after a tag, as its sink asks: html5ever's
+/// [`TokenSinkResult`] without what this tokenizer ignores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feedback {
+    /// Go on in the data state.
+    Continue,
+    /// Switch to the PLAINTEXT state.
+    Plaintext,
+    /// Switch to the raw text state of this kind.
+    Raw(RawKind),
+}
+
+/// A tag token as a [`Sink`] gets it.
+#[derive(Debug)]
+pub struct TagToken<'t> {
+    /// Start or end tag.
+    pub kind: TagKind,
+    /// The name (lower-cased).
+    pub name: LocalName,
+    /// Whether it ends with `/>`.
+    pub self_closing: bool,
+    /// Whether an attribute was dropped as a duplicate.
+    pub had_duplicate_attributes: bool,
+    /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
+    /// attributes as [`Attributes`] says; empty otherwise.
+    pub attrs: Vec<Attribute>,
+    /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`]
+    /// with their decoded values, in source order, duplicates dropped.
+    pub read: &'t [(LocalName, Cow<'t, str>)],
+}
+
+impl TagToken<'_> {
+    /// The decoded value of the attribute `name`, one of
+    /// [`READ_BY_TREE_BUILDER`] (for a sink of html5ever tokens, any).
+    pub fn attr(&self, name: &LocalName) -> Option<&str> {
+        if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
+            return Some(value);
+        }
+        self.attrs
+            .iter()
+            .find(|a| a.name.local == *name)
+            .map(|a| &*a.value)
+    }
+}
+
+/// A run of characters as a [`Sink`] gets it.
+#[derive(Debug, Clone, Copy)]
+pub enum Chars<'t> {
+    /// The text, with [`Attributes::All`] for a sink of html5ever tokens.
+    Text(&'t str),
+    /// Otherwise, what stands for it (see [`Collapsed`]): `text` for a
+    /// tree builder, and whether the run is white space only.
+    StandIn {
+        /// The stand-in.
+        text: &'static str,
+        /// Whether the run is ASCII white space only.
+        space: bool,
+    },
+}
+
+/// Where the tokenizer hands its tokens: html5ever's [`TokenSink`] without
+/// building html5ever's tokens when the sink does not want them. Any
+/// `TokenSink` is one through [`tokenize`]'s adapter; relink's tracker is
+/// one of its own, which gets text as a class, no comment text, and of a
+/// tag only its name and the few attributes a tree builder reads, and
+/// nothing allocated for it.
+///
+/// Each method gets the line number the token is on (0 unless
+/// [`Options::lines`]).
+pub trait Sink {
+    /// Whether the sink takes html5ever tokens: then tags carry
+    /// html5ever attributes as [`Attributes`] says, text is the text with
+    /// [`Attributes::All`], comments are their text. Otherwise tags carry
+    /// [`TagToken::read`], text is always a stand-in and comments are
+    /// empty, whatever [`Attributes`] says (which then only says which tags
+    /// are logged).
+    const HTML5EVER: bool;
+
+    /// A start or end tag; the answer says which state the tokenizer goes
+    /// on in.
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
+
+    /// A run of characters.
+    fn characters(&self, chars: Chars<'_>, line: u64);
+
+    /// A NUL in the data state or a CDATA section.
+    fn null(&self, line: u64);
+
+    /// A comment (empty unless [`Sink::HTML5EVER`]).
+    fn comment(&self, text: &str, line: u64);
+
+    /// A DOCTYPE.
+    fn doctype(&self, doctype: Doctype, line: u64);
+
+    /// A parse error.
+    fn parse_error(&self, message: &'static str, line: u64);
+
+    /// The end of the input.
+    fn eof(&self, line: u64);
+
+    /// Called once, after [`Sink::eof`].
+    fn end(&self);
+
+    /// Whether the adjusted current node is present and not an HTML
+    /// element (a CDATA section can start only then).
+    fn in_foreign_content(&self) -> bool;
+}
+
+/// The adapter of any html5ever [`TokenSink`] to [`Sink`]: builds each
+/// token as html5ever's tokenizer would.
+struct Tokens<S>(S);
+
+impl<S: TokenSink> Tokens<S> {
+    fn send(&self, token: Token, line: u64) -> TokenSinkResult<S::Handle> {
+        self.0.process_token(token, line)
+    }
+}
+
+impl<S: TokenSink> Sink for Tokens<S> {
+    const HTML5EVER: bool = true;
+
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback {
+        let token = Token::TagToken(Tag {
+            kind: tag.kind,
+            name: tag.name,
+            self_closing: tag.self_closing,
+            attrs: tag.attrs,
+            had_duplicate_attributes: tag.had_duplicate_attributes,
+        });
+        match self.send(token, line) {
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => Feedback::Continue,
+            TokenSinkResult::Plaintext => Feedback::Plaintext,
+            TokenSinkResult::RawData(kind) => Feedback::Raw(kind),
+        }
+    }
+
+    fn characters(&self, chars: Chars<'_>, line: u64) {
+        let text = match chars {
+            Chars::Text(text) | Chars::StandIn { text, .. } => text,
+        };
+        // Only tag tokens get an answer other than Continue.
+        let _ = self.send(Token::CharacterTokens(StrTendril::from_slice(text)), line);
+    }
+
+    fn null(&self, line: u64) {
+        let _ = self.send(Token::NullCharacterToken, line);
+    }
+
+    fn comment(&self, text: &str, line: u64) {
+        let _ = self.send(Token::CommentToken(StrTendril::from_slice(text)), line);
+    }
+
+    fn doctype(&self, doctype: Doctype, line: u64) {
+        let _ = self.send(Token::DoctypeToken(doctype), line);
+    }
+
+    fn parse_error(&self, message: &'static str, line: u64) {
+        let _ = self.send(Token::ParseError(Cow::Borrowed(message)), line);
+    }
+
+    fn eof(&self, line: u64) {
+        let _ = self.send(Token::EOFToken, line);
+    }
+
+    fn end(&self) {
+        self.0.end();
+    }
+
+    fn in_foreign_content(&self) -> bool {
+        self.0
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
 }
 
 /// Text being gathered (a comment, an attribute value, a run of
@@ -831,7 +1012,7 @@ struct CurrentDoctype {
 const SCAN_LIMIT: usize = 16;
 
 /// The tokenizer: see the module documentation.
-pub struct Tokenizer<'a, S: TokenSink> {
+pub struct Tokenizer<'a, S: Sink> {
     input: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -858,7 +1039,15 @@ pub struct Tokenizer<'a, S: TokenSink> {
     /// out of an `Option` cost more than the rest of finishing it).
     attr: CurrentAttr,
     in_attr: bool,
-    attributes: Attributes,
+    /// Whether tag tokens carry only what a tree builder reads, text is a
+    /// stand-in and comments are empty: with [`Attributes::TreeBuilder`],
+    /// or for a sink of relink's own.
+    lean: bool,
+    /// Whether every tag is logged ([`Attributes::All`]).
+    log_all: bool,
+    /// For a sink of relink's own: the tag's attributes named in
+    /// [`READ_BY_TREE_BUILDER`], with their values.
+    read: Vec<(LocalName, Cow<'a, str>)>,
     formatting_stand_in: bool,
     lines: bool,
     /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
@@ -880,7 +1069,7 @@ pub struct Tokenizer<'a, S: TokenSink> {
     last_start_tag: Option<LocalName>,
 }
 
-impl<'a, S: TokenSink> Tokenizer<'a, S> {
+impl<'a, S: Sink> Tokenizer<'a, S> {
     /// A tokenizer of `input` into `sink`, logging tag spans in `log`.
     pub fn new(input: &'a str, sink: S, log: &'a SpanLog, options: Options) -> Self {
         let pos = if options.discard_bom && input.starts_with('\u{feff}') {
@@ -923,7 +1112,9 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 quote: Quote::Valueless,
             },
             in_attr: false,
-            attributes: options.attributes,
+            lean: !S::HTML5EVER || options.attributes == Attributes::TreeBuilder,
+            log_all: options.attributes == Attributes::All,
+            read: Vec::new(),
             formatting_stand_in: options.formatting_stand_in,
             lines: options.lines,
             formatting: None,
@@ -986,35 +1177,46 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.line
     }
 
-    /// Hands a token to the sink, after any pending characters.
-    fn emit(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
-        self.flush();
-        self.send(token)
-    }
-
-    fn send(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
-        let line = if self.lines { self.line() } else { 0 };
-        self.sink.process_token(token, line)
+    /// The line number of the next token.
+    fn sink_line(&mut self) -> u64 {
+        if self.lines { self.line() } else { 0 }
     }
 
     /// Emits the pending characters, if any.
+    #[inline]
     fn flush(&mut self) {
         if !self.collapsed.is_empty() {
-            let text = StrTendril::from_slice(self.collapsed.as_str());
+            let chars = Chars::StandIn {
+                text: self.collapsed.as_str(),
+                space: !self.collapsed.other,
+            };
             self.collapsed.clear();
-            let _ = self.send(Token::CharacterTokens(text));
+            let line = self.sink_line();
+            self.sink.characters(chars, line);
         } else if !self.pending.is_empty() {
-            let text = self.text_tendril(&self.pending);
+            let line = self.sink_line();
+            let text = &self.pending;
+            let chars = if text.owned {
+                Chars::Text(&text.buf)
+            } else {
+                Chars::Text(&self.input[text.start..text.end])
+            };
+            self.sink.characters(chars, line);
             let at = self.pos;
             self.pending.clear(at);
-            // Only tag tokens get an answer other than Continue.
-            let _ = self.send(Token::CharacterTokens(text));
         }
+    }
+
+    /// Emits a NUL character token, after any pending characters.
+    fn emit_null(&mut self) {
+        self.flush();
+        let line = self.sink_line();
+        self.sink.null(line);
     }
 
     /// Emits the source `input[from..to]` as characters.
     fn chars(&mut self, from: usize, to: usize) {
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.collapsed.push(&self.bytes[from..to], true);
         } else {
             self.pending.push_raw(self.input, from, to);
@@ -1023,7 +1225,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.collapsed.push(s.as_bytes(), false);
         } else {
             self.pending.push_str(self.input, s);
@@ -1032,11 +1234,15 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits a parse error.
     fn error(&mut self, message: &'static str) {
-        let _ = self.emit(Token::ParseError(Cow::Borrowed(message)));
+        self.flush();
+        let line = self.sink_line();
+        self.sink.parse_error(message, line);
     }
 
     fn emit_eof(&mut self) -> states::Flow {
-        let _ = self.emit(Token::EOFToken);
+        self.flush();
+        let line = self.sink_line();
+        self.sink.eof(line);
         states::Flow::Stop
     }
 
@@ -1052,6 +1258,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             self.attr_names.clear();
         }
         self.seen.clear();
+        self.read.clear();
         self.formatting = None;
         self.dropped.clear();
         self.dropped_text.clear();
@@ -1094,7 +1301,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// they are read: the few a token carries are decoded from their spans
     /// when the attribute is finished ([`Tokenizer::lean_value`]).
     fn value_raw(&mut self, from: usize, to: usize) {
-        if self.attributes == Attributes::All {
+        if !self.lean {
             self.attr.value.push_raw(self.input, from, to);
         }
     }
@@ -1102,7 +1309,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// Appends text that is not the source to the current attribute's
     /// value (see [`Tokenizer::value_raw`]).
     fn value_str(&mut self, s: &str) {
-        if self.attributes == Attributes::All {
+        if !self.lean {
             self.attr.value.push_str(self.input, s);
         }
     }
@@ -1129,7 +1336,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.finish_attr_lean();
             return;
         }
@@ -1166,11 +1373,16 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             return;
         }
         if let Some(name) = read_by_tree_builder(&self.attr.name) {
-            let value = StrTendril::from_slice(&self.lean_value());
-            self.attrs.push(Attribute {
-                name: QualName::new(None, ns!(), name),
-                value,
-            });
+            if S::HTML5EVER {
+                let value = StrTendril::from_slice(&self.lean_value());
+                self.attrs.push(Attribute {
+                    name: QualName::new(None, ns!(), name),
+                    value,
+                });
+            } else {
+                let value = self.lean_value();
+                self.read.push((name, value));
+            }
         } else if self.formatting_stand_in
             && self.tag_kind == TagKind::StartTag
             && *self
@@ -1239,7 +1451,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         // With only what the tree builder reads, only the tags that can
         // hold a link are logged: start tags with attributes, and `style`
         // tags (whose text holds CSS).
-        let logged = self.attributes == Attributes::All
+        let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
             || self.tag_name == "style";
         if !logged {
@@ -1254,25 +1466,29 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 (offset(first), offset(all.len())),
             ));
         }
-        let token = Token::TagToken(Tag {
+        let line = self.sink_line();
+        let token = TagToken {
             kind: self.tag_kind,
             name,
             self_closing: self.self_closing,
-            attrs: std::mem::take(&mut self.attrs),
             had_duplicate_attributes: self.had_duplicate,
-        });
+            attrs: if S::HTML5EVER {
+                std::mem::take(&mut self.attrs)
+            } else {
+                Vec::new()
+            },
+            read: &self.read,
+        };
         self.state = State::Data;
         self.log
             .current
             .set(logged.then(|| self.log.len().saturating_sub(1)));
-        let result = self.send(token);
+        let result = self.sink.tag(token, line);
         self.log.current.set(None);
         match result {
-            TokenSinkResult::Continue
-            | TokenSinkResult::Script(_)
-            | TokenSinkResult::EncodingIndicator(_) => {}
-            TokenSinkResult::Plaintext => self.state = State::Plaintext,
-            TokenSinkResult::RawData(kind) => {
+            Feedback::Continue => {}
+            Feedback::Plaintext => self.state = State::Plaintext,
+            Feedback::Raw(kind) => {
                 self.state = match kind {
                     RawKind::Rcdata => State::Rcdata,
                     RawKind::Rawtext => State::Rawtext,
@@ -1294,24 +1510,30 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     }
 
     fn emit_comment(&mut self) {
+        self.flush();
+        let line = self.sink_line();
         // No sink looks into a comment on the lean path.
-        let text = if self.attributes == Attributes::TreeBuilder {
-            StrTendril::new()
+        let text = if self.lean {
+            ""
+        } else if self.comment.owned {
+            &self.comment.buf
         } else {
-            self.text_tendril(&self.comment)
+            &self.input[self.comment.start..self.comment.end]
         };
-        let _ = self.emit(Token::CommentToken(text));
+        self.sink.comment(text, line);
     }
 
     fn emit_doctype(&mut self) {
         let d = std::mem::take(&mut self.doctype);
-        let token = Token::DoctypeToken(Doctype {
+        let doctype = Doctype {
             name: d.name.map(|s| StrTendril::from_slice(&s)),
             public_id: d.public_id.map(|s| StrTendril::from_slice(&s)),
             system_id: d.system_id.map(|s| StrTendril::from_slice(&s)),
             force_quirks: d.force_quirks,
-        });
-        let _ = self.emit(token);
+        };
+        self.flush();
+        let line = self.sink_line();
+        self.sink.doctype(doctype, line);
     }
 
     /// Consumes the next input character, after preprocessing: a CRLF

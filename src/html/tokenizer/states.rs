@@ -5,10 +5,10 @@
 //! state; "reconsume" rewinds the position to the character's start. A
 //! state that can take a run of characters at once does so.
 
-use html5ever::tokenizer::{TagKind, Token, TokenSink};
+use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{Quote, Tokenizer, is_space};
+use super::{Quote, Sink, Tokenizer, is_space};
 
 /// Whether to keep stepping.
 pub(super) enum Flow {
@@ -109,7 +109,7 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
-impl<S: TokenSink> Tokenizer<'_, S> {
+impl<S: Sink> Tokenizer<'_, S> {
     pub(super) fn step(&mut self) -> Flow {
         match self.state {
             State::Data => self.data(),
@@ -190,7 +190,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
             b'&' => self.character_reference(false),
             _ => {
                 self.error("Unexpected null character");
-                let _ = self.emit(Token::NullCharacterToken);
+                self.emit_null();
             }
         }
         Flow::Go
@@ -908,7 +908,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         } else if self.bytes[self.pos..].starts_with(b"[CDATA[")
             && self
                 .sink
-                .adjusted_current_node_present_but_not_in_html_namespace()
+                .in_foreign_content()
         {
             self.pos += "[CDATA[".len();
             self.state = State::CdataSection;
@@ -1449,7 +1449,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         if self.bytes[at] == b']' {
             self.state = State::CdataSectionBracket;
         } else {
-            let _ = self.emit(Token::NullCharacterToken);
+            self.emit_null();
         }
         Flow::Go
     }
