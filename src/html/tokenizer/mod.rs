@@ -355,10 +355,10 @@ pub struct Options {
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`]: whether a formatting element's
-    /// token carries the attribute standing for the others (html5ever's
-    /// tree builder compares them; the tracker, which hands over before
-    /// any comparison could matter, does not).
+    /// With [`Attributes::TreeBuilder`] and a sink of html5ever tokens:
+    /// whether a formatting element's token carries the attribute standing
+    /// for the others (html5ever's tree builder compares them; a sink of
+    /// relink's own never gets it).
     pub formatting_stand_in: bool,
     /// Whether tokens carry their line number (html5ever's tree builder
     /// reads it; the tracker does not, and counting lines costs a pass
@@ -605,7 +605,7 @@ pub struct TagToken<'t> {
     pub had_duplicate_attributes: bool,
     /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
     /// attributes as [`Attributes`] says; empty otherwise.
-    pub attrs: Vec<Attribute>,
+    pub attrs: &'t mut Vec<Attribute>,
     /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`]
     /// with their decoded values, in source order, duplicates dropped.
     pub read: &'t [(LocalName, Cow<'t, str>)],
@@ -706,7 +706,7 @@ impl<S: TokenSink> Sink for Tokens<S> {
             kind: tag.kind,
             name: tag.name,
             self_closing: tag.self_closing,
-            attrs: tag.attrs,
+            attrs: std::mem::take(tag.attrs),
             had_duplicate_attributes: tag.had_duplicate_attributes,
         });
         match self.send(token, line) {
@@ -952,50 +952,57 @@ impl CurrentAttr {
     }
 }
 
-/// The names of a tag's attributes so far, to find duplicates: the first
-/// [`SCAN_LIMIT`] one after the other in `names`, each ending where `ends`
-/// says, and past that every one in `set`.
+/// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
+/// to find duplicates in constant time; up to there, the spans of the
+/// attributes kept are scanned.
 #[derive(Debug, Default)]
 struct SeenNames {
-    names: String,
-    ends: Vec<usize>,
     set: HashSet<Box<str>>,
 }
 
 impl SeenNames {
     fn clear(&mut self) {
-        self.names.clear();
-        self.ends.clear();
         if !self.set.is_empty() {
             self.set.clear();
         }
     }
 
-    /// Whether the tag already has an attribute `name`; notes it if not. A
-    /// short scan for the first [`SCAN_LIMIT`] names, then a hash set, so
-    /// that no tag takes more than linear time.
-    fn seen_before(&mut self, name: &str) -> bool {
-        if self.ends.len() < SCAN_LIMIT {
-            let mut start = 0;
-            for &end in &self.ends {
-                if &self.names[start..end] == name {
-                    return true;
-                }
-                start = end;
-            }
-            self.names.push_str(name);
-            self.ends.push(self.names.len());
-            return false;
+    /// Whether the tag already has an attribute `name`, given the spans of
+    /// those it has in `input`; notes it if not. A short scan for the
+    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes
+    /// more than linear time.
+    fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
+        if kept.len() < SCAN_LIMIT {
+            return kept
+                .iter()
+                .any(|a| is_name(&input[a.name()], name.as_bytes()));
         }
         if self.set.is_empty() {
-            let mut start = 0;
-            for &end in &self.ends {
-                self.set.insert(Box::from(&self.names[start..end]));
-                start = end;
+            for a in kept {
+                self.set.insert(Box::from(given_name(&input[a.name()])));
             }
         }
         !self.set.insert(Box::from(name))
     }
+}
+
+/// An attribute name as the tokenizer gives it: ASCII upper case lowered,
+/// NUL replaced.
+fn given_name(raw: &str) -> Cow<'_, str> {
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// Whether `raw`, a name as written, is `name`, a name as the tokenizer
+/// gives it ([`given_name`], which has no ASCII upper case and no NUL).
+fn is_name(raw: &str, name: &[u8]) -> bool {
+    if raw.as_bytes().eq_ignore_ascii_case(name) {
+        return true;
+    }
+    memchr::memchr(0, raw.as_bytes()).is_some() && given_name(raw).as_bytes() == name
 }
 
 /// A DOCTYPE being read.
@@ -1252,13 +1259,17 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.tag_name.clear();
         self.self_closing = false;
         self.had_duplicate = false;
-        self.attrs.clear();
+        if !self.attrs.is_empty() {
+            self.attrs.clear();
+        }
         self.attr_spans.clear();
         if !self.attr_names.is_empty() {
             self.attr_names.clear();
         }
         self.seen.clear();
-        self.read.clear();
+        if !self.read.is_empty() {
+            self.read.clear();
+        }
         self.formatting = None;
         self.dropped.clear();
         self.dropped_text.clear();
@@ -1367,7 +1378,9 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// same duplicate check on plain strings, no atom for a name the tree
     /// builder does not read.
     fn finish_attr_lean(&mut self) {
-        if self.seen.seen_before(&self.attr.name) {
+        if self.seen
+            .seen_before(self.input, &self.attr_spans, &self.attr.name)
+        {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
             return;
@@ -1383,7 +1396,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
                 let value = self.lean_value();
                 self.read.push((name, value));
             }
-        } else if self.formatting_stand_in
+        } else if S::HTML5EVER
+            && self.formatting_stand_in
             && self.tag_kind == TagKind::StartTag
             && *self
                 .formatting
@@ -1472,11 +1486,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             name,
             self_closing: self.self_closing,
             had_duplicate_attributes: self.had_duplicate,
-            attrs: if S::HTML5EVER {
-                std::mem::take(&mut self.attrs)
-            } else {
-                Vec::new()
-            },
+            attrs: &mut self.attrs,
             read: &self.read,
         };
         self.state = State::Data;

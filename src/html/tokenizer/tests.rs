@@ -210,3 +210,102 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
     assert_eq!(short_tag_atom(name_key(b"divx")), None);
 }
+
+/// A sink of relink's own: records each tag's name, read attributes and
+/// duplicate flag, and each run of characters as white space or not.
+#[derive(Default)]
+struct Lean {
+    tags: RefCell<Vec<(String, Vec<(String, String)>, bool)>>,
+    text: RefCell<Vec<bool>>,
+}
+
+impl Sink for Lean {
+    const HTML5EVER: bool = false;
+
+    fn tag(&self, tag: TagToken<'_>, _line: u64) -> Feedback {
+        assert!(tag.attrs.is_empty());
+        let read = tag
+            .read
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect();
+        self.tags.borrow_mut().push((
+            tag.name.to_string(),
+            read,
+            tag.had_duplicate_attributes,
+        ));
+        Feedback::Continue
+    }
+
+    fn characters(&self, chars: Chars<'_>, _line: u64) {
+        let Chars::StandIn { space, .. } = chars else {
+            panic!("{chars:?}")
+        };
+        self.text.borrow_mut().push(space);
+    }
+
+    fn null(&self, _line: u64) {}
+
+    fn comment(&self, text: &str, _line: u64) {
+        assert_eq!(text, "");
+    }
+
+    fn doctype(&self, _doctype: Doctype, _line: u64) {}
+
+    fn parse_error(&self, _message: &'static str, _line: u64) {}
+
+    fn eof(&self, _line: u64) {}
+
+    fn end(&self) {}
+
+    fn in_foreign_content(&self) -> bool {
+        false
+    }
+}
+
+fn run_lean(input: &str) -> Lean {
+    let log = SpanLog::default();
+    let options = Options {
+        attributes: Attributes::TreeBuilder,
+        ..Options::default()
+    };
+    tokenize_into(input, Lean::default(), &log, options)
+}
+
+#[test]
+fn a_sink_of_its_own_gets_the_read_attributes_decoded() {
+    let sink = run_lean("<a HREF='u&amp;v' title=t Type=x> <!-- c --> <p>x</p>");
+    let tags = sink.tags.into_inner();
+    assert_eq!(
+        tags[0],
+        (
+            "a".to_owned(),
+            vec![
+                ("href".to_owned(), "u&v".to_owned()),
+                ("type".to_owned(), "x".to_owned())
+            ],
+            false
+        )
+    );
+    assert_eq!(tags.len(), 3);
+    assert_eq!(sink.text.into_inner(), vec![true, true, false]);
+}
+
+#[test]
+fn duplicates_are_found_however_names_are_written() {
+    // Upper case, and a NUL against the U+FFFD it becomes.
+    let sink = run_lean("<a href=1 HREF=2 a\0=3 a\u{fffd}=4 b=5>");
+    let tags = sink.tags.into_inner();
+    assert_eq!(tags[0].1, vec![("href".to_owned(), "1".to_owned())]);
+    assert!(tags[0].2);
+    // Past the names scanned one by one.
+    let many: String = (0..40).map(|i| format!(" n{i}=v")).collect();
+    let sink = run_lean(&format!("<a{many} N3=x TYPE=y n39 type=z>"));
+    let tags = sink.tags.into_inner();
+    assert_eq!(tags[0].1, vec![("type".to_owned(), "y".to_owned())]);
+    assert!(tags[0].2);
+    let sink = run_lean(&format!("<a{many} type=z>"));
+    assert!(!sink.tags.into_inner()[0].2);
+    let sink = run_lean("<a b c>");
+    assert!(!sink.tags.into_inner()[0].2);
+}
