@@ -8,7 +8,7 @@
 use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{Quote, Sink, Tokenizer, is_space};
+use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
 
 /// Whether to keep stepping.
 pub(super) enum Flow {
@@ -26,7 +26,6 @@ pub(super) enum State {
     Rawtext,
     ScriptData,
     Plaintext,
-    TagOpen,
     EndTagOpen,
     TagName,
     RawLessThan(Raw),
@@ -117,7 +116,6 @@ impl<S: Sink> Tokenizer<'_, S> {
             State::Rawtext => self.rawtext_or_script(State::Rawtext, Raw::Rawtext),
             State::ScriptData => self.rawtext_or_script(State::ScriptData, Raw::ScriptData),
             State::Plaintext => self.plaintext(),
-            State::TagOpen => self.tag_open(),
             State::EndTagOpen => self.end_tag_open(),
             State::TagName => self.tag_name(),
             State::RawLessThan(raw) => self.raw_less_than(raw),
@@ -185,7 +183,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         match self.bytes[at] {
             b'<' => {
                 self.tag_start = at;
-                self.state = State::TagOpen;
+                return self.tag_open();
             }
             b'&' => self.character_reference(false),
             _ => {
@@ -259,7 +257,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state.
+    /// §13.2.5.6 Tag open state (entered straight from the data state, the
+    /// `<` just consumed).
     fn tag_open(&mut self) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -268,6 +267,9 @@ impl<S: Sink> Tokenizer<'_, S> {
             Some(c) if c.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::StartTag);
                 self.pos = at;
+                if self.lean {
+                    return self.lean_tag();
+                }
                 self.state = State::TagName;
             }
             Some('?') => {
@@ -298,6 +300,9 @@ impl<S: Sink> Tokenizer<'_, S> {
             Some(c) if c.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::EndTag);
                 self.pos = at;
+                if self.lean {
+                    return self.lean_tag();
+                }
                 self.state = State::TagName;
             }
             Some('>') => {
@@ -356,6 +361,204 @@ impl<S: Sink> Tokenizer<'_, S> {
                 }
             }
         }
+    }
+
+    /// The tag name state (§13.2.5.8) and the attribute states that follow
+    /// (§13.2.5.32 to §13.2.5.40) at once, for the common shapes of a tag,
+    /// when attribute values are not gathered ([`Tokenizer::lean`]): each
+    /// run of a name or value is found by one scan, without a round through
+    /// [`Tokenizer::step`] for each state. At whatever is less common (a
+    /// NUL, a character reference in a value, a missing value or white
+    /// space, the end of the input) it leaves the rest of the tag to the
+    /// states, in the state and at the position they would be in, so
+    /// tokens, spans and parse errors are the states' own. The tag was
+    /// just created; the name starts at the current position.
+    fn lean_tag(&mut self) -> Flow {
+        let bytes = self.bytes;
+        loop {
+            let start = self.pos;
+            let run = bytes[start..]
+                .iter()
+                .position(|&b| {
+                    matches!(
+                        b,
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0 | b'A'..=b'Z'
+                    )
+                })
+                .unwrap_or(bytes.len() - start);
+            self.tag_name.push_str(&self.input[start..start + run]);
+            self.pos = start + run;
+            match bytes.get(self.pos) {
+                Some(&b @ b'A'..=b'Z') => {
+                    self.tag_name.push(b.to_ascii_lowercase() as char);
+                    self.pos += 1;
+                }
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                Some(&b) if is_tree_space(b) => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return self.resume(State::TagName),
+            }
+        }
+        loop {
+            // Before the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None | Some(b'=') => return self.resume(State::BeforeAttrName),
+                Some(_) => {}
+            }
+            self.start_attr();
+            loop {
+                let start = self.pos;
+                let run = bytes[start..]
+                    .iter()
+                    .position(|&b| {
+                        matches!(
+                            b,
+                            b'\t'
+                                | b'\n'
+                                | b'\x0c'
+                                | b'\r'
+                                | b' '
+                                | b'/'
+                                | b'>'
+                                | b'='
+                                | 0
+                                | b'A'..=b'Z'
+                        )
+                    })
+                    .unwrap_or(bytes.len() - start);
+                self.attr.name.push_str(&self.input[start..start + run]);
+                self.pos = start + run;
+                match bytes.get(self.pos) {
+                    Some(&b @ b'A'..=b'Z') => {
+                        self.attr.name.push(b.to_ascii_lowercase() as char);
+                        self.pos += 1;
+                    }
+                    Some(0) | None => return self.resume(State::AttrName),
+                    Some(_) => break,
+                }
+            }
+            self.end_attr_name();
+            // After the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'=') => self.pos += 1,
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None => return self.resume(State::AfterAttrName),
+                // Another attribute starts here.
+                Some(_) => continue,
+            }
+            // Before the attribute value.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(&quote @ (b'"' | b'\'')) => {
+                    let (kind, state) = if quote == b'"' {
+                        (Quote::Double, State::AttrValueDouble)
+                    } else {
+                        (Quote::Single, State::AttrValueSingle)
+                    };
+                    self.pos += 1;
+                    self.start_attr_value(kind);
+                    match memchr3(quote, b'&', 0, &bytes[self.pos..]) {
+                        Some(i) if bytes[self.pos + i] == quote => {
+                            self.pos += i;
+                            self.end_attr_value();
+                            self.pos += 1;
+                        }
+                        Some(i) => {
+                            self.pos += i;
+                            return self.resume(state);
+                        }
+                        None => return self.resume(state),
+                    }
+                    // After the quoted value.
+                    match bytes.get(self.pos) {
+                        Some(&b) if is_tree_space(b) => self.pos += 1,
+                        Some(b'>') => {
+                            self.pos += 1;
+                            return self.emit_tag();
+                        }
+                        Some(b'/') => {
+                            self.pos += 1;
+                            return self.lean_solidus();
+                        }
+                        _ => return self.resume(State::AfterAttrValueQuoted),
+                    }
+                }
+                Some(b'>') | None => return self.resume(State::BeforeAttrValue),
+                Some(_) => {
+                    self.start_attr_value(Quote::Unquoted);
+                    let start = self.pos;
+                    let run = bytes[start..]
+                        .iter()
+                        .position(|&b| {
+                            matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
+                        })
+                        .unwrap_or(bytes.len() - start);
+                    self.pos = start + run;
+                    match bytes.get(self.pos) {
+                        Some(b'>') => {
+                            self.end_attr_value();
+                            self.pos += 1;
+                            return self.emit_tag();
+                        }
+                        Some(&b) if is_tree_space(b) => {
+                            self.end_attr_value();
+                            self.pos += 1;
+                        }
+                        _ => return self.resume(State::AttrValueUnquoted),
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Tokenizer::lean_tag`] after a `/`: the self-closing start tag state.
+    fn lean_solidus(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'>') {
+            self.pos += 1;
+            self.self_closing = true;
+            return self.emit_tag();
+        }
+        self.resume(State::SelfClosingStartTag)
+    }
+
+    /// Skips ASCII white space (a CR, alone or before a line feed, is one).
+    #[inline]
+    fn skip_spaces(&mut self) {
+        while self.bytes.get(self.pos).is_some_and(|&b| is_tree_space(b)) {
+            self.pos += 1;
+        }
+    }
+
+    /// Leaves the rest of a tag to `state`, at the current position.
+    fn resume(&mut self, state: State) -> Flow {
+        self.state = state;
+        Flow::Go
     }
 
     /// §13.2.5.9 RCDATA less-than sign state, §13.2.5.12 RAWTEXT less-than

@@ -212,11 +212,13 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
 }
 
 /// A sink of relink's own: records each tag's name, read attributes and
-/// duplicate flag, and each run of characters as white space or not.
+/// duplicate flag, each run of characters as white space or not, and
+/// the parse errors and tags in order.
 #[derive(Default)]
 struct Lean {
     tags: RefCell<Vec<(String, Vec<(String, String)>, bool)>>,
     text: RefCell<Vec<bool>>,
+    events: RefCell<Vec<String>>,
 }
 
 impl Sink for Lean {
@@ -229,6 +231,10 @@ impl Sink for Lean {
             .iter()
             .map(|(name, value)| (name.to_string(), value.to_string()))
             .collect();
+        self.events.borrow_mut().push(format!(
+            "{:?} {} {} {}",
+            tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
+        ));
         self.tags.borrow_mut().push((
             tag.name.to_string(),
             read,
@@ -252,7 +258,9 @@ impl Sink for Lean {
 
     fn doctype(&self, _doctype: Doctype, _line: u64) {}
 
-    fn parse_error(&self, _message: &'static str, _line: u64) {}
+    fn parse_error(&self, message: &'static str, _line: u64) {
+        self.events.borrow_mut().push(message.to_owned());
+    }
 
     fn eof(&self, _line: u64) {}
 
@@ -260,6 +268,60 @@ impl Sink for Lean {
 
     fn in_foreign_content(&self) -> bool {
         false
+    }
+}
+
+/// Records the tags and parse errors of html5ever tokens as [`Lean`] does.
+#[derive(Default)]
+struct Events(RefCell<Vec<String>>);
+
+impl TokenSink for Events {
+    type Handle = ();
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match token {
+            Token::TagToken(tag) => self.0.borrow_mut().push(format!(
+                "{:?} {} {} {}",
+                tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
+            )),
+            Token::ParseError(message) => self.0.borrow_mut().push(message.into_owned()),
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+/// The fast path through a tag, which leaves whatever is uncommon to the
+/// states, gives the tags, spans and parse errors the states give, cut
+/// anywhere.
+#[test]
+fn tags_read_at_once_are_what_the_states_read() {
+    let inputs = [
+        "<a href=\"u\" title='t' x=y z>t</a >",
+        "<IMG SRC=a.png ALT=\"\"/><br/><br / ><p/x>",
+        "<a b = \"1\"c='2'/d=3 e=>f</a b=1 / >",
+        "<a b\0c=1 d=\"x\0y\" e=f\0g h\0>",
+        "<t\0x a=\"&amp;\" b='&lt' c=&gt; d=&notit e=\"&#x41\">",
+        "<a =b ==c \"d\"=e 'f' <g>",
+        "<a\r\nb\r=\r\n\"c\"\rd=e\r\n>",
+        "<a b=\"c\"d=\"e\" f='g'/h>",
+        "<a href=x href=y HREF=z hReF>",
+        "<p id=\"é\" dïr=ltr>ü</p>",
+    ];
+    for input in inputs {
+        for end in (0..=input.len()).filter(|&e| input.is_char_boundary(e)) {
+            let text = &input[..end];
+            let log = SpanLog::default();
+            let options = Options {
+                discard_bom: false,
+                ..Options::default()
+            };
+            let states = tokenize(text, Events::default(), &log, options.clone());
+            let states_log = log.into_parts();
+            let log = SpanLog::default();
+            let lean = tokenize_into(text, Lean::default(), &log, options);
+            assert_eq!(lean.events.into_inner(), states.0.into_inner(), "{text:?}");
+            assert_eq!(log.into_parts(), states_log, "{text:?}");
+        }
     }
 }
 
