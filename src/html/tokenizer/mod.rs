@@ -971,11 +971,12 @@ impl SeenNames {
     /// those it has in `input`; notes it if not. A short scan for the
     /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes
     /// more than linear time.
+    #[inline]
     fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
         if kept.len() < SCAN_LIMIT {
             return kept
                 .iter()
-                .any(|a| is_name(&input[a.name()], name.as_bytes()));
+                .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));
         }
         if self.set.is_empty() {
             for a in kept {
@@ -998,11 +999,16 @@ fn given_name(raw: &str) -> Cow<'_, str> {
 
 /// Whether `raw`, a name as written, is `name`, a name as the tokenizer
 /// gives it ([`given_name`], which has no ASCII upper case and no NUL).
-fn is_name(raw: &str, name: &[u8]) -> bool {
-    if raw.as_bytes().eq_ignore_ascii_case(name) {
-        return true;
+#[inline]
+fn is_name(raw: &[u8], name: &[u8]) -> bool {
+    if raw.len() == name.len() {
+        return raw.eq_ignore_ascii_case(name);
     }
-    memchr::memchr(0, raw.as_bytes()).is_some() && given_name(raw).as_bytes() == name
+    // Each NUL, one byte, becomes U+FFFD, three.
+    raw.len() < name.len()
+        && (name.len() - raw.len()) % 2 == 0
+        && memchr::memchr(0, raw).is_some()
+        && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
 /// A DOCTYPE being read.
