@@ -41,7 +41,6 @@ pub(super) enum State {
     Rawtext,
     ScriptData,
     Plaintext,
-    EndTagOpen,
     TagName,
     RawLessThan(Raw),
     RawEndTagOpen(Raw),
@@ -131,7 +130,6 @@ impl<S: Sink> Tokenizer<'_, S> {
             State::Rawtext => self.rawtext_or_script(State::Rawtext, Raw::Rawtext),
             State::ScriptData => self.rawtext_or_script(State::ScriptData, Raw::ScriptData),
             State::Plaintext => self.plaintext(),
-            State::EndTagOpen => self.end_tag_open(),
             State::TagName => self.tag_name(),
             State::RawLessThan(raw) => self.raw_less_than(raw),
             State::RawEndTagOpen(raw) => self.raw_end_tag_open(raw),
@@ -276,18 +274,28 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// `<` just consumed).
     fn tag_open(&mut self) -> Flow {
         let at = self.pos;
-        match self.consume() {
-            Some('!') => self.state = State::MarkupDeclarationOpen,
-            Some('/') => self.state = State::EndTagOpen,
-            Some(c) if c.is_ascii_alphabetic() => {
+        // Each character with a rule of its own is ASCII; the others are
+        // reconsumed.
+        match self.bytes.get(at) {
+            Some(b'!') => {
+                self.pos = at + 1;
+                self.state = State::MarkupDeclarationOpen;
+            }
+            Some(b'/') => {
+                self.pos = at + 1;
+                return self.end_tag_open();
+            }
+            Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::StartTag);
-                self.pos = at;
                 if self.lean {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;
             }
-            Some('?') => {
+            Some(b'?') => {
+                // (The error is reported past the character, where the
+                // states report it.)
+                self.pos = at + 1;
                 self.error("Unexpected question mark instead of tag name");
                 self.comment.clear(at);
                 self.pos = at;
@@ -299,6 +307,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 return self.emit_eof();
             }
             Some(_) => {
+                self.consume();
                 self.error("Invalid first character of tag name");
                 self.chars(self.tag_start, at);
                 self.pos = at;
@@ -308,19 +317,20 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state.
+    /// §13.2.5.7 End tag open state (entered straight from the tag open
+    /// state, the `/` just consumed).
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
-        match self.consume() {
-            Some(c) if c.is_ascii_alphabetic() => {
+        match self.bytes.get(at) {
+            Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::EndTag);
-                self.pos = at;
                 if self.lean {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;
             }
-            Some('>') => {
+            Some(b'>') => {
+                self.pos = at + 1;
                 self.error("Missing end tag name");
                 self.state = State::Data;
             }
@@ -330,6 +340,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 return self.emit_eof();
             }
             Some(_) => {
+                self.consume();
                 self.error("Invalid first character of tag name");
                 self.comment.clear(at);
                 self.pos = at;

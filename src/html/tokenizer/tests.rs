@@ -190,6 +190,7 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     for &name in SHORT_TAG_NAMES {
         assert!(name.len() <= 8, "{name}");
         assert_eq!(short_tag_atom(name_key(name.as_bytes())), Some(LocalName::from(name)));
+        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
         assert_eq!(tag_atom(name), LocalName::from(name));
     }
     for name in [
@@ -205,6 +206,9 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
         "",
     ] {
         assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
+    }
+    for name in ["", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "é"] {
+        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
     }
     // Only a known name of at most eight bytes has a key that maps.
     assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
