@@ -1219,6 +1219,13 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Emits the pending characters, if any.
     #[inline]
     fn flush(&mut self) {
+        if !self.collapsed.is_empty() || !self.pending.is_empty() {
+            self.flush_some();
+        }
+    }
+
+    /// [`Tokenizer::flush`] when there are characters to emit.
+    fn flush_some(&mut self) {
         if !self.collapsed.is_empty() {
             let chars = Chars::StandIn {
                 text: self.collapsed.as_str(),
@@ -1249,7 +1256,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 
     /// Emits the source `input[from..to]` as characters.
-    #[inline]
+    #[inline(always)]
     fn chars(&mut self, from: usize, to: usize) {
         if self.lean {
             self.collapsed.push(&self.bytes[from..to], true);
@@ -1282,6 +1289,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 
     /// Creates a new tag token whose `<` is at `tag_start`.
+    #[inline]
     fn create_tag(&mut self, kind: TagKind) {
         self.tag_kind = kind;
         self.tag_name.clear();
