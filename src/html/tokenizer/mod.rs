@@ -1027,7 +1027,7 @@ fn is_name(raw: &[u8], name: &[u8]) -> bool {
     }
     // Each NUL, one byte, becomes U+FFFD, three.
     raw.len() < name.len()
-        && (name.len() - raw.len()) % 2 == 0
+        && (name.len() - raw.len()).is_multiple_of(2)
         && memchr::memchr(0, raw).is_some()
         && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }

@@ -215,12 +215,16 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     assert_eq!(short_tag_atom(name_key(b"divx")), None);
 }
 
+/// A tag as [`Lean`] records it: its name, its read attributes, and
+/// whether it had a duplicate.
+type LeanTag = (String, Vec<(String, String)>, bool);
+
 /// A sink of relink's own: records each tag's name, read attributes and
 /// duplicate flag, each run of characters as white space or not, and
 /// the parse errors and tags in order.
 #[derive(Default)]
 struct Lean {
-    tags: RefCell<Vec<(String, Vec<(String, String)>, bool)>>,
+    tags: RefCell<Vec<LeanTag>>,
     text: RefCell<Vec<bool>>,
     events: RefCell<Vec<String>>,
 }
