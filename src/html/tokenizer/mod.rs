@@ -949,7 +949,11 @@ impl Collapsed {
 /// The attribute being read.
 #[derive(Debug)]
 struct CurrentAttr {
+    /// The name, unless `name_is_source`.
     name: String,
+    /// Whether the name is the source over `name_span` as it is (neither
+    /// upper case nor NUL in it), and so not copied.
+    name_is_source: bool,
     name_span: Range<usize>,
     value: Text,
     value_span: Range<usize>,
@@ -957,6 +961,15 @@ struct CurrentAttr {
 }
 
 impl CurrentAttr {
+    /// The name as the tokenizer gives it, once it is ended.
+    fn name<'s>(&'s self, input: &'s str) -> &'s str {
+        if self.name_is_source {
+            &input[self.name_span.clone()]
+        } else {
+            &self.name
+        }
+    }
+
     fn value(&self) -> Range<usize> {
         self.value_span.clone()
     }
@@ -1062,7 +1075,11 @@ pub struct Tokenizer<'a, S: Sink> {
 
     tag_kind: TagKind,
     tag_start: usize,
+    /// The tag's name, unless `tag_name_source` holds it.
     tag_name: String,
+    /// Where the tag's name is in the source, when it is the source as it
+    /// is (read at once by [`Tokenizer::lean_tag`]), and so not copied.
+    tag_name_source: Option<Range<usize>>,
     self_closing: bool,
     had_duplicate: bool,
     attrs: Vec<Attribute>,
@@ -1133,6 +1150,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             tag_kind: TagKind::StartTag,
             tag_start: 0,
             tag_name: String::new(),
+            tag_name_source: None,
             self_closing: false,
             had_duplicate: false,
             attrs: Vec::new(),
@@ -1140,6 +1158,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             attr_names: HashSet::new(),
             attr: CurrentAttr {
                 name: String::new(),
+                name_is_source: false,
                 name_span: 0..0,
                 value: Text::default(),
                 value_span: 0..0,
@@ -1289,10 +1308,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 
     /// Creates a new tag token whose `<` is at `tag_start`.
-    #[inline]
+    #[inline(always)]
     fn create_tag(&mut self, kind: TagKind) {
         self.tag_kind = kind;
         self.tag_name.clear();
+        self.tag_name_source = None;
         self.self_closing = false;
         self.had_duplicate = false;
         if !self.attrs.is_empty() {
@@ -1318,6 +1338,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         let at = self.pos;
         let attr = &mut self.attr;
         attr.name.clear();
+        attr.name_is_source = false;
         attr.name_span = at..at;
         attr.value.clear(at);
         attr.value_span = at..at;
@@ -1393,7 +1414,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
 
     /// [`Tokenizer::finish_attr`] with every attribute as an atom.
     fn finish_attr_full(&mut self) {
-        let name = LocalName::from(self.attr.name.as_str());
+        let name = LocalName::from(self.attr.name(self.input));
         let duplicate = if self.attrs.len() < SCAN_LIMIT {
             self.attrs.iter().any(|a| a.name.local == name)
         } else {
@@ -1420,14 +1441,16 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// same duplicate check on plain strings, no atom for a name the tree
     /// builder does not read.
     fn finish_attr_lean(&mut self) {
-        if self.seen
-            .seen_before(self.input, &self.attr_spans, &self.attr.name)
+        let input = self.input;
+        if self
+            .seen
+            .seen_before(input, &self.attr_spans, self.attr.name(input))
         {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
             return;
         }
-        if let Some(name) = read_by_tree_builder(&self.attr.name) {
+        if let Some(name) = read_by_tree_builder(self.attr.name(input)) {
             if S::HTML5EVER {
                 let value = StrTendril::from_slice(&self.lean_value());
                 self.attrs.push(Attribute {
@@ -1441,19 +1464,34 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         } else if S::HTML5EVER
             && self.formatting_stand_in
             && self.tag_kind == TagKind::StartTag
-            && *self
-                .formatting
-                .get_or_insert_with(|| is_formatting(&self.tag_name))
+            && self.is_formatting()
         {
             let value = self.lean_value();
             let (attr, text) = (&self.attr, &mut self.dropped_text);
-            let name = text.len()..text.len() + attr.name.len();
-            text.push_str(&attr.name);
+            let attr_name = attr.name(input);
+            let name = text.len()..text.len() + attr_name.len();
+            text.push_str(attr_name);
             let at = text.len();
             text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
         self.attr_spans.push(self.attr.span(self.input));
+    }
+
+    /// Whether the tag is a formatting element's (asked once a tag).
+    fn is_formatting(&mut self) -> bool {
+        if self.formatting.is_none() {
+            self.formatting = Some(is_formatting(self.current_tag_name()));
+        }
+        self.formatting == Some(true)
+    }
+
+    /// The current tag's name as the tokenizer gives it.
+    fn current_tag_name(&self) -> &str {
+        match &self.tag_name_source {
+            Some(span) => &self.input[span.clone()],
+            None => &self.tag_name,
+        }
     }
 
     /// With [`Attributes::TreeBuilder`], the attribute that stands for the
@@ -1490,7 +1528,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         if let Some(attr) = self.dropped_attribute() {
             self.attrs.push(attr);
         }
-        let name = tag_atom(&self.tag_name);
+        let name = tag_atom(self.current_tag_name());
         match self.tag_kind {
             TagKind::StartTag => self.last_start_tag = Some(name.clone()),
             TagKind::EndTag => {
@@ -1509,7 +1547,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         // tags (whose text holds CSS).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
-            || self.tag_name == "style";
+            || self.current_tag_name() == "style";
         if !logged {
             self.attr_spans.clear();
         } else {
@@ -1558,7 +1596,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             && self
                 .last_start_tag
                 .as_ref()
-                .is_some_and(|last| **last == *self.tag_name)
+                .is_some_and(|last| **last == *self.current_tag_name())
     }
 
     fn emit_comment(&mut self) {

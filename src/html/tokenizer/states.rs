@@ -412,9 +412,17 @@ impl<S: Sink> Tokenizer<'_, S> {
                     )
                 })
                 .unwrap_or(bytes.len() - start);
-            self.tag_name.push_str(&self.input[start..start + run]);
             self.pos = start + run;
-            match bytes.get(self.pos) {
+            let end = bytes.get(self.pos);
+            // A name read in one run is the source as it is.
+            if self.tag_name.is_empty()
+                && end.is_some_and(|&b| matches!(b, b'>' | b'/') || is_tree_space(b))
+            {
+                self.tag_name_source = Some(start..self.pos);
+            } else {
+                self.tag_name.push_str(&self.input[start..self.pos]);
+            }
+            match end {
                 Some(&b @ b'A'..=b'Z') => {
                     self.tag_name.push(b.to_ascii_lowercase() as char);
                     self.pos += 1;
@@ -470,9 +478,17 @@ impl<S: Sink> Tokenizer<'_, S> {
                         )
                     })
                     .unwrap_or(bytes.len() - start);
-                self.attr.name.push_str(&self.input[start..start + run]);
                 self.pos = start + run;
-                match bytes.get(self.pos) {
+                let end = bytes.get(self.pos);
+                // A name read in one run is the source as it is.
+                if self.attr.name.is_empty()
+                    && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
+                {
+                    self.attr.name_is_source = true;
+                    break;
+                }
+                self.attr.name.push_str(&self.input[start..self.pos]);
+                match end {
                     Some(&b @ b'A'..=b'Z') => {
                         self.attr.name.push(b.to_ascii_lowercase() as char);
                         self.pos += 1;

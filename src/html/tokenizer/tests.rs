@@ -314,6 +314,7 @@ fn tags_read_at_once_are_what_the_states_read() {
         "<a b=\"c\"d=\"e\" f='g'/h>",
         "<a href=x href=y HREF=z hReF>",
         "<p id=\"é\" dïr=ltr>ü</p>",
+        "<dIv cLaSs=x dAtA-X=y Z>style</sTyLe><style></style >",
     ];
     for input in inputs {
         for end in (0..=input.len()).filter(|&e| input.is_char_boundary(e)) {
