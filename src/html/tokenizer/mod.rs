@@ -3,14 +3,19 @@
 //!
 //! html5ever's tokenizer reports no source positions, and locating its
 //! tokens afterwards costs a second lexing of every tag. This tokenizer
-//! emits the same html5ever [`Token`]s to any [`TokenSink`] (so html5ever's
-//! `TreeBuilder` plugs in directly), honours the sink's feedback as
-//! html5ever's tokenizer does, and logs a [`TagSpan`] for every tag token in
-//! a [`SpanLog`] just before the sink receives the token.
+//! emits the same html5ever [`Token`]s to any [`TokenSink`] ([`tokenize`];
+//! so html5ever's `TreeBuilder` plugs in directly), honours the sink's
+//! feedback as html5ever's tokenizer does, and logs a [`TagSpan`] for every
+//! tag token in a [`SpanLog`] just before the sink receives the token.
+//! Underneath, it hands its tokens to a [`Sink`]: html5ever's token sinks
+//! through an adapter that builds html5ever's tokens, and relink's tracker
+//! directly ([`tokenize_into`]), without building them.
 //!
 //! It works on bytes of the `&str`: runs of text are found with `memchr`
 //! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character.
+//! allocated per character. When attribute values are not gathered, a
+//! tag's name and attributes are read at once, each run by one scan,
+//! leaving whatever is uncommon to the states.
 //!
 //! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
 //! only what the tree builder's decisions depend on, since relink needs of
