@@ -50,11 +50,11 @@
 use std::cell::RefCell;
 
 use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::tokenizer::{Doctype, TagKind};
 use html5ever::{LocalName, local_name};
 
 use super::arena::{Element, Namespace, Tree};
-use super::tokenizer::{Attributes, SpanLog};
+use super::tokenizer::{Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Tag};
 use super::tree::{Document, DocumentKind, MAX_TREE_DEPTH};
 
 /// Why the tracker stopped deciding: the construct it met.
@@ -307,12 +307,9 @@ fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
     }
 }
 
-/// The value of a tag's attribute.
+/// The value of a tag's attribute (one a tree builder reads).
 fn attr<'t>(tag: &'t Tag, name: &LocalName) -> Option<&'t str> {
-    tag.attrs
-        .iter()
-        .find(|a| a.name.local == *name)
-        .map(|a| &*a.value)
+    tag.attr(name)
 }
 
 /// An insertion mode (the frameset ones make the tracker bail).
@@ -350,7 +347,7 @@ enum Quirks {
 /// A token, as the rules see it.
 #[derive(Debug, Clone, Copy)]
 enum Tok<'t> {
-    Start(&'t Tag),
+    Start(&'t Tag<'t>),
     End(&'t LocalName),
     /// Text: white space only, or not.
     Text { space: bool },
@@ -472,53 +469,74 @@ fn is_space(text: &str) -> bool {
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r'))
 }
 
-impl TokenSink for Tracker<'_> {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let current = self.log.current();
-        if let Token::TagToken(tag) = &token
-            && current.is_some()
-        {
-            self.names.borrow_mut().push(tag.name.clone());
-        }
+impl Tracker<'_> {
+    /// Runs a token through the rules; `current` is the index of a logged
+    /// start tag.
+    fn run(&self, tok: Tok<'_>, current: Option<usize>) -> Feedback {
         let mut state = self.state.borrow_mut();
         if state.bailed.is_some() {
             // The rest of the document is parsed again: the tokenizer
             // need not find its tags now.
-            return TokenSinkResult::Plaintext;
+            return Feedback::Plaintext;
         }
-        let tok = match &token {
-            Token::TagToken(tag) if tag.kind == TagKind::StartTag => Tok::Start(tag),
-            Token::TagToken(tag) => Tok::End(&tag.name),
-            Token::CharacterTokens(text) => Tok::Text {
-                space: is_space(text),
-            },
-            Token::NullCharacterToken => Tok::Nul,
-            Token::CommentToken(_) => Tok::Comment,
-            Token::DoctypeToken(doctype) => {
-                state.doctype(doctype);
-                return TokenSinkResult::Continue;
-            }
-            // Nothing at the end creates an element.
-            Token::EOFToken | Token::ParseError(_) => return TokenSinkResult::Continue,
-        };
-        state.current = match tok {
-            Tok::Start(_) => current,
-            _ => None,
-        };
+        state.current = current;
         match state.process(tok) {
-            Ok(Next::Raw(kind)) => TokenSinkResult::RawData(kind),
-            Ok(Next::Plaintext) => TokenSinkResult::Plaintext,
-            Ok(_) => TokenSinkResult::Continue,
+            Ok(Next::Raw(kind)) => Feedback::Raw(kind),
+            Ok(Next::Plaintext) => Feedback::Plaintext,
+            Ok(_) => Feedback::Continue,
             Err(bail) => {
                 state.bailed = Some(bail);
-                TokenSinkResult::Plaintext
+                Feedback::Plaintext
             }
         }
     }
+}
 
-    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+impl Sink for Tracker<'_> {
+    const HTML5EVER: bool = false;
+
+    fn tag(&self, tag: Tag<'_>, _line: u64) -> Feedback {
+        let current = self.log.current();
+        if current.is_some() {
+            self.names.borrow_mut().push(tag.name.clone());
+        }
+        match tag.kind {
+            TagKind::StartTag => self.run(Tok::Start(&tag), current),
+            TagKind::EndTag => self.run(Tok::End(&tag.name), None),
+        }
+    }
+
+    fn characters(&self, chars: Chars<'_>, _line: u64) {
+        let space = match chars {
+            Chars::Text(text) => is_space(text),
+            Chars::StandIn { space, .. } => space,
+        };
+        self.run(Tok::Text { space }, None);
+    }
+
+    fn null(&self, _line: u64) {
+        self.run(Tok::Nul, None);
+    }
+
+    fn comment(&self, _text: &str, _line: u64) {
+        self.run(Tok::Comment, None);
+    }
+
+    fn doctype(&self, doctype: Doctype, _line: u64) {
+        let mut state = self.state.borrow_mut();
+        if state.bailed.is_none() {
+            state.doctype(&doctype);
+        }
+    }
+
+    // Nothing at the end creates an element.
+    fn parse_error(&self, _message: &'static str, _line: u64) {}
+
+    fn eof(&self, _line: u64) {}
+
+    fn end(&self) {}
+
+    fn in_foreign_content(&self) -> bool {
         let state = self.state.borrow();
         state
             .stack

@@ -170,7 +170,7 @@ pub(super) fn parse_tracked(
         lines: false,
         ..tokenizer::Options::default()
     };
-    let tracker = tokenizer::tokenize(src, Tracker::new(&log, kind), &log, options);
+    let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
     let (names, tree) = tracker.finish()?;
     Ok(assemble(log, names, tree))
 }

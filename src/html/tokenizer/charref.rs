@@ -7,14 +7,13 @@
 //! The named references are html5ever's table.
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
-use html5ever::tokenizer::TokenSink;
 
-use super::Tokenizer;
+use super::{Sink, Tokenizer};
 
 /// The longest named character reference, `&CounterClockwiseContourIntegral;`.
 const LONGEST_NAME: usize = 32;
 
-impl<S: TokenSink> Tokenizer<'_, S> {
+impl<S: Sink> Tokenizer<'_, S> {
     /// §13.2.5.72 Character reference state. The `&` was just consumed;
     /// `in_attr` says whether the return state is an attribute value state
     /// (else it is the data or RCDATA state, and the result is emitted as

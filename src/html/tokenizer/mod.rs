@@ -3,14 +3,19 @@
 //!
 //! html5ever's tokenizer reports no source positions, and locating its
 //! tokens afterwards costs a second lexing of every tag. This tokenizer
-//! emits the same html5ever [`Token`]s to any [`TokenSink`] (so html5ever's
-//! `TreeBuilder` plugs in directly), honours the sink's feedback as
-//! html5ever's tokenizer does, and logs a [`TagSpan`] for every tag token in
-//! a [`SpanLog`] just before the sink receives the token.
+//! emits the same html5ever [`Token`]s to any [`TokenSink`] ([`tokenize`];
+//! so html5ever's `TreeBuilder` plugs in directly), honours the sink's
+//! feedback as html5ever's tokenizer does, and logs a [`TagSpan`] for every
+//! tag token in a [`SpanLog`] just before the sink receives the token.
+//! Underneath, it hands its tokens to a [`Sink`]: html5ever's token sinks
+//! through an adapter that builds html5ever's tokens, and relink's tracker
+//! directly ([`tokenize_into`]), without building them.
 //!
 //! It works on bytes of the `&str`: runs of text are found with `memchr`
 //! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character.
+//! allocated per character. When attribute values are not gathered, a
+//! tag's name and attributes are read at once, each run by one scan,
+//! leaving whatever is uncommon to the states.
 //!
 //! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
 //! only what the tree builder's decisions depend on, since relink needs of
@@ -151,6 +156,27 @@ const fn name_key(name: &[u8]) -> u64 {
         i += 1;
     }
     key
+}
+
+/// [`name_key`] of a name of at most eight bytes, by two overlapping loads
+/// rather than a byte at a time (the bytes they share are the same).
+#[inline]
+fn short_name_key(name: &[u8]) -> u64 {
+    let n = name.len();
+    match n {
+        4..=8 => {
+            let lo = u32::from_le_bytes([name[0], name[1], name[2], name[3]]);
+            let hi = u32::from_le_bytes([name[n - 4], name[n - 3], name[n - 2], name[n - 1]]);
+            u64::from(lo) | u64::from(hi) << (8 * (n - 4))
+        }
+        2..=3 => {
+            let lo = u16::from_le_bytes([name[0], name[1]]);
+            let hi = u16::from_le_bytes([name[n - 2], name[n - 1]]);
+            u64::from(lo) | u64::from(hi) << (8 * (n - 2))
+        }
+        1 => u64::from(name[0]),
+        _ => name_key(name),
+    }
 }
 
 /// Defines [`short_tag_atom`] over the names given: a `match` on
@@ -328,7 +354,7 @@ short_tag_atoms! {
 /// instructions a tag against 58, measured); the same atoms either way.
 fn tag_atom(name: &str) -> LocalName {
     if name.len() <= 8
-        && let Some(atom) = short_tag_atom(name_key(name.as_bytes()))
+        && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))
     {
         return atom;
     }
@@ -355,10 +381,10 @@ pub struct Options {
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`]: whether a formatting element's
-    /// token carries the attribute standing for the others (html5ever's
-    /// tree builder compares them; the tracker, which hands over before
-    /// any comparison could matter, does not).
+    /// With [`Attributes::TreeBuilder`] and a sink of html5ever tokens:
+    /// whether a formatting element's token carries the attribute standing
+    /// for the others (html5ever's tree builder compares them; a sink of
+    /// relink's own never gets it).
     pub formatting_stand_in: bool,
     /// Whether tokens carry their line number (html5ever's tree builder
     /// reads it; the tracker does not, and counting lines costs a pass
@@ -572,7 +598,188 @@ impl SpanLog {
 /// Tokenizes `input` into `sink`, logging tag spans in `log`, and returns
 /// the sink once it has seen the end-of-file token and `end` was called.
 pub fn tokenize<S: TokenSink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
+    Tokenizer::new(input, Tokens(sink), log, options).run().0
+}
+
+/// [`tokenize`] into a [`Sink`] of relink's own.
+pub fn tokenize_into<S: Sink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
     Tokenizer::new(input, sink, log, options).run()
+}
+
+/// What the tokenizer does after a tag, as its sink asks: html5ever's
+/// [`TokenSinkResult`] without what this tokenizer ignores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feedback {
+    /// Go on in the data state.
+    Continue,
+    /// Switch to the PLAINTEXT state.
+    Plaintext,
+    /// Switch to the raw text state of this kind.
+    Raw(RawKind),
+}
+
+/// A tag token as a [`Sink`] gets it.
+#[derive(Debug)]
+pub struct TagToken<'t> {
+    /// Start or end tag.
+    pub kind: TagKind,
+    /// The name (lower-cased).
+    pub name: LocalName,
+    /// Whether it ends with `/>`.
+    pub self_closing: bool,
+    /// Whether an attribute was dropped as a duplicate.
+    pub had_duplicate_attributes: bool,
+    /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
+    /// attributes as [`Attributes`] says; empty otherwise.
+    pub attrs: &'t mut Vec<Attribute>,
+    /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`]
+    /// with their decoded values, in source order, duplicates dropped.
+    pub read: &'t [(LocalName, Cow<'t, str>)],
+}
+
+impl TagToken<'_> {
+    /// The decoded value of the attribute `name`, one of
+    /// [`READ_BY_TREE_BUILDER`] (for a sink of html5ever tokens, any).
+    pub fn attr(&self, name: &LocalName) -> Option<&str> {
+        if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
+            return Some(value);
+        }
+        self.attrs
+            .iter()
+            .find(|a| a.name.local == *name)
+            .map(|a| &*a.value)
+    }
+}
+
+/// A run of characters as a [`Sink`] gets it.
+#[derive(Debug, Clone, Copy)]
+pub enum Chars<'t> {
+    /// The text, with [`Attributes::All`] for a sink of html5ever tokens.
+    Text(&'t str),
+    /// Otherwise, what stands for it (see [`Collapsed`]): `text` for a
+    /// tree builder, and whether the run is white space only.
+    StandIn {
+        /// The stand-in.
+        text: &'static str,
+        /// Whether the run is ASCII white space only.
+        space: bool,
+    },
+}
+
+/// Where the tokenizer hands its tokens: html5ever's [`TokenSink`] without
+/// building html5ever's tokens when the sink does not want them. Any
+/// `TokenSink` is one through [`tokenize`]'s adapter; relink's tracker is
+/// one of its own, which gets text as a class, no comment text, and of a
+/// tag only its name and the few attributes a tree builder reads, and
+/// nothing allocated for it.
+///
+/// Each method gets the line number the token is on (0 unless
+/// [`Options::lines`]).
+pub trait Sink {
+    /// Whether the sink takes html5ever tokens: then tags carry
+    /// html5ever attributes as [`Attributes`] says, text is the text with
+    /// [`Attributes::All`], comments are their text. Otherwise tags carry
+    /// [`TagToken::read`], text is always a stand-in and comments are
+    /// empty, whatever [`Attributes`] says (which then only says which tags
+    /// are logged).
+    const HTML5EVER: bool;
+
+    /// A start or end tag; the answer says which state the tokenizer goes
+    /// on in.
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
+
+    /// A run of characters.
+    fn characters(&self, chars: Chars<'_>, line: u64);
+
+    /// A NUL in the data state or a CDATA section.
+    fn null(&self, line: u64);
+
+    /// A comment (empty unless [`Sink::HTML5EVER`]).
+    fn comment(&self, text: &str, line: u64);
+
+    /// A DOCTYPE.
+    fn doctype(&self, doctype: Doctype, line: u64);
+
+    /// A parse error.
+    fn parse_error(&self, message: &'static str, line: u64);
+
+    /// The end of the input.
+    fn eof(&self, line: u64);
+
+    /// Called once, after [`Sink::eof`].
+    fn end(&self);
+
+    /// Whether the adjusted current node is present and not an HTML
+    /// element (a CDATA section can start only then).
+    fn in_foreign_content(&self) -> bool;
+}
+
+/// The adapter of any html5ever [`TokenSink`] to [`Sink`]: builds each
+/// token as html5ever's tokenizer would.
+struct Tokens<S>(S);
+
+impl<S: TokenSink> Tokens<S> {
+    fn send(&self, token: Token, line: u64) -> TokenSinkResult<S::Handle> {
+        self.0.process_token(token, line)
+    }
+}
+
+impl<S: TokenSink> Sink for Tokens<S> {
+    const HTML5EVER: bool = true;
+
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback {
+        let token = Token::TagToken(Tag {
+            kind: tag.kind,
+            name: tag.name,
+            self_closing: tag.self_closing,
+            attrs: std::mem::take(tag.attrs),
+            had_duplicate_attributes: tag.had_duplicate_attributes,
+        });
+        match self.send(token, line) {
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => Feedback::Continue,
+            TokenSinkResult::Plaintext => Feedback::Plaintext,
+            TokenSinkResult::RawData(kind) => Feedback::Raw(kind),
+        }
+    }
+
+    fn characters(&self, chars: Chars<'_>, line: u64) {
+        let text = match chars {
+            Chars::Text(text) | Chars::StandIn { text, .. } => text,
+        };
+        // Only tag tokens get an answer other than Continue.
+        let _ = self.send(Token::CharacterTokens(StrTendril::from_slice(text)), line);
+    }
+
+    fn null(&self, line: u64) {
+        let _ = self.send(Token::NullCharacterToken, line);
+    }
+
+    fn comment(&self, text: &str, line: u64) {
+        let _ = self.send(Token::CommentToken(StrTendril::from_slice(text)), line);
+    }
+
+    fn doctype(&self, doctype: Doctype, line: u64) {
+        let _ = self.send(Token::DoctypeToken(doctype), line);
+    }
+
+    fn parse_error(&self, message: &'static str, line: u64) {
+        let _ = self.send(Token::ParseError(Cow::Borrowed(message)), line);
+    }
+
+    fn eof(&self, line: u64) {
+        let _ = self.send(Token::EOFToken, line);
+    }
+
+    fn end(&self) {
+        self.0.end();
+    }
+
+    fn in_foreign_content(&self) -> bool {
+        self.0
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
 }
 
 /// Text being gathered (a comment, an attribute value, a run of
@@ -747,7 +954,11 @@ impl Collapsed {
 /// The attribute being read.
 #[derive(Debug)]
 struct CurrentAttr {
+    /// The name, unless `name_is_source`.
     name: String,
+    /// Whether the name is the source over `name_span` as it is (neither
+    /// upper case nor NUL in it), and so not copied.
+    name_is_source: bool,
     name_span: Range<usize>,
     value: Text,
     value_span: Range<usize>,
@@ -755,6 +966,15 @@ struct CurrentAttr {
 }
 
 impl CurrentAttr {
+    /// The name as the tokenizer gives it, once it is ended.
+    fn name<'s>(&'s self, input: &'s str) -> &'s str {
+        if self.name_is_source {
+            &input[self.name_span.clone()]
+        } else {
+            &self.name
+        }
+    }
+
     fn value(&self) -> Range<usize> {
         self.value_span.clone()
     }
@@ -771,50 +991,63 @@ impl CurrentAttr {
     }
 }
 
-/// The names of a tag's attributes so far, to find duplicates: the first
-/// [`SCAN_LIMIT`] one after the other in `names`, each ending where `ends`
-/// says, and past that every one in `set`.
+/// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
+/// to find duplicates in constant time; up to there, the spans of the
+/// attributes kept are scanned.
 #[derive(Debug, Default)]
 struct SeenNames {
-    names: String,
-    ends: Vec<usize>,
     set: HashSet<Box<str>>,
 }
 
 impl SeenNames {
     fn clear(&mut self) {
-        self.names.clear();
-        self.ends.clear();
         if !self.set.is_empty() {
             self.set.clear();
         }
     }
 
-    /// Whether the tag already has an attribute `name`; notes it if not. A
-    /// short scan for the first [`SCAN_LIMIT`] names, then a hash set, so
-    /// that no tag takes more than linear time.
-    fn seen_before(&mut self, name: &str) -> bool {
-        if self.ends.len() < SCAN_LIMIT {
-            let mut start = 0;
-            for &end in &self.ends {
-                if &self.names[start..end] == name {
-                    return true;
-                }
-                start = end;
-            }
-            self.names.push_str(name);
-            self.ends.push(self.names.len());
-            return false;
+    /// Whether the tag already has an attribute `name`, given the spans of
+    /// those it has in `input`; notes it if not. A short scan for the
+    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes
+    /// more than linear time.
+    #[inline]
+    fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
+        if kept.len() < SCAN_LIMIT {
+            return kept
+                .iter()
+                .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));
         }
         if self.set.is_empty() {
-            let mut start = 0;
-            for &end in &self.ends {
-                self.set.insert(Box::from(&self.names[start..end]));
-                start = end;
+            for a in kept {
+                self.set.insert(Box::from(given_name(&input[a.name()])));
             }
         }
         !self.set.insert(Box::from(name))
     }
+}
+
+/// An attribute name as the tokenizer gives it: ASCII upper case lowered,
+/// NUL replaced.
+fn given_name(raw: &str) -> Cow<'_, str> {
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// Whether `raw`, a name as written, is `name`, a name as the tokenizer
+/// gives it ([`given_name`], which has no ASCII upper case and no NUL).
+#[inline]
+fn is_name(raw: &[u8], name: &[u8]) -> bool {
+    if raw.len() == name.len() {
+        return raw.eq_ignore_ascii_case(name);
+    }
+    // Each NUL, one byte, becomes U+FFFD, three.
+    raw.len() < name.len()
+        && (name.len() - raw.len()).is_multiple_of(2)
+        && memchr::memchr(0, raw).is_some()
+        && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
 /// A DOCTYPE being read.
@@ -831,7 +1064,7 @@ struct CurrentDoctype {
 const SCAN_LIMIT: usize = 16;
 
 /// The tokenizer: see the module documentation.
-pub struct Tokenizer<'a, S: TokenSink> {
+pub struct Tokenizer<'a, S: Sink> {
     input: &'a str,
     bytes: &'a [u8],
     pos: usize,
@@ -847,7 +1080,11 @@ pub struct Tokenizer<'a, S: TokenSink> {
 
     tag_kind: TagKind,
     tag_start: usize,
+    /// The tag's name, unless `tag_name_source` holds it.
     tag_name: String,
+    /// Where the tag's name is in the source, when it is the source as it
+    /// is (read at once by [`Tokenizer::lean_tag`]), and so not copied.
+    tag_name_source: Option<Range<usize>>,
     self_closing: bool,
     had_duplicate: bool,
     attrs: Vec<Attribute>,
@@ -858,7 +1095,15 @@ pub struct Tokenizer<'a, S: TokenSink> {
     /// out of an `Option` cost more than the rest of finishing it).
     attr: CurrentAttr,
     in_attr: bool,
-    attributes: Attributes,
+    /// Whether tag tokens carry only what a tree builder reads, text is a
+    /// stand-in and comments are empty: with [`Attributes::TreeBuilder`],
+    /// or for a sink of relink's own.
+    lean: bool,
+    /// Whether every tag is logged ([`Attributes::All`]).
+    log_all: bool,
+    /// For a sink of relink's own: the tag's attributes named in
+    /// [`READ_BY_TREE_BUILDER`], with their values.
+    read: Vec<(LocalName, Cow<'a, str>)>,
     formatting_stand_in: bool,
     lines: bool,
     /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
@@ -880,7 +1125,7 @@ pub struct Tokenizer<'a, S: TokenSink> {
     last_start_tag: Option<LocalName>,
 }
 
-impl<'a, S: TokenSink> Tokenizer<'a, S> {
+impl<'a, S: Sink> Tokenizer<'a, S> {
     /// A tokenizer of `input` into `sink`, logging tag spans in `log`.
     pub fn new(input: &'a str, sink: S, log: &'a SpanLog, options: Options) -> Self {
         let pos = if options.discard_bom && input.starts_with('\u{feff}') {
@@ -910,6 +1155,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             tag_kind: TagKind::StartTag,
             tag_start: 0,
             tag_name: String::new(),
+            tag_name_source: None,
             self_closing: false,
             had_duplicate: false,
             attrs: Vec::new(),
@@ -917,13 +1163,16 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             attr_names: HashSet::new(),
             attr: CurrentAttr {
                 name: String::new(),
+                name_is_source: false,
                 name_span: 0..0,
                 value: Text::default(),
                 value_span: 0..0,
                 quote: Quote::Valueless,
             },
             in_attr: false,
-            attributes: options.attributes,
+            lean: !S::HTML5EVER || options.attributes == Attributes::TreeBuilder,
+            log_all: options.attributes == Attributes::All,
+            read: Vec::new(),
             formatting_stand_in: options.formatting_stand_in,
             lines: options.lines,
             formatting: None,
@@ -986,35 +1235,54 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.line
     }
 
-    /// Hands a token to the sink, after any pending characters.
-    fn emit(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
-        self.flush();
-        self.send(token)
-    }
-
-    fn send(&mut self, token: Token) -> TokenSinkResult<S::Handle> {
-        let line = if self.lines { self.line() } else { 0 };
-        self.sink.process_token(token, line)
+    /// The line number of the next token.
+    fn sink_line(&mut self) -> u64 {
+        if self.lines { self.line() } else { 0 }
     }
 
     /// Emits the pending characters, if any.
+    #[inline]
     fn flush(&mut self) {
-        if !self.collapsed.is_empty() {
-            let text = StrTendril::from_slice(self.collapsed.as_str());
-            self.collapsed.clear();
-            let _ = self.send(Token::CharacterTokens(text));
-        } else if !self.pending.is_empty() {
-            let text = self.text_tendril(&self.pending);
-            let at = self.pos;
-            self.pending.clear(at);
-            // Only tag tokens get an answer other than Continue.
-            let _ = self.send(Token::CharacterTokens(text));
+        if !self.collapsed.is_empty() || !self.pending.is_empty() {
+            self.flush_some();
         }
     }
 
+    /// [`Tokenizer::flush`] when there are characters to emit.
+    fn flush_some(&mut self) {
+        if !self.collapsed.is_empty() {
+            let chars = Chars::StandIn {
+                text: self.collapsed.as_str(),
+                space: !self.collapsed.other,
+            };
+            self.collapsed.clear();
+            let line = self.sink_line();
+            self.sink.characters(chars, line);
+        } else if !self.pending.is_empty() {
+            let line = self.sink_line();
+            let text = &self.pending;
+            let chars = if text.owned {
+                Chars::Text(&text.buf)
+            } else {
+                Chars::Text(&self.input[text.start..text.end])
+            };
+            self.sink.characters(chars, line);
+            let at = self.pos;
+            self.pending.clear(at);
+        }
+    }
+
+    /// Emits a NUL character token, after any pending characters.
+    fn emit_null(&mut self) {
+        self.flush();
+        let line = self.sink_line();
+        self.sink.null(line);
+    }
+
     /// Emits the source `input[from..to]` as characters.
+    #[inline(always)]
     fn chars(&mut self, from: usize, to: usize) {
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.collapsed.push(&self.bytes[from..to], true);
         } else {
             self.pending.push_raw(self.input, from, to);
@@ -1023,7 +1291,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.collapsed.push(s.as_bytes(), false);
         } else {
             self.pending.push_str(self.input, s);
@@ -1032,26 +1300,37 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Emits a parse error.
     fn error(&mut self, message: &'static str) {
-        let _ = self.emit(Token::ParseError(Cow::Borrowed(message)));
+        self.flush();
+        let line = self.sink_line();
+        self.sink.parse_error(message, line);
     }
 
     fn emit_eof(&mut self) -> states::Flow {
-        let _ = self.emit(Token::EOFToken);
+        self.flush();
+        let line = self.sink_line();
+        self.sink.eof(line);
         states::Flow::Stop
     }
 
     /// Creates a new tag token whose `<` is at `tag_start`.
+    #[inline(always)]
     fn create_tag(&mut self, kind: TagKind) {
         self.tag_kind = kind;
         self.tag_name.clear();
+        self.tag_name_source = None;
         self.self_closing = false;
         self.had_duplicate = false;
-        self.attrs.clear();
+        if !self.attrs.is_empty() {
+            self.attrs.clear();
+        }
         self.attr_spans.clear();
         if !self.attr_names.is_empty() {
             self.attr_names.clear();
         }
         self.seen.clear();
+        if !self.read.is_empty() {
+            self.read.clear();
+        }
         self.formatting = None;
         self.dropped.clear();
         self.dropped_text.clear();
@@ -1064,6 +1343,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         let at = self.pos;
         let attr = &mut self.attr;
         attr.name.clear();
+        attr.name_is_source = false;
         attr.name_span = at..at;
         attr.value.clear(at);
         attr.value_span = at..at;
@@ -1094,7 +1374,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// they are read: the few a token carries are decoded from their spans
     /// when the attribute is finished ([`Tokenizer::lean_value`]).
     fn value_raw(&mut self, from: usize, to: usize) {
-        if self.attributes == Attributes::All {
+        if !self.lean {
             self.attr.value.push_raw(self.input, from, to);
         }
     }
@@ -1102,7 +1382,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// Appends text that is not the source to the current attribute's
     /// value (see [`Tokenizer::value_raw`]).
     fn value_str(&mut self, s: &str) {
-        if self.attributes == Attributes::All {
+        if !self.lean {
             self.attr.value.push_str(self.input, s);
         }
     }
@@ -1125,15 +1405,21 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
 
     /// Adds the current attribute to the tag, unless the tag already has
     /// one of that name.
+    #[inline]
     fn finish_attr(&mut self) {
         if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        if self.attributes == Attributes::TreeBuilder {
+        if self.lean {
             self.finish_attr_lean();
-            return;
+        } else {
+            self.finish_attr_full();
         }
-        let name = LocalName::from(self.attr.name.as_str());
+    }
+
+    /// [`Tokenizer::finish_attr`] with every attribute as an atom.
+    fn finish_attr_full(&mut self) {
+        let name = LocalName::from(self.attr.name(self.input));
         let duplicate = if self.attrs.len() < SCAN_LIMIT {
             self.attrs.iter().any(|a| a.name.local == name)
         } else {
@@ -1160,32 +1446,57 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// same duplicate check on plain strings, no atom for a name the tree
     /// builder does not read.
     fn finish_attr_lean(&mut self) {
-        if self.seen.seen_before(&self.attr.name) {
+        let input = self.input;
+        if self
+            .seen
+            .seen_before(input, &self.attr_spans, self.attr.name(input))
+        {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
             return;
         }
-        if let Some(name) = read_by_tree_builder(&self.attr.name) {
-            let value = StrTendril::from_slice(&self.lean_value());
-            self.attrs.push(Attribute {
-                name: QualName::new(None, ns!(), name),
-                value,
-            });
-        } else if self.formatting_stand_in
+        if let Some(name) = read_by_tree_builder(self.attr.name(input)) {
+            if S::HTML5EVER {
+                let value = StrTendril::from_slice(&self.lean_value());
+                self.attrs.push(Attribute {
+                    name: QualName::new(None, ns!(), name),
+                    value,
+                });
+            } else {
+                let value = self.lean_value();
+                self.read.push((name, value));
+            }
+        } else if S::HTML5EVER
+            && self.formatting_stand_in
             && self.tag_kind == TagKind::StartTag
-            && *self
-                .formatting
-                .get_or_insert_with(|| is_formatting(&self.tag_name))
+            && self.is_formatting()
         {
             let value = self.lean_value();
             let (attr, text) = (&self.attr, &mut self.dropped_text);
-            let name = text.len()..text.len() + attr.name.len();
-            text.push_str(&attr.name);
+            let attr_name = attr.name(input);
+            let name = text.len()..text.len() + attr_name.len();
+            text.push_str(attr_name);
             let at = text.len();
             text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
         self.attr_spans.push(self.attr.span(self.input));
+    }
+
+    /// Whether the tag is a formatting element's (asked once a tag).
+    fn is_formatting(&mut self) -> bool {
+        if self.formatting.is_none() {
+            self.formatting = Some(is_formatting(self.current_tag_name()));
+        }
+        self.formatting == Some(true)
+    }
+
+    /// The current tag's name as the tokenizer gives it.
+    fn current_tag_name(&self) -> &str {
+        match &self.tag_name_source {
+            Some(span) => &self.input[span.clone()],
+            None => &self.tag_name,
+        }
     }
 
     /// With [`Attributes::TreeBuilder`], the attribute that stands for the
@@ -1222,7 +1533,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         if let Some(attr) = self.dropped_attribute() {
             self.attrs.push(attr);
         }
-        let name = tag_atom(&self.tag_name);
+        let name = tag_atom(self.current_tag_name());
         match self.tag_kind {
             TagKind::StartTag => self.last_start_tag = Some(name.clone()),
             TagKind::EndTag => {
@@ -1239,9 +1550,9 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         // With only what the tree builder reads, only the tags that can
         // hold a link are logged: start tags with attributes, and `style`
         // tags (whose text holds CSS).
-        let logged = self.attributes == Attributes::All
+        let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
-            || self.tag_name == "style";
+            || self.current_tag_name() == "style";
         if !logged {
             self.attr_spans.clear();
         } else {
@@ -1254,25 +1565,25 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 (offset(first), offset(all.len())),
             ));
         }
-        let token = Token::TagToken(Tag {
+        let line = self.sink_line();
+        let token = TagToken {
             kind: self.tag_kind,
             name,
             self_closing: self.self_closing,
-            attrs: std::mem::take(&mut self.attrs),
             had_duplicate_attributes: self.had_duplicate,
-        });
+            attrs: &mut self.attrs,
+            read: &self.read,
+        };
         self.state = State::Data;
         self.log
             .current
             .set(logged.then(|| self.log.len().saturating_sub(1)));
-        let result = self.send(token);
+        let result = self.sink.tag(token, line);
         self.log.current.set(None);
         match result {
-            TokenSinkResult::Continue
-            | TokenSinkResult::Script(_)
-            | TokenSinkResult::EncodingIndicator(_) => {}
-            TokenSinkResult::Plaintext => self.state = State::Plaintext,
-            TokenSinkResult::RawData(kind) => {
+            Feedback::Continue => {}
+            Feedback::Plaintext => self.state = State::Plaintext,
+            Feedback::Raw(kind) => {
                 self.state = match kind {
                     RawKind::Rcdata => State::Rcdata,
                     RawKind::Rawtext => State::Rawtext,
@@ -1290,28 +1601,34 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             && self
                 .last_start_tag
                 .as_ref()
-                .is_some_and(|last| **last == *self.tag_name)
+                .is_some_and(|last| **last == *self.current_tag_name())
     }
 
     fn emit_comment(&mut self) {
+        self.flush();
+        let line = self.sink_line();
         // No sink looks into a comment on the lean path.
-        let text = if self.attributes == Attributes::TreeBuilder {
-            StrTendril::new()
+        let text = if self.lean {
+            ""
+        } else if self.comment.owned {
+            &self.comment.buf
         } else {
-            self.text_tendril(&self.comment)
+            &self.input[self.comment.start..self.comment.end]
         };
-        let _ = self.emit(Token::CommentToken(text));
+        self.sink.comment(text, line);
     }
 
     fn emit_doctype(&mut self) {
         let d = std::mem::take(&mut self.doctype);
-        let token = Token::DoctypeToken(Doctype {
+        let doctype = Doctype {
             name: d.name.map(|s| StrTendril::from_slice(&s)),
             public_id: d.public_id.map(|s| StrTendril::from_slice(&s)),
             system_id: d.system_id.map(|s| StrTendril::from_slice(&s)),
             force_quirks: d.force_quirks,
-        });
-        let _ = self.emit(token);
+        };
+        self.flush();
+        let line = self.sink_line();
+        self.sink.doctype(doctype, line);
     }
 
     /// Consumes the next input character, after preprocessing: a CRLF

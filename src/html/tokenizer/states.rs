@@ -5,15 +5,30 @@
 //! state; "reconsume" rewinds the position to the character's start. A
 //! state that can take a run of characters at once does so.
 
-use html5ever::tokenizer::{TagKind, Token, TokenSink};
+use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{Quote, Tokenizer, is_space};
+use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
 
 /// Whether to keep stepping.
 pub(super) enum Flow {
     Go,
     Stop,
+}
+
+/// The first `<`, `&` or NUL in `text`. Most runs of text between tags
+/// are a few bytes long (in documentation pages, four in five are under
+/// eight): a byte loop over the first few finds their end sooner than
+/// setting up a vector search, which takes over for longer ones.
+#[inline]
+fn find_in_text(text: &[u8]) -> Option<usize> {
+    const SHORT: usize = 16;
+    let head = &text[..text.len().min(SHORT)];
+    if let Some(i) = head.iter().position(|&b| matches!(b, b'<' | b'&' | 0)) {
+        return Some(i);
+    }
+    let tail = text.get(SHORT..)?;
+    memchr3(b'<', b'&', 0, tail).map(|i| i + SHORT)
 }
 
 /// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
@@ -26,8 +41,6 @@ pub(super) enum State {
     Rawtext,
     ScriptData,
     Plaintext,
-    TagOpen,
-    EndTagOpen,
     TagName,
     RawLessThan(Raw),
     RawEndTagOpen(Raw),
@@ -109,7 +122,7 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
-impl<S: TokenSink> Tokenizer<'_, S> {
+impl<S: Sink> Tokenizer<'_, S> {
     pub(super) fn step(&mut self) -> Flow {
         match self.state {
             State::Data => self.data(),
@@ -117,8 +130,6 @@ impl<S: TokenSink> Tokenizer<'_, S> {
             State::Rawtext => self.rawtext_or_script(State::Rawtext, Raw::Rawtext),
             State::ScriptData => self.rawtext_or_script(State::ScriptData, Raw::ScriptData),
             State::Plaintext => self.plaintext(),
-            State::TagOpen => self.tag_open(),
-            State::EndTagOpen => self.end_tag_open(),
             State::TagName => self.tag_name(),
             State::RawLessThan(raw) => self.raw_less_than(raw),
             State::RawEndTagOpen(raw) => self.raw_end_tag_open(raw),
@@ -174,7 +185,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
     /// §13.2.5.1 Data state.
     fn data(&mut self) -> Flow {
         let start = self.pos;
-        let Some(i) = memchr3(b'<', b'&', 0, &self.bytes[start..]) else {
+        let Some(i) = find_in_text(&self.bytes[start..]) else {
             self.chars(start, self.bytes.len());
             self.pos = self.bytes.len();
             return self.emit_eof();
@@ -185,12 +196,12 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         match self.bytes[at] {
             b'<' => {
                 self.tag_start = at;
-                self.state = State::TagOpen;
+                return self.tag_open();
             }
             b'&' => self.character_reference(false),
             _ => {
                 self.error("Unexpected null character");
-                let _ = self.emit(Token::NullCharacterToken);
+                self.emit_null();
             }
         }
         Flow::Go
@@ -259,18 +270,32 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state.
+    /// §13.2.5.6 Tag open state (entered straight from the data state, the
+    /// `<` just consumed).
     fn tag_open(&mut self) -> Flow {
         let at = self.pos;
-        match self.consume() {
-            Some('!') => self.state = State::MarkupDeclarationOpen,
-            Some('/') => self.state = State::EndTagOpen,
-            Some(c) if c.is_ascii_alphabetic() => {
+        // Each character with a rule of its own is ASCII; the others are
+        // reconsumed.
+        match self.bytes.get(at) {
+            Some(b'!') => {
+                self.pos = at + 1;
+                self.state = State::MarkupDeclarationOpen;
+            }
+            Some(b'/') => {
+                self.pos = at + 1;
+                return self.end_tag_open();
+            }
+            Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::StartTag);
-                self.pos = at;
+                if self.lean {
+                    return self.lean_tag();
+                }
                 self.state = State::TagName;
             }
-            Some('?') => {
+            Some(b'?') => {
+                // (The error is reported past the character, where the
+                // states report it.)
+                self.pos = at + 1;
                 self.error("Unexpected question mark instead of tag name");
                 self.comment.clear(at);
                 self.pos = at;
@@ -282,6 +307,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 return self.emit_eof();
             }
             Some(_) => {
+                self.consume();
                 self.error("Invalid first character of tag name");
                 self.chars(self.tag_start, at);
                 self.pos = at;
@@ -291,16 +317,20 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state.
+    /// §13.2.5.7 End tag open state (entered straight from the tag open
+    /// state, the `/` just consumed).
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
-        match self.consume() {
-            Some(c) if c.is_ascii_alphabetic() => {
+        match self.bytes.get(at) {
+            Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::EndTag);
-                self.pos = at;
+                if self.lean {
+                    return self.lean_tag();
+                }
                 self.state = State::TagName;
             }
-            Some('>') => {
+            Some(b'>') => {
+                self.pos = at + 1;
                 self.error("Missing end tag name");
                 self.state = State::Data;
             }
@@ -310,6 +340,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 return self.emit_eof();
             }
             Some(_) => {
+                self.consume();
                 self.error("Invalid first character of tag name");
                 self.comment.clear(at);
                 self.pos = at;
@@ -356,6 +387,220 @@ impl<S: TokenSink> Tokenizer<'_, S> {
                 }
             }
         }
+    }
+
+    /// The tag name state (§13.2.5.8) and the attribute states that follow
+    /// (§13.2.5.32 to §13.2.5.40) at once, for the common shapes of a tag,
+    /// when attribute values are not gathered ([`Tokenizer::lean`]): each
+    /// run of a name or value is found by one scan, without a round through
+    /// [`Tokenizer::step`] for each state. At whatever is less common (a
+    /// NUL, a character reference in a value, a missing value or white
+    /// space, the end of the input) it leaves the rest of the tag to the
+    /// states, in the state and at the position they would be in, so
+    /// tokens, spans and parse errors are the states' own. The tag was
+    /// just created; the name starts at the current position.
+    fn lean_tag(&mut self) -> Flow {
+        let bytes = self.bytes;
+        loop {
+            let start = self.pos;
+            let run = bytes[start..]
+                .iter()
+                .position(|&b| {
+                    matches!(
+                        b,
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0 | b'A'..=b'Z'
+                    )
+                })
+                .unwrap_or(bytes.len() - start);
+            self.pos = start + run;
+            let end = bytes.get(self.pos);
+            // A name read in one run is the source as it is.
+            if self.tag_name.is_empty()
+                && end.is_some_and(|&b| matches!(b, b'>' | b'/') || is_tree_space(b))
+            {
+                self.tag_name_source = Some(start..self.pos);
+            } else {
+                self.tag_name.push_str(&self.input[start..self.pos]);
+            }
+            match end {
+                Some(&b @ b'A'..=b'Z') => {
+                    self.tag_name.push(b.to_ascii_lowercase() as char);
+                    self.pos += 1;
+                }
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                Some(&b) if is_tree_space(b) => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return self.resume(State::TagName),
+            }
+        }
+        loop {
+            // Before the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None | Some(b'=') => return self.resume(State::BeforeAttrName),
+                Some(_) => {}
+            }
+            self.start_attr();
+            loop {
+                let start = self.pos;
+                let run = bytes[start..]
+                    .iter()
+                    .position(|&b| {
+                        matches!(
+                            b,
+                            b'\t'
+                                | b'\n'
+                                | b'\x0c'
+                                | b'\r'
+                                | b' '
+                                | b'/'
+                                | b'>'
+                                | b'='
+                                | 0
+                                | b'A'..=b'Z'
+                        )
+                    })
+                    .unwrap_or(bytes.len() - start);
+                self.pos = start + run;
+                let end = bytes.get(self.pos);
+                // A name read in one run is the source as it is.
+                if self.attr.name.is_empty()
+                    && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
+                {
+                    self.attr.name_is_source = true;
+                    break;
+                }
+                self.attr.name.push_str(&self.input[start..self.pos]);
+                match end {
+                    Some(&b @ b'A'..=b'Z') => {
+                        self.attr.name.push(b.to_ascii_lowercase() as char);
+                        self.pos += 1;
+                    }
+                    Some(0) | None => return self.resume(State::AttrName),
+                    Some(_) => break,
+                }
+            }
+            self.end_attr_name();
+            // After the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'=') => self.pos += 1,
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None => return self.resume(State::AfterAttrName),
+                // Another attribute starts here.
+                Some(_) => continue,
+            }
+            // Before the attribute value.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(&quote @ (b'"' | b'\'')) => {
+                    let (kind, state) = if quote == b'"' {
+                        (Quote::Double, State::AttrValueDouble)
+                    } else {
+                        (Quote::Single, State::AttrValueSingle)
+                    };
+                    self.pos += 1;
+                    self.start_attr_value(kind);
+                    match memchr3(quote, b'&', 0, &bytes[self.pos..]) {
+                        Some(i) if bytes[self.pos + i] == quote => {
+                            self.pos += i;
+                            self.end_attr_value();
+                            self.pos += 1;
+                        }
+                        Some(i) => {
+                            self.pos += i;
+                            return self.resume(state);
+                        }
+                        None => return self.resume(state),
+                    }
+                    // After the quoted value.
+                    match bytes.get(self.pos) {
+                        Some(&b) if is_tree_space(b) => self.pos += 1,
+                        Some(b'>') => {
+                            self.pos += 1;
+                            return self.emit_tag();
+                        }
+                        Some(b'/') => {
+                            self.pos += 1;
+                            return self.lean_solidus();
+                        }
+                        _ => return self.resume(State::AfterAttrValueQuoted),
+                    }
+                }
+                Some(b'>') | None => return self.resume(State::BeforeAttrValue),
+                Some(_) => {
+                    self.start_attr_value(Quote::Unquoted);
+                    let start = self.pos;
+                    let run = bytes[start..]
+                        .iter()
+                        .position(|&b| {
+                            matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
+                        })
+                        .unwrap_or(bytes.len() - start);
+                    self.pos = start + run;
+                    match bytes.get(self.pos) {
+                        Some(b'>') => {
+                            self.end_attr_value();
+                            self.pos += 1;
+                            return self.emit_tag();
+                        }
+                        Some(&b) if is_tree_space(b) => {
+                            self.end_attr_value();
+                            self.pos += 1;
+                        }
+                        _ => return self.resume(State::AttrValueUnquoted),
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Tokenizer::lean_tag`] after a `/`: the self-closing start tag state.
+    fn lean_solidus(&mut self) -> Flow {
+        if self.bytes.get(self.pos) == Some(&b'>') {
+            self.pos += 1;
+            self.self_closing = true;
+            return self.emit_tag();
+        }
+        self.resume(State::SelfClosingStartTag)
+    }
+
+    /// Skips ASCII white space (a CR, alone or before a line feed, is one).
+    #[inline]
+    fn skip_spaces(&mut self) {
+        while self.bytes.get(self.pos).is_some_and(|&b| is_tree_space(b)) {
+            self.pos += 1;
+        }
+    }
+
+    /// Leaves the rest of a tag to `state`, at the current position.
+    fn resume(&mut self, state: State) -> Flow {
+        self.state = state;
+        Flow::Go
     }
 
     /// §13.2.5.9 RCDATA less-than sign state, §13.2.5.12 RAWTEXT less-than
@@ -908,7 +1153,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         } else if self.bytes[self.pos..].starts_with(b"[CDATA[")
             && self
                 .sink
-                .adjusted_current_node_present_but_not_in_html_namespace()
+                .in_foreign_content()
         {
             self.pos += "[CDATA[".len();
             self.state = State::CdataSection;
@@ -1449,7 +1694,7 @@ impl<S: TokenSink> Tokenizer<'_, S> {
         if self.bytes[at] == b']' {
             self.state = State::CdataSectionBracket;
         } else {
-            let _ = self.emit(Token::NullCharacterToken);
+            self.emit_null();
         }
         Flow::Go
     }

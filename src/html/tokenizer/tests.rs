@@ -190,6 +190,7 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     for &name in SHORT_TAG_NAMES {
         assert!(name.len() <= 8, "{name}");
         assert_eq!(short_tag_atom(name_key(name.as_bytes())), Some(LocalName::from(name)));
+        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
         assert_eq!(tag_atom(name), LocalName::from(name));
     }
     for name in [
@@ -206,7 +207,176 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     ] {
         assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
     }
+    for name in ["", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "é"] {
+        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
+    }
     // Only a known name of at most eight bytes has a key that maps.
     assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
     assert_eq!(short_tag_atom(name_key(b"divx")), None);
+}
+
+/// A tag as [`Lean`] records it: its name, its read attributes, and
+/// whether it had a duplicate.
+type LeanTag = (String, Vec<(String, String)>, bool);
+
+/// A sink of relink's own: records each tag's name, read attributes and
+/// duplicate flag, each run of characters as white space or not, and
+/// the parse errors and tags in order.
+#[derive(Default)]
+struct Lean {
+    tags: RefCell<Vec<LeanTag>>,
+    text: RefCell<Vec<bool>>,
+    events: RefCell<Vec<String>>,
+}
+
+impl Sink for Lean {
+    const HTML5EVER: bool = false;
+
+    fn tag(&self, tag: TagToken<'_>, _line: u64) -> Feedback {
+        assert!(tag.attrs.is_empty());
+        let read = tag
+            .read
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect();
+        self.events.borrow_mut().push(format!(
+            "{:?} {} {} {}",
+            tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
+        ));
+        self.tags.borrow_mut().push((
+            tag.name.to_string(),
+            read,
+            tag.had_duplicate_attributes,
+        ));
+        Feedback::Continue
+    }
+
+    fn characters(&self, chars: Chars<'_>, _line: u64) {
+        let Chars::StandIn { space, .. } = chars else {
+            panic!("{chars:?}")
+        };
+        self.text.borrow_mut().push(space);
+    }
+
+    fn null(&self, _line: u64) {}
+
+    fn comment(&self, text: &str, _line: u64) {
+        assert_eq!(text, "");
+    }
+
+    fn doctype(&self, _doctype: Doctype, _line: u64) {}
+
+    fn parse_error(&self, message: &'static str, _line: u64) {
+        self.events.borrow_mut().push(message.to_owned());
+    }
+
+    fn eof(&self, _line: u64) {}
+
+    fn end(&self) {}
+
+    fn in_foreign_content(&self) -> bool {
+        false
+    }
+}
+
+/// Records the tags and parse errors of html5ever tokens as [`Lean`] does.
+#[derive(Default)]
+struct Events(RefCell<Vec<String>>);
+
+impl TokenSink for Events {
+    type Handle = ();
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match token {
+            Token::TagToken(tag) => self.0.borrow_mut().push(format!(
+                "{:?} {} {} {}",
+                tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
+            )),
+            Token::ParseError(message) => self.0.borrow_mut().push(message.into_owned()),
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+/// The fast path through a tag, which leaves whatever is uncommon to the
+/// states, gives the tags, spans and parse errors the states give, cut
+/// anywhere.
+#[test]
+fn tags_read_at_once_are_what_the_states_read() {
+    let inputs = [
+        "<a href=\"u\" title='t' x=y z>t</a >",
+        "<IMG SRC=a.png ALT=\"\"/><br/><br / ><p/x>",
+        "<a b = \"1\"c='2'/d=3 e=>f</a b=1 / >",
+        "<a b\0c=1 d=\"x\0y\" e=f\0g h\0>",
+        "<t\0x a=\"&amp;\" b='&lt' c=&gt; d=&notit e=\"&#x41\">",
+        "<a =b ==c \"d\"=e 'f' <g>",
+        "<a\r\nb\r=\r\n\"c\"\rd=e\r\n>",
+        "<a b=\"c\"d=\"e\" f='g'/h>",
+        "<a href=x href=y HREF=z hReF>",
+        "<p id=\"é\" dïr=ltr>ü</p>",
+        "<dIv cLaSs=x dAtA-X=y Z>style</sTyLe><style></style >",
+    ];
+    for input in inputs {
+        for end in (0..=input.len()).filter(|&e| input.is_char_boundary(e)) {
+            let text = &input[..end];
+            let log = SpanLog::default();
+            let options = Options {
+                discard_bom: false,
+                ..Options::default()
+            };
+            let states = tokenize(text, Events::default(), &log, options.clone());
+            let states_log = log.into_parts();
+            let log = SpanLog::default();
+            let lean = tokenize_into(text, Lean::default(), &log, options);
+            assert_eq!(lean.events.into_inner(), states.0.into_inner(), "{text:?}");
+            assert_eq!(log.into_parts(), states_log, "{text:?}");
+        }
+    }
+}
+
+fn run_lean(input: &str) -> Lean {
+    let log = SpanLog::default();
+    let options = Options {
+        attributes: Attributes::TreeBuilder,
+        ..Options::default()
+    };
+    tokenize_into(input, Lean::default(), &log, options)
+}
+
+#[test]
+fn a_sink_of_its_own_gets_the_read_attributes_decoded() {
+    let sink = run_lean("<a HREF='u&amp;v' title=t Type=x> <!-- c --> <p>x</p>");
+    let tags = sink.tags.into_inner();
+    assert_eq!(
+        tags[0],
+        (
+            "a".to_owned(),
+            vec![
+                ("href".to_owned(), "u&v".to_owned()),
+                ("type".to_owned(), "x".to_owned())
+            ],
+            false
+        )
+    );
+    assert_eq!(tags.len(), 3);
+    assert_eq!(sink.text.into_inner(), vec![true, true, false]);
+}
+
+#[test]
+fn duplicates_are_found_however_names_are_written() {
+    // Upper case, and a NUL against the U+FFFD it becomes.
+    let sink = run_lean("<a href=1 HREF=2 a\0=3 a\u{fffd}=4 b=5>");
+    let tags = sink.tags.into_inner();
+    assert_eq!(tags[0].1, vec![("href".to_owned(), "1".to_owned())]);
+    assert!(tags[0].2);
+    // Past the names scanned one by one.
+    let many: String = (0..40).map(|i| format!(" n{i}=v")).collect();
+    let sink = run_lean(&format!("<a{many} N3=x TYPE=y n39 type=z>"));
+    let tags = sink.tags.into_inner();
+    assert_eq!(tags[0].1, vec![("type".to_owned(), "y".to_owned())]);
+    assert!(tags[0].2);
+    let sink = run_lean(&format!("<a{many} type=z>"));
+    assert!(!sink.tags.into_inner()[0].2);
+    let sink = run_lean("<a b c>");
+    assert!(!sink.tags.into_inner()[0].2);
 }
