@@ -74,39 +74,63 @@ pub fn normalize<T>(edits: &mut Vec<Edit<T>>, len: usize) -> usize {
     before - edits.len()
 }
 
-/// One edit as [`Edits`] keeps it: 16 bytes, its text a range of the
-/// shared buffer.
+/// An edit as [`Edits`] keeps one pushed out of order: its text by number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Packed {
     start: u32,
     end: u32,
-    text_start: u32,
-    text_end: u32,
+    text: u32,
 }
 
 /// Edits of one text (at most `u32::MAX` bytes, as every document is), kept
 /// compact: a link-dense document makes millions of them, mostly the same
-/// few bytes over and over (`https://example.com/` before each `x`). Each
-/// edit is 16 bytes; the texts share one buffer, and a text the same as
-/// one of the last few is not stored again. Per edit a `String` of its
-/// own would be 40 bytes and an allocation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// few bytes over and over (`https://example.com/` before each `x`).
+///
+/// Edits come in order from every reader, so they are kept as a stream of
+/// LEB128 numbers, three an edit: how far its start is past the previous
+/// edit's start, how many bytes it replaces, and which text replaces them.
+/// An edit `<a href=x>` makes is three bytes; a `Range` and a `String`
+/// would be 48 and an allocation. The texts share one buffer, and a text
+/// the same as one of the last few is not stored again. An edit pushed out
+/// of order (or reversed) turns the stream into a plain list until
+/// [`Edits::normalize`] sorts it and packs it again.
+#[derive(Debug, Clone)]
 pub struct Edits {
-    packed: Vec<Packed>,
+    stream: Vec<u8>,
+    /// How many edits `stream` holds.
+    count: usize,
+    /// The start and end of the last edit in `stream`.
+    last: (u32, u32),
+    /// Every edit, once one came out of order (then `stream` is empty).
+    unsorted: Vec<Packed>,
+    /// Each text's range in `texts`, by number.
+    spans: Vec<(u32, u32)>,
     texts: String,
-    /// Recently stored texts, by a hash of their bytes.
-    recent: [(u32, u32); RECENT],
+    /// Recently stored texts (their numbers), by a hash of their bytes.
+    recent: [u32; RECENT],
 }
 
 impl Default for Edits {
     fn default() -> Self {
         Edits {
-            packed: Vec::new(),
+            stream: Vec::new(),
+            count: 0,
+            last: (0, 0),
+            unsorted: Vec::new(),
+            spans: Vec::new(),
             texts: String::new(),
-            recent: [(0, 0); RECENT],
+            recent: [u32::MAX; RECENT],
         }
     }
 }
+
+impl PartialEq for Edits {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Edits {}
 
 /// How many recent texts [`Edits`] looks among for one to share.
 const RECENT: usize = 64;
@@ -120,6 +144,31 @@ fn recent_slot(text: &str) -> usize {
     (hash as usize) % RECENT
 }
 
+/// Appends `n` as LEB128 (seven bits a byte, low bits first).
+fn put(stream: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        stream.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    stream.push(n as u8);
+}
+
+/// The LEB128 number at `*at` in `stream`, moving `*at` past it. The
+/// stream is only ever written by [`put`].
+fn get(stream: &[u8], at: &mut usize) -> u32 {
+    let mut n = 0u32;
+    let mut shift = 0;
+    while let Some(&byte) = stream.get(*at) {
+        *at += 1;
+        n |= u32::from(byte & 0x7f).wrapping_shl(shift);
+        if byte < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    n
+}
+
 impl Edits {
     /// No edits.
     pub fn new() -> Self {
@@ -128,7 +177,7 @@ impl Edits {
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.packed.is_empty()
+        self.count == 0 && self.unsorted.is_empty()
     }
 
     /// Adds an edit. An edit beyond `u32::MAX` bytes (which no document
@@ -142,64 +191,142 @@ impl Edits {
         let (Ok(start), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end)) else {
             return;
         };
-        let slot = recent_slot(text);
-        let (from, to) = self.recent[slot];
-        let (text_start, text_end) = if self.texts.get(from as usize..to as usize) == Some(text) {
-            (from, to)
-        } else {
-            let from = self.texts.len();
-            let Ok(to) = u32::try_from(from + text.len()) else {
-                return;
-            };
-            self.texts.push_str(text);
-            let from = from as u32;
-            self.recent[slot] = (from, to);
-            (from, to)
+        let Some(number) = self.store(text) else {
+            return;
         };
-        self.packed.push(Packed {
-            start,
-            end,
-            text_start,
-            text_end,
-        });
+        let in_order = self.count == 0 || (start, end) >= self.last;
+        if self.unsorted.is_empty() && in_order && start <= end {
+            put(&mut self.stream, start - self.last.0);
+            put(&mut self.stream, end - start);
+            put(&mut self.stream, number);
+            self.last = (start, end);
+            self.count += 1;
+        } else {
+            if self.unsorted.is_empty() {
+                self.unsorted = self.packed().collect();
+                self.clear_stream();
+            }
+            self.unsorted.push(Packed {
+                start,
+                end,
+                text: number,
+            });
+        }
+    }
+
+    /// The number of `text`, stored unless it is one of the recent ones.
+    fn store(&mut self, text: &str) -> Option<u32> {
+        let slot = recent_slot(text);
+        let recent = self.recent[slot];
+        if let Some(&(from, to)) = self.spans.get(recent as usize)
+            && self.texts.get(from as usize..to as usize) == Some(text)
+        {
+            return Some(recent);
+        }
+        let from = u32::try_from(self.texts.len()).ok()?;
+        let to = u32::try_from(self.texts.len() + text.len()).ok()?;
+        let number = u32::try_from(self.spans.len()).ok()?;
+        self.texts.push_str(text);
+        self.spans.push((from, to));
+        self.recent[slot] = number;
+        Some(number)
+    }
+
+    fn clear_stream(&mut self) {
+        self.stream = Vec::new();
+        self.count = 0;
+        self.last = (0, 0);
+    }
+
+    /// The edits of the stream, in order.
+    fn packed(&self) -> impl Iterator<Item = Packed> + '_ {
+        let mut at = 0;
+        let mut start = 0u32;
+        (0..self.count).map(move |_| {
+            start = start.wrapping_add(get(&self.stream, &mut at));
+            let end = start.wrapping_add(get(&self.stream, &mut at));
+            let text = get(&self.stream, &mut at);
+            Packed { start, end, text }
+        })
     }
 
     /// How many bytes the edits' texts have, all told.
     pub fn text_len(&self) -> usize {
-        self.packed
-            .iter()
-            .map(|p| (p.text_end - p.text_start) as usize)
-            .sum()
+        self.iter().map(|e| e.text.len()).sum()
     }
 
     /// Each edit, in the order they are kept.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Edit<&str>> + '_ {
-        self.packed.iter().map(|p| {
-            Edit::new(
-                p.start as usize..p.end as usize,
-                &self.texts[p.text_start as usize..p.text_end as usize],
-            )
-        })
+        let text = |number: u32| {
+            let (from, to) = self.spans.get(number as usize).copied().unwrap_or_default();
+            self.texts.get(from as usize..to as usize).unwrap_or_default()
+        };
+        let len = self.count + self.unsorted.len();
+        let edits = self.packed().chain(self.unsorted.iter().copied());
+        ExactLen { inner: edits, len }
+            .map(move |p| Edit::new(p.start as usize..p.end as usize, text(p.text)))
     }
 
     /// [`normalize`] for these edits.
     pub fn normalize(&mut self, len: usize) -> usize {
-        let key = |p: &Packed| (p.start, p.end);
-        if !self.packed.is_sorted_by_key(key) {
-            self.packed.sort_by_key(key);
-        }
-        let before = self.packed.len();
+        let mut edits = if self.unsorted.is_empty() {
+            // In order already: packed again only if one is dropped.
+            let mut end = 0;
+            let all_kept = self.packed().all(|p| {
+                let keep = p.start >= end && p.end as usize <= len;
+                end = p.end;
+                keep
+            });
+            if all_kept {
+                return 0;
+            }
+            self.packed().collect()
+        } else {
+            std::mem::take(&mut self.unsorted)
+        };
+        edits.sort_by_key(|p| (p.start, p.end));
+        let before = edits.len();
         let mut end = 0;
-        self.packed.retain(|p| {
+        edits.retain(|p| {
             let keep = p.start >= end && p.start <= p.end && p.end as usize <= len;
             if keep {
                 end = p.end;
             }
             keep
         });
-        before - self.packed.len()
+        self.clear_stream();
+        for p in &edits {
+            put(&mut self.stream, p.start - self.last.0);
+            put(&mut self.stream, p.end - p.start);
+            put(&mut self.stream, p.text);
+            self.last = (p.start, p.end);
+            self.count += 1;
+        }
+        before - edits.len()
     }
 }
+
+/// An iterator of known length.
+struct ExactLen<I> {
+    inner: I,
+    len: usize,
+}
+
+impl<I: Iterator> Iterator for ExactLen<I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.len = self.len.saturating_sub(1);
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.len, Some(self.len))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for ExactLen<I> {}
 
 impl FromIterator<Edit<String>> for Edits {
     fn from_iter<I: IntoIterator<Item = Edit<String>>>(iter: I) -> Self {
@@ -300,6 +427,57 @@ mod tests {
             ]
         );
         assert_eq!(apply(b"0123456789", &kept), b"0Z23https://a/4567https://a/89");
+    }
+
+    #[test]
+    fn edits_keep_large_offsets_and_reversed_ranges() {
+        let mut edits = Edits::new();
+        let big = u32::MAX as usize;
+        edits.push(Edit::new(3..3, "a"));
+        edits.push(Edit::new(200_000..300_000, "b"));
+        edits.push(Edit::new(big - 1..big, "c"));
+        assert_eq!(edits.unsorted.len(), 0, "in order: one stream");
+        let all: Vec<_> = edits.iter().collect();
+        assert_eq!(
+            all,
+            vec![
+                Edit::new(3..3, "a"),
+                Edit::new(200_000..300_000, "b"),
+                Edit::new(big - 1..big, "c")
+            ]
+        );
+        assert_eq!(edits.iter().len(), 3);
+        assert_eq!(edits.normalize(big), 0);
+        // A reversed range is kept as pushed, then dropped.
+        let reversed = Range { start: 9, end: 5 };
+        edits.push(Edit::new(reversed.clone(), "d"));
+        assert_eq!(edits.iter().nth(3), Some(Edit::new(reversed, "d")));
+        assert_eq!(edits.normalize(big), 1);
+        assert_eq!(edits.iter().count(), 3);
+        assert_eq!(edits.text_len(), 3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn edits_are_a_list_of_edits(
+            list in proptest::collection::vec((0usize..300, 0usize..40, 0usize..4), 0..40),
+            len in 0usize..340,
+        ) {
+            let texts = ["", "x", "https://example.com/", "\u{e9}t\u{e9}"];
+            let list: Vec<Edit<&str>> = list
+                .into_iter()
+                .map(|(start, width, text)| Edit::new(start..start + width, texts[text]))
+                .collect();
+            let mut edits = Edits::new();
+            for edit in &list {
+                edits.push(edit.clone());
+            }
+            proptest::prop_assert_eq!(edits.iter().collect::<Vec<_>>(), list.clone());
+            let mut plain = list;
+            let dropped = normalize(&mut plain, len);
+            proptest::prop_assert_eq!(edits.normalize(len), dropped);
+            proptest::prop_assert_eq!(edits.iter().collect::<Vec<_>>(), plain);
+        }
     }
 
     #[test]
