@@ -29,26 +29,85 @@ pub fn rewrite_text(src: &str, options: &Options<'_>) -> TextRewrite {
     rewrite_nested(src, options, 0)
 }
 
+/// [`rewrite_text`] with the whole document parsed first, never in pieces:
+/// what the tests hold the pieces to.
+#[cfg(feature = "_internal")]
+pub fn rewrite_text_whole(src: &str, options: &Options<'_>) -> TextRewrite {
+    let kind = DocumentKind::Document;
+    let (base, r) = rewrite_whole(src, options, 0, tree::parse(src, kind));
+    finish(src, base, r)
+}
+
 fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite {
     let kind = if depth > 0 {
         DocumentKind::IframeSrcdoc
     } else {
         DocumentKind::Document
     };
-    let doc = tree::parse(src, kind);
+    let (base, r) = rewrite_in_chunks(src, options, depth, kind).unwrap_or_else(|bail| {
+        // Nothing of the pieces counts: the whole document, from its start.
+        rewrite_whole(src, options, depth, tree::parse_after_chunks(src, kind, bail))
+    });
+    finish(src, base, r)
+}
+
+/// Rewrites the document a piece at a time, as the tracker settles its
+/// tags ([`tree::parse_in_chunks`]), so that a document of millions of
+/// tags never keeps all their records. The base is decided with the first
+/// piece (a page is one piece): a later piece holding the first `base`
+/// stops it, and so does anything the tracker bails on; then the caller
+/// starts again with the whole document.
+fn rewrite_in_chunks<'s, 'o>(
+    src: &'s str,
+    options: &'o Options<'o>,
+    depth: usize,
+    kind: DocumentKind,
+) -> Result<(Option<Base>, Resolver<'s, 'o>), tree::Bail> {
+    let mut work = Work {
+        r: Resolver::new(src, options),
+        depth,
+    };
+    let mut base: Option<Option<Base>> = None;
+    tree::parse_in_chunks(src, kind, &mut |piece| {
+        if base.is_some() && piece.base.is_some() {
+            return false;
+        }
+        let base = base.get_or_insert_with(|| work.document_base(&piece));
+        if let Some(base) = base {
+            work.rewrite_links(&piece, base);
+        }
+        true
+    })?;
+    Ok((base.flatten(), work.r))
+}
+
+/// The links of `doc`, the whole of `src`.
+fn rewrite_whole<'s, 'o>(
+    src: &'s str,
+    options: &'o Options<'o>,
+    depth: usize,
+    doc: Document,
+) -> (Option<Base>, Resolver<'s, 'o>) {
     let mut work = Work {
         r: Resolver::new(src, options),
         depth,
     };
     let base = work.document_base(&doc);
-    match &base {
-        Some(base) => work.rewrite_links(&doc, base),
-        None => work.r.out.warnings.push(Warning::new(
+    if let Some(base) = &base {
+        work.rewrite_links(&doc, base);
+    }
+    (base, work.r)
+}
+
+/// What rewriting found, with the base, and the edits in order.
+fn finish(src: &str, base: Option<Base>, r: Resolver<'_, '_>) -> TextRewrite {
+    let mut out = r.out;
+    if base.is_none() {
+        out.warnings.push(Warning::new(
             WarningKind::NoBase,
             "no base url: links left as they are",
-        )),
+        ));
     }
-    let mut out = work.r.out;
     out.base = base;
     let dropped = out.edits.normalize(src.len());
     if dropped > 0 {

@@ -424,7 +424,23 @@ pub struct Tracker<'l> {
     log: &'l SpanLog,
     names: RefCell<Vec<LocalName>>,
     state: RefCell<State>,
+    /// Where the document goes in pieces, if it does (see
+    /// [`Tracker::in_chunks`]); whether the first `base` went with one.
+    chunks: Option<RefCell<OnChunk<'l>>>,
+    base_handed: std::cell::Cell<bool>,
 }
+
+/// What takes a document's tags in pieces: `false` stops the parse.
+pub type OnChunk<'l> = &'l mut dyn FnMut(Document) -> bool;
+
+/// How many tags a piece of a document handed over as it is parsed has
+/// at least: small enough that the spans of a document of millions of
+/// tags are never all alive, large enough that a page is one piece.
+pub const CHUNK_TAGS: usize = 4096;
+
+/// Why a document handed over in pieces stopped: its first `base` came
+/// after a piece its links were resolved in, against another base.
+pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
     /// A tracker for a document of `kind`, reading tag indexes off `log`.
@@ -449,6 +465,55 @@ impl<'l> Tracker<'l> {
                 current: None,
                 tree: Tree::default(),
             }),
+            chunks: None,
+            base_handed: std::cell::Cell::new(false),
+        }
+    }
+
+    /// A tracker that hands the document to `on_chunk` in pieces as it
+    /// goes: after a tag token, once [`CHUNK_TAGS`] tags are logged (not
+    /// right after a `style` start tag, whose text ends at the next tag),
+    /// the logged tags go as a [`Document`] of their own, their tree facts
+    /// settled (the tracker never revisits a token), and the log starts
+    /// again; [`Tracker::finish_chunks`] hands over the rest. A piece's
+    /// `base` is the document's first `base`, if it is among its tags.
+    /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
+    /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
+    pub fn in_chunks(log: &'l SpanLog, kind: DocumentKind, on_chunk: OnChunk<'l>) -> Self {
+        Tracker {
+            chunks: Some(RefCell::new(on_chunk)),
+            ..Tracker::new(log, kind)
+        }
+    }
+
+    /// Hands the logged tags over as a piece of the document.
+    fn hand_over(&self) {
+        let Some(chunks) = &self.chunks else { return };
+        let (spans, attrs) = self.log.take();
+        let names = std::mem::take(&mut *self.names.borrow_mut());
+        let mut state = self.state.borrow_mut();
+        let mut elements = std::mem::take(&mut state.tree.elements);
+        elements.resize(spans.len(), None);
+        let base = state.tree.base.filter(|_| !self.base_handed.get());
+        // The first base stays recorded, so that no later one counts.
+        self.base_handed.set(state.tree.base.is_some());
+        drop(state);
+        let piece = Document::from_parts(spans, names, elements, attrs, base);
+        if !(chunks.borrow_mut())(piece) {
+            self.state.borrow_mut().bailed = Some(BASE_AFTER_LINKS);
+        }
+    }
+
+    /// Ends a parse in pieces: hands over the rest of the document (its
+    /// last piece, perhaps empty), or says why the tracker bailed.
+    pub fn finish_chunks(self) -> Result<(), Bail> {
+        if let Some(bail) = self.state.borrow().bailed {
+            return Err(bail);
+        }
+        self.hand_over();
+        match self.state.into_inner().bailed {
+            Some(bail) => Err(bail),
+            None => Ok(()),
         }
     }
 
@@ -500,10 +565,18 @@ impl Sink for Tracker<'_> {
         if current.is_some() {
             self.names.borrow_mut().push(tag.name.clone());
         }
-        match tag.kind {
+        let feedback = match tag.kind {
             TagKind::StartTag => self.run(Tok::Start(&tag), current),
             TagKind::EndTag => self.run(Tok::End(&tag.name), None),
+        };
+        if self.chunks.is_some()
+            && self.log.len() >= CHUNK_TAGS
+            && !(tag.kind == TagKind::StartTag && tag.name == local_name!("style"))
+            && self.state.borrow().bailed.is_none()
+        {
+            self.hand_over();
         }
+        feedback
     }
 
     fn characters(&self, chars: Chars<'_>, _line: u64) {

@@ -23,9 +23,10 @@ use html5ever::{LocalName, local_name};
 use super::arena::{Arena, NodeRef, Tree};
 use super::charref;
 use super::tokenizer::{self, AttrSpan, Attributes, SpanLog, TagSpan};
-use super::tracker::{Bail, Tracker};
+use super::tracker::{self, Tracker};
 
 pub use super::tokenizer::Quote;
+pub use super::tracker::Bail;
 
 pub use super::arena::{Element, Namespace};
 
@@ -86,6 +87,24 @@ pub struct Document {
 }
 
 impl Document {
+    /// A document of these records, one each per tag (`attrs` as the tags'
+    /// spans index them), with `base` the index of its base tag.
+    pub(super) fn from_parts(
+        spans: Vec<TagSpan>,
+        names: Vec<LocalName>,
+        elements: Vec<Option<Element>>,
+        attrs: Vec<AttrSpan>,
+        base: Option<usize>,
+    ) -> Self {
+        Document {
+            spans,
+            names,
+            elements,
+            attrs,
+            base,
+        }
+    }
+
     /// How many tags the document has.
     pub fn len(&self) -> usize {
         self.spans.len()
@@ -173,6 +192,48 @@ pub(super) fn parse_tracked(
     let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
     let (names, tree) = tracker.finish()?;
     Ok(assemble(log, names, tree))
+}
+
+/// Parses `src` on the tracker's path, handing its tags to `on_chunk` in
+/// pieces as they are settled (see [`Tracker::in_chunks`]), so that the
+/// records of a document of millions of tags are never all alive. Each
+/// piece is a [`Document`] of its own: its tags in source order, and its
+/// `base` the document's first `base` if that is among them.
+///
+/// On an error nothing handed over counts: [`tracker::BASE_AFTER_LINKS`]
+/// when `on_chunk` stopped, else why the tracker bailed; then
+/// [`parse_after_chunks`] parses the whole document.
+pub fn parse_in_chunks(
+    src: &str,
+    kind: DocumentKind,
+    on_chunk: &mut dyn FnMut(Document) -> bool,
+) -> Result<(), Bail> {
+    if u32::try_from(src.len()).is_err() {
+        // As [`parse`]: nothing in it is located.
+        on_chunk(Document::default());
+        return Ok(());
+    }
+    let log = SpanLog::default();
+    let options = tokenizer::Options {
+        discard_bom: false,
+        attributes: Attributes::TreeBuilder,
+        formatting_stand_in: false,
+        lines: false,
+        ..tokenizer::Options::default()
+    };
+    let tracker = Tracker::in_chunks(&log, kind, on_chunk);
+    tokenizer::tokenize_into(src, tracker, &log, options).finish_chunks()
+}
+
+/// The whole document, after [`parse_in_chunks`] failed with `bail`: on
+/// the tracker's path when only a late `base` stopped it, else straight on
+/// html5ever's (the tracker would bail again).
+pub fn parse_after_chunks(src: &str, kind: DocumentKind, bail: Bail) -> Document {
+    if bail == tracker::BASE_AFTER_LINKS {
+        parse(src, kind)
+    } else {
+        parse_with(src, kind, Attributes::TreeBuilder)
+    }
 }
 
 /// [`parse`], with tag tokens carrying `attributes`: [`parse`] gives the

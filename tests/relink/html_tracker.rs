@@ -13,7 +13,7 @@ use relink::html::tree::{Document, DocumentKind, parse_with};
 use crate::html_corpus::{inputs_with_links, same_document};
 
 /// The three real pages of the corpus.
-fn corpus_pages() -> Vec<(String, String)> {
+pub fn corpus_pages() -> Vec<(String, String)> {
     let dir = crate::fixture("corpus/pages");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
@@ -36,7 +36,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// The HTML payloads of the corpus WARC's responses (wget wrote them
 /// uncompressed and unchunked, one record per gzip member).
-fn warc_pages() -> Vec<(String, String)> {
+pub fn warc_pages() -> Vec<(String, String)> {
     let path = crate::fixture("corpus/warc/python-tutorial.warc.gz");
     let mut bytes = Vec::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
@@ -73,7 +73,7 @@ fn warc_pages() -> Vec<(String, String)> {
 }
 
 /// The installed Python documentation's pages, if it is installed.
-fn python_docs() -> Vec<(String, String)> {
+pub fn python_docs() -> Vec<(String, String)> {
     let root = PathBuf::from("/usr/share/doc/python3.11/html");
     let mut stack = vec![root];
     let mut paths = Vec::new();

@@ -9,6 +9,7 @@ mod encodings;
 mod feeds;
 mod html_corpus;
 mod html_fixtures;
+mod html_pieces;
 mod html_shapes;
 mod html_tracker;
 mod mail;

@@ -576,6 +576,13 @@ impl SpanLog {
         Ref::map(self.attrs.borrow(), |all| &all[range])
     }
 
+    /// Takes the tags logged so far and their attributes, leaving the log
+    /// empty: the next tag is tag 0 again, its attributes from 0 (for a
+    /// sink that hands a document over in pieces, between tokens).
+    pub fn take(&self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
+        (self.tags.take(), self.attrs.take())
+    }
+
     /// Every tag span, and every attribute's span in one list (a tag's
     /// are [`TagSpan::attr_range`] of it).
     pub fn into_flat(self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
