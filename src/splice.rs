@@ -348,6 +348,22 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
     )
 }
 
+/// [`apply`] for edits that own their texts: one edit's output is built in
+/// its own buffer, so that a message whose one part changes holds that
+/// part once, not once more in the whole.
+pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
+    match <[Edit<Vec<u8>>; 1]>::try_from(edits) {
+        Ok([Edit { range, text: mut out }]) => {
+            let (before, after) = (&input[..range.start], &input[range.end..]);
+            out.reserve_exact(before.len() + after.len());
+            out.splice(0..0, before.iter().copied());
+            out.extend_from_slice(after);
+            out
+        }
+        Err(edits) => apply(input, &edits),
+    }
+}
+
 /// [`apply`] on edits made one at a time, about `grown` bytes of new text
 /// in all.
 pub fn apply_each<T: AsRef<[u8]>>(
@@ -389,6 +405,19 @@ mod tests {
         let edits = vec![Edit::new(1..2, "XY"), Edit::new(4..4, "-")];
         assert_eq!(apply(b"abcdef", &edits), b"aXYcd-ef");
         assert_eq!(apply::<&str>(b"abc", &[]), b"abc");
+    }
+
+    #[test]
+    fn owned_edits_apply_as_borrowed_ones() {
+        for edits in [
+            vec![Edit::new(2..4, b"XYZ".to_vec())],
+            vec![Edit::new(0..0, b"<".to_vec())],
+            vec![Edit::new(6..6, b">".to_vec())],
+            vec![Edit::new(1..2, b"1".to_vec()), Edit::new(4..5, b"".to_vec())],
+            vec![],
+        ] {
+            assert_eq!(apply_owned(b"abcdef", edits.clone()), apply(b"abcdef", &edits));
+        }
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub fn rewrite_message(
     }
     let mut out = walker.out;
     if !edits.is_empty() {
-        out.output = Some(splice::apply(bytes, &edits));
+        out.output = Some(splice::apply_owned(bytes, edits));
     }
     out
 }
@@ -302,7 +302,7 @@ impl Walker<'_> {
             }
             PartKind::Message => {
                 let inner = self.message(&decoded, base, path, depth + 1);
-                (!inner.is_empty()).then(|| splice::apply(&decoded, &inner))
+                (!inner.is_empty()).then(|| splice::apply_owned(&decoded, inner))
             }
             PartKind::Html | PartKind::Css | PartKind::Xml => {
                 self.document(&decoded, mail, base, kind, path, layers)

@@ -350,6 +350,11 @@ pub(crate) struct Codings {
 }
 
 impl Codings {
+    /// Whether the body is written as the payload is, with no coding.
+    pub fn identity(&self) -> bool {
+        self.content.is_empty() && self.transfer.is_empty() && self.chunked.is_none()
+    }
+
     /// Whether the body is chunked again when it is written.
     pub fn chunked(&self) -> bool {
         self.chunked.is_some()
@@ -360,8 +365,9 @@ impl Codings {
 /// digests written over it), the codings to redo, and what could not be
 /// undone (each read as identity) or was undone only in part.
 #[derive(Debug)]
-pub(crate) struct Decoded {
-    pub payload: Vec<u8>,
+pub(crate) struct Decoded<'a> {
+    /// The body itself when it has no coding: not copied.
+    pub payload: Cow<'a, [u8]>,
     pub dechunked: Option<Vec<u8>>,
     pub codings: Codings,
     pub warnings: Vec<(WarningKind, String)>,
@@ -373,7 +379,7 @@ pub(crate) struct Decoded {
 /// replay tool often writes the body already de-chunked or decompressed
 /// under the header that says it is not. One that breaks off (a record
 /// cut short) is read as far as it goes.
-pub(crate) fn decode(response: &Response<'_>, limit: usize) -> Result<Decoded, String> {
+pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decoded<'a>, String> {
     let mut codings = Codings::default();
     let mut warnings = Vec::new();
     let names = |list: Vec<String>| -> Vec<String> {
@@ -442,7 +448,7 @@ pub(crate) fn decode(response: &Response<'_>, limit: usize) -> Result<Decoded, S
         }
     }
     Ok(Decoded {
-        payload: body.into_owned(),
+        payload: body,
         dechunked,
         codings,
         warnings,
@@ -777,7 +783,7 @@ mod tests {
         [head.as_bytes(), body].concat()
     }
 
-    fn decoded(block: &[u8]) -> Decoded {
+    fn decoded(block: &[u8]) -> Decoded<'_> {
         decode(&Response::parse(block).unwrap(), 1 << 20).unwrap()
     }
 
@@ -1004,7 +1010,7 @@ mod tests {
             page,
         );
         let d = decoded(&block);
-        assert_eq!(d.payload, page);
+        assert_eq!(&*d.payload, page);
         assert!(!d.codings.chunked());
         assert_eq!(encode(b"new", &d.codings).unwrap(), (b"new".to_vec(), None));
         let messages: Vec<&str> = d.warnings.iter().map(|(_, m)| m.as_str()).collect();
@@ -1030,7 +1036,7 @@ mod tests {
             &body,
         );
         let d = decoded(&block);
-        assert_eq!(d.payload, page);
+        assert_eq!(&*d.payload, page);
         assert!(d.codings.chunked());
         assert_eq!(d.warnings.len(), 1);
         assert_eq!(
@@ -1043,7 +1049,7 @@ mod tests {
             &gzip(page),
         );
         let d = decoded(&block);
-        assert_eq!(d.payload, page);
+        assert_eq!(&*d.payload, page);
         assert!(!d.codings.chunked());
         let (body, dechunked) = encode(b"new", &d.codings).unwrap();
         assert_eq!((body, dechunked), (gzip(b"new"), None));
@@ -1053,7 +1059,7 @@ mod tests {
             page,
         );
         let d = decoded(&block);
-        assert_eq!(d.payload, page);
+        assert_eq!(&*d.payload, page);
         assert_eq!(d.warnings[0].0, WarningKind::UnknownEncoding);
     }
 
@@ -1064,7 +1070,7 @@ mod tests {
             b"4\r\n<a h\r\n9\r\nref=x>",
         );
         let d = decoded(&block);
-        assert_eq!(d.payload, b"<a href=x>");
+        assert_eq!(&*d.payload, b"<a href=x>");
         assert!(
             d.warnings[0].1.contains("breaks off at byte 12"),
             "{:?}",

@@ -175,23 +175,32 @@ fn rewrite_response(
         // Only the head changed: the body, and the payload digest over
         // it, stay.
         let block = [&new_heads[..], response.body].concat();
-        let after_first = first_head.map(|n| (&record.block[n..], block[n..].to_vec()));
-        let payload_digest = |written: &str| match &after_first {
-            Some((was, now)) if digest::matches(written, &[was]) => PayloadDigest::Over(now),
+        let payload_digest = |written: &str| match first_head {
+            Some(n) if digest::matches(written, &[&record.block[n..]]) => {
+                PayloadDigest::BlockFrom(n)
+            }
             _ => PayloadDigest::Keep,
         };
         return new_record(record, block, payload_digest, report);
     };
-    let (body, new_dechunked) = match http::encode(&new_payload, &decoded.codings) {
-        Ok(encoded) => encoded,
-        Err(err) => {
-            report.warn(
-                WarningKind::Unreadable,
-                format_args!("payload could not be encoded again ({err}); left as it is"),
-            );
-            return None;
+    // A body with no coding is the new payload itself: the record's block
+    // is built in its buffer, with no copy between.
+    let identity = decoded.codings.identity();
+    let (encoded, new_dechunked) = if identity {
+        (None, None)
+    } else {
+        match http::encode(&new_payload, &decoded.codings) {
+            Ok((body, dechunked)) => (Some(body), dechunked),
+            Err(err) => {
+                report.warn(
+                    WarningKind::Unreadable,
+                    format_args!("payload could not be encoded again ({err}); left as it is"),
+                );
+                return None;
+            }
         }
     };
+    let body_len = encoded.as_ref().map_or(new_payload.len(), Vec::len);
     // The HTTP Content-Length follows the body when it gave the body's
     // length (a chunked body has none; a value that was not the body's
     // length, such as `-1`, stays as written).
@@ -201,44 +210,59 @@ fn rewrite_response(
         .is_some_and(|n| n == response.body.len());
     if !decoded.codings.chunked()
         && gave_length
-        && let Some(new) = http::set_field(final_head, "Content-Length", &body.len().to_string())
+        && let Some(new) = http::set_field(final_head, "Content-Length", &body_len.to_string())
     {
         new_heads.truncate(response.interim.len());
         new_heads.extend_from_slice(&new);
     }
-    let block = [&new_heads[..], &body[..]].concat();
-    let after_first = first_head.map(|n| block[n..].to_vec());
+    let heads_len = new_heads.len();
+    let (block, new_payload) = match encoded {
+        Some(body) => ([&new_heads[..], &body[..]].concat(), Some(new_payload)),
+        None => (
+            splice::apply_owned(
+                &new_heads,
+                vec![splice::Edit::new(heads_len..heads_len, new_payload)],
+            ),
+            None,
+        ),
+    };
     // The payload digest goes over whichever bytes the input's went over:
     // the body as sent (warcio, Heritrix), all after the first head when
     // there are interim responses (warcio), the body without `chunked`,
     // or the payload itself; the body as sent when none matches.
     let payload_digest = |written: &str| {
+        let body = PayloadDigest::BlockFrom(heads_len);
         let candidates = [
-            (Some(response.body), Some(&body[..])),
+            (Some(response.body), Some(body)),
             (
                 first_head.map(|n| &record.block[n..]),
-                after_first.as_deref(),
+                first_head.map(PayloadDigest::BlockFrom),
             ),
-            (decoded.dechunked.as_deref(), new_dechunked.as_deref()),
-            (Some(&decoded.payload[..]), Some(&new_payload[..])),
+            (
+                decoded.dechunked.as_deref(),
+                new_dechunked.as_deref().map(PayloadDigest::Over),
+            ),
+            (
+                Some(&decoded.payload[..]),
+                Some(new_payload.as_deref().map_or(body, PayloadDigest::Over)),
+            ),
         ];
-        let payload = candidates
-            .iter()
-            .find_map(|&(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
-            .unwrap_or(&body[..]);
-        PayloadDigest::Over(payload)
+        candidates
+            .into_iter()
+            .find_map(|(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
+            .unwrap_or(body)
     };
     new_record(record, block, payload_digest, report)
 }
 
 /// The payload of a response, decoded, and its new bytes when the HTML
 /// or CSS rewrite changed it.
-fn response_payload(
-    response: &Response<'_>,
+fn response_payload<'a>(
+    response: &Response<'a>,
     target: &mut Target,
     options: &WarcOptions<'_>,
     report: &mut RecordReport,
-) -> Option<(http::Decoded, Vec<u8>)> {
+) -> Option<(http::Decoded<'a>, Vec<u8>)> {
     let content_type = response.field("Content-Type");
     let declared = content_type.as_deref().map(kind_of);
     // A declared type that is neither HTML nor CSS is not decoded at all.
@@ -408,9 +432,12 @@ fn rewrite_resource(
 }
 
 /// What the payload digest of a new record goes over.
+#[derive(Debug, Clone, Copy)]
 enum PayloadDigest<'p> {
     /// The block (a resource record's payload).
     Block,
+    /// The new block from this offset on.
+    BlockFrom(usize),
     /// These bytes.
     Over(&'p [u8]),
     /// The payload did not change: the digest stays as written.
@@ -453,6 +480,7 @@ fn new_record<'p>(
         let payload = match payload_for(&written) {
             PayloadDigest::Keep => return Some(NewRecord { head, block }),
             PayloadDigest::Block => &block[..],
+            PayloadDigest::BlockFrom(at) => block.get(at..).unwrap_or_default(),
             PayloadDigest::Over(payload) => payload,
         };
         let Some((label, form)) = digest::parse_sha1(&written) else {
