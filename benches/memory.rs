@@ -87,8 +87,25 @@ fn shapes() {
     let relink = env!("CARGO_BIN_EXE_relink");
     let dir = tempfile::tempdir().unwrap();
     println!("peak RSS of relink -j 1 -o, as a multiple of the input ({mb} MB shapes)");
-    for (name, page) in shapes::all(mb * 1_000_000, &corpus_pages()) {
-        let input = dir.path().join("input.html");
+    let mut inputs: Vec<(&str, &str, Vec<u8>)> = shapes::all(mb * 1_000_000, &corpus_pages())
+        .into_iter()
+        .map(|(name, page)| (name, "input.html", page.into_bytes()))
+        .collect();
+    // The link-dense page as one WARC response record, and a single line
+    // of links twice the size as the HTML body of a message.
+    let dense = inputs
+        .last()
+        .map(|(_, _, page)| page.clone())
+        .unwrap_or_default();
+    inputs.push((
+        "link-dense page, WARC",
+        "input.warc",
+        response_record(&dense),
+    ));
+    let line = "<a href=\"x\">y</a>".repeat(2 * mb * 1_000_000 / 17);
+    inputs.push(("one line of links, .eml", "input.eml", html_message(&line)));
+    for (name, file, page) in inputs {
+        let input = dir.path().join(file);
         std::fs::write(&input, &page).unwrap();
         let start = Instant::now();
         let peak = peak_rss(
@@ -96,7 +113,7 @@ fn shapes() {
                 .arg(&input)
                 .args(["--retrieved-from", "https://example.com/", "-j", "1", "-q"])
                 .arg("-o")
-                .arg(dir.path().join("output.html")),
+                .arg(dir.path().join(format!("output-{file}"))),
         );
         println!(
             "  {name:<26} {:>6.1} MB  {:>6.0} MB peak  {:>5.1}x  {:>6.2} s",
@@ -106,6 +123,21 @@ fn shapes() {
             start.elapsed().as_secs_f64()
         );
     }
+}
+
+/// `page` as the HTML payload of one uncompressed WARC response record.
+fn response_record(page: &[u8]) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+        page.len()
+    );
+    let head = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/dense.html\r\n\
+         WARC-Date: 2026-03-02T10:00:00Z\r\nWARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-000000000001>\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len() + page.len()
+    );
+    [head.as_bytes(), http.as_bytes(), page, b"\r\n\r\n"].concat()
 }
 
 /// Writes `unit` as often as it takes to reach `size` bytes.
