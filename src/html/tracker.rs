@@ -164,6 +164,34 @@ fn classify(name: &LocalName) -> u32 {
     }
 }
 
+/// Inline elements no in body rule names, neither special nor
+/// formatting nor in any scope's list: their start tag is "any other start
+/// tag" (reconstruct, insert) and their end tag "any other end tag".
+/// `span` is a quarter of the tags of a documentation page.
+fn ordinary(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("span")
+            | local_name!("abbr")
+            | local_name!("bdi")
+            | local_name!("bdo")
+            | local_name!("cite")
+            | local_name!("data")
+            | local_name!("del")
+            | local_name!("dfn")
+            | local_name!("ins")
+            | local_name!("kbd")
+            | local_name!("label")
+            | local_name!("mark")
+            | local_name!("q")
+            | local_name!("samp")
+            | local_name!("sub")
+            | local_name!("sup")
+            | local_name!("time")
+            | local_name!("var")
+    )
+}
+
 /// The rest of html5ever's `special_tag`.
 fn special_only(name: &LocalName) -> bool {
     matches!(
@@ -545,7 +573,11 @@ impl Tracker<'_> {
             return Feedback::Plaintext;
         }
         state.current = current;
-        match state.process(tok) {
+        let step = match state.quick(tok) {
+            Some(step) => step,
+            None => state.process(tok),
+        };
+        match step {
             Ok(Next::Raw(kind)) => Feedback::Raw(kind),
             Ok(Next::Plaintext) => Feedback::Plaintext,
             Ok(_) => Feedback::Continue,
@@ -559,6 +591,7 @@ impl Tracker<'_> {
 
 impl Sink for Tracker<'_> {
     const HTML5EVER: bool = false;
+    const PARSE_ERRORS: bool = false;
 
     fn tag(&self, tag: Tag<'_>, _line: u64) -> Feedback {
         let current = self.log.current();
@@ -580,6 +613,9 @@ impl Sink for Tracker<'_> {
     }
 
     fn characters(&self, chars: Chars<'_>, _line: u64) {
+        if self.state.borrow().text_changes_nothing() {
+            return;
+        }
         let space = match chars {
             Chars::Text(text) => is_space(text),
             Chars::StandIn { space, .. } => space,
@@ -654,6 +690,89 @@ impl State {
             Quirks::Unknown
         };
         self.mode = Mode::BeforeHtml;
+    }
+
+    /// The commonest tags of a page at once, straight to the in body rule
+    /// that takes them: an [`ordinary`] element, opened ("any other start
+    /// tag") or closed as the current node ("any other end tag"), and
+    /// formatting elements, opened, or closed as the current node and the
+    /// last entry of the list of active formatting elements (the adoption
+    /// agency then only pops). Only in body, under an HTML element; `None`
+    /// leaves the token to the rules.
+    #[inline]
+    fn quick(&mut self, tok: Tok<'_>) -> Option<Step> {
+        if self.mode != Mode::InBody {
+            return None;
+        }
+        let top = self.stack.last()?;
+        if top.namespace != Namespace::Html {
+            return None;
+        }
+        match tok {
+            Tok::Start(tag) => match tag.name {
+                local_name!("a") => Some(self.misnested_a().and_then(|()| {
+                    self.reconstruct()?;
+                    self.formatting_element(tag)
+                })),
+                local_name!("b")
+                | local_name!("big")
+                | local_name!("code")
+                | local_name!("em")
+                | local_name!("font")
+                | local_name!("i")
+                | local_name!("s")
+                | local_name!("small")
+                | local_name!("strike")
+                | local_name!("strong")
+                | local_name!("tt")
+                | local_name!("u") => Some(
+                    self.reconstruct()
+                        .and_then(|()| self.formatting_element(tag)),
+                ),
+                // (No flag: not special, formatting or in a scope list.)
+                ref name if ordinary(name) => Some(self.reconstruct().and_then(|()| {
+                    self.create(name, Namespace::Html, 0, Some(tag), true)?;
+                    Ok(Next::Done)
+                })),
+                _ => None,
+            },
+            Tok::End(name) if top.name == *name => {
+                let listed_last = matches!(
+                    self.formatting.last(),
+                    Some(Entry::Element { id, .. }) if *id == top.id
+                );
+                if listed_last {
+                    // Only formatting elements are listed, and their end
+                    // tags take the adoption agency: with the element
+                    // current and last listed, it pops it and unlists it.
+                    self.stack.pop();
+                    self.formatting.pop();
+                    Some(Ok(Next::Done))
+                } else if ordinary(name) {
+                    // No flag of an ordinary element asks for more on
+                    // leaving.
+                    self.stack.pop();
+                    Some(Ok(Next::Done))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether text, white space or not, would leave the state as it is,
+    /// told without running the rules, in the two modes most text is read
+    /// in: in body, under an HTML element, with no formatting element to
+    /// reconstruct (the in body rule for text then does nothing the
+    /// tracker follows), and in text mode. Else, and after a bail, the
+    /// rules decide.
+    #[inline]
+    fn text_changes_nothing(&self) -> bool {
+        self.bailed.is_none()
+            && matches!(self.mode, Mode::InBody | Mode::Text)
+            && self.top().is_some_and(|e| e.namespace == Namespace::Html)
+            && !matches!(self.formatting.last(), Some(Entry::Element { open: false, .. }))
     }
 
     fn top(&self) -> Option<&Open> {
@@ -2165,4 +2284,25 @@ fn ignored_before_head(name: &LocalName) -> bool {
         *name,
         local_name!("head") | local_name!("body") | local_name!("html") | local_name!("br")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_elements_have_no_flags_and_no_rule_of_their_own() {
+        for name in [
+            "span", "abbr", "bdi", "bdo", "cite", "data", "del", "dfn", "ins", "kbd", "label",
+            "mark", "q", "samp", "sub", "sup", "time", "var",
+        ] {
+            let name = LocalName::from(name);
+            assert!(ordinary(&name), "{name}");
+            assert_eq!(classify(&name), 0, "{name}");
+            assert!(!special_only(&name), "{name}");
+        }
+        for name in ["a", "b", "code", "p", "li", "div", "table", "template", "svg", "x-y"] {
+            assert!(!ordinary(&LocalName::from(name)), "{name}");
+        }
+    }
 }

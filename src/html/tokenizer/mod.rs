@@ -691,6 +691,12 @@ pub trait Sink {
     /// are logged).
     const HTML5EVER: bool;
 
+    /// Whether the sink reads parse errors. A sink that does not (with
+    /// text as stand-ins) is spared the work that only finds them: a
+    /// character reference in text that can stand only for text other than
+    /// white space is then read as text, not decoded.
+    const PARSE_ERRORS: bool = true;
+
     /// A start or end tag; the answer says which state the tokenizer goes
     /// on in.
     fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
@@ -1307,6 +1313,9 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
 
     /// Emits a parse error.
     fn error(&mut self, message: &'static str) {
+        if !S::PARSE_ERRORS {
+            return;
+        }
         self.flush();
         let line = self.sink_line();
         self.sink.parse_error(message, line);

@@ -31,6 +31,15 @@ fn find_in_text(text: &[u8]) -> Option<usize> {
     memchr3(b'<', b'&', 0, tail).map(|i| i + SHORT)
 }
 
+/// Whether a `&` in text followed by `next` stands for text other than
+/// white space, whatever follows: itself, or a named reference, of which
+/// only `&Tab;` and `&NewLine;` stand for white space. A numeric reference
+/// may stand for white space.
+#[inline]
+fn surely_other(next: Option<&u8>) -> bool {
+    next.is_none_or(|&b| b != b'#' && b != b'T' && b != b'N')
+}
+
 /// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
 /// escaped "less-than sign", "end tag open" and "end tag name" states share
 /// their functions, told apart by [`Raw`].
@@ -197,6 +206,9 @@ impl<S: Sink> Tokenizer<'_, S> {
             b'<' => {
                 self.tag_start = at;
                 return self.tag_open();
+            }
+            b'&' if !S::PARSE_ERRORS && self.lean && surely_other(self.bytes.get(self.pos)) => {
+                self.chars(at, at + 1);
             }
             b'&' => self.character_reference(false),
             _ => {
