@@ -6,6 +6,7 @@
 //! rewrite part of a value (one srcset candidate, one CSS `url()`) without
 //! touching the rest. The named references come from html5ever's own table.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
@@ -66,14 +67,15 @@ impl Run {
 
 /// A decoded attribute value with the way back to its source.
 #[derive(Debug, Clone, Default)]
-pub struct Decoded {
-    /// The value as the tokenizer gives it.
-    pub text: String,
+pub struct Decoded<'a> {
+    /// The value as the tokenizer gives it (the source itself when nothing
+    /// in it is decoded).
+    pub text: Cow<'a, str>,
     /// The non-verbatim stretches, in order, in runs.
     runs: Vec<Run>,
 }
 
-impl Decoded {
+impl Decoded<'_> {
     /// Whether the decoded text is the raw text, byte for byte (for tests).
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_verbatim(&self) -> bool {
@@ -150,13 +152,21 @@ impl Decoded {
 }
 
 /// Decodes `raw`, the source of an attribute value between its quotes.
-pub fn decode_attribute(raw: &str) -> Decoded {
+pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
+    // Most values hold nothing to decode: they are their source.
+    let Some(first) = memchr::memchr3(b'&', b'\r', 0, bytes) else {
+        return Decoded {
+            text: Cow::Borrowed(raw),
+            runs: Vec::new(),
+        };
+    };
     let mut out = Decoded {
-        text: String::with_capacity(raw.len()),
+        text: Cow::Borrowed(""),
         runs: Vec::new(),
     };
-    let mut i = 0;
+    let mut text = String::with_capacity(raw.len());
+    let mut i = first;
     let mut verbatim_from = 0;
     // Only these bytes can start a replacement: the text between them is
     // skipped whole.
@@ -171,17 +181,17 @@ pub fn decode_attribute(raw: &str) -> Decoded {
         };
         match replaced {
             Some((len, replacement)) => {
-                out.text.push_str(&raw[verbatim_from..i]);
-                let start = out.text.len();
+                text.push_str(&raw[verbatim_from..i]);
+                let start = text.len();
                 match replacement {
-                    Replacement::Char(c) => out.text.push(c),
+                    Replacement::Char(c) => text.push(c),
                     Replacement::Pair(a, b) => {
-                        out.text.push(a);
-                        out.text.extend(b);
+                        text.push(a);
+                        text.extend(b);
                     }
                 }
                 out.push(Piece {
-                    decoded: start..out.text.len(),
+                    decoded: start..text.len(),
                     raw: i..i + len,
                     open: bytes[i] == b'&' && bytes[i + len - 1] != b';',
                 });
@@ -191,7 +201,8 @@ pub fn decode_attribute(raw: &str) -> Decoded {
             None => i += 1,
         }
     }
-    out.text.push_str(&raw[verbatim_from..]);
+    text.push_str(&raw[verbatim_from..]);
+    out.text = Cow::Owned(text);
     out
 }
 

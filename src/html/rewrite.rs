@@ -322,7 +322,7 @@ impl Work<'_, '_> {
         let src = self.r.text;
         let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
-        let text = decoded.text.as_str();
+        let text: &str = &decoded.text;
         let mut found = Vec::new();
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
             let (lead, url) = trim_ascii_space(&text[range.clone()]);
@@ -433,7 +433,7 @@ impl Work<'_, '_> {
         raw_range: Range<usize>,
         quote: Option<u8>,
         equals: bool,
-        decoded: &Decoded,
+        decoded: &Decoded<'_>,
         found: Vec<Found>,
     ) {
         let src = self.r.text;
@@ -462,10 +462,16 @@ impl Work<'_, '_> {
             let range = f.range.start + prefix..f.range.end - suffix;
             let new = &f.new[prefix..f.new.len() - suffix];
             let (wide, raw_wide) = decoded.widen(range.clone());
-            let mut text = String::with_capacity(new.len() + wide.len() - range.len());
-            text.push_str(&decoded.text[wide.start..range.start]);
-            text.push_str(new);
-            text.push_str(&decoded.text[range.end..wide.end]);
+            // The new text, with the references it cuts into (if any).
+            let text = if wide == range {
+                Cow::Borrowed(new)
+            } else {
+                let mut text = String::with_capacity(new.len() + wide.len() - range.len());
+                text.push_str(&decoded.text[wide.start..range.start]);
+                text.push_str(new);
+                text.push_str(&decoded.text[range.end..wide.end]);
+                Cow::Owned(text)
+            };
             let following = &raw[raw_wide.end..];
             let escaped = escape_attribute(&text, quote, amp_style, following);
             self.r.out.edits.push_str(
@@ -557,16 +563,16 @@ fn escapes_ampersands(raw: &str) -> bool {
 /// Escapes text for an attribute value quoted by `quote`: the quote itself,
 /// and each `&` when the value's style escapes them or a bare one would be
 /// read as a character reference. `following` is the raw text after.
-fn escape_attribute(
-    text: &str,
+fn escape_attribute<'t>(
+    text: &'t str,
     quote: Option<u8>,
     escape_all_amps: bool,
     following: &str,
-) -> String {
+) -> Cow<'t, str> {
     // Most URLs hold nothing to escape.
     let quote_char = quote.unwrap_or(b'&');
     if memchr::memchr2(b'&', quote_char, text.as_bytes()).is_none() {
-        return text.to_owned();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     for (i, c) in text.char_indices() {
@@ -584,7 +590,7 @@ fn escape_attribute(
             c => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -151,7 +151,7 @@ pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
     let raw = &src[attr.value()];
     if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
-        Cow::Owned(charref::decode_attribute(raw).text)
+        charref::decode_attribute(raw).text
     } else {
         Cow::Borrowed(raw)
     }

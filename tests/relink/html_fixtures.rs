@@ -142,7 +142,9 @@ fn srcdoc_value(html: &[u8]) -> String {
     let html = std::str::from_utf8(html).unwrap();
     let start = html.find("srcdoc=\"").unwrap() + "srcdoc=\"".len();
     let end = start + html[start..].find('"').unwrap();
-    relink::html::charref::decode_attribute(&html[start..end]).text
+    relink::html::charref::decode_attribute(&html[start..end])
+        .text
+        .into_owned()
 }
 
 fn srcdoc_decodes_to_the_rewritten_inner_document(raw_inner: &str) {

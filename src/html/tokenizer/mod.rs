@@ -1408,7 +1408,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     fn lean_value(&self) -> Cow<'a, str> {
         let raw = self.input.get(self.attr.value()).unwrap_or_default();
         if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
-            Cow::Owned(crate::html::charref::decode_attribute(raw).text)
+            crate::html::charref::decode_attribute(raw).text
         } else {
             Cow::Borrowed(raw)
         }
