@@ -10,7 +10,7 @@ use html5ever::tokenizer::TagKind;
 use super::charref::{self, Decoded};
 use super::links::{self, LinkAttribute, Syntax};
 use super::srcset;
-use super::tokenizer::AttrSpan;
+use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
@@ -34,7 +34,8 @@ pub fn rewrite_text(src: &str, options: &Options<'_>) -> TextRewrite {
 #[cfg(feature = "_internal")]
 pub fn rewrite_text_whole(src: &str, options: &Options<'_>) -> TextRewrite {
     let kind = DocumentKind::Document;
-    let (base, r) = rewrite_whole(src, options, 0, tree::parse(src, kind));
+    let doc = tree::parse_lean(src, kind, logged(options));
+    let (base, r) = rewrite_whole(src, options, 0, doc);
     finish(src, base, r)
 }
 
@@ -46,9 +47,20 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
     };
     let (base, r) = rewrite_in_chunks(src, options, depth, kind).unwrap_or_else(|bail| {
         // Nothing of the pieces counts: the whole document, from its start.
-        rewrite_whole(src, options, depth, tree::parse_after_chunks(src, kind, bail))
+        let doc = tree::parse_after_chunks(src, (kind, logged(options)), bail);
+        rewrite_whole(src, options, depth, doc)
     });
     finish(src, base, r)
+}
+
+/// Which tags the parse keeps: those with an attribute that may hold a URL
+/// by the link table, or, when the user added names to it, any attribute.
+fn logged(options: &Options<'_>) -> Attributes {
+    if options.extra_attributes.is_empty() {
+        Attributes::TreeBuilder
+    } else {
+        Attributes::TreeBuilderAnyAttribute
+    }
 }
 
 /// Rewrites the document a piece at a time, as the tracker settles its
@@ -68,7 +80,7 @@ fn rewrite_in_chunks<'s, 'o>(
         depth,
     };
     let mut base: Option<Option<Base>> = None;
-    tree::parse_in_chunks(src, kind, &mut |piece| {
+    tree::parse_in_chunks(src, (kind, logged(options)), &mut |piece| {
         if base.is_some() && piece.base.is_some() {
             return false;
         }

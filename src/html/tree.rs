@@ -166,9 +166,15 @@ pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
 /// The tracker ([`super::tracker`]) decides the tree facts of most
 /// documents on its own; a document it bails on is parsed again, from its
 /// start, by html5ever's tree builder.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse(src: &str, kind: DocumentKind) -> Document {
-    parse_tracked(src, kind, Attributes::TreeBuilder)
-        .unwrap_or_else(|_| parse_with(src, kind, Attributes::TreeBuilder))
+    parse_lean(src, kind, Attributes::TreeBuilder)
+}
+
+/// [`parse`] with `attributes`, one of the lean ones
+/// ([`Attributes::TreeBuilder`], [`Attributes::TreeBuilderAnyAttribute`]).
+pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
+    parse_tracked(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
 }
 
 /// [`parse_with`] with the tracker alone: the document, or why the tracker
@@ -205,7 +211,7 @@ pub(super) fn parse_tracked(
 /// [`parse_after_chunks`] parses the whole document.
 pub fn parse_in_chunks(
     src: &str,
-    kind: DocumentKind,
+    (kind, attributes): (DocumentKind, Attributes),
     on_chunk: &mut dyn FnMut(Document) -> bool,
 ) -> Result<(), Bail> {
     if u32::try_from(src.len()).is_err() {
@@ -216,7 +222,7 @@ pub fn parse_in_chunks(
     let log = SpanLog::default();
     let options = tokenizer::Options {
         discard_bom: false,
-        attributes: Attributes::TreeBuilder,
+        attributes,
         formatting_stand_in: false,
         lines: false,
         ..tokenizer::Options::default()
@@ -228,11 +234,15 @@ pub fn parse_in_chunks(
 /// The whole document, after [`parse_in_chunks`] failed with `bail`: on
 /// the tracker's path when only a late `base` stopped it, else straight on
 /// html5ever's (the tracker would bail again).
-pub fn parse_after_chunks(src: &str, kind: DocumentKind, bail: Bail) -> Document {
+pub fn parse_after_chunks(
+    src: &str,
+    (kind, attributes): (DocumentKind, Attributes),
+    bail: Bail,
+) -> Document {
     if bail == tracker::BASE_AFTER_LINKS {
-        parse(src, kind)
+        parse_lean(src, kind, attributes)
     } else {
-        parse_with(src, kind, Attributes::TreeBuilder)
+        parse_with(src, kind, attributes)
     }
 }
 
@@ -246,18 +256,27 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     // parse, which releases closed nodes, is tested against.
     let arena = match attributes {
         Attributes::All => Arena::keeping_every_node(),
-        Attributes::TreeBuilder if src.len() >= COUNT_HANDLES_FROM => Arena::counting_handles(),
-        Attributes::TreeBuilder => Arena::default(),
+        Attributes::TreeBuilder | Attributes::TreeBuilderAnyAttribute
+            if src.len() >= COUNT_HANDLES_FROM =>
+        {
+            Arena::counting_handles()
+        }
+        Attributes::TreeBuilder | Attributes::TreeBuilderAnyAttribute => Arena::default(),
     };
     parse_on(src, kind, attributes, arena)
 }
 
-/// [`parse_with`] with [`Attributes::TreeBuilder`] on an arena counting
-/// handles whatever the document's size (the tests compare it with the
-/// reference on small documents).
+/// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena
+/// counting handles whatever the document's size (the tests compare it
+/// with the reference on small documents, every tag with attributes kept).
 #[cfg(feature = "_internal")]
 pub fn parse_counting_handles(src: &str, kind: DocumentKind) -> Document {
-    parse_on(src, kind, Attributes::TreeBuilder, Arena::counting_handles())
+    parse_on(
+        src,
+        kind,
+        Attributes::TreeBuilderAnyAttribute,
+        Arena::counting_handles(),
+    )
 }
 
 /// [`parse_with`] on a given arena.

@@ -31,9 +31,10 @@ fn names_the_tree_builder_never_compares_are_not_interned() {
     // tree builder's tokens now carry only the names it reads, however
     // many the tag has; every span is still logged, duplicates still found.
     let page = many_attributes(100_000, " href=x TYPE=hidden a7=2 class=c><b x=1 y=2>");
+    // (Every tag with attributes is logged: the second holds no link.)
     let log = SpanLog::default();
     let options = TokenizerOptions {
-        attributes: Attributes::TreeBuilder,
+        attributes: Attributes::TreeBuilderAnyAttribute,
         ..TokenizerOptions::default()
     };
     let tokens = tokenize(&page, Tokens::default(), &log, options)
@@ -56,6 +57,15 @@ fn names_the_tree_builder_never_compares_are_not_interned() {
     // A formatting element keeps one attribute standing for the others.
     assert_eq!(tags[1], (vec![String::new()], false));
     assert_eq!(log.attrs(1).len(), 2);
+    // As relink parses, only the tag with a link is logged.
+    let log = SpanLog::default();
+    let options = TokenizerOptions {
+        attributes: Attributes::TreeBuilder,
+        ..TokenizerOptions::default()
+    };
+    let _ = tokenize(&page, Tokens::default(), &log, options);
+    assert_eq!(log.len(), 1);
+    assert_eq!(log.attrs(0).len(), 100_003);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use relink::html::tokenizer::Attributes;
 use relink::html::tracker::{self, Bail};
 use relink::html::tree::{Document, DocumentKind, parse_with};
 
-use crate::html_corpus::{inputs_with_links, same_document};
+use crate::html_corpus::{inputs_with_links, same_document, same_document_keeping_any};
 
 /// The three real pages of the corpus.
 pub fn corpus_pages() -> Vec<(String, String)> {
@@ -184,11 +184,18 @@ fn where_the_tracker_completes_it_agrees_with_html5ever() {
                 }
                 Err(Bail(why)) => *bails.entry(why).or_default() += 1,
             }
-            // And as relink parses, keeping only the tags with links.
+            // And as relink parses, keeping only the tags with links, or
+            // every tag with attributes.
             if let Ok(document) = tracker::parse(data, kind)
                 && let Err(why) = same_document(&document, data, kind)
             {
                 panic!("{name} ({kind:?}), lean: {why}\n{data:?}");
+            }
+            if let Ok(document) =
+                tracker::parse_with(data, kind, Attributes::TreeBuilderAnyAttribute)
+                && let Err(why) = same_document_keeping_any(&document, data, kind)
+            {
+                panic!("{name} ({kind:?}), lean, any attribute: {why}\n{data:?}");
             }
         }
     }

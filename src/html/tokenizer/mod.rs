@@ -80,8 +80,10 @@ pub enum Attributes {
     All,
     /// Only what html5ever's tree builder (with relink's arena as its sink)
     /// reads, and only the tags that can hold a link logged (start tags
-    /// with attributes, `style` start and end tags; [`SpanLog::current`] is
-    /// `None` for the others): the attributes named in [`READ_BY_TREE_BUILDER`] with their
+    /// with an attribute whose name may be in the link table,
+    /// [`crate::html::links::may_hold_url`], and `style` start and end
+    /// tags; [`SpanLog::current`] is `None` for the others): the
+    /// attributes named in [`READ_BY_TREE_BUILDER`] with their
     /// values, and, on a start tag of a formatting element, one attribute
     /// with an empty name standing for all the others (see
     /// [`Tokenizer::emit_tag`]). No other name becomes an atom and no other
@@ -89,6 +91,10 @@ pub enum Attributes {
     /// `string_cache`'s global set takes quadratic time, and the tree
     /// builder never compares them.
     TreeBuilder,
+    /// As [`Attributes::TreeBuilder`], with every start tag that has
+    /// attributes logged: for attribute names added to the link table at
+    /// run time.
+    TreeBuilderAnyAttribute,
 }
 
 /// The attribute names html5ever's tree builder and relink's arena look at:
@@ -1114,6 +1120,12 @@ pub struct Tokenizer<'a, S: Sink> {
     lean: bool,
     /// Whether every tag is logged ([`Attributes::All`]).
     log_all: bool,
+    /// Whether a start tag with any attribute is logged
+    /// ([`Attributes::TreeBuilderAnyAttribute`]), not only one with an
+    /// attribute that may hold a URL.
+    log_any_attribute: bool,
+    /// Whether the current tag has an attribute that makes it logged.
+    log_tag: bool,
     /// For a sink of relink's own: the tag's attributes named in
     /// [`READ_BY_TREE_BUILDER`], with their values.
     read: Vec<(LocalName, Cow<'a, str>)>,
@@ -1183,8 +1195,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
                 quote: Quote::Valueless,
             },
             in_attr: false,
-            lean: !S::HTML5EVER || options.attributes == Attributes::TreeBuilder,
+            lean: !S::HTML5EVER || options.attributes != Attributes::All,
             log_all: options.attributes == Attributes::All,
+            log_any_attribute: options.attributes == Attributes::TreeBuilderAnyAttribute,
+            log_tag: false,
             read: Vec::new(),
             formatting_stand_in: options.formatting_stand_in,
             lines: options.lines,
@@ -1348,6 +1362,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             self.read.clear();
         }
         self.formatting = None;
+        self.log_tag = false;
         self.dropped.clear();
         self.dropped_text.clear();
         self.in_attr = false;
@@ -1496,7 +1511,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
-        self.attr_spans.push(self.attr.span(self.input));
+        let span = self.attr.span(self.input);
+        self.log_tag = self.log_tag
+            || self.log_any_attribute
+            || crate::html::links::may_hold_url(&input.as_bytes()[span.name()]);
+        self.attr_spans.push(span);
     }
 
     /// Whether the tag is a formatting element's (asked once a tag).
@@ -1564,10 +1583,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
         self.flush();
         // With only what the tree builder reads, only the tags that can
-        // hold a link are logged: start tags with attributes, and `style`
-        // tags (whose text holds CSS).
+        // hold a link are logged: start tags with an attribute that may
+        // hold one, and `style` tags (whose text holds CSS).
         let logged = self.log_all
-            || (self.tag_kind == TagKind::StartTag && !self.attr_spans.is_empty())
+            || (self.tag_kind == TagKind::StartTag && self.log_tag)
             || self.current_tag_name() == "style";
         if !logged {
             self.attr_spans.clear();
