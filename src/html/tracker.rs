@@ -168,6 +168,7 @@ fn classify(name: &LocalName) -> u32 {
 /// formatting nor in any scope's list: their start tag is "any other start
 /// tag" (reconstruct, insert) and their end tag "any other end tag".
 /// `span` is a quarter of the tags of a documentation page.
+#[inline]
 fn ordinary(name: &LocalName) -> bool {
     matches!(
         *name,

@@ -1587,7 +1587,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         // hold one, and `style` tags (whose text holds CSS).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag && self.log_tag)
-            || self.current_tag_name() == "style";
+            || name == local_name!("style");
         if !logged {
             self.attr_spans.clear();
         } else {
