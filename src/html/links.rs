@@ -174,14 +174,41 @@ pub fn is_resource(row: &LinkAttribute) -> bool {
 /// The rows of each attribute name, built once: most attributes of a
 /// document hold no URL, and are turned away by one hash lookup.
 static BY_ATTRIBUTE: std::sync::LazyLock<
-    std::collections::HashMap<&'static str, Vec<&'static LinkAttribute>>,
+    std::collections::HashMap<&'static str, Vec<&'static LinkAttribute>, ShortNames>,
 > = std::sync::LazyLock::new(|| {
-    let mut map: std::collections::HashMap<_, Vec<_>> = std::collections::HashMap::new();
+    let mut map: std::collections::HashMap<_, Vec<_>, ShortNames> =
+        std::collections::HashMap::default();
     for row in LINK_ATTRIBUTES {
         map.entry(row.attribute).or_default().push(row);
     }
     map
 });
+
+/// The hash of [`BY_ATTRIBUTE`]: FNV-1a, as the keys are a few dozen short
+/// names known in advance, not input an attacker chooses (the default
+/// SipHash costs more than the rest of a lookup).
+type ShortNames = std::hash::BuildHasherDefault<Fnv>;
+
+/// FNV-1a, 64 bits.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
 
 /// For each first letter of an attribute name in the table, a bit for
 /// each length (up to 31) a name of the table has.

@@ -239,7 +239,7 @@ impl Work<'_, '_> {
                     }
                 } else if row.codebase {
                     codebase.as_ref().unwrap_or(base)
-                } else if links::is_resource(row) {
+                } else if options.resource_base.is_some() && links::is_resource(row) {
                     resource
                 } else {
                     base
