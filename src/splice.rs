@@ -25,18 +25,19 @@ pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
     // Compared as bytes, then backed off to a character boundary: equal
     // bytes before a position make it a boundary in both or in neither.
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let shorter = a.len().min(b.len());
+    let mut prefix = 0;
+    while prefix < shorter && a[prefix] == b[prefix] {
+        prefix += 1;
+    }
     while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
         prefix -= 1;
     }
-    let room = a.len().min(b.len()) - prefix;
-    let mut suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(room)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let room = shorter - prefix;
+    let mut suffix = 0;
+    while suffix < room && a[a.len() - 1 - suffix] == b[b.len() - 1 - suffix] {
+        suffix += 1;
+    }
     while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
         suffix -= 1;
     }

@@ -78,6 +78,7 @@ fn rewrite_in_chunks<'s, 'o>(
     let mut work = Work {
         r: Resolver::new(src, options),
         depth,
+        found: Vec::new(),
     };
     let mut base: Option<Option<Base>> = None;
     tree::parse_in_chunks(src, (kind, logged(options)), &mut |piece| {
@@ -103,6 +104,7 @@ fn rewrite_whole<'s, 'o>(
     let mut work = Work {
         r: Resolver::new(src, options),
         depth,
+        found: Vec::new(),
     };
     let base = work.document_base(&doc);
     if let Some(base) = &base {
@@ -151,6 +153,9 @@ struct Found {
 struct Work<'s, 'o> {
     r: Resolver<'s, 'o>,
     depth: usize,
+    /// The new URLs of the attribute being rewritten (kept for the next
+    /// one: a buffer, not an allocation, a link).
+    found: Vec<Found>,
 }
 
 impl Work<'_, '_> {
@@ -335,7 +340,7 @@ impl Work<'_, '_> {
         let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
         let text: &str = &decoded.text;
-        let mut found = Vec::new();
+        let mut found = std::mem::take(&mut self.found);
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
             let (lead, url) = trim_ascii_space(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
@@ -396,8 +401,10 @@ impl Work<'_, '_> {
         }
         if !found.is_empty() {
             let equals = attr.quote(self.r.text) == Quote::Valueless;
-            self.write_value(raw_range, quote, equals, &decoded, found);
+            self.write_value(raw_range, quote, equals, &decoded, &mut found);
         }
+        found.clear();
+        self.found = found;
     }
 
     /// An `iframe srcdoc` document, whose base is its parent's.
@@ -446,14 +453,14 @@ impl Work<'_, '_> {
         quote: Option<u8>,
         equals: bool,
         decoded: &Decoded<'_>,
-        found: Vec<Found>,
+        found: &mut Vec<Found>,
     ) {
         let src = self.r.text;
         let raw = &src[raw_range.clone()];
         let amp_style = escapes_ampersands(raw);
         if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
             let edits: Vec<Edit> = found
-                .into_iter()
+                .drain(..)
                 .map(|f| Edit::new(f.range, f.new))
                 .collect();
             let value = splice::apply_str(&decoded.text, &edits);
@@ -467,7 +474,7 @@ impl Work<'_, '_> {
             self.r.out.edits.push(Edit::new(raw_range, text));
             return;
         }
-        for f in found {
+        for f in found.drain(..) {
             // Only what changed is written: what the new URL shares with
             // the old at either end keeps its bytes, references and all.
             let (prefix, suffix) = splice::common_affixes(&decoded.text[f.range.clone()], &f.new);
