@@ -70,8 +70,10 @@ impl<'d> Tag<'d> {
 }
 
 /// A parsed document: the tags that can hold a link in source order (start
-/// tags with attributes, and `style` start and end tags; every tag when
-/// parsed with [`Attributes::All`]), and which one is the base.
+/// tags with an attribute that may hold a URL, or with any attribute when
+/// parsed with [`Attributes::TreeBuilderAnyAttribute`], and `style` start
+/// and end tags; every tag when parsed with [`Attributes::All`]), and which
+/// one is the base.
 ///
 /// Kept compact, a few vectors of small records, as a document may hold
 /// millions of tags; a tag no link can be in keeps no record.
