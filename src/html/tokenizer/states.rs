@@ -31,6 +31,28 @@ fn find_in_text(text: &[u8]) -> Option<usize> {
     memchr3(b'<', b'&', 0, tail).map(|i| i + SHORT)
 }
 
+/// For each byte, whether it ends a run of a tag name ([`TAG_NAME`]: ASCII
+/// white space, `/`, `>`, NUL, an upper-case ASCII letter) or of an
+/// attribute name (those and `=`) read in one scan: one load a byte.
+static ENDS_NAME: [u8; 256] = {
+    let mut table = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        if matches!(byte, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0)
+            || byte.is_ascii_uppercase()
+        {
+            table[b] = TAG_NAME | ATTR_NAME;
+        } else if byte == b'=' {
+            table[b] = ATTR_NAME;
+        }
+        b += 1;
+    }
+    table
+};
+const TAG_NAME: u8 = 1;
+const ATTR_NAME: u8 = 2;
+
 /// Whether a `&` in text followed by `next` stands for text other than
 /// white space, whatever follows: itself, or a named reference, of which
 /// only `&Tab;` and `&NewLine;` stand for white space. A numeric reference
@@ -417,12 +439,7 @@ impl<S: Sink> Tokenizer<'_, S> {
             let start = self.pos;
             let run = bytes[start..]
                 .iter()
-                .position(|&b| {
-                    matches!(
-                        b,
-                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0 | b'A'..=b'Z'
-                    )
-                })
+                .position(|&b| ENDS_NAME[usize::from(b)] & TAG_NAME != 0)
                 .unwrap_or(bytes.len() - start);
             self.pos = start + run;
             let end = bytes.get(self.pos);
@@ -474,21 +491,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 let start = self.pos;
                 let run = bytes[start..]
                     .iter()
-                    .position(|&b| {
-                        matches!(
-                            b,
-                            b'\t'
-                                | b'\n'
-                                | b'\x0c'
-                                | b'\r'
-                                | b' '
-                                | b'/'
-                                | b'>'
-                                | b'='
-                                | 0
-                                | b'A'..=b'Z'
-                        )
-                    })
+                    .position(|&b| ENDS_NAME[usize::from(b)] != 0)
                     .unwrap_or(bytes.len() - start);
                 self.pos = start + run;
                 let end = bytes.get(self.pos);
