@@ -179,6 +179,17 @@ fn resolve_with<'b, 'r>(
     if reference.is_empty() {
         return Cow::Owned(base.to_owned());
     }
+    // A fragment alone (`#s`, half the links of a documentation page):
+    // steps 2c to 5 give the base's every component but its fragment,
+    // which recombine to the base's own text up to its `#`, then the
+    // reference's (the tests hold this to the steps).
+    if reference.starts_with('#') {
+        let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
+        let mut out = String::with_capacity(end + reference.len());
+        out.push_str(&base[..end]);
+        out.push_str(reference);
+        return Cow::Owned(out);
+    }
     // Step 2: both are parsed.
     let embedded = Url::parse(reference);
     // Step 2b: a reference with a scheme is absolute.
@@ -386,6 +397,22 @@ mod tests {
             }
         }
         path
+    }
+
+    proptest! {
+        /// The shortcut for a fragment alone is what steps 2c to 7 give.
+        #[test]
+        fn a_fragment_alone_resolves_as_the_steps_say(
+            base in "[a-z:/;?#.@%]{0,12}",
+            fragment in "#[a-z#?;/]{0,4}",
+        ) {
+            let stepped = if base.is_empty() {
+                fragment.clone()
+            } else {
+                resolve_relative(&Url::parse(&base), &Url::parse(&fragment))
+            };
+            prop_assert_eq!(resolve(&base, &fragment), stepped);
+        }
     }
 
     #[test]
