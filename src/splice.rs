@@ -34,7 +34,13 @@ pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
         prefix -= 1;
     }
     let room = shorter - prefix;
-    let mut suffix = 0;
+    // Most often the old text is all of the new one's end (a relative
+    // reference resolved): one comparison.
+    let mut suffix = if b.ends_with(&a[a.len() - room..]) {
+        room
+    } else {
+        0
+    };
     while suffix < room && a[a.len() - 1 - suffix] == b[b.len() - 1 - suffix] {
         suffix += 1;
     }
@@ -137,12 +143,20 @@ impl Eq for Edits {}
 const RECENT: usize = 64;
 
 fn recent_slot(text: &str) -> usize {
-    // FNV-1a over the last bytes: texts that differ mostly differ there.
-    let tail = &text.as_bytes()[text.len().saturating_sub(32)..];
-    let hash = tail.iter().fold(0xcbf2_9ce4_8422_2325_u64 ^ text.len() as u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    (hash as usize) % RECENT
+    // The length and the first and last eight bytes, mixed: texts that
+    // differ mostly differ there (two that do not share a slot and are
+    // merely not shared).
+    let bytes = text.as_bytes();
+    let word = |part: &[u8]| {
+        let mut word = [0; 8];
+        let n = part.len().min(8);
+        word[..n].copy_from_slice(&part[..n]);
+        u64::from_le_bytes(word)
+    };
+    let head = word(bytes);
+    let tail = word(&bytes[bytes.len().saturating_sub(8)..]);
+    let hash = (head ^ tail.rotate_left(29) ^ bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (hash >> 32) as usize % RECENT
 }
 
 /// Appends `n` as LEB128 (seven bits a byte, low bits first).
