@@ -695,11 +695,12 @@ impl State {
 
     /// The commonest tags of a page at once, straight to the in body rule
     /// that takes them: an [`ordinary`] element, opened ("any other start
-    /// tag") or closed as the current node ("any other end tag"), and
-    /// formatting elements, opened, or closed as the current node and the
-    /// last entry of the list of active formatting elements (the adoption
-    /// agency then only pops). Only in body, under an HTML element; `None`
-    /// leaves the token to the rules.
+    /// tag") or closed as the current node ("any other end tag"); any
+    /// other start tag, to the in body rules for start tags; formatting
+    /// elements closed as the current node and the last entry of the list
+    /// of active formatting elements (the adoption agency then only pops).
+    /// Only in body, under an HTML element; `None` leaves the token to
+    /// the rules.
     #[inline]
     fn quick(&mut self, tok: Tok<'_>) -> Option<Step> {
         if self.mode != Mode::InBody {
@@ -710,33 +711,19 @@ impl State {
             return None;
         }
         match tok {
-            Tok::Start(tag) => match tag.name {
-                local_name!("a") => Some(self.misnested_a().and_then(|()| {
-                    self.reconstruct()?;
-                    self.formatting_element(tag)
-                })),
-                local_name!("b")
-                | local_name!("big")
-                | local_name!("code")
-                | local_name!("em")
-                | local_name!("font")
-                | local_name!("i")
-                | local_name!("s")
-                | local_name!("small")
-                | local_name!("strike")
-                | local_name!("strong")
-                | local_name!("tt")
-                | local_name!("u") => Some(
-                    self.reconstruct()
-                        .and_then(|()| self.formatting_element(tag)),
-                ),
-                // (No flag: not special, formatting or in a scope list.)
-                ref name if ordinary(name) => Some(self.reconstruct().and_then(|()| {
-                    self.create(name, Namespace::Html, 0, Some(tag), true)?;
-                    Ok(Next::Done)
-                })),
-                _ => None,
-            },
+            // (No flag: not special, formatting or in a scope list.)
+            Tok::Start(tag) if ordinary(&tag.name) => Some(self.reconstruct().and_then(|()| {
+                self.create(&tag.name, Namespace::Html, 0, Some(tag), true)?;
+                Ok(Next::Done)
+            })),
+            // Any other start tag in body, past the dispatch to its rule.
+            Tok::Start(tag) => Some(match self.body_start(tag) {
+                Ok(Next::Reprocess(mode)) => {
+                    self.mode = mode;
+                    self.process(tok)
+                }
+                step => step,
+            }),
             Tok::End(name) if top.name == *name => {
                 let listed_last = matches!(
                     self.formatting.last(),
