@@ -368,8 +368,13 @@ enum Held {
     Member(Member),
     MemberStart,
     MemberEnd,
-    /// A piece of a member copied as it was read: reported only.
-    RawPiece(Piece),
+    /// A piece of a member copied as it was read: reported only; the
+    /// member's bytes read up to it are written as they are.
+    RawPiece {
+        piece: Piece,
+        compressed: Vec<u8>,
+        why: &'static str,
+    },
     /// The rest of such a member's compressed bytes.
     RawMemberEnd(Vec<u8>),
 }
@@ -413,9 +418,17 @@ fn run<R: BufRead, W: Write>(
                 }
                 Some(Item::MemberStart) => batch.push(Held::MemberStart),
                 Some(Item::MemberEnd) => batch.push(Held::MemberEnd),
-                Some(Item::RawPiece(piece)) => {
-                    size += piece_len(&piece);
-                    batch.push(Held::RawPiece(piece));
+                Some(Item::RawPiece {
+                    piece,
+                    compressed,
+                    why,
+                }) => {
+                    size += piece_len(&piece) + compressed.len();
+                    batch.push(Held::RawPiece {
+                        piece,
+                        compressed,
+                        why,
+                    });
                 }
                 Some(Item::RawMemberEnd(bytes)) => batch.push(Held::RawMemberEnd(bytes)),
                 Some(item @ (Item::Large(_) | Item::Unreadable { .. })) => {
@@ -438,15 +451,23 @@ fn run<R: BufRead, W: Write>(
         }
         match stop {
             Some(Item::Large(record)) => {
-                let report = large_report(&record, options);
-                match &mut sink {
+                let mut report = large_report(&record, options);
+                let copied = match &mut sink {
                     Some(sink) if record.raw_member => {
-                        reader.copy_member_raw(&record, sink.writer()?)?;
+                        reader.copy_member_raw(&record, sink.writer()?)?
                     }
                     Some(sink) => sink.large(&mut reader, &record)?,
-                    None => {
-                        reader.copy_block(&record, &mut io::sink())?;
-                    }
+                    None => reader.copy_block(&record, &mut io::sink())?.block,
+                };
+                if copied < record.length {
+                    // Read as warcio reads it: the block runs to the end.
+                    report.warn(
+                        WarningKind::Malformed,
+                        format_args!(
+                            "the input ends {copied} bytes into its block of {}; copied as it is",
+                            record.length
+                        ),
+                    );
                 }
                 summary.add(report, on_record);
             }
@@ -489,7 +510,7 @@ fn piece_len(piece: &Piece) -> usize {
 /// The records a held item holds, in order.
 fn held_records(held: &Held) -> Vec<&Record> {
     let pieces: &[Piece] = match held {
-        Held::Piece(piece) | Held::RawPiece(piece) => std::slice::from_ref(piece),
+        Held::Piece(piece) | Held::RawPiece { piece, .. } => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
         Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
     };
@@ -512,18 +533,21 @@ fn write_held<W: Write>(
     on_record: &mut dyn FnMut(RecordReport),
 ) -> Result<(), WarcError> {
     let pieces: &[Piece] = match held {
-        Held::Piece(piece) | Held::RawPiece(piece) => std::slice::from_ref(piece),
+        Held::Piece(piece) | Held::RawPiece { piece, .. } => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
         Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
     };
-    let raw = matches!(held, Held::RawPiece(_));
+    let raw = match held {
+        Held::RawPiece { why, .. } => Some(*why),
+        _ => None,
+    };
     let mut results = Vec::with_capacity(pieces.len());
     for piece in pieces {
         match piece {
             Piece::Record(_) => {
                 let (mut report, new) = done.next().unwrap_or_default();
-                if raw {
-                    copied_with_its_member(&mut report);
+                if let Some(why) = raw {
+                    copied_with_its_member(&mut report, why);
                 }
                 results.push(new);
                 summary.add(report, on_record);
@@ -551,20 +575,23 @@ fn write_held<W: Write>(
         Held::Member(member) => sink.member(member, &results),
         Held::MemberStart => sink.open(),
         Held::MemberEnd => sink.close(),
-        Held::RawPiece(_) => Ok(()),
+        Held::RawPiece { compressed, .. } => sink.writer().and_then(|w| w.write_all(compressed)),
         Held::RawMemberEnd(bytes) => sink.writer().and_then(|w| w.write_all(bytes)),
     }
     .map_err(WarcError::Io)
 }
 
-/// A record that shares its gzip member with a record too large to hold:
-/// the member is copied as it was, so the record is not rewritten.
-fn copied_with_its_member(report: &mut RecordReport) {
+/// A record of a gzip member copied as it was (it shares the member with a
+/// record too large to hold, or the member cannot be read to its end): the
+/// record is not rewritten, and `why` says so when it would have been.
+fn copied_with_its_member(report: &mut RecordReport, why: &str) {
     if report.changed {
-        report.warn(
-            WarningKind::TooLarge,
-            "its gzip member holds a record too large to rewrite; copied as it is",
-        );
+        let kind = if why == record::SHARES_A_LARGE_MEMBER {
+            WarningKind::TooLarge
+        } else {
+            WarningKind::Malformed
+        };
+        report.warn(kind, format_args!("{why}; copied as it is"));
     }
     report.changed = false;
     report.rewritten = 0;
@@ -711,18 +738,19 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
-    /// Copies a record too large to hold, its block streamed.
+    /// Copies a record too large to hold, its block streamed; how many
+    /// bytes of its block there were.
     fn large<R: BufRead>(
         &mut self,
         reader: &mut RecordReader<R>,
         record: &LargeRecord,
-    ) -> Result<(), WarcError> {
+    ) -> Result<u64, WarcError> {
         let w = self.writer()?;
         w.write_all(&record.lead)?;
         w.write_all(&record.head)?;
-        let trailer = reader.copy_block(record, w)?;
-        w.write_all(&trailer)?;
-        Ok(())
+        let copied = reader.copy_block(record, w)?;
+        w.write_all(&copied.trailer)?;
+        Ok(copied.block)
     }
 
     /// What could not be read: the bytes held of it, then the rest of the

@@ -180,8 +180,13 @@ pub(crate) enum Item {
     /// A gzip member too large to hold begins; its pieces follow.
     MemberStart,
     /// A piece of a member copied as it was read: reported, never written
-    /// (its bytes are in the member's).
-    RawPiece(Piece),
+    /// itself; `compressed` are the member's bytes read up to now, written
+    /// as they are, and `why` says why the record is not rewritten.
+    RawPiece {
+        piece: Piece,
+        compressed: Vec<u8>,
+        why: &'static str,
+    },
     /// The end of a member copied as it was read: its compressed bytes not
     /// yet written.
     RawMemberEnd(Vec<u8>),
@@ -300,7 +305,34 @@ impl<R: BufRead> BufRead for Pushback<R> {
     }
 }
 
-type Member_<R> = Pushback<BufReader<GzDecoder<Tee<R>>>>;
+/// A reader that ends at its first error and keeps it: a gzip member cut
+/// short (the last record of a killed crawl) or damaged is read as far as
+/// it decodes, as warcio reads it, its records listed; the member is then
+/// given back as it was read ([`Item::Unreadable`]).
+struct Fuse<R> {
+    inner: R,
+    error: Option<io::Error>,
+}
+
+impl<R: Read> Read for Fuse<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.error.is_some() {
+            return Ok(0);
+        }
+        loop {
+            match self.inner.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.error = Some(e);
+                    return Ok(0);
+                }
+                read => return read,
+            }
+        }
+    }
+}
+
+type Member_<R> = Pushback<BufReader<Fuse<GzDecoder<Tee<R>>>>>;
 
 /// The member being read, and what of it is held.
 struct Open<R: BufRead> {
@@ -414,13 +446,13 @@ impl<R: BufRead> RecordReader<R> {
             let Some(open) = member.as_mut() else {
                 return Ok(None);
             };
+            // The decoder's errors end the member (see [`Fuse`]); one from
+            // the parser does the same.
             let parsed = match self.parser.next(&mut *open.reader) {
                 Ok(parsed) => parsed,
                 Err(WarcError::Io(err)) => {
-                    let Some(open) = member.take() else {
-                        return Ok(None);
-                    };
-                    return unreadable(open, idle, err, self.keep_members);
+                    open.fuse().error.get_or_insert(err);
+                    None
                 }
                 Err(other) => return Err(other),
             };
@@ -429,35 +461,20 @@ impl<R: BufRead> RecordReader<R> {
                     let Some(open) = member.take() else {
                         return Ok(None);
                     };
-                    let tee = open.reader.inner.into_inner().into_inner();
-                    let Tee {
-                        inner,
-                        taken,
-                        position,
-                        ..
-                    } = tee;
-                    *idle = Some(Tee {
-                        inner,
-                        taken: Vec::new(),
-                        keep: false,
-                        position,
-                    });
                     self.stream |= open.records > 1;
-                    if open.raw {
-                        return Ok(Some(Item::RawMemberEnd(taken)));
-                    }
-                    if open.streaming {
-                        return Ok(Some(Item::MemberEnd));
-                    }
-                    return Ok(Some(Item::Member(Member {
-                        bytes: self.keep_members.then_some(taken),
-                        pieces: open.pieces,
-                    })));
+                    return end_member(open, idle, self.keep_members, &mut self.queue);
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
                     if open.raw {
-                        return Ok(Some(Item::RawPiece(piece)));
+                        // The member's compressed bytes go out as they
+                        // are read, never held whole.
+                        let compressed = std::mem::take(&mut open.tee().taken);
+                        return Ok(Some(Item::RawPiece {
+                            piece,
+                            compressed,
+                            why: SHARES_A_LARGE_MEMBER,
+                        }));
                     }
                     if open.streaming {
                         return Ok(Some(Item::Piece(piece)));
@@ -477,14 +494,18 @@ impl<R: BufRead> RecordReader<R> {
                 }
                 Some(Parsed::Large(mut large)) => {
                     open.records += 1;
-                    if self.keep_members && !open.streaming && !open.raw && open.pieces.is_empty() {
+                    // A member copied as it was read stays so, whatever
+                    // else it holds: a second large record in it is copied
+                    // raw too, never written out of its member.
+                    let first = self.keep_members && !open.streaming && open.pieces.is_empty();
+                    if open.raw || first {
                         // The member is copied as it was read, its block
                         // inflated only to find where it ends.
                         open.raw = true;
                         large.raw_member = true;
                         return Ok(Some(Item::Large(large)));
                     }
-                    if !open.streaming && !open.raw {
+                    if !open.streaming {
                         self.queue.extend(start_streaming(open));
                     }
                     self.queue.push_back(Item::Large(large));
@@ -500,17 +521,16 @@ impl<R: BufRead> RecordReader<R> {
         &mut self,
         record: &LargeRecord,
         sink: &mut dyn Write,
-    ) -> Result<Vec<u8>, WarcError> {
-        let number = record.number;
+    ) -> Result<Copied, WarcError> {
         match &mut self.source {
-            Source::Plain(input) => copy_exactly(input, record.length, sink, number),
-            Source::Gzip { member, .. } => {
-                let Some(open) = member.as_mut() else {
-                    return Err(truncated(number));
-                };
-                copy_exactly(&mut *open.reader, record.length, sink, number)
-                    .map_err(|e| corrupt(e, number))
-            }
+            Source::Plain(input) => copy_block_of(input, record.length, sink),
+            Source::Gzip { member, .. } => match member.as_mut() {
+                Some(open) => copy_block_of(&mut *open.reader, record.length, sink),
+                None => Ok(Copied {
+                    block: 0,
+                    trailer: Vec::new(),
+                }),
+            },
         }
     }
 
@@ -518,42 +538,36 @@ impl<R: BufRead> RecordReader<R> {
     /// writing its gzip member's compressed bytes, as they were read, into
     /// `sink` as they go by (memory bounded by a chunk): the record is copied
     /// as it is, its member byte for byte. What follows in the member comes
-    /// as [`Item::RawPiece`]s and [`Item::RawMemberEnd`].
+    /// as [`Item::RawPiece`]s and [`Item::RawMemberEnd`]. How many bytes of
+    /// the block there were (fewer than its length when the member ends
+    /// first).
     pub fn copy_member_raw(
         &mut self,
         record: &LargeRecord,
         sink: &mut dyn Write,
-    ) -> Result<(), WarcError> {
-        let number = record.number;
+    ) -> Result<u64, WarcError> {
         let Source::Gzip {
             member: Some(open), ..
         } = &mut self.source
         else {
-            return Err(truncated(number));
-        };
-        let drain = |open: &mut Open<R>, sink: &mut dyn Write| -> io::Result<()> {
-            let tee = open.reader.inner.get_mut().get_mut();
-            sink.write_all(&tee.taken)?;
-            tee.taken.clear();
-            Ok(())
+            return Ok(0);
         };
         let mut chunk = vec![0u8; 1 << 16];
         let mut left = record.length;
         while left > 0 {
             let want = chunk.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-            let n = open
-                .reader
-                .read(&mut chunk[..want])
-                .map_err(|e| corrupt(e.into(), number))?;
+            let n = open.reader.read(&mut chunk[..want])?;
             if n == 0 {
-                return Err(truncated(number));
+                break;
             }
             left -= n as u64;
-            drain(open, sink)?;
+            sink.write_all(&std::mem::take(&mut open.tee().taken))?;
         }
-        read_line_ends(&mut *open.reader).map_err(|e| corrupt(e, number))?;
-        drain(open, sink)?;
-        Ok(())
+        if left == 0 {
+            read_line_ends(&mut *open.reader)?;
+        }
+        sink.write_all(&std::mem::take(&mut open.tee().taken))?;
+        Ok(record.length - left)
     }
 
     /// Copies the rest of the input, as it is, into `sink` (after an
@@ -575,6 +589,25 @@ impl<R: BufRead> RecordReader<R> {
     }
 }
 
+/// What [`RecordReader::copy_block`] copied of a large block: how many
+/// bytes (fewer than its length when the input ends first, as warcio reads
+/// such a block: up to the end), and the line ends after it.
+#[derive(Debug)]
+pub(crate) struct Copied {
+    pub block: u64,
+    pub trailer: Vec<u8>,
+}
+
+impl<R: BufRead> Open<R> {
+    fn fuse(&mut self) -> &mut Fuse<GzDecoder<Tee<R>>> {
+        self.reader.inner.get_mut()
+    }
+
+    fn tee(&mut self) -> &mut Tee<R> {
+        self.fuse().inner.get_mut()
+    }
+}
+
 /// The next gzip member of the input, its compressed bytes kept when
 /// `keep` asks; `None` at the end of the input.
 fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<Option<Open<R>>> {
@@ -591,7 +624,10 @@ fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<
     Ok(Some(Open {
         reader: Box::new(Pushback::new(BufReader::with_capacity(
             64 << 10,
-            GzDecoder::new(tee),
+            Fuse {
+                inner: GzDecoder::new(tee),
+                error: None,
+            },
         ))),
         offset,
         pieces: Vec::new(),
@@ -605,7 +641,7 @@ fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<
 /// The pieces held of a member, given one at a time from now on.
 fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
     open.streaming = true;
-    let tee = open.reader.inner.get_mut().get_mut();
+    let tee = open.tee();
     tee.keep = false;
     tee.taken = Vec::new();
     let mut items = vec![Item::MemberStart];
@@ -613,41 +649,75 @@ fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
     items
 }
 
-/// A member whose gzip data cannot be read: what was held of it is given
-/// back raw, and the rest of the input with it. A member already streamed
-/// cannot be given back: that is an error.
-fn unreadable<R: BufRead>(
-    open: Open<R>,
+/// Why a record of a member copied as it was read is not rewritten.
+pub(crate) const SHARES_A_LARGE_MEMBER: &str = "its gzip member holds a record too large to rewrite";
+/// See [`SHARES_A_LARGE_MEMBER`].
+const IN_AN_UNREADABLE_MEMBER: &str = "its gzip member cannot be read to its end";
+
+/// The end of the member being read: the member, or its end, as
+/// [`next_gzip`](RecordReader::next_gzip) gives it; the input goes back to
+/// `idle`, between members.
+///
+/// When the member's gzip data could not be read to its end (cut short, or
+/// damaged), the records read from it are listed as warcio reads them (the
+/// last one cut short), and the member is given back as it was read, with
+/// the rest of the input ([`Item::Unreadable`]). A member already streamed
+/// out, compressed again, cannot be given back: cut short, the new member
+/// ends where the input did (it holds what warcio reads); damaged, that is
+/// an error.
+fn end_member<R: BufRead>(
+    mut open: Open<R>,
     idle: &mut Option<Tee<R>>,
-    err: io::Error,
     writing: bool,
+    queue: &mut VecDeque<Item>,
 ) -> Result<Option<Item>, WarcError> {
+    let error = open.fuse().error.take();
     let offset = open.offset;
-    let streaming = open.streaming;
-    let tee = open.reader.inner.into_inner().into_inner();
     let Tee {
         inner,
         taken,
         position,
         ..
-    } = tee;
-    if streaming && writing {
-        return Err(WarcError::Malformed {
-            record: 0,
-            reason: format!("gzip data at offset {offset} cannot be read ({err})"),
-        });
-    }
+    } = open.reader.inner.into_inner().inner.into_inner();
     *idle = Some(Tee {
         inner,
         taken: Vec::new(),
         keep: false,
         position,
     });
-    Ok(Some(Item::Unreadable {
+    let Some(error) = error else {
+        queue.push_back(if open.raw {
+            Item::RawMemberEnd(taken)
+        } else if open.streaming {
+            Item::MemberEnd
+        } else {
+            Item::Member(Member {
+                bytes: writing.then_some(taken),
+                pieces: open.pieces,
+            })
+        });
+        return Ok(queue.pop_front());
+    };
+    if open.streaming {
+        if writing && error.kind() != io::ErrorKind::UnexpectedEof {
+            return Err(WarcError::Malformed {
+                record: 0,
+                reason: format!("gzip data at offset {offset} cannot be read ({error})"),
+            });
+        }
+        queue.push_back(Item::MemberEnd);
+    }
+    queue.extend(open.pieces.into_iter().map(|piece| Item::RawPiece {
+        piece,
+        compressed: Vec::new(),
+        why: IN_AN_UNREADABLE_MEMBER,
+    }));
+    queue.push_back(Item::Unreadable {
         offset,
         held: taken,
-        reason: err.to_string(),
-    }))
+        reason: error.to_string(),
+    });
+    Ok(queue.pop_front())
 }
 
 /// What the parser found.
@@ -935,36 +1005,20 @@ fn read_line<B: BufRead + ?Sized>(
     input.take(limit as u64 + 1).read_until(b'\n', out)
 }
 
-fn truncated(number: usize) -> WarcError {
-    WarcError::Malformed {
-        record: number,
-        reason: "the file ends inside the record".to_owned(),
-    }
-}
-
-/// A read error in a gzip member names the record it was in.
-fn corrupt(err: WarcError, number: usize) -> WarcError {
-    match err {
-        WarcError::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => truncated(number),
-        WarcError::Io(e) => WarcError::Malformed {
-            record: number,
-            reason: format!("gzip data cannot be read ({e})"),
-        },
-        other => other,
-    }
-}
-
-fn copy_exactly<B: BufRead + ?Sized>(
+/// Streams up to `length` bytes of a block into `sink`, then reads the
+/// line ends after it (when the block was whole).
+fn copy_block_of<B: BufRead + ?Sized>(
     input: &mut B,
     length: u64,
     sink: &mut dyn Write,
-    number: usize,
-) -> Result<Vec<u8>, WarcError> {
-    let copied = io::copy(&mut input.take(length), sink)?;
-    if copied < length {
-        return Err(truncated(number));
-    }
-    read_line_ends(input)
+) -> Result<Copied, WarcError> {
+    let block = io::copy(&mut input.take(length), sink)?;
+    let trailer = if block == length {
+        read_line_ends(input)?
+    } else {
+        Vec::new()
+    };
+    Ok(Copied { block, trailer })
 }
 
 /// The bytes at the reader's position that `keep` accepts.
@@ -1106,7 +1160,8 @@ mod tests {
         };
         assert_eq!(large.length, 100);
         let mut sink = Vec::new();
-        assert_eq!(reader.copy_block(&large, &mut sink).unwrap(), b"\r\n\r\n");
+        let copied = reader.copy_block(&large, &mut sink).unwrap();
+        assert_eq!((copied.block, &copied.trailer[..]), (100, &b"\r\n\r\n"[..]));
         assert_eq!(sink, "x".repeat(100).as_bytes());
         assert!(reader.next_item().unwrap().is_none());
     }
@@ -1221,8 +1276,13 @@ mod tests {
             panic!()
         };
         assert_eq!(first.bytes.as_deref(), Some(&good[..]));
-        let Some(Item::Unreadable { offset, held, .. }) = reader.next_item().unwrap() else {
-            panic!()
+        // What decodes of the damaged member is listed, never written.
+        let (offset, held) = loop {
+            match reader.next_item().unwrap() {
+                Some(Item::RawPiece { compressed, .. }) => assert!(compressed.is_empty()),
+                Some(Item::Unreadable { offset, held, .. }) => break (offset, held),
+                other => panic!("{other:?}"),
+            }
         };
         assert_eq!(offset, good.len() as u64);
         let mut rest = held;
