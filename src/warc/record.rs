@@ -268,12 +268,19 @@ impl<R> Pushback<R> {
         if bytes.is_empty() {
             return;
         }
+        self.position -= bytes.len() as u64;
+        // Bytes just read from `back` go back in place: an unread costs
+        // what it puts back, never what is left behind it.
+        if self.at >= bytes.len() {
+            self.at -= bytes.len();
+            self.back[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+            return;
+        }
         let mut back = Vec::with_capacity(bytes.len() + self.back.len() - self.at);
         back.extend_from_slice(bytes);
         back.extend_from_slice(&self.back[self.at..]);
         self.back = back;
         self.at = 0;
-        self.position -= bytes.len() as u64;
     }
 }
 
@@ -769,8 +776,9 @@ impl Parser {
     /// The next piece of `input`, or `None` at its end.
     fn next<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Option<Parsed>, WarcError> {
         let offset = input.position;
-        let lead = read_white_space(input)?;
-        if input.fill_buf()?.is_empty() {
+        let lead = read_white_space(input, MAX_JUNK_PIECE)?;
+        // A long run of white space is given in pieces, never held whole.
+        if lead.len() >= MAX_JUNK_PIECE || input.fill_buf()?.is_empty() {
             return Ok((!lead.is_empty()).then_some({
                 Parsed::Piece(Piece::Junk(Junk {
                     offset,
@@ -809,10 +817,16 @@ impl Parser {
                     (head, length)
                 }
                 Err((head, reason)) => {
-                    // A head cut off by the end, or without end: junk.
-                    input.unread(&head);
-                    input.unread(&lead);
-                    return self.junk_because(input, reason).map(Some);
+                    // A head cut off by the end, or without end: junk, all
+                    // of it, never read again. No record line inside it
+                    // can start a record: the input ends before its head
+                    // does too (or, past 1 MiB of lines, it is no head
+                    // relink reads).
+                    return Ok(Some(Parsed::Piece(Piece::Junk(Junk {
+                        offset,
+                        bytes: [lead, head].concat(),
+                        warning: Some(format!("{reason}; copied as it is")),
+                    }))));
                 }
             },
         };
@@ -861,10 +875,26 @@ impl Parser {
         Ok(Some(Parsed::Piece(Piece::Record(record))))
     }
 
-    /// Marks a record bad when what follows it is neither the end nor the
-    /// next record: its `Content-Length` is wrong. When its block holds the
-    /// start of the next record (a length too long), the block ends there
-    /// and the rest is read again.
+    /// Marks a record bad when what follows its block is no record
+    /// boundary.
+    ///
+    /// The framing rule: `Content-Length` is the truth whenever what follows
+    /// the block is a record boundary: the line ends that close a record
+    /// (CRLF CRLF for WARC, a line end for ARC), or a record line, or the
+    /// end of the input. What comes next is then read as it comes (the next
+    /// record, or stray bytes copied as junk). When it is no boundary (a
+    /// length a few bytes short or too long, a single CRLF and a stray
+    /// line), the record is marked bad (listed, copied byte for byte, never
+    /// rewritten) and the next record line is searched for after its block,
+    /// never inside it: a block may quote record text (a WARC served as
+    /// text, a page that shows a record), and a length that runs into
+    /// later records takes them into its block, copied with it. warcio
+    /// reads the same bytes so: it takes `Content-Length` bytes whatever
+    /// they hold, skips the line after them (with a warning when it is not
+    /// blank) and blank lines, and stops with an error when the next line
+    /// is no record line; relink goes on at the next record line instead,
+    /// copying what lies between. Every byte is read a bounded number of
+    /// times: a block is never read again.
     fn check_end<B: BufRead>(
         &mut self,
         input: &mut Pushback<B>,
@@ -873,14 +903,8 @@ impl Parser {
         if record.bad.is_some() {
             return Ok(());
         }
-        let mut next = Vec::new();
-        read_line(input, &mut next, MAX_HEAD_BYTES)?;
-        input.unread(&next);
-        if next.is_empty() || self.starts_record(&next) {
-            return Ok(());
-        }
         // A block followed by its blank lines was read right: what follows
-        // is stray bytes, junk of its own.
+        // is the next record, or stray bytes, junk of their own.
         let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
         let closed = match record.format {
             Format::Warc => closed.iter().any(|end| record.trailer.starts_with(end)),
@@ -889,29 +913,23 @@ impl Parser {
         if closed {
             return Ok(());
         }
-        let length = record.block.len();
-        let inner = (1..length).find(|&i| {
-            if record.block[i - 1] != b'\n' {
-                return false;
-            }
-            let end = memchr::memchr(b'\n', &record.block[i..]).map_or(length, |e| i + e + 1);
-            self.starts_record(&record.block[i..end])
-        });
-        record.bad = Some(match inner {
-            Some(at) => {
-                input.unread(&record.trailer);
-                input.unread(&record.block[at..]);
-                record.trailer.clear();
-                record.block.truncate(at);
-                format!(
-                    "its length runs {} bytes into the next record, read as a record of its own",
-                    length - at
-                )
-            }
-            None => "its length ends before the record does (the bytes up to the next record \
-                     follow it)"
+        // A WARC record line is told by its first bytes; an ARC header
+        // line needs all of its fields.
+        let limit = match record.format {
+            Format::Warc => 16,
+            Format::Arc => MAX_HEAD_BYTES,
+        };
+        let mut next = Vec::new();
+        read_line(input, &mut next, limit)?;
+        input.unread(&next);
+        if next.is_empty() || self.starts_record(&next) {
+            return Ok(());
+        }
+        record.bad = Some(
+            "what follows its block is no record boundary: its length is wrong, or stray \
+             bytes follow (the bytes up to the next record follow it)"
                 .to_owned(),
-        });
+        );
         self.quiet_junk = true;
         Ok(())
     }
@@ -921,15 +939,6 @@ impl Parser {
         let quiet = std::mem::take(&mut self.quiet_junk);
         let warning = (!quiet).then(|| "bytes that are no record; copied as they are".to_owned());
         self.junk_with(input, warning)
-    }
-
-    /// Bytes up to the next record line, the first line included.
-    fn junk_because<B: BufRead>(
-        &mut self,
-        input: &mut Pushback<B>,
-        reason: &str,
-    ) -> Result<Parsed, WarcError> {
-        self.junk_with(input, Some(format!("{reason}; copied as it is")))
     }
 
     fn junk_with<B: BufRead>(
@@ -1021,15 +1030,17 @@ fn copy_block_of<B: BufRead + ?Sized>(
     Ok(Copied { block, trailer })
 }
 
-/// The bytes at the reader's position that `keep` accepts.
+/// The bytes at the reader's position that `keep` accepts, up to `limit`.
 fn read_while<B: BufRead + ?Sized>(
     input: &mut B,
+    limit: usize,
     keep: impl Fn(u8) -> bool,
 ) -> Result<Vec<u8>, WarcError> {
     let mut out = Vec::new();
     loop {
         let buffer = input.fill_buf()?;
-        let n = buffer.iter().take_while(|&&b| keep(b)).count();
+        let room = limit - out.len();
+        let n = buffer.iter().take(room).take_while(|&&b| keep(b)).count();
         if n == 0 {
             return Ok(out);
         }
@@ -1039,14 +1050,19 @@ fn read_while<B: BufRead + ?Sized>(
 }
 
 /// The line ends at the reader's position (the record's closing CRLF CRLF,
-/// and any stray ones after it).
+/// and any stray ones after it, up to [`MAX_JUNK_PIECE`] bytes: more are
+/// junk of their own).
 fn read_line_ends<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
-    read_while(input, |b| b == b'\r' || b == b'\n')
+    read_while(input, MAX_JUNK_PIECE, |b| b == b'\r' || b == b'\n')
 }
 
-/// The white space at the reader's position (before a record).
-fn read_white_space<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
-    read_while(input, |b| b.is_ascii_whitespace())
+/// The white space at the reader's position (before a record), up to
+/// `limit` bytes.
+fn read_white_space<B: BufRead + ?Sized>(
+    input: &mut B,
+    limit: usize,
+) -> Result<Vec<u8>, WarcError> {
+    read_while(input, limit, |b| b.is_ascii_whitespace())
 }
 
 #[cfg(test)]
@@ -1178,7 +1194,7 @@ mod tests {
         let records = records_of(&pieces);
         assert_eq!(records.len(), 3);
         assert!(records[0].bad.is_none());
-        assert!(records[1].bad.as_deref().unwrap().contains("ends before"));
+        assert!(records[1].bad.as_deref().unwrap().contains("no record boundary"));
         assert_eq!(records[2].block, b"three");
         assert!(records[2].bad.is_none());
         // The junk after the bad record needs no second warning.
@@ -1190,7 +1206,7 @@ mod tests {
     }
 
     #[test]
-    fn a_length_too_long_is_cut_at_the_next_record() {
+    fn a_length_too_long_takes_what_it_runs_into_and_reading_goes_on_after_it() {
         let mut bad = record("short");
         let at = memchr::memmem::find(&bad, b"Length: 5").unwrap() + 8;
         bad.splice(at..at + 1, *b"30");
@@ -1198,10 +1214,13 @@ mod tests {
         let pieces = pieces(&file);
         assert_eq!(concat(&pieces), file);
         let records = records_of(&pieces);
-        assert_eq!(records.len(), 3, "{pieces:?}");
-        assert!(records[0].bad.as_deref().unwrap().contains("runs"));
-        assert_eq!(records[1].block, b"two");
-        assert_eq!(records[2].block, b"three");
+        // The block is never searched: the start of record two is in it,
+        // the rest of record two is junk, record three is read.
+        assert_eq!(records.len(), 2, "{pieces:?}");
+        assert!(records[0].bad.as_deref().unwrap().contains("no record boundary"));
+        assert_eq!(records[0].block.len(), 30);
+        assert_eq!(records[1].block, b"three");
+        assert!(records[1].bad.is_none());
     }
 
     #[test]
