@@ -657,7 +657,8 @@ fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
 }
 
 /// Why a record of a member copied as it was read is not rewritten.
-pub(crate) const SHARES_A_LARGE_MEMBER: &str = "its gzip member holds a record too large to rewrite";
+pub(crate) const SHARES_A_LARGE_MEMBER: &str =
+    "its gzip member holds a record too large to rewrite";
 /// See [`SHARES_A_LARGE_MEMBER`].
 const IN_AN_UNREADABLE_MEMBER: &str = "its gzip member cannot be read to its end";
 
@@ -1194,7 +1195,13 @@ mod tests {
         let records = records_of(&pieces);
         assert_eq!(records.len(), 3);
         assert!(records[0].bad.is_none());
-        assert!(records[1].bad.as_deref().unwrap().contains("no record boundary"));
+        assert!(
+            records[1]
+                .bad
+                .as_deref()
+                .unwrap()
+                .contains("no record boundary")
+        );
         assert_eq!(records[2].block, b"three");
         assert!(records[2].bad.is_none());
         // The junk after the bad record needs no second warning.
@@ -1217,7 +1224,13 @@ mod tests {
         // The block is never searched: the start of record two is in it,
         // the rest of record two is junk, record three is read.
         assert_eq!(records.len(), 2, "{pieces:?}");
-        assert!(records[0].bad.as_deref().unwrap().contains("no record boundary"));
+        assert!(
+            records[0]
+                .bad
+                .as_deref()
+                .unwrap()
+                .contains("no record boundary")
+        );
         assert_eq!(records[0].block.len(), 30);
         assert_eq!(records[1].block, b"three");
         assert!(records[1].bad.is_none());

@@ -21,6 +21,7 @@ mod robust;
 mod tokenizer;
 mod wacz;
 mod warc;
+mod warc_framing;
 mod warc_http;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,475 @@
+//! How records are framed, and what is copied when the framing is wrong:
+//! hand-made archives that once were damaged. Each output is checked for
+//! what matters: it is gzip-valid, warcio reads the same records from it
+//! as from the input, the bytes outside the rewritten URLs are the input's,
+//! and what relink cannot rewrite is copied byte for byte.
+
+use std::io::{Read, Write};
+use std::process::Command;
+
+use relink::warc::{self, RecordReport, WarcOptions, WarcSummary};
+use serde_json::Value;
+
+use crate::python;
+
+/// A `response` record of an HTML page holding `body`.
+fn page(uri: &str, body: &str) -> Vec<u8> {
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+    record(
+        "response",
+        uri,
+        "application/http; msgtype=response",
+        http.as_bytes(),
+    )
+}
+
+/// A record of `kind` holding `block`, its `Content-Length` right.
+fn record(kind: &str, uri: &str, content_type: &str, block: &[u8]) -> Vec<u8> {
+    record_with_length(kind, uri, content_type, block, block.len())
+}
+
+/// A record whose `Content-Length` says `length`, whatever the block holds.
+fn record_with_length(
+    kind: &str,
+    uri: &str,
+    content_type: &str,
+    block: &[u8],
+    length: usize,
+) -> Vec<u8> {
+    let head = format!(
+        "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: {content_type}\r\nContent-Length: {length}\r\n\r\n"
+    );
+    [head.as_bytes(), block, b"\r\n\r\n"].concat()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    w.write_all(bytes).unwrap();
+    w.finish().unwrap()
+}
+
+/// The bytes a gzip file holds; panics when it is not gzip-valid to its
+/// end (a CRC error, a member cut short).
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .expect("the output is gzip-valid");
+    out
+}
+
+fn small_limit() -> WarcOptions<'static> {
+    WarcOptions {
+        max_payload_bytes: 1000,
+        ..WarcOptions::default()
+    }
+}
+
+/// Rewrites `input`; the output, the summary and each record's report.
+fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WarcSummary, Vec<RecordReport>) {
+    let mut out = Vec::new();
+    let mut reports = Vec::new();
+    let summary = warc::rewrite_with(input, &mut out, options, |r| reports.push(r))
+        .unwrap_or_else(|e| panic!("refused: {e}"));
+    (out, summary, reports)
+}
+
+/// The target URIs of the records relink lists.
+fn listed(input: &[u8], options: &WarcOptions<'_>) -> Vec<String> {
+    let mut uris = Vec::new();
+    warc::inspect(input, options, |r| uris.push(r.target_uri)).unwrap();
+    uris
+}
+
+/// What warcio's `ArchiveIterator` reads of a file, as far as it goes: each
+/// record's type, target URI and raw block length, and the error it
+/// stopped at, if any.
+struct Warcio {
+    records: Vec<(String, String, u64)>,
+    error: Option<String>,
+}
+
+const WARCIO_READ: &str = r#"
+import json, sys
+from warcio.archiveiterator import ArchiveIterator
+records, error = [], None
+try:
+    with open(sys.argv[1], "rb") as f:
+        for r in ArchiveIterator(f):
+            uri = r.rec_headers.get_header("WARC-Target-URI") or ""
+            records.append([r.rec_type, uri, len(r.raw_stream.read())])
+except Exception as e:
+    error = str(e) or type(e).__name__
+print(json.dumps({"records": records, "error": error}))
+"#;
+
+fn warcio(bytes: &[u8]) -> Warcio {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("file.warc.gz");
+    std::fs::write(&path, bytes).unwrap();
+    let run = Command::new(python())
+        .args(["-c", WARCIO_READ])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 with warcio is needed ({e})"));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "warcio is needed: {stderr}");
+    let out: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let records = out["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r[0].as_str().unwrap().to_owned(),
+                r[1].as_str().unwrap().to_owned(),
+                r[2].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    Warcio {
+        records,
+        error: out["error"].as_str().map(str::to_owned),
+    }
+}
+
+/// The record types and target URIs warcio reads.
+fn warcio_uris(bytes: &[u8]) -> Vec<String> {
+    warcio(bytes).records.into_iter().map(|r| r.1).collect()
+}
+
+/// `input` with `from` replaced by `to`, once: what an output that
+/// changed only those bytes is.
+fn replaced(input: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let at = memchr::memmem::find(input, from).expect("the bytes to replace");
+    [&input[..at], to, &input[at + from.len()..]].concat()
+}
+
+/// A record with its `Content-Length` set to `length`.
+fn with_length(record: &[u8], length: u64) -> Vec<u8> {
+    let start = memchr::memmem::find(record, b"Content-Length: ").unwrap() + 16;
+    let end = start + memchr::memchr(b'\r', &record[start..]).unwrap();
+    [
+        &record[..start],
+        length.to_string().as_bytes(),
+        &record[end..],
+    ]
+    .concat()
+}
+
+/// A record as relink rewrites it alone.
+fn alone(record: &[u8]) -> Vec<u8> {
+    rewrite(record, &WarcOptions::default()).0
+}
+
+// A gzip member holding records past the payload limit.
+
+#[test]
+fn a_member_of_two_records_over_the_limit_is_copied_byte_for_byte() {
+    let big = |n: usize| format!("<a href=big{n}>{}</a>", "x".repeat(5000));
+    let shapes: Vec<Vec<Vec<u8>>> = vec![
+        vec![
+            page("http://a.example/1/", &big(1)),
+            page("http://a.example/2/", &big(2)),
+        ],
+        vec![
+            page("http://a.example/1/", &big(1)),
+            page("http://a.example/s/", "<a href=s>s</a>"),
+            page("http://a.example/2/", &big(2)),
+        ],
+        vec![
+            page("http://a.example/1/", &big(1)),
+            b"stray line\r\n".to_vec(),
+            page("http://a.example/2/", &big(2)),
+            page("http://a.example/3/", &big(3)),
+        ],
+    ];
+    for (n, shape) in shapes.into_iter().enumerate() {
+        let member = gzip(&shape.concat());
+        let last = gzip(&page("http://a.example/last/", "<a href=y>y</a>"));
+        let input = [member.clone(), last].concat();
+        let (out, _, reports) = rewrite(&input, &small_limit());
+        assert!(out.starts_with(&member), "shape {n}: the member changed");
+        let plain = gunzip(&out);
+        assert!(
+            memchr::memmem::find(&plain, b"<a href=http://a.example/last/y>").is_some(),
+            "shape {n}: the next member is rewritten"
+        );
+        assert!(
+            reports.iter().filter(|r| r.changed).count() == 1,
+            "shape {n}"
+        );
+        // warcio stops after the first record of a member of several, in
+        // the input as in the output.
+        assert_eq!(warcio(&out).records, warcio(&input).records, "shape {n}");
+    }
+}
+
+#[test]
+fn a_one_stream_file_whose_first_record_is_large_is_copied_as_it_is() {
+    let mut records = vec![page("http://a.example/big/", &"x".repeat(5000))];
+    for n in 0..200 {
+        records.push(page(&format!("http://a.example/{n}/"), "<a href=x>x</a>"));
+        records.push(page(
+            &format!("http://a.example/big{n}/"),
+            &"y".repeat(3000),
+        ));
+    }
+    let input = gzip(&records.concat());
+    let (out, summary, _) = rewrite(&input, &small_limit());
+    assert!(out == input, "the one member is copied byte for byte");
+    assert_eq!(summary.records, 401);
+    assert_eq!(summary.changed, 0);
+}
+
+// Record text quoted in a block.
+
+/// A WARC record quoted whole, as a page showing it or a WARC served as
+/// text would hold it.
+fn quoted() -> Vec<u8> {
+    [
+        &b"Here is a record:\r\n"[..],
+        &page("http://quoted.example/", "<a href=q>q</a>"),
+        b"That was it.\r\n",
+    ]
+    .concat()
+}
+
+/// The record after the one quoting: its link is rewritten.
+fn after() -> Vec<u8> {
+    page("http://a.example/after/", "<a href=y>y</a>")
+}
+
+/// Files where a record's block quotes a record, and what follows it is
+/// no record boundary: one CRLF and a stray line, or a length a few bytes
+/// short.
+fn quoting_files() -> Vec<(&'static str, Vec<u8>)> {
+    let block = quoted();
+    let after = after();
+    let one_crlf = [
+        &b"WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://a.example/text\r\n\
+           Content-Type: text/plain\r\n"[..],
+        format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes(),
+        &block,
+        b"\r\nstray line\r\n",
+        &after,
+    ]
+    .concat();
+    let short = |by: usize| {
+        [
+            record_with_length(
+                "resource",
+                "http://a.example/text",
+                "text/plain",
+                &block,
+                block.len() - by,
+            ),
+            after.clone(),
+        ]
+        .concat()
+    };
+    let html_short = [
+        record_with_length(
+            "response",
+            "http://a.example/page",
+            "application/http; msgtype=response",
+            &[
+                &b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<pre>"[..],
+                &block,
+            ]
+            .concat(),
+            block.len() + 40,
+        ),
+        after.clone(),
+    ]
+    .concat();
+    vec![
+        ("one CRLF and a stray line", one_crlf),
+        ("a length 3 bytes short", short(3)),
+        ("a length 20 bytes short", short(20)),
+        ("a page showing a record, its length short", html_short),
+    ]
+}
+
+#[test]
+fn quoted_record_text_is_never_read_as_a_record() {
+    for (name, file) in quoting_files() {
+        for gzipped in [false, true] {
+            let input = if gzipped { gzip(&file) } else { file.clone() };
+            let (out, summary, reports) = rewrite(&input, &WarcOptions::default());
+            let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+            assert!(
+                !uris.contains(&"http://quoted.example/"),
+                "{name} (gzip {gzipped}): the quoted record was read: {uris:?}"
+            );
+            // The record is marked bad and copied; the next one is read
+            // and rewritten; nothing else changed.
+            assert!(!reports[0].changed, "{name}");
+            assert!(
+                summary.warnings[0]
+                    .to_string()
+                    .contains("no record boundary"),
+                "{name}: {:?}",
+                summary.warnings
+            );
+            assert_eq!(
+                reports.last().unwrap().target_uri,
+                "http://a.example/after/"
+            );
+            let plain_in = if gzipped {
+                gunzip(&input)
+            } else {
+                input.clone()
+            };
+            let plain_out = if gzipped { gunzip(&out) } else { out.clone() };
+            let after = after();
+            let expected = replaced(&plain_in, &after, &alone(&after));
+            assert!(
+                plain_out == expected,
+                "{name} (gzip {gzipped}): bytes outside the URL changed:\n{}",
+                String::from_utf8_lossy(&plain_out)
+            );
+            // What warcio reads, it reads the same in the output.
+            let (before, after) = (warcio(&input), warcio(&out));
+            let names = |w: &Warcio| w.records.iter().map(|r| r.1.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&after), names(&before), "{name}");
+            assert!(!names(&before).contains(&"http://quoted.example/".to_owned()));
+        }
+    }
+}
+
+#[test]
+fn an_unchanged_quoting_file_is_written_back_identical() {
+    for (name, file) in quoting_files() {
+        // Nothing to rewrite: the last record's link made absolute.
+        let after = after();
+        let file = replaced(&file, &after, &alone(&after));
+        for input in [file.clone(), gzip(&file)] {
+            let (out, summary, _) = rewrite(&input, &WarcOptions::default());
+            assert_eq!(summary.changed, 0, "{name}");
+            assert!(out == input, "{name}: not identical");
+        }
+    }
+}
+
+#[test]
+fn a_length_running_into_later_records_takes_them_and_is_copied() {
+    let first = page("http://a.example/1/", "<a href=x>x</a>");
+    let second = page("http://a.example/2/", "<a href=x>x</a>");
+    let third = page("http://a.example/3/", "<a href=x>x</a>");
+    // Record 1's length runs 30 bytes into record 2.
+    let block_start = memchr::memmem::find(&first, b"\r\n\r\n").unwrap() + 4;
+    let length = first.len() - block_start - 4;
+    let long = with_length(&first, length as u64 + 30);
+    let input = [long.clone(), second, third].concat();
+    let (out, _, reports) = rewrite(&input, &WarcOptions::default());
+    let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+    assert_eq!(uris, ["http://a.example/1/", "http://a.example/3/"]);
+    assert!(!reports[0].changed && reports[1].changed);
+    // Everything up to record 3 is as it was.
+    let at = memchr::memmem::find(&input, b"WARC-Target-URI: http://a.example/3/").unwrap();
+    assert_eq!(out[..at], input[..at]);
+    // warcio stops at the same place in both.
+    let (before, after) = (warcio(&input), warcio(&out));
+    assert_eq!(before.records, after.records);
+    assert!(before.error.is_some());
+}
+
+// A gzip member cut short: the last record of a killed crawl.
+
+#[test]
+fn a_member_cut_short_lists_what_warcio_reads_and_is_copied_as_it_is() {
+    let body = (0..400)
+        .map(|n| format!("<a href=p{n}>{n}</a>"))
+        .collect::<String>();
+    let members = [
+        gzip(&page("http://a.example/1/", "<a href=x>x</a>")),
+        gzip(&page("http://a.example/2/", "<a href=y>y</a>")),
+        gzip(&page("http://a.example/3/", &body)),
+    ];
+    let whole = members.concat();
+    let start = whole.len() - members[2].len();
+    for cut in [
+        whole.len() - 4,
+        whole.len() - members[2].len() / 2,
+        start + 30,
+    ] {
+        let input = &whole[..cut];
+        for options in [WarcOptions::default(), small_limit()] {
+            let from_warcio = warcio_uris(input);
+            assert_eq!(listed(input, &options), from_warcio, "cut at {cut}");
+            let (out, summary, reports) = rewrite(input, &options);
+            assert!(
+                out.ends_with(&input[start..]),
+                "cut at {cut}: member changed"
+            );
+            // The members before it are rewritten as ever.
+            assert!(reports[0].changed && reports[1].changed);
+            assert!(
+                summary
+                    .warnings
+                    .iter()
+                    .any(|w| w.to_string().contains("cannot be read")),
+                "{:?}",
+                summary.warnings
+            );
+            assert_eq!(warcio_uris(&out), from_warcio, "cut at {cut}");
+        }
+    }
+    // Cut inside the record's block, the record is listed, as warcio
+    // lists it.
+    assert_eq!(warcio_uris(&whole[..whole.len() - 4]).len(), 3);
+}
+
+// Shapes that once took time or memory out of proportion; they are timed
+// in the benches, here only checked to be copied as they are.
+
+/// Thousands of record lines with no head end; white space between
+/// records; a length of 10^15.
+fn hostile_shapes() -> Vec<(&'static str, Vec<u8>)> {
+    let ok = page("http://a.example/ok/", "<a href=http://a.example/x>x</a>");
+    vec![
+        (
+            "record lines without head end",
+            b"WARC/1.0\r\n".repeat(20_000),
+        ),
+        (
+            "record lines, then a record",
+            [
+                b"WARC/1.0\r\n".repeat(5_000),
+                b"\r\n\r\n".to_vec(),
+                ok.clone(),
+            ]
+            .concat(),
+        ),
+        (
+            "white space between records",
+            [ok.clone(), b"\r\n \t".repeat(1 << 20), ok.clone()].concat(),
+        ),
+        (
+            "a length of 10^15",
+            [ok.clone(), with_length(&ok, 10u64.pow(15)), ok.clone()].concat(),
+        ),
+    ]
+}
+
+#[test]
+fn hostile_shapes_are_read_as_warcio_reads_them_and_copied_as_they_are() {
+    for (name, file) in hostile_shapes() {
+        for input in [file.clone(), gzip(&file)] {
+            let (out, summary, _) = rewrite(&input, &WarcOptions::default());
+            assert_eq!(summary.changed, 0, "{name}");
+            assert!(out == input, "{name}: not identical");
+        }
+    }
+    // A length of 10^15 runs to the end of the file, for warcio as for
+    // relink: two records, the second's block the rest of the file.
+    let (_, file) = &hostile_shapes()[3];
+    let listed = listed(file, &WarcOptions::default());
+    let from_warcio = warcio(file);
+    assert_eq!(listed, warcio_uris(file));
+    assert_eq!(listed.len(), 2);
+    let rest = file.len() - memchr::memmem::rfind(file, b"\r\n\r\nWARC/1.0").unwrap();
+    assert!(from_warcio.records[1].2 as usize > rest);
+}
