@@ -1321,4 +1321,83 @@ mod tests {
         reader.copy_rest(&mut rest).unwrap();
         assert_eq!(rest, broken);
     }
+
+    #[test]
+    fn a_run_of_white_space_comes_in_bounded_pieces() {
+        let file = [
+            record("one"),
+            b" \r\n\t".repeat(MAX_JUNK_PIECE),
+            record("two"),
+        ]
+        .concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        assert_eq!(records_of(&pieces).len(), 2);
+        for piece in &pieces {
+            match piece {
+                Piece::Junk(junk) => {
+                    assert!(junk.bytes.len() <= MAX_JUNK_PIECE);
+                    assert!(junk.warning.is_none());
+                }
+                Piece::Record(record) => assert!(record.lead.len() <= MAX_JUNK_PIECE),
+            }
+        }
+    }
+
+    #[test]
+    fn record_lines_without_a_head_end_are_one_stretch_of_junk() {
+        let file = b"WARC/1.0\r\n".repeat(20_000);
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        // Not a piece a line, each reading the rest again: the head that
+        // never ends is junk whole.
+        assert_eq!(pieces.len(), 1, "{}", pieces.len());
+        let cut = [b"WARC/1.0\r\nWARC-Type: x\r\n".repeat(3), record("one")].concat();
+        let pieces = self::pieces(&cut);
+        assert_eq!(concat(&pieces), cut);
+        assert_eq!(records_of(&pieces).len(), 1);
+    }
+
+    #[test]
+    fn a_member_copied_as_read_gives_its_bytes_as_it_goes() {
+        let mut records = vec![record(&"x".repeat(100))];
+        for n in 0..5000u64 {
+            let noise: String = (0..40)
+                .map(|i| {
+                    format!(
+                        "{:x}",
+                        (n * 7919 + i * 104_729).wrapping_mul(2_654_435_761) >> 7
+                    )
+                })
+                .collect();
+            records.push(record(&noise));
+        }
+        let file = gzip(&records.concat());
+        let mut reader = RecordReader::new(&file[..], 50, true).unwrap();
+        let (mut out, mut largest, mut listed) = (Vec::new(), 0, 0);
+        while let Some(item) = reader.next_item().unwrap() {
+            match item {
+                Item::Large(large) => {
+                    assert!(large.raw_member);
+                    reader.copy_member_raw(&large, &mut out).unwrap();
+                    listed += 1;
+                }
+                Item::RawPiece { compressed, .. } => {
+                    largest = largest.max(compressed.len());
+                    out.extend_from_slice(&compressed);
+                    listed += 1;
+                }
+                Item::RawMemberEnd(rest) => {
+                    largest = largest.max(rest.len());
+                    out.extend_from_slice(&rest);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(listed, 5001);
+        assert!(out == file, "the member is copied byte for byte");
+        // The compressed rest of the file is never held whole.
+        assert!(file.len() > 1 << 20, "{}", file.len());
+        assert!(largest < 256 << 10, "{largest}");
+    }
 }
