@@ -12,11 +12,18 @@
 //! - a larger member (one stream over a whole file) comes as
 //!   [`Item::MemberStart`], its pieces, then [`Item::MemberEnd`];
 //! - bytes that are no record (stray bytes between records, what a wrong
-//!   `Content-Length` leaves behind) come as a [`Junk`] piece, copied as
-//!   they are; the reader resynchronises on the next record line, as warcio
-//!   reads past such bytes;
-//! - a record whose `Content-Length` does not end where the record does is
-//!   marked bad ([`Record::bad`]): its links are read, its bytes copied.
+//!   `Content-Length` leaves behind, a head without end) come as [`Junk`]
+//!   pieces of at most 1 MiB, copied as they are; the reader
+//!   resynchronises on the next record line after them;
+//! - a record whose block is not followed by a record boundary is marked
+//!   bad ([`Record::bad`]): its links are read, its bytes copied. Its block
+//!   is never searched for records: see [`Parser::check_end`] for the rule;
+//! - a gzip member that cannot be read to its end (cut short, damaged)
+//!   gives the records that decode, listed, then the member as it was read
+//!   ([`Item::Unreadable`]).
+//!
+//! Every byte is read a bounded number of times, and what is held is
+//! bounded by the record (1 MiB of white space, junk or head at most).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -372,6 +379,8 @@ pub(crate) struct RecordReader<R: BufRead> {
     keep_members: bool,
     queue: VecDeque<Item>,
     stream: bool,
+    /// The most bytes of a member held whole ([`MAX_MEMBER_HOLD`]).
+    hold: usize,
 }
 
 /// What parsing needs to know between records.
@@ -413,6 +422,7 @@ impl<R: BufRead> RecordReader<R> {
             keep_members,
             queue: VecDeque::new(),
             stream: false,
+            hold: MAX_MEMBER_HOLD,
         })
     }
 
@@ -494,7 +504,7 @@ impl<R: BufRead> RecordReader<R> {
                     }
                     open.size += piece.len();
                     open.pieces.push(piece);
-                    if open.size > MAX_MEMBER_HOLD {
+                    if open.size > self.hold {
                         self.queue.extend(start_streaming(open));
                         return Ok(self.queue.pop_front());
                     }
@@ -1082,6 +1092,44 @@ mod tests {
         let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         w.write_all(bytes).unwrap();
         w.finish().unwrap()
+    }
+
+    #[test]
+    fn a_streamed_member_cut_short_ends_where_the_input_does() {
+        let mut records = Vec::new();
+        for n in 0..200 {
+            records.push(record(&format!("record {n} {}", "y".repeat(n))));
+        }
+        let whole = gzip(&records.concat());
+        for cut in [whole.len() - 4, whole.len() / 2] {
+            let mut reader = RecordReader::new(&whole[..cut], 1 << 20, true).unwrap();
+            reader.hold = 1000;
+            let mut items = Vec::new();
+            while let Some(item) = reader.next_item().unwrap() {
+                items.push(item);
+            }
+            // The pieces read, the member's end (its new member is whole),
+            // then what could not be read, nothing of it held.
+            assert!(matches!(items[0], Item::MemberStart), "{:?}", items[0]);
+            let end = items
+                .iter()
+                .position(|i| matches!(i, Item::MemberEnd))
+                .unwrap();
+            assert!(
+                matches!(&items[end + 1..], [Item::Unreadable { held, .. }] if held.is_empty())
+            );
+            let mut plain = Vec::new();
+            for item in &items[1..end] {
+                let Item::Piece(piece) = item else {
+                    panic!("{item:?}")
+                };
+                plain.extend_from_slice(&concat(std::slice::from_ref(piece)));
+            }
+            // Every byte that decodes is given, in order.
+            let mut decoded = Vec::new();
+            let _ = flate2::read::GzDecoder::new(&whole[..cut]).read_to_end(&mut decoded);
+            assert!(plain == decoded, "cut at {cut}");
+        }
     }
 
     fn read_all(input: &[u8]) -> (Vec<Item>, Compression) {
