@@ -207,6 +207,23 @@ fn a_member_of_two_records_over_the_limit_is_copied_byte_for_byte() {
 }
 
 #[test]
+fn a_member_whose_records_over_the_limit_follow_a_small_one_is_compressed_again_whole() {
+    let big = |n: usize| format!("<a href=big{n}>{}</a>", "x".repeat(5000));
+    let records = [
+        page("http://a.example/s/", "<a href=s>s</a>"),
+        page("http://a.example/1/", &big(1)),
+        page("http://a.example/2/", &big(2)),
+    ];
+    let input = gzip(&records.concat());
+    let (out, summary, _) = rewrite(&input, &small_limit());
+    assert_eq!((summary.records, summary.changed), (3, 1));
+    // One valid member, holding the input's bytes but for the one URL.
+    let expected = replaced(&records.concat(), &records[0], &alone(&records[0]));
+    assert!(gunzip(&out) == expected);
+    assert_eq!(warcio_uris(&out), warcio_uris(&input));
+}
+
+#[test]
 fn a_one_stream_file_whose_first_record_is_large_is_copied_as_it_is() {
     let mut records = vec![page("http://a.example/big/", &"x".repeat(5000))];
     for n in 0..200 {
