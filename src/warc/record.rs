@@ -23,7 +23,8 @@
 //!   ([`Item::Unreadable`]).
 //!
 //! Every byte is read a bounded number of times, and what is held is
-//! bounded by the record (1 MiB of white space, junk or head at most).
+//! bounded by the record (outside records, 1 MiB of white space or junk
+//! at a time, 2 MiB of a head without end).
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
