@@ -90,7 +90,7 @@ pub fn from_name(path: &Path) -> Option<Kind> {
     }
     // A compressed document is of the kind its name says inside the
     // compression: `page.html.gz` is HTML.
-    if let Some(inner) = crate::compressed::inner_name(&name) {
+    if let Some(inner) = crate::compressed::inner_name(name) {
         return from_name(Path::new(inner));
     }
     let extension = extension(path)?;
