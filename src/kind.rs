@@ -81,16 +81,16 @@ fn extension(path: &Path) -> Option<String> {
 /// Heritrix and other crawlers give an archive they are still writing).
 pub fn from_name(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-    let name = name.strip_suffix(".open").unwrap_or(&name);
+    let open = name.strip_suffix(".open").unwrap_or(&name);
     if [".warc", ".warc.gz", ".arc", ".arc.gz"]
         .iter()
-        .any(|suffix| name.ends_with(suffix))
+        .any(|suffix| open.ends_with(suffix))
     {
         return Some(Kind::Warc);
     }
     // A compressed document is of the kind its name says inside the
     // compression: `page.html.gz` is HTML.
-    if let Some(inner) = crate::compressed::inner_name(name) {
+    if let Some(inner) = crate::compressed::inner_name(&name) {
         return from_name(Path::new(inner));
     }
     let extension = extension(path)?;
