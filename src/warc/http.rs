@@ -437,6 +437,13 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
                 body = Cow::Owned(data);
             }
             Undone::Trailed(coding, data, tail) => {
+                warnings.push((
+                    WarningKind::Unreadable,
+                    format!(
+                        "{header} {name} ends {} bytes before the body does; those bytes kept as they are",
+                        tail.len()
+                    ),
+                ));
                 push_coding(&mut codings, header, (coding, tail));
                 body = Cow::Owned(data);
             }
@@ -1055,7 +1062,14 @@ mod tests {
         .concat();
         let d = decoded(&block);
         assert_eq!(&*d.payload, data);
-        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(
+            d.warnings,
+            [(
+                WarningKind::Unreadable,
+                "content-encoding gzip ends 7 bytes before the body does; those bytes kept as they are"
+                    .to_owned()
+            )]
+        );
         let (body, _) = encode(b"new", &d.codings).unwrap();
         assert_eq!(body, [gzip(b"new"), tail.to_vec()].concat());
         // A second member that does not decode whole is kept as it is.

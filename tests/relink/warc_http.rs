@@ -273,6 +273,15 @@ fn bytes_after_a_coded_body_are_kept_when_the_record_is_rewritten() {
         .collect();
     let (out, summary) = rewrite(&input, &WarcOptions::default());
     assert_eq!(summary.changed, 3, "{:?}", summary.warnings);
+    let warnings: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings.iter().all(|w| w.ends_with(&format!(
+            "ends {} bytes before the body does; those bytes kept as they are",
+            stray.len()
+        ))),
+        "{warnings:?}"
+    );
     for (name, _, _) in &cases {
         let uri = format!("http://a.example/{name}/");
         // The record, from its target URI on, ends with the stray bytes.
