@@ -243,7 +243,9 @@ pub enum ArchiveFormat {
 /// Whether the start of a file is a web archive: a WARC version line (any
 /// version) or an ARC file's `filedesc://` line, after optional white
 /// space, NUL bytes and byte order marks, or on the second line after one
-/// stray first line (see [`record_head_at`]); plain or in gzip (several
+/// stray first line (a record head there: a version line followed by a
+/// header field, or an ARC `filedesc://` line of five fields); plain or
+/// in gzip (several
 /// members are looked through when the first holds only white space); or
 /// zstd data, which relink cannot look into. A gzipped head needs a few
 /// hundred bytes (a deflate block's code tables come first); 4 KiB is
