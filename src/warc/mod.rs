@@ -245,11 +245,10 @@ pub enum ArchiveFormat {
 /// space, NUL bytes and byte order marks, or on the second line after one
 /// stray first line (a record head there: a version line followed by a
 /// header field, or an ARC `filedesc://` line of five fields); plain or
-/// in gzip (several
-/// members are looked through when the first holds only white space); or
-/// zstd data, which relink cannot look into. A gzipped head needs a few
-/// hundred bytes (a deflate block's code tables come first); 4 KiB is
-/// plenty.
+/// in gzip (the first 64 KiB undone, through several members when the
+/// first holds only white space); or zstd data, which relink cannot look
+/// into. A gzipped head needs a few hundred bytes (a deflate block's code
+/// tables come first); 4 KiB is plenty.
 pub fn archive_format(head: &[u8]) -> Option<ArchiveFormat> {
     detect(head, START_BYTES, format_at_start)
 }
