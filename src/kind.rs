@@ -77,12 +77,14 @@ fn extension(path: &Path) -> Option<String> {
 }
 
 /// The kind a file's name gives, if its extension is a known one
-/// (`.warc.gz` counts as `.warc`).
+/// (`.warc.gz` counts as `.warc`, and so does `.warc.gz.open`, the name
+/// Heritrix and other crawlers give an archive they are still writing).
 pub fn from_name(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let open = name.strip_suffix(".open").unwrap_or(&name);
     if [".warc", ".warc.gz", ".arc", ".arc.gz"]
         .iter()
-        .any(|suffix| name.ends_with(suffix))
+        .any(|suffix| open.ends_with(suffix))
     {
         return Some(Kind::Warc);
     }
@@ -182,12 +184,14 @@ pub fn looks_like_html(head: &[u8]) -> bool {
     .any(|p| text.len() >= p.len() && text[..p.len()].eq_ignore_ascii_case(p))
 }
 
-/// The kind of content from its first bytes, if they tell: an mbox's
-/// `From ` line, a message header, a feed's or an SVG's root element, the
-/// start of an HTML document. A UTF-8
-/// byte order mark before them is skipped.
+/// The kind of content from its first bytes, if they tell: a web archive
+/// (a record anywhere in them where the record reader would find one,
+/// after any junk: see [`crate::warc::archive_format_past_junk`]), an
+/// mbox's `From ` line, a message header, a feed's or an SVG's root
+/// element, the start of an HTML document. A UTF-8 byte order mark before
+/// them is skipped.
 pub fn sniff(head: &[u8]) -> Option<Kind> {
-    if crate::warc::looks_like_warc(head) {
+    if crate::warc::looks_like_warc_past_junk(head) {
         return Some(Kind::Warc);
     }
     if crate::warc::wacz::looks_like_wacz(head) {
@@ -208,8 +212,10 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
 }
 
 /// The kind of a file: a WARC by its content, whatever its name (crawlers
-/// name them freely); else its name's extension decides; with no known
-/// extension, its first bytes; else HTML.
+/// name them freely: `.dat`, `.warc.open`), when it starts as one (after
+/// white space, NUL bytes, a byte order mark or one stray line); else its
+/// name's extension decides; with no known extension, its first bytes
+/// (where an archive is found after any junk); else HTML.
 pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     if crate::warc::looks_like_warc(head) {
         return Kind::Warc;
@@ -258,6 +264,33 @@ mod tests {
         assert!(!is_other_by_name(p("crawl.WARC.GZ")));
         assert_eq!(detect_file(p("data.bin"), b"WARC/1.1\r\n"), Kind::Warc);
         assert_eq!(from_name(p("old.ARC.gz")), Some(Kind::Warc));
+    }
+
+    #[test]
+    fn an_archive_after_junk_is_an_archive_under_any_name_but_a_documents() {
+        let p = Path::new;
+        let record = b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 0\r\n\r\n";
+        let bom = [&b"\xef\xbb\xbf"[..], record].concat();
+        let stray = [&b"stray\n"[..], record].concat();
+        let lines = [&b"one\ntwo\nthree\n"[..], record].concat();
+        for name in [
+            "crawl.dat",
+            "crawl.warc.open",
+            "crawl",
+            "page.html",
+            "notes.md",
+        ] {
+            assert_eq!(detect_file(p(name), &bom), Kind::Warc, "{name}");
+            assert_eq!(detect_file(p(name), &stray), Kind::Warc, "{name}");
+        }
+        assert_eq!(detect_file(p("crawl.dat"), &lines), Kind::Warc);
+        assert_eq!(sniff(&lines), Some(Kind::Warc));
+        // A document's name decides past its first lines: notes that
+        // quote a record are notes.
+        assert_eq!(detect_file(p("notes.md"), &lines), Kind::Markdown);
+        assert_eq!(from_name(p("crawl-1.warc.gz.open")), Some(Kind::Warc));
+        assert_eq!(from_name(p("CRAWL.WARC.OPEN")), Some(Kind::Warc));
+        assert_eq!(from_name(p("page.html.open")), None);
     }
 
     #[test]

@@ -196,13 +196,16 @@ impl Rewriter {
     ///
     /// A gzipped document is rewritten inside its compression and comes
     /// back gzipped. A web archive is never read as a document: given
-    /// another kind, it is an error.
+    /// another kind, it is an error; with no kind given, an archive found
+    /// after junk (a byte order mark, NUL bytes, stray lines) is read as
+    /// an archive.
     ///
     /// The links of an archive come in order, message by message or record
     /// by record; each record's own base serves, not
     /// [`Rewriter::retrieved_from`].
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        let archive = warc::looks_like_warc(input);
+        let archive = warc::looks_like_warc(input)
+            || (self.kind.is_none() && warc::looks_like_warc_past_junk(input));
         match self.kind {
             Some(Kind::Warc) => return self.rewrite_as(input, Kind::Warc),
             Some(_) if archive => return Err(Error::ArchiveAsDocument),
@@ -245,7 +248,8 @@ impl Rewriter {
     fn rewrite_gzipped<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
         let gunzipped = compressed::gunzip(input, compressed::MAX_DECOMPRESSED_BYTES)?;
         let document = &gunzipped.bytes[..];
-        if warc::looks_like_warc(document) {
+        let kind = self.kind_of(document);
+        if kind == Kind::Warc || warc::looks_like_warc(document) {
             return Err(Error::ArchiveAsDocument);
         }
         if let Some(inner) = compressed::compression_of(document) {
@@ -253,7 +257,7 @@ impl Rewriter {
             // decompress to itself).
             return Err(Error::Compressed(inner.name()));
         }
-        let inner = self.rewrite_as(document, self.kind_of(document))?;
+        let inner = self.rewrite_as(document, kind)?;
         let mut report = inner.report;
         report.output = match &report.output {
             Some(document) => Some(gunzipped.gzip_again(document)?),

@@ -144,14 +144,22 @@ fn line_starts(head: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 }
 
 /// The length of a head: up to and including its blank line (CRLF CRLF,
-/// or LF LF as some servers send), or `None` when it has none.
+/// or LF LF as some servers send, whichever ends first), or `None` when
+/// it has none. Reads no further than the blank line, so that finding the
+/// heads of many interim responses one after another reads each byte once.
 pub(crate) fn head_len(bytes: &[u8]) -> Option<usize> {
-    let crlf = memchr::memmem::find(bytes, b"\r\n\r\n").map(|i| i + 4);
-    let lf = memchr::memmem::find(bytes, b"\n\n").map(|i| i + 2);
-    match (crlf, lf) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
+    // The first line end that a blank line follows ends the head: an LF
+    // LF there ends before any CRLF CRLF found later could.
+    memchr::memchr_iter(b'\n', bytes).find_map(|i| {
+        let after = &bytes[i + 1..];
+        if after.starts_with(b"\n") {
+            Some(i + 2)
+        } else if i > 0 && bytes[i - 1] == b'\r' && after.starts_with(b"\r\n") {
+            Some(i + 3)
+        } else {
+            None
+        }
+    })
 }
 
 /// The status code of a response head's status line (`HTTP/1.1 301
@@ -339,14 +347,16 @@ pub(crate) enum Coding {
 /// but `chunked`, whether it was chunked (and the trailer section after
 /// its last chunk), and the content codings, each in the order applied.
 /// A coding that did not decode, and was read as identity, is not here:
-/// it is not redone.
+/// it is not redone. Each coding keeps the bytes that followed the end of
+/// its stream in the body (a stray line after a zlib stream, bytes after
+/// the last gzip member), written again after the coded data.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Codings {
-    transfer: Vec<Coding>,
+    transfer: Vec<(Coding, Vec<u8>)>,
     /// The bytes after the last chunk's size line: trailer fields and the
     /// final line end.
     chunked: Option<Vec<u8>>,
-    content: Vec<Coding>,
+    content: Vec<(Coding, Vec<u8>)>,
 }
 
 impl Codings {
@@ -423,7 +433,18 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
     for (header, name) in all {
         match undo(name, &body, limit)? {
             Undone::Whole(coding, data) => {
-                push_coding(&mut codings, header, coding);
+                push_coding(&mut codings, header, (coding, Vec::new()));
+                body = Cow::Owned(data);
+            }
+            Undone::Trailed(coding, data, tail) => {
+                warnings.push((
+                    WarningKind::Unreadable,
+                    format!(
+                        "{header} {name} ends {} bytes before the body does; those bytes kept as they are",
+                        tail.len()
+                    ),
+                ));
+                push_coding(&mut codings, header, (coding, tail));
                 body = Cow::Owned(data);
             }
             Undone::Partly(coding, data, reason) => {
@@ -434,7 +455,7 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
                         data.len()
                     ),
                 ));
-                push_coding(&mut codings, header, coding);
+                push_coding(&mut codings, header, (coding, Vec::new()));
                 body = Cow::Owned(data);
             }
             Undone::Not(reason) => warnings.push((
@@ -455,7 +476,7 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
     })
 }
 
-fn push_coding(codings: &mut Codings, header: &str, coding: Coding) {
+fn push_coding(codings: &mut Codings, header: &str, coding: (Coding, Vec<u8>)) {
     // Undone last to first: each goes before the ones undone already.
     if header == "transfer-encoding" {
         codings.transfer.insert(0, coding);
@@ -465,11 +486,13 @@ fn push_coding(codings: &mut Codings, header: &str, coding: Coding) {
 }
 
 /// Redoes the codings over a new payload: the new message body, and when
-/// it is chunked, the body before `chunked`.
+/// it is chunked, the body before `chunked`. The bytes that followed a
+/// coded stream follow it again.
 pub(crate) fn encode(payload: &[u8], codings: &Codings) -> io::Result<(Vec<u8>, Option<Vec<u8>>)> {
     let mut body = payload.to_vec();
-    for &coding in codings.content.iter().chain(&codings.transfer) {
-        body = redo(coding, &body)?;
+    for (coding, tail) in codings.content.iter().chain(&codings.transfer) {
+        body = redo(*coding, &body)?;
+        body.extend_from_slice(tail);
     }
     Ok(match &codings.chunked {
         Some(trailer) => (chunk(&body, trailer), Some(body)),
@@ -482,6 +505,9 @@ pub(crate) fn encode(payload: &[u8], codings: &Codings) -> io::Result<(Vec<u8>, 
 enum Undone {
     /// The whole body decoded.
     Whole(Coding, Vec<u8>),
+    /// The stream decoded whole, and ended before the body did: the data,
+    /// and the bytes after the stream, kept as they are.
+    Trailed(Coding, Vec<u8>, Vec<u8>),
     /// The body decoded up to where it breaks off (it was cut short), and
     /// why it stopped.
     Partly(Coding, Vec<u8>, String),
@@ -494,14 +520,12 @@ enum Undone {
 /// Undoes the coding `name`; an error only past `limit`.
 fn undo(name: &str, data: &[u8], limit: usize) -> Result<Undone, String> {
     Ok(match name {
-        "gzip" | "x-gzip" => checked(
-            Coding::Gzip,
-            inflate(flate2::bufread::MultiGzDecoder::new(data), limit)?,
-        ),
+        "gzip" | "x-gzip" => checked(Coding::Gzip, data, gunzip_members(data, limit)?),
         "deflate" => {
             // The RFC's deflate is zlib; a raw stream is what some send.
             match checked(
                 Coding::Zlib,
+                data,
                 inflate(flate2::bufread::ZlibDecoder::new(data), limit)?,
             ) {
                 Undone::Not(zlib) => {
@@ -534,10 +558,15 @@ struct Inflated {
 }
 
 /// A gzip or zlib stream is told by its header and checked by its
-/// checksum: what it gave before an error is the start of the payload.
-fn checked(coding: Coding, inflated: Inflated) -> Undone {
+/// checksum: what it gave before an error is the start of the payload;
+/// what follows its end in `data` is kept.
+fn checked(coding: Coding, data: &[u8], inflated: Inflated) -> Undone {
     match inflated.error {
-        None => Undone::Whole(coding, inflated.out),
+        None if inflated.left == 0 => Undone::Whole(coding, inflated.out),
+        None => {
+            let tail = data[data.len().saturating_sub(inflated.left)..].to_vec();
+            Undone::Trailed(coding, inflated.out, tail)
+        }
         Some(error) if inflated.out.is_empty() => Undone::Not(error),
         Some(error) => Undone::Partly(coding, inflated.out, error),
     }
@@ -585,13 +614,39 @@ fn inflate(mut decoder: impl Read + Unread, limit: usize) -> Result<Inflated, St
     })
 }
 
+/// Undoes gzip member by member (RFC 1952 section 2.2: a file is a
+/// series of members), as `gunzip` does; an error only past `limit`
+/// bytes. Bytes after the last member that are no member, or a later
+/// member that does not decode whole, are left unread (the `left` of what
+/// it gives), to be kept as they are; an error in the first member is the
+/// stream's.
+fn gunzip_members(data: &[u8], limit: usize) -> Result<Inflated, String> {
+    let mut first = inflate(flate2::bufread::GzDecoder::new(data), limit)?;
+    if first.error.is_some() {
+        return Ok(first);
+    }
+    loop {
+        let rest = &data[data.len() - first.left..];
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            return Ok(first);
+        }
+        let room = limit - first.out.len();
+        let next = inflate(flate2::bufread::GzDecoder::new(rest), room)?;
+        if next.error.is_some() {
+            return Ok(first);
+        }
+        first.out.extend_from_slice(&next.out);
+        first.left = next.left;
+    }
+}
+
 /// A decoder over a slice, which tells how many input bytes it left
 /// unread.
 trait Unread {
     fn left(self) -> usize;
 }
 
-impl Unread for flate2::bufread::MultiGzDecoder<&[u8]> {
+impl Unread for flate2::bufread::GzDecoder<&[u8]> {
     fn left(self) -> usize {
         self.into_inner().len()
     }
@@ -841,6 +896,38 @@ mod tests {
     }
 
     #[test]
+    fn a_head_ends_at_its_first_blank_line() {
+        // What the head was before it stopped at the first line end a
+        // blank line follows: the earlier of CRLF CRLF and LF LF.
+        let both = |bytes: &[u8]| {
+            let crlf = memchr::memmem::find(bytes, b"\r\n\r\n").map(|i| i + 4);
+            let lf = memchr::memmem::find(bytes, b"\n\n").map(|i| i + 2);
+            match (crlf, lf) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        };
+        // Every string of up to 7 bytes of `\r`, `\n` and `a`.
+        for len in 0..=7u32 {
+            for n in 0..3usize.pow(len) {
+                let bytes: Vec<u8> = (0..len).map(|i| b"\r\na"[n / 3usize.pow(i) % 3]).collect();
+                assert_eq!(head_len(&bytes), both(&bytes), "{bytes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn thousands_of_interim_responses_are_each_skipped() {
+        let interim = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(5000);
+        let final_head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+        let block = [&interim[..], final_head, b"<a href=x>"].concat();
+        let response = Response::parse(&block).unwrap();
+        assert_eq!(response.interim, &interim[..]);
+        assert_eq!(response.head, final_head);
+        assert_eq!(response.body, b"<a href=x>");
+    }
+
+    #[test]
     fn interim_responses_are_skipped() {
         let block = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=x>";
         let response = Response::parse(block).unwrap();
@@ -952,6 +1039,55 @@ mod tests {
             Undone::Whole(Coding::RawDeflate, b"abc".to_vec())
         );
         assert_eq!(undo("compress", b"", 10).unwrap(), Undone::Unknown);
+    }
+
+    #[test]
+    fn bytes_after_a_stream_are_kept_and_written_again() {
+        let data = b"<a href=x>x</a>";
+        let tail = b"\r\nstray";
+        for (name, coding) in [("gzip", Coding::Gzip), ("deflate", Coding::Zlib)] {
+            let body = [redo(coding, data).unwrap(), tail.to_vec()].concat();
+            assert_eq!(
+                undo(name, &body, 1000).unwrap(),
+                Undone::Trailed(coding, data.to_vec(), tail.to_vec()),
+                "{name}"
+            );
+        }
+        // Two gzip members, then bytes that are no member.
+        let members = [gzip(b"<a href=x>"), gzip(b"x</a>"), tail.to_vec()].concat();
+        let block = [
+            &b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n"[..],
+            &members,
+        ]
+        .concat();
+        let d = decoded(&block);
+        assert_eq!(&*d.payload, data);
+        assert_eq!(
+            d.warnings,
+            [(
+                WarningKind::Unreadable,
+                "content-encoding gzip ends 7 bytes before the body does; those bytes kept as they are"
+                    .to_owned()
+            )]
+        );
+        let (body, _) = encode(b"new", &d.codings).unwrap();
+        assert_eq!(body, [gzip(b"new"), tail.to_vec()].concat());
+        // A second member that does not decode whole is kept as it is.
+        let second = gzip(b"x</a>");
+        let broken = [gzip(data), second[..second.len() - 3].to_vec()].concat();
+        let undone = undo("gzip", &broken, 1000).unwrap();
+        assert_eq!(
+            undone,
+            Undone::Trailed(
+                Coding::Gzip,
+                data.to_vec(),
+                second[..second.len() - 3].to_vec()
+            )
+        );
+        // A brotli stream that ends before the body does is no stream: the
+        // body is read as it is, every byte kept.
+        let br = [redo(Coding::Brotli, data).unwrap(), tail.to_vec()].concat();
+        assert!(matches!(undo("br", &br, 1000).unwrap(), Undone::Not(_)));
     }
 
     #[test]

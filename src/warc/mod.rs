@@ -242,41 +242,110 @@ pub enum ArchiveFormat {
 
 /// Whether the start of a file is a web archive: a WARC version line (any
 /// version) or an ARC file's `filedesc://` line, after optional white
-/// space, plain or in a gzip member (several members are looked through
-/// when the first holds only white space); or zstd data, which relink
-/// cannot look into. A gzipped head needs a few hundred bytes (a deflate
-/// block's code tables come first); 4 KiB is plenty.
+/// space, NUL bytes and byte order marks, or on the second line after one
+/// stray first line (a record head there: a version line followed by a
+/// header field, or an ARC `filedesc://` line of five fields); plain or
+/// in gzip (the first 64 KiB undone, through several members when the
+/// first holds only white space); or zstd data, which relink cannot look
+/// into. A gzipped head needs a few hundred bytes (a deflate block's code
+/// tables come first); 4 KiB is plenty.
 pub fn archive_format(head: &[u8]) -> Option<ArchiveFormat> {
-    let format = |bytes: &[u8]| {
-        let start = bytes
-            .iter()
-            .position(|b| !b.is_ascii_whitespace())
-            .unwrap_or(bytes.len());
-        let bytes = &bytes[start..];
-        if bytes.starts_with(b"WARC/") && bytes.get(5).is_none_or(u8::is_ascii_digit) {
-            Some(ArchiveFormat::Warc)
-        } else if bytes.starts_with(b"filedesc://") {
-            Some(ArchiveFormat::Arc)
-        } else {
-            None
-        }
-    };
+    detect(head, START_BYTES, format_at_start)
+}
+
+/// [`archive_format`], looking further: a record head at the start of
+/// any line of the first [`SNIFF_BYTES`] (gzip undone), after any bytes
+/// that are no record, where the record reader would find it (it
+/// resynchronises on the next line that starts a record). For a file whose
+/// name gives no kind: an archive after junk is read as an archive, never
+/// as a document.
+pub fn archive_format_past_junk(head: &[u8]) -> Option<ArchiveFormat> {
+    detect(head, SNIFF_BYTES, |bytes| {
+        format_at_start(bytes).or_else(|| {
+            memchr::memchr_iter(b'\n', bytes).find_map(|i| record_head_at(bytes, i + 1))
+        })
+    })
+}
+
+/// How many bytes of a gzipped head [`archive_format`] undoes.
+const START_BYTES: usize = 64 << 10;
+
+/// How many bytes of a file's start [`archive_format_past_junk`] looks
+/// through for a record after junk: as many as the command line reads
+/// before it chooses a file's kind.
+pub const SNIFF_BYTES: usize = MAX_HEAD_BYTES;
+
+/// `format` over the first `limit` bytes of `head`, gzip undone; zstd is
+/// told by its magic number.
+fn detect(
+    head: &[u8],
+    limit: usize,
+    format: impl Fn(&[u8]) -> Option<ArchiveFormat>,
+) -> Option<ArchiveFormat> {
     if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
         return Some(ArchiveFormat::Zstd);
     }
     if !head.starts_with(&[0x1f, 0x8b]) {
-        return format(head);
+        return format(&head[..head.len().min(limit)]);
     }
-    let mut decoder = flate2::read::MultiGzDecoder::new(head);
-    let mut out = [0u8; 512];
-    let mut filled = 0;
-    while filled < out.len() {
-        match decoder.read(&mut out[filled..]) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => filled += n,
+    let decoder = flate2::read::MultiGzDecoder::new(head);
+    let mut out = Vec::new();
+    // A head cut short ends the read with an error: what came out serves.
+    let _ = decoder.take(limit as u64).read_to_end(&mut out);
+    format(&out)
+}
+
+/// The format whose record starts `bytes`, after white space, NUL bytes
+/// and byte order marks; or on the second line, after one stray line.
+fn format_at_start(bytes: &[u8]) -> Option<ArchiveFormat> {
+    let mut rest = bytes;
+    loop {
+        let before = rest.len();
+        rest = rest.trim_ascii_start();
+        rest = rest.strip_prefix(b"\xef\xbb\xbf").unwrap_or(rest);
+        rest = rest.strip_prefix(b"\xfe\xff").unwrap_or(rest);
+        rest = rest.strip_prefix(b"\xff\xfe").unwrap_or(rest);
+        let nul = rest.iter().take_while(|&&b| b == 0).count();
+        rest = &rest[nul..];
+        if rest.len() == before {
+            break;
         }
     }
-    format(&out[..filled])
+    if rest.starts_with(b"WARC/") && rest.get(5).is_none_or(u8::is_ascii_digit) {
+        return Some(ArchiveFormat::Warc);
+    }
+    if rest.starts_with(b"filedesc://") {
+        return Some(ArchiveFormat::Arc);
+    }
+    let second = memchr::memchr(b'\n', rest)? + 1;
+    record_head_at(rest, second)
+}
+
+/// The format of a record head starting at `at` (a line start), where the
+/// record reader would read one: white space, then a WARC version line
+/// (`WARC/` and a digit) followed by a header field line, or an ARC
+/// `filedesc://` line of at least five fields. A line of text that names
+/// WARC is no record head.
+fn record_head_at(bytes: &[u8], at: usize) -> Option<ArchiveFormat> {
+    let rest = bytes.get(at..)?;
+    let line_end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    let line = rest[..line_end].trim_ascii();
+    if line.starts_with(b"filedesc://") {
+        let fields = line.split(|&b| b == b' ').filter(|f| !f.is_empty());
+        return (fields.count() >= 5).then_some(ArchiveFormat::Arc);
+    }
+    let version = line.strip_prefix(b"WARC/")?;
+    if !version.first().is_some_and(u8::is_ascii_digit)
+        || !version.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+    {
+        return None;
+    }
+    let next = rest.get(line_end + 1..)?;
+    let name = next
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b'_')
+        .count();
+    (name > 0 && next.get(name) == Some(&b':')).then_some(ArchiveFormat::Warc)
 }
 
 /// Whether the start of a file is a web archive relink reads (see
@@ -284,6 +353,15 @@ pub fn archive_format(head: &[u8]) -> Option<ArchiveFormat> {
 pub fn looks_like_warc(head: &[u8]) -> bool {
     matches!(
         archive_format(head),
+        Some(ArchiveFormat::Warc | ArchiveFormat::Arc)
+    )
+}
+
+/// Whether a file is a web archive relink reads, looking past junk (see
+/// [`archive_format_past_junk`]).
+pub fn looks_like_warc_past_junk(head: &[u8]) -> bool {
+    matches!(
+        archive_format_past_junk(head),
         Some(ArchiveFormat::Warc | ArchiveFormat::Arc)
     )
 }
@@ -807,6 +885,49 @@ mod tests {
         let mut other = GzEncoder::new(Vec::new(), level());
         other.write_all(b"<html>").unwrap();
         assert!(!looks_like_warc(&other.finish().unwrap()));
+    }
+
+    #[test]
+    fn an_archive_after_junk_is_found_where_the_reader_finds_it() {
+        let head = b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 0\r\n\r\n";
+        let after = |junk: &[u8]| [junk, &head[..]].concat();
+        // At the start, whatever the name: a byte order mark, NUL bytes, one
+        // stray line.
+        for junk in [
+            &b"\xef\xbb\xbf"[..],
+            b"\0\0\0\0",
+            b"\xef\xbb\xbf\0 \r\n",
+            b"a stray line\n",
+            b"\0\0garbage\0\r\n",
+        ] {
+            assert!(looks_like_warc(&after(junk)), "{junk:?}");
+            let mut gz = GzEncoder::new(Vec::new(), level());
+            gz.write_all(&after(junk)).unwrap();
+            assert!(looks_like_warc(&gz.finish().unwrap()), "gzip {junk:?}");
+        }
+        // Past any junk, where the name gives no kind.
+        let lines: Vec<u8> = (0..5000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        assert!(!looks_like_warc(&after(&lines)));
+        assert!(looks_like_warc_past_junk(&after(&lines)));
+        let arc = b"junk\njunk\nfiledesc://x.arc 0.0.0.0 20140216050221 text/plain 75\n";
+        assert_eq!(archive_format_past_junk(arc), Some(ArchiveFormat::Arc));
+        // Past the bytes looked through, none is found.
+        let far = vec![b'x'; SNIFF_BYTES];
+        assert!(!looks_like_warc_past_junk(&after(
+            &[&far[..], b"\n"].concat()
+        )));
+        // Text that names WARC, or a version line with no header after it,
+        // is no record.
+        for text in [
+            &b"<p>notes\nWARC/1.0 is a format\nmore\n"[..],
+            b"notes\nWARC/1.1\n\nthe end\n",
+            b"notes\n  WARC/ files\nName: x\n",
+            b"notes\nfiledesc:// too few\n",
+        ] {
+            assert!(!looks_like_warc_past_junk(text), "{text:?}");
+        }
     }
 
     #[test]

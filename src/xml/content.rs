@@ -4,6 +4,7 @@
 //! way the content was: escaped with the same references, or inside the
 //! same CDATA section.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -41,8 +42,10 @@ pub struct Content {
     /// Its pieces, in order.
     pub segments: Vec<Segment>,
     /// The first reference written for each character a reference stood
-    /// for, so that new text is escaped the same way.
-    references: Vec<(char, String)>,
+    /// for, so that new text is escaped the same way (looked up by the
+    /// character, so a content of many distinct references takes linear
+    /// time).
+    references: HashMap<char, String>,
 }
 
 impl Content {
@@ -70,9 +73,9 @@ impl Content {
             source,
             written: Written::Reference,
         });
-        if !self.references.iter().any(|(c, _)| *c == ch) {
-            self.references.push((ch, raw.to_owned()));
-        }
+        self.references
+            .entry(ch)
+            .or_insert_with(|| raw.to_owned());
     }
 
     /// The source offset of a content offset that is not inside a reference.
@@ -91,9 +94,8 @@ impl Content {
     fn escape(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for ch in text.chars() {
-            let used = self.references.iter().find(|(c, _)| *c == ch);
-            match (ch, used) {
-                (_, Some((_, raw))) => out.push_str(raw),
+            match (ch, self.references.get(&ch)) {
+                (_, Some(raw)) => out.push_str(raw),
                 ('&', None) => out.push_str("&amp;"),
                 ('<', None) => out.push_str("&lt;"),
                 _ => out.push(ch),
@@ -265,6 +267,26 @@ mod tests {
         let e = c.source_edit(11..14, "Q").unwrap();
         assert_eq!(&src[e.range.clone()], "&gt;<![CDATA[<b>y</b>]]>");
         assert_eq!(e.text, "Q&gt;y&lt;/b&gt;");
+    }
+
+    #[test]
+    fn many_distinct_references_each_escape_as_first_written() {
+        // A feed's content of 300,000 distinct character references: each
+        // character is escaped with the reference first written for it.
+        let mut c = Content::default();
+        let mut at = 0;
+        let chars: Vec<char> = (0x100..0x100 + 300_000)
+            .filter_map(char::from_u32)
+            .collect();
+        for &ch in &chars {
+            let raw = format!("&#{};", ch as u32);
+            c.push_reference(ch, &raw, at..at + raw.len());
+            at += raw.len();
+        }
+        c.push_reference(chars[0], "&#x100;", at..at + 7);
+        let last = *chars.last().unwrap();
+        let e = c.source_edit(0..chars[0].len_utf8(), &format!("{}{last}", chars[0])).unwrap();
+        assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 
     #[test]

@@ -204,6 +204,20 @@ struct Capture {
     mixed: bool,
 }
 
+/// How deep `xml:base` attributes nest (each inside an element of the one
+/// before) before relink stops following them, as the HTML reader stops
+/// nesting elements at its `MAX_TREE_DEPTH`. Each
+/// relative `xml:base` resolves against its parent's base, so a deep
+/// chain of them makes bases ever longer: time and memory grow with the
+/// square of the depth. An element whose `xml:base` would be deeper, and
+/// every element inside it, keeps its links as they are, with one
+/// warning; the links outside it are rewritten as usual.
+pub const MAX_XML_BASE_DEPTH: u32 = 1024;
+
+/// The base of the elements inside an `xml:base` nested past
+/// [`MAX_XML_BASE_DEPTH`]: an index into no list.
+const TOO_DEEP: usize = usize::MAX;
+
 /// An open element.
 #[derive(Debug)]
 struct Frame {
@@ -227,6 +241,11 @@ struct Walk<'t, 'o, 'd> {
     /// Every base met: the document's first (given at the root), then one
     /// per `xml:base`.
     bases: Vec<Option<Base>>,
+    /// How many `xml:base` attributes each base of [`Walk::bases`] is
+    /// nested in (the root's, if any, counts).
+    base_depths: Vec<u32>,
+    /// Whether an `xml:base` nested past [`MAX_XML_BASE_DEPTH`] was met.
+    too_deep: bool,
     frames: Vec<Frame>,
     /// Whether the root is RSS's, so that elements in no namespace are
     /// read as RSS.
@@ -248,6 +267,8 @@ fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) ->
         r: Resolver::new(text, options),
         documents,
         bases: Vec::new(),
+        base_depths: Vec::new(),
+        too_deep: false,
         frames: Vec::new(),
         in_rss: false,
         root_html: false,
@@ -489,11 +510,26 @@ impl Walk<'_, '_, '_> {
             let (base, layers) = chain.finish();
             self.r.out.layers = layers;
             self.bases.push(base);
+            self.base_depths.push(u32::from(value.is_some()));
             return self.bases.len() - 1;
         };
         let Some((value, offset)) = value else {
             return parent;
         };
+        if parent == TOO_DEEP {
+            return TOO_DEEP;
+        }
+        let depth = self.base_depths[parent] + 1;
+        if depth > MAX_XML_BASE_DEPTH {
+            if !std::mem::replace(&mut self.too_deep, true) {
+                self.r.warn(
+                    offset,
+                    WarningKind::TooDeep,
+                    format_args!("xml:base nested deeper than {MAX_XML_BASE_DEPTH}; the links inside left as they are"),
+                );
+            }
+            return TOO_DEEP;
+        }
         let line = self.r.lines.locate(self.r.text, at).0;
         let mut chain = BaseChain::new(options.rules, options.forced, self.bases[parent].as_ref());
         if let Err(err) = chain.offer(BaseSource::XmlBase { line }, &value) {
@@ -508,6 +544,7 @@ impl Walk<'_, '_, '_> {
                 .find(|l| l.source != BaseSource::Forced),
         );
         self.bases.push(base);
+        self.base_depths.push(depth);
         self.bases.len() - 1
     }
 
@@ -536,6 +573,9 @@ impl Walk<'_, '_, '_> {
         } else {
             Cow::Borrowed(core)
         };
+        if base == TOO_DEEP {
+            return;
+        }
         let Some(base) = self.bases[base].as_ref() else {
             self.lacking_base = true;
             return;
@@ -554,6 +594,9 @@ impl Walk<'_, '_, '_> {
     fn captured(&mut self, capture: Capture, base: usize) {
         let text = self.r.text;
         let content = &capture.content;
+        if base == TOO_DEEP {
+            return;
+        }
         let Some(base) = self.bases[base].clone() else {
             self.lacking_base |= !content.text.trim_matches(is_xml_space).is_empty();
             return;

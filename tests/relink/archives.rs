@@ -272,6 +272,84 @@ fn an_archive_of_any_version_is_never_rewritten_as_html() {
 }
 
 #[test]
+fn an_archive_after_junk_is_never_rewritten_as_html() {
+    let records = [
+        record("WARC/1.0", "http://a.example/d/", "<a href=x>x</a>"),
+        record("WARC/1.0", "http://b.example/d/", "<a href=x>x</a>"),
+    ]
+    .concat();
+    let junk_lines: String = (0..2000).map(|i| format!("junk line {i}\n")).collect();
+    let cases: [(&str, Vec<u8>); 6] = [
+        (
+            "crawl.dat",
+            [&b"a stray first line\n"[..], records.as_bytes()].concat(),
+        ),
+        (
+            "crawl.warc.open",
+            [&b"\xef\xbb\xbf"[..], records.as_bytes()].concat(),
+        ),
+        ("crawl.warc.gz.open", gzip(records.as_bytes())),
+        (
+            "crawl.dat.gz",
+            gzip(&[&b"\0\0\0\0"[..], records.as_bytes()].concat()),
+        ),
+        (
+            "crawl",
+            [junk_lines.as_bytes(), records.as_bytes()].concat(),
+        ),
+        (
+            "bom.html",
+            [&b"\xef\xbb\xbf\0"[..], records.as_bytes()].concat(),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, file) in &cases {
+        let (out, _) = cli_rewrite(name, file, &["--retrieved-from", "http://wrong/"]);
+        let plain = if name.ends_with(".gz") || name.ends_with(".gz.open") {
+            let mut plain = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::MultiGzDecoder::new(&out[..]),
+                &mut plain,
+            )
+            .unwrap();
+            plain
+        } else {
+            out.clone()
+        };
+        let plain = String::from_utf8_lossy(&plain);
+        // Read as an archive: the second record's own URI is its base; no
+        // link was resolved against the base given for documents.
+        assert!(
+            plain.contains("<a href=http://b.example/d/x>"),
+            "{name}: {plain}"
+        );
+        assert!(!plain.contains("http://wrong/"), "{name}: {plain}");
+        // warcio reads the same records in the output as in the input.
+        let (input, output) = (dir.path().join("in"), dir.path().join("out"));
+        std::fs::write(&input, file).unwrap();
+        std::fs::write(&output, &out).unwrap();
+        assert_eq!(warcio(&input).records, warcio(&output).records, "{name}");
+    }
+    // In memory, with no kind given, the same.
+    let file = &cases[4].1;
+    let out = relink::Rewriter::new()
+        .retrieved_from("http://wrong/")
+        .rewrite(file)
+        .unwrap();
+    let resolved: Vec<&str> = out.links().iter().map(|l| l.resolved.as_str()).collect();
+    assert_eq!(resolved, ["http://a.example/d/x", "http://b.example/d/x"]);
+    // A document that names WARC, or quotes a record deep inside, under a
+    // document's name, is still a document.
+    let page = format!("<!doctype html>\n<p>notes</p>\n<pre>\n{records}</pre>\n<a href=x>x</a>\n");
+    let (out, _) = cli_rewrite(
+        "notes.html",
+        page.as_bytes(),
+        &["--retrieved-from", "http://h/"],
+    );
+    assert!(String::from_utf8_lossy(&out).contains("<a href=http://h/x>"));
+}
+
+#[test]
 fn an_archive_on_standard_input_is_read_as_an_archive() {
     let file = gzip(record("WARC/1.0", "http://a.example/d/", "<a href=x>x</a>").as_bytes());
     let run = crate::cli::relink(&["--list", "--format", "json"], &file);

@@ -363,3 +363,49 @@ fn every_prefix_and_every_byte_changed_is_read_without_panic() {
         }
     }
 }
+
+/// An Atom feed whose `<link href="x"/>` is inside `depth` elements each
+/// with `xml:base="a/"` (the root's included), then one outside them.
+fn nested_xml_base(depth: usize) -> String {
+    let mut feed = String::from("<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:base=\"a/\">");
+    feed.push_str(&"<div xml:base=\"a/\">".repeat(depth - 1));
+    feed.push_str("<link href=\"x\"/>");
+    feed.push_str(&"</div>".repeat(depth - 1));
+    feed.push_str("<link href=\"y\"/></feed>");
+    feed
+}
+
+#[test]
+fn deeply_nested_xml_base_stops_at_the_depth_bound_with_a_warning() {
+    let bound = relink::xml::MAX_XML_BASE_DEPTH as usize;
+    // Up to the bound, every base is followed.
+    let feed = nested_xml_base(bound);
+    let report = rewrite(Kind::Xml, feed.as_bytes(), Rules::Rfc1808, "http://h/");
+    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+    let out = String::from_utf8(report.output.unwrap()).unwrap();
+    let deep = format!("<link href=\"http://h/{}x\"/>", "a/".repeat(bound));
+    assert!(out.contains(&deep));
+    assert!(out.contains("<link href=\"http://h/a/y\"/>"));
+    // 60,000 levels: the links inside the bound's last base stay as they
+    // are, with one warning; the others are rewritten.
+    let feed = nested_xml_base(60_000);
+    let report = rewrite(Kind::Xml, feed.as_bytes(), Rules::Rfc1808, "http://h/");
+    let deep: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::TooDeep)
+        .collect();
+    assert_eq!(deep.len(), 1, "{:?}", report.warnings);
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    let out = String::from_utf8(report.output.unwrap()).unwrap();
+    assert!(out.contains("<link href=\"x\"/>"));
+    assert!(out.contains("<link href=\"http://h/a/y\"/>"));
+    assert_eq!(out.len() - feed.len(), "http://h/a/".len());
+    // Past the XML reader's own bound (65,535 elements), the document is
+    // left byte-identical, not well-formed for relink.
+    let feed = nested_xml_base(100_000);
+    let report = rewrite(Kind::Xml, feed.as_bytes(), Rules::Rfc1808, "http://h/");
+    assert!(report.output.is_none());
+    assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+    assert_eq!(report.warnings[0].kind, WarningKind::Malformed);
+}

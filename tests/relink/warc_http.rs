@@ -248,6 +248,63 @@ fn codings_that_do_not_decode_are_read_as_identity() {
 }
 
 #[test]
+fn bytes_after_a_coded_body_are_kept_when_the_record_is_rewritten() {
+    let page = b"<!doctype html>\n<a href=x>x</a>\n";
+    let gzip = |bytes: &[u8]| {
+        let mut w = flate2::write::GzEncoder::new(Vec::new(), Compression::default());
+        w.write_all(bytes).unwrap();
+        w.finish().unwrap()
+    };
+    let stray = b"\r\nstray bytes after the stream\n";
+    let two_members = [gzip(b"<!doctype html>\n"), gzip(b"<a href=x>x</a>\n")].concat();
+    let cases: [(&str, &str, Vec<u8>); 3] = [
+        ("zlib", "deflate", [deflate(page), stray.to_vec()].concat()),
+        ("gzip", "gzip", [gzip(page), stray.to_vec()].concat()),
+        ("members", "gzip", [two_members, stray.to_vec()].concat()),
+    ];
+    let input: Vec<u8> = cases
+        .iter()
+        .flat_map(|(name, coding, body)| {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: {coding}\r\n\r\n"
+            );
+            response(&format!("http://a.example/{name}/"), &head, body)
+        })
+        .collect();
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed, 3, "{:?}", summary.warnings);
+    let warnings: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(
+        warnings.iter().all(|w| w.ends_with(&format!(
+            "ends {} bytes before the body does; those bytes kept as they are",
+            stray.len()
+        ))),
+        "{warnings:?}"
+    );
+    for (name, _, _) in &cases {
+        let uri = format!("http://a.example/{name}/");
+        // The record, from its target URI on, ends with the stray bytes.
+        let at = memchr::memmem::find(&out, uri.as_bytes()).unwrap();
+        let end =
+            memchr::memmem::find(&out[at..], b"\r\n\r\nWARC/").map_or(out.len() - 4, |e| at + e);
+        assert!(
+            out[at..end].ends_with(stray),
+            "{name}: {}",
+            text(&out[at..end])
+        );
+    }
+    let after = warcio(&out);
+    for (name, _, _) in &cases {
+        assert_eq!(
+            payload(&after, &format!("http://a.example/{name}/")),
+            format!("<!doctype html>\n<a href=http://a.example/{name}/x>x</a>\n")
+        );
+    }
+    assert!(after.iter().all(|r| r["length_ok"] != false));
+}
+
+#[test]
 fn a_coding_that_decodes_is_still_redone_beside_one_that_does_not() {
     // Chunked as said, but not deflated: only chunked is redone.
     let page = b"<a href=x>x</a>";

@@ -1,5 +1,6 @@
 //! Writing files safely: temporary files named so a later run knows them
-//! (`.NAME.relink-XXXXXX`) and removes those a killed run left, atomic
+//! (`.NAME.relink-XXXXXX`) and removes those a killed run left, removed
+//! too when this run is stopped by a signal (see [`guard`]), atomic
 //! renames, the source's permissions and owner kept, advisory locks so two
 //! runs over one tree never interleave, and targets that are links or
 //! device nodes never replaced by regular files.
@@ -98,19 +99,102 @@ fn temp_prefix(path: &Path) -> OsString {
     prefix
 }
 
+/// A temporary file of this run, registered with [`guard`] so that a
+/// signal that stops the run removes it: a [`tempfile::NamedTempFile`]
+/// (which it derefs to), removed when dropped, or put in place by
+/// [`finish`].
+pub struct Temporary {
+    file: tempfile::NamedTempFile,
+    _registered: guard::Registered,
+}
+
+impl std::ops::Deref for Temporary {
+    type Target = tempfile::NamedTempFile;
+    fn deref(&self) -> &Self::Target {
+        &self.file
+    }
+}
+
+impl std::ops::DerefMut for Temporary {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.file
+    }
+}
+
+impl Write for Temporary {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// A temporary file in the directory of `path`, to be renamed over it.
 /// Created with mode 0666 less the umask, like any new file. An error names
 /// `path`, never the temporary file (a name the user never gave).
-pub fn temp_file_beside(path: &Path) -> io::Result<tempfile::NamedTempFile> {
+pub fn temp_file_beside(path: &Path) -> io::Result<Temporary> {
     use std::os::unix::fs::PermissionsExt;
+    let (file, registered) = make_temporary(path, |dir, name| {
+        tempfile::Builder::new()
+            .prefix(name)
+            .rand_bytes(0)
+            .permissions(std::fs::Permissions::from_mode(0o666))
+            .tempfile_in(dir)
+    })
+    .map_err(|err| cannot_write(path, &err))?;
+    Ok(Temporary {
+        file,
+        _registered: registered,
+    })
+}
+
+/// Six random letters and digits, for a temporary file's name.
+fn random_part() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    // Each RandomState has keys of its own, drawn from the system's
+    // randomness once per thread and stepped on for each.
+    let mut n = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    (0..TEMP_RANDOM)
+        .map(|_| {
+            let c = CHARS[(n % CHARS.len() as u64) as usize];
+            n /= CHARS.len() as u64;
+            char::from(c)
+        })
+        .collect()
+}
+
+/// Makes a temporary file (or link) beside `path` by `make`, given the
+/// directory and a fresh name, which fails if the name exists. The name is
+/// registered with [`guard`] before the file exists, so that no moment
+/// passes with the file there and unknown to the signal handler.
+fn make_temporary<T>(
+    path: &Path,
+    make: impl Fn(&Path, &std::ffi::OsStr) -> io::Result<T>,
+) -> io::Result<(T, guard::Registered)> {
     let dir = parent_of(path);
     enter_dir(dir);
-    tempfile::Builder::new()
-        .prefix(&temp_prefix(path))
-        .rand_bytes(TEMP_RANDOM)
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)
-        .map_err(|err| cannot_write(path, &err))
+    let absolute = std::path::absolute(dir)?;
+    for _ in 0..100 {
+        let mut name = temp_prefix(path);
+        name.push(random_part());
+        let registered = guard::Registered::new(&absolute.join(&name));
+        match make(dir, &name) {
+            Ok(made) => {
+                registered.created();
+                return Ok((made, registered));
+            }
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "too many temporary files",
+    ))
 }
 
 /// An error writing `path`, in words that name it (an error of the
@@ -231,7 +315,7 @@ pub enum Durability {
 /// mode of `like` (else of the file it replaces, if any), and renames it to
 /// `path`.
 pub fn finish(
-    temp: tempfile::NamedTempFile,
+    temp: Temporary,
     path: &Path,
     like: Option<&Metadata>,
     (replace, durability): (Replace, Durability),
@@ -247,10 +331,17 @@ pub fn finish(
     if let Some(meta) = like.or(existing.as_ref()) {
         take_mode(temp.as_file(), meta)?;
     }
+    // Renamed first, then no more removed by a signal: a signal between
+    // the two removes a name that is no longer there.
+    let Temporary {
+        file,
+        _registered: registered,
+    } = temp;
     let result = match replace {
-        Replace::Over => temp.persist(path),
-        Replace::Never => temp.persist_noclobber(path),
+        Replace::Over => file.persist(path),
+        Replace::Never => file.persist_noclobber(path),
     };
+    drop(registered);
     result.map(|_| ()).map_err(|e| {
         if e.error.kind() == io::ErrorKind::AlreadyExists {
             io::Error::new(
@@ -296,12 +387,12 @@ pub fn copy_link(from: &Path, to: &Path) -> io::Result<()> {
     {
         return Err(refusal(to, "not a regular file or link"));
     }
-    let dir = parent_of(to);
-    enter_dir(dir);
-    let made = tempfile::Builder::new()
-        .prefix(&temp_prefix(to))
-        .rand_bytes(TEMP_RANDOM)
-        .make_in(dir, |p| std::os::unix::fs::symlink(&target, p))?;
+    let (made, _registered) = make_temporary(to, |dir, name| {
+        tempfile::Builder::new()
+            .prefix(name)
+            .rand_bytes(0)
+            .make_in(dir, |p| std::os::unix::fs::symlink(&target, p))
+    })?;
     made.persist(to).map(|_| ()).map_err(|e| e.error)
 }
 
@@ -335,14 +426,13 @@ pub fn keep_backup(path: &Path, suffix: &str) -> io::Result<Backup> {
             return Ok(if same { Backup::Made } else { Backup::Kept });
         }
     }
-    let dir = parent_of(&backup);
-    enter_dir(dir);
-    let made = match tempfile::Builder::new()
-        .prefix(&temp_prefix(&backup))
-        .rand_bytes(TEMP_RANDOM)
-        .make_in(dir, |p| std::fs::hard_link(path, p))
-    {
-        Ok(made) => made
+    let made = match make_temporary(&backup, |dir, name| {
+        tempfile::Builder::new()
+            .prefix(name)
+            .rand_bytes(0)
+            .make_in(dir, |p| std::fs::hard_link(path, p))
+    }) {
+        Ok((made, _registered)) => made
             .persist_noclobber(&backup)
             .map(|_| ())
             .map_err(|e| e.error),
@@ -372,6 +462,190 @@ pub fn open_locked(path: &Path) -> io::Result<(File, Metadata)> {
         }
     }
     Err(io::Error::other("keeps changing while being read"))
+}
+
+/// Temporary files removed when a signal stops the run: SIGINT, SIGTERM,
+/// SIGHUP, SIGQUIT, SIGXFSZ, and SIGABRT (which is how the process ends
+/// when memory runs out). Each temporary file's name is kept, while the
+/// file may exist, in a fixed table that the signal handler reads without
+/// allocating or locking; the handler unlinks each (unlink is
+/// async-signal-safe, POSIX.1-2017 section 2.4.3), then the signal is
+/// raised again with its default action, so the run ends as it would
+/// have. A signal the process ignores (`nohup`) stays ignored. SIGKILL
+/// cannot be caught: the next run in that directory removes what it
+/// left (see [`enter_dir`]).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub mod guard {
+    use std::cell::UnsafeCell;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+
+    /// How many temporary files can be registered at once (each thread
+    /// holds one or two); more are left to the next run's sweep.
+    const SLOTS: usize = 128;
+    /// The longest name kept, its final NUL included.
+    const NAME_BYTES: usize = 1024;
+
+    const EMPTY: u8 = 0;
+    const WRITING: u8 = 1;
+    const LIVE: u8 = 2;
+    /// Taken by the signal handler: never written again.
+    const TAKEN: u8 = 3;
+
+    struct Slot {
+        state: AtomicU8,
+        name: UnsafeCell<[u8; NAME_BYTES]>,
+    }
+
+    // SAFETY: `name` is written only by the thread that moved `state`
+    // from EMPTY to WRITING, and read only by the handler that moved it
+    // from LIVE to TAKEN, after the writer's release store of LIVE.
+    unsafe impl Sync for Slot {}
+
+    static TABLE: [Slot; SLOTS] = [const {
+        Slot {
+            state: AtomicU8::new(EMPTY),
+            name: UnsafeCell::new([0; NAME_BYTES]),
+        }
+    }; SLOTS];
+
+    const SIGNALS: [libc::c_int; 6] = [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGXFSZ,
+        libc::SIGABRT,
+    ];
+
+    /// Set by the signal handler before it removes the files: a file made
+    /// after it looked is removed by its maker.
+    static DYING: AtomicBool = AtomicBool::new(false);
+
+    /// A registered temporary file's slot; dropped, the name is no longer
+    /// removed by a signal.
+    pub struct Registered(Option<usize>);
+
+    impl Registered {
+        /// Registers `path` (installing the handlers, once per process).
+        pub fn new(path: &Path) -> Self {
+            static INSTALL: Once = Once::new();
+            INSTALL.call_once(install);
+            let bytes = path.as_os_str().as_bytes();
+            if bytes.len() >= NAME_BYTES || bytes.contains(&0) {
+                return Registered(None);
+            }
+            for (i, slot) in TABLE.iter().enumerate() {
+                if slot
+                    .state
+                    .compare_exchange(EMPTY, WRITING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    // SAFETY: this thread alone holds the slot (WRITING).
+                    let name = unsafe { &mut *slot.name.get() };
+                    name[..bytes.len()].copy_from_slice(bytes);
+                    name[bytes.len()] = 0;
+                    slot.state.store(LIVE, Ordering::Release);
+                    return Registered(Some(i));
+                }
+            }
+            Registered(None)
+        }
+
+        /// Says the file now exists: if a signal's handler ran meanwhile
+        /// (and may have looked before the file was there), it is removed
+        /// here.
+        pub fn created(&self) {
+            if let Some(i) = self.0
+                && DYING.load(Ordering::SeqCst)
+            {
+                // SAFETY: the slot's name is this registration's, written
+                // before and NUL-terminated.
+                unsafe { libc::unlink(TABLE[i].name.get().cast::<libc::c_char>()) };
+            }
+        }
+    }
+
+    impl Drop for Registered {
+        fn drop(&mut self) {
+            if let Some(i) = self.0 {
+                // Taken by the handler meanwhile: the process is ending.
+                let _ = TABLE[i].state.compare_exchange(
+                    LIVE,
+                    EMPTY,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                );
+            }
+        }
+    }
+
+    /// Removes every registered temporary file, then raises `signal` again
+    /// with its default action. Only async-signal-safe calls.
+    extern "C" fn on_signal(signal: libc::c_int) {
+        DYING.store(true, Ordering::SeqCst);
+        for slot in &TABLE {
+            if slot
+                .state
+                .compare_exchange(LIVE, TAKEN, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                // SAFETY: the slot holds a NUL-terminated name, no more
+                // written (TAKEN).
+                unsafe { libc::unlink(slot.name.get().cast::<libc::c_char>()) };
+            }
+        }
+        // SAFETY: signal and raise are async-signal-safe; the default
+        // action ends the process as the signal would have.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    fn install() {
+        for signal in SIGNALS {
+            // SAFETY: sigaction with a zeroed, then filled, struct; the
+            // handler is installed only where the action is the default
+            // one (an ignored signal stays ignored).
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+                    || old.sa_sigaction != libc::SIG_DFL
+                {
+                    continue;
+                }
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+                action.sa_flags = libc::SA_RESTART;
+                libc::sigemptyset(&mut action.sa_mask);
+                for other in SIGNALS {
+                    libc::sigaddset(&mut action.sa_mask, other);
+                }
+                libc::sigaction(signal, &action, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// Elsewhere, temporary files a signal leaves are removed by the next run
+/// in their directory (see [`enter_dir`]).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub mod guard {
+    use std::path::Path;
+
+    /// A temporary file's registration: nothing to do here.
+    pub struct Registered;
+
+    impl Registered {
+        pub fn new(_path: &Path) -> Self {
+            Registered
+        }
+
+        pub fn created(&self) {}
+    }
 }
 
 #[cfg(test)]

@@ -296,3 +296,105 @@ fn a_backup_already_linked_to_the_original_leaves_no_temporary() {
         .collect();
     assert_eq!(names, ["p.html", "p.html.orig"]);
 }
+
+/// A WARC of `records` response records, each a page with links: large
+/// enough that rewriting it takes a while.
+fn large_warc(records: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..records {
+        let body = format!(
+            "<!doctype html><p>{}</p>",
+            "<a href=x.html>x</a> ".repeat(40)
+        );
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n{body}");
+        out.extend_from_slice(
+            format!(
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/{i}/\r\n\
+                 Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+                http.len()
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
+/// Runs relink with `args` and sends it `signal` as soon as a temporary
+/// file shows in `dir`; how it ended.
+fn signalled_once_writing(args: &[&str], dir: &Path, signal: i32) -> std::process::ExitStatus {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        let writing = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .any(|e| is_temporary(&e.file_name().to_string_lossy()));
+        if writing {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its temporary file was seen: make the input larger"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no temporary file"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    // SAFETY: kill sends a signal to the child this test started.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+    assert_eq!(sent, 0);
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_signal_during_in_place_leaves_no_temporary_and_the_original_intact() {
+    use std::os::unix::process::ExitStatusExt;
+    let input = large_warc(20_000);
+    for (signal, backup) in [
+        (libc::SIGTERM, false),
+        (libc::SIGINT, true),
+        (libc::SIGHUP, false),
+        // How the process ends when memory runs out.
+        (libc::SIGABRT, false),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crawl.warc");
+        std::fs::write(&path, &input).unwrap();
+        let mut args = vec![s(&path), "--in-place", "-q"];
+        if backup {
+            args.extend(["--backup", ".orig"]);
+        }
+        let status = signalled_once_writing(&args, dir.path(), signal);
+        assert_eq!(status.signal(), Some(signal), "{signal}: {status:?}");
+        let names: Vec<String> = files_under(dir.path())
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["crawl.warc"], "signal {signal}");
+        assert!(
+            std::fs::read(&path).unwrap() == input,
+            "signal {signal}: the original changed"
+        );
+    }
+    // A copy under -o: neither a temporary nor a half-written output.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("crawl.warc");
+    std::fs::write(&path, &input).unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let target = out.join("new.warc");
+    let status = signalled_once_writing(&[s(&path), "-q", "-o", s(&target)], &out, libc::SIGTERM);
+    assert_eq!(status.signal(), Some(libc::SIGTERM));
+    assert!(
+        files_under(&out).is_empty(),
+        "{:?}",
+        files_under(&out).len()
+    );
+}
