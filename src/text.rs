@@ -234,16 +234,31 @@ impl<'t, 'o> Resolver<'t, 'o> {
         place: Place<'_>,
     ) -> Vec<(Range<usize>, String)> {
         let mut found = Vec::new();
-        for url in css::urls(css) {
+        self.each_css_url(css, at, base, place, &mut |range, new| {
+            found.push((range, new));
+        });
+        found
+    }
+
+    /// [`Resolver::css_urls`], each new URL handed to `found` as it is
+    /// found: a style sheet of many URLs holds none of them.
+    pub fn each_css_url(
+        &mut self,
+        css: &str,
+        at: usize,
+        base: &Base,
+        place: Place<'_>,
+        found: &mut dyn FnMut(Range<usize>, String),
+    ) {
+        css::each_url(css, &mut |url| {
             if url.value.is_empty() || url.value.starts_with('#') {
-                continue;
+                return;
             }
             let here = at + url.range.start;
             if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found.push((url.range, css::escape(&new, url.quoting)));
+                found(url.range, css::escape(&new, url.quoting));
             }
-        }
-        found
+        });
     }
 }
 
