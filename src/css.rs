@@ -32,7 +32,7 @@ pub struct CssUrl {
 }
 
 /// Every URL in `css`, in source order.
-#[cfg(test)]
+#[cfg(any(test, feature = "_internal"))]
 pub fn urls(css: &str) -> Vec<CssUrl> {
     let mut found = Vec::new();
     each_url(css, &mut |url| found.push(url));
