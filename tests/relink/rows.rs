@@ -178,3 +178,45 @@ fn a_large_feed_that_is_not_well_formed_hands_over_no_row() {
     assert_eq!(rows.len(), 40_000);
     assert_same("good feed", (kept, streamed, rows));
 }
+
+#[test]
+fn rows_held_past_a_mebibyte_come_out_whole_and_in_input_order() {
+    // `--check` holds an input's rows until it is done, and `-j 3` those
+    // of inputs after the head: past 1 MiB they wait in a temporary file.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for n in 0..3 {
+        let path = dir.path().join(format!("{n}.html"));
+        let page: String = (0..30_000)
+            .map(|i| format!("<a href=f{n}-{i}>\n"))
+            .collect();
+        std::fs::write(&path, page).unwrap();
+        files.push(path.display().to_string());
+    }
+    for mode in ["--check", "--list"] {
+        let mut args = vec![
+            "-q",
+            "-j",
+            "3",
+            "--format",
+            "json",
+            "--retrieved-from",
+            "http://h/",
+            mode,
+        ];
+        args.extend(files.iter().map(String::as_str));
+        let out = crate::cli::relink(&args, b"");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.len() > 3 << 20, "{mode}: {} bytes", text.len());
+        let links: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split("\"original\":\"").nth(1)?.split('"').next())
+            .collect();
+        let want: Vec<String> = (0..3)
+            .flat_map(|n| (0..30_000).map(move |i| format!("f{n}-{i}")))
+            .collect();
+        assert_eq!(links.len(), want.len(), "{mode}");
+        let wrong = links.iter().zip(&want).position(|(got, want)| got != want);
+        assert_eq!(wrong, None, "{mode}");
+    }
+}
