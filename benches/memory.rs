@@ -8,7 +8,11 @@
 //! `cargo bench --bench memory`; `RELINK_SHAPE_MB` sets the size of the
 //! shapes (50 MB by default), `RELINK_ARCHIVE_MB` the sizes of the
 //! archives (`100,1000` by default), and `RELINK_BENCH=shapes` or
-//! `archives` runs one part. Linux only: the peak comes from `wait4`'s
+//! `archives` runs one part. The shapes part also runs every mode (`--list`
+//! as TSV and JSON, `--check`, `--dry-run`, `-o`, `--in-place`) on
+//! link-dense inputs of two sizes (`RELINK_ROWS_MB`, `10,25` by default),
+//! where the rows of one document must not be held: the peak should stay
+//! a small multiple of the input. Linux only: the peak comes from `wait4`'s
 //! resource usage of each run, through `python3`.
 
 #[path = "shapes/mod.rs"]
@@ -47,8 +51,17 @@ print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))
 "#;
 
 /// Runs `command` to its end (its standard output discarded); its peak
-/// resident set in bytes.
+/// resident set in bytes. It must succeed.
 fn peak_rss(command: &Command) -> u64 {
+    match peak_rss_status(command) {
+        (peak, 0) => peak,
+        (_, status) => panic!("relink failed: exit status {status}"),
+    }
+}
+
+/// Runs `command` to its end; its peak resident set in bytes and its exit
+/// status.
+fn peak_rss_status(command: &Command) -> (u64, i64) {
     let output = Command::new("python3")
         .args(["-c", MEASURE])
         .arg(command.get_program())
@@ -57,14 +70,14 @@ fn peak_rss(command: &Command) -> u64 {
         .output()
         .expect("python3");
     let text = String::from_utf8_lossy(&output.stdout);
-    let fields: Vec<u64> = text
+    let fields: Vec<i64> = text
         .split_whitespace()
         .filter_map(|field| field.parse().ok())
         .collect();
-    let [peak, 0] = fields[..] else {
+    let [peak, status] = fields[..] else {
         panic!("relink failed: {text}");
     };
-    peak
+    (u64::try_from(peak).unwrap_or(0), status)
 }
 
 #[cfg(target_os = "linux")]
@@ -72,6 +85,7 @@ fn main() {
     let part = std::env::var("RELINK_BENCH").unwrap_or_default();
     if part != "archives" {
         shapes();
+        rows();
     }
     if part != "shapes" {
         archives();
@@ -122,6 +136,103 @@ fn shapes() {
             peak as f64 / page.len() as f64,
             start.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// The link-dense inputs of about `bytes` bytes the modes run on: a name,
+/// a file name and the bytes.
+fn dense_inputs(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let fill = |unit: &str| unit.repeat(bytes / unit.len());
+    let entry = "<entry><link href=\"x\"/></entry>\n";
+    let feed = format!(
+        "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\">\n{}</feed>\n",
+        fill(entry)
+    );
+    vec![
+        (
+            "<a href=x> repeated",
+            "a.html",
+            fill("<a href=x>").into_bytes(),
+        ),
+        (
+            "one line of links",
+            "line.html",
+            fill("<a href=\"x\">y</a>").into_bytes(),
+        ),
+        (
+            "srcset-heavy",
+            "srcset.html",
+            fill("<img srcset=\"a.png 1x, b.png 2x, c.png 3x\">\n").into_bytes(),
+        ),
+        (
+            "a style sheet of url()s",
+            "urls.css",
+            fill("a{background:url(x.png)}\n").into_bytes(),
+        ),
+        ("a feed of links", "feed.xml", feed.into_bytes()),
+        (
+            "one HTML part, .eml",
+            "message.eml",
+            html_message(&fill("<a href=\"x\">y</a>")),
+        ),
+        (
+            "one WARC record of links",
+            "record.warc",
+            response_record(fill("<a href=x>").as_bytes()),
+        ),
+    ]
+}
+
+/// Peak RSS of every mode on each link-dense input, at two sizes, as a
+/// multiple of the input.
+#[cfg(target_os = "linux")]
+fn rows() {
+    let sizes: Vec<usize> = std::env::var("RELINK_ROWS_MB")
+        .unwrap_or_else(|_| "10,25".to_owned())
+        .split(',')
+        .filter_map(|mb| mb.trim().parse().ok())
+        .collect();
+    let relink = env!("CARGO_BIN_EXE_relink");
+    let dir = tempfile::tempdir().unwrap();
+    let modes: [(&str, &[&str]); 6] = [
+        ("--list", &["--list"]),
+        ("json", &["--list", "--format", "json"]),
+        ("--check", &["--check"]),
+        ("--dry-run", &["--dry-run"]),
+        ("-o", &["-o"]),
+        ("--in-place", &["--in-place"]),
+    ];
+    println!("peak RSS of relink -j 1 in each mode, as a multiple of the input");
+    let header: Vec<&str> = modes.iter().map(|(name, _)| *name).collect();
+    println!("  {:<26} {:>6}  {}", "", "MB", header.join("  "));
+    for &mb in &sizes {
+        for (name, file, bytes) in dense_inputs(mb * 1_000_000) {
+            let input = dir.path().join(file);
+            let mut line = format!("  {name:<26} {:>6.1} ", bytes.len() as f64 / 1e6);
+            for (mode, args) in modes {
+                std::fs::write(&input, &bytes).unwrap();
+                let mut command = Command::new(relink);
+                command
+                    .arg(&input)
+                    .args(["--retrieved-from", "https://example.com/", "-j", "1", "-q"])
+                    .args(args);
+                if mode == "-o" {
+                    command.arg(dir.path().join(format!("output-{file}")));
+                }
+                // `--check` says with status 1 that the input would change.
+                let (peak, status) = peak_rss_status(&command);
+                assert!(
+                    status == 0 || (mode == "--check" && status == 1),
+                    "{name} {mode}: status {status}"
+                );
+                line.push_str(&format!(
+                    " {:>w$.1}x",
+                    peak as f64 / bytes.len() as f64,
+                    w = mode.len().max(4) - 1
+                ));
+            }
+            println!("{line}");
+        }
     }
 }
 

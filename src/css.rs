@@ -32,11 +32,18 @@ pub struct CssUrl {
 }
 
 /// Every URL in `css`, in source order.
+#[cfg(any(test, feature = "_internal"))]
 pub fn urls(css: &str) -> Vec<CssUrl> {
-    let mut parser = Parser::new(css);
     let mut found = Vec::new();
-    scan(&mut parser, css, Context::Plain, 0, &mut found);
+    each_url(css, &mut |url| found.push(url));
     found
+}
+
+/// Calls `found` with every URL in `css`, in source order, as it is
+/// found: a style sheet of many URLs holds none of them.
+pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    let mut parser = Parser::new(css);
+    scan(&mut parser, css, Context::Plain, 0, found);
 }
 
 /// Where in the grammar the scan is.
@@ -54,7 +61,7 @@ fn scan(
     css: &str,
     context: Context,
     depth: usize,
-    found: &mut Vec<CssUrl>,
+    found: &mut dyn FnMut(CssUrl),
 ) {
     let mut after_import = false;
     let mut seen_argument = false;
@@ -69,7 +76,7 @@ fn scan(
             Token::WhiteSpace(_) | Token::Comment(_) => continue,
             Token::UnquotedUrl(value) => {
                 let inner = unquoted_url_range(css, start, end);
-                found.push(CssUrl {
+                found(CssUrl {
                     range: inner,
                     value: value.to_string(),
                     quoting: CssQuoting::Unquoted,
@@ -86,7 +93,7 @@ fn scan(
                     } else {
                         end
                     };
-                    found.push(CssUrl {
+                    found(CssUrl {
                         range: start + 1..close,
                         value: value.to_string(),
                         quoting: CssQuoting::Quoted(quote),

@@ -61,10 +61,11 @@ fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
         element: "",
         attribute: "css",
     };
-    for (range, new) in resolver.css_urls(text, 0, &base, place) {
-        let edit = Edit::new(range, new).narrowed(text);
-        resolver.out.edits.push(edit);
-    }
+    let mut edits = std::mem::take(&mut resolver.out.edits);
+    resolver.each_css_url(text, 0, &base, place, &mut |range, new| {
+        edits.push(Edit::new(range, new).narrowed(text));
+    });
+    resolver.out.edits = edits;
     resolver.out.base = Some(base);
     resolver.out
 }

@@ -56,11 +56,11 @@ pub use document::{
 };
 pub use error::Error;
 pub use kind::Kind;
-pub use links::{Link, LinkPlace, LinkRow, Outcome, RecordName, Warning, WarningKind};
+pub use links::{Link, LinkPlace, LinkRow, LinkSink, Outcome, RecordName, Warning, WarningKind};
 pub use mime::maildir;
 pub use mime::mbox::{ArchiveMessage, MboxFormat};
 pub use mime::message::{MessageOutcome, PartReport};
-pub use options::{AttrSyntax, Details, ExtraAttribute, Options};
+pub use options::{AttrSyntax, Details, ExtraAttribute, Options, Rows};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 pub use url::{BaseUrl, Rules};
 pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};

@@ -151,6 +151,61 @@ pub struct Link {
     pub changed: bool,
 }
 
+/// Where the link rows of a document go as they are found, when
+/// [`Options::rows`](crate::Options::rows) names one: each link is handed
+/// over at once, in document order, and the reports keep only counts (their
+/// `links` stay empty), so memory does not grow with the links of one
+/// document, message or record. A reader of archives fills in the
+/// message, part and record of each row before it reaches the sink.
+///
+/// It is `Sync` because the records of a web archive and the messages of
+/// an mbox are rewritten in parallel; each still hands its rows over in
+/// input order, one record or message after another.
+pub trait LinkSink: Sync {
+    /// Takes one row.
+    fn row(&self, row: LinkRow);
+}
+
+impl<F: Fn(LinkRow) + Sync> LinkSink for F {
+    fn row(&self, row: LinkRow) {
+        self(row);
+    }
+}
+
+/// A sink that changes each row (its place inside an archive, its line
+/// inside an enclosing text) and hands it on.
+pub(crate) struct Mapped<'a, F> {
+    /// Where the rows go.
+    pub(crate) to: &'a dyn LinkSink,
+    /// What is done to each row first.
+    pub(crate) map: F,
+}
+
+impl<F: Fn(&mut LinkRow) + Sync> LinkSink for Mapped<'_, F> {
+    fn row(&self, mut row: LinkRow) {
+        (self.map)(&mut row);
+        self.to.row(row);
+    }
+}
+
+/// The rows of one record or message of a batch rewritten in parallel,
+/// held until the records before it have handed theirs over.
+#[derive(Default)]
+pub(crate) struct HeldRows(std::sync::Mutex<Vec<LinkRow>>);
+
+impl HeldRows {
+    /// The rows held, in order.
+    pub(crate) fn take(self) -> Vec<LinkRow> {
+        self.0.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl LinkSink for HeldRows {
+    fn row(&self, row: LinkRow) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).push(row);
+    }
+}
+
 /// What rewriting a document gave.
 #[derive(Debug)]
 pub struct Outcome {
@@ -160,7 +215,8 @@ pub struct Outcome {
     pub encoding: &'static Encoding,
     /// The document's base, if it had one.
     pub base: Option<Base>,
-    /// Every link found (none when only [`Details::Counts`](crate::Details::Counts) were asked).
+    /// Every link found (none when only [`Details::Counts`](crate::Details::Counts)
+    /// were asked, or when they went to [`Options::rows`](crate::Options::rows)).
     pub links: Vec<Link>,
     /// How many links were rewritten.
     pub rewritten: usize,

@@ -45,7 +45,23 @@ pub fn rewrite_markdown(
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let sniffed = encoding::sniff_text(bytes, options.transport);
-    text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options, documents))
+    // Links are found out of order (a definition's at the end) and put in
+    // order once all are found: they are kept until then, and handed to
+    // the sink, if any, after.
+    let Some(rows) = options.rows else {
+        return text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options, documents));
+    };
+    let kept = Options {
+        rows: None,
+        ..*options
+    };
+    text::rewrite_bytes(bytes, sniffed, |text| {
+        let mut out = rewrite_text(text, &kept, documents);
+        for link in out.links.drain(..) {
+            rows.0.row(crate::LinkRow::new(link));
+        }
+        out
+    })
 }
 
 /// The edits of a Markdown document given as text.

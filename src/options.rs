@@ -7,10 +7,18 @@ use encoding_rs::Encoding;
 
 use crate::Error;
 use crate::base::Base;
+use crate::links::LinkSink;
 use crate::url::Rules;
 
 /// The largest document relink takes (html5ever indexes text by `u32`).
 pub const MAX_DOCUMENT_BYTES: usize = u32::MAX as usize;
+
+/// The most bytes of records or messages an archive reader rewrites in
+/// parallel when their links go to a sink: the rows of all but the first
+/// are held until their turn, so their size is bounded by this; a record
+/// or message larger than it is rewritten alone, its rows handed over as
+/// they are found.
+pub const ROWS_BATCH_BYTES: usize = 512 << 10;
 
 /// How to rewrite one document.
 #[non_exhaustive]
@@ -36,6 +44,19 @@ pub struct Options<'a> {
     pub extra_attributes: &'a [ExtraAttribute],
     /// Whether each link is recorded, or only counted.
     pub details: Details,
+    /// Where each link goes as it is found, when links are recorded: the
+    /// reports then hold none (see [`LinkSink`]).
+    pub rows: Option<Rows<'a>>,
+}
+
+/// A [`LinkSink`], as the options hold it.
+#[derive(Clone, Copy)]
+pub struct Rows<'a>(pub &'a dyn LinkSink);
+
+impl std::fmt::Debug for Rows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Rows(..)")
+    }
 }
 
 impl<'a> Options<'a> {
@@ -97,6 +118,54 @@ impl<'a> Options<'a> {
     pub fn details(mut self, details: Details) -> Self {
         self.details = details;
         self
+    }
+
+    /// Hands each link, as it is found, to `sink` instead of the reports
+    /// (which then hold none); links are recorded.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use relink::{LinkRow, Options};
+    /// let found = Mutex::new(Vec::new());
+    /// let sink = |row: LinkRow| found.lock().unwrap().push(row.link.resolved);
+    /// let base = relink::Base::new(
+    ///     relink::BaseUrl::parse("http://h/", relink::Rules::Rfc1808)?,
+    ///     relink::BaseSource::RetrievedFrom,
+    /// );
+    /// let options = Options::new().outer(Some(&base)).rows(Some(&sink));
+    /// let outcome = relink::rewrite_html(b"<a href=a><a href=b>", &options)?;
+    /// assert!(outcome.links.is_empty());
+    /// assert_eq!(*found.lock().unwrap(), ["http://h/a", "http://h/b"]);
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub fn rows(mut self, sink: Option<&'a dyn LinkSink>) -> Self {
+        self.rows = sink.map(Rows);
+        if sink.is_some() {
+            self.details = Details::Links;
+        }
+        self
+    }
+
+    /// These options for a document inside this one whose rows are
+    /// changed by `map` on their way out (placed in their message, part or
+    /// record, or at their line in the enclosing text); `mapped` is where
+    /// the wrapping sink is kept.
+    pub(crate) fn mapped<'b, F: Fn(&mut crate::LinkRow) + Sync>(
+        &self,
+        mapped: &'b mut Option<crate::links::Mapped<'a, F>>,
+        map: F,
+    ) -> Options<'b>
+    where
+        'a: 'b,
+    {
+        let Some(Rows(to)) = self.rows else {
+            return *self;
+        };
+        let sink: &'b dyn LinkSink = mapped.insert(crate::links::Mapped { to, map });
+        Options {
+            rows: Some(Rows(sink)),
+            ..*self
+        }
     }
 }
 

@@ -185,6 +185,7 @@ impl Rewriter {
             keep_fragment_links: self.keep_fragment_links,
             extra_attributes: &self.attributes,
             details: self.details,
+            rows: None,
         }
     }
 

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use crate::base::{Base, Layer};
 use crate::encoding::{self, Sniffed};
-use crate::links::{Link, Outcome, Place, Warning, WarningKind};
+use crate::links::{Link, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{self, Edit, Edits};
 use crate::{Error, css};
@@ -53,14 +53,26 @@ impl LineIndex {
     /// The line and column (both from 1, column in bytes) of an offset in
     /// `text`, the text this index is for.
     pub fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
-        let starts = self.starts.get_or_init(|| {
+        let starts: &[usize] = self.starts.get_or_init(|| {
             let mut starts = vec![0];
             starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
             starts
         });
-        let line = starts.partition_point(|&s| s <= offset);
-        (line, offset - starts[line - 1] + 1)
+        locate(starts, offset)
     }
+
+    /// Where each line of `text` (the text this index is for) starts.
+    pub fn starts(&self, text: &str) -> &[usize] {
+        self.locate(text, 0);
+        self.starts.get().map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The line and column (both from 1) of `offset`, in a text whose lines
+/// start at `starts`.
+pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
+    let line = starts.partition_point(|&s| s <= offset).max(1);
+    (line, offset - starts.get(line - 1).copied().unwrap_or(0) + 1)
 }
 
 /// What rewriting a decoded document gives.
@@ -68,7 +80,8 @@ impl LineIndex {
 pub struct TextRewrite {
     /// Sorted, non-overlapping edits of the text.
     pub edits: Edits,
-    /// Every link found, changed or not (when links are recorded).
+    /// Every link found, changed or not (when links are recorded and
+    /// not handed to [`Options::rows`]).
     pub links: Vec<Link>,
     /// How many links changed.
     pub rewritten: usize,
@@ -123,6 +136,14 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.out.warnings.push(warning);
     }
 
+    /// Records a link: hands it to the options' sink, or keeps it.
+    pub fn record(&mut self, link: Link) {
+        match self.options.rows {
+            Some(rows) => rows.0.row(LinkRow::new(link)),
+            None => self.out.links.push(link),
+        }
+    }
+
     /// Resolves one URL, found at `at`; returns the new text if it changed,
     /// and records the link.
     pub fn resolve(
@@ -132,6 +153,21 @@ impl<'t, 'o> Resolver<'t, 'o> {
         base: &Base,
         place: Place<'_>,
         same_document: SameDocument,
+    ) -> Option<String> {
+        self.resolve_as(at, value, base, place, same_document, |new| new)
+    }
+
+    /// [`Resolver::resolve`], a changed URL passed through `finish` before
+    /// it is recorded and returned (a URL written into a list has its
+    /// separators protected).
+    pub fn resolve_as(
+        &mut self,
+        at: usize,
+        value: &str,
+        base: &Base,
+        place: Place<'_>,
+        same_document: SameDocument,
+        finish: impl FnOnce(String) -> String,
     ) -> Option<String> {
         // An empty reference is a link to the base (RFC 1808 section 4
         // step 2a), except where a same-document reference is kept.
@@ -158,19 +194,20 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 };
                 let changed = resolved != value;
                 self.out.rewritten += usize::from(changed);
+                let new = changed.then(|| finish(resolved.into_owned()));
                 if self.options.details == Details::Links {
                     let (line, column) = self.lines.locate(self.text, at);
-                    self.out.links.push(Link {
+                    self.record(Link {
                         line,
                         column,
                         place: place.to_link_place(),
                         original: value.to_owned(),
-                        resolved: resolved.to_string(),
+                        resolved: new.clone().unwrap_or_else(|| value.to_owned()),
                         base: Some(base.clone()),
                         changed,
                     });
                 }
-                changed.then(|| resolved.into_owned())
+                new
             }
             Err(err) => {
                 self.warn(
@@ -197,16 +234,31 @@ impl<'t, 'o> Resolver<'t, 'o> {
         place: Place<'_>,
     ) -> Vec<(Range<usize>, String)> {
         let mut found = Vec::new();
-        for url in css::urls(css) {
+        self.each_css_url(css, at, base, place, &mut |range, new| {
+            found.push((range, new));
+        });
+        found
+    }
+
+    /// [`Resolver::css_urls`], each new URL handed to `found` as it is
+    /// found: a style sheet of many URLs holds none of them.
+    pub fn each_css_url(
+        &mut self,
+        css: &str,
+        at: usize,
+        base: &Base,
+        place: Place<'_>,
+        found: &mut dyn FnMut(Range<usize>, String),
+    ) {
+        css::each_url(css, &mut |url| {
             if url.value.is_empty() || url.value.starts_with('#') {
-                continue;
+                return;
             }
             let here = at + url.range.start;
             if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found.push((url.range, css::escape(&new, url.quoting)));
+                found(url.range, css::escape(&new, url.quoting));
             }
-        }
-        found
+        });
     }
 }
 

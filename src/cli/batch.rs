@@ -208,27 +208,69 @@ impl Report {
     }
 }
 
-/// Where the link rows of an input go, a document, record or message at a
-/// time, in input order: an archive's rows are never held whole.
-pub type Rows<'a> = &'a mut dyn FnMut(&[LinkRow]) -> io::Result<()>;
+/// Where the link rows of an input go, a few at a time, in input order:
+/// the rows of a document, record or message are never held whole.
+pub type Rows<'a> = &'a (dyn Fn(&[LinkRow]) -> io::Result<()> + Sync);
 
-/// Hands rows on as each document, record or message is done, keeping the
-/// first error (standard output closed) for the end of the input.
+/// How many rows are gathered before they are handed on together.
+const ROWS_AT_ONCE: usize = 256;
+
+/// Takes the rows of an input as the library finds them and hands them on
+/// a few at a time, keeping the first error (standard output closed) for
+/// the end of the input.
 struct RowSink<'a> {
     to: Rows<'a>,
+    state: std::sync::Mutex<Gathered>,
+}
+
+/// The rows gathered, and the first error.
+#[derive(Default)]
+struct Gathered {
+    rows: Vec<LinkRow>,
     error: Option<io::Error>,
 }
 
 impl RowSink<'_> {
-    /// Hands on the rows `document` holds, and clears them.
-    fn send(&mut self, document: &mut DocumentReport) {
+    fn state(&self) -> std::sync::MutexGuard<'_, Gathered> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands on the rows gathered.
+    fn flush(&self) {
+        let mut state = self.state();
+        let state = &mut *state;
+        if !state.rows.is_empty()
+            && state.error.is_none()
+            && let Err(err) = (self.to)(&state.rows)
+        {
+            state.error = Some(err);
+        }
+        state.rows.clear();
+    }
+
+    /// Hands on the rows gathered, then those `document` holds (when it
+    /// was read with no sink), and clears them.
+    fn send(&self, document: &mut DocumentReport) {
+        self.flush();
+        let mut state = self.state();
         if !document.rows.is_empty()
-            && self.error.is_none()
+            && state.error.is_none()
             && let Err(err) = (self.to)(&document.rows)
         {
-            self.error = Some(err);
+            state.error = Some(err);
         }
         document.rows.clear();
+    }
+}
+
+impl relink::LinkSink for RowSink<'_> {
+    fn row(&self, row: LinkRow) {
+        let mut state = self.state();
+        state.rows.push(row);
+        if state.rows.len() >= ROWS_AT_ONCE {
+            drop(state);
+            self.flush();
+        }
     }
 }
 
@@ -236,7 +278,7 @@ impl RowSink<'_> {
 /// destination), and the rows sink.
 struct Out<'a> {
     writer: &'a mut dyn Write,
-    rows: RowSink<'a>,
+    rows: &'a RowSink<'a>,
 }
 
 /// Rewrites one input as `settings` say; standard output (when it is the
@@ -254,15 +296,17 @@ pub fn process(
         name: job.name.clone(),
         ..Report::default()
     };
+    let sink = RowSink {
+        to: rows,
+        state: std::sync::Mutex::default(),
+    };
     let mut out = Out {
         writer: out,
-        rows: RowSink {
-            to: rows,
-            error: None,
-        },
+        rows: &sink,
     };
     let result = run(job, settings, &mut out, &mut report);
-    if let Some(err) = out.rows.error {
+    sink.flush();
+    if let Some(err) = sink.state().error.take() {
         return Err(err);
     }
     match result {
@@ -375,7 +419,8 @@ fn run(job: &Job, settings: &Settings, out: &mut Out<'_>, report: &mut Report) -
             Details::Links
         } else {
             Details::Counts
-        });
+        })
+        .rows(settings.links.then_some(out.rows as &dyn relink::LinkSink));
     let Opened { mut reader, file } = open_input(job, settings)?;
     let size = file
         .as_ref()
@@ -1062,7 +1107,7 @@ mod tests {
         };
         let (jobs, errors) = expand(std::slice::from_ref(&archive), Some("http://h/"), None);
         assert!(errors.is_empty());
-        let report = process(&jobs[0], &settings, &mut std::io::sink(), &mut |_| Ok(())).unwrap();
+        let report = process(&jobs[0], &settings, &mut std::io::sink(), &|_| Ok(())).unwrap();
         assert!(report.error.is_none(), "{:?}", report.error);
         let size = std::fs::metadata(&archive).unwrap().len();
         assert_eq!(count.load(Ordering::Relaxed), size);

@@ -40,8 +40,9 @@ pub(crate) struct Tally {
 /// other workers) held until their turn; then each input's warnings,
 /// error and diff once it is done, and the report dropped. `--check`
 /// holds an input's rows until it is done (none are printed for an input
-/// that failed). Memory is then bounded by the inputs read at once, never
-/// by the rows of an archive.
+/// that failed). What is held past [`SPOOL_BYTES`] an input goes to a
+/// temporary file: memory is then bounded by the inputs read at once,
+/// never by the rows of an input.
 pub(crate) struct Printer<'a> {
     mode: Mode,
     format: Format,
@@ -63,11 +64,52 @@ struct Printed {
 #[derive(Default)]
 struct Held {
     /// Rows printed once the input is at the head.
-    rows: Vec<u8>,
+    rows: Spool,
     /// Rows printed once it is done, if it did not fail (`--check`).
-    checked: Vec<u8>,
+    checked: Spool,
     /// Its report, once it is done.
     report: Option<Report>,
+}
+
+/// The most bytes of rows held in memory for one input: more go to a
+/// temporary file.
+const SPOOL_BYTES: usize = 1 << 20;
+
+/// Rows held until their turn: in memory, then past [`SPOOL_BYTES`] in a
+/// temporary file (removed when it is closed).
+#[derive(Default)]
+struct Spool {
+    bytes: Vec<u8>,
+    file: Option<std::fs::File>,
+}
+
+impl Spool {
+    /// Holds `bytes` after those held.
+    fn extend(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.file.is_none() && self.bytes.len() + bytes.len() <= SPOOL_BYTES {
+            self.bytes.extend_from_slice(bytes);
+            return Ok(());
+        }
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        file.write_all(&self.bytes)?;
+        file.write_all(bytes)?;
+        self.bytes = Vec::new();
+        Ok(())
+    }
+
+    /// Writes what is held to `out`, and holds nothing.
+    fn write_to(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if let Some(mut file) = self.file.take() {
+            io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
+            io::copy(&mut file, out)?;
+        }
+        out.write_all(&self.bytes)?;
+        self.bytes = Vec::new();
+        Ok(())
+    }
 }
 
 impl<'a> Printer<'a> {
@@ -126,13 +168,12 @@ impl<'a> Printer<'a> {
             return Ok(());
         }
         if self.mode == Mode::Check {
-            state.held.entry(index).or_default().checked.extend(bytes);
+            state.held.entry(index).or_default().checked.extend(&bytes)
         } else if index == state.next {
-            state.out.write_all(&bytes)?;
+            state.out.write_all(&bytes)
         } else {
-            state.held.entry(index).or_default().rows.extend(bytes);
+            state.held.entry(index).or_default().rows.extend(&bytes)
         }
-        Ok(())
     }
 
     /// Takes the report of input `index`, done: prints it and every
@@ -154,18 +195,17 @@ impl<'a> Printer<'a> {
             self.print(state, held)?;
             // The input now at the head prints its rows as they come.
             if let Some(held) = state.held.get_mut(&state.next) {
-                let rows = std::mem::take(&mut held.rows);
-                state.out.write_all(&rows)?;
+                held.rows.write_to(&mut state.out)?;
             }
         }
     }
 
     /// Prints one report, done, and adds it to the tally.
-    fn print(&self, state: &mut Printed, held: Held) -> io::Result<()> {
+    fn print(&self, state: &mut Printed, mut held: Held) -> io::Result<()> {
         let Some(report) = held.report else {
             return Ok(());
         };
-        state.out.write_all(&held.rows)?;
+        held.rows.write_to(&mut state.out)?;
         let tally = &mut state.tally;
         if report.error.is_none() {
             // An input that failed had nothing written, nor rewritten.
@@ -194,7 +234,7 @@ impl<'a> Printer<'a> {
             }
         }
         if report.error.is_none() {
-            state.out.write_all(&held.checked)?;
+            held.checked.write_to(&mut state.out)?;
         }
         if let Some(diff) = &report.diff {
             state.out.write_all(diff.as_bytes())?;

@@ -227,8 +227,8 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     settings.layers = true;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
-        let report = batch::process(job, &settings, &mut io::sink(), &mut |_| Ok(()))
-            .context("explaining")?;
+        let report =
+            batch::process(job, &settings, &mut io::sink(), &|_| Ok(())).context("explaining")?;
         if let Some(error) = &report.error {
             say!("error: {error}");
             errors += 1;
@@ -301,8 +301,8 @@ pub(crate) fn process_jobs(
         if closed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let mut rows = |rows: &[relink::LinkRow]| printer.rows(index, &job.name, rows);
-        let done = batch::process(job, settings, out, &mut rows)
+        let rows = |rows: &[relink::LinkRow]| printer.rows(index, &job.name, rows);
+        let done = batch::process(job, settings, out, &rows)
             .and_then(|report| printer.done(index, report));
         if let Some(progress) = progress {
             progress.job_done(Some(job));

@@ -344,18 +344,13 @@ impl Work<'_, '_> {
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
             let (lead, url) = trim_ascii_space(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
-            if let Some(new) = work.r.resolve(at, url, base, place, same_document) {
-                // A URL written into a list must not split it: a separator
-                // the base brought in is percent-encoded.
-                let new = match protect_separators(&new, row.syntax) {
-                    Cow::Borrowed(_) => new,
-                    Cow::Owned(protected) => {
-                        if let Some(link) = work.r.out.links.last_mut() {
-                            link.resolved.clone_from(&protected);
-                        }
-                        protected
-                    }
-                };
+            // A URL written into a list must not split it: a separator the
+            // base brought in is percent-encoded.
+            let protect = |new: String| match protect_separators(&new, row.syntax) {
+                Cow::Borrowed(_) => new,
+                Cow::Owned(protected) => protected,
+            };
+            if let Some(new) = work.r.resolve_as(at, url, base, place, same_document, protect) {
                 found.push(Found { range, new });
             }
         };

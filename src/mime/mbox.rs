@@ -9,8 +9,8 @@ use std::io::{self, BufRead, Read, Write};
 use rayon::prelude::*;
 
 use super::message::{FromLines, MAX_MESSAGE_DEPTH, MessageOutcome, rewrite_message};
-use crate::links::{Warning, WarningKind};
-use crate::options::Options;
+use crate::links::{HeldRows, Warning, WarningKind};
+use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 
 /// The most bytes of messages read before a batch is rewritten, however
@@ -325,27 +325,56 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     writer.write_all(&mbox.preamble)?;
     let mut changed = false;
     // The workers of the pool this runs in (the command line's `-j`).
-    let (max_messages, max_bytes) = batch_limits(rayon::current_num_threads());
+    let (max_messages, mut max_bytes) = batch_limits(rayon::current_num_threads());
+    let sink = options.rows;
+    if sink.is_some() {
+        max_bytes = max_bytes.min(ROWS_BATCH_BYTES);
+    }
+    // A message that would take a batch whose rows are held past its
+    // bytes waits for the next batch, where it is first.
+    let mut next = None;
     loop {
         let mut batch = Vec::new();
         let mut size = 0;
         while size < max_bytes && batch.len() < max_messages {
-            let Some(message) = mbox.next_message()? else {
-                break;
+            let message = match next.take() {
+                Some(message) => message,
+                None => match mbox.next_message()? {
+                    Some(message) => message,
+                    None => break,
+                },
             };
+            if sink.is_some() && !batch.is_empty() && size + message.bytes.len() > max_bytes {
+                next = Some(message);
+                break;
+            }
             size += message.bytes.len();
             batch.push(message);
         }
         if batch.is_empty() {
             return Ok(changed);
         }
-        let done: Vec<(MboxMessage, ArchiveMessage)> = batch
+        // One message hands its rows over as they are found; those of a
+        // batch are held each until the ones before it are handed over.
+        let alone = batch.len() == 1;
+        let done: Vec<(MboxMessage, ArchiveMessage, HeldRows)> = batch
             .into_par_iter()
             .map(|message| {
+                let held = HeldRows::default();
+                let number = message.number;
+                let within = Options {
+                    rows: match sink {
+                        Some(_) if !alone => Some(Rows(&held)),
+                        other => other,
+                    },
+                    ..*options
+                };
+                let mut mapped = None;
+                let options = within.mapped(&mut mapped, |row| row.message = Some(number));
                 let mut outcome =
-                    rewrite_message(&message.bytes, options, format.from_lines(), documents);
+                    rewrite_message(&message.bytes, &options, format.from_lines(), documents);
                 if let Some(output) = &outcome.output
-                    && !read_alike_unquoted(&message.bytes, output, format, (options, documents))
+                    && !read_alike_unquoted(&message.bytes, output, format, (&options, documents))
                 {
                     outcome.output = None;
                     outcome.warnings.push(Warning::new(
@@ -367,11 +396,15 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
                         ));
                     }
                 }
-                let number = message.number;
-                (message, ArchiveMessage { number, outcome })
+                (message, ArchiveMessage { number, outcome }, held)
             })
             .collect();
-        for (message, archived) in done {
+        for (message, archived, held) in done {
+            if let Some(sink) = sink {
+                for row in held.take() {
+                    sink.0.row(row);
+                }
+            }
             writer.write_all(&message.from_line)?;
             match &archived.outcome.output {
                 Some(output) => {
@@ -430,7 +463,13 @@ fn read_alike_unquoted(
     };
     let read = unquoted(output, format);
     let read = read.as_deref().unwrap_or(output);
-    let theirs = rewrite_message(&plain, options, format.from_lines(), documents);
+    // Only its bytes are compared: its links are not reported again.
+    let counts = Options {
+        rows: None,
+        details: crate::Details::Counts,
+        ..*options
+    };
+    let theirs = rewrite_message(&plain, &counts, format.from_lines(), documents);
     let want = theirs.output.as_deref().unwrap_or(&plain);
     same_reading(read, want, 0)
 }

@@ -12,7 +12,7 @@ use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::base::{BaseChain, stack_layers};
-use crate::links::{Link, LinkPlace, Warning, WarningKind};
+use crate::links::{Link, LinkPlace, LinkRow, Warning, WarningKind};
 use crate::options::{Details, Options};
 use crate::splice::{self, Edit};
 use crate::text::{Documents, Embedded};
@@ -25,7 +25,8 @@ pub const MAX_MESSAGE_DEPTH: usize = 16;
 pub struct MessageOutcome {
     /// The new bytes, or `None` when nothing changed.
     pub output: Option<Vec<u8>>,
-    /// Every link found, with the path of its part (`1.2`).
+    /// Every link found, with the path of its part (`1.2`) (none when they
+    /// went to [`Options::rows`]).
     pub links: Vec<(String, Link)>,
     /// How many links were rewritten.
     pub rewritten: usize,
@@ -471,7 +472,13 @@ impl Walker<'_> {
             }
         }
         if self.options.details == Details::Links {
-            self.out.links.push((path.to_owned(), link));
+            match self.options.rows {
+                Some(rows) => rows.0.row(LinkRow {
+                    part: Some(path.to_owned()),
+                    ..LinkRow::new(link)
+                }),
+                None => self.out.links.push((path.to_owned(), link)),
+            }
         }
     }
 
@@ -503,6 +510,8 @@ impl Walker<'_> {
             PartKind::Xml => Embedded::Xml,
             _ => Embedded::Html,
         };
+        let mut mapped = None;
+        let options = options.mapped(&mut mapped, |row| row.part = Some(path.to_owned()));
         let result = self.documents.rewrite(embedded, decoded, &options);
         match result {
             Ok(outcome) => {

@@ -66,8 +66,8 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{Link, Warning, WarningKind};
-use crate::options::Options;
+use crate::links::{HeldRows, Link, RecordName, Warning, WarningKind};
+use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
 use record::{Item, LargeRecord, Member, Piece, Record, RecordReader};
@@ -414,13 +414,56 @@ pub fn links<R: BufRead>(
     })
 }
 
+/// The name a record's rows carry, read from its head as its report
+/// reads it.
+fn record_name(record: &Record) -> RecordName {
+    match record.format {
+        Format::Warc => RecordName {
+            number: record.number,
+            target_uri: payload::target_uri(&record.head),
+            record_id: http::field(&record.head, "WARC-Record-ID").unwrap_or_default(),
+        },
+        Format::Arc => {
+            // As the WARC head an ARC record is read with names it.
+            let head = format!(
+                "WARC/1.0\r\nWARC-Target-URI: {}\r\n\r\n",
+                arc::url(&record.head)
+            );
+            RecordName {
+                number: record.number,
+                target_uri: payload::target_uri(head.as_bytes()),
+                record_id: String::new(),
+            }
+        }
+    }
+}
+
 /// One record read, and its new bytes when it changed and `write` was
-/// asked. A bad record's links are read, but it is never rewritten.
+/// asked. A bad record's links are read, but it is never rewritten. Its
+/// rows go to `rows` when the options hand rows to a sink, placed in the
+/// record (and not changed when it is copied as it is: a bad record, or
+/// one copied with its gzip member, `raw`).
 fn process(
     record: &Record,
     options: &WarcOptions<'_>,
     write: bool,
+    (rows, raw): (Option<Rows<'_>>, bool),
 ) -> (RecordReport, Option<NewRecord>) {
+    let name = rows.map(|_| std::sync::Arc::new(record_name(record)));
+    let kept = record.bad.is_none() && !raw;
+    let within = Options {
+        rows,
+        ..options.document
+    };
+    let mut mapped = None;
+    let document = within.mapped(&mut mapped, |row| {
+        row.record.clone_from(&name);
+        row.link.changed &= kept;
+    });
+    let options = &WarcOptions {
+        document,
+        ..*options
+    };
     let (mut report, mut new) = match record.format {
         Format::Warc => payload::process(record.view(), options, write),
         Format::Arc => arc::process(record, options, write),
@@ -457,8 +500,9 @@ enum Held {
     RawMemberEnd(Vec<u8>),
 }
 
-/// What became of one record of a batch.
-type Done = (RecordReport, Option<NewRecord>);
+/// What became of one record of a batch, and its rows held until their
+/// turn.
+type Done = ((RecordReport, Option<NewRecord>), HeldRows);
 
 fn run<R: BufRead, W: Write>(
     input: R,
@@ -469,16 +513,31 @@ fn run<R: BufRead, W: Write>(
     let write = output.is_some();
     let large = u64::try_from(options.max_payload_bytes).unwrap_or(u64::MAX);
     let mut reader = RecordReader::new(input, large, write)?;
-    let mut sink = output.map(|w| Sink::new(w, reader.compression() != Compression::None));
+    let mut writer = output.map(|w| Sink::new(w, reader.compression() != Compression::None));
     let mut summary = WarcSummary::default();
     // The workers of the pool this runs in (the command line's `-j`).
-    let (max_records, max_bytes) = batch_limits(rayon::current_num_threads());
+    let (max_records, mut max_bytes) = batch_limits(rayon::current_num_threads());
+    let sink = options.document.rows;
+    if sink.is_some() {
+        max_bytes = max_bytes.min(ROWS_BATCH_BYTES);
+    }
+    // An item that would take a batch whose rows are held past its bytes
+    // waits for the next batch, where it is first.
+    let mut next = None;
     loop {
         let mut batch = Vec::new();
         let (mut size, mut records) = (0, 0);
         let mut stop = None;
         while size < max_bytes && records < max_records {
-            match reader.next_item()? {
+            let item = match next.take() {
+                Some(item) => Some(item),
+                None => reader.next_item()?,
+            };
+            if sink.is_some() && size > 0 && size + item_len(item.as_ref()) > max_bytes {
+                next = item;
+                break;
+            }
+            match item {
                 None => break,
                 Some(Item::Piece(piece)) => {
                     size += piece_len(&piece);
@@ -518,23 +577,47 @@ fn run<R: BufRead, W: Write>(
         if batch.is_empty() && stop.is_none() {
             break;
         }
-        let records: Vec<&Record> = batch.iter().flat_map(held_records).collect();
+        let records: Vec<(&Record, bool)> = batch
+            .iter()
+            .flat_map(|held| {
+                let raw = matches!(held, Held::RawPiece { .. });
+                held_records(held)
+                    .into_iter()
+                    .map(move |record| (record, raw))
+            })
+            .collect();
+        // One record hands its rows over as they are found; those of a
+        // batch are held each until the ones before it are handed over.
+        let alone = records.len() == 1;
         let done: Vec<Done> = records
             .into_par_iter()
-            .map(|record| process(record, options, write))
+            .map(|(record, raw)| {
+                let held = HeldRows::default();
+                let rows = match sink {
+                    Some(_) if !alone => Some(Rows(&held)),
+                    other => other,
+                };
+                (process(record, options, write, (rows, raw)), held)
+            })
             .collect();
         let mut done = done.into_iter();
         for held in &batch {
-            write_held(held, &mut done, sink.as_mut(), &mut summary, on_record)?;
+            write_held(
+                held,
+                &mut done,
+                (writer.as_mut(), sink),
+                &mut summary,
+                on_record,
+            )?;
         }
         match stop {
             Some(Item::Large(record)) => {
                 let mut report = large_report(&record, options);
-                let copied = match &mut sink {
-                    Some(sink) if record.raw_member => {
-                        reader.copy_member_raw(&record, sink.writer()?)?
+                let copied = match &mut writer {
+                    Some(writer) if record.raw_member => {
+                        reader.copy_member_raw(&record, writer.writer()?)?
                     }
-                    Some(sink) => sink.large(&mut reader, &record)?,
+                    Some(writer) => writer.large(&mut reader, &record)?,
                     None => reader.copy_block(&record, &mut io::sink())?.block,
                 };
                 if copied < record.length {
@@ -561,8 +644,8 @@ fn run<R: BufRead, W: Write>(
                          the rest of the file is copied as it is"
                     ),
                 ));
-                match &mut sink {
-                    Some(sink) => sink.rest(&held, &mut reader)?,
+                match &mut writer {
+                    Some(writer) => writer.rest(&held, &mut reader)?,
                     None => {
                         reader.copy_rest(&mut io::sink())?;
                     }
@@ -571,11 +654,20 @@ fn run<R: BufRead, W: Write>(
             _ => {}
         }
     }
-    if let Some(sink) = sink {
-        sink.finish()?;
+    if let Some(writer) = writer {
+        writer.finish()?;
     }
     summary.compression = reader.compression();
     Ok(summary)
+}
+
+/// The bytes of records an item holds.
+fn item_len(item: Option<&Item>) -> usize {
+    match item {
+        Some(Item::Piece(piece) | Item::RawPiece { piece, .. }) => piece_len(piece),
+        Some(Item::Member(member)) => member.pieces.iter().map(piece_len).sum(),
+        _ => 0,
+    }
 }
 
 fn piece_len(piece: &Piece) -> usize {
@@ -606,7 +698,7 @@ fn held_records(held: &Held) -> Vec<&Record> {
 fn write_held<W: Write>(
     held: &Held,
     done: &mut impl Iterator<Item = Done>,
-    sink: Option<&mut Sink<W>>,
+    (sink, rows): (Option<&mut Sink<W>>, Option<Rows<'_>>),
     summary: &mut WarcSummary,
     on_record: &mut dyn FnMut(RecordReport),
 ) -> Result<(), WarcError> {
@@ -623,7 +715,12 @@ fn write_held<W: Write>(
     for piece in pieces {
         match piece {
             Piece::Record(_) => {
-                let (mut report, new) = done.next().unwrap_or_default();
+                let ((mut report, new), held) = done.next().unwrap_or_default();
+                if let Some(rows) = rows {
+                    for row in held.take() {
+                        rows.0.row(row);
+                    }
+                }
                 if let Some(why) = raw {
                     copied_with_its_member(&mut report, why);
                 }

@@ -49,7 +49,7 @@ pub fn rewrite(
     let sniffed = sniff(bytes, options.transport);
     let mut as_html = false;
     let outcome = text::rewrite_bytes(bytes, sniffed, |text| {
-        let (out, html) = rewrite_text(text, options, documents);
+        let (out, html) = rewrite_text_rows(text, options, documents);
         as_html = html;
         out
     })?;
@@ -258,6 +258,49 @@ struct Walk<'t, 'o, 'd> {
     nested: Vec<Layer>,
     /// Whether a link was left for want of a base.
     lacking_base: bool,
+}
+
+/// The largest XML text whose links are kept until it is read whole when
+/// they go to a sink; a larger one is read twice.
+const HELD_XML_BYTES: usize = 1 << 20;
+
+/// [`rewrite_text`], for options that may hand links to a sink. A document
+/// found not well-formed at its end is left as it is and hands over no
+/// link, so none may leave before the end: a small one keeps its links and
+/// hands them over once read; a large one is first read for counts only,
+/// and read again handing its links over only if it is well-formed XML.
+fn rewrite_text_rows(
+    text: &str,
+    options: &Options<'_>,
+    documents: &dyn Documents,
+) -> (TextRewrite, bool) {
+    let Some(rows) = options.rows else {
+        return rewrite_text(text, options, documents);
+    };
+    if text.len() <= HELD_XML_BYTES {
+        let kept = Options {
+            rows: None,
+            ..*options
+        };
+        let (mut out, html) = rewrite_text(text, &kept, documents);
+        for link in out.links.drain(..) {
+            rows.0.row(crate::LinkRow::new(link));
+        }
+        return (out, html);
+    }
+    let counts = Options {
+        rows: None,
+        details: crate::Details::Counts,
+        ..*options
+    };
+    let (out, html) = rewrite_text(text, &counts, documents);
+    let malformed = out.warnings.iter().any(|w| {
+        w.kind == WarningKind::Malformed && w.message.starts_with("not well-formed xml")
+    });
+    if html || malformed {
+        return (out, html);
+    }
+    rewrite_text(text, options, documents)
 }
 
 /// The edits of an XML document given as text, and whether it is HTML
@@ -640,6 +683,18 @@ impl Walk<'_, '_, '_> {
         };
         let line = self.r.lines.locate(text, capture.at).0;
         let here = format!("line {line}, <{}>", capture.name);
+        // Each link's line and column, in the HTML, become the feed's.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', content.text.as_bytes()).map(|i| i + 1))
+            .collect();
+        let feed_starts = self.r.lines.starts(text);
+        let place = |link: &mut crate::Link| {
+            let start = starts.get(link.line.saturating_sub(1)).copied().unwrap_or(0);
+            let offset = (start + link.column.saturating_sub(1)).min(content.text.len());
+            (link.line, link.column) = text::locate(feed_starts, content.source_offset(offset));
+        };
+        let mut mapped = None;
+        let options = options.mapped(&mut mapped, |row| place(&mut row.link));
         let outcome = match self.documents.rewrite(Embedded::Html, content.text.as_bytes(), &options) {
             Ok(outcome) => outcome,
             Err(err) => {
@@ -652,19 +707,9 @@ impl Walk<'_, '_, '_> {
         };
         self.r.out.rewritten += outcome.rewritten;
         self.r.out.warnings.extend(outcome.warnings.into_iter().map(|w| w.within(here.clone())));
-        if !outcome.links.is_empty() {
-            // Each link's line and column, in the HTML, become the feed's.
-            let starts: Vec<usize> = std::iter::once(0)
-                .chain(memchr::memchr_iter(b'\n', content.text.as_bytes()).map(|i| i + 1))
-                .collect();
-            for mut link in outcome.links {
-                let start = starts.get(link.line.saturating_sub(1)).copied().unwrap_or(0);
-                let offset = (start + link.column.saturating_sub(1)).min(content.text.len());
-                let (line, column) = self.r.lines.locate(text, content.source_offset(offset));
-                link.line = line;
-                link.column = column;
-                self.r.out.links.push(link);
-            }
+        for mut link in outcome.links {
+            place(&mut link);
+            self.r.out.links.push(link);
         }
         let Some(new) = outcome.output else {
             return;

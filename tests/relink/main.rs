@@ -18,6 +18,7 @@ mod memory;
 mod oracle;
 mod resolver;
 mod robust;
+mod rows;
 mod tokenizer;
 mod wacz;
 mod warc;

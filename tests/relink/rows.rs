@@ -1,0 +1,222 @@
+//! Link rows handed to a sink as they are found (`Options::rows`): the same
+//! rows, in the same order, as the reports hold without one, for every
+//! kind of input, with records and messages rewritten in parallel.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use relink::kind::{self, Kind};
+use relink::{Base, BaseSource, BaseUrl, DocumentReport, LinkRow, Options, Rules};
+
+/// Every fixture file, in order.
+fn fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+        &mut out,
+    );
+    out.sort();
+    out
+}
+
+/// A row as text, every field of it.
+fn shown(row: &LinkRow) -> String {
+    format!("{row:?}")
+}
+
+/// What `input` gives read as `kind`, its rows kept in the report, then
+/// with its rows handed to a sink: the two reports and the rows the sink
+/// took.
+fn both(kind: Kind, input: &[u8]) -> (DocumentReport, DocumentReport, Vec<LinkRow>) {
+    let base = Base::new(
+        BaseUrl::parse("http://example.com/a/b.html", Rules::Rfc1808).unwrap(),
+        BaseSource::RetrievedFrom,
+    );
+    let options = Options::new().outer(Some(&base));
+    let kept = relink::rewrite_document(kind, input, &options);
+    let found = Mutex::new(Vec::new());
+    let sink = |row: LinkRow| found.lock().unwrap().push(row);
+    let streamed = relink::rewrite_document(kind, input, &options.rows(Some(&sink)));
+    match (kept, streamed) {
+        (Ok(kept), Ok(streamed)) => (kept, streamed, found.into_inner().unwrap()),
+        (kept, streamed) => {
+            assert_eq!(kept.is_err(), streamed.is_err());
+            Default::default()
+        }
+    }
+}
+
+/// Asserts that the sink took the rows the report holds without one, and
+/// that the rest of the reports agree.
+fn assert_same(name: &str, (kept, streamed, rows): (DocumentReport, DocumentReport, Vec<LinkRow>)) {
+    assert!(
+        streamed.rows.is_empty(),
+        "{name}: rows kept beside the sink"
+    );
+    let want: Vec<String> = kept.rows.iter().map(shown).collect();
+    let got: Vec<String> = rows.iter().map(shown).collect();
+    assert_eq!(got, want, "{name}");
+    assert_eq!(kept.output, streamed.output, "{name}");
+    assert_eq!(kept.rewritten, streamed.rewritten, "{name}");
+    assert_eq!(kept.warnings, streamed.warnings, "{name}");
+}
+
+#[test]
+fn every_fixture_hands_its_rows_over_in_order() {
+    // Three workers: the records and messages of an archive are rewritten
+    // in parallel batches, each holding its rows until its turn.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let mut read = 0;
+    for path in fixtures() {
+        let input = std::fs::read(&path).unwrap();
+        let kind = kind::detect_file(&path, &input[..input.len().min(1 << 20)]);
+        let name = path.display().to_string();
+        pool.install(|| assert_same(&name, both(kind, &input)));
+        read += 1;
+    }
+    assert!(read > 100, "only {read} fixtures");
+}
+
+/// A WARC response record of `page`, numbered `n`.
+fn record(n: usize, page: &str) -> Vec<u8> {
+    let http = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{page}",
+        page.len()
+    );
+    format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h/{n}/\r\n\
+         WARC-Record-ID: <urn:uuid:{n}>\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_large_record_among_small_ones_hands_its_rows_over_in_order() {
+    // Small records share a batch; the large one, past a batch whose rows
+    // are held, is rewritten alone, its rows handed over as found.
+    let large = "<a href=x>".repeat(100_000);
+    let mut warc = Vec::new();
+    for n in 1..=9 {
+        let page = if n == 5 {
+            large.clone()
+        } else {
+            format!("<a href=p{n}><img src=i{n}>")
+        };
+        warc.extend(record(n, &page));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let (kept, streamed, rows) = pool.install(|| both(Kind::Warc, &warc));
+    assert_eq!(rows.len(), 8 * 2 + 100_000);
+    let numbers: Vec<usize> = rows
+        .iter()
+        .map(|r| r.record.as_ref().unwrap().number)
+        .collect();
+    assert!(numbers.is_sorted());
+    assert_eq!(rows[8].link.resolved, "http://h/5/x");
+    assert_same("records", (kept, streamed, rows));
+}
+
+#[test]
+fn an_mbox_of_a_large_message_among_small_ones_hands_its_rows_over_in_order() {
+    let message = |page: &str| {
+        format!(
+            "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Base: http://h/d/\n\n{page}\n\n"
+        )
+    };
+    let mut mbox = String::new();
+    for n in 1..=7 {
+        let page = if n == 3 {
+            "<a href=x>".repeat(100_000)
+        } else {
+            format!("<a href=m{n}>")
+        };
+        mbox.push_str(&message(&page));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let (kept, streamed, rows) = pool.install(|| both(Kind::Mbox, mbox.as_bytes()));
+    assert_eq!(rows.len(), 6 + 100_000);
+    let numbers: Vec<usize> = rows.iter().map(|r| r.message.unwrap()).collect();
+    assert!(numbers.is_sorted());
+    assert_same("messages", (kept, streamed, rows));
+}
+
+#[test]
+fn a_large_feed_that_is_not_well_formed_hands_over_no_row() {
+    // Read first for counts: found not well-formed at its end, it is left
+    // as it is, and no row of it has left.
+    let entries = "<entry><link href=\"x\"/></entry>\n".repeat(40_000);
+    let feed = format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{entries}<oops></feed>");
+    let (kept, streamed, rows) = both(Kind::Xml, feed.as_bytes());
+    assert!(rows.is_empty());
+    assert!(kept.output.is_none());
+    assert_same("feed", (kept, streamed, rows));
+    let good = format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{entries}</feed>");
+    let (kept, streamed, rows) = both(Kind::Xml, good.as_bytes());
+    assert_eq!(rows.len(), 40_000);
+    assert_same("good feed", (kept, streamed, rows));
+}
+
+#[test]
+fn rows_held_past_a_mebibyte_come_out_whole_and_in_input_order() {
+    // `--check` holds an input's rows until it is done, and `-j 3` those
+    // of inputs after the head: past 1 MiB they wait in a temporary file.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for n in 0..3 {
+        let path = dir.path().join(format!("{n}.html"));
+        let page: String = (0..30_000)
+            .map(|i| format!("<a href=f{n}-{i}>\n"))
+            .collect();
+        std::fs::write(&path, page).unwrap();
+        files.push(path.display().to_string());
+    }
+    for mode in ["--check", "--list"] {
+        let mut args = vec![
+            "-q",
+            "-j",
+            "3",
+            "--format",
+            "json",
+            "--retrieved-from",
+            "http://h/",
+            mode,
+        ];
+        args.extend(files.iter().map(String::as_str));
+        let out = crate::cli::relink(&args, b"");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.len() > 3 << 20, "{mode}: {} bytes", text.len());
+        let links: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split("\"original\":\"").nth(1)?.split('"').next())
+            .collect();
+        let want: Vec<String> = (0..3)
+            .flat_map(|n| (0..30_000).map(move |i| format!("f{n}-{i}")))
+            .collect();
+        assert_eq!(links.len(), want.len(), "{mode}");
+        let wrong = links.iter().zip(&want).position(|(got, want)| got != want);
+        assert_eq!(wrong, None, "{mode}");
+    }
+}
