@@ -36,6 +36,7 @@ use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use super::digest::Algorithm;
 use super::{MAX_HEAD_BYTES, RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
 use crate::links::{Warning, WarningKind};
 use crate::splice::{self, Edit};
@@ -754,67 +755,12 @@ impl ArchiveMap {
 // ---------------------------------------------------------------------------
 // Hashes
 
-/// A hash algorithm a WACZ names (`sha256:...`), kept as it was spelt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Algorithm {
-    Sha256,
-    Sha1,
-    Md5,
-}
-
-enum Hasher {
-    Sha256(sha2::Sha256),
-    Sha1(Box<sha1_smol::Sha1>),
-    Md5(md5::Md5),
-}
-
-impl Algorithm {
-    /// The algorithm and label of a `label:hex` value.
-    fn of(value: &str) -> Option<(Algorithm, &str)> {
-        let (label, _) = value.split_once(':')?;
-        let algorithm = match label.to_ascii_lowercase().as_str() {
-            "sha256" | "sha-256" => Algorithm::Sha256,
-            "sha1" | "sha-1" => Algorithm::Sha1,
-            "md5" => Algorithm::Md5,
-            _ => return None,
-        };
-        Some((algorithm, label))
-    }
-
-    fn hasher(self) -> Hasher {
-        use sha2::Digest;
-        match self {
-            Algorithm::Sha256 => Hasher::Sha256(sha2::Sha256::new()),
-            Algorithm::Sha1 => Hasher::Sha1(Box::default()),
-            Algorithm::Md5 => Hasher::Md5(md5::Md5::new()),
-        }
-    }
-}
-
-impl Hasher {
-    fn update(&mut self, bytes: &[u8]) {
-        use sha2::Digest;
-        match self {
-            Hasher::Sha256(h) => h.update(bytes),
-            Hasher::Sha1(h) => h.update(bytes),
-            Hasher::Md5(h) => h.update(bytes),
-        }
-    }
-
-    fn hex(self) -> String {
-        use sha2::Digest;
-        let bytes: Vec<u8> = match self {
-            Hasher::Sha256(h) => h.finalize().to_vec(),
-            Hasher::Sha1(h) => h.digest().bytes().to_vec(),
-            Hasher::Md5(h) => h.finalize().to_vec(),
-        };
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
-
 /// The hash of what `reader` gives, as `label:hex`, and its length.
 fn hash_reader(old: &str, mut reader: impl Read) -> io::Result<Option<(String, u64)>> {
-    let Some((algorithm, label)) = Algorithm::of(old) else {
+    let Some((label, _)) = old.split_once(':') else {
+        return Ok(None);
+    };
+    let Some(algorithm) = Algorithm::named(label) else {
         return Ok(None);
     };
     let mut hasher = algorithm.hasher();
@@ -828,7 +774,8 @@ fn hash_reader(old: &str, mut reader: impl Read) -> io::Result<Option<(String, u
         hasher.update(&buf[..n]);
         total += n as u64;
     }
-    Ok(Some((format!("{label}:{}", hasher.hex()), total)))
+    let hex: String = hasher.finish().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Some((format!("{label}:{hex}"), total)))
 }
 
 /// The hash of `len` bytes of `file` from `offset`, as `label:hex`.
@@ -1397,7 +1344,7 @@ fn rewrite_package(
             None => {
                 if fields.contains_key("hash") {
                     return Err(fail(format!(
-                        "{path}: hash '{old}' is in an algorithm relink does not compute (sha256, sha1, md5)"
+                        "{path}: hash '{old}' is in an algorithm relink does not compute (md5, sha1, sha224, sha256, sha384, sha512)"
                     )));
                 }
                 file.seek(SeekFrom::End(0))?
@@ -1428,7 +1375,7 @@ fn rewrite_package_digest(text: &str, package: &[u8]) -> Result<String, WaczErro
     let old = hash.string().unwrap_or_default();
     let Some((new, _)) = hash_reader(&old, package)? else {
         return Err(fail(format!(
-            "hash '{old}' is in an algorithm relink does not compute (sha256, sha1, md5)"
+            "hash '{old}' is in an algorithm relink does not compute (md5, sha1, sha224, sha256, sha384, sha512)"
         )));
     };
     Ok(apply_edits(text, vec![hash.string_edit(&new, 0)]))
