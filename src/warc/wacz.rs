@@ -78,6 +78,12 @@ pub enum WaczError {
         /// What is wrong.
         reason: String,
     },
+    /// A zip with two entries of one name: the zip reader keeps one of
+    /// them, so the other (a whole WARC, perhaps) would be lost.
+    #[error(
+        "zip archive: two entries have one name; refusing to read it, as one of them would be lost"
+    )]
+    DuplicateNames,
     /// A signed WACZ whose WARCs would change: its signature cannot be
     /// made again here.
     #[error(
@@ -193,7 +199,7 @@ pub fn inspect<R: Read + Seek>(
     options: &WarcOptions<'_>,
     mut on_record: impl FnMut(&str, RecordReport),
 ) -> Result<WaczSummary, WaczError> {
-    let mut zip = ZipArchive::new(input)?;
+    let mut zip = open(input)?;
     let mut summary = WaczSummary::default();
     for index in 0..zip.len() {
         let name = entry_name(&mut zip, index)?;
@@ -253,7 +259,7 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
     options: &WarcOptions<'_>,
     mut on_record: impl FnMut(&str, RecordReport),
 ) -> Result<WaczSummary, WaczError> {
-    let mut zip = ZipArchive::new(input)?;
+    let mut zip = open(input)?;
     let mut summary = WaczSummary::default();
     let names = (0..zip.len())
         .map(|i| entry_name(&mut zip, i))
@@ -484,6 +490,15 @@ impl WaczSummary {
         self.archives.push(ArchiveReport { entry, summary });
         Ok(changed)
     }
+}
+
+/// The zip of a WACZ, refused when two of its entries have one name.
+fn open<R: Read + Seek>(input: R) -> Result<ZipArchive<R>, WaczError> {
+    let zip = ZipArchive::new(input)?;
+    if zip.has_duplicate_names() {
+        return Err(WaczError::DuplicateNames);
+    }
+    Ok(zip)
 }
 
 fn entry_name<R: Read + Seek>(zip: &mut ZipArchive<R>, index: usize) -> Result<String, WaczError> {
@@ -895,6 +910,16 @@ struct IndexContext<'a, R> {
     undigested: usize,
 }
 
+/// Where the JSON block of a CDXJ line (`urlkey timestamp {...}`, as
+/// cdxj-indexer and pywb write it, and a ZipNum summary line alike) starts:
+/// after the first two spaces, whatever the key holds (a SURT key may hold
+/// `{`).
+fn cdxj_json(body: &str) -> Option<usize> {
+    let key = body.find(' ')?;
+    let time = key + 1 + body[key + 1..].find(' ')?;
+    body[time + 1..].starts_with('{').then_some(time + 1)
+}
+
 /// An index line that cannot be brought up to date.
 fn stale(entry: &str, line: usize, reason: impl std::fmt::Display) -> WaczError {
     WaczError::entry(
@@ -1033,7 +1058,7 @@ impl<R: Read + Seek> IndexContext<'_, R> {
         line: &str,
         body_len: usize,
     ) -> Result<String, WaczError> {
-        let Some(json_at) = line[..body_len].find('{') else {
+        let Some(json_at) = cdxj_json(&line[..body_len]) else {
             return Err(self.fail(number, "not a CDXJ line"));
         };
         let json = &line[json_at..body_len];
@@ -1255,7 +1280,7 @@ fn rewrite_summary(
             out.push_str(line);
             continue;
         }
-        let Some(json_at) = body.find('{') else {
+        let Some(json_at) = cdxj_json(body) else {
             return Err(fail(number, "not a summary line"));
         };
         let fields = object_fields(&body[json_at..]).map_err(|e| fail(number, &e))?;
@@ -1265,9 +1290,13 @@ fn rewrite_summary(
         ) else {
             return Err(fail(number, "no offset and length"));
         };
+        // The blocks lie in order: found by halving, not by a scan of
+        // them all for each line.
         let block = blocks
-            .iter()
-            .find(|b| b.old.start == offset && b.old.end - b.old.start == length)
+            .binary_search_by_key(&offset, |b| b.old.start)
+            .ok()
+            .map(|i| &blocks[i])
+            .filter(|b| b.old.end - b.old.start == length)
             .ok_or_else(|| {
                 fail(
                     number,
