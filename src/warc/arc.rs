@@ -15,15 +15,33 @@ use super::WarcOptions;
 use super::payload::{self, NewRecord};
 use super::record::{Record, RecordView};
 
-/// The fields of a header line, split on spaces.
+/// The fields of a header line: the URL, then the four fields of
+/// version 1 (`IP-address Archive-date Content-type Archive-length`) or
+/// the nine of version 2. A URL may hold spaces: it is every byte before
+/// the last four fields, split at single spaces from the end, as warcio
+/// reads it (`rsplit(' ', 4)`); a line whose fields before the last four
+/// are laid out as version 2's (an address and a 14-digit date nine and
+/// eight fields from the end) keeps its URL before the last nine.
 fn fields(head: &[u8]) -> Vec<&[u8]> {
-    head.trim_ascii_end()
-        .split(|&b| b == b' ')
-        .filter(|f| !f.is_empty())
-        .collect()
+    let line = head.trim_ascii_end();
+    let v2: Vec<&[u8]> = line.rsplitn(10, |&b| b == b' ').collect();
+    let is_v2 = v2.len() == 10
+        && v2[8]
+            .iter()
+            .all(|&b| b.is_ascii_hexdigit() || matches!(b, b'.' | b':' | b'-'))
+        && v2[7].len() >= 14
+        && v2[7].iter().all(u8::is_ascii_digit);
+    let mut fields: Vec<&[u8]> = if is_v2 {
+        v2
+    } else {
+        line.rsplitn(5, |&b| b == b' ').collect()
+    };
+    fields.reverse();
+    fields
 }
 
-/// The record's URL (its first field).
+/// The record's URL: every field before the last four (or nine, in
+/// version 2).
 pub(crate) fn url(head: &[u8]) -> String {
     fields(head)
         .first()
@@ -129,6 +147,33 @@ mod tests {
             with_length(crlf, 7),
             b"http://a/ 1.2.3.4 20140216050221 text/html 200 - - 0 x.arc 7\r\n"
         );
+    }
+
+    #[test]
+    fn a_url_with_spaces_is_every_field_before_the_last_four() {
+        // warcio's `example-space-in-url.arc`.
+        let v1 = b"http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples From The Live Web&IsPopUp=False 93.184.216.119 20140216050221 text/html 1591\n";
+        assert_eq!(
+            url(v1),
+            "http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples From The Live Web&IsPopUp=False"
+        );
+        assert_eq!(fields(v1)[3], b"text/html");
+        // Two spaces in a row stay in the URL, as warcio splits.
+        assert_eq!(
+            url(b"http://a/b  c 1.2.3.4 20140216050221 text/html 9\r\n"),
+            "http://a/b  c"
+        );
+        // Version 2: the URL is before the last nine fields.
+        let v2 = b"http://a/b c 1.2.3.4 20140216050221 text/html 200 - - 0 x.arc 12\n";
+        assert_eq!(url(v2), "http://a/b c");
+        assert_eq!(fields(v2)[3], b"text/html");
+        assert_eq!(
+            url(b"http://a/ 1.2.3.4 20140216050221 text/html 200 - - 0 x.arc 12\n"),
+            "http://a/"
+        );
+        // A version 1 URL with many spaces is not read as version 2.
+        let many = b"http://a/ b c d e f 1.2.3.4 20140216050221 text/html 12\n";
+        assert_eq!(url(many), "http://a/ b c d e f");
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! its content codings (`gzip`, `deflate`, `br`) undone to reach the
 //! payload, and redone over the new one; a coding that does not decode is
 //! read as identity (as warcio reads it), with a warning. The record's
-//! lengths and SHA-1 digests are made right again.
+//! lengths and digests (in the algorithm and encoding the input used) are
+//! made right again.
 //!
 //! Archives are read as they are found: bytes that are no record are
 //! copied as they are and reading goes on at the next record; a record

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use super::digest;
+use super::digest::Digest;
 use super::http::{self, Response};
 use super::record::RecordView;
 use super::{RecordReport, WarcOptions};
@@ -158,6 +158,27 @@ fn rewrite_response(
     if head_edits.is_empty() && payload.is_none() {
         return None;
     }
+    // With interim responses, warcio's payload is all after the first
+    // head (which stays as it was): the final head is in it.
+    let first_head = match response.interim {
+        [] => None,
+        interim => http::head_len(interim),
+    };
+    // The digests are checked in every mode, so that a listing says what
+    // a rewrite would do.
+    let block_digest = checked_block_digest(record, report).ok()?;
+    let payload_digest = match &payload {
+        Some((decoded, _)) => {
+            let over = [
+                (Over::Body, Some(response.body)),
+                (Over::FirstHead, first_head.map(|n| &record.block[n..])),
+                (Over::Dechunked, decoded.dechunked.as_deref()),
+                (Over::Payload, Some(&decoded.payload[..])),
+            ];
+            checked_payload_digest(record, &over, report).ok()?
+        }
+        None => unchanged_payload_digest(record, response, first_head, options, report).ok()?,
+    };
     if !write {
         return Some(NewRecord {
             head: Vec::new(),
@@ -165,23 +186,16 @@ fn rewrite_response(
         });
     }
     let mut new_heads = splice::apply(heads, &head_edits);
-    // With interim responses, warcio's payload is all after the first
-    // head (which stays as it was): the final head is in it.
-    let first_head = match response.interim {
-        [] => None,
-        interim => http::head_len(interim),
-    };
     let Some((decoded, new_payload)) = payload else {
         // Only the head changed: the body, and the payload digest over
-        // it, stay.
+        // it, stay (unless the digest goes over the head too).
         let block = [&new_heads[..], response.body].concat();
-        let payload_digest = |written: &str| match first_head {
-            Some(n) if digest::matches(written, &[&record.block[n..]]) => {
-                PayloadDigest::BlockFrom(n)
-            }
+        let over = |over: Over| match (over, first_head) {
+            (Over::FirstHead, Some(n)) => PayloadDigest::BlockFrom(n),
             _ => PayloadDigest::Keep,
         };
-        return new_record(record, block, payload_digest, report);
+        let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
+        return Some(new_record(record, block, block_digest, payload_digest));
     };
     // A body with no coding is the new payload itself: the record's block
     // is built in its buffer, with no copy between.
@@ -229,30 +243,139 @@ fn rewrite_response(
     // The payload digest goes over whichever bytes the input's went over:
     // the body as sent (warcio, Heritrix), all after the first head when
     // there are interim responses (warcio), the body without `chunked`,
-    // or the payload itself; the body as sent when none matches.
-    let payload_digest = |written: &str| {
-        let body = PayloadDigest::BlockFrom(heads_len);
-        let candidates = [
-            (Some(response.body), Some(body)),
-            (
-                first_head.map(|n| &record.block[n..]),
-                first_head.map(PayloadDigest::BlockFrom),
-            ),
-            (
-                decoded.dechunked.as_deref(),
-                new_dechunked.as_deref().map(PayloadDigest::Over),
-            ),
-            (
-                Some(&decoded.payload[..]),
-                Some(new_payload.as_deref().map_or(body, PayloadDigest::Over)),
-            ),
-        ];
-        candidates
-            .into_iter()
-            .find_map(|(was, now)| was.filter(|was| digest::matches(written, &[was])).and(now))
-            .unwrap_or(body)
+    // or the payload itself.
+    let body = PayloadDigest::BlockFrom(heads_len);
+    let over = |over: Over| match over {
+        Over::Body => body,
+        Over::FirstHead => first_head.map_or(body, PayloadDigest::BlockFrom),
+        Over::Dechunked => new_dechunked.as_deref().map_or(body, PayloadDigest::Over),
+        Over::Payload => new_payload.as_deref().map_or(body, PayloadDigest::Over),
     };
-    new_record(record, block, payload_digest, report)
+    let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
+    Some(new_record(record, block, block_digest, payload_digest))
+}
+
+/// The bytes of the input a response's payload digest went over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Over {
+    /// The message body as sent.
+    Body,
+    /// All after the first head (with interim responses, as warcio reads
+    /// them).
+    FirstHead,
+    /// The body without its `chunked` coding.
+    Dechunked,
+    /// The payload, every coding undone.
+    Payload,
+}
+
+/// A record's digest could not be read or did not verify: the record is
+/// left as it is (warned).
+struct Refused;
+
+/// A digest field of the record, read: `None` when there is none; refused
+/// (with a warning) when relink cannot compute it.
+fn read_digest(
+    record: RecordView<'_>,
+    name: &str,
+    report: &mut RecordReport,
+) -> Result<Option<Digest>, Refused> {
+    let Some(written) = http::field(record.head, name) else {
+        return Ok(None);
+    };
+    match Digest::parse(&written) {
+        Ok(digest) => Ok(Some(digest)),
+        Err(why) => Err(refuse(
+            report,
+            WarningKind::UnknownEncoding,
+            format_args!("{name} {written:?} {why}"),
+        )),
+    }
+}
+
+/// Leaves a record as it is: nothing of it is rewritten, nor counted as
+/// rewritten, in any mode.
+fn refuse(report: &mut RecordReport, kind: WarningKind, why: std::fmt::Arguments<'_>) -> Refused {
+    report.warn(kind, format_args!("{why}; left as it is"));
+    report.rewritten = 0;
+    for link in &mut report.links {
+        link.changed = false;
+    }
+    Refused
+}
+
+/// The record's `WARC-Block-Digest`, verified over its block as read.
+fn checked_block_digest(
+    record: RecordView<'_>,
+    report: &mut RecordReport,
+) -> Result<Option<Digest>, Refused> {
+    let Some(digest) = read_digest(record, "WARC-Block-Digest", report)? else {
+        return Ok(None);
+    };
+    if !digest.verifies(&[record.block]) {
+        let written = http::field(record.head, "WARC-Block-Digest").unwrap_or_default();
+        return Err(refuse(
+            report,
+            WarningKind::Malformed,
+            format_args!("WARC-Block-Digest {written:?} does not match the block as read"),
+        ));
+    }
+    Ok(Some(digest))
+}
+
+/// The record's `WARC-Payload-Digest`, and the first of `over` it
+/// verifies over.
+fn checked_payload_digest<T: Copy>(
+    record: RecordView<'_>,
+    over: &[(T, Option<&[u8]>)],
+    report: &mut RecordReport,
+) -> Result<Option<(Digest, T)>, Refused> {
+    let Some(digest) = read_digest(record, "WARC-Payload-Digest", report)? else {
+        return Ok(None);
+    };
+    let found = over
+        .iter()
+        .find_map(|&(at, bytes)| bytes.filter(|b| digest.verifies(&[b])).and(Some(at)));
+    match found {
+        Some(at) => Ok(Some((digest, at))),
+        None => {
+            let written = http::field(record.head, "WARC-Payload-Digest").unwrap_or_default();
+            Err(refuse(
+                report,
+                WarningKind::Malformed,
+                format_args!("WARC-Payload-Digest {written:?} does not match the payload as read"),
+            ))
+        }
+    }
+}
+
+/// The payload digest of a response whose payload stays (only its head
+/// changed): verified over the body as sent, all after the first head,
+/// and only when neither matches, over the body decoded.
+fn unchanged_payload_digest(
+    record: RecordView<'_>,
+    response: &Response<'_>,
+    first_head: Option<usize>,
+    options: &WarcOptions<'_>,
+    report: &mut RecordReport,
+) -> Result<Option<(Digest, Over)>, Refused> {
+    let raw = [
+        (Over::FirstHead, first_head.map(|n| &record.block[n..])),
+        (Over::Body, Some(response.body)),
+    ];
+    let mut quiet = RecordReport::default();
+    if let Ok(found) = checked_payload_digest(record, &raw, &mut quiet) {
+        return Ok(found);
+    }
+    let decoded = http::decode(response, options.max_payload_bytes).ok();
+    let over = [
+        (
+            Over::Dechunked,
+            decoded.as_ref().and_then(|d| d.dechunked.as_deref()),
+        ),
+        (Over::Payload, decoded.as_ref().map(|d| &d.payload[..])),
+    ];
+    checked_payload_digest(record, &over, report)
 }
 
 /// The payload of a response, decoded, and its new bytes when the HTML
@@ -421,6 +544,9 @@ fn rewrite_resource(
         options,
         report,
     )?;
+    let block_digest = checked_block_digest(record, report).ok()?;
+    let payload_digest =
+        checked_payload_digest(record, &[((), Some(record.block))], report).ok()?;
     if !write {
         return Some(NewRecord {
             head: Vec::new(),
@@ -428,7 +554,13 @@ fn rewrite_resource(
         });
     }
     // A resource record's payload is its block.
-    new_record(record, new_payload, |_| PayloadDigest::Block, report)
+    let payload_digest = payload_digest.map(|(digest, ())| (digest, PayloadDigest::Block));
+    Some(new_record(
+        record,
+        new_payload,
+        block_digest,
+        payload_digest,
+    ))
 }
 
 /// What the payload digest of a new record goes over.
@@ -444,15 +576,15 @@ enum PayloadDigest<'p> {
     Keep,
 }
 
-/// The record's head with its length and digests made right for `block`.
-/// `payload_for` tells what the payload digest goes over, told the digest
-/// the input wrote.
-fn new_record<'p>(
+/// The record's head with its length and digests made right for `block`:
+/// each digest the input had, in its algorithm and form, the payload
+/// digest over what `payload_digest` tells.
+fn new_record(
     record: RecordView<'_>,
     block: Vec<u8>,
-    payload_for: impl FnOnce(&str) -> PayloadDigest<'p>,
-    report: &mut RecordReport,
-) -> Option<NewRecord> {
+    block_digest: Option<Digest>,
+    payload_digest: Option<(Digest, PayloadDigest<'_>)>,
+) -> NewRecord {
     let mut head = record.head.to_vec();
     let set = |head: &mut Vec<u8>, name: &str, value: String| {
         if let Some(new) = http::set_field(head, name, &value) {
@@ -460,45 +592,21 @@ fn new_record<'p>(
         }
     };
     set(&mut head, "Content-Length", block.len().to_string());
-    if let Some(written) = http::field(record.head, "WARC-Block-Digest") {
-        let Some((label, form)) = digest::parse_sha1(&written) else {
-            report.warn(
-                WarningKind::UnknownEncoding,
-                format_args!(
-                    "WARC-Block-Digest {written:?} is not a SHA-1 relink can write; left as it is"
-                ),
-            );
-            return None;
-        };
-        set(
-            &mut head,
-            "WARC-Block-Digest",
-            digest::sha1(&[&block], label, form),
-        );
+    if let Some(digest) = block_digest {
+        set(&mut head, "WARC-Block-Digest", digest.of(&[&block]));
     }
-    if let Some(written) = http::field(record.head, "WARC-Payload-Digest") {
-        let payload = match payload_for(&written) {
-            PayloadDigest::Keep => return Some(NewRecord { head, block }),
-            PayloadDigest::Block => &block[..],
-            PayloadDigest::BlockFrom(at) => block.get(at..).unwrap_or_default(),
-            PayloadDigest::Over(payload) => payload,
+    if let Some((digest, over)) = payload_digest {
+        let payload = match over {
+            PayloadDigest::Keep => None,
+            PayloadDigest::Block => Some(&block[..]),
+            PayloadDigest::BlockFrom(at) => Some(block.get(at..).unwrap_or_default()),
+            PayloadDigest::Over(payload) => Some(payload),
         };
-        let Some((label, form)) = digest::parse_sha1(&written) else {
-            report.warn(
-                WarningKind::UnknownEncoding,
-                format_args!(
-                    "WARC-Payload-Digest {written:?} is not a SHA-1 relink can write; left as it is"
-                ),
-            );
-            return None;
-        };
-        set(
-            &mut head,
-            "WARC-Payload-Digest",
-            digest::sha1(&[payload], label, form),
-        );
+        if let Some(payload) = payload {
+            set(&mut head, "WARC-Payload-Digest", digest.of(&[payload]));
+        }
     }
-    Some(NewRecord { head, block })
+    NewRecord { head, block }
 }
 
 /// The base layers of an HTTP response, innermost first: `Content-Base`

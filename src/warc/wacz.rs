@@ -36,6 +36,7 @@ use zip::result::ZipError;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
+use super::digest::Algorithm;
 use super::{MAX_HEAD_BYTES, RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
 use crate::links::{Warning, WarningKind};
 use crate::splice::{self, Edit};
@@ -77,6 +78,12 @@ pub enum WaczError {
         /// What is wrong.
         reason: String,
     },
+    /// A zip with two entries of one name: the zip reader keeps one of
+    /// them, so the other (a whole WARC, perhaps) would be lost.
+    #[error(
+        "zip archive: two entries have one name; refusing to read it, as one of them would be lost"
+    )]
+    DuplicateNames,
     /// A signed WACZ whose WARCs would change: its signature cannot be
     /// made again here.
     #[error(
@@ -192,7 +199,7 @@ pub fn inspect<R: Read + Seek>(
     options: &WarcOptions<'_>,
     mut on_record: impl FnMut(&str, RecordReport),
 ) -> Result<WaczSummary, WaczError> {
-    let mut zip = ZipArchive::new(input)?;
+    let mut zip = open(input)?;
     let mut summary = WaczSummary::default();
     for index in 0..zip.len() {
         let name = entry_name(&mut zip, index)?;
@@ -252,7 +259,7 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
     options: &WarcOptions<'_>,
     mut on_record: impl FnMut(&str, RecordReport),
 ) -> Result<WaczSummary, WaczError> {
-    let mut zip = ZipArchive::new(input)?;
+    let mut zip = open(input)?;
     let mut summary = WaczSummary::default();
     let names = (0..zip.len())
         .map(|i| entry_name(&mut zip, i))
@@ -483,6 +490,15 @@ impl WaczSummary {
         self.archives.push(ArchiveReport { entry, summary });
         Ok(changed)
     }
+}
+
+/// The zip of a WACZ, refused when two of its entries have one name.
+fn open<R: Read + Seek>(input: R) -> Result<ZipArchive<R>, WaczError> {
+    let zip = ZipArchive::new(input)?;
+    if zip.has_duplicate_names() {
+        return Err(WaczError::DuplicateNames);
+    }
+    Ok(zip)
 }
 
 fn entry_name<R: Read + Seek>(zip: &mut ZipArchive<R>, index: usize) -> Result<String, WaczError> {
@@ -754,67 +770,12 @@ impl ArchiveMap {
 // ---------------------------------------------------------------------------
 // Hashes
 
-/// A hash algorithm a WACZ names (`sha256:...`), kept as it was spelt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Algorithm {
-    Sha256,
-    Sha1,
-    Md5,
-}
-
-enum Hasher {
-    Sha256(sha2::Sha256),
-    Sha1(Box<sha1_smol::Sha1>),
-    Md5(md5::Md5),
-}
-
-impl Algorithm {
-    /// The algorithm and label of a `label:hex` value.
-    fn of(value: &str) -> Option<(Algorithm, &str)> {
-        let (label, _) = value.split_once(':')?;
-        let algorithm = match label.to_ascii_lowercase().as_str() {
-            "sha256" | "sha-256" => Algorithm::Sha256,
-            "sha1" | "sha-1" => Algorithm::Sha1,
-            "md5" => Algorithm::Md5,
-            _ => return None,
-        };
-        Some((algorithm, label))
-    }
-
-    fn hasher(self) -> Hasher {
-        use sha2::Digest;
-        match self {
-            Algorithm::Sha256 => Hasher::Sha256(sha2::Sha256::new()),
-            Algorithm::Sha1 => Hasher::Sha1(Box::default()),
-            Algorithm::Md5 => Hasher::Md5(md5::Md5::new()),
-        }
-    }
-}
-
-impl Hasher {
-    fn update(&mut self, bytes: &[u8]) {
-        use sha2::Digest;
-        match self {
-            Hasher::Sha256(h) => h.update(bytes),
-            Hasher::Sha1(h) => h.update(bytes),
-            Hasher::Md5(h) => h.update(bytes),
-        }
-    }
-
-    fn hex(self) -> String {
-        use sha2::Digest;
-        let bytes: Vec<u8> = match self {
-            Hasher::Sha256(h) => h.finalize().to_vec(),
-            Hasher::Sha1(h) => h.digest().bytes().to_vec(),
-            Hasher::Md5(h) => h.finalize().to_vec(),
-        };
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    }
-}
-
 /// The hash of what `reader` gives, as `label:hex`, and its length.
 fn hash_reader(old: &str, mut reader: impl Read) -> io::Result<Option<(String, u64)>> {
-    let Some((algorithm, label)) = Algorithm::of(old) else {
+    let Some((label, _)) = old.split_once(':') else {
+        return Ok(None);
+    };
+    let Some(algorithm) = Algorithm::named(label) else {
         return Ok(None);
     };
     let mut hasher = algorithm.hasher();
@@ -828,7 +789,8 @@ fn hash_reader(old: &str, mut reader: impl Read) -> io::Result<Option<(String, u
         hasher.update(&buf[..n]);
         total += n as u64;
     }
-    Ok(Some((format!("{label}:{}", hasher.hex()), total)))
+    let hex: String = hasher.finish().iter().map(|b| format!("{b:02x}")).collect();
+    Ok(Some((format!("{label}:{hex}"), total)))
 }
 
 /// The hash of `len` bytes of `file` from `offset`, as `label:hex`.
@@ -946,6 +908,16 @@ struct IndexContext<'a, R> {
     /// How many lines keep a digest of a changed record that has no
     /// `WARC-Payload-Digest` to take the new one from.
     undigested: usize,
+}
+
+/// Where the JSON block of a CDXJ line (`urlkey timestamp {...}`, as
+/// cdxj-indexer and pywb write it, and a ZipNum summary line alike) starts:
+/// after the first two spaces, whatever the key holds (a SURT key may hold
+/// `{`).
+fn cdxj_json(body: &str) -> Option<usize> {
+    let key = body.find(' ')?;
+    let time = key + 1 + body[key + 1..].find(' ')?;
+    body[time + 1..].starts_with('{').then_some(time + 1)
 }
 
 /// An index line that cannot be brought up to date.
@@ -1086,7 +1058,7 @@ impl<R: Read + Seek> IndexContext<'_, R> {
         line: &str,
         body_len: usize,
     ) -> Result<String, WaczError> {
-        let Some(json_at) = line[..body_len].find('{') else {
+        let Some(json_at) = cdxj_json(&line[..body_len]) else {
             return Err(self.fail(number, "not a CDXJ line"));
         };
         let json = &line[json_at..body_len];
@@ -1308,7 +1280,7 @@ fn rewrite_summary(
             out.push_str(line);
             continue;
         }
-        let Some(json_at) = body.find('{') else {
+        let Some(json_at) = cdxj_json(body) else {
             return Err(fail(number, "not a summary line"));
         };
         let fields = object_fields(&body[json_at..]).map_err(|e| fail(number, &e))?;
@@ -1318,9 +1290,13 @@ fn rewrite_summary(
         ) else {
             return Err(fail(number, "no offset and length"));
         };
+        // The blocks lie in order: found by halving, not by a scan of
+        // them all for each line.
         let block = blocks
-            .iter()
-            .find(|b| b.old.start == offset && b.old.end - b.old.start == length)
+            .binary_search_by_key(&offset, |b| b.old.start)
+            .ok()
+            .map(|i| &blocks[i])
+            .filter(|b| b.old.end - b.old.start == length)
             .ok_or_else(|| {
                 fail(
                     number,
@@ -1397,7 +1373,7 @@ fn rewrite_package(
             None => {
                 if fields.contains_key("hash") {
                     return Err(fail(format!(
-                        "{path}: hash '{old}' is in an algorithm relink does not compute (sha256, sha1, md5)"
+                        "{path}: hash '{old}' is in an algorithm relink does not compute (md5, sha1, sha224, sha256, sha384, sha512)"
                     )));
                 }
                 file.seek(SeekFrom::End(0))?
@@ -1428,7 +1404,7 @@ fn rewrite_package_digest(text: &str, package: &[u8]) -> Result<String, WaczErro
     let old = hash.string().unwrap_or_default();
     let Some((new, _)) = hash_reader(&old, package)? else {
         return Err(fail(format!(
-            "hash '{old}' is in an algorithm relink does not compute (sha256, sha1, md5)"
+            "hash '{old}' is in an algorithm relink does not compute (md5, sha1, sha224, sha256, sha384, sha512)"
         )));
     };
     Ok(apply_edits(text, vec![hash.string_edit(&new, 0)]))

@@ -5,6 +5,7 @@ mod archives;
 mod batch;
 mod cli;
 mod corpus;
+mod digests;
 mod encodings;
 mod feeds;
 mod html_corpus;

@@ -659,3 +659,70 @@ fn damaged_packages_give_errors_not_panics() {
         );
     }
 }
+
+/// A SURT key holding `{` (real URLs do): the line is split at its first
+/// two spaces, the key kept, and the JSON after it brought up to date.
+#[test]
+fn a_cdxj_key_holding_a_brace_is_read_at_its_first_two_spaces() {
+    let input = read("site.wacz");
+    let braced = |lines: &str| -> String {
+        lines
+            .lines()
+            .map(|line| {
+                let (key, rest) = line.split_once(' ').unwrap();
+                format!("{key}?q={{%22a%22:1}} {rest}\n")
+            })
+            .collect()
+    };
+    let (zipnum_out, _) = rewrite(&input, &WarcOptions::default());
+    let want = braced(&zipnum_lines(&zipnum_out));
+    let cdxj = braced(&zipnum_lines(&input));
+    let variant = edit_zip(
+        &input,
+        &[
+            ("indexes/index.cdx.gz", None),
+            ("indexes/index.idx", None),
+            ("indexes/index.cdxj", Some(cdxj.clone().into_bytes())),
+        ],
+    );
+    let (out, summary) = rewrite(&variant, &WarcOptions::default());
+    assert!(
+        summary.rewritten.iter().any(|r| r == "indexes/index.cdxj"),
+        "{:?}",
+        summary.rewritten
+    );
+    let lines = String::from_utf8(entry(&out, "indexes/index.cdxj")).unwrap();
+    assert_ne!(lines, cdxj);
+    assert_eq!(lines, want);
+}
+
+/// Two zip entries of one name: a zip reader keeps one, so the other (a
+/// whole WARC here) would be lost. Refused, in every mode.
+#[test]
+fn a_wacz_with_two_entries_of_one_name_is_refused() {
+    let input = read("example.wacz");
+    let warc = entry(&input, "archive/example.warc.gz");
+    let twin = edit_zip(&input, &[("archive/examplx.warc.gz", Some(warc))]);
+    // The second entry renamed to the first's name, in its local header
+    // and in the central directory (names are under no checksum).
+    let (from, to) = (b"archive/examplx.warc.gz", b"archive/example.warc.gz");
+    let mut twin = twin;
+    let mut at = 0;
+    let mut renamed = 0;
+    while let Some(found) = twin[at..].windows(from.len()).position(|w| w == from) {
+        twin[at + found..at + found + to.len()].copy_from_slice(to);
+        at += found + to.len();
+        renamed += 1;
+    }
+    assert_eq!(renamed, 2);
+    let mut out = Cursor::new(Vec::new());
+    let err = wacz::rewrite(Cursor::new(&twin), &mut out, &WarcOptions::default()).unwrap_err();
+    assert!(matches!(err, WaczError::DuplicateNames), "{err}");
+    assert!(
+        err.to_string().contains("two entries have one name"),
+        "{err}"
+    );
+    assert!(out.get_ref().is_empty());
+    let err = wacz::links(Cursor::new(&twin), &WarcOptions::default(), |_, _| {}).unwrap_err();
+    assert!(matches!(err, WaczError::DuplicateNames), "{err}");
+}
