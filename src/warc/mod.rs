@@ -451,7 +451,11 @@ fn process(
     (rows, raw): (Option<Rows<'_>>, bool),
 ) -> (RecordReport, Option<NewRecord>) {
     let name = rows.map(|_| std::sync::Arc::new(record_name(record)));
-    let kept = record.bad.is_none() && !raw;
+    let kept = record.bad.is_none()
+        && !raw
+        && !(rows.is_some()
+            && record.format == Format::Warc
+            && payload::digests_refuse(record.view(), options));
     let within = Options {
         rows,
         ..options.document

@@ -136,6 +136,34 @@ pub(crate) fn process(
     (report, new)
 }
 
+/// Whether a record's digests would leave it as it is (one relink does
+/// not compute, or one that does not match the record as read), decided
+/// before its links are read: rows handed to a sink as they are found
+/// must say whether they are written before the rewrite has checked.
+pub(crate) fn digests_refuse(record: RecordView<'_>, options: &WarcOptions<'_>) -> bool {
+    let mut quiet = RecordReport::default();
+    let record_type = http::field(record.head, "WARC-Type").unwrap_or_default();
+    match record_type.to_ascii_lowercase().as_str() {
+        "response" => {
+            let Some(response) = Response::parse(record.block) else {
+                return false;
+            };
+            let first_head = match response.interim {
+                [] => None,
+                interim => http::head_len(interim),
+            };
+            checked_block_digest(record, &mut quiet).is_err()
+                || unchanged_payload_digest(record, &response, first_head, options, &mut quiet)
+                    .is_err()
+        }
+        "resource" => {
+            checked_block_digest(record, &mut quiet).is_err()
+                || checked_payload_digest(record, &[((), Some(record.block))], &mut quiet).is_err()
+        }
+        _ => false,
+    }
+}
+
 fn rewrite_response(
     record: RecordView<'_>,
     response: &Response<'_>,

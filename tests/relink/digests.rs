@@ -189,7 +189,7 @@ fn every_mode(input: &[u8]) -> (Vec<(String, String)>, Vec<u8>) {
     let file = path.to_str().unwrap();
     let mut said = Vec::new();
     for args in [
-        vec!["--list", file],
+        vec!["--list", "--format", "json", file],
         vec!["--check", file],
         vec!["--dry-run", file],
         vec!["-o", out.to_str().unwrap(), file],
@@ -199,7 +199,8 @@ fn every_mode(input: &[u8]) -> (Vec<(String, String)>, Vec<u8>) {
         if args[0] == "--list" {
             // No row says a link changed.
             let rows = String::from_utf8_lossy(&run.stdout).into_owned();
-            assert!(!rows.contains("\ttrue\t"), "{rows}");
+            assert!(rows.contains("\"changed\":false"), "{rows}");
+            assert!(!rows.contains("\"changed\":true"), "{rows}");
         }
         said.push((summary_line(&run.stderr), stderr));
     }
