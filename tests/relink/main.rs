@@ -22,6 +22,7 @@ mod tokenizer;
 mod wacz;
 mod warc;
 mod warc_framing;
+mod warc_fuzz;
 mod warc_http;
 
 use std::path::{Path, PathBuf};
