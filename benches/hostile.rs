@@ -1,0 +1,155 @@
+//! Time on hostile inputs, at two sizes: each built to make a reader
+//! re-read its bytes (`tests/relink/warc_fuzz/hostile.rs`), each timed at
+//! a size and at twice it. A reader that reads each byte a bounded number
+//! of times shows a ratio near 2; a ratio near 4 is quadratic. Nothing is
+//! asserted: the figures are printed. Run with
+//! `cargo bench --bench hostile`; `RELINK_BENCH_SCALE` multiplies every
+//! size (1 by default), `RELINK_BENCH_ONLY=feed,zipnum` times only the
+//! cases whose names hold one of those words. A first run that takes more
+//! than `RELINK_BENCH_BUDGET` seconds (60 by default) is not doubled.
+
+#[path = "../tests/relink/warc_fuzz/generate.rs"]
+#[allow(dead_code)]
+mod generate;
+#[path = "../tests/relink/warc_fuzz/hostile.rs"]
+#[allow(dead_code)]
+mod hostile;
+
+use std::hint::black_box;
+use std::io::Cursor;
+use std::time::{Duration, Instant};
+
+use relink::warc::{self, WarcOptions, wacz};
+use relink::{Base, BaseSource, BaseUrl, Options, Rules, rewrite_xml};
+
+/// What reads an input.
+#[derive(Clone, Copy)]
+enum Reader {
+    Warc,
+    Feed,
+    Wacz,
+}
+
+/// A case: its name, how it is built at a size, the first size, and what
+/// reads it.
+type Case = (&'static str, fn(usize) -> Vec<u8>, usize, Reader);
+
+const CASES: &[Case] = &[
+    (
+        "WARC/1.0 lines with no head end, gzipped (thousands of lines)",
+        hostile::version_lines,
+        1000,
+        Reader::Warc,
+    ),
+    (
+        "white space between two records, gzipped (MiB)",
+        hostile::white_space,
+        64,
+        Reader::Warc,
+    ),
+    (
+        "interim 1xx heads in one record (thousands)",
+        hostile::interim_heads,
+        500,
+        Reader::Warc,
+    ),
+    (
+        "Content-Lengths into later records (thousands of records)",
+        hostile::lengths_into_later,
+        20,
+        Reader::Warc,
+    ),
+    (
+        "feed of distinct character references (thousands)",
+        hostile::feed_references,
+        150,
+        Reader::Feed,
+    ),
+    (
+        "feed of nested xml:base (thousands of levels)",
+        hostile::nested_xml_base,
+        50,
+        Reader::Feed,
+    ),
+    (
+        "WACZ with a ZipNum index (thousands of blocks)",
+        hostile::zipnum,
+        80,
+        Reader::Wacz,
+    ),
+];
+
+/// Reads `input` as `reader` does, rewriting it; how long it took, and
+/// whether it was refused.
+fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
+    let start = Instant::now();
+    let refused = match reader {
+        Reader::Warc => {
+            let mut out = Vec::new();
+            warc::rewrite(input, &mut out, &WarcOptions::default())
+                .err()
+                .map(|e| e.to_string())
+        }
+        Reader::Feed => {
+            let base = Base::new(
+                BaseUrl::parse("http://feed.example/a/", Rules::Rfc1808).unwrap(),
+                BaseSource::RetrievedFrom,
+            );
+            let options = Options::default().outer(Some(&base));
+            rewrite_xml(input, &options).err().map(|e| e.to_string())
+        }
+        Reader::Wacz => {
+            let mut out = Cursor::new(Vec::new());
+            wacz::rewrite(Cursor::new(input), &mut out, &WarcOptions::default())
+                .err()
+                .map(|e| e.to_string())
+        }
+    };
+    black_box(&refused);
+    (start.elapsed(), refused)
+}
+
+fn main() {
+    let scale: usize = std::env::var("RELINK_BENCH_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let budget = Duration::from_secs(
+        std::env::var("RELINK_BENCH_BUDGET")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60),
+    );
+    let only: Vec<String> = std::env::var("RELINK_BENCH_ONLY")
+        .map(|v| v.split(',').map(str::to_ascii_lowercase).collect())
+        .unwrap_or_default();
+    println!("hostile inputs: seconds at a size and at twice it, and their ratio (2 is linear)");
+    for &(name, build, size, reader) in CASES {
+        let lower = name.to_ascii_lowercase();
+        if !only.is_empty() && !only.iter().any(|w| lower.contains(w.as_str())) {
+            continue;
+        }
+        let size = size * scale;
+        let input = build(size);
+        let (first, refused) = time(reader, &input);
+        let note = refused.map_or(String::new(), |e| format!(" (refused: {e})"));
+        if first > budget {
+            println!(
+                "  {name:<62} {size:>5}: {:>8.3} s, {} bytes{note}; not doubled",
+                first.as_secs_f64(),
+                input.len()
+            );
+            continue;
+        }
+        drop(input);
+        let input = build(2 * size);
+        let (second, _) = time(reader, &input);
+        println!(
+            "  {name:<62} {size:>5}: {:>8.3} s, {:>5}: {:>8.3} s, ratio {:>5.2}{note}",
+            first.as_secs_f64(),
+            2 * size,
+            second.as_secs_f64(),
+            second.as_secs_f64() / first.as_secs_f64()
+        );
+    }
+}
