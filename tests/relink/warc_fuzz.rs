@@ -126,6 +126,21 @@ const EXPECTED_FAILURES: &[Known] = &[
         broken: Broken::ChangedSilently,
         tags: &["gz-shared", "small-limit"],
     },
+    // The same for a record whose Content-Length (10^15) runs past the end
+    // of the file.
+    Known {
+        fixture: "huge-length-in-shared-member-compressed-again.warc.gz",
+        broken: Broken::ChangedSilently,
+        tags: &["gz-shared", "huge-length"],
+    },
+    // A chunk size larger than the rest of the body: the chunk-size lines
+    // after it are decoded into the payload, an absolute link they split
+    // is read as a relative one and rewritten, and the body chunked again.
+    Known {
+        fixture: "chunk-size-past-body-changes-nothing-to-rewrite.arc",
+        broken: Broken::ChangedNothingToRewrite,
+        tags: &["bad-chunk"],
+    },
 ];
 
 /// One archive put through relink: what it was, and what became of it.

@@ -194,7 +194,13 @@ fn html(rng: &mut Rng, absolute: bool) -> String {
         });
     }
     page.push_str("</head><body>\n");
-    for i in 0..1 + rng.below(6) {
+    // Now and then a page past the reader's buffers.
+    let links = if rng.chance(2) {
+        3000
+    } else {
+        1 + rng.below(6)
+    };
+    for i in 0..links {
         let link = link(rng, absolute, i);
         let _ = match rng.below(5) {
             0 => writeln!(page, "<a href=\"{link}\">x{i}</a>"),
@@ -257,7 +263,15 @@ fn http_response(
     let version = if rng.chance(15) { "1.0" } else { "1.1" };
     let _ = write!(head, "HTTP/{version} 200 OK\r\nContent-Type: {media}\r\n");
     let mut sent = body.to_vec();
-    if rng.chance(25) {
+    if rng.chance(3) {
+        // A coding the body does not have: read as identity.
+        tags.insert("bad-coding");
+        let _ = write!(
+            head,
+            "Content-Encoding: {}\r\n",
+            rng.pick(&["gzip", "br", "deflate"])
+        );
+    } else if rng.chance(25) {
         let coding = *rng.pick(&["gzip", "x-gzip", "deflate", "br"]);
         tags.insert(match coding {
             "deflate" => "deflate",
@@ -279,6 +293,11 @@ fn http_response(
     if rng.chance(20) {
         tags.insert("chunked");
         sent = chunked(rng, &sent);
+        if rng.chance(10) {
+            // A chunk size that lies.
+            tags.insert("bad-chunk");
+            sent[0] = b'f';
+        }
         head.push_str("Transfer-Encoding: chunked\r\n");
     } else if rng.chance(70) {
         let _ = write!(head, "Content-Length: {}\r\n", sent.len());
@@ -292,6 +311,11 @@ fn http_response(
         let _ = write!(head, "Location: {target}\r\n");
     }
     head.push_str("\r\n");
+    if rng.chance(5) {
+        // A server that ends its lines with LF alone.
+        tags.insert("lf-http");
+        head = head.replace("\r\n", "\n");
+    }
     ([head.as_bytes(), &sent].concat(), sent)
 }
 
@@ -307,14 +331,31 @@ struct Block {
 
 fn block(rng: &mut Rng, tags: &mut BTreeSet<&'static str>, n: usize, absolute: bool) -> Block {
     let kind = *rng.pick(&[
-        "response", "response", "response", "response", "resource", "request", "metadata",
-        "revisit", "warcinfo", "quote",
+        "response",
+        "response",
+        "response",
+        "response",
+        "resource",
+        "request",
+        "metadata",
+        "revisit",
+        "warcinfo",
+        "quote",
+        "conversion",
+        "latin1",
     ]);
     tags.insert(kind);
     match kind {
-        "response" | "quote" => {
+        "response" | "quote" | "latin1" => {
             let (media, body) = if kind == "quote" {
                 ("text/plain", quoted_record(rng).into_bytes())
+            } else if kind == "latin1" {
+                let page = html(rng, absolute)
+                    .replace('\u{e9}', "e")
+                    .replace('\u{2014}', "-");
+                let page = page.replace("<body>", "<body><p>caf\u{e9}</p>");
+                let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&page);
+                ("text/html; charset=iso-8859-1", bytes.into_owned())
             } else if rng.chance(20) {
                 ("text/css", css(rng, absolute).into_bytes())
             } else {
@@ -335,6 +376,13 @@ fn block(rng: &mut Rng, tags: &mut BTreeSet<&'static str>, n: usize, absolute: b
             block: b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec(),
             payload: None,
             profile: true,
+        },
+        "conversion" => Block {
+            warc_type: "conversion",
+            content_type: "text/html",
+            block: html(rng, absolute).into_bytes(),
+            payload: None,
+            profile: false,
         },
         "resource" => {
             let (media, body) = if rng.chance(30) {
@@ -395,6 +443,10 @@ fn length(rng: &mut Rng, tags: &mut BTreeSet<&'static str>, block: usize, next: 
             tags.insert("past-end");
             block + 100_000 + rng.below(1000)
         }
+        4 if rng.chance(50) => {
+            tags.insert("huge-length");
+            1_000_000_000_000_000
+        }
         _ => block,
     }
 }
@@ -449,9 +501,26 @@ fn warc_record(
             let _ = write!(head, "WARC-Payload-Digest: {value}{eol}");
         }
     }
+    if rng.chance(3) {
+        // A field folded over two lines (WARC 1.0 section 4, LWS).
+        tags.insert("folded");
+        let _ = write!(head, "WARC-Warcinfo-ID: <urn:uuid:{eol} fuzz-info>{eol}");
+    }
     let _ = write!(head, "Content-Type: {}{eol}", b.content_type);
     let said = length(rng, tags, b.block.len(), 300);
-    let _ = write!(head, "Content-Length: {said}{eol}{eol}");
+    match rng.below(30) {
+        0 => {
+            tags.insert("lower-names");
+            let _ = write!(head, "content-length: {said}{eol}{eol}");
+        }
+        1 => {
+            tags.insert("length-space");
+            let _ = write!(head, "Content-Length:   {said} \t{eol}{eol}");
+        }
+        _ => {
+            let _ = write!(head, "Content-Length: {said}{eol}{eol}");
+        }
+    }
     let close = match rng.below(40) {
         0 => {
             tags.insert("stray-line");
@@ -516,6 +585,7 @@ fn stray(rng: &mut Rng, tags: &mut BTreeSet<&'static str>) -> Vec<u8> {
         3 => ("blank-lines", b"\r\n\r\n\r\n".to_vec()),
         4 => ("version-line", b"WARC/1.0\r\n".to_vec()),
         5 => ("bom", b"\xef\xbb\xbf".to_vec()),
+        6 => ("tabs", b"\t\t\r\n".to_vec()),
         _ => return Vec::new(),
     };
     tags.insert(tag);
