@@ -409,3 +409,64 @@ fn hostile_archives_of_the_bench_are_never_damaged() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The command line over a directory of the run's first archives (those
+/// without the small payload limit, which it has no option for): it never
+/// panics, and writes what the library writes for each archive the library
+/// rewrote, refusing the others.
+#[test]
+fn the_command_line_writes_what_the_library_does() {
+    let seed: u64 = env("RELINK_FUZZ_SEED").unwrap_or(SEED);
+    let mut rng = Rng(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let (input_dir, output_dir) = (dir.path().join("in"), dir.path().join("out"));
+    std::fs::create_dir(&input_dir).unwrap();
+    let mut cases = Vec::new();
+    for number in 0..300 {
+        let archive = generate::archive(&mut rng);
+        // Kept in step with the random run, which draws this too.
+        if rng.chance(10) {
+            continue;
+        }
+        let mut name = format!("case{number}");
+        name.push_str(
+            if archive.tags.contains("arc1") || archive.tags.contains("arc2") {
+                ".arc"
+            } else {
+                ".warc"
+            },
+        );
+        if archive.bytes.starts_with(&[0x1f, 0x8b]) {
+            name.push_str(".gz");
+        }
+        std::fs::write(input_dir.join(&name), &archive.bytes).unwrap();
+        cases.push(rewrite(name, archive.bytes, archive.tags, archive.absolute));
+    }
+    let run = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .arg(&input_dir)
+        .arg("-o")
+        .arg(&output_dir)
+        .arg("-q")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        !stderr.contains("panicked") && run.status.code().is_some_and(|c| c < 100),
+        "relink exits {:?}: {stderr}",
+        run.status
+    );
+    let mut wrong = Vec::new();
+    for case in &cases {
+        let written = std::fs::read(output_dir.join(&case.label)).ok();
+        match (&case.output, written) {
+            (Some(library), Some(cli)) if *library != cli => {
+                wrong.push(format!("{}: other bytes than the library's", case.label));
+            }
+            (Some(_), None) => wrong.push(format!("{}: not written", case.label)),
+            (None, Some(_)) if case.broken.is_empty() => {
+                wrong.push(format!("{}: written, refused by the library", case.label));
+            }
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n{stderr}", wrong.join("\n"));
+}
