@@ -3,19 +3,24 @@
 //! rewritten and held to what an archivist relies on:
 //!
 //! 1. relink never panics: it rewrites the archive or refuses it with a
-//!    short message;
+//!    short message (the library here, the command line over a directory
+//!    of the first archives too);
 //! 2. an archive relink reports unchanged comes back byte for byte, and an
 //!    archive with nothing to rewrite (every link absolute) is unchanged;
 //! 3. warcio reads the same records (type and target URI, in order) from
 //!    the output as from the input, as far as it reads the input;
 //! 4. every digest that verified in the input verifies in the output;
-//! 5. gzip that decodes whole in the input decodes whole in the output.
+//! 5. gzip that decodes whole in the input decodes whole in the output;
+//! 6. WARC record text quoted inside a block is never read as a record.
+//!
+//! The checks that need no warcio are in [`check`], shared with the `warc`
+//! fuzz target; warcio reads a batch of archives in one run.
 //!
 //! The run is seeded: `RELINK_FUZZ_CASES` (default [`CASES`]) sets how
 //! many archives, `RELINK_FUZZ_SEED` the seed, so a failure is found again
-//! by its seed and number. `RELINK_FUZZ_KEEP=DIR` writes there the smallest
-//! failing input of each kind of failure (by what it broke and what went
-//! into it), to be made a fixture of `fixtures/warc/fuzz/`.
+//! by its seed and number. `RELINK_FUZZ_KEEP=DIR` writes there each
+//! failing input, named by what it broke, its number and what went into
+//! it, the smallest of a kind to be made a fixture of `fixtures/warc/fuzz/`.
 //!
 //! Today's failures are listed in [`EXPECTED_FAILURES`], each with the
 //! fixture that reproduces it: a failure of a listed class is let pass, and
