@@ -385,7 +385,12 @@ fn block(rng: &mut Rng, tags: &mut BTreeSet<&'static str>, n: usize, absolute: b
             profile: false,
         },
         "resource" => {
-            let (media, body) = if rng.chance(30) {
+            let (media, body) = if rng.chance(10) {
+                // A WARC file kept as a resource, as a crawler of text
+                // stores one.
+                tags.insert("quote");
+                ("text/plain", quoted_record(rng))
+            } else if rng.chance(30) {
                 ("text/css", css(rng, absolute))
             } else {
                 ("text/html", html(rng, absolute))
