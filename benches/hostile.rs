@@ -42,6 +42,12 @@ const CASES: &[Case] = &[
         Reader::Warc,
     ),
     (
+        "record heads (version and a field) with no end, gzipped (thousands)",
+        hostile::heads_without_end,
+        1000,
+        Reader::Warc,
+    ),
+    (
         "white space between two records, gzipped (MiB)",
         hostile::white_space,
         64,

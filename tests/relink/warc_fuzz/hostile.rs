@@ -32,6 +32,12 @@ pub fn version_lines(n: usize) -> Vec<u8> {
     gzip(&b"WARC/1.0\r\n".repeat(n * 1000))
 }
 
+/// `n` thousand record heads that never end: a version line and a field,
+/// again and again, gzipped.
+pub fn heads_without_end(n: usize) -> Vec<u8> {
+    gzip(&b"WARC/1.0\r\nWARC-Type: response\r\n".repeat(n * 1000))
+}
+
 /// Two records with `n` MiB of white space between them (spaces and line
 /// ends), gzipped.
 pub fn white_space(n: usize) -> Vec<u8> {
@@ -73,6 +79,7 @@ pub fn lengths_into_later(n: usize) -> Vec<u8> {
 pub fn warcs(n: usize) -> Vec<(&'static str, Vec<u8>)> {
     vec![
         ("WARC/1.0 lines with no head end, gzipped", version_lines(n)),
+        ("record heads with no end, gzipped", heads_without_end(n)),
         (
             "white space between records, gzipped",
             white_space(n.div_ceil(16)),
