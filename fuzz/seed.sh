@@ -5,7 +5,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/fixtures"
 out="$root/fuzz/corpus"
-mkdir -p "$out/html" "$out/message" "$out/mbox" "$out/resolve"
+mkdir -p "$out/html" "$out/message" "$out/mbox" "$out/resolve" "$out/warc"
 
 # html: every #data section of the html5lib tree-construction tests, the
 # HTML fixtures, and the first 64 KiB of each real page.
@@ -49,5 +49,15 @@ for table in rfc1808 rfc1808-more rfc3986 rules; do
             printf "\\$(printf %03o "$r")%s\n%s" "$base" "$ref" > "$out/resolve/$table-$r-$(printf %s "$base$ref" | cksum | cut -d' ' -f1)"
         done
     done
+done
+# warc: the archives as they are (a first byte of 1), and seeds for the
+# generator (a first byte of 0, then eight seed bytes).
+for f in "$fx"/warc/*.warc.gz "$fx"/warc/fuzz/*.*arc* "$fx"/archives/pywb/*.*arc* \
+         "$fx"/corpus/warc/*.warc.gz; do
+    [ -f "$f" ] && [ "$(wc -c < "$f")" -lt 200000 ] || continue
+    { printf '\001'; cat "$f"; } > "$out/warc/$(basename "$f")"
+done
+for seed in 1 2 3 4 5 6 7 8; do
+    printf "\\000\\$(printf %03o "$seed")\\000\\000\\000\\000\\000\\000\\000" > "$out/warc/seed-$seed"
 done
 ls "$out"/* | awk '/:$/ { d = $0 } !/:$/ && NF { c[d]++ } END { for (d in c) print d, c[d], "seeds" }'
