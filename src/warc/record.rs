@@ -801,6 +801,21 @@ impl Parser {
         }
         let mut first = Vec::new();
         read_line(input, &mut first, MAX_HEAD_BYTES)?;
+        // A byte order mark or NUL bytes before a record line (as detection
+        // looks past them): junk of their own, and the record is read.
+        let skip = junk_before_record(&first);
+        if skip > 0 && self.starts_record(&first[skip..]) {
+            input.unread(&first[skip..]);
+            let mut bytes = lead;
+            bytes.extend_from_slice(&first[..skip]);
+            return Ok(Some(Parsed::Piece(Piece::Junk(Junk {
+                offset,
+                bytes,
+                warning: Some(
+                    "a byte order mark or NUL bytes before a record; copied as they are".to_owned(),
+                ),
+            }))));
+        }
         if !self.starts_record(&first) {
             input.unread(&first);
             input.unread(&lead);
@@ -1066,6 +1081,24 @@ fn read_while<B: BufRead + ?Sized>(
 /// junk of their own).
 fn read_line_ends<B: BufRead + ?Sized>(input: &mut B) -> Result<Vec<u8>, WarcError> {
     read_while(input, MAX_JUNK_PIECE, |b| b == b'\r' || b == b'\n')
+}
+
+/// How many bytes at the start of `line` are byte order marks, NUL bytes
+/// and white space, which detection looks past before a record line.
+fn junk_before_record(line: &[u8]) -> usize {
+    let mut rest = line;
+    loop {
+        let before = rest.len();
+        rest = rest.trim_ascii_start();
+        for mark in [&b"\xef\xbb\xbf"[..], b"\xfe\xff", b"\xff\xfe"] {
+            rest = rest.strip_prefix(mark).unwrap_or(rest);
+        }
+        let nul = rest.iter().take_while(|&&b| b == 0).count();
+        rest = &rest[nul..];
+        if rest.len() == before {
+            return line.len() - rest.len();
+        }
+    }
 }
 
 /// The white space at the reader's position (before a record), up to

@@ -64,19 +64,6 @@ struct Known {
 /// remove the entry when its fix lands (keep the fixture, which then pins
 /// the fix).
 const EXPECTED_FAILURES: &[Known] = &[
-    // A record whose version line follows a byte order mark or NUL bytes
-    // is taken for stray bytes, and the record text its block quotes is
-    // read (and rewritten) as a record.
-    Known {
-        fixture: "quoted-record-after-bom-read-as-record.warc.gz",
-        broken: Broken::QuotedRead,
-        tags: &["quote", "bom"],
-    },
-    Known {
-        fixture: "quoted-record-after-nul-read-as-record.warc.gz",
-        broken: Broken::QuotedRead,
-        tags: &["quote", "nul"],
-    },
     // A Content-Length a few bytes long, or running into the next record,
     // spoils that record's head; resynchronising after the claimed block
     // finds the record text the next record's block quotes, and reads it.
