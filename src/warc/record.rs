@@ -380,6 +380,10 @@ pub(crate) struct RecordReader<R: BufRead> {
     keep_members: bool,
     queue: VecDeque<Item>,
     stream: bool,
+    /// What is left of the block of a record that its gzip member cut
+    /// short, and its number: warcio reads the block on into the members
+    /// after, so what lies there is copied as it is.
+    swallow: Option<(u64, usize)>,
     /// The most bytes of a member held whole ([`MAX_MEMBER_HOLD`]).
     hold: usize,
 }
@@ -391,6 +395,9 @@ struct Parser {
     format: Option<Format>,
     /// A bad record said what follows it; its junk needs no warning.
     quiet_junk: bool,
+    /// How many bytes of its block the last record missed, its input (a
+    /// gzip member) ending inside it, and its number.
+    cut: Option<(u64, usize)>,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -419,10 +426,12 @@ impl<R: BufRead> RecordReader<R> {
                 large,
                 format: None,
                 quiet_junk: false,
+                cut: None,
             },
             keep_members,
             queue: VecDeque::new(),
             stream: false,
+            swallow: None,
             hold: MAX_MEMBER_HOLD,
         })
     }
@@ -484,6 +493,10 @@ impl<R: BufRead> RecordReader<R> {
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
+                    swallowed(&mut self.swallow, &mut piece);
+                    if let Some(cut) = self.parser.cut.take() {
+                        self.swallow = Some(cut);
+                    }
                     if open.raw {
                         // The member's compressed bytes go out as they
                         // are read, never held whole.
@@ -624,6 +637,27 @@ impl<R: BufRead> Open<R> {
     fn tee(&mut self) -> &mut Tee<R> {
         self.fuse().inner.get_mut()
     }
+}
+
+/// A piece that lies in the block of a record its gzip member cut short
+/// (`swallow`: the bytes of that block still to come, and its number), as
+/// warcio reads the block on into the next members: a record there is
+/// marked bad, listed and copied as it is, never rewritten, so that warcio
+/// reads the output as it read the input.
+fn swallowed(swallow: &mut Option<(u64, usize)>, piece: &mut Piece) {
+    let Some((left, number)) = *swallow else {
+        return;
+    };
+    let len = piece.len() as u64;
+    if let Piece::Record(record) = piece
+        && record.bad.is_none()
+    {
+        record.bad = Some(format!(
+            "it lies in the block of record {number}, which runs on past its gzip member, \
+             as warcio reads it"
+        ));
+    }
+    *swallow = (left > len).then(|| (left - len, number));
 }
 
 /// The next gzip member of the input, its compressed bytes kept when
@@ -891,6 +925,7 @@ impl Parser {
             bad: bad_length,
         };
         if (record.block.len() as u64) < length {
+            self.cut = Some((length - record.block.len() as u64, number));
             record.bad = Some(format!(
                 "the input ends {} bytes into its block of {length}",
                 record.block.len()
@@ -983,7 +1018,7 @@ impl Parser {
                 break;
             }
             let line = &bytes[before..];
-            let trimmed = line.trim_ascii_start();
+            let trimmed = &line[junk_before_record(line)..];
             // The first line is junk whatever it says: that is why it is
             // read here.
             if !first && self.starts_record(trimmed) {

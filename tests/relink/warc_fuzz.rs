@@ -77,22 +77,6 @@ const EXPECTED_FAILURES: &[Known] = &[
         broken: Broken::QuotedRead,
         tags: &["quote", "into-next"],
     },
-    // An ARC record whose length runs past its gzip member, over the next
-    // record (in the next member): warcio takes that record into the
-    // long block, relink reads it as a record and rewrites it, and warcio
-    // then stops inside it in the output.
-    Known {
-        fixture: "arc-length-into-next-member-rewrites-what-warcio-skips.arc.gz",
-        broken: Broken::Unreadable,
-        tags: &["arc2", "into-next"],
-    },
-    // The same in a WARC: a block running past the end of the file from
-    // a member of its own, the next member's record rewritten.
-    Known {
-        fixture: "length-past-member-rewrites-what-warcio-skips.warc.gz",
-        broken: Broken::Unreadable,
-        tags: &["past-end", "gz-grouped"],
-    },
     // A gzip member holding a record past the payload limit beside other
     // records (or stray bytes) is compressed again though nothing in it
     // changed: the bytes are not the input's.
