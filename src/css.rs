@@ -39,11 +39,50 @@ pub fn urls(css: &str) -> Vec<CssUrl> {
     found
 }
 
+/// Every URL in `css`, through the tokenizer whatever the style sheet holds
+/// (what [`urls`] is held to).
+#[cfg(any(test, feature = "_internal"))]
+pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
+    let mut found = Vec::new();
+    each_url_parsed(css, &mut |url| found.push(url));
+    found
+}
+
 /// Calls `found` with every URL in `css`, in source order, as it is
 /// found: a style sheet of many URLs holds none of them.
+///
+/// A style sheet that cannot hold a URL ([`may_hold_url`]) costs a scan of
+/// its bytes; the others are tokenized as CSS Syntax 3 says.
 pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    if may_hold_url(css.as_bytes()) {
+        each_url_parsed(css, found);
+    }
+}
+
+/// [`each_url`] through the tokenizer, whatever the style sheet holds.
+pub fn each_url_parsed(css: &str, found: &mut dyn FnMut(CssUrl)) {
     let mut parser = Parser::new(css);
     scan(&mut parser, css, Context::Plain, 0, found);
+}
+
+/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(` (which
+/// `-webkit-image-set(` ends with), `@import` or a `\`. Every URL the
+/// tokenizer finds comes from one of them: a function token's name is the
+/// bytes before its `(` unless an escape spells it (CSS Syntax 3, 4.3.4),
+/// the same holds for the at-keyword `@import`, and every escape starts
+/// with a `\`. Comments and strings are not told apart: a style sheet that
+/// holds one of these anywhere is tokenized.
+pub fn may_hold_url(css: &[u8]) -> bool {
+    let ends_with = |end: usize, name: &[u8]| {
+        end >= name.len() && css[end - name.len()..end].eq_ignore_ascii_case(name)
+    };
+    memchr::memchr3_iter(b'(', b'@', b'\\', css).any(|i| match css[i] {
+        b'(' => ends_with(i, b"url") || ends_with(i, b"src") || ends_with(i, b"image-set"),
+        b'@' => css
+            .get(i + 1..i + 7)
+            .is_some_and(|name| name.eq_ignore_ascii_case(b"import")),
+        _ => true,
+    })
 }
 
 /// Where in the grammar the scan is.
@@ -223,6 +262,66 @@ mod tests {
         );
         let _ = urls("url(\"unterminated");
         let _ = urls("\\");
+    }
+
+    #[test]
+    fn a_style_sheet_without_url_syntax_is_only_scanned() {
+        for css in [
+            "p { color: red; margin: calc(1px + 2%) }",
+            "a { background: rgb(1 2 3) } @media screen { b { c: d } }",
+            "p { x: ur/**/l(a.png) }",
+            "p { x: url (a.png) }",
+            "p { content: \"urls\" } @imp0rt \"a.css\";",
+        ] {
+            assert!(!may_hold_url(css.as_bytes()), "{css}");
+            assert!(urls_parsed(css).is_empty(), "{css}");
+        }
+    }
+
+    #[test]
+    fn escapes_and_case_that_spell_a_url_are_tokenized() {
+        for (css, want) in [
+            ("p { x: u\\72l(a.png) }", "a.png"),
+            ("p { x: \\75 rl(a.png) }", "a.png"),
+            ("p { x: URL(a.png) }", "a.png"),
+            ("p { x: uRl( \"a.png\" ) }", "a.png"),
+            ("@\\69mport 'a.css';", "a.css"),
+            ("@IMPORT/**/'a.css';", "a.css"),
+            ("p { x: -webkit-IMAGE-SET('a.png' 1x) }", "a.png"),
+            ("p { x: image-\\73 et('a.png' 1x) }", "a.png"),
+            ("@font-face { src: SRC('a.woff') }", "a.woff"),
+        ] {
+            assert!(may_hold_url(css.as_bytes()), "{css}");
+            let values: Vec<String> = urls(css).into_iter().map(|u| u.value).collect();
+            assert_eq!(values, [want], "{css}");
+        }
+    }
+
+    /// Pieces of CSS that make or break the syntax of a URL when joined:
+    /// escapes, comments splitting tokens, mixed case.
+    const PIECES: &[&str] = &[
+        "url(", "URL(", "uRl(", "u\\72l(", "\\75 rl(", "\\55RL(", "src(", "SRC(",
+        "image-set(", "-webkit-image-set(", "IMAGE-SET(", "image-\\73 et(", "@import",
+        "@IMPORT", "@\\69mport", "@import/**/", "/*", "*/", "/* url(x) */", "\"", "'",
+        "\"a.png\"", "'b.css'", "(", ")", "{", "}", "[", "]", "x.png", " ", "\n", ";", ":",
+        ",", "\\", "\\\n", "ur", "l(", "u", "r", "l", "ima", "ge-set(", "@", "im", "port",
+        "rgb(", "var(--x)", "calc(1px + 2%)", "color:red", "a{b:c}", "url", "url (",
+        "ur/**/l(", "@media screen", "\u{e9}", "\0", "\r\n", "-", "set(", "ge-",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn the_scan_finds_what_the_tokenizer_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..20)
+        ) {
+            let css = pieces.concat();
+            let parsed = urls_parsed(&css);
+            if !may_hold_url(css.as_bytes()) {
+                proptest::prop_assert!(parsed.is_empty(), "{:?}", parsed);
+            }
+            proptest::prop_assert_eq!(urls(&css), parsed);
+        }
     }
 
     #[test]
