@@ -226,19 +226,33 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
 
 /// Whether a `<meta` from `at` on starts a `<meta>` that declares an
 /// encoding, read as the prescan reads one, wherever it stands: the
-/// prescan from `at` finds an encoding only if this finds one.
+/// prescan from `at` finds an encoding only if this says so.
+///
+/// It says so too, to let the prescan decide, when a `<meta>` runs out of
+/// bytes, or when the `<meta>` tags read come to more bytes than the rest
+/// of the document: tags that overlap (a `<meta` in the attributes of
+/// another, again and again) would otherwise be read again and again.
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     let Some(rest) = bytes.get(at..) else {
         return false;
     };
-    memchr::memchr_iter(b'<', rest).any(|i| {
-        let mut i = at + i;
-        if !is_meta_start(bytes, i) {
-            return false;
+    let mut budget = rest.len();
+    for found in memchr::memchr_iter(b'<', rest) {
+        let start = at + found;
+        if !is_meta_start(bytes, start) {
+            continue;
         }
-        i += 5;
-        matches!(meta_charset(bytes, &mut i), MetaResult::Found(_))
-    })
+        let mut end = start + 5;
+        match meta_charset(bytes, &mut end) {
+            MetaResult::Found(_) | MetaResult::OutOfBytes => return true,
+            MetaResult::NotFound => {}
+        }
+        match budget.checked_sub(end - start) {
+            Some(left) => budget = left,
+            None => return true,
+        }
+    }
+    false
 }
 
 /// The HTML standard's "prescan a byte stream to determine its encoding",
@@ -568,6 +582,18 @@ mod tests {
             let doc = " ".repeat(pad) + &pieces.concat();
             proptest::prop_assert_eq!(meta_declared(doc.as_bytes()), prescan(doc.as_bytes()));
         }
+    }
+
+    #[test]
+    fn overlapping_meta_tags_after_the_first_1024_bytes_answer_as_the_prescan() {
+        // Each `<meta` stands in the attributes of the one before, to the
+        // one `>` at the end.
+        let doc = " ".repeat(1100) + &"<meta a=x ".repeat(5000) + ">";
+        assert_eq!(meta_declared(doc.as_bytes()), None);
+        let doc = doc + "<meta charset=koi8-r>";
+        assert_eq!(meta_declared(doc.as_bytes()), Some(encoding_rs::KOI8_R));
+        let unclosed = " ".repeat(1100) + &"<meta a='<meta ".repeat(5000);
+        assert_eq!(meta_declared(unclosed.as_bytes()), None);
     }
 
     #[test]
