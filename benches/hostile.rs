@@ -9,7 +9,9 @@
 //! space between records (gzipped), thousands of interim `1xx` HTTP heads
 //! in one record, `Content-Length`s that run into later records and ones
 //! a few bytes short, a feed with hundreds of thousands of distinct
-//! character references, and deeply nested `xml:base`.
+//! character references, deeply nested `xml:base`, and pages whose
+//! `<meta` tags after the first 1024 bytes stand each in the attributes
+//! of the one before (to one `>` at the end, or to no end).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -99,6 +101,24 @@ fn nested_bases(n: usize) -> Vec<u8> {
     doc.into_bytes()
 }
 
+/// A page whose `<meta` tags after the first 1024 bytes stand each in the
+/// attributes of the one before, `<meta a=x ` to a `>` at the end, or
+/// `<meta a='` to no end.
+fn overlapping_metas(n: usize, each: &str, end: &str) -> Vec<u8> {
+    [" ".repeat(1100), each.repeat(n), end.to_owned()]
+        .concat()
+        .into_bytes()
+}
+
+fn time_html(input: &[u8]) -> Duration {
+    let rewriter = Rewriter::new()
+        .retrieved_from("http://a.example/page")
+        .kind(Kind::Html);
+    let start = Instant::now();
+    let _ = rewriter.rewrite(input);
+    start.elapsed()
+}
+
 fn time_archive(input: &[u8]) -> Duration {
     let start = Instant::now();
     let mut out = Vec::new();
@@ -130,7 +150,7 @@ fn main() {
     let only: Vec<String> = std::env::var("RELINK_HOSTILE_ONLY")
         .map(|v| v.split(',').map(str::to_owned).collect())
         .unwrap_or_default();
-    let shapes: [Shape; 7] = [
+    let shapes: [Shape; 9] = [
         ("head-without-end", 1 << 20, head_without_end, time_archive),
         ("white-space", 64 << 20, white_space, time_archive),
         ("interim-heads", 20_000, interim_heads, time_archive),
@@ -148,6 +168,18 @@ fn main() {
         ),
         ("references", 150_000, references, time_feed),
         ("nested-xml-base", 30_000, nested_bases, time_feed),
+        (
+            "overlapping-metas",
+            100_000,
+            |n| overlapping_metas(n, "<meta a=x ", ">"),
+            time_html,
+        ),
+        (
+            "unclosed-metas",
+            100_000,
+            |n| overlapping_metas(n, "<meta a='", ""),
+            time_html,
+        ),
     ];
     println!("shape\tsize\tseconds\tsize x2\tseconds\tratio");
     for (name, size, make, time) in shapes {
