@@ -67,7 +67,7 @@ pub fn each_url_parsed(css: &str, found: &mut dyn FnMut(CssUrl)) {
 
 /// Whether `css` holds, in any case, `url(`, `src(`, `image-set(` (which
 /// `-webkit-image-set(` ends with) or `@import`, or an escape in a name
-/// that a `(` ends or an `@` starts ([`escape_may_name`]). Every URL the
+/// that a `(` ends or an `@` starts (`escape_may_name`). Every URL the
 /// tokenizer finds comes from one of them: a function token's name is the
 /// bytes before its `(` unless an escape spells it (CSS Syntax 3, 4.3.4),
 /// and the same holds for the at-keyword `@import`. Comments and strings

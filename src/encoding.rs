@@ -206,7 +206,7 @@ pub const PRESCAN_BYTES: usize = 1024;
 ///
 /// The rest is prescanned only when a `<meta>` in it declares an encoding,
 /// which a search from `<` to `<` at `memchr` speed tells
-/// ([`meta_declares_after`]); then the prescan stops at the first one it
+/// (`meta_declares_after`); then the prescan stops at the first one it
 /// reads (it may pass over one inside a comment or a quoted attribute
 /// value). A document of megabytes of script and no late `<meta>` costs
 /// the first 1024 bytes and a scan.
