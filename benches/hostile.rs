@@ -20,7 +20,7 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use relink::warc::{self, WarcOptions, wacz};
-use relink::{Base, BaseSource, BaseUrl, Options, Rules, rewrite_xml};
+use relink::{Base, BaseSource, BaseUrl, Kind, Options, Rewriter, Rules, rewrite_xml};
 
 /// What reads an input.
 #[derive(Clone, Copy)]
@@ -28,6 +28,27 @@ enum Reader {
     Warc,
     Feed,
     Wacz,
+    Html,
+}
+
+/// A page whose `<meta` tags after the first 1024 bytes stand each in the
+/// attributes of the one before, `<meta a=x ` to a `>` at the end
+/// (thousands of tags).
+fn overlapping_metas(n: usize) -> Vec<u8> {
+    [
+        " ".repeat(1100),
+        "<meta a=x ".repeat(n * 1000),
+        ">".to_owned(),
+    ]
+    .concat()
+    .into_bytes()
+}
+
+/// The same, `<meta a='` to no end (thousands of tags).
+fn unclosed_metas(n: usize) -> Vec<u8> {
+    [" ".repeat(1100), "<meta a='".repeat(n * 1000)]
+        .concat()
+        .into_bytes()
 }
 
 /// A case: its name, how it is built at a size, the first size, and what
@@ -83,6 +104,18 @@ const CASES: &[Case] = &[
         80,
         Reader::Wacz,
     ),
+    (
+        "page of <meta> tags after 1024 bytes, each in the one before (thousands)",
+        overlapping_metas,
+        800,
+        Reader::Html,
+    ),
+    (
+        "page of unclosed <meta> tags after 1024 bytes (thousands)",
+        unclosed_metas,
+        800,
+        Reader::Html,
+    ),
 ];
 
 /// Reads `input` as `reader` does, rewriting it; how long it took, and
@@ -104,6 +137,12 @@ fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
             let options = Options::default().outer(Some(&base));
             rewrite_xml(input, &options).err().map(|e| e.to_string())
         }
+        Reader::Html => Rewriter::new()
+            .retrieved_from("http://page.example/a/")
+            .kind(Kind::Html)
+            .rewrite(input)
+            .err()
+            .map(|e| e.to_string()),
         Reader::Wacz => {
             let mut out = Cursor::new(Vec::new());
             wacz::rewrite(Cursor::new(input), &mut out, &WarcOptions::default())

@@ -7,8 +7,9 @@
 //!
 //! The HTML standard prescans the first 1024 bytes, and a `<meta>` found
 //! later makes the parser "change the encoding" and start over. relink
-//! always holds the whole document, so it prescans all of it at once and
-//! lands where a browser would.
+//! always holds the whole document, so it prescans the first 1024 bytes,
+//! and the rest only when a search at `memchr` speed finds a later `<meta>`
+//! that declares a charset, and lands where a browser would.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -58,7 +59,7 @@ pub struct Sniffed {
 
 /// The encoding of an HTML document.
 pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    sniff(bytes, transport, prescan)
+    sniff(bytes, transport, meta_declared)
 }
 
 /// The encoding of a style sheet (CSS Syntax 3.2, with `@charset`).
@@ -192,36 +193,127 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     }
 }
 
-/// The HTML standard's "prescan a byte stream to determine its encoding".
+/// How many bytes the HTML standard's prescan reads before it gives up
+/// ("prescan a byte stream to determine its encoding", step 2).
+pub const PRESCAN_BYTES: usize = 1024;
+
+/// The encoding a document's `<meta>` declares: the prescan of its first
+/// [`PRESCAN_BYTES`] (a construct that starts there is read to its end),
+/// else the prescan of the rest, since the parser "changes the encoding"
+/// when it meets a `<meta>` whose charset differs from the tentative one
+/// (HTML 13.2.6.4.4, "in head", `meta`). The answer is the prescan's over
+/// the whole document.
+///
+/// The rest is prescanned only when a `<meta>` in it declares an encoding,
+/// which a search from `<` to `<` at `memchr` speed tells
+/// (`meta_declares_after`); then the prescan stops at the first one it
+/// reads (it may pass over one inside a comment or a quoted attribute
+/// value). A document of megabytes of script and no late `<meta>` costs
+/// the first 1024 bytes and a scan.
+pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
+    match prescan_until(bytes, 0, PRESCAN_BYTES) {
+        Prescan::Found(encoding) => Some(encoding),
+        Prescan::Stopped => None,
+        Prescan::Unfinished(at) if meta_declares_after(bytes, at) => {
+            match prescan_until(bytes, at, bytes.len()) {
+                Prescan::Found(encoding) => Some(encoding),
+                Prescan::Stopped | Prescan::Unfinished(_) => None,
+            }
+        }
+        Prescan::Unfinished(_) => None,
+    }
+}
+
+/// Whether a `<meta` from `at` on starts a `<meta>` that declares an
+/// encoding, read as the prescan reads one, wherever it stands: the
+/// prescan from `at` finds an encoding only if this says so.
+///
+/// It says so too, to let the prescan decide, when a `<meta>` runs out of
+/// bytes, or when the `<meta>` tags read come to more bytes than the rest
+/// of the document: tags that overlap (a `<meta` in the attributes of
+/// another, again and again) would otherwise be read again and again.
+fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
+    let Some(rest) = bytes.get(at..) else {
+        return false;
+    };
+    let mut budget = rest.len();
+    for found in memchr::memchr_iter(b'<', rest) {
+        let start = at + found;
+        if !is_meta_start(bytes, start) {
+            continue;
+        }
+        let mut end = start + 5;
+        match meta_charset(bytes, &mut end) {
+            MetaResult::Found(_) | MetaResult::OutOfBytes => return true,
+            MetaResult::NotFound => {}
+        }
+        match budget.checked_sub(end - start) {
+            Some(left) => budget = left,
+            None => return true,
+        }
+    }
+    false
+}
+
+/// The HTML standard's "prescan a byte stream to determine its encoding",
+/// over all of `bytes`: what [`meta_declared`] answers, reading every tag
+/// (the tests hold one to the other).
+#[cfg(any(test, feature = "_internal"))]
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
+    match prescan_until(bytes, 0, bytes.len()) {
+        Prescan::Found(encoding) => Some(encoding),
+        Prescan::Stopped | Prescan::Unfinished(_) => None,
+    }
+}
+
+/// Where a prescan ended.
+enum Prescan {
+    /// A `<meta>` declared this encoding.
+    Found(&'static Encoding),
+    /// The bytes ran out inside a construct: the prescan gives up.
+    Stopped,
+    /// No construct starts before the limit; the next one may start here.
+    Unfinished(usize),
+}
+
+/// The prescan of the constructs of `bytes` that start from `from` and
+/// before `limit` (each read to its end, past the limit if need be). Every
+/// construct starts with a `<`, so the bytes between are passed over with
+/// `memchr`.
+fn prescan_until(bytes: &[u8], from: usize, limit: usize) -> Prescan {
     let starts = |i: usize, s: &[u8]| {
         bytes.len() >= i + s.len() && bytes[i..i + s.len()].eq_ignore_ascii_case(s)
     };
-    let mut i = 0;
+    let mut i = from;
     while i < bytes.len() {
+        if bytes[i] != b'<' {
+            match memchr::memchr(b'<', &bytes[i..]) {
+                Some(p) => i += p,
+                None => break,
+            }
+        }
+        if i >= limit {
+            return Prescan::Unfinished(i);
+        }
         if starts(i, b"<!--") {
             // To the end of the first "-->" whose ">" follows the "<".
             let mut j = i + 2;
             loop {
                 j += 1;
                 if j >= bytes.len() {
-                    return None;
+                    return Prescan::Stopped;
                 }
                 if bytes[j] == b'>' && bytes[j - 1] == b'-' && bytes[j - 2] == b'-' {
                     break;
                 }
             }
             i = j;
-        } else if starts(i, b"<meta")
-            && bytes
-                .get(i + 5)
-                .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/')
-        {
+        } else if is_meta_start(bytes, i) {
             i += 5;
             match meta_charset(bytes, &mut i) {
-                MetaResult::Found(encoding) => return Some(encoding),
+                MetaResult::Found(encoding) => return Prescan::Found(encoding),
                 MetaResult::NotFound => {}
-                MetaResult::OutOfBytes => return None,
+                MetaResult::OutOfBytes => return Prescan::Stopped,
             }
         } else if bytes[i] == b'<'
             && (bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
@@ -235,18 +327,28 @@ pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
                 match attribute(bytes, &mut i) {
                     Attr::Found(..) => {}
                     Attr::None => break,
-                    Attr::OutOfBytes => return None,
+                    Attr::OutOfBytes => return Prescan::Stopped,
                 }
             }
         } else if starts(i, b"<!") || starts(i, b"</") || starts(i, b"<?") {
-            match bytes[i..].iter().position(|&b| b == b'>') {
+            match memchr::memchr(b'>', &bytes[i..]) {
                 Some(p) => i += p,
-                None => return None,
+                None => return Prescan::Stopped,
             }
         }
         i += 1;
     }
-    None
+    Prescan::Unfinished(bytes.len())
+}
+
+/// Whether `<meta` and a white space or `/` start at `i`, in any case.
+fn is_meta_start(bytes: &[u8], i: usize) -> bool {
+    bytes
+        .get(i..i + 5)
+        .is_some_and(|s| s.eq_ignore_ascii_case(b"<meta"))
+        && bytes
+            .get(i + 5)
+            .is_some_and(|&b| b.is_ascii_whitespace() || b == b'/')
 }
 
 enum MetaResult {
@@ -439,6 +541,59 @@ mod tests {
         );
         assert_eq!(prescan(b"<!-- <meta charset=koi8-r> --><p>"), None);
         assert_eq!(prescan(b"<meta charset=utf-16le>"), Some(UTF_8));
+    }
+
+    /// Pieces of documents that hide a `<meta>` or not when joined.
+    const PIECES: &[&str] = &[
+        "<meta charset=koi8-r>",
+        "<META http-equiv=Content-Type content='text/html; charset=shift_jis'>",
+        "<meta content=\"charset=iso-8859-2\" http-equiv=content-type>",
+        "<meta charset=nonsense>",
+        "<meta name=x>",
+        "<meta",
+        "<!--",
+        "-->",
+        "--",
+        "<p title=\"",
+        "<a href='",
+        "\"",
+        "'",
+        ">",
+        "<",
+        "<!x",
+        "</",
+        "</p",
+        "<?",
+        " ",
+        "=",
+        "/",
+        "\n",
+        "x",
+        "<script>if (a<b) { s = '",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        #[test]
+        fn meta_declared_answers_as_the_whole_prescan(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..24),
+            pad in proptest::sample::select(vec![0usize, 990, 1015, 1020, 1024, 1030]),
+        ) {
+            let doc = " ".repeat(pad) + &pieces.concat();
+            proptest::prop_assert_eq!(meta_declared(doc.as_bytes()), prescan(doc.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn overlapping_meta_tags_after_the_first_1024_bytes_answer_as_the_prescan() {
+        // Each `<meta` stands in the attributes of the one before, to the
+        // one `>` at the end.
+        let doc = " ".repeat(1100) + &"<meta a=x ".repeat(5000) + ">";
+        assert_eq!(meta_declared(doc.as_bytes()), None);
+        let doc = doc + "<meta charset=koi8-r>";
+        assert_eq!(meta_declared(doc.as_bytes()), Some(encoding_rs::KOI8_R));
+        let unclosed = " ".repeat(1100) + &"<meta a='<meta ".repeat(5000);
+        assert_eq!(meta_declared(unclosed.as_bytes()), None);
     }
 
     #[test]

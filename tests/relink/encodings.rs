@@ -5,8 +5,11 @@
 use encoding_rs::{Encoding, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252};
 use proptest::prelude::*;
 use relink::base::{Base, BaseSource};
+use relink::encoding::{meta_declared, prescan, sniff_html};
 use relink::{BaseUrl, Rules};
 use relink::{Options, rewrite_html};
+
+use crate::{files_under, fixture, installed_python_docs};
 
 const BASE: &str = "http://example.org/dir/page.html";
 
@@ -221,5 +224,86 @@ fn invalid_utf8_before_a_value_ending_in_a_two_byte_character() {
     assert_eq!(
         rewrite_against(QUOTING_BASE, doc),
         b"<meta charset=utf-8>\xff<a href=\"http://example.org/o'neil/caf\xc3\xa9\">x</a>"
+    );
+}
+
+/// The whole-document prescan relink used before it stopped at the first
+/// 1024 bytes: the answers the sniffing is held to.
+fn whole_prescan_sniff(bytes: &[u8]) -> &'static Encoding {
+    Encoding::for_bom(bytes)
+        .map(|(encoding, _)| encoding)
+        .or_else(|| prescan(bytes))
+        .unwrap_or(if std::str::from_utf8(bytes).is_ok() {
+            UTF_8
+        } else {
+            WINDOWS_1252
+        })
+}
+
+#[test]
+fn sniffing_answers_as_the_whole_document_prescan_on_every_corpus() {
+    let mut docs: Vec<(String, Vec<u8>)> = files_under(&fixture(""));
+    let mut vectors = Vec::new();
+    for (name, bytes) in &docs {
+        if name.starts_with("corpus/html5lib-tests/encoding/") && name.ends_with(".dat") {
+            for (n, (data, _)) in crate::html_fixtures::vectors(bytes).into_iter().enumerate() {
+                vectors.push((format!("{name} #{}", n + 1), data.to_vec()));
+            }
+        }
+    }
+    docs.extend(vectors);
+    if let Some(root) = installed_python_docs() {
+        docs.extend(
+            files_under(&root)
+                .into_iter()
+                .filter(|(name, _)| name.ends_with(".html")),
+        );
+    }
+    let (mut checked, mut declared_late) = (0, 0);
+    for (name, bytes) in &docs {
+        // As found, and pushed past the first 1024 bytes by white space or
+        // a comment, so that what the document declares is found late.
+        for pad in [0, 1000, 1021, 1024, 2048] {
+            for filler in [" ", "<!---->"] {
+                let mut doc = filler.repeat(pad / filler.len()).into_bytes();
+                doc.extend_from_slice(bytes);
+                let want = whole_prescan_sniff(&doc);
+                assert_eq!(
+                    sniff_html(&doc, None).encoding,
+                    want,
+                    "{name}, after {pad} bytes of {filler:?}"
+                );
+                assert_eq!(
+                    meta_declared(&doc),
+                    prescan(&doc),
+                    "{name}, {pad} {filler:?}"
+                );
+                checked += 1;
+                if prescan(&doc).is_some() && prescan(&doc[..doc.len().min(1024)]).is_none() {
+                    declared_late += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 1000 && declared_late > 100,
+        "{checked}, {declared_late}"
+    );
+}
+
+#[test]
+fn a_meta_charset_after_the_first_1024_bytes_is_honoured_outside_comments() {
+    let pad = "<p>x</p>".repeat(200);
+    let late = format!("{pad}<META http-equiv=content-type content='text/html;charset=koi8-r'>");
+    assert_eq!(meta_declared(late.as_bytes()), Some(encoding_rs::KOI8_R));
+    let commented = format!("{pad}<!-- <meta charset=koi8-r> --><meta charset=shift_jis>");
+    assert_eq!(meta_declared(commented.as_bytes()), Some(SHIFT_JIS));
+    let unclosed = format!("{pad}<!-- <meta charset=koi8-r>");
+    assert_eq!(meta_declared(unclosed.as_bytes()), None);
+    // A tag begun in the first 1024 bytes is read to its end.
+    let straddling = format!("{}<meta charset=koi8-r>", " ".repeat(1020));
+    assert_eq!(
+        meta_declared(straddling.as_bytes()),
+        Some(encoding_rs::KOI8_R)
     );
 }

@@ -110,7 +110,7 @@ fn meta_prescan_matches_the_html5lib_vectors() {
 
 /// The (data, encoding label) pairs of an encoding `.dat` file, as bytes:
 /// these files are not all UTF-8.
-fn vectors(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
+pub fn vectors(bytes: &[u8]) -> Vec<(&[u8], &[u8])> {
     let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     let mut out = Vec::new();
     let mut i = 0;

@@ -5,6 +5,7 @@ mod archives;
 mod batch;
 mod cli;
 mod corpus;
+mod css;
 mod digests;
 mod encodings;
 mod feeds;
@@ -94,6 +95,19 @@ pub fn files_under(root: &Path) -> Vec<(String, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// The installed Python documentation's root, where the benches look for
+/// it, if it is there.
+pub fn installed_python_docs() -> Option<PathBuf> {
+    [
+        "/usr/share/doc/python3.11/html",
+        "/usr/share/doc/python3-doc/html",
+        "/usr/share/doc/python3/html",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_dir())
 }
 
 /// Sets a file's modification time far in the past, and returns it.
