@@ -116,7 +116,7 @@ pub(crate) fn process(
         head: &head,
         block: &record.block,
     };
-    let (mut report, new) = payload::process(view, options, write);
+    let (mut report, new) = payload::process(view, options, write, false);
     report.record_type = record_type(&record.head).to_owned();
     let new = new.map(|new| NewRecord {
         head: if write {

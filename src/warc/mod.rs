@@ -451,11 +451,11 @@ fn process(
     (rows, raw): (Option<Rows<'_>>, bool),
 ) -> (RecordReport, Option<NewRecord>) {
     let name = rows.map(|_| std::sync::Arc::new(record_name(record)));
-    let kept = record.bad.is_none()
-        && !raw
-        && !(rows.is_some()
-            && record.format == Format::Warc
-            && payload::digests_refuse(record.view(), options));
+    // Rows leave as they are found: whether the record's digests leave it
+    // as it is is decided first (and, when they hold, not again).
+    let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
+    let refused = checked && payload::digests_refuse(record.view(), options);
+    let kept = record.bad.is_none() && !raw && !refused;
     let within = Options {
         rows,
         ..options.document
@@ -470,7 +470,7 @@ fn process(
         ..*options
     };
     let (mut report, mut new) = match record.format {
-        Format::Warc => payload::process(record.view(), options, write),
+        Format::Warc => payload::process(record.view(), options, write, checked && !refused),
         Format::Arc => arc::process(record, options, write),
     };
     if let Some(bad) = &record.bad {

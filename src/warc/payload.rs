@@ -28,6 +28,16 @@ pub(crate) struct NewRecord {
     pub block: Vec<u8>,
 }
 
+impl NewRecord {
+    /// What a listing gives for a record that would change: no bytes.
+    fn listed() -> Self {
+        NewRecord {
+            head: Vec::new(),
+            block: Vec::new(),
+        }
+    }
+}
+
 /// The media types of XML documents relink reads: feeds, SVG, XHTML (read
 /// as HTML unless it is well-formed XML), and XML in general, as which
 /// feeds are often served.
@@ -111,10 +121,14 @@ pub(crate) fn target_uri(head: &[u8]) -> String {
 
 /// What one record gave: its report, and its new bytes when it changed
 /// and `write` was asked.
+///
+/// `checked` says the record's digests were checked already and hold
+/// ([`digests_refuse`]): a listing then does not check them again.
 pub(crate) fn process(
     record: RecordView<'_>,
     options: &WarcOptions<'_>,
     write: bool,
+    checked: bool,
 ) -> (RecordReport, Option<NewRecord>) {
     let head = &record.head;
     let mut report = RecordReport {
@@ -126,10 +140,12 @@ pub(crate) fn process(
     };
     let new = match report.record_type.to_ascii_lowercase().as_str() {
         "response" => match Response::parse(record.block) {
-            Some(response) => rewrite_response(record, &response, options, write, &mut report),
+            Some(response) => {
+                rewrite_response(record, &response, options, (write, checked), &mut report)
+            }
             None => None,
         },
-        "resource" => rewrite_resource(record, options, write, &mut report),
+        "resource" => rewrite_resource(record, options, (write, checked), &mut report),
         _ => None,
     };
     report.changed = new.is_some();
@@ -168,7 +184,7 @@ fn rewrite_response(
     record: RecordView<'_>,
     response: &Response<'_>,
     options: &WarcOptions<'_>,
-    write: bool,
+    (write, checked): (bool, bool),
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
     let mut target = Target::new(options.document.rules, &report.target_uri);
@@ -192,6 +208,9 @@ fn rewrite_response(
         [] => None,
         interim => http::head_len(interim),
     };
+    if !write && checked {
+        return Some(NewRecord::listed());
+    }
     // The digests are checked in every mode, so that a listing says what
     // a rewrite would do.
     let block_digest = checked_block_digest(record, report).ok()?;
@@ -208,10 +227,7 @@ fn rewrite_response(
         None => unchanged_payload_digest(record, response, first_head, options, report).ok()?,
     };
     if !write {
-        return Some(NewRecord {
-            head: Vec::new(),
-            block: Vec::new(),
-        });
+        return Some(NewRecord::listed());
     }
     let mut new_heads = splice::apply(heads, &head_edits);
     let Some((decoded, new_payload)) = payload else {
@@ -542,7 +558,7 @@ fn one_char_per_bad_byte(bytes: &[u8]) -> Cow<'_, str> {
 fn rewrite_resource(
     record: RecordView<'_>,
     options: &WarcOptions<'_>,
-    write: bool,
+    (write, checked): (bool, bool),
     report: &mut RecordReport,
 ) -> Option<NewRecord> {
     let content_type = http::field(record.head, "Content-Type")?;
@@ -572,14 +588,14 @@ fn rewrite_resource(
         options,
         report,
     )?;
+    if !write && checked {
+        return Some(NewRecord::listed());
+    }
     let block_digest = checked_block_digest(record, report).ok()?;
     let payload_digest =
         checked_payload_digest(record, &[((), Some(record.block))], report).ok()?;
     if !write {
-        return Some(NewRecord {
-            head: Vec::new(),
-            block: Vec::new(),
-        });
+        return Some(NewRecord::listed());
     }
     // A resource record's payload is its block.
     let payload_digest = payload_digest.map(|(digest, ())| (digest, PayloadDigest::Block));
