@@ -45,6 +45,10 @@ pub enum Error {
     /// A compression relink does not undo.
     #[error("compressed with {0}, which relink does not read")]
     Compressed(&'static str),
+    /// A web archive compressed in a way relink does not read: refused,
+    /// never passed over.
+    #[error("a web archive compressed with {0}, which relink does not read: decompress it first")]
+    CompressedArchive(&'static str),
     /// Reading or writing failed.
     #[error(transparent)]
     Io(#[from] std::io::Error),

@@ -30,6 +30,7 @@ pub mod url;
 pub mod warc;
 
 mod error;
+mod front;
 mod rewriter;
 
 /// Declares modules private, or public under the `_internal` feature, which
@@ -55,6 +56,7 @@ pub use document::{
     rewrite_message, rewrite_xml,
 };
 pub use error::Error;
+pub use front::{Done, Event, HEAD_BYTES, Handler, Input, Output, Report, Unit};
 pub use kind::Kind;
 pub use links::{Link, LinkPlace, LinkRow, LinkSink, Outcome, RecordName, Warning, WarningKind};
 pub use mime::maildir;

@@ -13,7 +13,7 @@ use crate::compressed;
 use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
 use crate::links::{Link, LinkRow, RecordName, Warning};
-use crate::mime::mbox::{self, ArchiveMessage};
+use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message;
 use crate::options::{Details, ExtraAttribute, Options};
 use crate::url::{BaseUrl, Rules};
@@ -79,15 +79,17 @@ pub fn resolve(base: &str, reference: &str, rules: Rules) -> Result<String, Erro
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Rewriter {
-    rules: Rules,
-    base: Option<String>,
-    retrieved_from: Option<String>,
-    resource_base: Option<String>,
-    encoding: Option<&'static Encoding>,
-    attributes: Vec<ExtraAttribute>,
-    kind: Option<Kind>,
-    keep_fragment_links: bool,
-    details: Details,
+    pub(crate) rules: Rules,
+    pub(crate) base: Option<String>,
+    pub(crate) retrieved_from: Option<String>,
+    pub(crate) resource_base: Option<String>,
+    pub(crate) encoding: Option<&'static Encoding>,
+    pub(crate) attributes: Vec<ExtraAttribute>,
+    pub(crate) kind: Option<Kind>,
+    pub(crate) keep_fragment_links: bool,
+    pub(crate) details: Details,
+    pub(crate) mbox_format: Option<MboxFormat>,
+    pub(crate) keep_layers: bool,
 }
 
 impl Rewriter {
@@ -154,6 +156,36 @@ impl Rewriter {
     pub fn details(mut self, details: Details) -> Self {
         self.details = details;
         self
+    }
+
+    /// The variant of every mbox, instead of telling it from the first
+    /// message.
+    pub fn mbox_format(mut self, format: MboxFormat) -> Self {
+        self.mbox_format = Some(format);
+        self
+    }
+
+    /// Keeps the base layers of every document in the run's report (for an
+    /// explanation); else they are dropped as each document is done, so
+    /// that memory stays bounded on large archives.
+    pub fn keep_layers(mut self) -> Self {
+        self.keep_layers = true;
+        self
+    }
+
+    /// The options of a run over `bases`.
+    pub(crate) fn options_with<'a>(&'a self, bases: &'a crate::front::Bases) -> Options<'a> {
+        Options {
+            rules: self.rules,
+            forced: bases.forced.as_ref(),
+            outer: bases.outer.as_ref(),
+            resource_base: bases.resource.as_ref(),
+            transport: self.encoding,
+            keep_fragment_links: self.keep_fragment_links,
+            extra_attributes: &self.attributes,
+            details: self.details,
+            rows: None,
+        }
     }
 
     fn bases(&self) -> Result<(Option<Base>, Option<Base>), Error> {

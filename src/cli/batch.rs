@@ -2,32 +2,23 @@
 //! site mirror given its own retrieval URL, every input rewritten and
 //! written safely, and a report of what happened to each.
 
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 mod walk;
 mod write;
 
 pub use walk::expand;
-pub use write::write_atomically;
 use write::{
-    Backup, Durability, Replace, Target, enter_dir, finish, keep_backup, open_locked,
+    Backup, Durability, Replace, Target, Temporary, enter_dir, finish, keep_backup, open_locked,
     output_target, resolve_target,
 };
 
-use relink::kind::{self, Kind};
-use relink::{
-    Base, BaseSource, BaseUrl, Details, DocumentReport, Engine, ExtraAttribute, Layer, LinkRow,
-    MboxFormat, Options, Rules, Warning, WarningKind, compressed, maildir, warc,
-};
+use relink::{Event, Input, Kind, Layer, LinkRow, Output, Rewriter, Unit, Warning, WarningKind};
 use std::fs::Metadata;
-
-/// How many bytes are read to tell what a file is (an mbox's first message
-/// is measured against its Content-Length).
-pub const HEAD_BYTES: usize = 1 << 20;
 
 /// Where an input comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,51 +111,21 @@ pub enum Destination {
 /// How to run.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// The rule set.
-    pub rules: Rules,
-    /// A base forced above every layer (`--base`).
-    pub forced: Option<Base>,
-    /// The base of embedded resources (`--resource-base`).
-    pub resource_base: Option<Base>,
-    /// Leave `#name` links as they are.
-    pub keep_fragment_links: bool,
-    /// The transport encoding (`--encoding`).
-    pub transport: Option<&'static encoding_rs::Encoding>,
-    /// The mbox variant, if given.
-    pub mbox_format: Option<MboxFormat>,
-    /// The kind of every document, instead of telling it by name and
-    /// content (`--type`).
-    pub kind: Option<Kind>,
-    /// Further attributes holding URLs on every HTML element (`--attr`).
-    pub extra_attributes: Vec<ExtraAttribute>,
+    /// The rewrite every input shares: rules, bases, encoding, attributes,
+    /// kind, whether links are listed or counted, whether layers are kept.
+    pub rewriter: Rewriter,
     /// Where output goes.
     pub destination: Destination,
     /// Produce a unified diff of each change.
     pub diff: bool,
-    /// Read every link and hand it to the rows sink of [`process`] (for
-    /// `--list`, `--check` and `--compare-rules`); else only count links.
-    pub links: bool,
-    /// Keep each document's or part's base layers in the report (for
-    /// `explain`); else drop them as each record or message is done, so
-    /// memory stays bounded on large archives.
-    pub layers: bool,
     /// Where to count the bytes read from the inputs as they are read, for
     /// a progress bar that moves through one large archive too.
     pub bytes_read: Option<Arc<AtomicU64>>,
-    /// Whether the writer of [`Destination::Writer`] is a terminal: a
-    /// compressed archive is then not written to it (see
-    /// [`refuses_terminal`]).
+    /// Whether the writer of [`Destination::Writer`] is a terminal:
+    /// compressed output (a gzipped or zstd input, a WACZ package) is then
+    /// not written to it, as gzip refuses to: it would only garble the
+    /// terminal.
     pub writer_is_terminal: bool,
-}
-
-/// Whether an input of `kind` starting with `head` would be written to a
-/// terminal as compressed bytes (a gzipped or zstd WARC, a gzipped
-/// document, a WACZ package, each written back compressed), which relink
-/// refuses as gzip does: they would only garble the terminal.
-pub fn refuses_terminal(kind: Kind, head: &[u8], writer_is_terminal: bool) -> bool {
-    const GZIP: &[u8] = &[0x1f, 0x8b];
-    const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
-    writer_is_terminal && (kind == Kind::Wacz || head.starts_with(GZIP) || head.starts_with(ZSTD))
 }
 
 /// What happened to one input.
@@ -191,20 +152,20 @@ pub struct Report {
     pub error: Option<String>,
     /// A unified diff, when asked for.
     pub diff: Option<String>,
-    /// Each document or part and the layers of its base, when
-    /// [`Settings::layers`] asks for them.
+    /// Each document or part and the layers of its base, when the
+    /// rewriter keeps them.
     pub layers: Vec<(String, Vec<Layer>)>,
 }
 
 impl Report {
-    /// Takes in what the library reported of a document, or of an
-    /// archive's messages or records, once its rows are handed on.
-    fn absorb_document(&mut self, document: DocumentReport) {
-        debug_assert!(document.rows.is_empty(), "rows are handed on, not kept");
-        self.rewritten += document.rewritten;
-        self.no_base += document.without_base;
-        self.warnings.extend(document.warnings);
-        self.layers.extend(document.layers);
+    /// Takes in what the library reported of the input.
+    fn absorb(&mut self, done: relink::Report) {
+        self.kind = done.kind;
+        self.changed = done.changed;
+        self.rewritten += done.rewritten;
+        self.no_base += done.without_base;
+        self.warnings.extend(done.warnings);
+        self.layers.extend(done.layers);
     }
 }
 
@@ -212,80 +173,10 @@ impl Report {
 /// the rows of a document, record or message are never held whole.
 pub type Rows<'a> = &'a (dyn Fn(&[LinkRow]) -> io::Result<()> + Sync);
 
-/// How many rows are gathered before they are handed on together.
-const ROWS_AT_ONCE: usize = 256;
-
-/// Takes the rows of an input as the library finds them and hands them on
-/// a few at a time, keeping the first error (standard output closed) for
-/// the end of the input.
-struct RowSink<'a> {
-    to: Rows<'a>,
-    state: std::sync::Mutex<Gathered>,
-}
-
-/// The rows gathered, and the first error.
-#[derive(Default)]
-struct Gathered {
-    rows: Vec<LinkRow>,
-    error: Option<io::Error>,
-}
-
-impl RowSink<'_> {
-    fn state(&self) -> std::sync::MutexGuard<'_, Gathered> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Hands on the rows gathered.
-    fn flush(&self) {
-        let mut state = self.state();
-        let state = &mut *state;
-        if !state.rows.is_empty()
-            && state.error.is_none()
-            && let Err(err) = (self.to)(&state.rows)
-        {
-            state.error = Some(err);
-        }
-        state.rows.clear();
-    }
-
-    /// Hands on the rows gathered, then those `document` holds (when it
-    /// was read with no sink), and clears them.
-    fn send(&self, document: &mut DocumentReport) {
-        self.flush();
-        let mut state = self.state();
-        if !document.rows.is_empty()
-            && state.error.is_none()
-            && let Err(err) = (self.to)(&document.rows)
-        {
-            state.error = Some(err);
-        }
-        document.rows.clear();
-    }
-}
-
-impl relink::LinkSink for RowSink<'_> {
-    fn row(&self, row: LinkRow) {
-        let mut state = self.state();
-        state.rows.push(row);
-        if state.rows.len() >= ROWS_AT_ONCE {
-            drop(state);
-            self.flush();
-        }
-    }
-}
-
-/// Where the output of an input goes: standard output (when it is the
-/// destination), and the rows sink.
-struct Out<'a> {
-    writer: &'a mut dyn Write,
-    rows: &'a RowSink<'a>,
-}
-
 /// Rewrites one input as `settings` say; standard output (when it is the
-/// destination) goes to `out`, and the link rows (when
-/// [`Settings::links`] asks for them) to `rows` as each document, record
-/// or message is done. An error is in the report; only a broken `out`, or
-/// an error of `rows`, is returned as an error.
+/// destination) goes to `out`, and the link rows (when the rewriter lists
+/// links) to `rows` as they are found. An error is in the report; only a
+/// broken `out`, or an error of `rows`, is returned as an error.
 pub fn process(
     job: &Job,
     settings: &Settings,
@@ -296,17 +187,9 @@ pub fn process(
         name: job.name.clone(),
         ..Report::default()
     };
-    let sink = RowSink {
-        to: rows,
-        state: std::sync::Mutex::default(),
-    };
-    let mut out = Out {
-        writer: out,
-        rows: &sink,
-    };
-    let result = run(job, settings, &mut out, &mut report);
-    sink.flush();
-    if let Some(err) = sink.state().error.take() {
+    let mut failed = None;
+    let result = run(job, settings, (out, rows, &mut failed), &mut report);
+    if let Some(err) = failed {
         return Err(err);
     }
     match result {
@@ -317,49 +200,34 @@ pub fn process(
     Ok(report)
 }
 
-/// Where an input is read from, and, for an in-place rewrite, the file
-/// that is rewritten (a symbolic link named on the command line leads to
-/// it) with its metadata.
+/// Where an input is read from, and the file it is (for an in-place
+/// rewrite, the file a symbolic link named on the command line leads to),
+/// with its metadata.
 struct Opened {
-    reader: Box<dyn Read>,
-    /// The file itself (links followed) and its metadata, for a file.
+    input: Input<'static>,
     file: Option<(PathBuf, Metadata)>,
-}
-
-/// A reader that adds what it reads to a counter.
-struct Counting<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
 }
 
 /// Opens the input, its reads counted in [`Settings::bytes_read`].
 fn open_input(job: &Job, settings: &Settings) -> io::Result<Opened> {
-    let opened = open_uncounted(job, settings)?;
-    Ok(match &settings.bytes_read {
-        Some(count) => Opened {
-            reader: Box::new(Counting {
-                inner: opened.reader,
-                count: Arc::clone(count),
-            }),
-            file: opened.file,
-        },
-        None => opened,
-    })
+    let mut opened = open_uncounted(job, settings)?;
+    if let Some(count) = &settings.bytes_read {
+        opened.input = opened.input.count_into(Arc::clone(count));
+    }
+    if let Some(url) = &job.retrieved_from {
+        opened.input = opened.input.retrieved_from(url);
+    }
+    if job.role == Role::MaildirMessage {
+        opened.input = opened.input.kind(Kind::Message);
+    }
+    Ok(opened)
 }
 
 fn open_uncounted(job: &Job, settings: &Settings) -> io::Result<Opened> {
     let path = match &job.source {
         Source::Stdin => {
             return Ok(Opened {
-                reader: Box::new(io::stdin().lock()),
+                input: Input::reader(io::stdin().lock()),
                 file: None,
             });
         }
@@ -378,14 +246,14 @@ fn open_uncounted(job: &Job, settings: &Settings) -> io::Result<Opened> {
         enter_dir(real.parent().unwrap_or(Path::new("/")));
         let (file, meta) = open_locked(&real).map_err(cannot)?;
         return Ok(Opened {
-            reader: Box::new(file),
+            input: Input::file(file, path),
             file: Some((real, meta)),
         });
     }
     let file = std::fs::File::open(path).map_err(cannot)?;
     let meta = file.metadata()?;
     Ok(Opened {
-        reader: Box::new(file),
+        input: Input::file(file, path),
         file: Some((path.clone(), meta)),
     })
 }
@@ -395,139 +263,62 @@ fn under(dir: &Path, job: &Job) -> PathBuf {
     dir.join(&job.relative)
 }
 
-fn run(job: &Job, settings: &Settings, out: &mut Out<'_>, report: &mut Report) -> io::Result<()> {
+/// Where the output of an input goes: standard output (when it is the
+/// destination), the rows, and the first error of the rows.
+type Out<'o> = (&'o mut dyn Write, Rows<'o>, &'o mut Option<io::Error>);
+
+fn run(job: &Job, settings: &Settings, out: Out<'_>, report: &mut Report) -> io::Result<()> {
     if let Some(done) = copy_entry(job, settings) {
         return done;
     }
-    let retrieved = match &job.retrieved_from {
-        Some(url) => Some(
-            BaseUrl::parse(url, settings.rules)
-                .map(|u| Base::new(u, BaseSource::RetrievedFrom))
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?,
-        ),
-        None => None,
+    let (writer, rows, failed) = out;
+    let Opened { input, file } = open_input(job, settings)?;
+    let mut diff = String::new();
+    let mut handler = |event: Event<'_>| -> io::Result<()> {
+        match event {
+            Event::Start { compressed, .. }
+                if compressed
+                    && settings.writer_is_terminal
+                    && settings.destination == Destination::Writer =>
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "compressed output is not written to a terminal: give -o FILE, or redirect standard output",
+                ));
+            }
+            Event::Rows(found) => {
+                if let Err(err) = rows(found) {
+                    *failed = Some(err);
+                    return Err(io::Error::other("the rows cannot be written"));
+                }
+            }
+            Event::Done(done) if settings.diff => {
+                if let (Some(old), Some(new)) = (done.original, done.output) {
+                    let name = match done.unit {
+                        Unit::Message(n) => format!("{} (message {n})", job.name),
+                        _ => job.name.clone(),
+                    };
+                    diff.push_str(&unified_diff(&name, old, new));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     };
-    let options = Options::default()
-        .rules(settings.rules)
-        .forced(settings.forced.as_ref())
-        .outer(retrieved.as_ref())
-        .resource_base(settings.resource_base.as_ref())
-        .transport(settings.transport)
-        .keep_fragment_links(settings.keep_fragment_links)
-        .extra_attributes(&settings.extra_attributes)
-        .details(if settings.links {
-            Details::Links
-        } else {
-            Details::Counts
-        })
-        .rows(settings.links.then_some(out.rows as &dyn relink::LinkSink));
-    let Opened { mut reader, file } = open_input(job, settings)?;
-    let size = file
-        .as_ref()
-        .map_or(0, |(_, meta)| usize::try_from(meta.len()).unwrap_or(0));
-    let mut head = Vec::with_capacity(size.clamp(8192, HEAD_BYTES) + 1);
-    (&mut reader)
-        .take(HEAD_BYTES as u64)
-        .read_to_end(&mut head)?;
-    let kind = kind_of(job, settings, &head);
-    report.kind = Some(kind);
-    if settings.destination == Destination::Writer
-        && refuses_terminal(kind, &head, settings.writer_is_terminal)
-    {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "compressed output is not written to a terminal: give -o FILE, or redirect standard output",
-        ));
-    }
-    if kind != Kind::Warc && warc::looks_like_warc(&head) {
-        // Told to read it as something else: an archive is never a document.
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "a web archive (WARC or ARC) is read as one (--type warc), never as a document",
-        ));
-    }
-    if kind == Kind::Wacz {
-        return run_wacz(job, settings, &options, (head, reader, file), out, report);
-    }
-    if kind != Kind::Warc
-        && let Some(compression) = compressed::compression_of(&head)
-    {
-        return run_compressed(
-            job,
-            settings,
-            &options,
-            (kind, compression),
-            (head, reader, file),
-            out,
-            report,
-        );
-    }
-    if matches!(kind, Kind::Mbox | Kind::Warc) {
-        let format = settings
-            .mbox_format
-            .unwrap_or_else(|| MboxFormat::detect(&head));
-        let reader = io::BufReader::new(io::Cursor::new(head).chain(reader));
-        let input = Stream { reader, file };
-        return if kind == Kind::Warc {
-            run_warc(job, settings, &options, input, out, report)
-        } else {
-            run_mbox(job, settings, &options, (input, format), None, out, report)
-        };
-    }
-    let mut input = head;
-    // Room for the whole file at once: no regrowth, no copies.
-    input.reserve(size.saturating_sub(input.len()) + 1);
-    reader.read_to_end(&mut input)?;
-    let output = rewrite_in_memory(kind, &input, &options, out, report)?;
-    let rewritten = Rewritten {
-        document: &input,
-        new: output.as_deref(),
-        bytes: output.as_deref(),
+    let rewrite = |output: Output<'_>| {
+        settings
+            .rewriter
+            .run(input, output, &mut handler)
+            .map_err(|e| match e {
+                relink::Error::Io(e) => e,
+                e => io::Error::new(io::ErrorKind::InvalidData, e),
+            })
     };
-    finish_document(
-        job,
-        settings,
-        (&input, rewritten, file.as_ref()),
-        out,
-        report,
-    )
-}
-
-/// A document rewritten in memory: the document as read and as rewritten
-/// (for the diff), and the bytes to write when it changed (the new
-/// document, compressed again if it was compressed).
-struct Rewritten<'a> {
-    document: &'a [u8],
-    new: Option<&'a [u8]>,
-    bytes: Option<&'a [u8]>,
-}
-
-/// Reports and writes a document rewritten in memory; `input` is the file's
-/// bytes as read.
-fn finish_document(
-    job: &Job,
-    settings: &Settings,
-    (input, rewritten, file): (&[u8], Rewritten<'_>, Option<&(PathBuf, Metadata)>),
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<()> {
-    report.changed = rewritten.bytes.is_some();
-    if settings.diff
-        && let Some(new) = rewritten.new
-    {
-        report.diff = Some(unified_diff(&job.name, rewritten.document, new));
-    }
-    let document = Document {
-        bytes: rewritten.bytes.unwrap_or(input),
-        changed: rewritten.bytes.is_some(),
-        file,
-    };
-    write_document(job, settings, document, out.writer, report)?;
-    if !matches!(
-        settings.destination,
-        Destination::Nowhere | Destination::InPlace { .. }
-    ) {
-        report.written = report.changed;
+    let done = to_destination(job, settings, file, writer, report, rewrite)?;
+    report.absorb(done);
+    report.written = report.changed && settings.destination != Destination::Nowhere;
+    if !diff.is_empty() {
+        report.diff = Some(diff);
     }
     Ok(())
 }
@@ -554,280 +345,130 @@ fn copy_entry(job: &Job, settings: &Settings) -> Option<io::Result<()>> {
     Some(done)
 }
 
-/// The input of a job: its first bytes, the rest, and the file.
-type Input = (Vec<u8>, Box<dyn Read>, Option<(PathBuf, Metadata)>);
+/// A temporary file beside a path, made when the first byte is written
+/// (an unchanged document written only when it changed makes none), with
+/// how many bytes went into it.
+struct LazyTemp<'p> {
+    beside: &'p Path,
+    temp: Option<Temporary>,
+    written: usize,
+}
 
-/// A compressed document. gzip is undone, the document rewritten as its
-/// kind, and gzip done again with the file's header (an mbox streamed
-/// through both); a compression relink does not read leaves the file as it
-/// is, with a warning.
-fn run_compressed(
+impl LazyTemp<'_> {
+    /// The temporary file, made now if no byte was written.
+    fn take(self) -> io::Result<Temporary> {
+        match self.temp {
+            Some(temp) => Ok(temp),
+            None => write::temp_file_beside(self.beside),
+        }
+    }
+}
+
+impl Write for LazyTemp<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let temp = match &mut self.temp {
+            Some(temp) => temp,
+            None => self.temp.insert(write::temp_file_beside(self.beside)?),
+        };
+        let n = temp.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.temp {
+            Some(temp) => temp.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Runs `rewrite` into where the settings say: standard output, a device,
+/// or a temporary file put in place of the target once the rewrite is
+/// done (in place, only when something changed).
+fn to_destination(
     job: &Job,
     settings: &Settings,
-    options: &Options<'_>,
-    (kind, compression): (Kind, compressed::Compression),
-    (head, reader, file): Input,
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<()> {
-    let mut input = head;
-    let name = job.name.to_ascii_lowercase();
-    if compression != compressed::Compression::Gzip
-        && (name.contains(".warc") || name.contains(".arc"))
-    {
-        // An archive relink cannot look into is refused, never passed over.
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "a web archive compressed with {}, which relink does not read: decompress it first",
-                compression.name()
-            ),
-        ));
-    }
-    if compression != compressed::Compression::Gzip {
-        report.warnings.push(Warning::new(
-            WarningKind::UnknownEncoding,
-            format_args!(
-                "compressed with {}, which relink does not read; left as it is",
-                compression.name()
-            ),
-        ));
-        let mut reader = reader;
-        reader.read_to_end(&mut input)?;
-        let document = Document {
-            bytes: &input,
-            changed: false,
-            file: file.as_ref(),
-        };
-        return write_document(job, settings, document, out.writer, report);
-    }
-    let header = compressed::Header::read(&input);
-    if kind == Kind::Mbox {
-        let decoder = flate2::read::MultiGzDecoder::new(io::Cursor::new(input).chain(reader));
-        let mut inner = io::BufReader::new(decoder);
-        let format = match settings.mbox_format {
-            Some(format) => format,
-            None => MboxFormat::detect(inner.fill_buf()?),
-        };
-        let stream = Stream {
-            reader: inner,
-            file,
-        };
-        return run_mbox(
-            job,
-            settings,
-            options,
-            (stream, format),
-            Some(&header),
-            out,
-            report,
-        );
-    }
-    let mut reader = reader;
-    reader.read_to_end(&mut input)?;
-    let gunzipped = compressed::gunzip(&input, compressed::MAX_DECOMPRESSED_BYTES)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("gzip: {e}")))?;
-    let document = &gunzipped.bytes[..];
-    if warc::looks_like_warc(document) || compressed::compression_of(document).is_some() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            "gzip around an archive or another compression: not read as a document",
-        ));
-    }
-    let output = rewrite_in_memory(kind, document, options, out, report)?;
-    let zipped = output
-        .as_deref()
-        .map(|new| gunzipped.gzip_again(new))
-        .transpose()?;
-    let rewritten = Rewritten {
-        document,
-        new: output.as_deref(),
-        bytes: zipped.as_deref(),
-    };
-    finish_document(
-        job,
-        settings,
-        (&input, rewritten, file.as_ref()),
-        out,
-        report,
-    )
-}
-
-/// Rewrites (or lists) a WACZ package: every WARC inside it, its indexes
-/// and digests made right. The package is read from the file itself (a
-/// zip is read from its end); standard input is held in memory.
-fn run_wacz(
-    job: &Job,
-    settings: &Settings,
-    options: &Options<'_>,
-    (head, reader, file): Input,
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<()> {
-    let mut reader = reader;
-    let input: Box<dyn SeekRead> = match &file {
-        Some((path, _)) => Box::new(std::fs::File::open(path)?),
-        None => {
-            let mut bytes = head;
-            reader.read_to_end(&mut bytes)?;
-            Box::new(io::Cursor::new(bytes))
-        }
-    };
-    let options = warc::WarcOptions {
-        document: *options,
-        ..warc::WarcOptions::new(&Engine)
-    };
-    let mut rows = DocumentReport::default();
-    let mut collect = |entry: &str, mut record: warc::RecordReport| {
-        // The package's summary holds every warning, each naming its entry.
-        record.warnings.clear();
-        let labels = rows.layers.len();
-        rows.add_record(record);
-        out.rows.send(&mut rows);
-        if !settings.layers {
-            rows.layers.clear();
-        } else if let Some(label) = rows.layers.get_mut(labels) {
-            label.0 = format!("{entry} {}", label.0);
-        }
-    };
-    let failed = |e: warc::wacz::WaczError| io::Error::new(io::ErrorKind::InvalidData, e);
-    let mut warnings = Vec::new();
-    let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
-        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
-        if settings.destination == Destination::Nowhere && !settings.diff {
-            let summary = warc::wacz::inspect(input, &options, &mut collect).map_err(failed)?;
-            let changed = summary.changed() > 0;
-            warnings = summary.warnings;
-            return Ok(changed);
-        }
-        // A zip is written with seeks: into a temporary file, then copied.
-        let mut temp = tempfile::tempfile()?;
-        let summary =
-            warc::wacz::rewrite_with(input, &mut temp, &options, &mut collect).map_err(failed)?;
-        io::Seek::seek(&mut temp, io::SeekFrom::Start(0))?;
-        io::copy(&mut temp, writer)?;
-        let changed = !summary.unchanged();
-        warnings = summary.warnings;
-        Ok(changed)
-    })?;
-    rows.warnings = warnings;
-    report.absorb_document(rows);
-    report.changed = changed;
-    report.written = changed && settings.destination != Destination::Nowhere;
-    Ok(())
-}
-
-/// A reader that seeks (a zip is read from its end).
-trait SeekRead: Read + io::Seek {}
-impl<T: Read + io::Seek> SeekRead for T {}
-
-/// The kind of an input: a Maildir's messages are messages; else `--type`,
-/// else the name and the first bytes.
-fn kind_of(job: &Job, settings: &Settings, head: &[u8]) -> Kind {
-    if job.role == Role::MaildirMessage {
-        Kind::Message
-    } else if let Some(kind) = settings.kind {
-        kind
-    } else {
-        match &job.source {
-            Source::File(path) => kind::detect_file(path, head),
-            Source::Stdin => kind::sniff(head).unwrap_or(Kind::Html),
-        }
-    }
-}
-
-/// Rewrites a document held in memory (HTML, CSS, a message), reporting its
-/// links, warnings and layers; its new bytes, if any changed.
-fn rewrite_in_memory(
-    kind: Kind,
-    input: &[u8],
-    options: &Options<'_>,
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<Option<Vec<u8>>> {
-    let mut document = relink::rewrite_document(kind, input, options)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    let output = document.output.take();
-    out.rows.send(&mut document);
-    report.absorb_document(document);
-    Ok(output)
-}
-
-/// A rewritten document on its way out.
-struct Document<'a> {
-    bytes: &'a [u8],
-    changed: bool,
-    /// The file it was read from, and its metadata.
-    file: Option<&'a (PathBuf, Metadata)>,
-}
-
-/// Writes a document where the settings say.
-fn write_document(
-    job: &Job,
-    settings: &Settings,
-    document: Document<'_>,
+    file: Option<(PathBuf, Metadata)>,
     out: &mut dyn Write,
     report: &mut Report,
-) -> io::Result<()> {
-    let bytes = document.bytes;
-    // A Maildir message's `,S=` size follows its new length.
-    let target = |path: &Path| -> PathBuf {
-        if job.role == Role::MaildirMessage {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            path.with_file_name(maildir::sized_name(&name, bytes.len()))
-        } else {
-            path.to_path_buf()
+    rewrite: impl FnOnce(Output<'_>) -> io::Result<relink::Report>,
+) -> io::Result<relink::Report> {
+    let path = match &settings.destination {
+        Destination::Writer => return rewrite(Output::Always(out)),
+        Destination::Nowhere if settings.diff => {
+            return rewrite(Output::WhenChanged(&mut io::sink()));
         }
-    };
-    let like = document.file.map(|(_, meta)| meta);
-    match &settings.destination {
-        Destination::Writer => out.write_all(bytes).and_then(|()| out.flush())?,
+        Destination::Nowhere => return rewrite(Output::Nowhere),
         Destination::File(path) => match output_target(path)? {
-            Target::Replace(path) => write_atomically(&path, bytes, like)?,
-            Target::Into(device) => write::open_into(&device)?.write_all(bytes)?,
+            Target::Into(device) => {
+                return rewrite(Output::Always(&mut write::open_into(&device)?));
+            }
+            Target::Replace(path) => path,
         },
         Destination::Dir(dir) => {
-            let path = target(&under(dir, job));
+            let path = under(dir, job);
             create_parent(&path)?;
-            write_atomically(&resolve_target(&path)?, bytes, like)?;
+            path
         }
-        Destination::InPlace { backup } => {
-            if let (true, Some((path, meta))) = (document.changed, document.file) {
-                warn_hard_links(meta, report);
-                if let Some(suffix) = backup {
-                    backed_up(keep_backup(path, suffix)?, path, suffix, report);
-                }
-                replace_in_place(path, &target(path), (bytes, meta), report)?;
-            }
-        }
-        Destination::Nowhere => {}
+        Destination::InPlace { .. } => match &file {
+            Some((path, _)) => path.clone(),
+            None => return Err(io::Error::other("cannot rewrite standard input in place")),
+        },
+    };
+    let in_place = matches!(settings.destination, Destination::InPlace { .. });
+    let mut temp = LazyTemp {
+        beside: &path,
+        temp: None,
+        written: 0,
+    };
+    let done = if in_place {
+        rewrite(Output::WhenChanged(&mut temp))?
+    } else {
+        rewrite(Output::Always(&mut temp))?
+    };
+    if in_place && !done.changed {
+        return Ok(done);
     }
-    Ok(())
+    // A Maildir message's `,S=` size follows its new length.
+    let target = if job.role == Role::MaildirMessage {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        path.with_file_name(relink::maildir::sized_name(&name, temp.written))
+    } else {
+        path.clone()
+    };
+    let like = file.as_ref().map(|(_, meta)| meta);
+    let temp = temp.take()?;
+    if !in_place {
+        let target = resolve_target(&target)?;
+        finish(temp, &target, like, (Replace::Over, Durability::Lazy))?;
+        return Ok(done);
+    }
+    if let Some(meta) = like {
+        warn_hard_links(meta, report);
+    }
+    if let Destination::InPlace {
+        backup: Some(suffix),
+    } = &settings.destination
+    {
+        backed_up(keep_backup(&path, suffix)?, &path, suffix, report);
+    }
+    replace_in_place(temp, &path, &target, like)?;
+    Ok(done)
 }
 
-/// Writes `bytes` over `path`, or, for a Maildir message whose size is in
+/// Puts `temp` over `path`, or, for a Maildir message whose size is in
 /// its name, under `new_path` and then removes the old name.
 fn replace_in_place(
+    temp: Temporary,
     path: &Path,
     new_path: &Path,
-    (bytes, meta): (&[u8], &Metadata),
-    report: &mut Report,
+    like: Option<&Metadata>,
 ) -> io::Result<()> {
-    let mut temp = write::temp_file_beside(new_path)?;
-    temp.write_all(bytes)?;
     if new_path == path {
-        finish(temp, path, Some(meta), (Replace::Over, Durability::Flushed))?;
-        report.written = true;
-        return Ok(());
+        return finish(temp, path, like, (Replace::Over, Durability::Flushed));
     }
-    finish(
-        temp,
-        new_path,
-        Some(meta),
-        (Replace::Never, Durability::Flushed),
-    )?;
-    report.written = true;
+    finish(temp, new_path, like, (Replace::Never, Durability::Flushed))?;
     std::fs::remove_file(path).map_err(|e| {
         let (old, new) = (path.display(), new_path.display());
         let message = if e.kind() == io::ErrorKind::NotFound {
@@ -890,185 +531,6 @@ fn backed_up(backup: Backup, path: &Path, suffix: &str, report: &mut Report) {
     }
 }
 
-/// An archive read as a stream (an mbox or a WARC): where it comes from,
-/// and the file it is.
-struct Stream<R> {
-    reader: R,
-    file: Option<(PathBuf, Metadata)>,
-}
-
-/// Writes an archive to the destination as `write` streams it there (the
-/// rewrite tells whether anything changed); an unchanged archive is not
-/// written in place.
-fn stream_to_destination(
-    job: &Job,
-    settings: &Settings,
-    file: Option<(PathBuf, Metadata)>,
-    out: &mut dyn Write,
-    report: &mut Report,
-    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<bool>,
-) -> io::Result<bool> {
-    let destination = &settings.destination;
-    match destination {
-        Destination::Writer => {
-            let mut writer = io::BufWriter::new(out);
-            let changed = write(&mut writer)?;
-            writer.flush()?;
-            return Ok(changed);
-        }
-        Destination::Nowhere => return write(&mut io::sink()),
-        Destination::File(path) => {
-            if let Target::Into(device) = output_target(path)? {
-                let mut writer = io::BufWriter::new(write::open_into(&device)?);
-                let changed = write(&mut writer)?;
-                writer.flush()?;
-                return Ok(changed);
-            }
-        }
-        _ => {}
-    }
-    let in_place = matches!(destination, Destination::InPlace { .. });
-    let like = file.as_ref().map(|(_, meta)| meta);
-    let path = match (destination, &file) {
-        (Destination::File(path), _) => resolve_target(path)?,
-        (Destination::Dir(dir), _) => {
-            let path = under(dir, job);
-            create_parent(&path)?;
-            resolve_target(&path)?
-        }
-        (_, Some((path, _))) => path.clone(),
-        (_, None) => return Err(io::Error::other("cannot rewrite standard input in place")),
-    };
-    let mut temp = write::temp_file_beside(&path)?;
-    let mut writer = io::BufWriter::new(temp.as_file_mut());
-    let changed = write(&mut writer)?;
-    writer.flush()?;
-    drop(writer);
-    if changed || !in_place {
-        if let Destination::InPlace {
-            backup: Some(suffix),
-        } = destination
-        {
-            backed_up(keep_backup(&path, suffix)?, &path, suffix, report);
-        }
-        if in_place && let Some(meta) = like {
-            warn_hard_links(meta, report);
-        }
-        let durability = if in_place {
-            Durability::Flushed
-        } else {
-            Durability::Lazy
-        };
-        finish(temp, &path, like, (Replace::Over, durability))?;
-    }
-    Ok(changed)
-}
-
-fn run_mbox(
-    job: &Job,
-    settings: &Settings,
-    options: &Options<'_>,
-    (input, format): (Stream<impl BufRead>, MboxFormat),
-    gzip: Option<&compressed::Header>,
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<()> {
-    let Stream {
-        reader: input,
-        file,
-    } = input;
-    let mut diff = String::new();
-    let mut rows = DocumentReport::default();
-    let mut collect = |message: &relink::ArchiveMessage, original: &[u8]| {
-        let n = message.number;
-        rows.add_message(Some(n), &message.outcome);
-        out.rows.send(&mut rows);
-        if !settings.layers {
-            rows.layers.clear();
-        }
-        if settings.diff
-            && let Some(new) = &message.outcome.output
-        {
-            diff.push_str(&unified_diff(
-                &format!("{} (message {n})", job.name),
-                original,
-                new,
-            ));
-        }
-    };
-    let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
-        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
-        let Some(header) = gzip else {
-            return relink::rewrite_mbox(input, format, writer, options, &mut collect);
-        };
-        // A gzipped mbox comes back gzipped, with its header.
-        let mut encoder = header.encoder(writer);
-        let changed = relink::rewrite_mbox(input, format, &mut encoder, options, &mut collect)?;
-        encoder.finish()?;
-        Ok(changed)
-    })?;
-    report.absorb_document(rows);
-    report.changed = changed;
-    report.written = changed && settings.destination != Destination::Nowhere;
-    if !diff.is_empty() {
-        report.diff = Some(diff);
-    }
-    Ok(())
-}
-
-/// Rewrites (or lists) a WARC, record by record.
-fn run_warc(
-    job: &Job,
-    settings: &Settings,
-    options: &Options<'_>,
-    input: Stream<impl BufRead>,
-    out: &mut Out<'_>,
-    report: &mut Report,
-) -> io::Result<()> {
-    let Stream {
-        reader: input,
-        file,
-    } = input;
-    let options = warc::WarcOptions {
-        document: *options,
-        ..warc::WarcOptions::new(&Engine)
-    };
-    let mut rows = DocumentReport::default();
-    let mut collect = |mut record: warc::RecordReport| {
-        // The summary holds every warning, those of bytes outside records
-        // too, in file order.
-        record.warnings.clear();
-        rows.add_record(record);
-        out.rows.send(&mut rows);
-        if !settings.layers {
-            rows.layers.clear();
-        }
-    };
-    let mut warnings = Vec::new();
-    let mut input = Some(input);
-    let changed = stream_to_destination(job, settings, file, out.writer, report, &mut |writer| {
-        let input = input.take().ok_or_else(|| io::Error::other("read twice"))?;
-        let summary = if settings.destination == Destination::Nowhere && !settings.diff {
-            warc::inspect(input, &options, &mut collect)
-        } else {
-            warc::rewrite_with(input, writer, &options, &mut collect)
-        };
-        let summary = summary.map_err(|e| match e {
-            // A closed standard output stays one, so the run ends quietly.
-            warc::WarcError::Io(e) if e.kind() == io::ErrorKind::BrokenPipe => e,
-            e => io::Error::new(io::ErrorKind::InvalidData, e),
-        })?;
-        warnings = summary.warnings;
-        Ok(summary.changed > 0)
-    })?;
-    rows.warnings = warnings;
-    report.absorb_document(rows);
-    report.changed = changed;
-    report.written = changed && settings.destination != Destination::Nowhere;
-    Ok(())
-}
-
 /// A unified diff of a change, lossy for bytes that are not UTF-8.
 pub fn unified_diff(name: &str, old: &[u8], new: &[u8]) -> String {
     let (old, new) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
@@ -1090,18 +552,9 @@ mod tests {
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/mail/archive.mboxrd");
         let count = Arc::new(AtomicU64::new(0));
         let settings = Settings {
-            rules: relink::Rules::Rfc1808,
-            forced: None,
-            resource_base: None,
-            keep_fragment_links: false,
-            transport: None,
-            mbox_format: None,
-            kind: None,
-            extra_attributes: Vec::new(),
+            rewriter: Rewriter::new().details(relink::Details::Counts),
             destination: Destination::Nowhere,
             diff: false,
-            links: false,
-            layers: false,
             bytes_read: Some(Arc::clone(&count)),
             writer_is_terminal: false,
         };
@@ -1111,21 +564,6 @@ mod tests {
         assert!(report.error.is_none(), "{:?}", report.error);
         let size = std::fs::metadata(&archive).unwrap().len();
         assert_eq!(count.load(Ordering::Relaxed), size);
-    }
-
-    #[test]
-    fn compressed_output_is_not_written_to_a_terminal() {
-        let gzip = [0x1f, 0x8b, 8, 0];
-        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0];
-        assert!(refuses_terminal(Kind::Warc, &gzip, true));
-        assert!(refuses_terminal(Kind::Warc, &zstd, true));
-        // Not to a terminal, or not compressed: written.
-        assert!(!refuses_terminal(Kind::Warc, &gzip, false));
-        assert!(!refuses_terminal(Kind::Warc, b"WARC/1.1\r\n", true));
-        assert!(refuses_terminal(Kind::Html, &gzip, true));
-        assert!(refuses_terminal(Kind::Wacz, b"PK\x03\x04", true));
-        assert!(!refuses_terminal(Kind::Html, b"<p>", true));
-        assert!(!refuses_terminal(Kind::Mbox, b"From a@b", true));
     }
 
     #[test]

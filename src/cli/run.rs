@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 use relink::kind::Kind;
-use relink::{Base, BaseSource, MboxFormat, Rules};
+use relink::{MboxFormat, Rules};
 
 use super::args::*;
 use super::batch::{self, Destination, Job, Role, Settings};
@@ -88,41 +88,45 @@ pub(crate) fn settings(
     if let Some(url) = &base.retrieved_from {
         parse_base(url, rules)?;
     }
-    let forced = match &base.base {
-        Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::Forced)),
-        None => None,
-    };
-    let resource_base = match &base.resource_base {
-        Some(url) => Some(Base::new(parse_base(url, rules)?, BaseSource::ResourceBase)),
-        None => None,
-    };
-    let transport = match &base.encoding {
-        Some(label) => Some(
-            encoding_rs::Encoding::for_label(label.as_bytes())
-                .ok_or_else(|| usage(format!("unknown encoding '{label}'")))?,
-        ),
-        None => None,
-    };
+    // Each job carries its own retrieval URL; the rest is shared.
+    let mut rewriter = relink::Rewriter::new().rules(rules);
+    if let Some(url) = &base.base {
+        parse_base(url, rules)?;
+        rewriter = rewriter.base(url);
+    }
+    if let Some(url) = &base.resource_base {
+        parse_base(url, rules)?;
+        rewriter = rewriter.resource_base(url);
+    }
+    if let Some(label) = &base.encoding {
+        rewriter = rewriter
+            .encoding(label)
+            .map_err(|_| usage(format!("unknown encoding '{label}'")))?;
+    }
+    for spec in &base.attrs {
+        rewriter = rewriter.attribute(spec.parse().map_err(UsageError::from)?);
+    }
+    if base.keep_fragment_links {
+        rewriter = rewriter.keep_fragment_links();
+    }
+    if let Some(format) = base.mbox_format {
+        rewriter = rewriter.mbox_format(MboxFormat::from(format));
+    }
+    if let Some(kind) = base.kind {
+        rewriter = rewriter.kind(Kind::from(kind));
+    }
+    let links = matches!(mode, Mode::List | Mode::Check | Mode::CompareRules);
+    rewriter = rewriter.details(if links {
+        relink::Details::Links
+    } else {
+        relink::Details::Counts
+    });
     let writer_is_terminal = destination == Destination::Writer && io::stdout().is_terminal();
     Ok(Settings {
+        rewriter,
         writer_is_terminal,
-        rules,
-        forced,
-        resource_base,
-        keep_fragment_links: base.keep_fragment_links,
-        transport,
-        mbox_format: base.mbox_format.map(MboxFormat::from),
-        kind: base.kind.map(Kind::from),
-        extra_attributes: base
-            .attrs
-            .iter()
-            .map(|spec| spec.parse())
-            .collect::<Result<_, relink::Error>>()
-            .map_err(UsageError::from)?,
         destination,
         diff: mode == Mode::Diff,
-        links: matches!(mode, Mode::List | Mode::Check | Mode::CompareRules),
-        layers: false,
         bytes_read: None,
     })
 }
@@ -224,7 +228,7 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
     let mut settings = settings(&args.base, Destination::Nowhere, Mode::DryRun)?;
     // Each document's layers, and no rows.
-    settings.layers = true;
+    settings.rewriter = settings.rewriter.keep_layers();
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
         let report =

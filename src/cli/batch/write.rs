@@ -354,15 +354,6 @@ pub fn finish(
     })
 }
 
-/// Writes `bytes` to `path` atomically (a temporary file in the same
-/// directory, renamed over it) with the mode of `like`, for `-o`: not
-/// flushed to disk, as the source stays.
-pub fn write_atomically(path: &Path, bytes: &[u8], like: Option<&Metadata>) -> io::Result<()> {
-    let mut temp = temp_file_beside(path)?;
-    temp.write_all(bytes)?;
-    finish(temp, path, like, (Replace::Over, Durability::Lazy))
-}
-
 /// Copies the file `from` to `to` atomically, with its mode.
 pub fn copy_file(from: &Path, to: &Path, durability: Durability) -> io::Result<()> {
     copy_into(from, to, (Replace::Over, durability))

@@ -1,0 +1,894 @@
+//! The front door: one call, [`Rewriter::run`], that takes any input (a
+//! path, an open file, a reader, bytes), tells what it is (archive format,
+//! compression, kind: the only place that decides), reads it as a stream,
+//! writes the output to a writer the caller gives (or nowhere, to list),
+//! and reports as it goes, one [`Event`] at a time. The command line, the
+//! Python package and the Spark job all come in here.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use flate2::read::MultiGzDecoder;
+
+use crate::base::{Base, BaseSource, Layer};
+use crate::compressed::{self, Compression};
+use crate::document::{self, DocumentReport, Engine};
+use crate::kind::{self, Kind};
+use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
+use crate::mime::mbox::{ArchiveMessage, MboxFormat};
+use crate::options::{Details, Options};
+use crate::rewriter::Rewriter;
+use crate::url::BaseUrl;
+use crate::warc::{self, RecordReport, WarcOptions, wacz};
+use crate::{Error, Rows};
+
+/// How many bytes are read to tell what an input is (an mbox's first
+/// message is measured against its Content-Length).
+pub const HEAD_BYTES: usize = 1 << 20;
+
+/// How many rows are gathered before they are handed on together.
+const ROWS_AT_ONCE: usize = 256;
+
+/// One input for [`Rewriter::run`]: where its bytes come from, and what
+/// the caller knows of it (its name, its kind, where it was retrieved
+/// from).
+///
+/// ```
+/// use relink::{Input, Kind};
+/// let page = relink::Input::bytes(b"<a href=x>x</a>").retrieved_from("http://a/b/");
+/// let sheet = Input::reader(&b"p { background: url(x.png) }"[..]).kind(Kind::Css);
+/// let named = Input::bytes(b"# Title").named("README.md");
+/// # let _ = (page, sheet, named);
+/// ```
+pub struct Input<'a> {
+    source: Source<'a>,
+    name: Option<PathBuf>,
+    kind: Option<Kind>,
+    retrieved_from: Option<String>,
+    counter: Option<Arc<AtomicU64>>,
+}
+
+/// Where an input's bytes come from.
+enum Source<'a> {
+    Path(PathBuf),
+    File(File),
+    Reader(Box<dyn Read + 'a>),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Input<'a> {
+    fn from_source(source: Source<'a>, name: Option<PathBuf>) -> Self {
+        Input {
+            source,
+            name,
+            kind: None,
+            retrieved_from: None,
+            counter: None,
+        }
+    }
+
+    /// The file at `path`, opened when the run starts; its name tells its
+    /// kind before its content does.
+    pub fn path(path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        Input::from_source(Source::Path(path.clone()), Some(path))
+    }
+
+    /// A file already open (a WACZ package is read from its end), named
+    /// `path`.
+    pub fn file(file: File, path: impl Into<PathBuf>) -> Self {
+        Input::from_source(Source::File(file), Some(path.into()))
+    }
+
+    /// Bytes from any reader, read once, as a stream.
+    pub fn reader(reader: impl Read + 'a) -> Self {
+        Input::from_source(Source::Reader(Box::new(reader)), None)
+    }
+
+    /// Bytes held in memory.
+    pub fn bytes(bytes: &'a [u8]) -> Self {
+        Input::from_source(Source::Bytes(bytes), None)
+    }
+
+    /// The input's name: its extension tells its kind before its content
+    /// does (`.md`, `.mbox`, `.warc.gz`).
+    pub fn named(mut self, name: impl Into<PathBuf>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// What the input is, above [`Rewriter::kind`] and anything its name or
+    /// content say.
+    pub fn kind(mut self, kind: Kind) -> Self {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// The URL this input was retrieved from, above
+    /// [`Rewriter::retrieved_from`] (each file of a site mirror has its
+    /// own).
+    pub fn retrieved_from(mut self, url: &str) -> Self {
+        self.retrieved_from = Some(url.to_owned());
+        self
+    }
+
+    /// Adds every byte read from the input to `counter` as it is read: a
+    /// progress bar that moves through one large archive.
+    pub fn count_into(mut self, counter: Arc<AtomicU64>) -> Self {
+        self.counter = Some(counter);
+        self
+    }
+}
+
+/// Where [`Rewriter::run`] writes the input with its links made absolute.
+pub enum Output<'w> {
+    /// Nowhere: the links are only read (a listing, a check).
+    Nowhere,
+    /// Every byte of the output, changed or not.
+    Always(&'w mut dyn Write),
+    /// The output, which may be left unwritten when nothing changed (the
+    /// caller keeps the input then): a document held in memory is written
+    /// only when it changed; a stream is written as it is read.
+    WhenChanged(&'w mut dyn Write),
+}
+
+/// What [`Rewriter::run`] reports as it goes, in input order.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Event<'e> {
+    /// What the input is, told before anything is written: its kind, and
+    /// whether its output is compressed bytes (gzip, zstd, a WACZ
+    /// package). A handler that returns an error here stops the run before
+    /// any byte is written.
+    Start {
+        /// The kind the input is read as.
+        kind: Kind,
+        /// Whether the output is compressed bytes.
+        compressed: bool,
+    },
+    /// Link rows, as they are found, a few at a time (only with
+    /// [`crate::Details::Links`]).
+    Rows(&'e [LinkRow]),
+    /// A document, a message or a record done.
+    Done(Done<'e>),
+}
+
+/// One document, message or record done.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Done<'e> {
+    /// Which: the document, a message of an mbox, a record of an archive.
+    pub unit: Unit,
+    /// Its bytes as read (gzip undone), for a document or a message.
+    pub original: Option<&'e [u8]>,
+    /// Its new bytes, when it changed, for a document or a message.
+    pub output: Option<&'e [u8]>,
+    /// How many of its links were rewritten.
+    pub rewritten: usize,
+    /// What could not be done in it, each naming where.
+    pub warnings: &'e [Warning],
+}
+
+/// Which document, message or record a [`Done`] speaks of.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Unit {
+    /// The input, one document (or one message file).
+    Document,
+    /// A message of an mbox, numbered from 1.
+    Message(usize),
+    /// A record of a web archive (in a WACZ package, of its entry).
+    Record(Arc<RecordName>),
+}
+
+/// What became of one input, once [`Rewriter::run`] is done.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Report {
+    /// The kind it was read as.
+    pub kind: Option<Kind>,
+    /// Whether any byte changed.
+    pub changed: bool,
+    /// How many links were rewritten.
+    pub rewritten: usize,
+    /// Every warning, each naming where, in input order.
+    pub warnings: Vec<Warning>,
+    /// How many of its documents (parts, records) had no base, so kept
+    /// their relative links.
+    pub without_base: usize,
+    /// Each document's base layers, innermost first, under a label naming
+    /// it (with [`Rewriter::keep_layers`]).
+    pub layers: Vec<(String, Vec<Layer>)>,
+    /// How many messages an mbox holds.
+    pub messages: usize,
+    /// How many records a web archive (every WARC of a WACZ) holds.
+    pub records: usize,
+}
+
+/// The handler of a run's events.
+pub type Handler<'h> = &'h mut (dyn FnMut(Event<'_>) -> io::Result<()> + Send);
+
+/// The events of a run on their way to the caller's handler, the rows
+/// gathered a few at a time. The first error the handler returns is kept
+/// for the end of the run (standard output closed while rows were listed).
+struct Channel<'h> {
+    state: Mutex<ChannelState<'h>>,
+}
+
+struct ChannelState<'h> {
+    rows: Vec<LinkRow>,
+    handler: Handler<'h>,
+    error: Option<io::Error>,
+}
+
+impl<'h> Channel<'h> {
+    fn new(handler: Handler<'h>) -> Self {
+        Channel {
+            state: Mutex::new(ChannelState {
+                rows: Vec::new(),
+                handler,
+                error: None,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, ChannelState<'h>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands on the rows gathered, then `event`.
+    fn emit(&self, event: Option<Event<'_>>) {
+        let mut state = self.state();
+        let state = &mut *state;
+        if state.error.is_some() {
+            state.rows.clear();
+            return;
+        }
+        let mut result = Ok(());
+        if !state.rows.is_empty() {
+            result = (state.handler)(Event::Rows(&state.rows));
+            state.rows.clear();
+        }
+        if let (Ok(()), Some(event)) = (&result, event) {
+            result = (state.handler)(event);
+        }
+        if let Err(err) = result {
+            state.error = Some(err);
+        }
+    }
+
+    /// Hands on the rows of a report read with no sink, and clears them.
+    fn rows_of(&self, report: &mut DocumentReport) {
+        if !report.rows.is_empty() {
+            self.emit(Some(Event::Rows(&report.rows)));
+        }
+        report.rows.clear();
+    }
+
+    /// The first error the handler returned.
+    fn error(&self) -> Option<io::Error> {
+        self.emit(None);
+        self.state().error.take()
+    }
+}
+
+impl LinkSink for Channel<'_> {
+    fn row(&self, row: LinkRow) {
+        let mut state = self.state();
+        state.rows.push(row);
+        if state.rows.len() >= ROWS_AT_ONCE {
+            drop(state);
+            self.emit(None);
+        }
+    }
+}
+
+/// A reader that adds what it reads to a counter.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// An input opened: its first bytes, the rest, and the file it is (a WACZ
+/// package is read from its end).
+struct Opened<'a> {
+    head: Vec<u8>,
+    /// The input's size, when known.
+    size: usize,
+    rest: Box<dyn Read + 'a>,
+    file: Option<File>,
+}
+
+/// An input's first bytes put back before the rest.
+type Restored<'a> = io::Chain<io::Cursor<Vec<u8>>, Box<dyn Read + 'a>>;
+
+/// A reader that seeks.
+trait SeekRead: Read + Seek {}
+impl<T: Read + Seek> SeekRead for T {}
+
+fn cannot_read(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot read: {e}"))
+}
+
+impl<'a> Opened<'a> {
+    fn open(source: Source<'a>, counter: Option<Arc<AtomicU64>>) -> io::Result<Self> {
+        let (reader, file, size): (Box<dyn Read + 'a>, _, _) = match source {
+            Source::Path(path) => {
+                let file = File::open(&path).map_err(cannot_read)?;
+                let size = file.metadata().map_or(0, |m| m.len());
+                (Box::new(file.try_clone()?), Some(file), size)
+            }
+            Source::File(file) => {
+                let size = file.metadata().map_or(0, |m| m.len());
+                (Box::new(file.try_clone()?), Some(file), size)
+            }
+            Source::Reader(reader) => (reader, None, 0),
+            Source::Bytes(bytes) => (Box::new(bytes), None, bytes.len() as u64),
+        };
+        let mut rest: Box<dyn Read + 'a> = match counter {
+            Some(count) => Box::new(Counting {
+                inner: reader,
+                count,
+            }),
+            None => reader,
+        };
+        let size = usize::try_from(size).unwrap_or(0);
+        let mut head = Vec::with_capacity(size.clamp(8192, HEAD_BYTES) + 1);
+        (&mut rest).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        Ok(Opened {
+            head,
+            size,
+            rest,
+            file,
+        })
+    }
+
+    /// The whole input in memory, with room for it read at once.
+    fn read_all(self) -> io::Result<Vec<u8>> {
+        let Opened {
+            head: mut bytes,
+            size,
+            mut rest,
+            ..
+        } = self;
+        bytes.reserve(size.saturating_sub(bytes.len()) + 1);
+        rest.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// The input as a buffered stream, its first bytes put back.
+    fn stream(self) -> BufReader<Restored<'a>> {
+        BufReader::new(io::Cursor::new(self.head).chain(self.rest))
+    }
+}
+
+/// Whether an input of `kind` starting with `head` is written back as
+/// compressed bytes (a gzipped or zstd input, a WACZ package).
+fn writes_compressed(kind: Kind, head: &[u8]) -> bool {
+    const GZIP: &[u8] = &[0x1f, 0x8b];
+    const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+    kind == Kind::Wacz || head.starts_with(GZIP) || head.starts_with(ZSTD)
+}
+
+/// Whether a name says it is a web archive (`.warc`, `.arc`, in any part).
+fn named_archive(name: Option<&Path>) -> bool {
+    name.is_some_and(|n| {
+        let n = n.to_string_lossy().to_ascii_lowercase();
+        n.contains(".warc") || n.contains(".arc")
+    })
+}
+
+/// One run: the settings made into options, the events on their way out,
+/// what is gathered for the report.
+struct Run<'r, 'h> {
+    options: Options<'r>,
+    mbox_format: Option<MboxFormat>,
+    keep_layers: bool,
+    channel: &'r Channel<'h>,
+    gathered: DocumentReport,
+}
+
+impl Rewriter {
+    /// Reads any input relink reads and writes it to `output` with its
+    /// relative links made absolute, as a stream (an archive record by
+    /// record, an mbox message by message; a document is held whole),
+    /// calling `events` as it goes. An error of `events` on
+    /// [`Event::Start`] stops the run before anything is written; a later
+    /// one is returned when the run ends.
+    ///
+    /// ```
+    /// use relink::{Event, Input, Output, Rewriter};
+    /// let mut out = Vec::new();
+    /// let mut rows = Vec::new();
+    /// let report = Rewriter::new().run(
+    ///     Input::bytes(b"<a href=../x>x</a>").retrieved_from("http://a/b/c"),
+    ///     Output::Always(&mut out),
+    ///     &mut |event| {
+    ///         if let Event::Rows(found) = event {
+    ///             rows.extend(found.iter().map(|r| r.link.resolved.clone()));
+    ///         }
+    ///         Ok(())
+    ///     },
+    /// )?;
+    /// assert!(report.changed);
+    /// assert_eq!(out, b"<a href=http://a/x>x</a>");
+    /// assert_eq!(rows, ["http://a/x"]);
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub fn run(
+        &self,
+        input: Input<'_>,
+        output: Output<'_>,
+        events: Handler<'_>,
+    ) -> Result<Report, Error> {
+        let bases = self.parsed_bases(input.retrieved_from.as_deref())?;
+        let channel = Channel::new(events);
+        let details = self.details;
+        let mut run = Run {
+            options: Options {
+                rows: (details == Details::Links).then_some(Rows(&channel as &dyn LinkSink)),
+                ..self.options_with(&bases)
+            },
+            mbox_format: self.mbox_format,
+            keep_layers: self.keep_layers,
+            channel: &channel,
+            gathered: DocumentReport::default(),
+        };
+        let mut report = Report::default();
+        let result = run.input(self, input, output, &mut report);
+        if let Some(err) = channel.error() {
+            return Err(Error::Io(err));
+        }
+        result?;
+        let gathered = run.gathered;
+        report.rewritten += gathered.rewritten;
+        report.without_base += gathered.without_base;
+        report.warnings.extend(gathered.warnings);
+        report.layers.extend(gathered.layers);
+        Ok(report)
+    }
+}
+
+/// The bases of a run, parsed once.
+pub(crate) struct Bases {
+    pub(crate) forced: Option<Base>,
+    pub(crate) outer: Option<Base>,
+    pub(crate) resource: Option<Base>,
+}
+
+impl Rewriter {
+    fn parsed_bases(&self, retrieved_from: Option<&str>) -> Result<Bases, Error> {
+        let rules = self.rules;
+        let parse = |url: Option<&str>, source: BaseSource| {
+            url.map(|u| BaseUrl::parse(u, rules).map(|u| Base::new(u, source)))
+                .transpose()
+        };
+        Ok(Bases {
+            forced: parse(self.base.as_deref(), BaseSource::Forced)?,
+            outer: parse(
+                retrieved_from.or(self.retrieved_from.as_deref()),
+                BaseSource::RetrievedFrom,
+            )?,
+            resource: parse(self.resource_base.as_deref(), BaseSource::ResourceBase)?,
+        })
+    }
+}
+
+impl Run<'_, '_> {
+    /// Opens the input, tells what it is, and reads it as that.
+    fn input(
+        &mut self,
+        rewriter: &Rewriter,
+        input: Input<'_>,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        let Input {
+            source,
+            name,
+            kind,
+            counter,
+            ..
+        } = input;
+        let opened = Opened::open(source, counter)?;
+        let kind = kind.or(rewriter.kind).unwrap_or_else(|| match &name {
+            Some(name) => kind::detect_file(name, &opened.head),
+            None => kind::sniff(&opened.head).unwrap_or(Kind::Html),
+        });
+        report.kind = Some(kind);
+        self.start(kind, writes_compressed(kind, &opened.head))?;
+        if kind != Kind::Warc && warc::looks_like_warc(&opened.head) {
+            // Told to read it as something else: an archive is never a
+            // document.
+            return Err(Error::ArchiveAsDocument);
+        }
+        if kind == Kind::Wacz {
+            return self.wacz(opened, output, report);
+        }
+        if kind != Kind::Warc
+            && let Some(compression) = compressed::compression_of(&opened.head)
+        {
+            return self.compressed((kind, compression), name.as_deref(), opened, output, report);
+        }
+        match kind {
+            Kind::Warc => self.warc(opened.stream(), output, report),
+            Kind::Mbox => {
+                let format = self
+                    .mbox_format
+                    .unwrap_or_else(|| MboxFormat::detect(&opened.head));
+                self.mbox(opened.stream(), format, None, output, report)
+            }
+            _ => {
+                let bytes = opened.read_all()?;
+                let new = self.in_memory(kind, &bytes)?;
+                report.changed = new.is_some();
+                write_whole(output, new.as_deref().unwrap_or(&bytes), report.changed)
+            }
+        }
+    }
+
+    /// Tells the handler what the input is; its error stops the run.
+    fn start(&self, kind: Kind, compressed: bool) -> Result<(), Error> {
+        self.channel.emit(Some(Event::Start { kind, compressed }));
+        match self.channel.state().error.take() {
+            Some(err) => Err(Error::Io(err)),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes in what a document, message or record reported.
+    fn absorb(&mut self, document: DocumentReport) {
+        absorb(self.channel, self.keep_layers, &mut self.gathered, document);
+    }
+
+    /// Rewrites a document held in memory (HTML, CSS, XML, Markdown, a
+    /// message): its new bytes, if any changed.
+    fn in_memory(&mut self, kind: Kind, document: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+        let mut report = document::rewrite_document(kind, document, &self.options)?;
+        let output = report.output.take();
+        self.channel.rows_of(&mut report);
+        self.channel.emit(Some(Event::Done(Done {
+            unit: Unit::Document,
+            original: Some(document),
+            output: output.as_deref(),
+            rewritten: report.rewritten,
+            warnings: &report.warnings,
+        })));
+        self.absorb(report);
+        Ok(output)
+    }
+
+    /// A compressed input. gzip is undone, the document rewritten as its
+    /// kind, and gzip done again with the input's header (an mbox streamed
+    /// through both); a compression relink does not read leaves a document
+    /// as it is, with a warning, and a web archive refused.
+    fn compressed(
+        &mut self,
+        (kind, compression): (Kind, Compression),
+        name: Option<&Path>,
+        opened: Opened<'_>,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        if compression != Compression::Gzip {
+            if named_archive(name) {
+                // An archive relink cannot look into is refused, never
+                // passed over.
+                return Err(Error::CompressedArchive(compression.name()));
+            }
+            report.warnings.push(Warning::new(
+                WarningKind::UnknownEncoding,
+                format_args!(
+                    "compressed with {}, which relink does not read; left as it is",
+                    compression.name()
+                ),
+            ));
+            let bytes = opened.read_all()?;
+            return write_whole(output, &bytes, false);
+        }
+        let header = compressed::Header::read(&opened.head);
+        if kind == Kind::Mbox {
+            let decoder = MultiGzDecoder::new(io::Cursor::new(opened.head).chain(opened.rest));
+            let mut inner = BufReader::new(decoder);
+            let format = match self.mbox_format {
+                Some(format) => format,
+                None => MboxFormat::detect(inner.fill_buf()?),
+            };
+            return self.mbox(inner, format, Some(&header), output, report);
+        }
+        let input = opened.read_all()?;
+        let gunzipped = compressed::gunzip(&input, compressed::MAX_DECOMPRESSED_BYTES)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("gzip: {e}")))?;
+        let document = &gunzipped.bytes[..];
+        if warc::looks_like_warc(document) {
+            return Err(Error::ArchiveAsDocument);
+        }
+        if let Some(inner) = compressed::compression_of(document) {
+            // Compressed twice: not undone again (a gzip file can even
+            // decompress to itself).
+            return Err(Error::Compressed(inner.name()));
+        }
+        let new = self.in_memory(kind, document)?;
+        let zipped = new
+            .as_deref()
+            .map(|new| gunzipped.gzip_again(new))
+            .transpose()?;
+        report.changed = zipped.is_some();
+        write_whole(output, zipped.as_deref().unwrap_or(&input), report.changed)
+    }
+
+    /// An mbox, message by message, gzipped again with `gzip` when given.
+    fn mbox(
+        &mut self,
+        input: impl BufRead,
+        format: MboxFormat,
+        gzip: Option<&compressed::Header>,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        let mut messages = 0;
+        let (channel, keep) = (self.channel, self.keep_layers);
+        let gathered = &mut self.gathered;
+        let mut collect = |message: &ArchiveMessage, original: &[u8]| {
+            let n = message.number;
+            let mut done = DocumentReport::default();
+            done.add_message(Some(n), &message.outcome);
+            channel.rows_of(&mut done);
+            channel.emit(Some(Event::Done(Done {
+                unit: Unit::Message(n),
+                original: Some(original),
+                output: message.outcome.output.as_deref(),
+                rewritten: message.outcome.rewritten,
+                warnings: &done.warnings,
+            })));
+            absorb(channel, keep, gathered, done);
+            messages = n;
+        };
+        let options = &self.options;
+        let changed = match output {
+            Output::Nowhere => {
+                document::rewrite_mbox(input, format, &mut io::sink(), options, &mut collect)?
+            }
+            Output::Always(writer) | Output::WhenChanged(writer) => {
+                let mut writer = io::BufWriter::new(writer);
+                let changed = match gzip {
+                    None => {
+                        document::rewrite_mbox(input, format, &mut writer, options, &mut collect)?
+                    }
+                    Some(header) => {
+                        // A gzipped mbox comes back gzipped, with its header.
+                        let mut encoder = header.encoder(&mut writer);
+                        let changed = document::rewrite_mbox(
+                            input,
+                            format,
+                            &mut encoder,
+                            options,
+                            &mut collect,
+                        )?;
+                        encoder.finish()?;
+                        changed
+                    }
+                };
+                writer.flush()?;
+                changed
+            }
+        };
+        report.changed = changed;
+        report.messages = messages;
+        Ok(())
+    }
+
+    /// A web archive (WARC or ARC, plain or gzipped), record by record.
+    fn warc(
+        &mut self,
+        input: impl BufRead,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        let options = WarcOptions {
+            document: self.options,
+            ..WarcOptions::new(&Engine)
+        };
+        let (channel, keep) = (self.channel, self.keep_layers);
+        let gathered = &mut self.gathered;
+        let mut collect = |record: RecordReport| {
+            record_done(channel, keep, gathered, None, record);
+        };
+        let summary = match output {
+            Output::Nowhere => warc::inspect(input, &options, &mut collect)?,
+            Output::Always(writer) | Output::WhenChanged(writer) => {
+                let mut writer = io::BufWriter::new(writer);
+                let summary = warc::rewrite_with(input, &mut writer, &options, &mut collect)?;
+                writer.flush()?;
+                summary
+            }
+        };
+        // The summary holds every warning, those of bytes outside records
+        // too, in file order.
+        self.gathered.warnings.extend(summary.warnings);
+        report.changed = summary.changed > 0;
+        report.records = summary.records;
+        Ok(())
+    }
+
+    /// A WACZ package: every WARC inside it, its indexes and digests made
+    /// right. A zip is read from its end: from the file itself, else held
+    /// in memory; and written with seeks, into a temporary file first.
+    fn wacz(
+        &mut self,
+        opened: Opened<'_>,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        let input: Box<dyn SeekRead> = match opened.file {
+            Some(mut file) => {
+                file.seek(io::SeekFrom::Start(0))?;
+                Box::new(file)
+            }
+            None => Box::new(io::Cursor::new(opened.read_all()?)),
+        };
+        let options = WarcOptions {
+            document: self.options,
+            ..WarcOptions::new(&Engine)
+        };
+        let (channel, keep) = (self.channel, self.keep_layers);
+        let gathered = &mut self.gathered;
+        let mut collect = |entry: &str, record: RecordReport| {
+            record_done(channel, keep, gathered, Some(entry), record);
+        };
+        let (changed, summary) = match output {
+            Output::Nowhere => {
+                let summary = wacz::inspect(input, &options, &mut collect)?;
+                (summary.changed() > 0, summary)
+            }
+            Output::Always(writer) | Output::WhenChanged(writer) => {
+                let mut temp = tempfile::tempfile()?;
+                let summary = wacz::rewrite_with(input, &mut temp, &options, &mut collect)?;
+                temp.seek(io::SeekFrom::Start(0))?;
+                let mut writer = io::BufWriter::new(writer);
+                io::copy(&mut temp, &mut writer)?;
+                writer.flush()?;
+                (!summary.unchanged(), summary)
+            }
+        };
+        report.records = summary.records();
+        // The package's summary holds every warning, each naming its entry.
+        self.gathered.warnings.extend(summary.warnings);
+        report.changed = changed;
+        Ok(())
+    }
+}
+
+/// Takes in what a document, message or record reported, once its rows
+/// are handed on; its layers only when they are kept.
+fn absorb(
+    channel: &Channel<'_>,
+    keep: bool,
+    gathered: &mut DocumentReport,
+    mut done: DocumentReport,
+) {
+    channel.rows_of(&mut done);
+    gathered.rewritten += done.rewritten;
+    gathered.without_base += done.without_base;
+    gathered.warnings.extend(done.warnings);
+    if keep {
+        gathered.layers.extend(done.layers);
+    }
+}
+
+/// A record of a web archive done (of a WACZ package's `entry`): its rows
+/// and its event handed on. Its warnings are in the archive's summary.
+fn record_done(
+    channel: &Channel<'_>,
+    keep: bool,
+    gathered: &mut DocumentReport,
+    entry: Option<&str>,
+    mut record: RecordReport,
+) {
+    let warnings = std::mem::take(&mut record.warnings);
+    let name = Arc::new(RecordName {
+        number: record.number,
+        target_uri: record.target_uri.clone(),
+        record_id: record.record_id.clone(),
+    });
+    let rewritten = record.rewritten;
+    let mut done = DocumentReport::default();
+    done.add_record(record);
+    if let (Some(entry), Some(label)) = (entry, done.layers.first_mut()) {
+        label.0 = format!("{entry} {}", label.0);
+    }
+    channel.rows_of(&mut done);
+    channel.emit(Some(Event::Done(Done {
+        unit: Unit::Record(name),
+        original: None,
+        output: None,
+        rewritten,
+        warnings: &warnings,
+    })));
+    absorb(channel, keep, gathered, done);
+}
+
+/// Writes a document whole where `output` says.
+fn write_whole(output: Output<'_>, bytes: &[u8], changed: bool) -> Result<(), Error> {
+    match output {
+        Output::Always(writer) => {
+            writer.write_all(bytes)?;
+            writer.flush()?;
+        }
+        Output::WhenChanged(writer) if changed => {
+            writer.write_all(bytes)?;
+            writer.flush()?;
+        }
+        Output::WhenChanged(_) | Output::Nowhere => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compressed_output_is_told_before_it_is_written() {
+        let gzip = [0x1f, 0x8b, 8, 0];
+        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0];
+        assert!(writes_compressed(Kind::Warc, &gzip));
+        assert!(writes_compressed(Kind::Warc, &zstd));
+        assert!(writes_compressed(Kind::Html, &gzip));
+        assert!(writes_compressed(Kind::Wacz, b"PK\x03\x04"));
+        assert!(!writes_compressed(Kind::Warc, b"WARC/1.1\r\n"));
+        assert!(!writes_compressed(Kind::Html, b"<p>"));
+        assert!(!writes_compressed(Kind::Mbox, b"From a@b"));
+    }
+
+    #[test]
+    fn an_error_on_start_stops_the_run_before_a_byte_is_written() {
+        let mut out = Vec::new();
+        let result = Rewriter::new().retrieved_from("http://a/").run(
+            Input::bytes(b"<a href=x>x</a>"),
+            Output::Always(&mut out),
+            &mut |event| match event {
+                Event::Start {
+                    kind: Kind::Html, ..
+                } => Err(io::Error::other("refused")),
+                _ => Ok(()),
+            },
+        );
+        assert!(matches!(result, Err(Error::Io(e)) if e.to_string() == "refused"));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_document_written_when_changed_is_not_written_unchanged() {
+        let rewriter = Rewriter::new().retrieved_from("http://a/");
+        let mut out = Vec::new();
+        let report = rewriter
+            .run(
+                Input::bytes(b"<a href=http://b/>b</a>"),
+                Output::WhenChanged(&mut out),
+                &mut |_| Ok(()),
+            )
+            .unwrap();
+        assert!(!report.changed && out.is_empty());
+        let report = rewriter
+            .run(
+                Input::bytes(b"<a href=x>x</a>"),
+                Output::WhenChanged(&mut out),
+                &mut |_| Ok(()),
+            )
+            .unwrap();
+        assert!(report.changed);
+        assert_eq!(out, b"<a href=http://a/x>x</a>");
+    }
+}
