@@ -7,11 +7,12 @@ use std::sync::Arc;
 use encoding_rs::Encoding;
 use flate2::read::MultiGzDecoder;
 
+use crate::front::{Event, Input, Output};
 use crate::Error;
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed;
 use crate::document::{self, DocumentReport, Engine};
-use crate::kind::{self, Kind};
+use crate::kind::Kind;
 use crate::links::{Link, LinkRow, RecordName, Warning};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message;
@@ -237,64 +238,29 @@ impl Rewriter {
     /// by record; each record's own base serves, not
     /// [`Rewriter::retrieved_from`].
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        let archive = warc::looks_like_warc(input)
-            || (self.kind.is_none() && warc::looks_like_warc_past_junk(input));
-        match self.kind {
-            Some(Kind::Warc) => return self.rewrite_as(input, Kind::Warc),
-            Some(_) if archive => return Err(Error::ArchiveAsDocument),
-            None if archive => return self.rewrite_as(input, Kind::Warc),
-            Some(Kind::Wacz) => return self.rewrite_as(input, Kind::Wacz),
-            None if warc::wacz::looks_like_wacz(input) => {
-                return self.rewrite_as(input, Kind::Wacz);
-            }
-            _ => {}
+        let mut output = Vec::new();
+        let mut rows = Vec::new();
+        let done = Rewriter {
+            keep_layers: true,
+            ..self.clone()
         }
-        match compressed::compression_of(input) {
-            Some(compressed::Compression::Gzip) => self.rewrite_gzipped(input),
-            Some(other) => Err(Error::Compressed(other.name())),
-            None => self.rewrite_as(input, self.kind_of(input)),
-        }
-    }
-
-    /// The kind of an input that is neither an archive nor compressed.
-    fn kind_of(&self, input: &[u8]) -> Kind {
-        self.kind
-            .or_else(|| kind::sniff(input))
-            .unwrap_or(Kind::Html)
-    }
-
-    /// [`Rewriter::rewrite`] of an input of a known kind, not compressed
-    /// (but for a gzipped WARC): the one dispatch,
-    /// [`crate::document::rewrite_document`].
-    fn rewrite_as<'i>(&self, input: &'i [u8], kind: Kind) -> Result<Rewritten<'i>, Error> {
-        let (forced, outer) = self.bases()?;
-        let resource = self.resource()?;
-        let options = Options {
-            resource_base: resource.as_ref(),
-            ..self.options(forced.as_ref(), outer.as_ref())
-        };
-        let report = document::rewrite_document(kind, input, &options)?;
-        Ok(Rewritten { input, report })
-    }
-
-    /// A gzipped document: undone, rewritten, gzipped again with its header.
-    fn rewrite_gzipped<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        let gunzipped = compressed::gunzip(input, compressed::MAX_DECOMPRESSED_BYTES)?;
-        let document = &gunzipped.bytes[..];
-        let kind = self.kind_of(document);
-        if kind == Kind::Warc || warc::looks_like_warc(document) {
-            return Err(Error::ArchiveAsDocument);
-        }
-        if let Some(inner) = compressed::compression_of(document) {
-            // Compressed twice: not undone again (a gzip file can even
-            // decompress to itself).
-            return Err(Error::Compressed(inner.name()));
-        }
-        let inner = self.rewrite_as(document, kind)?;
-        let mut report = inner.report;
-        report.output = match &report.output {
-            Some(document) => Some(gunzipped.gzip_again(document)?),
-            None => None,
+        .run(
+            Input::bytes(input),
+            Output::WhenChanged(&mut output),
+            &mut |event| {
+                if let Event::Rows(found) = event {
+                    rows.extend_from_slice(found);
+                }
+                Ok(())
+            },
+        )?;
+        let report = DocumentReport {
+            output: done.changed.then_some(output),
+            rows,
+            rewritten: done.rewritten,
+            warnings: done.warnings,
+            layers: done.layers,
+            without_base: done.without_base,
         };
         Ok(Rewritten { input, report })
     }
