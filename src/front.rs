@@ -23,7 +23,8 @@ use crate::options::{Details, Options};
 use crate::rewriter::Rewriter;
 use crate::url::BaseUrl;
 use crate::warc::{self, RecordReport, WarcOptions, wacz};
-use crate::{Error, Rows};
+use crate::Error;
+use crate::options::Rows;
 
 /// How many bytes are read to tell what an input is (an mbox's first
 /// message is measured against its Content-Length).

@@ -244,6 +244,37 @@ fn sniff_gzipped(head: &[u8]) -> Option<Kind> {
     sniff(&inner)
 }
 
+impl Kind {
+    /// The kind a file's name gives, if its extension is a known one
+    /// (`page.html`, `page.html.gz`, `crawl.warc.gz.open`).
+    ///
+    /// ```
+    /// use relink::Kind;
+    /// assert_eq!(Kind::from_name("crawl.warc.gz".as_ref()), Some(Kind::Warc));
+    /// assert_eq!(Kind::from_name("notes.md".as_ref()), Some(Kind::Markdown));
+    /// assert_eq!(Kind::from_name("logo.png".as_ref()), None);
+    /// ```
+    pub fn from_name(path: &Path) -> Option<Kind> {
+        from_name(path)
+    }
+
+    /// The kind of a file found in a directory, if relink reads it: by its
+    /// name's extension; a file whose extension names no document (an
+    /// image, a script) is not read; else its first bytes tell.
+    pub fn of_file(path: &Path) -> std::io::Result<Option<Kind>> {
+        if let Some(kind) = from_name(path) {
+            return Ok(Some(kind));
+        }
+        if is_other_by_name(path) {
+            return Ok(None);
+        }
+        let mut head = Vec::with_capacity(512);
+        let file = std::fs::File::open(path)?;
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, 512), &mut head)?;
+        Ok(sniff(&head))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,12 +23,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-// The modules of the API: each documented, each part of it.
-pub mod compressed;
-pub mod kind;
-pub mod url;
-pub mod warc;
-
 mod error;
 mod front;
 mod rewriter;
@@ -46,26 +40,38 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    base, css, document, encoding, html, links, markdown, mime, options, refresh, splice, text,
-    xml,
+    base, compressed, css, document, encoding, html, kind, links, markdown, mime, options, refresh,
+    splice, text, url, warc, xml,
 );
 
+// The API: the front door, its settings, events and reports; the rows and
+// warnings; the resolver; the error.
 pub use base::{Base, BaseSource, Layer, LayerStatus};
-pub use document::{
-    DocumentReport, Engine, part_label, rewrite_css, rewrite_document, rewrite_html, rewrite_mbox,
-    rewrite_message, rewrite_xml,
-};
 pub use error::Error;
-pub use front::{Done, Event, HEAD_BYTES, Handler, Input, Output, Report, Unit};
-pub use kind::Kind;
-pub use links::{Link, LinkPlace, LinkRow, LinkSink, Outcome, RecordName, Warning, WarningKind};
+pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
+pub use crate::kind::Kind;
+pub use links::{Link, LinkPlace, LinkRow, RecordName, Warning, WarningKind};
 pub use mime::maildir;
-pub use mime::mbox::{ArchiveMessage, MboxFormat};
-pub use mime::message::{MessageOutcome, PartReport};
-pub use options::{AttrSyntax, Details, ExtraAttribute, Options, Rows};
+pub use mime::mbox::MboxFormat;
+pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
-pub use url::{BaseUrl, Rules};
-pub use warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary};
+pub use crate::url::{BaseUrl, Rules};
+pub use warc::wacz::WaczError;
+
+// The internals relink's own tests, benchmarks and fuzz targets reach.
+#[cfg(feature = "_internal")]
+pub use {
+    document::{
+        DocumentReport, Engine, part_label, rewrite_css, rewrite_document, rewrite_html,
+        rewrite_mbox, rewrite_message, rewrite_xml,
+    },
+    front::HEAD_BYTES,
+    links::{LinkSink, Outcome},
+    mime::mbox::ArchiveMessage,
+    mime::message::{MessageOutcome, PartReport},
+    options::{Options, Rows},
+    warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary},
+};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

@@ -208,6 +208,7 @@ impl LinkSink for HeldRows {
 
 /// What rewriting a document gave.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub struct Outcome {
     /// The new bytes, or `None` when nothing changed.
     pub output: Option<Vec<u8>>,
@@ -226,6 +227,7 @@ pub struct Outcome {
     pub layers: Vec<Layer>,
 }
 
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 impl Outcome {
     /// The bytes to write: the new ones, or the input when nothing changed.
     pub fn bytes<'a>(&'a self, input: &'a [u8]) -> &'a [u8] {

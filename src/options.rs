@@ -59,6 +59,7 @@ impl std::fmt::Debug for Rows<'_> {
     }
 }
 
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 impl<'a> Options<'a> {
     /// The default options: RFC 1808, no base but what documents give,
     /// every link recorded. The methods below set one field each.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
-use relink::kind::Kind;
+use relink::Kind;
 use relink::{MboxFormat, Rules};
 
 /// Make the relative links of documents absolute, by RFC 1808.

@@ -181,7 +181,7 @@ pub(crate) fn page_of(url: &str) -> Option<(&str, &str)> {
         // No path segment at all (`https://example.com`), or no URL.
         return None;
     }
-    relink::kind::from_name(std::path::Path::new(last)).map(|_| (&url[..parent.len() + 1], last))
+    relink::Kind::from_name(std::path::Path::new(last)).map(|_| (&url[..parent.len() + 1], last))
 }
 
 /// A `--backup` suffix that cannot serve: empty (the backup would be the
@@ -194,7 +194,7 @@ pub(crate) fn check_backup_suffix(suffix: &str) -> anyhow::Result<()> {
         )));
     }
     let named = format!("page{suffix}");
-    if relink::kind::from_name(std::path::Path::new(&named)).is_some() {
+    if relink::Kind::from_name(std::path::Path::new(&named)).is_some() {
         return Err(usage(format!(
             "--backup '{suffix}': a backup named like {named} would be read as a document"
         )));

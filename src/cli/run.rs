@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use relink::kind::Kind;
+use relink::Kind;
 use relink::{MboxFormat, Rules};
 
 use super::args::*;

@@ -161,6 +161,7 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
 /// Returns the reference itself, borrowed, when it needs no resolution
 /// (step 2b: it has a scheme), so callers can tell that nothing changed. An
 /// empty base means "unknown" (step 1): the reference is returned as is.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     resolve_with(base, reference, || Url::parse(base))
 }

@@ -63,6 +63,7 @@ use std::io::{self, BufRead, Read, Write};
 use flate2::write::GzEncoder;
 use rayon::prelude::*;
 
+#[cfg(feature = "_internal")]
 pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 

@@ -103,6 +103,7 @@ impl WaczError {
 
 /// What a pass over one WARC entry gave.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub struct ArchiveReport {
     /// The entry's name in the zip (`archive/data.warc.gz`).
     pub entry: String,
@@ -217,6 +218,7 @@ pub fn inspect<R: Read + Seek>(
 
 /// Calls `on_link` with the entry's name for every link of every WARC
 /// entry, in order, and writes nothing.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn links<R: Read + Seek>(
     input: R,
     options: &WarcOptions<'_>,
@@ -243,6 +245,7 @@ pub fn links<R: Read + Seek>(
 /// the new entries are ready, so a refusal (a signed package, an index
 /// that cannot be updated) leaves `output` untouched; an error while
 /// writing leaves a partial zip, to be thrown away.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn rewrite<R: Read + Seek, W: Write + Seek>(
     input: R,
     output: W,

@@ -5,12 +5,12 @@
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Job, Role, Source, mirror_url, write::is_temporary_name};
-use relink::{kind, maildir};
+use relink::{Kind, maildir};
 
 /// What the walk has seen: directories by device and inode (so a link loop
 /// or a directory named twice is walked once), and files, so none is
@@ -225,15 +225,8 @@ impl Walker<'_> {
 /// another known extension) its first bytes say so. A file that cannot be opened is taken, so that its error is
 /// reported by name.
 fn wanted(path: &Path) -> bool {
-    if kind::from_name(path).is_some() {
-        return true;
-    }
-    if kind::is_other_by_name(path) {
-        return false;
-    }
-    let mut head = Vec::with_capacity(512);
-    match std::fs::File::open(path).and_then(|f| f.take(512).read_to_end(&mut head)) {
-        Ok(_) => kind::sniff(&head).is_some(),
+    match Kind::of_file(path) {
+        Ok(kind) => kind.is_some(),
         Err(err) => err.kind() != io::ErrorKind::NotFound,
     }
 }
