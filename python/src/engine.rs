@@ -17,6 +17,16 @@ use relink::{BaseSource, Kind, LinkRow, Rewriter, Rules};
 
 use crate::error::Failure;
 
+/// A failure of the crate: reading or writing, or bad input.
+impl From<relink::Error> for Failure {
+    fn from(error: relink::Error) -> Self {
+        match error {
+            relink::Error::Io(error) => Failure::Io(error, None),
+            other => Failure::Value(other.to_string()),
+        }
+    }
+}
+
 /// One link, with the fields of `relink --list --format json` but `file`,
 /// which the caller knows.
 #[derive(Debug)]

@@ -17,15 +17,6 @@ pub enum Failure {
     Io(io::Error, Option<String>),
 }
 
-impl From<relink::Error> for Failure {
-    fn from(error: relink::Error) -> Self {
-        match error {
-            relink::Error::Io(error) => Failure::Io(error, None),
-            other => Failure::Value(other.to_string()),
-        }
-    }
-}
-
 impl From<io::Error> for Failure {
     fn from(error: io::Error) -> Self {
         Failure::Io(error, None)
