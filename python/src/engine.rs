@@ -228,12 +228,12 @@ fn readers_of(kind: Kind) -> &'static str {
 }
 
 /// Checks that `head`, the start of an input (of the file at `path`, if
-/// any), is an archive of `archive`'s kind: a web archive by its content
-/// (WARC or ARC, plain or gzipped, after any junk the reader skips), an
-/// mbox as the command line tells it (by its content, or a file by its
-/// name too). An input of another kind is an error naming what it is,
-/// never an archive with nothing in it; an empty input is an empty
-/// archive.
+/// any), is an archive of `archive`'s kind, as the command line tells a
+/// kind (a file by its name and first bytes, data by its bytes), and for
+/// a web archive, that its content holds a record (WARC or ARC, plain or
+/// gzipped, after any junk the reader skips). An input of another kind is
+/// an error naming what it is, never an archive with nothing in it; an
+/// empty input is an empty archive.
 fn check(archive: Archive, head: &[u8], path: Option<&Path>) -> Result<(), Failure> {
     if head.is_empty() {
         return Ok(());
@@ -248,12 +248,14 @@ fn check(archive: Archive, head: &[u8], path: Option<&Path>) -> Result<(), Failu
     }
     let is_warc = relink::warc::looks_like_warc_past_junk(head);
     let found = match path {
-        _ if is_warc => Some(Kind::Warc),
         Some(path) => Some(relink::kind::detect_file(path, head)),
         None => relink::kind::sniff(head),
     };
     let (fits, not) = match archive {
-        Archive::Warc => (is_warc, "not a web archive (WARC or ARC)"),
+        Archive::Warc => (
+            is_warc && found == Some(Kind::Warc),
+            "not a web archive (WARC or ARC)",
+        ),
         Archive::Mbox => (found == Some(Kind::Mbox), "not an mbox"),
     };
     // A file named as a WARC but with no record in it: nothing tells its

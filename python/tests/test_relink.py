@@ -288,6 +288,8 @@ def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path
         assert expected, path
         found = list(relink.warc_links(str(path)))
         assert found == expected, path
+        # Read whole by links(), the same rows.
+        assert relink.links(path) == expected, path
         # A record's rows have every key in JSON Lines too.
         run = subprocess.run(
             [str(relink_bin), "--list", "--format", "json", str(path)], capture_output=True, check=True
@@ -296,6 +298,7 @@ def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path
     for name in ("archive.mboxrd", "archive.mboxcl2"):
         mbox = FIXTURES / "mail" / name
         assert list(relink.mbox_links(str(mbox))) == cli_rows(relink_bin, mbox), name
+        assert relink.links(mbox) == cli_rows(relink_bin, mbox), name
 
 
 # bytes-like input
@@ -412,9 +415,12 @@ def test_warc_links_of_a_page_raise_value_error(tmp_path: pathlib.Path) -> None:
     with open(path, "rb") as stream, pytest.raises(ValueError, match=f"^{re.escape(str(path))}: {message}"):
         list(relink.warc_links(stream))
     # A WACZ package, and text that is no kind at all.
-    wacz = FIXTURES / "archives" / "wacz" / "site.wacz"
-    with pytest.raises(ValueError, match="not a web archive .WARC or ARC.: it reads as wacz"):
-        list(relink.warc_links(wacz))
+    # A WACZ package, even one whose WARC file is stored in it uncompressed,
+    # told by its name as the command line tells it.
+    for name in ("site.wacz", "example-plain.wacz"):
+        wacz = FIXTURES / "archives" / "wacz" / name
+        with pytest.raises(ValueError, match="not a web archive .WARC or ARC.: it reads as wacz"):
+            list(relink.warc_links(wacz))
     with pytest.raises(ValueError, match="^not a web archive .WARC or ARC.$"):
         list(relink.warc_links(b"just some text\n"))
     # A file named as a WARC with no record in it is no WARC either.

@@ -60,7 +60,7 @@ class Link(TypedDict):
     """One link: the keys and values of a row of ``relink --list --format
     json`` (docs/python.md has the table).
 
-    - ``file``: the path the archive was read from, as given; None for a
+    - ``file``: the path the input was read from, as given; None for a
       file object or data in memory
     - ``message``: the mbox message it is in, from 1; else None
     - ``part``: the MIME part it is in (``"1.2"``; ``""`` for a message of
