@@ -129,15 +129,19 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
+/// The names of the kinds, in order: the names `kind` takes.
+pub fn kind_names() -> Vec<&'static str> {
+    KINDS.into_iter().map(kind_name).collect()
+}
+
 fn kind(name: &str) -> Result<Kind, Failure> {
     KINDS
         .into_iter()
         .find(|&kind| kind_name(kind).eq_ignore_ascii_case(name))
         .ok_or_else(|| {
-            let names: Vec<&str> = KINDS.into_iter().map(kind_name).collect();
             Failure::Value(format!(
                 "unknown kind '{name}' (expected {})",
-                names.join(", ")
+                kind_names().join(", ")
             ))
         })
 }

@@ -43,6 +43,8 @@ mod relink_module {
             m.py().get_type::<super::error::RelinkWarning>(),
         )?;
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // Private: what the stub's `Kind` is checked against.
+        m.add("KINDS", super::engine::kind_names())?;
         Ok(())
     }
 }

@@ -900,6 +900,15 @@ def test_the_native_module_is_private_under_the_package() -> None:
     stub = (pathlib.Path(relink.__file__).parent / "__init__.pyi").read_text()
     for name in public:
         assert f'"{name}"' in stub, name
+    # The stub's kinds are the names `kind` takes, from the native module.
+    (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
+    assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]
+    for kind in native.KINDS:
+        try:
+            relink.links(b"", kind=kind)
+        except ValueError as error:  # an empty WACZ package is no zip file
+            assert "unknown kind" not in str(error), kind
 
 
 def test_feeds_and_markdown_are_kinds_too() -> None:
