@@ -10,6 +10,7 @@ import json
 import mmap
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import urllib.request
@@ -77,9 +78,15 @@ def test_unknown_rules_raise_value_error() -> None:
             call()
 
 
-def test_data_must_be_bytes() -> None:
-    with pytest.raises(TypeError):
-        relink.absolutize("<a href=g>", "http://a/")  # type: ignore[arg-type]
+def test_a_str_is_a_path_never_the_data() -> None:
+    for call in (
+        lambda: relink.absolutize("<a href=g>", "http://a/"),
+        lambda: relink.links("<a href=g>", "http://a/"),
+        lambda: relink.rewrite("<a href=g>", "http://a/"),
+    ):
+        with pytest.raises(FileNotFoundError) as caught:
+            call()
+        assert caught.value.filename == "<a href=g>"
 
 
 # absolutize and rewrite
@@ -263,6 +270,9 @@ def test_rows_of_every_document_fixture_equal_the_command_lines(relink_bin) -> N
         kind = "css" if name.endswith(".css") else None
         found = relink.links(path.read_bytes(), None if base == "-" else base, rules, kind=kind)
         assert found == [{**row, "file": None} for row in expected], name
+        # Given its path, the file is read and its kind told by its name, as
+        # the command line tells it: the rows are the command line's.
+        assert relink.links(path, None if base == "-" else base, rules) == expected, name
         kinds.update(row["base_from"] for row in found)
     # Every kind of base the command line names is in these rows.
     assert {"--retrieved-from", "Base of the message", "none"} <= kinds, kinds
@@ -278,6 +288,8 @@ def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path
         assert expected, path
         found = list(relink.warc_links(str(path)))
         assert found == expected, path
+        # Read whole by links(), the same rows.
+        assert relink.links(path) == expected, path
         # A record's rows have every key in JSON Lines too.
         run = subprocess.run(
             [str(relink_bin), "--list", "--format", "json", str(path)], capture_output=True, check=True
@@ -286,6 +298,7 @@ def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path
     for name in ("archive.mboxrd", "archive.mboxcl2"):
         mbox = FIXTURES / "mail" / name
         assert list(relink.mbox_links(str(mbox))) == cli_rows(relink_bin, mbox), name
+        assert relink.links(mbox) == cli_rows(relink_bin, mbox), name
 
 
 # bytes-like input
@@ -302,8 +315,8 @@ def test_every_bytes_like_object_is_read(tmp_path: pathlib.Path) -> None:
             assert relink.links(data, base) == expected, type(data)
             assert relink.absolutize(data, base) == b'<a href="http://h.example/a/x">x</a>'
             assert relink.rewrite(data, base) == b'<a href="http://h.example/a/x">x</a>'
-    for wrong in ("<a href=x>", 5, None, [1, 2]):
-        with pytest.raises(TypeError):
+    for wrong in (5, None, [1, 2]):
+        with pytest.raises(TypeError, match="expected a path, a bytes-like object or a binary file object"):
             relink.links(wrong, base)  # type: ignore[arg-type]
         with pytest.raises(TypeError):
             relink.rewrite(wrong, base)  # type: ignore[arg-type]
@@ -314,6 +327,161 @@ def test_a_bytearray_changed_later_does_not_change_the_result() -> None:
     out = relink.rewrite(data, "http://a.example/")
     data[:] = b"nothing"
     assert out == b"<a href=http://a.example/x>x</a>"
+
+
+# One way in: a path, data or a file object
+
+
+def test_every_function_takes_a_path_data_or_a_file_object(tmp_path: pathlib.Path) -> None:
+    page = b'<a href="../x">x</a>'
+    base = "http://h.example/a/b/c"
+    path = tmp_path / "page.html"
+    path.write_bytes(page)
+    expected = relink.links(page, base)
+    assert expected and expected[0]["resolved"] == "http://h.example/a/x"
+    with open(path, "rb") as stream:
+        assert relink.links(stream, base) == expected
+    assert relink.links(io.BytesIO(page), base) == expected
+    # A path's rows name it, as the command line's do.
+    for given in (path, str(path)):
+        assert relink.links(given, base) == [{**l, "file": str(path)} for l in expected]
+    rewritten = b'<a href="http://h.example/a/x">x</a>'
+    for given in (path, str(path), open(path, "rb"), io.BytesIO(page), page):
+        assert relink.rewrite(given, base) == rewritten
+    for given in (path, open(path, "rb"), page):
+        assert relink.absolutize(given, base) == rewritten
+    # A path is read, never written.
+    assert path.read_bytes() == page
+    # The streaming functions take data in memory too.
+    data = SITE_WARC.read_bytes()
+    from_path = [{**l, "file": None} for l in relink.warc_links(SITE_WARC)]
+    assert len(from_path) > 20
+    assert list(relink.warc_links(data)) == from_path
+    assert list(relink.warc_links(bytearray(data))) == from_path
+    assert list(relink.warc_links(memoryview(data))) == from_path
+    out = io.BytesIO()
+    relink.rewrite_warc(data, out)
+    assert out.getvalue() == relink.rewrite(data)
+    mbox = FIXTURES / "mail" / "archive.mboxrd"
+    from_path = [{**l, "file": None} for l in relink.mbox_links(mbox)]
+    assert from_path and list(relink.mbox_links(mbox.read_bytes())) == from_path
+    out = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", relink.RelinkWarning)
+        relink.rewrite_mbox(mbox.read_bytes(), out)
+    assert out.getvalue() == (FIXTURES / "mail" / "archive.expected.mboxrd").read_bytes()
+
+
+def test_a_path_is_read_as_the_file_not_as_its_name(tmp_path: pathlib.Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    pathlib.Path("page.html").write_bytes(b"<a href=x>x</a>")
+    (link,) = relink.links("page.html", "http://a.example/d/")
+    assert (link["file"], link["resolved"], link["element"]) == ("page.html", "http://a.example/d/x", "a")
+    # A style sheet is told by its name, as the command line tells it.
+    pathlib.Path("main.css").write_bytes(b"body { background: url(i.png) }")
+    (link,) = relink.links("main.css", "http://a.example/s/")
+    assert (link["attribute"], link["resolved"]) == ("css", "http://a.example/s/i.png")
+    assert relink.links(b"body { background: url(i.png) }", "http://a.example/s/") == []
+    with pytest.raises(FileNotFoundError) as caught:
+        relink.links("missing.html")
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOENT, "missing.html")
+
+
+def test_a_file_object_is_read_to_its_end() -> None:
+    """links() of an open file: read through its read(), a few bytes at a
+    time for a trickling stream, never as a memoryview."""
+    mbox = (FIXTURES / "mail" / "archive.mboxrd").read_bytes()
+    expected = relink.links(mbox, "http://list.example/")
+    assert len(expected) > 2
+    with open(FIXTURES / "mail" / "archive.mboxrd", "rb") as stream:
+        assert relink.links(stream, "http://list.example/") == expected
+    assert relink.links(Trickle(mbox), "http://list.example/") == expected
+    with open(FIXTURES / "mail" / "archive.mboxrd", encoding="latin-1") as text:
+        with pytest.raises(TypeError, match="bytes-like"):
+            relink.links(text)
+
+
+# Inputs of the wrong kind: an error naming what they are
+
+
+def test_warc_links_of_a_page_raise_value_error(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(b"<!doctype html><a href=x>x</a>")
+    message = r"not a web archive \(WARC or ARC\): it reads as html \(links and rewrite read it\)"
+    with pytest.raises(ValueError, match=f"^{re.escape(str(path))}: {message}$"):
+        list(relink.warc_links(path))
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        next(relink.warc_links(path.read_bytes()))
+    with open(path, "rb") as stream, pytest.raises(ValueError, match=f"^{re.escape(str(path))}: {message}"):
+        list(relink.warc_links(stream))
+    # A WACZ package, and text that is no kind at all.
+    # A WACZ package, even one whose WARC file is stored in it uncompressed,
+    # told by its name as the command line tells it.
+    for name in ("site.wacz", "example-plain.wacz"):
+        wacz = FIXTURES / "archives" / "wacz" / name
+        with pytest.raises(ValueError, match="not a web archive .WARC or ARC.: it reads as wacz"):
+            list(relink.warc_links(wacz))
+    with pytest.raises(ValueError, match="^not a web archive .WARC or ARC.$"):
+        list(relink.warc_links(b"just some text\n"))
+    # A file named as a WARC with no record in it is no WARC either.
+    named = tmp_path / "crawl.warc"
+    named.write_bytes(b"<p>not a record</p>")
+    with pytest.raises(ValueError, match="crawl.warc: not a web archive .WARC or ARC.$"):
+        list(relink.warc_links(named))
+
+
+def test_rewrite_warc_of_a_page_raises_value_error_and_writes_nothing(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_bytes(b"<a href=x>x</a>")
+    out = io.BytesIO()
+    with pytest.raises(ValueError, match="page.html: not a web archive .WARC or ARC.: it reads as html"):
+        relink.rewrite_warc(path, out)
+    assert out.getvalue() == b""
+    with pytest.raises(ValueError, match="not a web archive"):
+        relink.rewrite_warc(path, tmp_path / "out.warc")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+def test_mbox_links_of_a_web_archive_raise_value_error() -> None:
+    message = r"not an mbox: it reads as warc \(warc_links and rewrite_warc read it\)"
+    with pytest.raises(ValueError, match=f"^{re.escape(str(CORPUS_WARC))}: {message}$"):
+        list(relink.mbox_links(CORPUS_WARC))
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        list(relink.mbox_links(io.BytesIO(SITE_WARC.read_bytes())))
+    eml = FIXTURES / "mail" / "base-header.eml"
+    with pytest.raises(ValueError, match="base-header.eml: not an mbox: it reads as message .links and rewrite"):
+        list(relink.mbox_links(eml))
+
+
+def test_rewrite_mbox_of_a_web_archive_raises_value_error_and_writes_nothing(tmp_path: pathlib.Path) -> None:
+    """The command line refuses a WARC file read as an mbox; so does the
+    package, and it writes nothing (not the archive as one gzip stream)."""
+    out = io.BytesIO()
+    with pytest.raises(ValueError, match="site.warc.gz: not an mbox: it reads as warc"):
+        relink.rewrite_mbox(SITE_WARC, out)
+    assert out.getvalue() == b""
+    with pytest.raises(ValueError, match="not an mbox: it reads as warc"):
+        relink.rewrite_mbox(SITE_WARC.read_bytes(), tmp_path / "out.mbox.gz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_archive_compressed_as_relink_does_not_read_raises_value_error() -> None:
+    zstd = b"\x28\xb5\x2f\xfd" + bytes(100)
+    xz = b"\xfd7zXZ\x00" + bytes(100)
+    for data, name in ((zstd, "zstd"), (xz, "xz")):
+        with pytest.raises(ValueError, match=f"^compressed with {name}, which relink does not read: decompress it first$"):
+            list(relink.warc_links(data))
+        with pytest.raises(ValueError, match=f"compressed with {name}"):
+            list(relink.mbox_links(data))
+        with pytest.raises(ValueError, match=f"compressed with {name}"):
+            relink.rewrite_mbox(data, io.BytesIO())
+
+
+def test_an_empty_archive_has_no_links() -> None:
+    links = relink.warc_links(b"")
+    assert list(links) == [] and links.records == 0
+    mbox = relink.mbox_links(io.BytesIO())
+    assert list(mbox) == [] and mbox.records == 0
 
 
 # warc_links
@@ -519,10 +687,10 @@ def test_an_error_of_the_file_object_is_raised_as_it_is() -> None:
     with open(CORPUS_WARC, encoding="latin-1") as text:
         with pytest.raises(TypeError, match="bytes-like"):
             list(relink.warc_links(text))
-    with pytest.raises(TypeError, match="a path or a binary file object"):
+    with pytest.raises(TypeError, match="a path, a bytes-like object or a binary file object"):
         relink.warc_links(42)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="for data in memory, use links"):
-        relink.warc_links(SITE_WARC.read_bytes())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a path or a binary file object .with write."):
+        relink.rewrite_warc(SITE_WARC, bytearray())  # type: ignore[arg-type]
 
 
 def test_os_errors_carry_errno_and_filename(tmp_path: pathlib.Path) -> None:
@@ -702,6 +870,45 @@ def test_the_package_is_typed() -> None:
         assert name in text
     assert relink.resolve.__doc__ and "rfc1808" in relink.resolve.__doc__
     assert relink.warc_links.__doc__ and "background thread" in relink.warc_links.__doc__
+
+
+def test_the_native_module_is_private_under_the_package() -> None:
+    import importlib.machinery
+
+    import relink._relink as native
+
+    assert any(native.__file__.endswith(suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+    public = {
+        "LinkStream",
+        "RelinkWarning",
+        "absolutize",
+        "links",
+        "mbox_links",
+        "resolve",
+        "rewrite",
+        "rewrite_mbox",
+        "rewrite_warc",
+        "warc_links",
+    }
+    assert set(relink.__all__) == public
+    for name in public:
+        assert getattr(relink, name) is getattr(native, name), name
+    assert relink.__version__ == native.__version__
+    # The public names are the package's, as its users write them.
+    assert relink.LinkStream.__module__ == "relink"
+    assert relink.RelinkWarning.__module__ == "relink"
+    stub = (pathlib.Path(relink.__file__).parent / "__init__.pyi").read_text()
+    for name in public:
+        assert f'"{name}"' in stub, name
+    # The stub's kinds are the names `kind` takes, from the native module.
+    (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
+    assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]
+    for kind in native.KINDS:
+        try:
+            relink.links(b"", kind=kind)
+        except ValueError as error:  # an empty WACZ package is no zip file
+            assert "unknown kind" not in str(error), kind
 
 
 def test_feeds_and_markdown_are_kinds_too() -> None:

@@ -2,14 +2,17 @@
 
 Every function takes ``rules``: ``"rfc1808"`` (the default), ``"rfc3986"``
 or ``"whatwg"``. A base that is not an absolute URL under those rules, or a
-rules name not known, raises ``ValueError``. The work is done in Rust with
-the GIL released.
+rules name not known, raises ``ValueError``. The work is done in Rust, in
+the private native module ``relink._relink``, with the GIL released.
 
-Data held in memory is any bytes-like object (``bytes``, ``bytearray``,
-``memoryview``, ``mmap``...). An archive read as a stream is a path or any
-binary file object with ``read`` (an ``open()`` file, a ``gzip.open``
-stream, an HTTP response, an fsspec or boto3 stream); one written, a path
-or any binary file object with ``write``.
+Every input is taken one way: a path (``str`` or ``os.PathLike``: the file
+is read), any bytes-like object (``bytes``, ``bytearray``, ``memoryview``,
+``mmap``...: the data), or a binary file object with ``read`` (an ``open()``
+file, a ``gzip.open`` stream, an HTTP response, an fsspec or boto3
+stream). An archive read as a stream is read in chunks; one written goes to
+a path or any binary file object with ``write``. An input of the wrong
+kind (a page given to ``warc_links``, a WARC file to ``mbox_links``) raises
+``ValueError`` naming what it is, never gives an empty result.
 """
 
 from __future__ import annotations
@@ -20,7 +23,21 @@ from typing import IO, Iterator, Literal, Optional, Protocol, TypedDict, Union, 
 
 __version__: str
 
+__all__ = [
+    "LinkStream",
+    "RelinkWarning",
+    "absolutize",
+    "links",
+    "mbox_links",
+    "resolve",
+    "rewrite",
+    "rewrite_mbox",
+    "rewrite_warc",
+    "warc_links",
+]
+
 # Rules, Kind, Link, ReadableStream, WritableStream and the unions below
+# (Source: any input; Destination: any output)
 # exist for type checkers only: import them under
 # `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
@@ -33,7 +50,7 @@ class ReadableStream(Protocol):
 class WritableStream(Protocol):
     def write(self, data: bytes, /) -> Optional[int]: ...
 
-Source = Union[str, os.PathLike[str], ReadableStream, IO[bytes]]
+Source = Union[str, os.PathLike[str], BytesLike, ReadableStream, IO[bytes]]
 Destination = Union[str, os.PathLike[str], WritableStream, IO[bytes]]
 
 class RelinkWarning(UserWarning):
@@ -43,7 +60,7 @@ class Link(TypedDict):
     """One link: the keys and values of a row of ``relink --list --format
     json`` (docs/python.md has the table).
 
-    - ``file``: the path the archive was read from, as given; None for a
+    - ``file``: the path the input was read from, as given; None for a
       file object or data in memory
     - ``message``: the mbox message it is in, from 1; else None
     - ``part``: the MIME part it is in (``"1.2"``; ``""`` for a message of
@@ -103,7 +120,7 @@ def resolve(base: str, reference: str, rules: Rules = "rfc1808") -> str:
     'http://a/b/g'
     """
 
-def absolutize(data: BytesLike, base: str, rules: Rules = "rfc1808") -> bytes:
+def absolutize(data: Source, base: str, rules: Rules = "rfc1808") -> bytes:
     """Makes the links of an HTML document absolute.
 
     ``base`` is the URL the document was retrieved from; a BASE element in
@@ -113,22 +130,24 @@ def absolutize(data: BytesLike, base: str, rules: Rules = "rfc1808") -> bytes:
     """
 
 def links(
-    data: BytesLike,
+    data: Source,
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
 ) -> list[Link]:
-    """Every link of a document or archive held in memory, in order.
+    """Every link of a document or archive, read whole into memory, in
+    order.
 
-    ``kind`` is found from the bytes when not given, as ``rewrite`` finds
-    it (a style sheet must be named ``"css"``). ``base`` is the URL the
+    ``kind`` is found when not given, as ``rewrite`` finds it: a file by
+    its name, then its bytes; data and a file object by their bytes (a
+    style sheet must be named ``"css"``). ``base`` is the URL the
     data was retrieved from: a message's own headers (``Base``,
     ``Content-Base``, ``Content-Location``) and a document's BASE element
     come first, and a web archive's records use their own target URIs.
     """
 
 def rewrite(
-    data: BytesLike,
+    data: Source,
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
@@ -137,8 +156,10 @@ def rewrite(
     file, an mbox, a web archive (WARC or ARC) or a WACZ package; a gzipped
     document comes back gzipped.
 
-    ``kind`` is found from the bytes when not given, as the command line
-    finds it (a style sheet must be named ``"css"``). ``base`` is the URL
+    ``kind`` is found when not given, as the command line finds it: a
+    file by its name, then its bytes; data by its bytes (a style sheet
+    must be named ``"css"``). A path's file is read, not written: the
+    rewritten bytes are returned. ``base`` is the URL
     the document was retrieved from; without one only the document's own
     bases apply (its BASE element, a message's Content-Base and
     Content-Location). The records of a WARC file use their own bases and
@@ -150,13 +171,14 @@ def warc_links(source: Source, rules: Rules = "rfc1808") -> LinkStream:
     """Every link of a web archive (WARC or ARC, plain or gzipped), in
     order.
 
-    ``source`` is a path or a binary file object, read as a stream in
-    chunks on a background thread, a bounded number of links ahead of the
-    iteration, so memory does not grow with the file. A bad record is
+    ``source`` is a path, data or a binary file object, read as a stream
+    in chunks on a background thread, a bounded number of links ahead of
+    the iteration, so memory does not grow with the file. A bad record is
     skipped over, as the command line does. Raises ``OSError``
     (``FileNotFoundError``, ... with ``errno`` and ``filename``) at once
     when a path cannot be opened, and during the iteration when it cannot
-    be read; ``ValueError`` for data that cannot be read; and what the file
+    be read; ``ValueError`` during the iteration for an input that is no
+    web archive (naming what it is) or cannot be read; and what the file
     object's ``read`` raises, as it is.
     """
 
@@ -164,9 +186,10 @@ def mbox_links(
     source: Source, base: Optional[str] = None, rules: Rules = "rfc1808"
 ) -> LinkStream:
     """Every link of an mbox (plain or gzipped), message by message, read
-    as a stream as ``warc_links`` reads it. Each message's links resolve
-    against its own headers above ``base``, the URL the mbox was retrieved
-    from."""
+    as a stream as ``warc_links`` reads it; an input that is no mbox (a
+    web archive, a page) raises ``ValueError`` during the iteration. Each
+    message's links resolve against its own headers above ``base``, the
+    URL the mbox was retrieved from."""
 
 def rewrite_warc(src: Source, dst: Destination, rules: Rules = "rfc1808") -> int:
     """Rewrites a web archive (WARC or ARC, plain or gzipped) from ``src``
@@ -174,7 +197,8 @@ def rewrite_warc(src: Source, dst: Destination, rules: Rules = "rfc1808") -> int
     returns how many records changed.
 
     A path ``dst`` is written whole or not at all; it may not be ``src``.
-    What cannot be done (a bad record, copied as it is) is issued as a
+    An input that is no web archive raises ``ValueError`` and writes
+    nothing. What cannot be done (a bad record, copied as it is) is issued as a
     ``RelinkWarning``.
     """
 
@@ -183,4 +207,6 @@ def rewrite_mbox(
 ) -> int:
     """Rewrites an mbox (plain or gzipped: it comes back gzipped) from
     ``src`` to ``dst`` as a stream, message by message; returns how many
-    messages changed. ``base`` is the URL the mbox was retrieved from."""
+    messages changed. ``base`` is the URL the mbox was retrieved from. An
+    input that is no mbox (a web archive, a page) raises ``ValueError`` and
+    writes nothing."""

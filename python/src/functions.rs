@@ -1,0 +1,246 @@
+//! The functions of the Python package: each takes its input through
+//! [`Input::of`] (a path, data in memory, or a binary file object), calls
+//! the [`engine`](crate::engine) with the GIL released, and gives back
+//! Python values, warnings and exceptions.
+
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use crate::atomic;
+use crate::engine::{self, Archive, ArchiveReader};
+use crate::error::{py_err, warn_all};
+use crate::io::{Data, Input, Output, PyWriter};
+use crate::row::row_dict;
+use crate::stream::{self, LinkStream};
+
+/// The bytes of a rewrite: the input's own bytes object when nothing
+/// changed.
+fn rewritten<'py>(
+    py: Python<'py>,
+    data: Data,
+    out: engine::Rewritten,
+) -> PyResult<Bound<'py, PyBytes>> {
+    warn_all(py, &out.warnings)?;
+    Ok(match out.bytes {
+        Some(bytes) => PyBytes::new(py, &bytes),
+        None => data.into_bytes(py),
+    })
+}
+
+/// Resolves `reference` against the absolute URL `base`.
+///
+/// `rules` is "rfc1808" (the default), "rfc3986" or "whatwg". Raises
+/// ValueError for a base that is not absolute or a rules name not known.
+#[pyfunction]
+#[pyo3(signature = (base, reference, rules = "rfc1808"))]
+pub fn resolve(py: Python<'_>, base: &str, reference: &str, rules: &str) -> PyResult<String> {
+    py.detach(|| engine::resolve(base, reference, rules))
+        .map_err(py_err)
+}
+
+/// Makes the links of an HTML document absolute.
+///
+/// `data` is a path (str or os.PathLike, the file is read), any
+/// bytes-like object, or a binary file object. `base` is the URL the
+/// document was retrieved from; a BASE element in the document still wins.
+/// Everything but the changed URLs is kept byte for byte; what cannot be
+/// done is issued as a RelinkWarning. Raises ValueError for a bad base or
+/// rules name.
+#[pyfunction]
+#[pyo3(signature = (data, base, rules = "rfc1808"))]
+pub fn absolutize<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    base: &str,
+    rules: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = Input::of(data)?;
+    let label = input.label().map(str::to_owned);
+    let data = input.data(py)?;
+    let out = py
+        .detach(|| engine::absolutize(&data, base, rules))
+        .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
+    rewritten(py, data, out)
+}
+
+/// Every link of a document or archive, as dicts with the keys of
+/// `relink --list --format json` (file, message, part, record, record_id,
+/// target_uri, line, column, element, attribute, original, resolved, base,
+/// base_from, changed).
+///
+/// `data` is a path (str or os.PathLike, the file is read), any
+/// bytes-like object, or a binary file object (read to its end): HTML,
+/// CSS, a message or MHTML file, an mbox, a web archive or a WACZ
+/// package, its `kind` found when not given as the command line finds it
+/// (a file by its name, then its bytes; data by its bytes). A message's
+/// links resolve against its own headers (Base, Content-Base,
+/// Content-Location) above `base`, the URL it was retrieved from.
+#[pyfunction]
+#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None))]
+pub fn links<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    base: Option<&str>,
+    rules: &str,
+    kind: Option<&str>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let input = Input::of(data)?;
+    let file = input.file().map(|n| PyString::new(py, n).unbind());
+    let label = input.label().map(str::to_owned);
+    let path = input.path().map(PathBuf::from);
+    let data = input.data(py)?;
+    let rows = py
+        .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind)))
+        .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
+    rows.into_iter()
+        .map(|row| row_dict(py, file.as_ref(), row))
+        .collect()
+}
+
+/// Rewrites any document relink reads: HTML, CSS, a message or MHTML file,
+/// an mbox, a web archive (WARC or ARC) or a WACZ package.
+///
+/// `data` is a path, any bytes-like object or a binary file object, as
+/// for links; the rewritten bytes are returned (a path's file is not
+/// written). `kind` ("html", "css", "message", "mbox", "warc", "wacz",
+/// "xml", "markdown") is found when not given, as the command line finds
+/// it. `base` is the URL the document was retrieved from; without one
+/// only the document's own bases apply. The records of a WARC file use
+/// their own bases, and `base` is not used.
+#[pyfunction]
+#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None))]
+pub fn rewrite<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    base: Option<&str>,
+    rules: &str,
+    kind: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let input = Input::of(data)?;
+    let label = input.label().map(str::to_owned);
+    let path = input.path().map(PathBuf::from);
+    let data = input.data(py)?;
+    let out = py
+        .detach(|| engine::rewrite(&data, path.as_deref(), base, (rules, kind)))
+        .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
+    rewritten(py, data, out)
+}
+
+/// Every link of a web archive (WARC or ARC, plain or gzipped), as dicts
+/// with the keys of `relink --list --format json`.
+///
+/// `source` is a path, any bytes-like object, or any binary file object
+/// (an open() file, a gzip.open stream, an HTTP response, an fsspec or
+/// boto3 stream): it is read as a stream, in chunks, on a
+/// background thread, a little ahead of the iteration. Raises OSError
+/// (FileNotFoundError, ...) at once when a path cannot be opened,
+/// ValueError for a bad rules name (at once), and during the iteration
+/// for an input that is no web archive or cannot be read, and what the
+/// file object's read raises.
+#[pyfunction]
+#[pyo3(signature = (source, rules = "rfc1808"))]
+pub fn warc_links(py: Python<'_>, source: &Bound<'_, PyAny>, rules: &str) -> PyResult<LinkStream> {
+    stream::start(py, Archive::Warc, Input::of(source)?, None, rules)
+}
+
+/// Every link of an mbox (plain or gzipped), message by message, as dicts
+/// with the keys of `relink --list --format json`.
+///
+/// `source` is a path, any bytes-like object or any binary file object,
+/// read as a stream on a background thread, as warc_links reads it; an
+/// input that is no mbox raises ValueError during the iteration. Each
+/// message's links resolve against its own headers above `base`, the URL
+/// the mbox was retrieved from.
+#[pyfunction]
+#[pyo3(signature = (source, base = None, rules = "rfc1808"))]
+pub fn mbox_links(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    base: Option<&str>,
+    rules: &str,
+) -> PyResult<LinkStream> {
+    stream::start(py, Archive::Mbox, Input::of(source)?, base, rules)
+}
+
+/// Rewrites an archive from `src` to `dst`, as a stream; returns how many
+/// records or messages changed.
+fn rewrite_stream(
+    py: Python<'_>,
+    archive: Archive,
+    (src, dst): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    base: Option<&str>,
+    rules: &str,
+) -> PyResult<usize> {
+    let source = Input::of(src)?;
+    let destination = Output::of(dst)?;
+    let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
+    if let (Input::Path(from, _), Output::Path(to, name)) = (&source, &destination)
+        && to.exists()
+        && std::fs::canonicalize(from).ok() == std::fs::canonicalize(to).ok()
+    {
+        return Err(PyValueError::new_err(format!(
+            "{name}: the output would overwrite the input"
+        )));
+    }
+    let label = source.label().map(str::to_owned);
+    let path = source.path().map(PathBuf::from);
+    let input = source.reader().map_err(py_err)?;
+    let run = |output: &mut dyn Write| {
+        (reader.rewrite(input, path.as_deref(), output))
+            .map_err(|failure| failure.in_file(label.as_deref()))
+    };
+    let result = match destination {
+        Output::Path(path, name) => py.detach(|| atomic::write_file(&path, &name, run)),
+        Output::Stream(stream) => py.detach(|| {
+            let mut output = BufWriter::with_capacity(engine::CHUNK, PyWriter { stream });
+            let done = run(&mut output)?;
+            output.flush()?;
+            Ok(done)
+        }),
+    };
+    let (changed, warnings) = result.map_err(py_err)?;
+    warn_all(py, &warnings)?;
+    Ok(changed)
+}
+
+/// Rewrites a WARC file (plain or gzipped; WARC or ARC) from `src` to
+/// `dst`, record by record, each against its own base; returns how many
+/// records changed.
+///
+/// `src` is a path, any bytes-like object or any binary file object with
+/// `read`; `dst` a path (written whole or not at all) or any binary file
+/// object with `write`. Both are streamed, in memory bounded by a batch of
+/// records. An input that is no web archive raises ValueError, and
+/// nothing is written; what cannot be done is issued as a RelinkWarning.
+#[pyfunction]
+#[pyo3(signature = (src, dst, rules = "rfc1808"))]
+pub fn rewrite_warc(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    rules: &str,
+) -> PyResult<usize> {
+    rewrite_stream(py, Archive::Warc, (src, dst), None, rules)
+}
+
+/// Rewrites an mbox (plain or gzipped: it comes back gzipped) from `src`
+/// to `dst`, message by message; returns how many messages changed.
+///
+/// `src` and `dst` are as for rewrite_warc; an input that is no mbox
+/// raises ValueError. `base` is the URL the mbox was retrieved from, below
+/// each message's own headers.
+#[pyfunction]
+#[pyo3(signature = (src, dst, base = None, rules = "rfc1808"))]
+pub fn rewrite_mbox(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    base: Option<&str>,
+    rules: &str,
+) -> PyResult<usize> {
+    rewrite_stream(py, Archive::Mbox, (src, dst), base, rules)
+}
