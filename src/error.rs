@@ -40,7 +40,7 @@ pub enum Error {
     Streamed(&'static str),
     /// A web archive (WARC or ARC) given as a document: it is read as an
     /// archive or not at all.
-    #[error("this is a web archive (WARC or ARC): it is read as one, never as a document")]
+    #[error("a web archive (WARC or ARC) is read as one, never as a document")]
     ArchiveAsDocument,
     /// A compression relink does not undo.
     #[error("compressed with {0}, which relink does not read")]

@@ -13,18 +13,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use flate2::read::MultiGzDecoder;
 
+use crate::Error;
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed::{self, Compression};
 use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
 use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
 use crate::mime::mbox::{ArchiveMessage, MboxFormat};
+use crate::options::Rows;
 use crate::options::{Details, Options};
 use crate::rewriter::Rewriter;
 use crate::url::BaseUrl;
 use crate::warc::{self, RecordReport, WarcOptions, wacz};
-use crate::Error;
-use crate::options::Rows;
 
 /// How many bytes are read to tell what an input is (an mbox's first
 /// message is measured against its Content-Length).
@@ -149,6 +149,10 @@ pub enum Event<'e> {
         kind: Kind,
         /// Whether the output is compressed bytes.
         compressed: bool,
+        /// The compression of the input when relink does not read it
+        /// (`zstd`, `xz`, `bzip2`): a document is then left as it is, an
+        /// archive refused.
+        unread: Option<&'static str>,
     },
     /// Link rows, as they are found, a few at a time (only with
     /// [`crate::Details::Links`]).
@@ -167,6 +171,8 @@ pub struct Done<'e> {
     pub original: Option<&'e [u8]>,
     /// Its new bytes, when it changed, for a document or a message.
     pub output: Option<&'e [u8]>,
+    /// Whether any of its bytes changed.
+    pub changed: bool,
     /// How many of its links were rewritten.
     pub rewritten: usize,
     /// What could not be done in it, each naming where.
@@ -508,7 +514,10 @@ impl Run<'_, '_> {
             None => kind::sniff(&opened.head).unwrap_or(Kind::Html),
         });
         report.kind = Some(kind);
-        self.start(kind, writes_compressed(kind, &opened.head))?;
+        let unread = compressed::compression_of(&opened.head)
+            .filter(|&c| c != Compression::Gzip)
+            .map(Compression::name);
+        self.start(kind, writes_compressed(kind, &opened.head), unread)?;
         if kind != Kind::Warc && warc::looks_like_warc(&opened.head) {
             // Told to read it as something else: an archive is never a
             // document.
@@ -540,8 +549,17 @@ impl Run<'_, '_> {
     }
 
     /// Tells the handler what the input is; its error stops the run.
-    fn start(&self, kind: Kind, compressed: bool) -> Result<(), Error> {
-        self.channel.emit(Some(Event::Start { kind, compressed }));
+    fn start(
+        &self,
+        kind: Kind,
+        compressed: bool,
+        unread: Option<&'static str>,
+    ) -> Result<(), Error> {
+        self.channel.emit(Some(Event::Start {
+            kind,
+            compressed,
+            unread,
+        }));
         match self.channel.state().error.take() {
             Some(err) => Err(Error::Io(err)),
             None => Ok(()),
@@ -563,6 +581,7 @@ impl Run<'_, '_> {
             unit: Unit::Document,
             original: Some(document),
             output: output.as_deref(),
+            changed: output.is_some(),
             rewritten: report.rewritten,
             warnings: &report.warnings,
         })));
@@ -650,6 +669,7 @@ impl Run<'_, '_> {
                 unit: Unit::Message(n),
                 original: Some(original),
                 output: message.outcome.output.as_deref(),
+                changed: message.outcome.output.is_some(),
                 rewritten: message.outcome.rewritten,
                 warnings: &done.warnings,
             })));
@@ -803,7 +823,7 @@ fn record_done(
         target_uri: record.target_uri.clone(),
         record_id: record.record_id.clone(),
     });
-    let rewritten = record.rewritten;
+    let (rewritten, changed) = (record.rewritten, record.changed);
     let mut done = DocumentReport::default();
     done.add_record(record);
     if let (Some(entry), Some(label)) = (entry, done.layers.first_mut()) {
@@ -814,6 +834,7 @@ fn record_done(
         unit: Unit::Record(name),
         original: None,
         output: None,
+        changed,
         rewritten,
         warnings: &warnings,
     })));

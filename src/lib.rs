@@ -46,16 +46,16 @@ internal_modules!(
 
 // The API: the front door, its settings, events and reports; the rows and
 // warnings; the resolver; the error.
+pub use crate::kind::Kind;
+pub use crate::url::{BaseUrl, Rules};
 pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
-pub use crate::kind::Kind;
 pub use links::{Link, LinkPlace, LinkRow, RecordName, Warning, WarningKind};
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
-pub use crate::url::{BaseUrl, Rules};
 pub use warc::wacz::WaczError;
 
 // The internals relink's own tests, benchmarks and fuzz targets reach.

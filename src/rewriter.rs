@@ -1,24 +1,20 @@
-//! The library's front door: one call for the common cases, and a builder
-//! for everything else.
+//! The settings of a rewrite ([`Rewriter`], whose [`Rewriter::run`] is the
+//! front door), and one call for the common cases.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::sync::Arc;
+#[cfg(test)]
+use std::io::Write;
 
 use encoding_rs::Encoding;
-use flate2::read::MultiGzDecoder;
 
-use crate::front::{Event, Input, Output};
 use crate::Error;
-use crate::base::{Base, BaseSource, Layer};
-use crate::compressed;
-use crate::document::{self, DocumentReport, Engine};
+use crate::base::Layer;
+use crate::document::DocumentReport;
+use crate::front::{Event, Input, Output};
 use crate::kind::Kind;
-use crate::links::{Link, LinkRow, RecordName, Warning};
-use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
-use crate::mime::message;
+use crate::links::{Link, LinkRow, Warning};
+use crate::mime::mbox::MboxFormat;
 use crate::options::{Details, ExtraAttribute, Options};
 use crate::url::{BaseUrl, Rules};
-use crate::warc::{self, WarcOptions, WarcSummary};
 
 /// Makes the relative links of an HTML document absolute, taking
 /// `retrieved_from` as the URL it was retrieved from (RFC 1808 section
@@ -189,39 +185,6 @@ impl Rewriter {
         }
     }
 
-    fn bases(&self) -> Result<(Option<Base>, Option<Base>), Error> {
-        let parse = |url: &Option<String>, source: BaseSource| {
-            url.as_deref()
-                .map(|u| BaseUrl::parse(u, self.rules).map(|u| Base::new(u, source)))
-                .transpose()
-        };
-        Ok((
-            parse(&self.base, BaseSource::Forced)?,
-            parse(&self.retrieved_from, BaseSource::RetrievedFrom)?,
-        ))
-    }
-
-    fn resource(&self) -> Result<Option<Base>, Error> {
-        self.resource_base
-            .as_deref()
-            .map(|u| BaseUrl::parse(u, self.rules).map(|u| Base::new(u, BaseSource::ResourceBase)))
-            .transpose()
-    }
-
-    fn options<'a>(&'a self, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Options<'a> {
-        Options {
-            rules: self.rules,
-            forced,
-            outer,
-            resource_base: None,
-            transport: self.encoding,
-            keep_fragment_links: self.keep_fragment_links,
-            extra_attributes: &self.attributes,
-            details: self.details,
-            rows: None,
-        }
-    }
-
     /// Rewrites any input relink reads, held in memory: HTML, a style
     /// sheet, a message or MHTML file, an mbox, a web archive (WARC or
     /// ARC, plain or gzipped) or a WACZ package, by [`Rewriter::kind`],
@@ -264,280 +227,6 @@ impl Rewriter {
         };
         Ok(Rewritten { input, report })
     }
-
-    /// Rewrites an mbox from `input` to `output` as a stream, in memory
-    /// bounded by a batch of messages; returns how many messages changed.
-    pub fn rewrite_mbox(
-        &self,
-        input: impl BufRead,
-        mut output: impl Write,
-    ) -> Result<usize, Error> {
-        let (forced, outer) = self.bases()?;
-        let resource = self.resource()?;
-        let options = Options {
-            resource_base: resource.as_ref(),
-            ..self.options(forced.as_ref(), outer.as_ref())
-        };
-        // The variant is told from the first message, measured against its
-        // Content-Length: up to a megabyte is read for it, then put back.
-        let mut head = Vec::new();
-        let mut input = input;
-        (&mut input).take(1 << 20).read_to_end(&mut head)?;
-        let format = mbox::detect(&head);
-        let input = std::io::Cursor::new(head).chain(input);
-        let mut changed = 0;
-        document::rewrite_mbox(input, format, &mut output, &options, |message, _| {
-            changed += usize::from(message.outcome.output.is_some())
-        })?;
-        output.flush()?;
-        Ok(changed)
-    }
-
-    /// Rewrites a WARC file (gzipped or not) from `input` to `output` as a
-    /// stream, record by record, each against its own layers.
-    pub fn rewrite_warc(
-        &self,
-        input: impl BufRead,
-        output: impl Write,
-    ) -> Result<WarcSummary, Error> {
-        let (forced, _) = self.bases()?;
-        let options = WarcOptions {
-            document: self.options(forced.as_ref(), None),
-            ..WarcOptions::new(&Engine)
-        };
-        Ok(warc::rewrite(input, output, &options)?)
-    }
-}
-
-impl Rewriter {
-    /// Calls `on_link` for every link of a web archive (WARC or ARC, plain
-    /// or gzipped), record by record, as a stream in memory bounded by the
-    /// record; writes nothing. Each record's own base serves.
-    ///
-    /// ```
-    /// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
-    /// let head = format!(
-    ///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
-    ///      Content-Length: {}\r\n\r\n",
-    ///     page.len()
-    /// );
-    /// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
-    /// let mut found = Vec::new();
-    /// relink::Rewriter::new().warc_links(&archive[..], |link| found.push(link.link.resolved))?;
-    /// assert_eq!(found, ["http://a/x/b"]);
-    /// # Ok::<(), relink::Error>(())
-    /// ```
-    pub fn warc_links(
-        &self,
-        input: impl BufRead,
-        on_link: impl FnMut(warc::WarcLink),
-    ) -> Result<WarcSummary, Error> {
-        let (forced, _) = self.bases()?;
-        let options = WarcOptions {
-            document: self.options(forced.as_ref(), None),
-            ..WarcOptions::new(&Engine)
-        };
-        Ok(warc::links(input, &options, on_link)?)
-    }
-}
-
-/// The rows of links, each saying where it is (the message, part or record
-/// of an archive): what the command line's `--list` shows, for any input.
-impl Rewriter {
-    /// Every link of any input relink reads, held in memory, read as
-    /// [`Rewriter::rewrite`] reads it (the same kinds, told the same way),
-    /// as rows that say the message, MIME part or web archive record of
-    /// each; writes nothing. A message's links resolve against its own
-    /// headers (`Content-Base`, `Base`, `Content-Location`) above
-    /// [`Rewriter::retrieved_from`].
-    ///
-    /// ```
-    /// let message = b"Base: <URL:http://a.example/d/>\r\nContent-Type: text/html\r\n\r\n<a href=x>x</a>\r\n";
-    /// let rows = relink::Rewriter::new().link_rows(message)?;
-    /// assert_eq!(rows[0].link.resolved, "http://a.example/d/x");
-    /// assert_eq!(rows[0].part.as_deref(), Some(""));
-    /// let css = relink::Rewriter::new()
-    ///     .retrieved_from("http://a.example/s/main.css")
-    ///     .kind(relink::Kind::Css)
-    ///     .link_rows(b"body { background: url(bg.png) }")?;
-    /// assert_eq!(css[0].link.resolved, "http://a.example/s/bg.png");
-    /// # Ok::<(), relink::Error>(())
-    /// ```
-    pub fn link_rows(&self, input: &[u8]) -> Result<Vec<LinkRow>, Error> {
-        // The one dispatch: the rows are those of a rewrite.
-        let rewritten = self.rewrite(input)?;
-        Ok(rewritten.report.rows)
-    }
-
-    /// Calls `on_row` for every link of an mbox (gzipped or not), message
-    /// by message, as a stream in memory bounded by the message; writes
-    /// nothing. Returns how many messages it holds. Each message's links
-    /// resolve against its own headers above [`Rewriter::retrieved_from`].
-    ///
-    /// ```
-    /// let mbox = b"From a@b Thu Jan  1 00:00:00 1970\nBase: <URL:http://a.example/d/>\n\
-    ///     Content-Type: text/html\n\n<a href=x>x</a>\n\n\
-    ///     From a@b Thu Jan  1 00:00:00 1970\nBase: <URL:http://b.example/>\n\
-    ///     Content-Type: text/html\n\n<a href=y>y</a>\n";
-    /// let mut rows = Vec::new();
-    /// let messages = relink::Rewriter::new().mbox_link_rows(&mbox[..], |row| {
-    ///     rows.push((row.message, row.link.resolved))
-    /// })?;
-    /// assert_eq!(messages, 2);
-    /// assert_eq!(
-    ///     rows,
-    ///     [
-    ///         (Some(1), "http://a.example/d/x".to_owned()),
-    ///         (Some(2), "http://b.example/y".to_owned())
-    ///     ]
-    /// );
-    /// # Ok::<(), relink::Error>(())
-    /// ```
-    pub fn mbox_link_rows(
-        &self,
-        input: impl BufRead,
-        mut on_row: impl FnMut(LinkRow),
-    ) -> Result<usize, Error> {
-        let (forced, outer) = self.bases()?;
-        let options = self.options(forced.as_ref(), outer.as_ref());
-        let (input, format, _) = mbox_stream(input)?;
-        let mut reader = mbox::MboxReader::new(input, format)?;
-        let mut messages = 0;
-        while let Some(message) = reader.next_message()? {
-            messages = message.number;
-            let outcome =
-                message::rewrite_message(&message.bytes, &options, format.from_lines(), &Engine);
-            for (part, link) in outcome.links {
-                on_row(LinkRow {
-                    message: Some(message.number),
-                    part: Some(part),
-                    ..LinkRow::new(link)
-                });
-            }
-        }
-        Ok(messages)
-    }
-
-    /// Calls `on_row` for every link of a web archive (WARC or ARC, plain
-    /// or gzipped), record by record, as a stream in memory bounded by the
-    /// record; writes nothing. The rows of a record share its
-    /// [`RecordName`]; each record's own base serves.
-    ///
-    /// ```
-    /// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
-    /// let head = format!(
-    ///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
-    ///      WARC-Record-ID: <urn:uuid:1>\r\nContent-Length: {}\r\n\r\n",
-    ///     page.len()
-    /// );
-    /// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
-    /// let mut rows = Vec::new();
-    /// let summary = relink::Rewriter::new().warc_link_rows(&archive[..], |row| rows.push(row))?;
-    /// assert_eq!(summary.records, 1);
-    /// let record = rows[0].record.as_deref().unwrap();
-    /// assert_eq!((record.number, record.record_id.as_str()), (1, "<urn:uuid:1>"));
-    /// assert_eq!(rows[0].link.resolved, "http://a/x/b");
-    /// # Ok::<(), relink::Error>(())
-    /// ```
-    pub fn warc_link_rows(
-        &self,
-        input: impl BufRead,
-        mut on_row: impl FnMut(LinkRow),
-    ) -> Result<WarcSummary, Error> {
-        let (forced, _) = self.bases()?;
-        let options = WarcOptions {
-            document: self.options(forced.as_ref(), None),
-            ..WarcOptions::new(&Engine)
-        };
-        Ok(warc::inspect(input, &options, |record| {
-            record_rows(record, &mut on_row)
-        })?)
-    }
-
-    /// [`Rewriter::rewrite_mbox`], an mbox gzipped or not (a gzipped one
-    /// comes back gzipped, with its header), calling `on_message` for each
-    /// message in order with its links and warnings.
-    pub fn rewrite_mbox_with(
-        &self,
-        input: impl BufRead,
-        mut output: impl Write,
-        mut on_message: impl FnMut(&ArchiveMessage),
-    ) -> Result<usize, Error> {
-        let (forced, outer) = self.bases()?;
-        let options = self.options(forced.as_ref(), outer.as_ref());
-        let (input, format, gzip) = mbox_stream(input)?;
-        let mut changed = 0;
-        let mut report = |message: &ArchiveMessage, _: &[u8]| {
-            changed += usize::from(message.outcome.output.is_some());
-            on_message(message);
-        };
-        match gzip {
-            Some(header) => {
-                let mut encoder = header.encoder(&mut output);
-                document::rewrite_mbox(input, format, &mut encoder, &options, &mut report)?;
-                encoder.finish()?;
-            }
-            None => {
-                document::rewrite_mbox(input, format, &mut output, &options, &mut report)?;
-            }
-        }
-        output.flush()?;
-        Ok(changed)
-    }
-}
-
-/// The rows of one record's links, sharing its name.
-fn record_rows(record: warc::RecordReport, on_row: &mut dyn FnMut(LinkRow)) {
-    if record.links.is_empty() {
-        return;
-    }
-    let name = Arc::new(RecordName {
-        number: record.number,
-        target_uri: record.target_uri,
-        record_id: record.record_id,
-    });
-    for link in record.links {
-        on_row(LinkRow {
-            record: Some(Arc::clone(&name)),
-            ..LinkRow::new(link)
-        });
-    }
-}
-
-/// An mbox stream, gzip undone, with its variant told from the first
-/// message measured against its Content-Length (up to a megabyte is read
-/// for it, then put back), and the gzip header it had.
-#[allow(clippy::type_complexity)]
-fn mbox_stream<'r>(
-    input: impl BufRead + 'r,
-) -> Result<
-    (
-        Box<dyn BufRead + 'r>,
-        mbox::MboxFormat,
-        Option<compressed::Header>,
-    ),
-    Error,
-> {
-    const HEAD: u64 = 1 << 20;
-    let mut head = Vec::new();
-    let mut input = input;
-    (&mut input).take(HEAD).read_to_end(&mut head)?;
-    if compressed::compression_of(&head) != Some(compressed::Compression::Gzip) {
-        let format = mbox::detect(&head);
-        return Ok((
-            Box::new(std::io::Cursor::new(head).chain(input)),
-            format,
-            None,
-        ));
-    }
-    let header = compressed::Header::read(&head);
-    let input = std::io::Cursor::new(head).chain(input);
-    let mut input = BufReader::new(MultiGzDecoder::new(input));
-    let mut plain = Vec::new();
-    (&mut input).take(HEAD).read_to_end(&mut plain)?;
-    let format = mbox::detect(&plain);
-    let input = std::io::Cursor::new(plain).chain(input);
-    Ok((Box::new(input), format, Some(header)))
 }
 
 /// A rewritten document: its bytes, whether they changed, its links (when
@@ -606,6 +295,7 @@ impl Rewritten<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::front::Report;
 
     const MBOX: &[u8] = b"From a@b Thu Jan  1 00:00:00 1970\nContent-Type: text/html\n\n\
         <a href=x>x</a>\n\nFrom a@b Thu Jan  1 00:00:00 1970\n\
@@ -617,6 +307,22 @@ mod tests {
         encoder.finish().unwrap()
     }
 
+    /// The rows of a run over `input`, written to `output`.
+    fn run(
+        rewriter: &Rewriter,
+        input: Input<'_>,
+        output: Output<'_>,
+    ) -> Result<(Vec<LinkRow>, Report), Error> {
+        let mut rows = Vec::new();
+        let report = rewriter.run(input, output, &mut |event| {
+            if let Event::Rows(found) = event {
+                rows.extend_from_slice(found);
+            }
+            Ok(())
+        })?;
+        Ok((rows, report))
+    }
+
     fn resolved(rows: &[LinkRow]) -> Vec<(Option<usize>, &str)> {
         rows.iter()
             .map(|r| (r.message, r.link.resolved.as_str()))
@@ -624,10 +330,10 @@ mod tests {
     }
 
     #[test]
-    fn link_rows_of_html_are_the_links_of_rewrite() {
+    fn rows_of_html_are_the_links_of_rewrite() {
         let rewriter = Rewriter::new().retrieved_from("http://a.example/d/");
         let page = b"<a href=x>x</a><img src=../i.png>";
-        let rows = rewriter.link_rows(page).unwrap();
+        let (rows, _) = run(&rewriter, Input::bytes(page), Output::Nowhere).unwrap();
         let links = rewriter.rewrite(page).unwrap();
         let expected: Vec<&str> = links.links().iter().map(|l| l.resolved.as_str()).collect();
         assert_eq!(resolved(&rows), [(None, expected[0]), (None, expected[1])]);
@@ -637,11 +343,8 @@ mod tests {
     #[test]
     fn an_mbox_gives_its_rows_gzipped_or_not() {
         let rewriter = Rewriter::new().retrieved_from("http://a.example/");
-        let mut plain = Vec::new();
-        let messages = rewriter
-            .mbox_link_rows(MBOX, |row| plain.push(row))
-            .unwrap();
-        assert_eq!(messages, 2);
+        let (plain, report) = run(&rewriter, Input::reader(MBOX), Output::Nowhere).unwrap();
+        assert_eq!(report.messages, 2);
         assert_eq!(
             resolved(&plain),
             [
@@ -649,13 +352,11 @@ mod tests {
                 (Some(2), "http://b.example/m/y")
             ]
         );
-        let mut packed = Vec::new();
-        rewriter
-            .mbox_link_rows(&gzip(MBOX)[..], |row| packed.push(row))
-            .unwrap();
-        assert_eq!(resolved(&packed), resolved(&plain));
+        let packed = gzip(MBOX);
+        let (unpacked, _) = run(&rewriter, Input::reader(&packed[..]), Output::Nowhere).unwrap();
+        assert_eq!(resolved(&unpacked), resolved(&plain));
         assert_eq!(
-            resolved(&rewriter.link_rows(&gzip(MBOX)).unwrap()),
+            resolved(rewriter.rewrite(&packed).unwrap().rows()),
             resolved(&plain)
         );
     }
@@ -664,18 +365,27 @@ mod tests {
     fn a_gzipped_mbox_is_rewritten_gzipped() {
         let rewriter = Rewriter::new().retrieved_from("http://a.example/");
         let mut plain = Vec::new();
-        let changed = rewriter
-            .rewrite_mbox_with(MBOX, &mut plain, |_| {})
-            .unwrap();
-        assert_eq!(changed, 2);
+        let (_, report) = run(&rewriter, Input::bytes(MBOX), Output::Always(&mut plain)).unwrap();
+        assert!(report.changed);
         let mut packed = Vec::new();
         let mut numbers = Vec::new();
         rewriter
-            .rewrite_mbox_with(&gzip(MBOX)[..], &mut packed, |m| numbers.push(m.number))
+            .run(
+                Input::bytes(&gzip(MBOX)),
+                Output::Always(&mut packed),
+                &mut |event| {
+                    if let Event::Done(done) = event
+                        && let crate::front::Unit::Message(n) = done.unit
+                    {
+                        numbers.push(n);
+                    }
+                    Ok(())
+                },
+            )
             .unwrap();
         assert_eq!(numbers, [1, 2]);
         assert!(packed.starts_with(&[0x1f, 0x8b]));
-        let unpacked = compressed::gunzip(&packed, 1 << 20).unwrap().bytes;
+        let unpacked = crate::compressed::gunzip(&packed, 1 << 20).unwrap().bytes;
         assert_eq!(unpacked, plain);
         assert_eq!(plain, rewriter.rewrite(MBOX).unwrap().bytes());
     }
@@ -685,9 +395,29 @@ mod tests {
         let warc = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
         let rewriter = Rewriter::new().kind(Kind::Html);
         assert!(matches!(
-            rewriter.link_rows(warc),
+            run(&rewriter, Input::bytes(warc), Output::Nowhere),
             Err(Error::ArchiveAsDocument)
         ));
-        assert!(Rewriter::new().link_rows(warc).unwrap().is_empty());
+        let (rows, report) = run(&Rewriter::new(), Input::bytes(warc), Output::Nowhere).unwrap();
+        assert!(rows.is_empty());
+        assert_eq!((report.kind, report.records), (Some(Kind::Warc), 1));
+    }
+
+    #[test]
+    fn a_zstd_document_is_left_as_it_is_with_a_warning() {
+        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0];
+        let out = Rewriter::new()
+            .retrieved_from("http://a/")
+            .rewrite(&zstd)
+            .unwrap();
+        assert!(!out.changed());
+        assert_eq!(out.bytes(), zstd);
+        assert!(out.warnings()[0].message.contains("zstd"));
+        let named = Rewriter::new().run(
+            Input::bytes(&zstd).named("crawl.warc.zst"),
+            Output::Nowhere,
+            &mut |_| Ok(()),
+        );
+        assert!(matches!(named, Err(Error::CompressedArchive("zstd"))));
     }
 }

@@ -1,19 +1,16 @@
 //! Every use of the relink crate, behind plain types: the other modules
 //! speak Python and name no relink item but [`RecordName`], the record a
-//! row shares with the others of its record. It uses what the crate's
-//! root exports (`resolve`, `Rewriter`, `Rewritten`, `Kind`, `Rules`,
-//! `LinkRow`, `RecordName`, `BaseSource`, `Error`) and its public
-//! detection: `kind::detect_file` and `kind::sniff`,
-//! `warc::looks_like_warc_past_junk`, `compressed::compression_of`.
+//! row shares with the others of its record. Every input goes through
+//! the crate's one front door, `Rewriter::run`, as the command line's
+//! does: it alone tells what an input is.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use relink::RecordName;
-use relink::compressed::{self, Compression};
-use relink::{BaseSource, Kind, LinkRow, Rewriter, Rules};
+use relink::{BaseSource, Event, Input, Kind, LinkRow, Output, Rewriter, Rules};
 
 use crate::error::Failure;
 
@@ -153,26 +150,24 @@ fn rewriter(
     base: Option<&str>,
     rules_name: &str,
     kind_name: Option<&str>,
-    file: Option<(&Path, &[u8])>,
 ) -> Result<Rewriter, Failure> {
     let mut rewriter = Rewriter::new().rules(rules(rules_name)?);
     if let Some(base) = base {
         rewriter = rewriter.retrieved_from(base);
     }
-    match (kind_name, file) {
-        (Some(name), _) => rewriter = rewriter.kind(kind(name)?),
-        (None, Some((path, data))) => {
-            rewriter = rewriter.kind(relink::kind::detect_file(path, data))
-        }
-        (None, None) => {}
+    if let Some(name) = kind_name {
+        rewriter = rewriter.kind(kind(name)?);
     }
     Ok(rewriter)
 }
 
-fn rewritten(out: relink::Rewritten<'_>) -> Rewritten {
-    let warnings = out.warnings().iter().map(ToString::to_string).collect();
-    let bytes = out.changed().then(|| out.into_bytes());
-    Rewritten { bytes, warnings }
+/// An input held in memory, named by the file it was read from (its name
+/// tells its kind before its content does).
+fn input<'a>(data: &'a [u8], path: Option<&Path>) -> Input<'a> {
+    match path {
+        Some(path) => Input::bytes(data).named(path),
+        None => Input::bytes(data),
+    }
 }
 
 pub fn resolve(base: &str, reference: &str, rules_name: &str) -> Result<String, Failure> {
@@ -181,33 +176,48 @@ pub fn resolve(base: &str, reference: &str, rules_name: &str) -> Result<String, 
 
 /// An HTML document rewritten against the URL it was retrieved from.
 pub fn absolutize(data: &[u8], base: &str, rules_name: &str) -> Result<Rewritten, Failure> {
-    let rewriter = rewriter(Some(base), rules_name, Some("html"), None)?;
-    Ok(rewritten(rewriter.rewrite(data)?))
+    rewrite(data, None, Some(base), (rules_name, Some("html")))
 }
 
-/// Every link of any input relink reads, held in memory; `path` is the
-/// file it was read from, if any.
+/// Every link of any input relink reads, held in memory, and what could
+/// not be done; `path` is the file it was read from, if any.
 pub fn links(
     data: &[u8],
     path: Option<&Path>,
     base: Option<&str>,
     (rules_name, kind_name): (&str, Option<&str>),
-) -> Result<Vec<Row>, Failure> {
-    let rewriter = rewriter(base, rules_name, kind_name, path.map(|p| (p, data)))?;
-    Ok(rewriter.link_rows(data)?.into_iter().map(row).collect())
+) -> Result<(Vec<Row>, Vec<String>), Failure> {
+    let rewriter = rewriter(base, rules_name, kind_name)?;
+    let mut rows = Vec::new();
+    let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
+        if let Event::Rows(found) = event {
+            rows.extend(found.iter().cloned().map(row));
+        }
+        Ok(())
+    })?;
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    Ok((rows, warnings))
 }
 
-/// Any input relink reads, its kind given or found from its bytes (an
-/// archive is never taken for a document); `path` is the file it was
-/// read from, if any.
+/// Any input relink reads, its kind given or found from its name and
+/// bytes (an archive is never taken for a document); `path` is the file
+/// it was read from, if any.
 pub fn rewrite(
     data: &[u8],
     path: Option<&Path>,
     base: Option<&str>,
     (rules_name, kind_name): (&str, Option<&str>),
 ) -> Result<Rewritten, Failure> {
-    let rewriter = rewriter(base, rules_name, kind_name, path.map(|p| (p, data)))?;
-    Ok(rewritten(rewriter.rewrite(data)?))
+    let rewriter = rewriter(base, rules_name, kind_name)?;
+    let mut output = Vec::new();
+    let report = rewriter.run(
+        input(data, path),
+        Output::WhenChanged(&mut output),
+        &mut |_| Ok(()),
+    )?;
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    let bytes = report.changed.then_some(output);
+    Ok(Rewritten { bytes, warnings })
 }
 
 /// The archives read as streams.
@@ -217,9 +227,21 @@ pub enum Archive {
     Mbox,
 }
 
-/// How many bytes of an archive's start are read to tell what it is: as
-/// many as the command line reads before it chooses a file's kind.
-const HEAD_BYTES: usize = relink::warc::SNIFF_BYTES;
+impl Archive {
+    fn kind(self) -> Kind {
+        match self {
+            Archive::Warc => Kind::Warc,
+            Archive::Mbox => Kind::Mbox,
+        }
+    }
+
+    fn not(self) -> &'static str {
+        match self {
+            Archive::Warc => "not a web archive (WARC or ARC)",
+            Archive::Mbox => "not an mbox",
+        }
+    }
+}
 
 /// Which functions read an input of `kind`, for a message that turns the
 /// caller to them.
@@ -231,47 +253,57 @@ fn readers_of(kind: Kind) -> &'static str {
     }
 }
 
-/// Checks that `head`, the start of an input (of the file at `path`, if
-/// any), is an archive of `archive`'s kind, as the command line tells a
-/// kind (a file by its name and first bytes, data by its bytes), and for
-/// a web archive, that its content holds a record (WARC or ARC, plain or
-/// gzipped, after any junk the reader skips). An input of another kind is
-/// an error naming what it is, never an archive with nothing in it; an
-/// empty input is an empty archive.
-fn check(archive: Archive, head: &[u8], path: Option<&Path>) -> Result<(), Failure> {
-    if head.is_empty() {
-        return Ok(());
-    }
-    if let Some(compression) = compressed::compression_of(head)
-        && compression != Compression::Gzip
-    {
-        return Err(Failure::Value(format!(
-            "compressed with {}, which relink does not read: decompress it first",
-            compression.name()
-        )));
-    }
-    let is_warc = relink::warc::looks_like_warc_past_junk(head);
-    let found = match path {
-        Some(path) => Some(relink::kind::detect_file(path, head)),
-        None => relink::kind::sniff(head),
-    };
-    let (fits, not) = match archive {
-        Archive::Warc => (
-            is_warc && found == Some(Kind::Warc),
-            "not a web archive (WARC or ARC)",
-        ),
-        Archive::Mbox => (found == Some(Kind::Mbox), "not an mbox"),
-    };
-    // A file named as a WARC but with no record in it: nothing tells its
-    // kind.
-    match found.filter(|&kind| kind != Kind::Warc || is_warc) {
-        _ if fits => Ok(()),
-        Some(kind) => Err(Failure::Value(format!(
-            "{not}: it reads as {} ({})",
-            kind_name(kind),
-            readers_of(kind)
-        ))),
-        None => Err(Failure::Value(not.to_owned())),
+/// The events of an archive's run: the input must be the reader's kind,
+/// told before anything is written (an input of another kind is an error
+/// naming what it is, never an archive with nothing in it); each row goes
+/// to `on_row`; each record or message that changed is counted.
+struct ArchiveEvents<'a> {
+    archive: Archive,
+    on_row: Option<&'a mut (dyn FnMut(Row) -> bool + Send)>,
+    stop: &'a AtomicBool,
+    changed: usize,
+}
+
+impl ArchiveEvents<'_> {
+    fn event(&mut self, event: Event<'_>) -> io::Result<()> {
+        match event {
+            Event::Start {
+                unread: Some(compression),
+                ..
+            } => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "compressed with {compression}, which relink does not read: decompress it first"
+                ),
+            )),
+            Event::Start { kind, .. } if kind != self.archive.kind() => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: it reads as {} ({})",
+                    self.archive.not(),
+                    kind_name(kind),
+                    readers_of(kind)
+                ),
+            )),
+            Event::Rows(found) => {
+                if let Some(on_row) = &mut self.on_row {
+                    for link in found {
+                        if self.stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        if !on_row(row(link.clone())) {
+                            self.stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Event::Done(done) => {
+                self.changed += usize::from(done.changed);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -284,6 +316,20 @@ pub struct ArchiveReader {
 /// How many bytes are asked of the input at a time.
 pub const CHUNK: usize = 256 << 10;
 
+/// An input read as a stream, named by its file; `None` when it is empty
+/// (an empty archive, with nothing in it).
+fn streamed<'a>(input: impl Read + 'a, path: Option<&Path>) -> io::Result<Option<Input<'a>>> {
+    let mut input = BufReader::with_capacity(CHUNK, input);
+    if std::io::BufRead::fill_buf(&mut input)?.is_empty() {
+        return Ok(None);
+    }
+    let input = Input::reader(input);
+    Ok(Some(match path {
+        Some(path) => input.named(path),
+        None => input,
+    }))
+}
+
 impl ArchiveReader {
     /// Checks the rules and base at once, before anything is read.
     pub fn new(
@@ -291,7 +337,7 @@ impl ArchiveReader {
         base: Option<&str>,
         rules_name: &str,
     ) -> Result<ArchiveReader, Failure> {
-        let rewriter = rewriter(base, rules_name, None, None)?;
+        let rewriter = rewriter(base, rules_name, None)?.details(relink::Details::Links);
         // A bad base fails here, not in the middle of the stream.
         if let Some(base) = base {
             relink::resolve(base, "", rules(rules_name)?)?;
@@ -299,49 +345,39 @@ impl ArchiveReader {
         Ok(ArchiveReader { archive, rewriter })
     }
 
-    /// `input` once its first bytes show it is this reader's archive (see
-    /// [`check`]): those bytes, then the rest.
-    fn checked<R: Read>(&self, mut input: R, path: Option<&Path>) -> Result<impl Read, Failure> {
-        let mut head = Vec::new();
-        (&mut input)
-            .take(HEAD_BYTES as u64)
-            .read_to_end(&mut head)?;
-        check(self.archive, &head, path)?;
-        Ok(io::Cursor::new(head).chain(input))
-    }
-
     /// Calls `on_row` for every link of `input` (the file at `path`, if
     /// any), in order, reading it as a stream; stops early when `on_row`
-    /// returns `false`. Returns how many records (or messages) were read.
+    /// returns `false`. Returns how many records (or messages) were read,
+    /// and what could not be done.
     pub fn links(
         &self,
         input: impl Read,
         path: Option<&Path>,
-        mut on_row: impl FnMut(Row) -> bool,
-    ) -> Result<usize, Failure> {
-        let stop = Arc::new(AtomicBool::new(false));
+        mut on_row: impl FnMut(Row) -> bool + Send,
+    ) -> Result<(usize, Vec<String>), Failure> {
+        let stop = AtomicBool::new(false);
         let reader = Stoppable {
-            inner: self.checked(input, path)?,
-            stop: Arc::clone(&stop),
+            inner: input,
+            stop: &stop,
         };
-        let reader = BufReader::with_capacity(CHUNK, reader);
-        let mut each = |link: LinkRow| {
-            if stop.load(Ordering::Relaxed) {
-                return;
-            }
-            if !on_row(row(link)) {
-                stop.store(true, Ordering::Relaxed);
-            }
+        let Some(input) = streamed(reader, path)? else {
+            return Ok((0, Vec::new()));
         };
-        let result = match self.archive {
-            Archive::Warc => (self.rewriter)
-                .warc_link_rows(reader, &mut each)
-                .map(|summary| summary.records),
-            Archive::Mbox => self.rewriter.mbox_link_rows(reader, &mut each),
+        let mut events = ArchiveEvents {
+            archive: self.archive,
+            on_row: Some(&mut on_row),
+            stop: &stop,
+            changed: 0,
         };
+        let result = self
+            .rewriter
+            .run(input, Output::Nowhere, &mut |event| events.event(event));
         match result {
-            _ if stop.load(Ordering::Relaxed) => Ok(0),
-            Ok(records) => Ok(records),
+            _ if stop.load(Ordering::Relaxed) => Ok((0, Vec::new())),
+            Ok(report) => {
+                let warnings = report.warnings.iter().map(ToString::to_string).collect();
+                Ok((report.records.max(report.messages), warnings))
+            }
             Err(error) => Err(error.into()),
         }
     }
@@ -353,44 +389,36 @@ impl ArchiveReader {
         &self,
         input: impl Read,
         path: Option<&Path>,
-        output: impl Write,
+        mut output: impl Write,
     ) -> Result<(usize, Vec<String>), Failure> {
-        let input = BufReader::with_capacity(CHUNK, self.checked(input, path)?);
-        self.rewrite_checked(input, output)
-    }
-
-    fn rewrite_checked(
-        &self,
-        input: impl BufRead,
-        output: impl Write,
-    ) -> Result<(usize, Vec<String>), Failure> {
-        match self.archive {
-            Archive::Warc => {
-                let summary = self.rewriter.rewrite_warc(input, output)?;
-                let warnings = summary.warnings.iter().map(ToString::to_string);
-                Ok((summary.changed, warnings.collect()))
-            }
-            Archive::Mbox => {
-                let mut warnings = Vec::new();
-                let changed = self.rewriter.rewrite_mbox_with(input, output, |message| {
-                    let n = message.number;
-                    let each = message.outcome.warnings.iter();
-                    warnings.extend(each.map(|w| format!("message {n}: {w}")));
-                })?;
-                Ok((changed, warnings))
-            }
-        }
+        let Some(input) = streamed(input, path)? else {
+            return Ok((0, Vec::new()));
+        };
+        let stop = AtomicBool::new(false);
+        let mut events = ArchiveEvents {
+            archive: self.archive,
+            on_row: None,
+            stop: &stop,
+            changed: 0,
+        };
+        let rewriter = self.rewriter.clone().details(relink::Details::Counts);
+        let report = rewriter.run(input, Output::Always(&mut output), &mut |event| {
+            events.event(event)
+        })?;
+        output.flush()?;
+        let warnings = report.warnings.iter().map(ToString::to_string).collect();
+        Ok((events.changed, warnings))
     }
 }
 
 /// A reader that ends with an error once `stop` is set, so that a reader
 /// no one listens to any more stops at its next read.
-struct Stoppable<R> {
+struct Stoppable<'s, R> {
     inner: R,
-    stop: Arc<AtomicBool>,
+    stop: &'s AtomicBool,
 }
 
-impl<R: Read> Read for Stoppable<R> {
+impl<R: Read> Read for Stoppable<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.stop.load(Ordering::Relaxed) {
             return Err(io::Error::other("stopped"));

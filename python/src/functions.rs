@@ -93,9 +93,10 @@ pub fn links<'py>(
     let label = input.label().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
     let data = input.data(py)?;
-    let rows = py
+    let (rows, warnings) = py
         .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind)))
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
+    warn_all(py, &warnings)?;
     rows.into_iter()
         .map(|row| row_dict(py, file.as_ref(), row))
         .collect()

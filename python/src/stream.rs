@@ -14,7 +14,7 @@ use pyo3::types::{PyDict, PyString};
 use pyo3::{pyclass, pymethods};
 
 use crate::engine::{Archive, ArchiveReader, Row};
-use crate::error::{Failure, py_err};
+use crate::error::{Failure, py_err, warn_all};
 use crate::io::Input;
 use crate::row::row_dict;
 
@@ -28,8 +28,9 @@ const SIGNAL_CHECK: Duration = Duration::from_millis(100);
 
 enum Batch {
     Rows(Vec<Row>),
-    /// The end: how many records or messages were read, or what failed.
-    End(Result<usize, Failure>),
+    /// The end: how many records or messages were read and what could not
+    /// be done, or what failed.
+    End(Result<(usize, Vec<String>), Failure>),
 }
 
 /// The iterator's state, behind a lock: one thread at a time takes a row.
@@ -38,6 +39,8 @@ struct StreamState {
     buffer: VecDeque<Row>,
     done: bool,
     records: Option<usize>,
+    /// What could not be done, issued as warnings when the iteration ends.
+    warnings: Vec<String>,
 }
 
 /// What a step of the iteration gave (a value on the stack, moved once:
@@ -68,7 +71,9 @@ impl StreamState {
             }
             Ok(Batch::End(result)) => {
                 self.done = true;
-                self.records = Some(result?);
+                let (records, warnings) = result?;
+                self.records = Some(records);
+                self.warnings = warnings;
                 Ok(self.take())
             }
             Err(RecvTimeoutError::Timeout) => Ok(Step::Wait),
@@ -123,7 +128,11 @@ impl LinkStream {
         }
         match step {
             Step::Row(row) => row_dict(py, self.file.as_ref(), row).map(Some),
-            _ => Ok(None),
+            _ => {
+                let warnings = std::mem::take(&mut self.lock().warnings);
+                warn_all(py, &warnings)?;
+                Ok(None)
+            }
         }
     }
 
@@ -169,6 +178,7 @@ pub fn start(
             buffer: VecDeque::new(),
             done: false,
             records: None,
+            warnings: Vec::new(),
         }),
         file,
     })

@@ -311,6 +311,11 @@ fn run(job: &Job, settings: &Settings, out: Out<'_>, report: &mut Report) -> io:
             .run(input, output, &mut handler)
             .map_err(|e| match e {
                 relink::Error::Io(e) => e,
+                // The flag that reads it as one.
+                relink::Error::ArchiveAsDocument => io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a web archive (WARC or ARC) is read as one (--type warc), never as a document",
+                ),
                 e => io::Error::new(io::ErrorKind::InvalidData, e),
             })
     };

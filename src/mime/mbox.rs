@@ -98,6 +98,7 @@ pub fn looks_like_mbox(head: &[u8]) -> bool {
 /// that land on the next `From ` line mean mboxcl2 (or mboxcl when bodies
 /// hold quoted `>From ` lines); else mboxrd, which reads mboxo's quoting
 /// too.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn detect(head: &[u8]) -> MboxFormat {
     MboxFormat::detect(head)
 }

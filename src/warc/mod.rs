@@ -206,6 +206,7 @@ impl RecordReport {
 
 /// One link of a WARC file, with the record it is in.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub struct WarcLink {
     /// The record's number, from 1.
     pub record: usize,
@@ -369,6 +370,7 @@ pub fn looks_like_warc_past_junk(head: &[u8]) -> bool {
 }
 
 /// Rewrites a WARC file from `input` to `output`.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn rewrite<R: BufRead, W: Write>(
     input: R,
     output: W,
@@ -399,6 +401,7 @@ pub fn inspect<R: BufRead>(
 
 /// Calls `on_link` for every link of a WARC file, in order, and writes
 /// nothing.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn links<R: BufRead>(
     input: R,
     options: &WarcOptions<'_>,

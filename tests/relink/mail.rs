@@ -1106,10 +1106,15 @@ fn rewriter_streams_an_mbox_of_either_variant() {
         let (stem, ext) = name.rsplit_once('.').unwrap();
         let want = read(&format!("mail/{stem}.expected.{ext}"));
         let mut out = Vec::new();
-        let changed = relink::Rewriter::new()
-            .rewrite_mbox(&input[..], &mut out)
+        let report = relink::Rewriter::new()
+            .run(
+                relink::Input::reader(&input[..]),
+                relink::Output::Always(&mut out),
+                &mut |_| Ok(()),
+            )
             .unwrap();
-        assert!(changed > 0, "{name}");
+        assert!(report.changed, "{name}");
+        assert_eq!(report.kind, Some(relink::Kind::Mbox), "{name}");
         assert!(out == want, "{name}: {}", String::from_utf8_lossy(&out));
     }
 }

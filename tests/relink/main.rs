@@ -18,6 +18,7 @@ mod mail;
 mod markdown;
 mod memory;
 mod oracle;
+mod outputs;
 mod resolver;
 mod robust;
 mod rows;
