@@ -17,9 +17,29 @@
 //! # Ok::<(), relink::Error>(())
 //! ```
 //!
-//! A [`Rewriter`] for everything else: rules, a forced base, encodings,
-//! lazy-loading attributes, messages and MHTML, and mbox and WARC archives
-//! as streams. [`url`] holds the resolvers of each rule set.
+//! One front door for everything else, [`Rewriter::run`]: any input (a
+//! path, a file, a reader, bytes: an [`Input`]) of any kind (HTML, CSS,
+//! XML, Markdown, a message or MHTML, an mbox, a WARC or ARC, a WACZ),
+//! told by the run, read as a stream and written to an [`Output`], with
+//! the link rows and warnings handed over as [`Event`]s as they are found:
+//!
+//! ```
+//! use relink::{Event, Input, Output, Rewriter};
+//! let mut rows = Vec::new();
+//! let report = Rewriter::new().run(
+//!     Input::bytes(b"<a href=x>x</a><img src=../i.png>").retrieved_from("http://a/b/c"),
+//!     Output::Nowhere,
+//!     &mut |event| {
+//!         if let Event::Rows(found) = event {
+//!             rows.extend(found.iter().map(|row| row.link.resolved.clone()));
+//!         }
+//!         Ok(())
+//!     },
+//! )?;
+//! assert_eq!(rows, ["http://a/b/x", "http://a/i.png"]);
+//! assert_eq!(report.rewritten, 2);
+//! # Ok::<(), relink::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -188,8 +188,8 @@ impl Rewriter {
     /// Rewrites any input relink reads, held in memory: HTML, a style
     /// sheet, a message or MHTML file, an mbox, a web archive (WARC or
     /// ARC, plain or gzipped) or a WACZ package, by [`Rewriter::kind`],
-    /// else by its content. [`Rewriter::rewrite_mbox`] and
-    /// [`Rewriter::rewrite_warc`] do the same for archives as streams.
+    /// else by its content: [`Rewriter::run`] over bytes, its output
+    /// held in memory ([`Rewriter::run`] reads archives as streams).
     ///
     /// A gzipped document is rewritten inside its compression and comes
     /// back gzipped. A web archive is never read as a document: given

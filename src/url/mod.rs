@@ -38,7 +38,8 @@ pub mod whatwg;
 /// A rule set for resolving references.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Rules {
-    /// RFC 1808 section 4, with relink's settled readings ([`rfc1808`]).
+    /// RFC 1808 section 4, with relink's settled readings: an empty
+    /// reference is a link, a written empty query or fragment is kept.
     #[default]
     Rfc1808,
     /// RFC 3986 section 5.2, strict.
