@@ -279,6 +279,62 @@ def test_rows_of_every_document_fixture_equal_the_command_lines(relink_bin) -> N
     assert any(k.startswith("the enclosing document (") for k in kinds), kinds
 
 
+def every_fixture() -> list[pathlib.Path]:
+    """Every input under fixtures/: not the tables, licences and notes."""
+    skip = ("LICENSE", "README", "NOTICE", "COPYING")
+    return sorted(
+        path
+        for path in FIXTURES.rglob("*")
+        if path.is_file() and path.suffix != ".tsv" and not path.name.startswith(skip)
+    )
+
+
+def cli_run(relink_bin: pathlib.Path, path: pathlib.Path, base: str) -> tuple[list[dict], list[str], list[str]]:
+    """The rows, warnings and errors `relink --list --format json` gives
+    for one file, each message without the file's name."""
+    run = subprocess.run(
+        [str(relink_bin), "--list", "--format", "json", "--retrieved-from", base, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = {"warning": [], "error": []}
+    for line in run.stderr.splitlines():
+        for what, found in said.items():
+            prefix = f"relink: {what}: {path}: "
+            if line.startswith(prefix):
+                found.append(line[len(prefix):])
+    rows = [json.loads(line) for line in run.stdout.splitlines()]
+    return rows, said["warning"], said["error"]
+
+
+def python_run(path: pathlib.Path, base: str) -> tuple[list[dict], list[str], list[str]]:
+    """The rows, warnings and errors relink.links gives for one file."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            rows, errors = relink.links(path, base), []
+        except (ValueError, OSError) as error:
+            rows, errors = [], [str(error).removeprefix(f"{path}: ")]
+    said = [str(w.message) for w in caught if issubclass(w.category, relink.RelinkWarning)]
+    return rows, said, errors
+
+
+def test_every_fixture_gives_the_command_lines_rows_warnings_and_errors(relink_bin) -> None:
+    """One front door: for every fixture, whatever its kind, links() gives
+    the rows, the warnings and the errors the command line's --list gives."""
+    differ, kinds = [], 0
+    for path in every_fixture():
+        base = f"http://example.test/d/{path.name}"
+        cli, py = cli_run(relink_bin, path, base), python_run(path, base)
+        if cli != py:
+            differ.append(f"{path.relative_to(FIXTURES)}: {cli[1:]} != {py[1:]}")
+        kinds += bool(cli[0] or cli[1] or cli[2])
+    assert not differ, "\n".join(differ[:20])
+    # The comparison is not empty: rows, warnings or errors for most files.
+    assert kinds > len(every_fixture()) // 2
+
+
 def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path) -> None:
     """One schema: warc_links() and mbox_links() give the rows `relink
     --list --format json` gives, key for key (the path given as `file`),
