@@ -125,6 +125,19 @@ impl<'a> Input<'a> {
 }
 
 /// Where [`Rewriter::run`] writes the input with its links made absolute.
+///
+/// ```
+/// use relink::{Input, Output, Rewriter};
+/// let rewriter = Rewriter::new().retrieved_from("http://a/d/");
+/// let mut out = Vec::new();
+/// // Unchanged, so not written: an in-place rewrite keeps the file.
+/// let report = rewriter.run(Input::bytes(b"<p>no links</p>"), Output::WhenChanged(&mut out), &mut |_| Ok(()))?;
+/// assert!(!report.changed && out.is_empty());
+/// // Every byte, changed or not: standard output.
+/// rewriter.run(Input::bytes(b"<p>no links</p>"), Output::Always(&mut out), &mut |_| Ok(()))?;
+/// assert_eq!(out, b"<p>no links</p>");
+/// # Ok::<(), relink::Error>(())
+/// ```
 pub enum Output<'w> {
     /// Nowhere: the links are only read (a listing, a check).
     Nowhere,
@@ -137,6 +150,27 @@ pub enum Output<'w> {
 }
 
 /// What [`Rewriter::run`] reports as it goes, in input order.
+///
+/// ```
+/// use relink::{Event, Input, Kind, Output, Rewriter, Unit};
+/// let mbox = b"From a@b Thu Jan  1 00:00:00 1970\nContent-Base: http://h/\nContent-Type: text/html\n\n<a href=x>x</a>\n";
+/// let mut seen = Vec::new();
+/// Rewriter::new().run(Input::bytes(mbox), Output::Nowhere, &mut |event| {
+///     match event {
+///         Event::Start { kind, .. } => seen.push(format!("{kind:?}")),
+///         Event::Rows(rows) => seen.push(rows[0].link.resolved.clone()),
+///         Event::Done(done) => {
+///             if let Unit::Message(n) = done.unit {
+///                 seen.push(format!("message {n}, changed: {}", done.changed));
+///             }
+///         }
+///         _ => {}
+///     }
+///     Ok(())
+/// })?;
+/// assert_eq!(seen, ["Mbox", "http://h/x", "message 1, changed: true"]);
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Event<'e> {
@@ -161,7 +195,8 @@ pub enum Event<'e> {
     Done(Done<'e>),
 }
 
-/// One document, message or record done.
+/// One document, message or record done: what a diff is made of (see the
+/// example of [`Event`]).
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Done<'e> {
@@ -179,7 +214,8 @@ pub struct Done<'e> {
     pub warnings: &'e [Warning],
 }
 
-/// Which document, message or record a [`Done`] speaks of.
+/// Which document, message or record a [`Done`] speaks of (see the
+/// example of [`Event`]).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Unit {
@@ -192,6 +228,14 @@ pub enum Unit {
 }
 
 /// What became of one input, once [`Rewriter::run`] is done.
+///
+/// ```
+/// use relink::{Input, Kind, Output, Rewriter};
+/// let report = Rewriter::new().run(Input::bytes(b"<a href=x>x</a>"), Output::Nowhere, &mut |_| Ok(()))?;
+/// assert_eq!((report.kind, report.changed, report.without_base), (Some(Kind::Html), false, 1));
+/// assert_eq!(report.warnings[0].to_string(), "no base url: links left as they are");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct Report {
@@ -215,7 +259,9 @@ pub struct Report {
     pub records: usize,
 }
 
-/// The handler of a run's events.
+/// The handler of a run's events (see [`Event`]): an error it returns on
+/// [`Event::Start`] stops the run before anything is written; a later one
+/// is returned when the run ends.
 pub type Handler<'h> = &'h mut (dyn FnMut(Event<'_>) -> io::Result<()> + Send);
 
 /// The events of a run on their way to the caller's handler, the rows
