@@ -28,7 +28,7 @@ use quick_xml::reader::NsReader;
 
 use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer};
-use crate::encoding::{EncodingSource, Sniffed};
+use crate::encoding::{self, Sniffed};
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
@@ -64,35 +64,20 @@ pub fn rewrite(
 /// XML declaration's `encoding`, UTF-16 told by its first bytes, else
 /// UTF-8.
 fn sniff(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
-        return Sniffed {
-            encoding,
-            bom_len,
-            source: EncodingSource::Bom,
-        };
-    }
-    let sniffed = |encoding, source| Sniffed {
-        encoding,
-        bom_len: 0,
-        source,
-    };
-    if let Some(encoding) = transport {
-        return sniffed(encoding, EncodingSource::Transport);
-    }
+    encoding::sniff_with(bytes, transport, declared, UTF_8)
+}
+
+/// What an XML document declares of its encoding without a byte order
+/// mark: UTF-16 told by the first bytes of its declaration, else the
+/// declaration's `encoding`.
+fn declared(bytes: &[u8]) -> Option<&'static Encoding> {
     if bytes.starts_with(b"<\0?\0") {
-        return sniffed(UTF_16LE, EncodingSource::Declared);
+        return Some(UTF_16LE);
     }
     if bytes.starts_with(b"\0<\0?") {
-        return sniffed(UTF_16BE, EncodingSource::Declared);
+        return Some(UTF_16BE);
     }
-    if let Some(encoding) = declared_encoding(bytes) {
-        return sniffed(encoding, EncodingSource::Declared);
-    }
-    if std::str::from_utf8(bytes).is_ok() {
-        sniffed(UTF_8, EncodingSource::Utf8Default)
-    } else {
-        sniffed(UTF_8, EncodingSource::Fallback)
-    }
+    declared_encoding(bytes)
 }
 
 /// The `encoding` of an XML declaration in an ASCII-compatible encoding
@@ -747,6 +732,7 @@ fn escape_attribute(value: &str, quote: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::EncodingSource;
 
     #[test]
     fn the_root_element_tells_an_xml_document() {
@@ -773,6 +759,12 @@ mod tests {
         assert_eq!(s.encoding, UTF_16LE);
         let s = sniff(b"<rss/>", Some(encoding_rs::WINDOWS_1252));
         assert_eq!(s.source, EncodingSource::Transport);
+        // Bytes that are not UTF-8 and declare nothing stay UTF-8 (XML 1.0
+        // appendix F), not the windows-1252 of HTML.
+        let s = sniff(b"<rss>caf\xe9</rss>", None);
+        assert_eq!((s.encoding, s.source), (UTF_8, EncodingSource::Fallback));
+        let s = sniff(b"\xef\xbb\xbf<rss/>", None);
+        assert_eq!((s.bom_len, s.source), (3, EncodingSource::Bom));
     }
 
     #[test]
