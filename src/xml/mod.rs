@@ -324,26 +324,16 @@ fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) ->
             return (walk.r.out, false);
         }
     }
-    let mut out = walk.r.out;
     // The layers: the document's (forced, the root's `xml:base`), each
     // `xml:base` below the root, then the outer one.
-    let outer_at = out.layers.len() - usize::from(options.outer.is_some());
-    out.layers.splice(outer_at..outer_at, walk.nested);
-    out.base = walk.bases.iter().flatten().next().cloned();
+    let layers = &mut walk.r.out.layers;
+    let outer_at = layers.len() - usize::from(options.outer.is_some());
+    layers.splice(outer_at..outer_at, walk.nested);
     if walk.lacking_base {
-        out.warnings.push(crate::links::Warning::new(
-            WarningKind::NoBase,
-            "no base url: links left as they are",
-        ));
+        walk.r.warn_no_base();
     }
-    let dropped = out.edits.normalize(text.len());
-    if dropped > 0 {
-        out.warnings.push(crate::links::Warning::new(
-            WarningKind::OverlappingEdits,
-            format_args!("{dropped} overlapping edits dropped"),
-        ));
-    }
-    (out, false)
+    let base = walk.bases.iter().flatten().next().cloned();
+    (walk.r.finish(base), false)
 }
 
 /// XML white space (XML 1.0 production 3).
