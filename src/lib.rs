@@ -45,8 +45,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    base, css, document, encoding, html, links, markdown, mime, options, refresh, splice, text,
-    xml,
+    base, css, document, encoding, html, links, markdown, mime, options, refresh, splice, style,
+    text, xml,
 );
 
 pub use base::{Base, BaseSource, Layer, LayerStatus};

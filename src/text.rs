@@ -16,7 +16,7 @@ use crate::encoding::{self, Sniffed};
 use crate::links::{Link, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{self, Edit, Edits};
-use crate::{Error, css};
+use crate::{Error, style};
 
 /// The kinds of document a reader can hand on (a message's part, a WARC
 /// record's payload).
@@ -276,13 +276,13 @@ impl<'t, 'o> Resolver<'t, 'o> {
         place: Place<'_>,
         found: &mut dyn FnMut(Range<usize>, String),
     ) {
-        css::each_url(css, &mut |url| {
+        style::each_url(css, &mut |url| {
             if url.value.is_empty() || url.value.starts_with('#') {
                 return;
             }
             let here = at + url.range.start;
             if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found(url.range, css::escape(&new, url.quoting));
+                found(url.range, style::escape(&new, url.quoting));
             }
         });
     }
