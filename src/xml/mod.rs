@@ -364,13 +364,7 @@ impl Walk<'_, '_, '_> {
                     }
                     if !root_seen {
                         root_seen = true;
-                        let local = e.local_name().into_inner();
-                        self.root_html = local.eq_ignore_ascii_case("html");
-                        if self.root_html && namespace != links::XHTML {
-                            return Err(Stop::Html);
-                        }
-                        self.in_rss = (namespace.is_empty() && local == "rss")
-                            || (namespace == links::RDF && local == "RDF");
+                        self.root(&e, namespace)?;
                     }
                     if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
                         capture.mixed = true;
@@ -442,6 +436,19 @@ impl Walk<'_, '_, '_> {
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
         }
+    }
+
+    /// The root element: `html` outside the XHTML namespace is an HTML
+    /// document; `rss`, and RSS 1.0's `RDF`, make a feed.
+    fn root(&mut self, e: &BytesStart<'_>, namespace: &'static str) -> Result<(), Stop> {
+        let local = e.local_name().into_inner();
+        self.root_html = local.eq_ignore_ascii_case("html");
+        if self.root_html && namespace != links::XHTML {
+            return Err(Stop::Html);
+        }
+        self.in_rss = (namespace.is_empty() && local == "rss")
+            || (namespace == links::RDF && local == "RDF");
+        Ok(())
     }
 
     /// A start tag (or an empty element): its base, the URLs of its
