@@ -8,13 +8,12 @@ use std::io::{self, BufReader, Read, Seek, SeekFrom, Write};
 
 use zip::ZipArchive;
 
-use super::container::{copy_whole, entry_name, open, read_json_entry, write_package};
+use super::container::{copy_whole, entry_name, open, write_package};
 use super::index::{IndexContext, IndexKind, rewrite_lines};
-use super::json::object_fields;
-use super::package::update_package;
+use super::package::{is_signed, update_package};
 use super::records::ArchiveMap;
 use super::zipnum::{Block, rewrite_gzipped_index, rewrite_summary};
-use super::{DATAPACKAGE_DIGEST, WaczError, WaczSummary, is_archive_entry};
+use super::{WaczError, WaczSummary, is_archive_entry};
 use crate::warc::{self, RecordReport, WarcLink, WarcOptions};
 
 /// Reads every record of every WARC entry, in entry order, calling
@@ -90,17 +89,7 @@ pub fn rewrite_with<R: Read + Seek, W: Write + Seek>(
     let names = (0..zip.len())
         .map(|i| entry_name(&mut zip, i))
         .collect::<Result<Vec<_>, _>>()?;
-    let signed = match names.iter().position(|n| n == DATAPACKAGE_DIGEST) {
-        Some(index) => {
-            let text = read_json_entry(&mut zip, index, DATAPACKAGE_DIGEST)?;
-            let fields =
-                object_fields(&text).map_err(|e| WaczError::entry(DATAPACKAGE_DIGEST, e))?;
-            fields
-                .get("signedData")
-                .is_some_and(|raw| raw.text.trim() != "null")
-        }
-        None => false,
-    };
+    let signed = is_signed(&mut zip, &names)?;
 
     // The WARCs, each into a temporary file; kept only when it changed.
     let mut new: HashMap<String, File> = HashMap::new();

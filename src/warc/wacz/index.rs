@@ -68,7 +68,7 @@ pub(super) fn cdxj_json(body: &str) -> Option<usize> {
 }
 
 /// An index line that cannot be brought up to date.
-fn stale(entry: &str, line: usize, reason: impl std::fmt::Display) -> WaczError {
+pub(super) fn stale(entry: &str, line: usize, reason: impl std::fmt::Display) -> WaczError {
     WaczError::entry(
         entry,
         format!("line {line}: {reason}; refusing to write a stale index"),

@@ -14,6 +14,22 @@ use super::hash::hash_reader;
 use super::json::{RawField, apply_edits, object_fields};
 use super::{DATAPACKAGE, DATAPACKAGE_DIGEST, WaczError, WaczSummary};
 
+/// Whether the package is signed (`signedData` in
+/// `datapackage-digest.json`, and not `null`).
+pub(super) fn is_signed<R: Read + Seek>(
+    zip: &mut ZipArchive<R>,
+    names: &[String],
+) -> Result<bool, WaczError> {
+    let Some(index) = names.iter().position(|n| n == DATAPACKAGE_DIGEST) else {
+        return Ok(false);
+    };
+    let text = read_json_entry(zip, index, DATAPACKAGE_DIGEST)?;
+    let fields = object_fields(&text).map_err(|e| WaczError::entry(DATAPACKAGE_DIGEST, e))?;
+    Ok(fields
+        .get("signedData")
+        .is_some_and(|raw| raw.text.trim() != "null"))
+}
+
 /// Brings `datapackage.json` and `datapackage-digest.json` up to date
 /// with the rewritten entries.
 pub(super) fn update_package<R: Read + Seek>(

@@ -11,7 +11,7 @@ use flate2::write::GzEncoder;
 use super::WaczError;
 use super::container::text_file;
 use super::hash::hash_range;
-use super::index::{IndexContext, cdxj_json};
+use super::index::{IndexContext, cdxj_json, stale};
 use super::json::{RawField, apply_edits, object_fields};
 use super::records::gzip_members;
 
@@ -82,12 +82,7 @@ pub(super) fn rewrite_summary(
     blocks: &HashMap<String, Vec<Block>>,
     new: &mut HashMap<String, File>,
 ) -> Result<Option<File>, WaczError> {
-    let fail = |line: usize, reason: &str| {
-        WaczError::entry(
-            entry,
-            format!("line {line}: {reason}; refusing to write a stale index"),
-        )
-    };
+    let fail = |line: usize, reason: &str| stale(entry, line, reason);
     let dir = entry.rfind('/').map_or("", |i| &entry[..=i]);
     let stem = entry[dir.len()..].rsplit_once('.').map_or("", |(s, _)| s);
     // The blocks file: named by the `!meta` line, else the same stem.
