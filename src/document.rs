@@ -6,18 +6,17 @@
 use std::io::{self, BufRead, Write};
 
 use crate::Error;
-use crate::base::{BaseChain, Layer, LayerStatus};
+use crate::base::{Layer, LayerStatus};
 use crate::kind::Kind;
 use crate::links::{LinkRow, RecordName};
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
 use crate::links::Outcome;
-use crate::links::{Place, Warning, WarningKind};
+use crate::links::Warning;
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
 use crate::options::Options;
-use crate::splice::Edit;
-use crate::text::{self, Documents, Embedded, Resolver, TextRewrite};
+use crate::text::{self, Documents, Embedded};
 use crate::warc::{RecordReport, WarcOptions};
 
 
@@ -40,34 +39,7 @@ pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Erro
 
 /// Rewrites a style sheet.
 pub fn rewrite_css(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
-    let sniffed = encoding::sniff_css(bytes, options.transport);
-    text::rewrite_bytes(bytes, sniffed, |text| rewrite_css_text(text, options))
-}
-
-/// The edits of a style sheet given as text: a style sheet has no layer of
-/// its own, so its base is the forced one, else the outer one.
-fn rewrite_css_text(text: &str, options: &Options<'_>) -> TextRewrite {
-    let (base, layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
-    let mut resolver = Resolver::new(text, options);
-    resolver.out.layers = layers;
-    let Some(base) = base else {
-        resolver.out.warnings.push(Warning::new(
-            WarningKind::NoBase,
-            "no base url: links left as they are",
-        ));
-        return resolver.out;
-    };
-    let place = Place {
-        element: "",
-        attribute: "css",
-    };
-    let mut edits = std::mem::take(&mut resolver.out.edits);
-    resolver.each_css_url(text, 0, &base, place, &mut |range, new| {
-        edits.push(Edit::new(range, new).narrowed(text));
-    });
-    resolver.out.edits = edits;
-    resolver.out.base = Some(base);
-    resolver.out
+    crate::css::rewrite(bytes, options)
 }
 
 /// Rewrites an XML document: an Atom or RSS feed, RSS 1.0, SVG, XHTML.

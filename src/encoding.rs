@@ -59,12 +59,12 @@ pub struct Sniffed {
 
 /// The encoding of an HTML document.
 pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    sniff(bytes, transport, meta_declared)
+    sniff_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
 /// The encoding of a style sheet (CSS Syntax 3.2, with `@charset`).
 pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    sniff(bytes, transport, |head| {
+    let declared = |head: &[u8]| {
         // CSS Syntax 3.2: the exact bytes `@charset "`, at the start.
         let rest = head.strip_prefix(b"@charset \"")?;
         let end = rest.iter().position(|&b| b == b'"')?;
@@ -78,20 +78,27 @@ pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed 
                 e
             }
         })
-    })
+    };
+    sniff_with(bytes, transport, declared, WINDOWS_1252)
 }
 
 /// The encoding of a text that declares none (Markdown): a byte order
 /// mark, the transport's charset, else UTF-8 when the bytes are, else
 /// windows-1252.
 pub fn sniff_text(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    sniff(bytes, transport, |_| None)
+    sniff_with(bytes, transport, |_| None, WINDOWS_1252)
 }
 
-fn sniff(
+/// The one order every format sniffs in: a byte order mark, the
+/// transport's charset, what the document itself declares (`declared`, the
+/// format's own rule), then UTF-8 when the bytes are UTF-8, else
+/// `fallback` (windows-1252 for HTML, CSS and text; UTF-8 for XML, whose
+/// appendix F has no other default).
+pub fn sniff_with(
     bytes: &[u8],
     transport: Option<&'static Encoding>,
     declared: impl Fn(&[u8]) -> Option<&'static Encoding>,
+    fallback: &'static Encoding,
 ) -> Sniffed {
     if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
         return Sniffed {
@@ -114,7 +121,7 @@ fn sniff(
     if std::str::from_utf8(bytes).is_ok() {
         sniffed(UTF_8, EncodingSource::Utf8Default)
     } else {
-        sniffed(WINDOWS_1252, EncodingSource::Fallback)
+        sniffed(fallback, EncodingSource::Fallback)
     }
 }
 

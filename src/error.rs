@@ -63,7 +63,7 @@ pub enum Error {
     },
     /// A WACZ package that cannot be read or written again.
     #[error(transparent)]
-    Wacz(#[from] crate::warc::wacz::WaczError),
+    Wacz(Box<dyn std::error::Error + Send + Sync>),
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -31,30 +31,129 @@ pub enum Kind {
     Markdown,
 }
 
-/// The extensions (lowercase) that name a kind. Both naming a file's kind
-/// and choosing which files of a directory to read use this one list.
-pub const EXTENSIONS: &[(&str, Kind)] = &[
-    ("html", Kind::Html),
-    ("htm", Kind::Html),
-    ("xhtml", Kind::Xml),
-    ("xht", Kind::Xml),
-    ("shtml", Kind::Html),
-    ("css", Kind::Css),
-    ("eml", Kind::Message),
-    ("mht", Kind::Message),
-    ("mhtml", Kind::Message),
-    ("msg", Kind::Message),
-    ("mbox", Kind::Mbox),
-    ("mbx", Kind::Mbox),
-    ("wacz", Kind::Wacz),
-    ("atom", Kind::Xml),
-    ("rss", Kind::Xml),
-    ("rdf", Kind::Xml),
-    ("xml", Kind::Xml),
-    ("svg", Kind::Xml),
-    ("md", Kind::Markdown),
-    ("markdown", Kind::Markdown),
+/// What the one table says of a kind of input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindEntry {
+    /// The kind.
+    pub kind: Kind,
+    /// Its name, what `--type` takes.
+    pub name: &'static str,
+    /// Other names `--type` takes for it.
+    pub aliases: &'static [&'static str],
+    /// What it is, in a line (the help of `--type`).
+    pub description: &'static str,
+    /// The extensions (lowercase) that name it. Both naming a file's kind
+    /// and choosing which files of a directory to read use them.
+    pub extensions: &'static [&'static str],
+}
+
+/// The kinds of input, each with its name, aliases, description and
+/// extensions: the one table the command line, the library and the
+/// Python package read.
+pub const KINDS: &[KindEntry] = &[
+    KindEntry {
+        kind: Kind::Html,
+        name: "html",
+        aliases: &[],
+        description: "An HTML document",
+        extensions: &["html", "htm", "shtml"],
+    },
+    KindEntry {
+        kind: Kind::Css,
+        name: "css",
+        aliases: &[],
+        description: "A style sheet",
+        extensions: &["css"],
+    },
+    KindEntry {
+        kind: Kind::Message,
+        name: "message",
+        aliases: &[],
+        description: "One message, or MHTML",
+        extensions: &["eml", "mht", "mhtml", "msg"],
+    },
+    KindEntry {
+        kind: Kind::Mbox,
+        name: "mbox",
+        aliases: &[],
+        description: "An mbox archive",
+        extensions: &["mbox", "mbx"],
+    },
+    KindEntry {
+        kind: Kind::Warc,
+        name: "warc",
+        aliases: &[],
+        description: "A web archive (WARC of any version, or ARC), gzipped or not",
+        // Also gzipped and still being written (`.warc.gz.open`): see
+        // `from_name`.
+        extensions: &["warc", "arc"],
+    },
+    KindEntry {
+        kind: Kind::Wacz,
+        name: "wacz",
+        aliases: &[],
+        description: "A WACZ package of web archives",
+        extensions: &["wacz"],
+    },
+    KindEntry {
+        kind: Kind::Xml,
+        name: "xml",
+        aliases: &["feed"],
+        description: "An XML document: an Atom or RSS feed, SVG, XHTML",
+        extensions: &["xhtml", "xht", "atom", "rss", "rdf", "xml", "svg"],
+    },
+    KindEntry {
+        kind: Kind::Markdown,
+        name: "markdown",
+        aliases: &[],
+        description: "A Markdown document",
+        extensions: &["md", "markdown"],
+    },
 ];
+
+impl Kind {
+    /// The kind's entry in [`KINDS`].
+    pub fn entry(self) -> &'static KindEntry {
+        // Every kind has its entry (the test `every_kind_has_one_entry`).
+        KINDS.iter().find(|e| e.kind == self).unwrap_or(&KINDS[0])
+    }
+
+    /// The kind's name (`html`, `markdown`), what `--type` takes.
+    pub fn name(self) -> &'static str {
+        self.entry().name
+    }
+
+    /// Every kind, with its name, aliases, description and extensions:
+    /// the one table the command line, the library and the Python package
+    /// read.
+    ///
+    /// ```
+    /// use relink::Kind;
+    /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]);
+    /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
+    /// assert_eq!(Kind::Markdown.name(), "markdown");
+    /// ```
+    pub fn entries() -> &'static [KindEntry] {
+        KINDS
+    }
+
+    /// The kind a name (or alias) of the table stands for, in any case.
+    pub fn named(name: &str) -> Option<Kind> {
+        named(name)
+    }
+}
+
+/// The kind a name (or alias) in [`KINDS`] stands for, in any case.
+pub fn named(name: &str) -> Option<Kind> {
+    KINDS
+        .iter()
+        .find(|e| {
+            e.name.eq_ignore_ascii_case(name)
+                || e.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
+        .map(|e| e.kind)
+}
 
 /// Extensions (lowercase) of files that are never documents to relink:
 /// found in a directory, they are copied without a look at their content
@@ -81,11 +180,15 @@ fn extension(path: &Path) -> Option<String> {
 /// Heritrix and other crawlers give an archive they are still writing).
 pub fn from_name(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    // `.warc`, `.warc.gz`, `.arc`, `.arc.gz`, each perhaps with `.open`.
     let open = name.strip_suffix(".open").unwrap_or(&name);
-    if [".warc", ".warc.gz", ".arc", ".arc.gz"]
-        .iter()
-        .any(|suffix| open.ends_with(suffix))
-    {
+    let archive = open.strip_suffix(".gz").unwrap_or(open);
+    let archive_extension = |e: &&str| {
+        archive
+            .strip_suffix(*e)
+            .is_some_and(|rest| rest.ends_with('.'))
+    };
+    if Kind::Warc.entry().extensions.iter().any(archive_extension) {
         return Some(Kind::Warc);
     }
     // A compressed document is of the kind its name says inside the
@@ -94,10 +197,10 @@ pub fn from_name(path: &Path) -> Option<Kind> {
         return from_name(Path::new(inner));
     }
     let extension = extension(path)?;
-    EXTENSIONS
+    KINDS
         .iter()
-        .find(|(e, _)| *e == extension)
-        .map(|&(_, kind)| kind)
+        .find(|e| e.extensions.contains(&extension.as_str()))
+        .map(|e| e.kind)
 }
 
 /// Whether a file's name says it is no document (see [`OTHER_EXTENSIONS`]).
@@ -278,6 +381,51 @@ impl Kind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_has_one_entry() {
+        let all = [
+            Kind::Html,
+            Kind::Css,
+            Kind::Message,
+            Kind::Mbox,
+            Kind::Warc,
+            Kind::Wacz,
+            Kind::Xml,
+            Kind::Markdown,
+        ];
+        assert_eq!(KINDS.len(), all.len());
+        for kind in all {
+            assert_eq!(KINDS.iter().filter(|e| e.kind == kind).count(), 1);
+            assert_eq!(kind.entry().kind, kind);
+            assert_eq!(named(kind.name()), Some(kind));
+        }
+        assert_eq!(named("FEED"), Some(Kind::Xml));
+        assert_eq!(named("text"), None);
+        // No extension names two kinds.
+        let mut extensions: Vec<&str> = KINDS.iter().flat_map(|e| e.extensions).copied().collect();
+        let count = extensions.len();
+        extensions.sort_unstable();
+        extensions.dedup();
+        assert_eq!(extensions.len(), count);
+    }
+
+    #[test]
+    fn archives_are_named_by_suffix() {
+        let kind = |name: &str| from_name(Path::new(name));
+        for name in [
+            "a.warc",
+            "a.WARC.gz",
+            "a.arc",
+            "a.arc.gz",
+            "a.warc.gz.open",
+            ".warc",
+        ] {
+            assert_eq!(kind(name), Some(Kind::Warc), "{name}");
+        }
+        assert_eq!(kind("warc"), None);
+        assert_eq!(kind("a.swarc"), None);
+    }
 
     #[test]
     fn the_name_decides_before_the_content() {

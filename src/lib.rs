@@ -61,12 +61,12 @@ macro_rules! internal_modules {
 
 internal_modules!(
     base, compressed, css, document, encoding, html, kind, links, markdown, mime, options, refresh,
-    splice, text, url, warc, xml,
+    splice, style, text, url, warc, xml,
 );
 
 // The API: the front door, its settings, events and reports; the rows and
 // warnings; the resolver; the error.
-pub use crate::kind::Kind;
+pub use crate::kind::{Kind, KindEntry};
 pub use crate::url::{BaseUrl, Rules};
 pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
@@ -76,7 +76,6 @@ pub use mime::maildir;
 pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
-pub use warc::wacz::WaczError;
 
 // The internals relink's own tests, benchmarks and fuzz targets reach.
 #[cfg(feature = "_internal")]

@@ -19,7 +19,7 @@ use pulldown_cmark::{Event, LinkType, Options as Extensions, Parser, Tag, TagEnd
 use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding;
-use crate::links::{Outcome, Place, Warning, WarningKind};
+use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::Edit;
 use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
@@ -98,26 +98,15 @@ pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents
     };
     work.r.out.layers = layers;
     if work.page.is_none() {
-        work.r.out.warnings.push(Warning::new(
-            WarningKind::NoBase,
-            "no base url: links left as they are",
-        ));
+        work.r.warn_no_base();
     }
     if work.page.is_some() || work.resource.is_some() {
         work.run();
     }
-    let mut out = work.r.out;
-    out.base = work.page;
+    let mut out = work.r.finish(work.page);
     // Links are found in the order they end (a definition's at the end):
     // they are reported in the order they are written.
     out.links.sort_by_key(|link| (link.line, link.column));
-    let dropped = out.edits.normalize(text.len());
-    if dropped > 0 {
-        out.warnings.push(Warning::new(
-            WarningKind::OverlappingEdits,
-            format_args!("{dropped} overlapping edits dropped"),
-        ));
-    }
     out
 }
 

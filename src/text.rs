@@ -16,7 +16,7 @@ use crate::encoding::{self, Sniffed};
 use crate::links::{Link, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{self, Edit, Edits};
-use crate::{Error, css};
+use crate::{Error, style};
 
 /// The kinds of document a reader can hand on (a message's part, a WARC
 /// record's payload).
@@ -136,6 +136,32 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.out.warnings.push(warning);
     }
 
+    /// Records that the document has no base: its links are left as they
+    /// are (RFC 1808 section 3.4 finds none, and `--base` gave none).
+    pub fn warn_no_base(&mut self) {
+        self.out.warnings.push(Warning::new(
+            WarningKind::NoBase,
+            "no base url: links left as they are",
+        ));
+    }
+
+    /// The end of every reader's rewrite of a text: the document's base
+    /// set, its edits sorted with overlapping ones dropped (and a warning
+    /// counting them), and what was found given back for
+    /// [`rewrite_bytes`] to splice.
+    pub fn finish(self, base: Option<Base>) -> TextRewrite {
+        let mut out = self.out;
+        out.base = base;
+        let dropped = out.edits.normalize(self.text.len());
+        if dropped > 0 {
+            out.warnings.push(Warning::new(
+                WarningKind::OverlappingEdits,
+                format_args!("{dropped} overlapping edits dropped"),
+            ));
+        }
+        out
+    }
+
     /// Records a link: hands it to the options' sink, or keeps it.
     pub fn record(&mut self, link: Link) {
         match self.options.rows {
@@ -250,13 +276,13 @@ impl<'t, 'o> Resolver<'t, 'o> {
         place: Place<'_>,
         found: &mut dyn FnMut(Range<usize>, String),
     ) {
-        css::each_url(css, &mut |url| {
+        style::each_url(css, &mut |url| {
             if url.value.is_empty() || url.value.starts_with('#') {
                 return;
             }
             let here = at + url.range.start;
             if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found(url.range, css::escape(&new, url.quoting));
+                found(url.range, style::escape(&new, url.quoting));
             }
         });
     }
@@ -334,5 +360,22 @@ mod tests {
         assert_eq!(lines.locate(text, 0), (1, 1));
         assert_eq!(lines.locate(text, 4), (2, 2));
         assert_eq!(lines.locate(text, 6), (3, 1));
+    }
+
+    #[test]
+    fn finishing_sorts_the_edits_and_counts_those_dropped() {
+        let options = Options::default();
+        let mut r = Resolver::new("abcdef", &options);
+        r.out.edits.push(Edit::new(3..5, "X"));
+        r.out.edits.push(Edit::new(0..2, "Y"));
+        r.out.edits.push(Edit::new(1..3, "Z"));
+        r.warn_no_base();
+        let out = r.finish(None);
+        let edits: Vec<_> = out.edits.iter().map(|e| (e.range, e.text)).collect();
+        assert_eq!(edits, [(0..2, "Y"), (3..5, "X")]);
+        let kinds: Vec<_> = out.warnings.iter().map(|w| w.kind).collect();
+        assert_eq!(kinds, [WarningKind::NoBase, WarningKind::OverlappingEdits]);
+        assert_eq!(out.warnings[1].message, "1 overlapping edits dropped");
+        assert!(out.base.is_none());
     }
 }

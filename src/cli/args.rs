@@ -2,7 +2,9 @@
 //! are read into.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
+use clap::builder::PossibleValue;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use relink::Kind;
 use relink::{MboxFormat, Rules};
@@ -240,40 +242,33 @@ impl From<RulesArg> for Rules {
     }
 }
 
-/// The command line's names for the kinds of input.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum KindArg {
-    /// An HTML document.
-    Html,
-    /// A style sheet.
-    Css,
-    /// One message, or MHTML.
-    Message,
-    /// An mbox archive.
-    Mbox,
-    /// A web archive (WARC of any version, or ARC), gzipped or not.
-    Warc,
-    /// A WACZ package of web archives.
-    Wacz,
-    /// An XML document: an Atom or RSS feed, SVG, XHTML.
-    #[value(alias = "feed")]
-    Xml,
-    /// A Markdown document.
-    Markdown,
+/// A kind of input as `--type` names it: its names, aliases and help are
+/// those of the kind table, [`Kind::entries`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KindArg(Kind);
+
+/// Every `--type` value, in the table's order.
+static KIND_ARGS: LazyLock<Vec<KindArg>> =
+    LazyLock::new(|| Kind::entries().iter().map(|e| KindArg(e.kind)).collect());
+
+impl ValueEnum for KindArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &KIND_ARGS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let entry = self.0.entry();
+        Some(
+            PossibleValue::new(entry.name)
+                .aliases(entry.aliases.iter().copied())
+                .help(entry.description),
+        )
+    }
 }
 
 impl From<KindArg> for Kind {
     fn from(k: KindArg) -> Kind {
-        match k {
-            KindArg::Html => Kind::Html,
-            KindArg::Css => Kind::Css,
-            KindArg::Message => Kind::Message,
-            KindArg::Mbox => Kind::Mbox,
-            KindArg::Warc => Kind::Warc,
-            KindArg::Wacz => Kind::Wacz,
-            KindArg::Xml => Kind::Xml,
-            KindArg::Markdown => Kind::Markdown,
-        }
+        k.0
     }
 }
 

@@ -14,7 +14,7 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::links::{Place, Warning, WarningKind};
+use crate::links::{Place, WarningKind};
 use crate::options::{AttrSyntax, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
@@ -36,7 +36,7 @@ pub fn rewrite_text_whole(src: &str, options: &Options<'_>) -> TextRewrite {
     let kind = DocumentKind::Document;
     let doc = tree::parse_lean(src, kind, logged(options));
     let (base, r) = rewrite_whole(src, options, 0, doc);
-    finish(src, base, r)
+    finish(base, r)
 }
 
 fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite {
@@ -50,7 +50,7 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
         let doc = tree::parse_after_chunks(src, (kind, logged(options)), bail);
         rewrite_whole(src, options, depth, doc)
     });
-    finish(src, base, r)
+    finish(base, r)
 }
 
 /// Which tags the parse keeps: those with an attribute that may hold a URL
@@ -114,23 +114,11 @@ fn rewrite_whole<'s, 'o>(
 }
 
 /// What rewriting found, with the base, and the edits in order.
-fn finish(src: &str, base: Option<Base>, r: Resolver<'_, '_>) -> TextRewrite {
-    let mut out = r.out;
+fn finish(base: Option<Base>, mut r: Resolver<'_, '_>) -> TextRewrite {
     if base.is_none() {
-        out.warnings.push(Warning::new(
-            WarningKind::NoBase,
-            "no base url: links left as they are",
-        ));
+        r.warn_no_base();
     }
-    out.base = base;
-    let dropped = out.edits.normalize(src.len());
-    if dropped > 0 {
-        out.warnings.push(Warning::new(
-            WarningKind::OverlappingEdits,
-            format_args!("{dropped} overlapping edits dropped"),
-        ));
-    }
-    out
+    r.finish(base)
 }
 
 /// Strips ASCII white space as the HTML standard does for URLs (std's

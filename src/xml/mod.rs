@@ -28,7 +28,7 @@ use quick_xml::reader::NsReader;
 
 use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer};
-use crate::encoding::{EncodingSource, Sniffed};
+use crate::encoding::{self, Sniffed};
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
@@ -64,35 +64,20 @@ pub fn rewrite(
 /// XML declaration's `encoding`, UTF-16 told by its first bytes, else
 /// UTF-8.
 fn sniff(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
-        return Sniffed {
-            encoding,
-            bom_len,
-            source: EncodingSource::Bom,
-        };
-    }
-    let sniffed = |encoding, source| Sniffed {
-        encoding,
-        bom_len: 0,
-        source,
-    };
-    if let Some(encoding) = transport {
-        return sniffed(encoding, EncodingSource::Transport);
-    }
+    encoding::sniff_with(bytes, transport, declared, UTF_8)
+}
+
+/// What an XML document declares of its encoding without a byte order
+/// mark: UTF-16 told by the first bytes of its declaration, else the
+/// declaration's `encoding`.
+fn declared(bytes: &[u8]) -> Option<&'static Encoding> {
     if bytes.starts_with(b"<\0?\0") {
-        return sniffed(UTF_16LE, EncodingSource::Declared);
+        return Some(UTF_16LE);
     }
     if bytes.starts_with(b"\0<\0?") {
-        return sniffed(UTF_16BE, EncodingSource::Declared);
+        return Some(UTF_16BE);
     }
-    if let Some(encoding) = declared_encoding(bytes) {
-        return sniffed(encoding, EncodingSource::Declared);
-    }
-    if std::str::from_utf8(bytes).is_ok() {
-        sniffed(UTF_8, EncodingSource::Utf8Default)
-    } else {
-        sniffed(UTF_8, EncodingSource::Fallback)
-    }
+    declared_encoding(bytes)
 }
 
 /// The `encoding` of an XML declaration in an ASCII-compatible encoding
@@ -339,26 +324,16 @@ fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) ->
             return (walk.r.out, false);
         }
     }
-    let mut out = walk.r.out;
     // The layers: the document's (forced, the root's `xml:base`), each
     // `xml:base` below the root, then the outer one.
-    let outer_at = out.layers.len() - usize::from(options.outer.is_some());
-    out.layers.splice(outer_at..outer_at, walk.nested);
-    out.base = walk.bases.iter().flatten().next().cloned();
+    let layers = &mut walk.r.out.layers;
+    let outer_at = layers.len() - usize::from(options.outer.is_some());
+    layers.splice(outer_at..outer_at, walk.nested);
     if walk.lacking_base {
-        out.warnings.push(crate::links::Warning::new(
-            WarningKind::NoBase,
-            "no base url: links left as they are",
-        ));
+        walk.r.warn_no_base();
     }
-    let dropped = out.edits.normalize(text.len());
-    if dropped > 0 {
-        out.warnings.push(crate::links::Warning::new(
-            WarningKind::OverlappingEdits,
-            format_args!("{dropped} overlapping edits dropped"),
-        ));
-    }
-    (out, false)
+    let base = walk.bases.iter().flatten().next().cloned();
+    (walk.r.finish(base), false)
 }
 
 /// XML white space (XML 1.0 production 3).
@@ -389,13 +364,7 @@ impl Walk<'_, '_, '_> {
                     }
                     if !root_seen {
                         root_seen = true;
-                        let local = e.local_name().into_inner();
-                        self.root_html = local.eq_ignore_ascii_case("html");
-                        if self.root_html && namespace != links::XHTML {
-                            return Err(Stop::Html);
-                        }
-                        self.in_rss = (namespace.is_empty() && local == "rss")
-                            || (namespace == links::RDF && local == "RDF");
+                        self.root(&e, namespace)?;
                     }
                     if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
                         capture.mixed = true;
@@ -467,6 +436,19 @@ impl Walk<'_, '_, '_> {
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
         }
+    }
+
+    /// The root element: `html` outside the XHTML namespace is an HTML
+    /// document; `rss`, and RSS 1.0's `RDF`, make a feed.
+    fn root(&mut self, e: &BytesStart<'_>, namespace: &'static str) -> Result<(), Stop> {
+        let local = e.local_name().into_inner();
+        self.root_html = local.eq_ignore_ascii_case("html");
+        if self.root_html && namespace != links::XHTML {
+            return Err(Stop::Html);
+        }
+        self.in_rss = (namespace.is_empty() && local == "rss")
+            || (namespace == links::RDF && local == "RDF");
+        Ok(())
     }
 
     /// A start tag (or an empty element): its base, the URLs of its
@@ -747,6 +729,7 @@ fn escape_attribute(value: &str, quote: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::EncodingSource;
 
     #[test]
     fn the_root_element_tells_an_xml_document() {
@@ -773,6 +756,12 @@ mod tests {
         assert_eq!(s.encoding, UTF_16LE);
         let s = sniff(b"<rss/>", Some(encoding_rs::WINDOWS_1252));
         assert_eq!(s.source, EncodingSource::Transport);
+        // Bytes that are not UTF-8 and declare nothing stay UTF-8 (XML 1.0
+        // appendix F), not the windows-1252 of HTML.
+        let s = sniff(b"<rss>caf\xe9</rss>", None);
+        assert_eq!((s.encoding, s.source), (UTF_8, EncodingSource::Fallback));
+        let s = sniff(b"\xef\xbb\xbf<rss/>", None);
+        assert_eq!((s.bom_len, s.source), (3, EncodingSource::Bom));
     }
 
     #[test]

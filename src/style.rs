@@ -1,0 +1,409 @@
+//! URLs in CSS syntax: `url(...)` quoted or not, `@import "..."`, and the
+//! strings of `image-set(...)`, found with cssparser's tokenizer and its
+//! source positions, in style sheets, `<style>` elements and `style`
+//! attributes. It stands alone, as `refresh.rs` does, because two readers
+//! need it: HTML's style and the style sheets of `css.rs`; the core's
+//! `text::Resolver` resolves what it finds.
+
+use std::ops::Range;
+
+use cssparser::{ParseError, Parser, Token};
+
+/// How deep nested blocks and functions are followed; deeper ones are left
+/// as they are, so hostile input cannot exhaust the stack (cssparser itself
+/// stops at 75).
+pub const MAX_CSS_NESTING: usize = 64;
+
+/// How a URL is written in CSS, which decides how a new one is escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CssQuoting {
+    /// A string, in these quotes.
+    Quoted(char),
+    /// An unquoted `url(...)`.
+    Unquoted,
+}
+
+/// One URL in a style sheet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CssUrl {
+    /// The URL's source, without quotes or `url(`, `)` and white space.
+    pub range: Range<usize>,
+    /// The URL, escapes resolved.
+    pub value: String,
+    /// How it is written.
+    pub quoting: CssQuoting,
+}
+
+/// Every URL in `css`, in source order.
+#[cfg(any(test, feature = "_internal"))]
+pub fn urls(css: &str) -> Vec<CssUrl> {
+    let mut found = Vec::new();
+    each_url(css, &mut |url| found.push(url));
+    found
+}
+
+/// Every URL in `css`, through the tokenizer whatever the style sheet holds
+/// (what [`urls`] is held to).
+#[cfg(any(test, feature = "_internal"))]
+pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
+    let mut found = Vec::new();
+    each_url_parsed(css, &mut |url| found.push(url));
+    found
+}
+
+/// Calls `found` with every URL in `css`, in source order, as it is
+/// found: a style sheet of many URLs holds none of them.
+///
+/// A style sheet that cannot hold a URL ([`may_hold_url`]) costs a scan of
+/// its bytes; the others are tokenized as CSS Syntax 3 says.
+pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    if may_hold_url(css.as_bytes()) {
+        each_url_parsed(css, found);
+    }
+}
+
+/// [`each_url`] through the tokenizer, whatever the style sheet holds.
+pub fn each_url_parsed(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    let mut parser = Parser::new(css);
+    scan(&mut parser, css, Context::Plain, 0, found);
+}
+
+/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(` (which
+/// `-webkit-image-set(` ends with) or `@import`, or an escape in a name
+/// that a `(` ends or an `@` starts (`escape_may_name`). Every URL the
+/// tokenizer finds comes from one of them: a function token's name is the
+/// bytes before its `(` unless an escape spells it (CSS Syntax 3, 4.3.4),
+/// and the same holds for the at-keyword `@import`. Comments and strings
+/// are not told apart: a style sheet that holds one of these anywhere is
+/// tokenized. Escapes elsewhere (`content: "\f101"`, `.sm\:flex`, `\9`
+/// hacks) do not make it tokenized.
+pub fn may_hold_url(css: &[u8]) -> bool {
+    let ends_with = |end: usize, name: &[u8]| {
+        end >= name.len() && css[end - name.len()..end].eq_ignore_ascii_case(name)
+    };
+    let mut at = 0;
+    while let Some(found) = memchr::memchr3(b'(', b'@', b'\\', &css[at..]) {
+        let i = at + found;
+        at = i + 1;
+        let may = match css[i] {
+            b'(' => ends_with(i, b"url") || ends_with(i, b"src") || ends_with(i, b"image-set"),
+            b'@' => css
+                .get(i + 1..i + 7)
+                .is_some_and(|name| name.eq_ignore_ascii_case(b"import")),
+            _ => match escape_may_name(css, i) {
+                Ok(()) => true,
+                Err(end) => {
+                    at = end;
+                    false
+                }
+            },
+        };
+        if may {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the escape at `at` (a `\`) may be part of a function's name or
+/// an at-keyword's: `Ok` when the name it stands in may run on, through
+/// more name characters and escapes, to a `(`, or back to an `@` (or
+/// another escape); else `Err` with where the name ends, which no later
+/// escape of the same name need read again.
+///
+/// Name characters are read loosely (ASCII letters, digits, `-`, `_`,
+/// every byte of a non-ASCII character, and NUL, which the tokenizer turns
+/// into U+FFFD): reading too much only tokenizes a style sheet in vain.
+/// An escape is a `\` and up to six hex digits with one white space after
+/// them (CR LF counting as one), or a `\` and any other character; a `\`
+/// before a newline or at the end is taken to may.
+fn escape_may_name(css: &[u8], at: usize) -> Result<(), usize> {
+    let name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b >= 0x80 || b == 0;
+    // Back over the name to where it starts.
+    let mut start = at;
+    while start > 0 && name_byte(css[start - 1]) {
+        start -= 1;
+    }
+    if start > 0 && matches!(css[start - 1], b'@' | b'\\') {
+        return Ok(());
+    }
+    // On over escapes and name characters to where the name ends.
+    let mut i = at;
+    loop {
+        if css.get(i) == Some(&b'\\') {
+            i += 1;
+            match css.get(i) {
+                None | Some(b'\n' | b'\r' | b'\x0c') => return Ok(()),
+                Some(b) if b.is_ascii_hexdigit() => {
+                    let digits = css[i..].iter().take(6).take_while(|b| b.is_ascii_hexdigit());
+                    i += digits.count();
+                    if css[i..].starts_with(b"\r\n") {
+                        i += 2;
+                    } else if css.get(i).is_some_and(|&b| b" \t\n\r\x0c".contains(&b)) {
+                        i += 1;
+                    }
+                }
+                Some(_) => i += 1,
+            }
+        } else if css.get(i).copied().is_some_and(name_byte) {
+            i += 1;
+        } else if css.get(i) == Some(&b'(') {
+            return Ok(());
+        } else {
+            return Err(i);
+        }
+    }
+}
+
+/// Where in the grammar the scan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Plain,
+    /// Inside `url(` or `src(`: the first string is the URL.
+    UrlFunction,
+    /// Inside `image-set(`: every string is a URL.
+    ImageSet,
+}
+
+fn scan(
+    parser: &mut Parser<'_>,
+    css: &str,
+    context: Context,
+    depth: usize,
+    found: &mut dyn FnMut(CssUrl),
+) {
+    let mut after_import = false;
+    let mut seen_argument = false;
+    loop {
+        let start = parser.position().byte_index();
+        let Ok(token) = parser.next_including_whitespace_and_comments().cloned() else {
+            return;
+        };
+        let end = parser.position().byte_index();
+        let mut nested = None;
+        match &token {
+            Token::WhiteSpace(_) | Token::Comment(_) => continue,
+            Token::UnquotedUrl(value) => {
+                let inner = unquoted_url_range(css, start, end);
+                found(CssUrl {
+                    range: inner,
+                    value: value.to_string(),
+                    quoting: CssQuoting::Unquoted,
+                });
+            }
+            Token::QuotedString(value) => {
+                let is_url = after_import
+                    || context == Context::ImageSet
+                    || (context == Context::UrlFunction && !seen_argument);
+                if is_url {
+                    let quote = css[start..].chars().next().unwrap_or('"');
+                    let close = if end > start + 1 && css[..end].ends_with(quote) {
+                        end - 1
+                    } else {
+                        end
+                    };
+                    found(CssUrl {
+                        range: start + 1..close,
+                        value: value.to_string(),
+                        quoting: CssQuoting::Quoted(quote),
+                    });
+                }
+            }
+            Token::Function(name) => {
+                let inner = if name.eq_ignore_ascii_case("url") || name.eq_ignore_ascii_case("src")
+                {
+                    Context::UrlFunction
+                } else if name.eq_ignore_ascii_case("image-set")
+                    || name.eq_ignore_ascii_case("-webkit-image-set")
+                {
+                    Context::ImageSet
+                } else {
+                    Context::Plain
+                };
+                nested = Some(inner);
+            }
+            Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
+                nested = Some(Context::Plain);
+            }
+            _ => {}
+        }
+        after_import =
+            matches!(&token, Token::AtKeyword(name) if name.eq_ignore_ascii_case("import"));
+        seen_argument = true;
+        if let Some(inner) = nested
+            && depth < MAX_CSS_NESTING
+        {
+            let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
+                scan(p, css, inner, depth + 1, found);
+                Ok(())
+            });
+        }
+    }
+}
+
+/// The URL inside an unquoted `url( ... )` token spanning `start..end`.
+fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
+    let token = &css[start..end];
+    let open = token.find('(').map_or(0, |i| i + 1);
+    let close = if token.ends_with(')') {
+        token.len() - 1
+    } else {
+        token.len()
+    };
+    let inner = &token[open..close.max(open)];
+    // CSS white space is the HTML standard's ASCII white space.
+    let lead = inner.len() - inner.trim_ascii_start().len();
+    let trimmed = inner.trim_ascii();
+    let from = start + open + lead;
+    from..from + trimmed.len()
+}
+
+/// Writes `url` to stand where a URL quoted as `quoting` stood.
+pub fn escape(url: &str, quoting: CssQuoting) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        let plain = match quoting {
+            CssQuoting::Quoted(q) => c != q && c != '\\' && !c.is_control(),
+            CssQuoting::Unquoted => {
+                !matches!(c, '(' | ')' | '"' | '\'' | '\\') && !c.is_whitespace() && !c.is_control()
+            }
+        };
+        if plain {
+            out.push(c);
+        } else if matches!(c, '(' | ')' | '"' | '\'' | '\\') {
+            out.push('\\');
+            out.push(c);
+        } else {
+            // A hex escape, with the space that ends it.
+            out.push_str(&format!("\\{:x} ", c as u32));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(css: &str) -> Vec<(&str, String)> {
+        urls(css)
+            .into_iter()
+            .map(|u| (&css[u.range], u.value))
+            .collect()
+    }
+
+    #[test]
+    fn finds_every_kind_of_url() {
+        let css = r#"@import "a.css"; @import url(b.css);
+            p { background: url( c.png ) ; x: URL('d.png') }
+            q { background-image: image-set("e.png" 1x, url(f.png) 2x) }
+            @font-face { src: url("g\"h.woff") }"#;
+        let got = found(css);
+        let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            [
+                "a.css",
+                "b.css",
+                "c.png",
+                "d.png",
+                "e.png",
+                "f.png",
+                "g\"h.woff"
+            ]
+        );
+        assert_eq!(got[2].0, "c.png");
+        assert_eq!(got[6].0, r#"g\"h.woff"#);
+    }
+
+    #[test]
+    fn ignores_strings_that_are_not_urls() {
+        assert!(found(r#"p::before { content: "x.png" } a { font-family: "url" }"#).is_empty());
+        assert_eq!(found(r#"p { x: url("a" "b") }"#).len(), 1);
+    }
+
+    #[test]
+    fn survives_deep_nesting_and_bad_input() {
+        let deep = "(".repeat(10_000) + "url(x)";
+        assert!(urls(&deep).is_empty());
+        assert_eq!(
+            found("p{background:url(a.png"),
+            vec![("a.png", "a.png".to_owned())]
+        );
+        let _ = urls("url(\"unterminated");
+        let _ = urls("\\");
+    }
+
+    #[test]
+    fn a_style_sheet_without_url_syntax_is_only_scanned() {
+        for css in [
+            "p { color: red; margin: calc(1px + 2%) }",
+            "a { background: rgb(1 2 3) } @media screen { b { c: d } }",
+            "p { x: ur/**/l(a.png) }",
+            "p { x: url (a.png) }",
+            "p { content: \"urls\" } @imp0rt \"a.css\";",
+            ".sm\\:flex { width: 100px\\9; content: \"\\f101\" } .a\\/b:hover{}",
+        ] {
+            assert!(!may_hold_url(css.as_bytes()), "{css}");
+            assert!(urls_parsed(css).is_empty(), "{css}");
+        }
+    }
+
+    #[test]
+    fn escapes_and_case_that_spell_a_url_are_tokenized() {
+        for (css, want) in [
+            ("p { x: u\\72l(a.png) }", "a.png"),
+            ("p { x: \\75 rl(a.png) }", "a.png"),
+            ("p { x: URL(a.png) }", "a.png"),
+            ("p { x: uRl( \"a.png\" ) }", "a.png"),
+            ("@\\69mport 'a.css';", "a.css"),
+            ("@IMPORT/**/'a.css';", "a.css"),
+            ("p { x: -webkit-IMAGE-SET('a.png' 1x) }", "a.png"),
+            ("p { x: image-\\73 et('a.png' 1x) }", "a.png"),
+            ("@font-face { src: SRC('a.woff') }", "a.woff"),
+            ("p { x: u\\72\r\nl(a.png) }", "a.png"),
+            ("@i\\6d port 'a.css';", "a.css"),
+            ("p { x: \\000075\\000072L(a.png) }", "a.png"),
+        ] {
+            assert!(may_hold_url(css.as_bytes()), "{css}");
+            let values: Vec<String> = urls(css).into_iter().map(|u| u.value).collect();
+            assert_eq!(values, [want], "{css}");
+        }
+    }
+
+    /// Pieces of CSS that make or break the syntax of a URL when joined:
+    /// escapes, comments splitting tokens, mixed case.
+    const PIECES: &[&str] = &[
+        "\\72\r\nl(", "\\72\tl(", "\\(", "\\9", "\\:", ".sm\\:flex", "\\61 ",
+        "\\ ", "\\\t", "\\\u{e9}", "\\\r\n", "\\\x0c", "\\0000075", "content:\"\\f101\"",
+        "url(", "URL(", "uRl(", "u\\72l(", "\\75 rl(", "\\55RL(", "src(", "SRC(",
+        "image-set(", "-webkit-image-set(", "IMAGE-SET(", "image-\\73 et(", "@import",
+        "@IMPORT", "@\\69mport", "@import/**/", "/*", "*/", "/* url(x) */", "\"", "'",
+        "\"a.png\"", "'b.css'", "(", ")", "{", "}", "[", "]", "x.png", " ", "\n", ";", ":",
+        ",", "\\", "\\\n", "ur", "l(", "u", "r", "l", "ima", "ge-set(", "@", "im", "port",
+        "rgb(", "var(--x)", "calc(1px + 2%)", "color:red", "a{b:c}", "url", "url (",
+        "ur/**/l(", "@media screen", "\u{e9}", "\0", "\r\n", "-", "set(", "ge-",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn the_scan_finds_what_the_tokenizer_finds(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..20)
+        ) {
+            let css = pieces.concat();
+            let parsed = urls_parsed(&css);
+            if !may_hold_url(css.as_bytes()) {
+                proptest::prop_assert!(parsed.is_empty(), "{:?}", parsed);
+            }
+            proptest::prop_assert_eq!(urls(&css), parsed);
+        }
+    }
+
+    #[test]
+    fn escapes_for_the_quoting() {
+        assert_eq!(escape("a b'(", CssQuoting::Unquoted), "a\\20 b\\'\\(");
+        assert_eq!(escape("a\"b'", CssQuoting::Quoted('"')), "a\\\"b'");
+        assert_eq!(escape("a\nb", CssQuoting::Quoted('\'')), "a\\a b");
+    }
+}
