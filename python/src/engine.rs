@@ -98,49 +98,24 @@ fn rules(name: &str) -> Result<Rules, Failure> {
     Ok(name.parse::<Rules>()?)
 }
 
-/// The kinds taken by name, in the order the command line's `--type`
-/// lists them.
-const KINDS: [Kind; 8] = [
-    Kind::Html,
-    Kind::Css,
-    Kind::Message,
-    Kind::Mbox,
-    Kind::Warc,
-    Kind::Wacz,
-    Kind::Xml,
-    Kind::Markdown,
-];
-
-/// A kind's name, as the command line's `--type` takes it. The match has
-/// no catch-all: a kind the crate adds fails the build here.
+/// A kind's name, as the command line's `--type` takes it.
 fn kind_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Html => "html",
-        Kind::Css => "css",
-        Kind::Message => "message",
-        Kind::Mbox => "mbox",
-        Kind::Warc => "warc",
-        Kind::Wacz => "wacz",
-        Kind::Xml => "xml",
-        Kind::Markdown => "markdown",
-    }
+    kind.name()
 }
 
-/// The names of the kinds, in order: the names `kind` takes.
+/// The names of the kinds, in order: the names `kind` takes (the crate's
+/// one kind table).
 pub fn kind_names() -> Vec<&'static str> {
-    KINDS.into_iter().map(kind_name).collect()
+    Kind::entries().iter().map(|entry| entry.name).collect()
 }
 
 fn kind(name: &str) -> Result<Kind, Failure> {
-    KINDS
-        .into_iter()
-        .find(|&kind| kind_name(kind).eq_ignore_ascii_case(name))
-        .ok_or_else(|| {
-            Failure::Value(format!(
-                "unknown kind '{name}' (expected {})",
-                kind_names().join(", ")
-            ))
-        })
+    Kind::named(name).ok_or_else(|| {
+        Failure::Value(format!(
+            "unknown kind '{name}' (expected {})",
+            kind_names().join(", ")
+        ))
+    })
 }
 
 /// A rewrite under the named rules, from a retrieval URL, of a kind: the
