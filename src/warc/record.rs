@@ -198,8 +198,10 @@ pub(crate) enum Item {
     /// The end of a member copied as it was read: its compressed bytes not
     /// yet written.
     RawMemberEnd(Vec<u8>),
-    /// The member that began ends.
-    MemberEnd,
+    /// The member that began ends: its compressed bytes as they were read
+    /// (when they were kept whole), written instead of the member
+    /// compressed again when nothing in it changed.
+    MemberEnd(Option<Spool>),
     /// The gzip data at `offset` cannot be read; the rest of the input is
     /// taken with [`RecordReader::copy_rest`], after `held` (the member's
     /// compressed bytes read so far).
@@ -217,6 +219,82 @@ struct Tee<R> {
     taken: Vec<u8>,
     keep: bool,
     position: u64,
+    /// Where the kept bytes go, a piece at a time, in a member too large to
+    /// hold.
+    spool: Option<Spool>,
+}
+
+/// Bytes held in memory up to a limit, then in a temporary file (removed
+/// when the spool is dropped, or when the process ends): the compressed
+/// bytes of a gzip member too large to hold, kept until it is known
+/// whether anything in it changed.
+#[derive(Debug, Default)]
+pub(crate) struct Spool {
+    memory: Vec<u8>,
+    file: Option<std::fs::File>,
+    /// Whether a write failed: the bytes are lost.
+    lost: bool,
+}
+
+impl Spool {
+    /// Adds `bytes`; past [`MAX_MEMBER_HOLD`] in memory they go to a
+    /// temporary file. A failure to write marks the spool lost.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.lost {
+            return;
+        }
+        if self.file.is_none() && self.memory.len() + bytes.len() > MAX_MEMBER_HOLD {
+            match tempfile::tempfile().and_then(|mut file| {
+                file.write_all(&self.memory)?;
+                Ok(file)
+            }) {
+                Ok(file) => {
+                    self.file = Some(file);
+                    self.memory = Vec::new();
+                }
+                Err(_) => self.lost = true,
+            }
+        }
+        match &mut self.file {
+            Some(file) => self.lost |= file.write_all(bytes).is_err(),
+            None => self.memory.extend_from_slice(bytes),
+        }
+    }
+
+    /// Whether every byte pushed is held.
+    pub fn whole(&self) -> bool {
+        !self.lost
+    }
+
+    /// Writes what it holds into `sink`.
+    pub fn copy_to(self, sink: &mut dyn Write) -> io::Result<()> {
+        use std::io::Seek;
+        if self.lost {
+            return Err(io::Error::other(
+                "the bytes held of a gzip member were lost",
+            ));
+        }
+        sink.write_all(&self.memory)?;
+        if let Some(mut file) = self.file {
+            file.seek(io::SeekFrom::Start(0))?;
+            io::copy(&mut file, sink)?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.push(buf);
+        if self.lost {
+            return Err(io::Error::other("a temporary file could not be written"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `Read::read` through a reader's own buffer, so that every byte read
@@ -245,6 +323,12 @@ impl<R: BufRead> BufRead for Tee<R> {
             // The buffer is already filled: this reads nothing.
             if let Ok(buffer) = self.inner.fill_buf() {
                 self.taken.extend_from_slice(&buffer[..n.min(buffer.len())]);
+            }
+            if let Some(spool) = &mut self.spool
+                && self.taken.len() >= MAX_JUNK_PIECE
+            {
+                spool.push(&self.taken);
+                self.taken.clear();
             }
         }
         self.position += n as u64;
@@ -398,6 +482,9 @@ struct Parser {
     /// How many bytes of its block the last record missed, its input (a
     /// gzip member) ending inside it, and its number.
     cut: Option<(u64, usize)>,
+    /// The rest of a record the last bad record's block ran into, found
+    /// by [`Parser::spoiled`]: junk, given next.
+    pending: Option<Junk>,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -414,6 +501,7 @@ impl<R: BufRead> RecordReader<R> {
                     taken: Vec::new(),
                     keep: false,
                     position: 0,
+                    spool: None,
                 }),
             }
         } else {
@@ -427,6 +515,7 @@ impl<R: BufRead> RecordReader<R> {
                 format: None,
                 quiet_junk: false,
                 cut: None,
+                pending: None,
             },
             keep_members,
             queue: VecDeque::new(),
@@ -690,12 +779,16 @@ fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<
     }))
 }
 
-/// The pieces held of a member, given one at a time from now on.
+/// The pieces held of a member, given one at a time from now on; its
+/// compressed bytes, when kept, go on into a [`Spool`].
 fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
     open.streaming = true;
     let tee = open.tee();
-    tee.keep = false;
-    tee.taken = Vec::new();
+    if tee.keep {
+        let mut spool = Spool::default();
+        spool.push(&std::mem::take(&mut tee.taken));
+        tee.spool = Some(spool);
+    }
     let mut items = vec![Item::MemberStart];
     items.extend(open.pieces.drain(..).map(Item::Piece));
     items
@@ -728,8 +821,9 @@ fn end_member<R: BufRead>(
     let offset = open.offset;
     let Tee {
         inner,
-        taken,
+        mut taken,
         position,
+        spool,
         ..
     } = open.reader.inner.into_inner().inner.into_inner();
     *idle = Some(Tee {
@@ -737,12 +831,17 @@ fn end_member<R: BufRead>(
         taken: Vec::new(),
         keep: false,
         position,
+        spool: None,
+    });
+    let original = spool.map(|mut spool| {
+        spool.push(&std::mem::take(&mut taken));
+        spool
     });
     let Some(error) = error else {
         queue.push_back(if open.raw {
             Item::RawMemberEnd(taken)
         } else if open.streaming {
-            Item::MemberEnd
+            Item::MemberEnd(original)
         } else {
             Item::Member(Member {
                 bytes: writing.then_some(taken),
@@ -758,7 +857,9 @@ fn end_member<R: BufRead>(
                 reason: format!("gzip data at offset {offset} cannot be read ({error})"),
             });
         }
-        queue.push_back(Item::MemberEnd);
+        // Cut short: the member as it was read, when nothing in it
+        // changed; what follows is copied after it.
+        queue.push_back(Item::MemberEnd(original));
     }
     queue.extend(open.pieces.into_iter().map(|piece| Item::RawPiece {
         piece,
@@ -821,6 +922,9 @@ impl Parser {
 
     /// The next piece of `input`, or `None` at its end.
     fn next<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Option<Parsed>, WarcError> {
+        if let Some(junk) = self.pending.take() {
+            return Ok(Some(Parsed::Piece(Piece::Junk(junk))));
+        }
         let offset = input.position;
         let lead = read_white_space(input, MAX_JUNK_PIECE)?;
         // A long run of white space is given in pieces, never held whole.
@@ -892,6 +996,20 @@ impl Parser {
             },
         };
         self.number = number;
+        self.record(input, (lead, head), length, record_offset)
+            .map(Some)
+    }
+
+    /// The record of `head` (after white space `lead`), its block read
+    /// (held, or streamed when past the size limit) by its `length`.
+    fn record<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        (lead, head): (Vec<u8>, Vec<u8>),
+        length: Result<u64, &str>,
+        record_offset: u64,
+    ) -> Result<Parsed, WarcError> {
+        let number = self.number;
         let (length, bad_length) = match length {
             Ok(length) => (length, None),
             // ARC records with a bad length are read as empty, as warcio
@@ -903,14 +1021,14 @@ impl Parser {
             }
         };
         if length > self.large && bad_length.is_none() {
-            return Ok(Some(Parsed::Large(LargeRecord {
+            return Ok(Parsed::Large(LargeRecord {
                 number,
                 format: self.format.unwrap_or_default(),
                 lead,
                 head,
                 length,
                 raw_member: false,
-            })));
+            }));
         }
         let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
         input.take(length).read_to_end(&mut block)?;
@@ -930,11 +1048,11 @@ impl Parser {
                 "the input ends {} bytes into its block of {length}",
                 record.block.len()
             ));
-            return Ok(Some(Parsed::Piece(Piece::Record(record))));
+            return Ok(Parsed::Piece(Piece::Record(record)));
         }
         record.trailer = read_line_ends(input)?;
         self.check_end(input, &mut record)?;
-        Ok(Some(Parsed::Piece(Piece::Record(record))))
+        Ok(Parsed::Piece(Piece::Record(record)))
     }
 
     /// Marks a record bad when what follows its block is no record
@@ -955,7 +1073,9 @@ impl Parser {
     /// they hold, skips the line after them (with a warning when it is not
     /// blank) and blank lines, and stops with an error when the next line
     /// is no record line; relink goes on at the next record line instead,
-    /// copying what lies between. Every byte is read a bounded number of
+    /// copying what lies between; when the block ran into the next record,
+    /// spoiling its head, that record is stepped over whole by its own
+    /// length ([`Parser::spoiled`]). Every byte is read a bounded number of
     /// times: a block is never read again.
     fn check_end<B: BufRead>(
         &mut self,
@@ -965,26 +1085,7 @@ impl Parser {
         if record.bad.is_some() {
             return Ok(());
         }
-        // A block followed by its blank lines was read right: what follows
-        // is the next record, or stray bytes, junk of their own.
-        let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
-        let closed = match record.format {
-            Format::Warc => closed.iter().any(|end| record.trailer.starts_with(end)),
-            Format::Arc => !record.trailer.is_empty(),
-        };
-        if closed {
-            return Ok(());
-        }
-        // A WARC record line is told by its first bytes; an ARC header
-        // line needs all of its fields.
-        let limit = match record.format {
-            Format::Warc => 16,
-            Format::Arc => MAX_HEAD_BYTES,
-        };
-        let mut next = Vec::new();
-        read_line(input, &mut next, limit)?;
-        input.unread(&next);
-        if next.is_empty() || self.starts_record(&next) {
+        if self.boundary(input, record.format, &record.trailer)? {
             return Ok(());
         }
         record.bad = Some(
@@ -993,7 +1094,128 @@ impl Parser {
                 .to_owned(),
         );
         self.quiet_junk = true;
+        // The line ends after a block that is not the record's end are the
+        // start of what follows it.
+        input.unread(&std::mem::take(&mut record.trailer));
+        if record.format == Format::Warc {
+            self.pending = self.spoiled(input, &record.block)?;
+        }
         Ok(())
+    }
+
+    /// Whether what follows a block and its line ends `trailer` is a record
+    /// boundary: the blank lines that close a record (CRLF CRLF for WARC, a
+    /// line end for ARC), a record line, or the end of the input.
+    fn boundary<B: BufRead>(
+        &self,
+        input: &mut Pushback<B>,
+        format: Format,
+        trailer: &[u8],
+    ) -> Result<bool, WarcError> {
+        // A block followed by its blank lines was read right: what follows
+        // is the next record, or stray bytes, junk of their own.
+        let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
+        let closed = match format {
+            Format::Warc => closed.iter().any(|end| trailer.starts_with(end)),
+            Format::Arc => !trailer.is_empty(),
+        };
+        if closed {
+            return Ok(true);
+        }
+        // A WARC record line is told by its first bytes; an ARC header
+        // line needs all of its fields.
+        let limit = match format {
+            Format::Warc => 16,
+            Format::Arc => MAX_HEAD_BYTES,
+        };
+        let mut next = Vec::new();
+        read_line(input, &mut next, limit)?;
+        input.unread(&next);
+        Ok(next.is_empty() || self.starts_record(&next))
+    }
+
+    /// The rest of the record whose head a bad record's `block` ran into,
+    /// when its own `Content-Length` says where it ends and a record
+    /// boundary follows there: junk, copied as it is, so that the record
+    /// text its block may quote is never read as records. `None` (nothing
+    /// read) when there is no such record; reading then goes on at the
+    /// next record line.
+    ///
+    /// The head is found where the damage left it: a record line in the
+    /// block whose head runs on past the block (completed by the lines
+    /// after it, up to the blank line), or whose head is whole in the block
+    /// and whose block runs on past it; else the lines after the block, up
+    /// to a blank line, when they hold a `Content-Length` (the block ended
+    /// inside a head, after its record line). What is read is held (at most
+    /// a head and a block within the size limit), and given back when no
+    /// boundary follows: each byte is read at most twice.
+    fn spoiled<B: BufRead>(
+        &self,
+        input: &mut Pushback<B>,
+        block: &[u8],
+    ) -> Result<Option<Junk>, WarcError> {
+        let offset = input.position;
+        let mut taken = Vec::new();
+        let left = match spoiled_in_block(block) {
+            Some(Spoiled::Past(left)) => Some(left),
+            Some(Spoiled::Head(at)) => {
+                let tail = &block[at..];
+                self.rest_of_head(input, tail, tail.ends_with(b"\n"), &mut taken)?
+            }
+            None => self.rest_of_head(input, &[], block.ends_with(b"\n"), &mut taken)?,
+        };
+        let Some(left) = left.filter(|&left| left <= self.large) else {
+            input.unread(&taken);
+            return Ok(None);
+        };
+        let before = taken.len();
+        input.take(left).read_to_end(&mut taken)?;
+        let whole = (taken.len() - before) as u64 == left;
+        let end = taken.len();
+        if whole {
+            taken.extend_from_slice(&read_line_ends(input)?);
+        }
+        // A block that runs to the end of the input ends at a boundary.
+        if !whole || self.boundary(input, Format::Warc, &taken[end..])? {
+            return Ok(Some(Junk {
+                offset,
+                bytes: taken,
+                warning: None,
+            }));
+        }
+        input.unread(&taken);
+        Ok(None)
+    }
+
+    /// Reads the lines that complete a head begun by `tail` onto `taken`,
+    /// up to its blank line, and gives its `Content-Length`; `None` when
+    /// there is none, the input ends first, a record line comes first or
+    /// the head runs past [`MAX_HEAD_BYTES`]. `at_line_start` says whether
+    /// the first line read is a whole line (else it ends one begun before,
+    /// and is never taken for the blank line).
+    fn rest_of_head<B: BufRead>(
+        &self,
+        input: &mut Pushback<B>,
+        tail: &[u8],
+        mut at_line_start: bool,
+        taken: &mut Vec<u8>,
+    ) -> Result<Option<u64>, WarcError> {
+        loop {
+            let before = taken.len();
+            if read_line(input, taken, MAX_HEAD_BYTES)? == 0 || taken.len() > MAX_HEAD_BYTES {
+                return Ok(None);
+            }
+            let line = &taken[before..];
+            if at_line_start && line.iter().all(|&b| b == b'\r' || b == b'\n') {
+                break;
+            }
+            if at_line_start && self.starts_record(line) {
+                return Ok(None);
+            }
+            at_line_start = line.ends_with(b"\n");
+        }
+        let head = [tail, &taken[..]].concat();
+        Ok(http::field(&head, "Content-Length").and_then(|v| v.parse().ok()))
     }
 
     /// Bytes up to the next record line (or the end).
@@ -1039,6 +1261,40 @@ impl Parser {
             bytes,
         })))
     }
+}
+
+/// Where a bad record's block ran into the next record (see
+/// [`Parser::spoiled`]).
+enum Spoiled {
+    /// Into its head, which begins at this offset in the block.
+    Head(usize),
+    /// Into its block, of which this many bytes lie after the bad block.
+    Past(u64),
+}
+
+/// The first record line of `block` whose head runs on past the block, or
+/// whose block does; the lines inside a head are not looked at, so each
+/// byte is read once.
+fn spoiled_in_block(block: &[u8]) -> Option<Spoiled> {
+    let mut at = 0;
+    while at < block.len() {
+        let rest = &block[at..];
+        if is_warc_line(rest) {
+            let Some(head) = http::head_len(rest) else {
+                return Some(Spoiled::Head(at));
+            };
+            let length =
+                http::field(&rest[..head], "Content-Length").and_then(|v| v.parse::<u64>().ok());
+            let end = length.map(|length| ((at + head) as u64).saturating_add(length));
+            if let Some(end) = end.filter(|&end| end > block.len() as u64) {
+                return Some(Spoiled::Past(end - block.len() as u64));
+            }
+            at += head;
+            continue;
+        }
+        at += memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+    }
+    None
 }
 
 /// What was read of a head that is none, and why.
@@ -1182,7 +1438,7 @@ mod tests {
             assert!(matches!(items[0], Item::MemberStart), "{:?}", items[0]);
             let end = items
                 .iter()
-                .position(|i| matches!(i, Item::MemberEnd))
+                .position(|i| matches!(i, Item::MemberEnd(_)))
                 .unwrap();
             assert!(
                 matches!(&items[end + 1..], [Item::Unreadable { held, .. }] if held.is_empty())
@@ -1473,6 +1729,22 @@ mod tests {
         let pieces = self::pieces(&cut);
         assert_eq!(concat(&pieces), cut);
         assert_eq!(records_of(&pieces).len(), 1);
+    }
+
+    #[test]
+    fn a_spool_holds_bytes_past_its_limit_in_a_file_and_gives_them_back_in_order() {
+        let mut spool = Spool::default();
+        let piece: Vec<u8> = (0..=255u8).cycle().take((1 << 20) + 7).collect();
+        let mut expected = Vec::new();
+        while expected.len() <= MAX_MEMBER_HOLD + (2 << 20) {
+            spool.push(&piece);
+            expected.extend_from_slice(&piece);
+        }
+        assert!(spool.file.is_some() && spool.memory.is_empty());
+        assert!(spool.whole());
+        let mut out = Vec::new();
+        spool.copy_to(&mut out).unwrap();
+        assert!(out == expected);
     }
 
     #[test]

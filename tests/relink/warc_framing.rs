@@ -490,3 +490,96 @@ fn hostile_shapes_are_read_as_warcio_reads_them_and_copied_as_they_are() {
     let rest = file.len() - memchr::memmem::rfind(file, b"\r\n\r\nWARC/1.0").unwrap();
     assert!(from_warcio.records[1].2 as usize > rest);
 }
+
+// A length too long: the head of the record it runs into is spoiled, and
+// that record quotes a record.
+
+#[test]
+fn quoted_record_after_a_length_too_long_is_never_read_as_a_record() {
+    let first = page("http://a.example/1/", "<a href=x>x</a>");
+    let quoting = record("resource", "http://a.example/text", "text/plain", &quoted());
+    let after = after();
+    let block = memchr::memmem::find(&first, b"\r\n\r\n").unwrap() + 4;
+    let length = first.len() - block - 4;
+    let head = memchr::memmem::find(&quoting, b"\r\n\r\n").unwrap() + 4;
+    // How far record 1's block runs on past its own: into the line ends
+    // after it, through the quoting record's record line, inside its
+    // `Content-Length` line, to its blank line, into its block.
+    let shapes = [
+        ("5 bytes", 5),
+        ("into its head", 4 + 30),
+        ("inside its Content-Length line", 4 + head - 6),
+        ("to its blank line", 4 + head - 2),
+        ("into its block", 4 + head + 10),
+    ];
+    for (name, over) in shapes {
+        let long = with_length(&first, (length + over) as u64);
+        let file = [long, quoting.clone(), after.clone()].concat();
+        for input in [file.clone(), gzip(&file)] {
+            let gzipped = input.starts_with(&[0x1f, 0x8b]);
+            let (out, _, reports) = rewrite(&input, &WarcOptions::default());
+            let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+            // Record 1, bad and copied; the quoting record, its head
+            // spoiled, copied as junk; the record after it, rewritten.
+            assert_eq!(
+                uris,
+                ["http://a.example/1/", "http://a.example/after/"],
+                "{name} (gzip {gzipped})"
+            );
+            assert!(!reports[0].changed && reports[1].changed, "{name}");
+            let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
+            let expected = replaced(&plain(&input), &after, &alone(&after));
+            assert!(plain(&out) == expected, "{name}: bytes outside the URL");
+            let (before, now) = (warcio(&input), warcio(&out));
+            assert_eq!(before.records, now.records, "{name}");
+        }
+    }
+}
+
+// A gzip member of several records, one of them past the payload limit.
+
+#[test]
+fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_nothing_changed() {
+    let big = format!("<a href=http://a.example/b>{}</a>", "x".repeat(5000));
+    let absolute = page("http://a.example/s/", "<a href=http://a.example/s>s</a>");
+    let relative = page("http://a.example/r/", "<a href=r>r</a>");
+    let stray = b"stray line\r\n".to_vec();
+    let shapes = [
+        (
+            "a record, then one past the limit",
+            vec![absolute.clone(), page("http://a.example/1/", &big)],
+        ),
+        (
+            "stray bytes, then a record past the limit",
+            vec![
+                stray.clone(),
+                page("http://a.example/1/", &big),
+                absolute.clone(),
+            ],
+        ),
+        (
+            "stray bytes, then a length of 10^15",
+            vec![stray.clone(), with_length(&absolute, 10u64.pow(15))],
+        ),
+    ];
+    for (name, records) in shapes {
+        let member = gzip(&records.concat());
+        let input = [member.clone(), gzip(&absolute)].concat();
+        let (out, summary, _) = rewrite(&input, &small_limit());
+        assert_eq!(summary.changed, 0, "{name}");
+        assert!(out == input, "{name}: not the input's bytes");
+        // A record that changes after it: the member is compressed again,
+        // holding the input's bytes but for the one URL.
+        let mut records = records;
+        records.insert(records.len() - 1, relative.clone());
+        let input = gzip(&records.concat());
+        let (out, summary, _) = rewrite(&input, &small_limit());
+        assert_eq!(summary.changed, 1, "{name}");
+        let expected = replaced(&records.concat(), &relative, &alone(&relative));
+        assert!(
+            gunzip(&out) == expected,
+            "{name}: the member compressed again"
+        );
+        assert_eq!(warcio_uris(&out), warcio_uris(&input), "{name}");
+    }
+}
