@@ -661,8 +661,16 @@ fn copy_stop<R: BufRead, W: Write>(
                     reader.copy_member_raw(&record, writer.writer()?)?
                 }
                 Some(writer) => writer.large(reader, &record)?,
-                None => reader.copy_block(&record, &mut io::sink())?.block,
+                None => reader.copy_block(&record, &mut io::sink())?,
             };
+            if copied.bad {
+                report.warn(
+                    WarningKind::Malformed,
+                    "what follows its block is no record boundary: its length is wrong, or \
+                     stray bytes follow (the bytes up to the next record follow it); copied as it is",
+                );
+            }
+            let copied = copied.block;
             if copied < record.length {
                 // Read as warcio reads it: the block runs to the end.
                 report.warn(
@@ -1013,19 +1021,19 @@ impl<W: Write> Sink<W> {
         Ok(())
     }
 
-    /// Copies a record too large to hold, its block streamed; how many
-    /// bytes of its block there were.
+    /// Copies a record too large to hold, its block streamed; what was
+    /// copied of its block.
     fn large<R: BufRead>(
         &mut self,
         reader: &mut RecordReader<R>,
         record: &LargeRecord,
-    ) -> Result<u64, WarcError> {
+    ) -> Result<record::Copied, WarcError> {
         let w = self.writer()?;
         w.write_all(&record.lead)?;
         w.write_all(&record.head)?;
         let copied = reader.copy_block(record, w)?;
         w.write_all(&copied.trailer)?;
-        Ok(copied.block)
+        Ok(copied)
     }
 
     /// What could not be read: the bytes held of it, then the rest of the

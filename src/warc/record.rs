@@ -485,6 +485,9 @@ struct Parser {
     /// The rest of a record the last bad record's block ran into, found
     /// by [`Parser::spoiled`]: junk, given next.
     pending: Option<Junk>,
+    /// How many bytes of such a record's block, past the size limit, are
+    /// still to be given as junk (never held whole).
+    skip: u64,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -516,6 +519,7 @@ impl<R: BufRead> RecordReader<R> {
                 quiet_junk: false,
                 cut: None,
                 pending: None,
+                skip: 0,
             },
             keep_members,
             queue: VecDeque::new(),
@@ -578,7 +582,9 @@ impl<R: BufRead> RecordReader<R> {
                         return Ok(None);
                     };
                     self.stream |= open.records > 1;
-                    return end_member(open, idle, self.keep_members, &mut self.queue);
+                    // Damage is named by the last record read (from 1).
+                    let number = self.parser.number.max(1);
+                    return end_member(open, idle, (self.keep_members, number), &mut self.queue);
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
@@ -642,14 +648,12 @@ impl<R: BufRead> RecordReader<R> {
         record: &LargeRecord,
         sink: &mut dyn Write,
     ) -> Result<Copied, WarcError> {
+        let parser = &mut self.parser;
         match &mut self.source {
-            Source::Plain(input) => copy_block_of(input, record.length, sink),
+            Source::Plain(input) => parser.copy_block(input, record, sink),
             Source::Gzip { member, .. } => match member.as_mut() {
-                Some(open) => copy_block_of(&mut *open.reader, record.length, sink),
-                None => Ok(Copied {
-                    block: 0,
-                    trailer: Vec::new(),
-                }),
+                Some(open) => parser.copy_block(&mut open.reader, record, sink),
+                None => Ok(Copied::default()),
             },
         }
     }
@@ -660,18 +664,19 @@ impl<R: BufRead> RecordReader<R> {
     /// as it is, its member byte for byte. What follows in the member comes
     /// as [`Item::RawPiece`]s and [`Item::RawMemberEnd`]. How many bytes of
     /// the block there were (fewer than its length when the member ends
-    /// first).
+    /// first), and whether a record boundary follows it.
     pub fn copy_member_raw(
         &mut self,
         record: &LargeRecord,
         sink: &mut dyn Write,
-    ) -> Result<u64, WarcError> {
+    ) -> Result<Copied, WarcError> {
         let Source::Gzip {
             member: Some(open), ..
         } = &mut self.source
         else {
-            return Ok(0);
+            return Ok(Copied::default());
         };
+        let mut tail = Vec::new();
         let mut chunk = vec![0u8; 1 << 16];
         let mut left = record.length;
         while left > 0 {
@@ -681,13 +686,20 @@ impl<R: BufRead> RecordReader<R> {
                 break;
             }
             left -= n as u64;
+            keep_tail(&mut tail, &chunk[..n]);
             sink.write_all(&std::mem::take(&mut open.tee().taken))?;
         }
+        let mut bad = false;
         if left == 0 {
-            read_line_ends(&mut *open.reader)?;
+            let trailer = self.parser.end_of_large(&mut open.reader, record, &tail)?;
+            bad = trailer.is_none();
         }
         sink.write_all(&std::mem::take(&mut open.tee().taken))?;
-        Ok(record.length - left)
+        Ok(Copied {
+            block: record.length - left,
+            trailer: Vec::new(),
+            bad,
+        })
     }
 
     /// Copies the rest of the input, as it is, into `sink` (after an
@@ -711,11 +723,41 @@ impl<R: BufRead> RecordReader<R> {
 
 /// What [`RecordReader::copy_block`] copied of a large block: how many
 /// bytes (fewer than its length when the input ends first, as warcio reads
-/// such a block: up to the end), and the line ends after it.
-#[derive(Debug)]
+/// such a block: up to the end), the line ends after it, and whether what
+/// follows is no record boundary (its length is wrong: what follows is
+/// read as after a bad record, see [`Parser::check_end`]).
+#[derive(Debug, Default)]
 pub(crate) struct Copied {
     pub block: u64,
     pub trailer: Vec<u8>,
+    pub bad: bool,
+}
+
+/// The last bytes of a block streamed through, which [`Parser::spoiled`]
+/// looks at: at least [`MAX_HEAD_BYTES`] of them, at most twice that.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    tail.extend_from_slice(bytes);
+    if tail.len() > 2 * MAX_HEAD_BYTES {
+        tail.drain(..tail.len() - MAX_HEAD_BYTES);
+    }
+}
+
+/// A sink that keeps the tail of what goes through it.
+struct TailWriter<'a> {
+    sink: &'a mut dyn Write,
+    tail: Vec<u8>,
+}
+
+impl Write for TailWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.sink.write(buf)?;
+        keep_tail(&mut self.tail, &buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
 }
 
 impl<R: BufRead> Open<R> {
@@ -814,7 +856,7 @@ const IN_AN_UNREADABLE_MEMBER: &str = "its gzip member cannot be read to its end
 fn end_member<R: BufRead>(
     mut open: Open<R>,
     idle: &mut Option<Tee<R>>,
-    writing: bool,
+    (writing, number): (bool, usize),
     queue: &mut VecDeque<Item>,
 ) -> Result<Option<Item>, WarcError> {
     let error = open.fuse().error.take();
@@ -853,7 +895,7 @@ fn end_member<R: BufRead>(
     if open.streaming {
         if writing && error.kind() != io::ErrorKind::UnexpectedEof {
             return Err(WarcError::Malformed {
-                record: 0,
+                record: number,
                 reason: format!("gzip data at offset {offset} cannot be read ({error})"),
             });
         }
@@ -924,6 +966,24 @@ impl Parser {
     fn next<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Option<Parsed>, WarcError> {
         if let Some(junk) = self.pending.take() {
             return Ok(Some(Parsed::Piece(Piece::Junk(junk))));
+        }
+        if self.skip > 0 {
+            let offset = input.position;
+            let mut bytes = Vec::new();
+            let want = self.skip.min(MAX_JUNK_PIECE as u64);
+            input.take(want).read_to_end(&mut bytes)?;
+            self.skip = if bytes.is_empty() {
+                0
+            } else {
+                self.skip - bytes.len() as u64
+            };
+            if !bytes.is_empty() {
+                return Ok(Some(Parsed::Piece(Piece::Junk(Junk {
+                    offset,
+                    bytes,
+                    warning: None,
+                }))));
+            }
         }
         let offset = input.position;
         let lead = read_white_space(input, MAX_JUNK_PIECE)?;
@@ -1098,7 +1158,7 @@ impl Parser {
         // start of what follows it.
         input.unread(&std::mem::take(&mut record.trailer));
         if record.format == Format::Warc {
-            self.pending = self.spoiled(input, &record.block)?;
+            self.spoiled(input, &record.block)?;
         }
         Ok(())
     }
@@ -1123,23 +1183,26 @@ impl Parser {
             return Ok(true);
         }
         // A WARC record line is told by its first bytes; an ARC header
-        // line needs all of its fields.
+        // line needs all of its fields. White space, NUL bytes or a byte
+        // order mark may come before it (warcio strips the line).
         let limit = match format {
-            Format::Warc => 16,
+            Format::Warc => 64,
             Format::Arc => MAX_HEAD_BYTES,
         };
+        let white = read_white_space(input, MAX_JUNK_PIECE)?;
         let mut next = Vec::new();
         read_line(input, &mut next, limit)?;
         input.unread(&next);
-        Ok(next.is_empty() || self.starts_record(&next))
+        input.unread(&white);
+        Ok(next.is_empty() || self.starts_record(&next[junk_before_record(&next)..]))
     }
 
     /// The rest of the record whose head a bad record's `block` ran into,
     /// when its own `Content-Length` says where it ends and a record
-    /// boundary follows there: junk, copied as it is, so that the record
-    /// text its block may quote is never read as records. `None` (nothing
-    /// read) when there is no such record; reading then goes on at the
-    /// next record line.
+    /// boundary follows there: junk, copied as it is ([`Parser::pending`]),
+    /// so that the record text its block may quote is never read as
+    /// records. Nothing is read when there is no such record; reading then
+    /// goes on at the next record line.
     ///
     /// The head is found where the damage left it: a record line in the
     /// block whose head runs on past the block (completed by the lines
@@ -1148,12 +1211,14 @@ impl Parser {
     /// to a blank line, when they hold a `Content-Length` (the block ended
     /// inside a head, after its record line). What is read is held (at most
     /// a head and a block within the size limit), and given back when no
-    /// boundary follows: each byte is read at most twice.
+    /// boundary follows: each byte is read at most twice. A block past the
+    /// size limit is given as junk in pieces ([`Parser::skip`]), its end
+    /// not checked, as a record's past the limit is not.
     fn spoiled<B: BufRead>(
-        &self,
+        &mut self,
         input: &mut Pushback<B>,
         block: &[u8],
-    ) -> Result<Option<Junk>, WarcError> {
+    ) -> Result<(), WarcError> {
         let offset = input.position;
         let mut taken = Vec::new();
         let left = match spoiled_in_block(block) {
@@ -1164,10 +1229,20 @@ impl Parser {
             }
             None => self.rest_of_head(input, &[], block.ends_with(b"\n"), &mut taken)?,
         };
-        let Some(left) = left.filter(|&left| left <= self.large) else {
-            input.unread(&taken);
-            return Ok(None);
+        let junk = |bytes| Junk {
+            offset,
+            bytes,
+            warning: None,
         };
+        let Some(left) = left else {
+            input.unread(&taken);
+            return Ok(());
+        };
+        if left > self.large {
+            self.skip = left;
+            self.pending = (!taken.is_empty()).then(|| junk(taken));
+            return Ok(());
+        }
         let before = taken.len();
         input.take(left).read_to_end(&mut taken)?;
         let whole = (taken.len() - before) as u64 == left;
@@ -1177,14 +1252,11 @@ impl Parser {
         }
         // A block that runs to the end of the input ends at a boundary.
         if !whole || self.boundary(input, Format::Warc, &taken[end..])? {
-            return Ok(Some(Junk {
-                offset,
-                bytes: taken,
-                warning: None,
-            }));
+            self.pending = Some(junk(taken));
+        } else {
+            input.unread(&taken);
         }
-        input.unread(&taken);
-        Ok(None)
+        Ok(())
     }
 
     /// Reads the lines that complete a head begun by `tail` onto `taken`,
@@ -1216,6 +1288,56 @@ impl Parser {
         }
         let head = [tail, &taken[..]].concat();
         Ok(http::field(&head, "Content-Length").and_then(|v| v.parse().ok()))
+    }
+
+    /// Streams up to a large record's length of its block into `sink`,
+    /// then reads the line ends after it (when the block was whole), as
+    /// [`Parser::end_of_large`] says.
+    fn copy_block<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        record: &LargeRecord,
+        sink: &mut dyn Write,
+    ) -> Result<Copied, WarcError> {
+        let mut tail = TailWriter {
+            sink,
+            tail: Vec::new(),
+        };
+        let block = io::copy(&mut input.take(record.length), &mut tail)?;
+        if block < record.length {
+            return Ok(Copied {
+                block,
+                ..Copied::default()
+            });
+        }
+        let trailer = self.end_of_large(input, record, &tail.tail)?;
+        Ok(Copied {
+            block,
+            bad: trailer.is_none(),
+            trailer: trailer.unwrap_or_default(),
+        })
+    }
+
+    /// After the block of a record too large to hold (`tail`, its last
+    /// bytes): the line ends that close it, or `None` when what follows is
+    /// no record boundary. Reading then goes on as after a bad record
+    /// ([`Parser::check_end`]), its line ends left to what follows.
+    fn end_of_large<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        record: &LargeRecord,
+        tail: &[u8],
+    ) -> Result<Option<Vec<u8>>, WarcError> {
+        let trailer = read_line_ends(input)?;
+        if self.boundary(input, record.format, &trailer)? {
+            return Ok(Some(trailer));
+        }
+        input.unread(&trailer);
+        self.quiet_junk = true;
+        if record.format == Format::Warc {
+            self.spoiled(input, tail)?;
+        }
+        Ok(None)
     }
 
     /// Bytes up to the next record line (or the end).
@@ -1330,22 +1452,6 @@ fn read_line<B: BufRead + ?Sized>(
     limit: usize,
 ) -> io::Result<usize> {
     input.take(limit as u64 + 1).read_until(b'\n', out)
-}
-
-/// Streams up to `length` bytes of a block into `sink`, then reads the
-/// line ends after it (when the block was whole).
-fn copy_block_of<B: BufRead + ?Sized>(
-    input: &mut B,
-    length: u64,
-    sink: &mut dyn Write,
-) -> Result<Copied, WarcError> {
-    let block = io::copy(&mut input.take(length), sink)?;
-    let trailer = if block == length {
-        read_line_ends(input)?
-    } else {
-        Vec::new()
-    };
-    Ok(Copied { block, trailer })
 }
 
 /// The bytes at the reader's position that `keep` accepts, up to `limit`.
@@ -1607,6 +1713,21 @@ mod tests {
         assert_eq!(records[0].block.len(), 30);
         assert_eq!(records[1].block, b"three");
         assert!(records[1].bad.is_none());
+    }
+
+    #[test]
+    fn white_space_then_a_record_line_is_a_record_boundary() {
+        // No closing line ends, white space, then the next record on the
+        // same line: warcio strips the line and reads the record.
+        let one = record("one");
+        let one = &one[..one.len() - 4];
+        let file = [one, b"   \t ", &record("two")].concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        let records = records_of(&pieces);
+        assert_eq!(records.len(), 2, "{pieces:?}");
+        assert!(records.iter().all(|r| r.bad.is_none()), "{pieces:?}");
+        assert_eq!(records[1].block, b"two");
     }
 
     #[test]

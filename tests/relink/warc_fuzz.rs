@@ -63,16 +63,7 @@ struct Known {
 /// still break `broken`, else the entry is stale and the test fails:
 /// remove the entry when its fix lands (keep the fixture, which then pins
 /// the fix).
-const EXPECTED_FAILURES: &[Known] = &[
-    // A chunk size larger than the rest of the body: the chunk-size lines
-    // after it are decoded into the payload, an absolute link they split
-    // is read as a relative one and rewritten, and the body chunked again.
-    Known {
-        fixture: "chunk-size-past-body-changes-nothing-to-rewrite.arc",
-        broken: Broken::ChangedNothingToRewrite,
-        tags: &["bad-chunk"],
-    },
-];
+const EXPECTED_FAILURES: &[Known] = &[];
 
 fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
