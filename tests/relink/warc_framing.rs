@@ -710,3 +710,31 @@ fn gzip_data_that_cannot_be_read_in_a_streamed_member_names_a_record_from_1() {
     let message = err.to_string();
     assert!(message.starts_with("record 3: gzip data"), "{message}");
 }
+
+#[test]
+fn a_streamed_member_cut_short_with_nothing_to_rewrite_is_copied_as_it_was() {
+    let absolute = |n: usize| {
+        page(
+            &format!("http://a.example/{n}/"),
+            &format!("<a href=http://a.example/{n}>{}</a>", "y".repeat(n * 7)),
+        )
+    };
+    let mut records: Vec<Vec<u8>> = (0..20).map(absolute).collect();
+    // A record past the limit after others: the member is streamed.
+    records.insert(3, page("http://a.example/big/", &"x".repeat(5000)));
+    let whole = gzip(&records.concat());
+    for cut in [whole.len() - 4, whole.len() * 2 / 3] {
+        let input = &whole[..cut];
+        let (out, summary, _) = rewrite(input, &small_limit());
+        assert_eq!(summary.changed, 0, "cut at {cut}");
+        assert!(
+            summary
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("cannot be read")),
+            "{:?}",
+            summary.warnings
+        );
+        assert!(out == input, "cut at {cut}: not the input's bytes");
+    }
+}
