@@ -381,6 +381,10 @@ pub(crate) struct Decoded<'a> {
     pub dechunked: Option<Vec<u8>>,
     pub codings: Codings,
     pub warnings: Vec<(WarningKind, String)>,
+    /// Why the payload must be left as it is, when it must: a chunked body
+    /// that breaks off inside, bytes left after the break (see
+    /// [`decode`]).
+    pub broken: Option<String>,
 }
 
 /// Undoes the transfer and content codings of a response's body, each
@@ -389,6 +393,15 @@ pub(crate) struct Decoded<'a> {
 /// replay tool often writes the body already de-chunked or decompressed
 /// under the header that says it is not. One that breaks off (a record
 /// cut short) is read as far as it goes.
+///
+/// A chunked body is read whole only when its chunks are: it ends with
+/// its last chunk (size 0), or right after a whole chunk (cut short
+/// there). One that breaks off inside with bytes left after the break (a
+/// chunk size past the rest of the body, a size line that is none, chunk
+/// data not followed by a line end) is read as warcio reads it (the chunks
+/// before, then the rest as it is), but marked [`Decoded::broken`]: the
+/// rest may hold the chunk size lines a wrong size ran over, read as
+/// payload, and a URL they split would be read as another.
 pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decoded<'a>, String> {
     let mut codings = Codings::default();
     let mut warnings = Vec::new();
@@ -398,6 +411,7 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
     let mut transfer = names(response.list("Transfer-Encoding"));
     let mut body = Cow::Borrowed(response.body);
     let mut dechunked = None;
+    let mut broken = None;
     if transfer.last().map(String::as_str) == Some("chunked") {
         transfer.pop();
         match dechunk(&body, limit)? {
@@ -406,11 +420,24 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
                 dechunked = Some(data.clone());
                 body = Cow::Owned(data);
             }
-            Dechunked::Broken { at: 0, reason, .. } => warnings.push((
+            Dechunked::Broken {
+                at: 0,
+                reason,
+                sized: false,
+                ..
+            } => warnings.push((
                 WarningKind::Unreadable,
                 format!("transfer-encoding chunked does not decode ({reason}); read as it is"),
             )),
-            Dechunked::Broken { data, at, reason } => {
+            Dechunked::Broken {
+                data, at, reason, ..
+            } => {
+                if at < body.len() {
+                    broken = Some(format!(
+                        "transfer-encoding chunked breaks off at byte {at} ({reason}); \
+                         what follows may be chunk framing"
+                    ));
+                }
                 warnings.push((
                     WarningKind::Unreadable,
                     format!(
@@ -473,6 +500,7 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
         dechunked,
         codings,
         warnings,
+        broken,
     })
 }
 
@@ -744,11 +772,14 @@ enum Dechunked {
     Whole { data: Vec<u8>, trailer: Vec<u8> },
     /// A body that is not chunked from byte `at` on, and why: the data of
     /// the chunks before, then the rest as it is (as warcio reads it). At
-    /// 0, the body is not chunked at all.
+    /// 0, the body is not chunked at all, unless `sized`.
     Broken {
         data: Vec<u8>,
         at: usize,
         reason: String,
+        /// Whether a chunk size line was read as one: the body is chunked
+        /// (at least it starts so), and breaks off inside.
+        sized: bool,
     },
 }
 
@@ -756,16 +787,22 @@ enum Dechunked {
 fn dechunk(body: &[u8], limit: usize) -> Result<Dechunked, String> {
     let mut out = Vec::new();
     let mut at = 0;
-    let broken = |mut data: Vec<u8>, at: usize, reason: String| {
+    let mut sized = false;
+    let broken = |mut data: Vec<u8>, at: usize, reason: String, sized: bool| {
         data.extend_from_slice(&body[at..]);
         if data.len() > limit {
             return Err(format!("decodes past the limit of {limit} bytes"));
         }
-        Ok(Dechunked::Broken { data, at, reason })
+        Ok(Dechunked::Broken {
+            data,
+            at,
+            reason,
+            sized,
+        })
     };
     loop {
         let Some(end) = memchr::memchr(b'\n', &body[at..]).map(|i| at + i) else {
-            return broken(out, at, "ends inside a chunk size line".to_owned());
+            return broken(out, at, "ends inside a chunk size line".to_owned(), sized);
         };
         let line = &body[at..end];
         let size = line
@@ -780,8 +817,9 @@ fn dechunk(body: &[u8], limit: usize) -> Result<Dechunked, String> {
             let shown =
                 String::from_utf8_lossy(&line.trim_ascii()[..line.trim_ascii().len().min(40)])
                     .into_owned();
-            return broken(out, at, format!("bad chunk size {shown:?}"));
+            return broken(out, at, format!("bad chunk size {shown:?}"), sized);
         };
+        sized = true;
         let data_start = end + 1;
         if size == 0 {
             return Ok(Dechunked::Whole {
@@ -794,21 +832,28 @@ fn dechunk(body: &[u8], limit: usize) -> Result<Dechunked, String> {
             .and_then(|e| body.get(data_start..e))
         else {
             // Cut short inside a chunk: its data is read as far as it goes.
-            return broken(out, data_start, "ends inside a chunk".to_owned());
+            return broken(out, data_start, "ends inside a chunk".to_owned(), sized);
         };
         if out.len() + size > limit {
             return Err(format!("decodes past the limit of {limit} bytes"));
         }
         out.extend_from_slice(data);
         let after = data_start + size;
-        // The line end after the chunk's data.
+        // The line end after the chunk's data: CRLF, or LF alone as some
+        // servers write it, but not after data ending in CR: that CRLF was
+        // run into by a size too large.
         if body[after..].starts_with(b"\r\n") {
             at = after + 2;
-        } else if body[after..].starts_with(b"\n") {
+        } else if body[after..].starts_with(b"\n") && !data.ends_with(b"\r") {
             at = after + 1;
         } else {
             out.truncate(out.len() - size);
-            return broken(out, at, "chunk data not followed by a line end".to_owned());
+            return broken(
+                out,
+                at,
+                "chunk data not followed by a line end".to_owned(),
+                sized,
+            );
         }
     }
 }
@@ -1002,6 +1047,30 @@ mod tests {
             b"4\r\nWiki\r\n0\r\nExpires: never\r\n\r\n"
         );
         assert!(dechunk(body, 5).is_err());
+    }
+
+    #[test]
+    fn chunk_data_ending_in_cr_is_not_closed_by_a_lone_lf() {
+        // Line ends of LF alone are read.
+        let lf = dechunk(b"2\nab\n0\n\n", 100).unwrap();
+        assert!(matches!(lf, Dechunked::Whole { ref data, .. } if data == b"ab"));
+        // A size one too large runs onto the CR of the line end: broken,
+        // and known to have been chunked.
+        let over = dechunk(b"3\r\nab\r\n0\r\n\r\n", 100).unwrap();
+        assert!(
+            matches!(
+                over,
+                Dechunked::Broken {
+                    at: 0,
+                    sized: true,
+                    ..
+                }
+            ),
+            "{over:?}"
+        );
+        // A first line that is no size: not chunked at all.
+        let none = dechunk(b"<html>\r\n", 100).unwrap();
+        assert!(matches!(none, Dechunked::Broken { sized: false, .. }));
     }
 
     #[test]

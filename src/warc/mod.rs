@@ -72,7 +72,7 @@ use crate::links::{HeldRows, Link, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
-use record::{Item, LargeRecord, Member, Piece, Record, RecordReader};
+use record::{Item, LargeRecord, Member, Piece, Record, RecordReader, Spool};
 
 /// The largest payload relink decodes and rewrites, by default; a larger
 /// one (or one that decodes past it) is copied as it is, with a warning.
@@ -497,7 +497,7 @@ enum Held {
     Piece(Piece),
     Member(Member),
     MemberStart,
-    MemberEnd,
+    MemberEnd(Option<Spool>),
     /// A piece of a member copied as it was read: reported only; the
     /// member's bytes read up to it are written as they are.
     RawPiece {
@@ -546,42 +546,13 @@ fn run<R: BufRead, W: Write>(
                 next = item;
                 break;
             }
-            match item {
-                None => break,
-                Some(Item::Piece(piece)) => {
-                    size += piece_len(&piece);
-                    records += usize::from(matches!(piece, Piece::Record(_)));
-                    batch.push(Held::Piece(piece));
-                }
-                Some(Item::Member(member)) => {
-                    size += member.pieces.iter().map(piece_len).sum::<usize>();
-                    records += member
-                        .pieces
-                        .iter()
-                        .filter(|piece| matches!(piece, Piece::Record(_)))
-                        .count();
-                    batch.push(Held::Member(member));
-                }
-                Some(Item::MemberStart) => batch.push(Held::MemberStart),
-                Some(Item::MemberEnd) => batch.push(Held::MemberEnd),
-                Some(Item::RawPiece {
-                    piece,
-                    compressed,
-                    why,
-                }) => {
-                    size += piece_len(&piece) + compressed.len();
-                    batch.push(Held::RawPiece {
-                        piece,
-                        compressed,
-                        why,
-                    });
-                }
-                Some(Item::RawMemberEnd(bytes)) => batch.push(Held::RawMemberEnd(bytes)),
-                Some(item @ (Item::Large(_) | Item::Unreadable { .. })) => {
-                    stop = Some(item);
-                    break;
-                }
+            let Some(item) = item else { break };
+            let (bytes, count) = hold(item, &mut batch, &mut stop);
+            if stop.is_some() {
+                break;
             }
+            size += bytes;
+            records += count;
         }
         if batch.is_empty() && stop.is_none() {
             break;
@@ -610,7 +581,7 @@ fn run<R: BufRead, W: Write>(
             })
             .collect();
         let mut done = done.into_iter();
-        for held in &batch {
+        for held in batch {
             write_held(
                 held,
                 &mut done,
@@ -619,48 +590,14 @@ fn run<R: BufRead, W: Write>(
                 on_record,
             )?;
         }
-        match stop {
-            Some(Item::Large(record)) => {
-                let mut report = large_report(&record, options);
-                let copied = match &mut writer {
-                    Some(writer) if record.raw_member => {
-                        reader.copy_member_raw(&record, writer.writer()?)?
-                    }
-                    Some(writer) => writer.large(&mut reader, &record)?,
-                    None => reader.copy_block(&record, &mut io::sink())?.block,
-                };
-                if copied < record.length {
-                    // Read as warcio reads it: the block runs to the end.
-                    report.warn(
-                        WarningKind::Malformed,
-                        format_args!(
-                            "the input ends {copied} bytes into its block of {}; copied as it is",
-                            record.length
-                        ),
-                    );
-                }
-                summary.add(report, on_record);
-            }
-            Some(Item::Unreadable {
-                offset,
-                held,
-                reason,
-            }) => {
-                summary.warn(Warning::new(
-                    WarningKind::Malformed,
-                    format_args!(
-                        "gzip data at offset {offset} cannot be read ({reason}); \
-                         the rest of the file is copied as it is"
-                    ),
-                ));
-                match &mut writer {
-                    Some(writer) => writer.rest(&held, &mut reader)?,
-                    None => {
-                        reader.copy_rest(&mut io::sink())?;
-                    }
-                }
-            }
-            _ => {}
+        if let Some(stop) = stop {
+            copy_stop(
+                stop,
+                &mut reader,
+                writer.as_mut(),
+                options,
+                (&mut summary, on_record),
+            )?;
         }
     }
     if let Some(writer) = writer {
@@ -668,6 +605,110 @@ fn run<R: BufRead, W: Write>(
     }
     summary.compression = reader.compression();
     Ok(summary)
+}
+
+/// Holds an item for a batch; its bytes and its records. A record too
+/// large to hold and gzip data that cannot be read end the batch: they go
+/// to `stop`.
+fn hold(item: Item, batch: &mut Vec<Held>, stop: &mut Option<Item>) -> (usize, usize) {
+    let is_record = |piece: &Piece| usize::from(matches!(piece, Piece::Record(_)));
+    let (held, size, records) = match item {
+        Item::Piece(piece) => {
+            let counts = (piece_len(&piece), is_record(&piece));
+            (Held::Piece(piece), counts.0, counts.1)
+        }
+        Item::Member(member) => {
+            let size = member.pieces.iter().map(piece_len).sum();
+            let records = member.pieces.iter().map(is_record).sum();
+            (Held::Member(member), size, records)
+        }
+        Item::MemberStart => (Held::MemberStart, 0, 0),
+        Item::MemberEnd(original) => (Held::MemberEnd(original), 0, 0),
+        Item::RawPiece {
+            piece,
+            compressed,
+            why,
+        } => {
+            let size = piece_len(&piece) + compressed.len();
+            let held = Held::RawPiece {
+                piece,
+                compressed,
+                why,
+            };
+            (held, size, 0)
+        }
+        Item::RawMemberEnd(bytes) => (Held::RawMemberEnd(bytes), 0, 0),
+        item @ (Item::Large(_) | Item::Unreadable { .. }) => {
+            *stop = Some(item);
+            return (0, 0);
+        }
+    };
+    batch.push(held);
+    (size, records)
+}
+
+/// Copies what ended a batch: a record too large to hold, its block
+/// streamed through; or gzip data that cannot be read, and the rest of the
+/// input after it, as they are.
+fn copy_stop<R: BufRead, W: Write>(
+    stop: Item,
+    reader: &mut RecordReader<R>,
+    writer: Option<&mut Sink<W>>,
+    options: &WarcOptions<'_>,
+    (summary, on_record): (&mut WarcSummary, &mut dyn FnMut(RecordReport)),
+) -> Result<(), WarcError> {
+    match stop {
+        Item::Large(record) => {
+            let mut report = large_report(&record, options);
+            let copied = match writer {
+                Some(writer) if record.raw_member => {
+                    reader.copy_member_raw(&record, writer.writer()?)?
+                }
+                Some(writer) => writer.large(reader, &record)?,
+                None => reader.copy_block(&record, &mut io::sink())?,
+            };
+            if copied.bad {
+                report.warn(
+                    WarningKind::Malformed,
+                    "what follows its block is no record boundary: its length is wrong, or \
+                     stray bytes follow (the bytes up to the next record follow it); copied as it is",
+                );
+            }
+            let copied = copied.block;
+            if copied < record.length {
+                // Read as warcio reads it: the block runs to the end.
+                report.warn(
+                    WarningKind::Malformed,
+                    format_args!(
+                        "the input ends {copied} bytes into its block of {}; copied as it is",
+                        record.length
+                    ),
+                );
+            }
+            summary.add(report, on_record);
+        }
+        Item::Unreadable {
+            offset,
+            held,
+            reason,
+        } => {
+            summary.warn(Warning::new(
+                WarningKind::Malformed,
+                format_args!(
+                    "gzip data at offset {offset} cannot be read ({reason}); \
+                     the rest of the file is copied as it is"
+                ),
+            ));
+            match writer {
+                Some(writer) => writer.rest(&held, reader)?,
+                None => {
+                    reader.copy_rest(&mut io::sink())?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The bytes of records an item holds.
@@ -691,7 +732,7 @@ fn held_records(held: &Held) -> Vec<&Record> {
     let pieces: &[Piece] = match held {
         Held::Piece(piece) | Held::RawPiece { piece, .. } => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
-        Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
+        Held::MemberStart | Held::MemberEnd(_) | Held::RawMemberEnd(_) => &[],
     };
     pieces
         .iter()
@@ -705,18 +746,18 @@ fn held_records(held: &Held) -> Vec<&Record> {
 /// Writes one held item and reports its records, taking their results
 /// from `done` in order.
 fn write_held<W: Write>(
-    held: &Held,
+    held: Held,
     done: &mut impl Iterator<Item = Done>,
     (sink, rows): (Option<&mut Sink<W>>, Option<Rows<'_>>),
     summary: &mut WarcSummary,
     on_record: &mut dyn FnMut(RecordReport),
 ) -> Result<(), WarcError> {
-    let pieces: &[Piece] = match held {
+    let pieces: &[Piece] = match &held {
         Held::Piece(piece) | Held::RawPiece { piece, .. } => std::slice::from_ref(piece),
         Held::Member(member) => &member.pieces,
-        Held::MemberStart | Held::MemberEnd | Held::RawMemberEnd(_) => &[],
+        Held::MemberStart | Held::MemberEnd(_) | Held::RawMemberEnd(_) => &[],
     };
-    let raw = match held {
+    let raw = match &held {
         Held::RawPiece { why, .. } => Some(*why),
         _ => None,
     };
@@ -755,12 +796,12 @@ fn write_held<W: Write>(
         return Ok(());
     };
     match held {
-        Held::Piece(piece) => sink.piece(piece, results[0].as_ref()),
-        Held::Member(member) => sink.member(member, &results),
+        Held::Piece(piece) => sink.piece(&piece, results[0].as_ref()),
+        Held::Member(member) => sink.member(&member, &results),
         Held::MemberStart => sink.open(),
-        Held::MemberEnd => sink.close(),
-        Held::RawPiece { compressed, .. } => sink.writer().and_then(|w| w.write_all(compressed)),
-        Held::RawMemberEnd(bytes) => sink.writer().and_then(|w| w.write_all(bytes)),
+        Held::MemberEnd(original) => sink.close(original),
+        Held::RawPiece { compressed, .. } => sink.writer().and_then(|w| w.write_all(&compressed)),
+        Held::RawMemberEnd(bytes) => sink.writer().and_then(|w| w.write_all(&bytes)),
     }
     .map_err(WarcError::Io)
 }
@@ -844,10 +885,49 @@ enum Sink<W: Write> {
     Plain(W),
     /// Between members.
     Members(W),
-    /// Inside a member being streamed.
-    Open(GzEncoder<W>),
+    /// Inside a member being streamed: compressed again into a spool
+    /// (`Tap`), written out when the member ends, or as soon as a record in
+    /// it changed; the input's bytes are written instead when nothing did.
+    Open {
+        encoder: GzEncoder<Tap<W>>,
+        changed: bool,
+    },
     /// After an error while switching.
     Gone,
+}
+
+/// Where a member compressed again goes: held in a spool while it may
+/// still be written as it was read, then straight to `out`.
+struct Tap<W: Write> {
+    out: W,
+    held: Option<Spool>,
+}
+
+impl<W: Write> Tap<W> {
+    /// From now on the member compressed again is written: what is held
+    /// goes out first.
+    fn release(&mut self) -> io::Result<()> {
+        match self.held.take() {
+            Some(held) => held.copy_to(&mut self.out),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<W: Write> Write for Tap<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.held {
+            Some(held) => held.write(buf),
+            None => self.out.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.held {
+            Some(_) => Ok(()),
+            None => self.out.flush(),
+        }
+    }
 }
 
 fn level() -> flate2::Compression {
@@ -866,7 +946,7 @@ impl<W: Write> Sink<W> {
     fn writer(&mut self) -> io::Result<&mut dyn Write> {
         match self {
             Sink::Plain(w) | Sink::Members(w) => Ok(w),
-            Sink::Open(w) => Ok(w),
+            Sink::Open { encoder, .. } => Ok(encoder),
             Sink::Gone => Err(io::Error::other("output lost after an error")),
         }
     }
@@ -874,6 +954,10 @@ impl<W: Write> Sink<W> {
     /// A piece outside a held member: in a member being streamed, or in a
     /// plain file.
     fn piece(&mut self, piece: &Piece, new: Option<&NewRecord>) -> io::Result<()> {
+        if let (Sink::Open { encoder, changed }, Some(_)) = (&mut *self, new) {
+            *changed = true;
+            encoder.get_mut().release()?;
+        }
         let w = self.writer()?;
         match piece {
             Piece::Record(record) => pieces_of(record, new)
@@ -907,34 +991,53 @@ impl<W: Write> Sink<W> {
     /// A streamed member begins.
     fn open(&mut self) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Members(w) => Sink::Open(GzEncoder::new(w, level())),
+            Sink::Members(out) => Sink::Open {
+                encoder: GzEncoder::new(
+                    Tap {
+                        out,
+                        held: Some(Spool::default()),
+                    },
+                    level(),
+                ),
+                changed: false,
+            },
             other => other,
         };
         Ok(())
     }
 
-    /// A streamed member ends.
-    fn close(&mut self) -> io::Result<()> {
+    /// A streamed member ends: the input's bytes of it (`original`) when
+    /// nothing in it changed and they were kept whole, else the member
+    /// compressed again.
+    fn close(&mut self, original: Option<Spool>) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Open(encoder) => Sink::Members(encoder.finish()?),
+            Sink::Open { encoder, changed } => {
+                let Tap { mut out, held } = encoder.finish()?;
+                match (original.filter(|o| !changed && o.whole()), held) {
+                    (Some(original), _) => original.copy_to(&mut out)?,
+                    (None, Some(held)) => held.copy_to(&mut out)?,
+                    (None, None) => {}
+                }
+                Sink::Members(out)
+            }
             other => other,
         };
         Ok(())
     }
 
-    /// Copies a record too large to hold, its block streamed; how many
-    /// bytes of its block there were.
+    /// Copies a record too large to hold, its block streamed; what was
+    /// copied of its block.
     fn large<R: BufRead>(
         &mut self,
         reader: &mut RecordReader<R>,
         record: &LargeRecord,
-    ) -> Result<u64, WarcError> {
+    ) -> Result<record::Copied, WarcError> {
         let w = self.writer()?;
         w.write_all(&record.lead)?;
         w.write_all(&record.head)?;
         let copied = reader.copy_block(record, w)?;
         w.write_all(&copied.trailer)?;
-        Ok(copied.block)
+        Ok(copied)
     }
 
     /// What could not be read: the bytes held of it, then the rest of the
@@ -944,7 +1047,7 @@ impl<W: Write> Sink<W> {
         held: &[u8],
         reader: &mut RecordReader<R>,
     ) -> Result<(), WarcError> {
-        self.close()?;
+        self.close(None)?;
         let w = self.writer()?;
         w.write_all(held)?;
         reader.copy_rest(w)?;
@@ -954,7 +1057,13 @@ impl<W: Write> Sink<W> {
     fn finish(self) -> io::Result<()> {
         match self {
             Sink::Plain(mut w) | Sink::Members(mut w) => w.flush(),
-            Sink::Open(w) => w.finish()?.flush(),
+            Sink::Open { encoder, .. } => {
+                let Tap { mut out, held } = encoder.finish()?;
+                if let Some(held) = held {
+                    held.copy_to(&mut out)?;
+                }
+                out.flush()
+            }
             Sink::Gone => Ok(()),
         }
     }

@@ -446,6 +446,13 @@ fn response_payload<'a>(
             return None;
         }
     };
+    if let Some(why) = &decoded.broken {
+        report.warn(
+            WarningKind::Unreadable,
+            format_args!("payload left as it is: {why}"),
+        );
+        return None;
+    }
     for (kind, message) in &decoded.warnings {
         report.warn(*kind, message);
     }

@@ -198,8 +198,10 @@ pub(crate) enum Item {
     /// The end of a member copied as it was read: its compressed bytes not
     /// yet written.
     RawMemberEnd(Vec<u8>),
-    /// The member that began ends.
-    MemberEnd,
+    /// The member that began ends: its compressed bytes as they were read
+    /// (when they were kept whole), written instead of the member
+    /// compressed again when nothing in it changed.
+    MemberEnd(Option<Spool>),
     /// The gzip data at `offset` cannot be read; the rest of the input is
     /// taken with [`RecordReader::copy_rest`], after `held` (the member's
     /// compressed bytes read so far).
@@ -217,6 +219,82 @@ struct Tee<R> {
     taken: Vec<u8>,
     keep: bool,
     position: u64,
+    /// Where the kept bytes go, a piece at a time, in a member too large to
+    /// hold.
+    spool: Option<Spool>,
+}
+
+/// Bytes held in memory up to a limit, then in a temporary file (removed
+/// when the spool is dropped, or when the process ends): the compressed
+/// bytes of a gzip member too large to hold, kept until it is known
+/// whether anything in it changed.
+#[derive(Debug, Default)]
+pub(crate) struct Spool {
+    memory: Vec<u8>,
+    file: Option<std::fs::File>,
+    /// Whether a write failed: the bytes are lost.
+    lost: bool,
+}
+
+impl Spool {
+    /// Adds `bytes`; past [`MAX_MEMBER_HOLD`] in memory they go to a
+    /// temporary file. A failure to write marks the spool lost.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.lost {
+            return;
+        }
+        if self.file.is_none() && self.memory.len() + bytes.len() > MAX_MEMBER_HOLD {
+            match tempfile::tempfile().and_then(|mut file| {
+                file.write_all(&self.memory)?;
+                Ok(file)
+            }) {
+                Ok(file) => {
+                    self.file = Some(file);
+                    self.memory = Vec::new();
+                }
+                Err(_) => self.lost = true,
+            }
+        }
+        match &mut self.file {
+            Some(file) => self.lost |= file.write_all(bytes).is_err(),
+            None => self.memory.extend_from_slice(bytes),
+        }
+    }
+
+    /// Whether every byte pushed is held.
+    pub fn whole(&self) -> bool {
+        !self.lost
+    }
+
+    /// Writes what it holds into `sink`.
+    pub fn copy_to(self, sink: &mut dyn Write) -> io::Result<()> {
+        use std::io::Seek;
+        if self.lost {
+            return Err(io::Error::other(
+                "the bytes held of a gzip member were lost",
+            ));
+        }
+        sink.write_all(&self.memory)?;
+        if let Some(mut file) = self.file {
+            file.seek(io::SeekFrom::Start(0))?;
+            io::copy(&mut file, sink)?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.push(buf);
+        if self.lost {
+            return Err(io::Error::other("a temporary file could not be written"));
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `Read::read` through a reader's own buffer, so that every byte read
@@ -245,6 +323,12 @@ impl<R: BufRead> BufRead for Tee<R> {
             // The buffer is already filled: this reads nothing.
             if let Ok(buffer) = self.inner.fill_buf() {
                 self.taken.extend_from_slice(&buffer[..n.min(buffer.len())]);
+            }
+            if let Some(spool) = &mut self.spool
+                && self.taken.len() >= MAX_JUNK_PIECE
+            {
+                spool.push(&self.taken);
+                self.taken.clear();
             }
         }
         self.position += n as u64;
@@ -398,6 +482,12 @@ struct Parser {
     /// How many bytes of its block the last record missed, its input (a
     /// gzip member) ending inside it, and its number.
     cut: Option<(u64, usize)>,
+    /// The rest of a record the last bad record's block ran into, found
+    /// by [`Parser::spoiled`]: junk, given next.
+    pending: Option<Junk>,
+    /// How many bytes of such a record's block, past the size limit, are
+    /// still to be given as junk (never held whole).
+    skip: u64,
 }
 
 impl<R: BufRead> RecordReader<R> {
@@ -414,6 +504,7 @@ impl<R: BufRead> RecordReader<R> {
                     taken: Vec::new(),
                     keep: false,
                     position: 0,
+                    spool: None,
                 }),
             }
         } else {
@@ -427,6 +518,8 @@ impl<R: BufRead> RecordReader<R> {
                 format: None,
                 quiet_junk: false,
                 cut: None,
+                pending: None,
+                skip: 0,
             },
             keep_members,
             queue: VecDeque::new(),
@@ -489,7 +582,9 @@ impl<R: BufRead> RecordReader<R> {
                         return Ok(None);
                     };
                     self.stream |= open.records > 1;
-                    return end_member(open, idle, self.keep_members, &mut self.queue);
+                    // Damage is named by the last record read (from 1).
+                    let number = self.parser.number.max(1);
+                    return end_member(open, idle, (self.keep_members, number), &mut self.queue);
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
@@ -553,14 +648,12 @@ impl<R: BufRead> RecordReader<R> {
         record: &LargeRecord,
         sink: &mut dyn Write,
     ) -> Result<Copied, WarcError> {
+        let parser = &mut self.parser;
         match &mut self.source {
-            Source::Plain(input) => copy_block_of(input, record.length, sink),
+            Source::Plain(input) => parser.copy_block(input, record, sink),
             Source::Gzip { member, .. } => match member.as_mut() {
-                Some(open) => copy_block_of(&mut *open.reader, record.length, sink),
-                None => Ok(Copied {
-                    block: 0,
-                    trailer: Vec::new(),
-                }),
+                Some(open) => parser.copy_block(&mut open.reader, record, sink),
+                None => Ok(Copied::default()),
             },
         }
     }
@@ -571,18 +664,19 @@ impl<R: BufRead> RecordReader<R> {
     /// as it is, its member byte for byte. What follows in the member comes
     /// as [`Item::RawPiece`]s and [`Item::RawMemberEnd`]. How many bytes of
     /// the block there were (fewer than its length when the member ends
-    /// first).
+    /// first), and whether a record boundary follows it.
     pub fn copy_member_raw(
         &mut self,
         record: &LargeRecord,
         sink: &mut dyn Write,
-    ) -> Result<u64, WarcError> {
+    ) -> Result<Copied, WarcError> {
         let Source::Gzip {
             member: Some(open), ..
         } = &mut self.source
         else {
-            return Ok(0);
+            return Ok(Copied::default());
         };
+        let mut tail = Vec::new();
         let mut chunk = vec![0u8; 1 << 16];
         let mut left = record.length;
         while left > 0 {
@@ -592,13 +686,20 @@ impl<R: BufRead> RecordReader<R> {
                 break;
             }
             left -= n as u64;
+            keep_tail(&mut tail, &chunk[..n]);
             sink.write_all(&std::mem::take(&mut open.tee().taken))?;
         }
+        let mut bad = false;
         if left == 0 {
-            read_line_ends(&mut *open.reader)?;
+            let trailer = self.parser.end_of_large(&mut open.reader, record, &tail)?;
+            bad = trailer.is_none();
         }
         sink.write_all(&std::mem::take(&mut open.tee().taken))?;
-        Ok(record.length - left)
+        Ok(Copied {
+            block: record.length - left,
+            trailer: Vec::new(),
+            bad,
+        })
     }
 
     /// Copies the rest of the input, as it is, into `sink` (after an
@@ -622,11 +723,41 @@ impl<R: BufRead> RecordReader<R> {
 
 /// What [`RecordReader::copy_block`] copied of a large block: how many
 /// bytes (fewer than its length when the input ends first, as warcio reads
-/// such a block: up to the end), and the line ends after it.
-#[derive(Debug)]
+/// such a block: up to the end), the line ends after it, and whether what
+/// follows is no record boundary (its length is wrong: what follows is
+/// read as after a bad record, see [`Parser::check_end`]).
+#[derive(Debug, Default)]
 pub(crate) struct Copied {
     pub block: u64,
     pub trailer: Vec<u8>,
+    pub bad: bool,
+}
+
+/// The last bytes of a block streamed through, which [`Parser::spoiled`]
+/// looks at: at least [`MAX_HEAD_BYTES`] of them, at most twice that.
+fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
+    tail.extend_from_slice(bytes);
+    if tail.len() > 2 * MAX_HEAD_BYTES {
+        tail.drain(..tail.len() - MAX_HEAD_BYTES);
+    }
+}
+
+/// A sink that keeps the tail of what goes through it.
+struct TailWriter<'a> {
+    sink: &'a mut dyn Write,
+    tail: Vec<u8>,
+}
+
+impl Write for TailWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.sink.write(buf)?;
+        keep_tail(&mut self.tail, &buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
 }
 
 impl<R: BufRead> Open<R> {
@@ -690,12 +821,16 @@ fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<
     }))
 }
 
-/// The pieces held of a member, given one at a time from now on.
+/// The pieces held of a member, given one at a time from now on; its
+/// compressed bytes, when kept, go on into a [`Spool`].
 fn start_streaming<R: BufRead>(open: &mut Open<R>) -> Vec<Item> {
     open.streaming = true;
     let tee = open.tee();
-    tee.keep = false;
-    tee.taken = Vec::new();
+    if tee.keep {
+        let mut spool = Spool::default();
+        spool.push(&std::mem::take(&mut tee.taken));
+        tee.spool = Some(spool);
+    }
     let mut items = vec![Item::MemberStart];
     items.extend(open.pieces.drain(..).map(Item::Piece));
     items
@@ -721,15 +856,16 @@ const IN_AN_UNREADABLE_MEMBER: &str = "its gzip member cannot be read to its end
 fn end_member<R: BufRead>(
     mut open: Open<R>,
     idle: &mut Option<Tee<R>>,
-    writing: bool,
+    (writing, number): (bool, usize),
     queue: &mut VecDeque<Item>,
 ) -> Result<Option<Item>, WarcError> {
     let error = open.fuse().error.take();
     let offset = open.offset;
     let Tee {
         inner,
-        taken,
+        mut taken,
         position,
+        spool,
         ..
     } = open.reader.inner.into_inner().inner.into_inner();
     *idle = Some(Tee {
@@ -737,12 +873,17 @@ fn end_member<R: BufRead>(
         taken: Vec::new(),
         keep: false,
         position,
+        spool: None,
+    });
+    let original = spool.map(|mut spool| {
+        spool.push(&std::mem::take(&mut taken));
+        spool
     });
     let Some(error) = error else {
         queue.push_back(if open.raw {
             Item::RawMemberEnd(taken)
         } else if open.streaming {
-            Item::MemberEnd
+            Item::MemberEnd(original)
         } else {
             Item::Member(Member {
                 bytes: writing.then_some(taken),
@@ -754,11 +895,13 @@ fn end_member<R: BufRead>(
     if open.streaming {
         if writing && error.kind() != io::ErrorKind::UnexpectedEof {
             return Err(WarcError::Malformed {
-                record: 0,
+                record: number,
                 reason: format!("gzip data at offset {offset} cannot be read ({error})"),
             });
         }
-        queue.push_back(Item::MemberEnd);
+        // Cut short: the member as it was read, when nothing in it
+        // changed; what follows is copied after it.
+        queue.push_back(Item::MemberEnd(original));
     }
     queue.extend(open.pieces.into_iter().map(|piece| Item::RawPiece {
         piece,
@@ -821,6 +964,27 @@ impl Parser {
 
     /// The next piece of `input`, or `None` at its end.
     fn next<B: BufRead>(&mut self, input: &mut Pushback<B>) -> Result<Option<Parsed>, WarcError> {
+        if let Some(junk) = self.pending.take() {
+            return Ok(Some(Parsed::Piece(Piece::Junk(junk))));
+        }
+        if self.skip > 0 {
+            let offset = input.position;
+            let mut bytes = Vec::new();
+            let want = self.skip.min(MAX_JUNK_PIECE as u64);
+            input.take(want).read_to_end(&mut bytes)?;
+            self.skip = if bytes.is_empty() {
+                0
+            } else {
+                self.skip - bytes.len() as u64
+            };
+            if !bytes.is_empty() {
+                return Ok(Some(Parsed::Piece(Piece::Junk(Junk {
+                    offset,
+                    bytes,
+                    warning: None,
+                }))));
+            }
+        }
         let offset = input.position;
         let lead = read_white_space(input, MAX_JUNK_PIECE)?;
         // A long run of white space is given in pieces, never held whole.
@@ -892,6 +1056,20 @@ impl Parser {
             },
         };
         self.number = number;
+        self.record(input, (lead, head), length, record_offset)
+            .map(Some)
+    }
+
+    /// The record of `head` (after white space `lead`), its block read
+    /// (held, or streamed when past the size limit) by its `length`.
+    fn record<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        (lead, head): (Vec<u8>, Vec<u8>),
+        length: Result<u64, &str>,
+        record_offset: u64,
+    ) -> Result<Parsed, WarcError> {
+        let number = self.number;
         let (length, bad_length) = match length {
             Ok(length) => (length, None),
             // ARC records with a bad length are read as empty, as warcio
@@ -903,14 +1081,14 @@ impl Parser {
             }
         };
         if length > self.large && bad_length.is_none() {
-            return Ok(Some(Parsed::Large(LargeRecord {
+            return Ok(Parsed::Large(LargeRecord {
                 number,
                 format: self.format.unwrap_or_default(),
                 lead,
                 head,
                 length,
                 raw_member: false,
-            })));
+            }));
         }
         let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
         input.take(length).read_to_end(&mut block)?;
@@ -930,11 +1108,11 @@ impl Parser {
                 "the input ends {} bytes into its block of {length}",
                 record.block.len()
             ));
-            return Ok(Some(Parsed::Piece(Piece::Record(record))));
+            return Ok(Parsed::Piece(Piece::Record(record)));
         }
         record.trailer = read_line_ends(input)?;
         self.check_end(input, &mut record)?;
-        Ok(Some(Parsed::Piece(Piece::Record(record))))
+        Ok(Parsed::Piece(Piece::Record(record)))
     }
 
     /// Marks a record bad when what follows its block is no record
@@ -955,7 +1133,9 @@ impl Parser {
     /// they hold, skips the line after them (with a warning when it is not
     /// blank) and blank lines, and stops with an error when the next line
     /// is no record line; relink goes on at the next record line instead,
-    /// copying what lies between. Every byte is read a bounded number of
+    /// copying what lies between; when the block ran into the next record,
+    /// spoiling its head, that record is stepped over whole by its own
+    /// length ([`Parser::spoiled`]). Every byte is read a bounded number of
     /// times: a block is never read again.
     fn check_end<B: BufRead>(
         &mut self,
@@ -965,26 +1145,7 @@ impl Parser {
         if record.bad.is_some() {
             return Ok(());
         }
-        // A block followed by its blank lines was read right: what follows
-        // is the next record, or stray bytes, junk of their own.
-        let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
-        let closed = match record.format {
-            Format::Warc => closed.iter().any(|end| record.trailer.starts_with(end)),
-            Format::Arc => !record.trailer.is_empty(),
-        };
-        if closed {
-            return Ok(());
-        }
-        // A WARC record line is told by its first bytes; an ARC header
-        // line needs all of its fields.
-        let limit = match record.format {
-            Format::Warc => 16,
-            Format::Arc => MAX_HEAD_BYTES,
-        };
-        let mut next = Vec::new();
-        read_line(input, &mut next, limit)?;
-        input.unread(&next);
-        if next.is_empty() || self.starts_record(&next) {
+        if self.boundary(input, record.format, &record.trailer)? {
             return Ok(());
         }
         record.bad = Some(
@@ -993,7 +1154,190 @@ impl Parser {
                 .to_owned(),
         );
         self.quiet_junk = true;
+        // The line ends after a block that is not the record's end are the
+        // start of what follows it.
+        input.unread(&std::mem::take(&mut record.trailer));
+        if record.format == Format::Warc {
+            self.spoiled(input, &record.block)?;
+        }
         Ok(())
+    }
+
+    /// Whether what follows a block and its line ends `trailer` is a record
+    /// boundary: the blank lines that close a record (CRLF CRLF for WARC, a
+    /// line end for ARC), a record line, or the end of the input.
+    fn boundary<B: BufRead>(
+        &self,
+        input: &mut Pushback<B>,
+        format: Format,
+        trailer: &[u8],
+    ) -> Result<bool, WarcError> {
+        // A block followed by its blank lines was read right: what follows
+        // is the next record, or stray bytes, junk of their own.
+        let closed = [&b"\r\n\r\n"[..], b"\n\n", b"\r\n\n"];
+        let closed = match format {
+            Format::Warc => closed.iter().any(|end| trailer.starts_with(end)),
+            Format::Arc => !trailer.is_empty(),
+        };
+        if closed {
+            return Ok(true);
+        }
+        // A WARC record line is told by its first bytes; an ARC header
+        // line needs all of its fields. White space, NUL bytes or a byte
+        // order mark may come before it (warcio strips the line).
+        let limit = match format {
+            Format::Warc => 64,
+            Format::Arc => MAX_HEAD_BYTES,
+        };
+        let white = read_white_space(input, MAX_JUNK_PIECE)?;
+        let mut next = Vec::new();
+        read_line(input, &mut next, limit)?;
+        input.unread(&next);
+        input.unread(&white);
+        Ok(next.is_empty() || self.starts_record(&next[junk_before_record(&next)..]))
+    }
+
+    /// The rest of the record whose head a bad record's `block` ran into,
+    /// when its own `Content-Length` says where it ends and a record
+    /// boundary follows there: junk, copied as it is ([`Parser::pending`]),
+    /// so that the record text its block may quote is never read as
+    /// records. Nothing is read when there is no such record; reading then
+    /// goes on at the next record line.
+    ///
+    /// The head is found where the damage left it: a record line in the
+    /// block whose head runs on past the block (completed by the lines
+    /// after it, up to the blank line), or whose head is whole in the block
+    /// and whose block runs on past it; else the lines after the block, up
+    /// to a blank line, when they hold a `Content-Length` (the block ended
+    /// inside a head, after its record line). What is read is held (at most
+    /// a head and a block within the size limit), and given back when no
+    /// boundary follows: each byte is read at most twice. A block past the
+    /// size limit is given as junk in pieces ([`Parser::skip`]), its end
+    /// not checked, as a record's past the limit is not.
+    fn spoiled<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        block: &[u8],
+    ) -> Result<(), WarcError> {
+        let offset = input.position;
+        let mut taken = Vec::new();
+        let left = match spoiled_in_block(block) {
+            Some(Spoiled::Past(left)) => Some(left),
+            Some(Spoiled::Head(at)) => {
+                let tail = &block[at..];
+                self.rest_of_head(input, tail, tail.ends_with(b"\n"), &mut taken)?
+            }
+            None => self.rest_of_head(input, &[], block.ends_with(b"\n"), &mut taken)?,
+        };
+        let junk = |bytes| Junk {
+            offset,
+            bytes,
+            warning: None,
+        };
+        let Some(left) = left else {
+            input.unread(&taken);
+            return Ok(());
+        };
+        if left > self.large {
+            self.skip = left;
+            self.pending = (!taken.is_empty()).then(|| junk(taken));
+            return Ok(());
+        }
+        let before = taken.len();
+        input.take(left).read_to_end(&mut taken)?;
+        let whole = (taken.len() - before) as u64 == left;
+        let end = taken.len();
+        if whole {
+            taken.extend_from_slice(&read_line_ends(input)?);
+        }
+        // A block that runs to the end of the input ends at a boundary.
+        if !whole || self.boundary(input, Format::Warc, &taken[end..])? {
+            self.pending = Some(junk(taken));
+        } else {
+            input.unread(&taken);
+        }
+        Ok(())
+    }
+
+    /// Reads the lines that complete a head begun by `tail` onto `taken`,
+    /// up to its blank line, and gives its `Content-Length`; `None` when
+    /// there is none, the input ends first, a record line comes first or
+    /// the head runs past [`MAX_HEAD_BYTES`]. `at_line_start` says whether
+    /// the first line read is a whole line (else it ends one begun before,
+    /// and is never taken for the blank line).
+    fn rest_of_head<B: BufRead>(
+        &self,
+        input: &mut Pushback<B>,
+        tail: &[u8],
+        mut at_line_start: bool,
+        taken: &mut Vec<u8>,
+    ) -> Result<Option<u64>, WarcError> {
+        loop {
+            let before = taken.len();
+            if read_line(input, taken, MAX_HEAD_BYTES)? == 0 || taken.len() > MAX_HEAD_BYTES {
+                return Ok(None);
+            }
+            let line = &taken[before..];
+            if at_line_start && line.iter().all(|&b| b == b'\r' || b == b'\n') {
+                break;
+            }
+            if at_line_start && self.starts_record(line) {
+                return Ok(None);
+            }
+            at_line_start = line.ends_with(b"\n");
+        }
+        let head = [tail, &taken[..]].concat();
+        Ok(http::field(&head, "Content-Length").and_then(|v| v.parse().ok()))
+    }
+
+    /// Streams up to a large record's length of its block into `sink`,
+    /// then reads the line ends after it (when the block was whole), as
+    /// [`Parser::end_of_large`] says.
+    fn copy_block<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        record: &LargeRecord,
+        sink: &mut dyn Write,
+    ) -> Result<Copied, WarcError> {
+        let mut tail = TailWriter {
+            sink,
+            tail: Vec::new(),
+        };
+        let block = io::copy(&mut input.take(record.length), &mut tail)?;
+        if block < record.length {
+            return Ok(Copied {
+                block,
+                ..Copied::default()
+            });
+        }
+        let trailer = self.end_of_large(input, record, &tail.tail)?;
+        Ok(Copied {
+            block,
+            bad: trailer.is_none(),
+            trailer: trailer.unwrap_or_default(),
+        })
+    }
+
+    /// After the block of a record too large to hold (`tail`, its last
+    /// bytes): the line ends that close it, or `None` when what follows is
+    /// no record boundary. Reading then goes on as after a bad record
+    /// ([`Parser::check_end`]), its line ends left to what follows.
+    fn end_of_large<B: BufRead>(
+        &mut self,
+        input: &mut Pushback<B>,
+        record: &LargeRecord,
+        tail: &[u8],
+    ) -> Result<Option<Vec<u8>>, WarcError> {
+        let trailer = read_line_ends(input)?;
+        if self.boundary(input, record.format, &trailer)? {
+            return Ok(Some(trailer));
+        }
+        input.unread(&trailer);
+        self.quiet_junk = true;
+        if record.format == Format::Warc {
+            self.spoiled(input, tail)?;
+        }
+        Ok(None)
     }
 
     /// Bytes up to the next record line (or the end).
@@ -1041,6 +1385,40 @@ impl Parser {
     }
 }
 
+/// Where a bad record's block ran into the next record (see
+/// [`Parser::spoiled`]).
+enum Spoiled {
+    /// Into its head, which begins at this offset in the block.
+    Head(usize),
+    /// Into its block, of which this many bytes lie after the bad block.
+    Past(u64),
+}
+
+/// The first record line of `block` whose head runs on past the block, or
+/// whose block does; the lines inside a head are not looked at, so each
+/// byte is read once.
+fn spoiled_in_block(block: &[u8]) -> Option<Spoiled> {
+    let mut at = 0;
+    while at < block.len() {
+        let rest = &block[at..];
+        if is_warc_line(rest) {
+            let Some(head) = http::head_len(rest) else {
+                return Some(Spoiled::Head(at));
+            };
+            let length =
+                http::field(&rest[..head], "Content-Length").and_then(|v| v.parse::<u64>().ok());
+            let end = length.map(|length| ((at + head) as u64).saturating_add(length));
+            if let Some(end) = end.filter(|&end| end > block.len() as u64) {
+                return Some(Spoiled::Past(end - block.len() as u64));
+            }
+            at += head;
+            continue;
+        }
+        at += memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+    }
+    None
+}
+
 /// What was read of a head that is none, and why.
 type NoHead = (Vec<u8>, &'static str);
 
@@ -1074,22 +1452,6 @@ fn read_line<B: BufRead + ?Sized>(
     limit: usize,
 ) -> io::Result<usize> {
     input.take(limit as u64 + 1).read_until(b'\n', out)
-}
-
-/// Streams up to `length` bytes of a block into `sink`, then reads the
-/// line ends after it (when the block was whole).
-fn copy_block_of<B: BufRead + ?Sized>(
-    input: &mut B,
-    length: u64,
-    sink: &mut dyn Write,
-) -> Result<Copied, WarcError> {
-    let block = io::copy(&mut input.take(length), sink)?;
-    let trailer = if block == length {
-        read_line_ends(input)?
-    } else {
-        Vec::new()
-    };
-    Ok(Copied { block, trailer })
 }
 
 /// The bytes at the reader's position that `keep` accepts, up to `limit`.
@@ -1182,7 +1544,7 @@ mod tests {
             assert!(matches!(items[0], Item::MemberStart), "{:?}", items[0]);
             let end = items
                 .iter()
-                .position(|i| matches!(i, Item::MemberEnd))
+                .position(|i| matches!(i, Item::MemberEnd(_)))
                 .unwrap();
             assert!(
                 matches!(&items[end + 1..], [Item::Unreadable { held, .. }] if held.is_empty())
@@ -1354,6 +1716,21 @@ mod tests {
     }
 
     #[test]
+    fn white_space_then_a_record_line_is_a_record_boundary() {
+        // No closing line ends, white space, then the next record on the
+        // same line: warcio strips the line and reads the record.
+        let one = record("one");
+        let one = &one[..one.len() - 4];
+        let file = [one, b"   \t ", &record("two")].concat();
+        let pieces = pieces(&file);
+        assert_eq!(concat(&pieces), file);
+        let records = records_of(&pieces);
+        assert_eq!(records.len(), 2, "{pieces:?}");
+        assert!(records.iter().all(|r| r.bad.is_none()), "{pieces:?}");
+        assert_eq!(records[1].block, b"two");
+    }
+
+    #[test]
     fn stray_bytes_between_records_are_junk_with_a_warning() {
         let file = [
             b"\r\n".to_vec(),
@@ -1473,6 +1850,22 @@ mod tests {
         let pieces = self::pieces(&cut);
         assert_eq!(concat(&pieces), cut);
         assert_eq!(records_of(&pieces).len(), 1);
+    }
+
+    #[test]
+    fn a_spool_holds_bytes_past_its_limit_in_a_file_and_gives_them_back_in_order() {
+        let mut spool = Spool::default();
+        let piece: Vec<u8> = (0..=255u8).cycle().take((1 << 20) + 7).collect();
+        let mut expected = Vec::new();
+        while expected.len() <= MAX_MEMBER_HOLD + (2 << 20) {
+            spool.push(&piece);
+            expected.extend_from_slice(&piece);
+        }
+        assert!(spool.file.is_some() && spool.memory.is_empty());
+        assert!(spool.whole());
+        let mut out = Vec::new();
+        spool.copy_to(&mut out).unwrap();
+        assert!(out == expected);
     }
 
     #[test]

@@ -490,3 +490,251 @@ fn hostile_shapes_are_read_as_warcio_reads_them_and_copied_as_they_are() {
     let rest = file.len() - memchr::memmem::rfind(file, b"\r\n\r\nWARC/1.0").unwrap();
     assert!(from_warcio.records[1].2 as usize > rest);
 }
+
+// A length too long: the head of the record it runs into is spoiled, and
+// that record quotes a record.
+
+#[test]
+fn quoted_record_after_a_length_too_long_is_never_read_as_a_record() {
+    let first = page("http://a.example/1/", "<a href=x>x</a>");
+    let quoting = record("resource", "http://a.example/text", "text/plain", &quoted());
+    let after = after();
+    let block = memchr::memmem::find(&first, b"\r\n\r\n").unwrap() + 4;
+    let length = first.len() - block - 4;
+    let head = memchr::memmem::find(&quoting, b"\r\n\r\n").unwrap() + 4;
+    // How far record 1's block runs on past its own: into the line ends
+    // after it, through the quoting record's record line, inside its
+    // `Content-Length` line, to its blank line, into its block.
+    let shapes = [
+        ("5 bytes", 5),
+        ("into its head", 4 + 30),
+        ("inside its Content-Length line", 4 + head - 6),
+        ("to its blank line", 4 + head - 2),
+        ("into its block", 4 + head + 10),
+    ];
+    for (name, over) in shapes {
+        let long = with_length(&first, (length + over) as u64);
+        let file = [long, quoting.clone(), after.clone()].concat();
+        for input in [file.clone(), gzip(&file)] {
+            let gzipped = input.starts_with(&[0x1f, 0x8b]);
+            let (out, _, reports) = rewrite(&input, &WarcOptions::default());
+            let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+            // Record 1, bad and copied; the quoting record, its head
+            // spoiled, copied as junk; the record after it, rewritten.
+            assert_eq!(
+                uris,
+                ["http://a.example/1/", "http://a.example/after/"],
+                "{name} (gzip {gzipped})"
+            );
+            assert!(!reports[0].changed && reports[1].changed, "{name}");
+            let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
+            let expected = replaced(&plain(&input), &after, &alone(&after));
+            assert!(plain(&out) == expected, "{name}: bytes outside the URL");
+            let (before, now) = (warcio(&input), warcio(&out));
+            assert_eq!(before.records, now.records, "{name}");
+        }
+    }
+}
+
+// A gzip member of several records, one of them past the payload limit.
+
+#[test]
+fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_nothing_changed() {
+    let big = format!("<a href=http://a.example/b>{}</a>", "x".repeat(5000));
+    let absolute = page("http://a.example/s/", "<a href=http://a.example/s>s</a>");
+    let relative = page("http://a.example/r/", "<a href=r>r</a>");
+    let stray = b"stray line\r\n".to_vec();
+    let shapes = [
+        (
+            "a record, then one past the limit",
+            vec![absolute.clone(), page("http://a.example/1/", &big)],
+        ),
+        (
+            "stray bytes, then a record past the limit",
+            vec![
+                stray.clone(),
+                page("http://a.example/1/", &big),
+                absolute.clone(),
+            ],
+        ),
+        (
+            "stray bytes, then a length of 10^15",
+            vec![stray.clone(), with_length(&absolute, 10u64.pow(15))],
+        ),
+    ];
+    for (name, records) in shapes {
+        let member = gzip(&records.concat());
+        let input = [member.clone(), gzip(&absolute)].concat();
+        let (out, summary, _) = rewrite(&input, &small_limit());
+        assert_eq!(summary.changed, 0, "{name}");
+        assert!(out == input, "{name}: not the input's bytes");
+        // A record that changes after it: the member is compressed again,
+        // holding the input's bytes but for the one URL.
+        let mut records = records;
+        records.insert(records.len() - 1, relative.clone());
+        let input = gzip(&records.concat());
+        let (out, summary, _) = rewrite(&input, &small_limit());
+        assert_eq!(summary.changed, 1, "{name}");
+        let expected = replaced(&records.concat(), &relative, &alone(&relative));
+        assert!(
+            gunzip(&out) == expected,
+            "{name}: the member compressed again"
+        );
+        assert_eq!(warcio_uris(&out), warcio_uris(&input), "{name}");
+    }
+}
+
+#[test]
+fn quoted_record_after_a_length_too_long_on_a_record_past_the_limit_is_never_read() {
+    // Record 1 is past the payload limit: streamed through, never held,
+    // its end checked all the same.
+    let first = page("http://a.example/1/", &"x".repeat(3000));
+    let quoting = record("resource", "http://a.example/text", "text/plain", &quoted());
+    let after = after();
+    let block = memchr::memmem::find(&first, b"\r\n\r\n").unwrap() + 4;
+    let length = first.len() - block - 4;
+    let head = memchr::memmem::find(&quoting, b"\r\n\r\n").unwrap() + 4;
+    for over in [5, 4 + 30, 4 + head + 10] {
+        let long = with_length(&first, (length + over) as u64);
+        let file = [long, quoting.clone(), after.clone()].concat();
+        for input in [file.clone(), gzip(&file)] {
+            let gzipped = input.starts_with(&[0x1f, 0x8b]);
+            let (out, summary, reports) = rewrite(&input, &small_limit());
+            let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+            assert_eq!(
+                uris,
+                ["http://a.example/1/", "http://a.example/after/"],
+                "{over} (gzip {gzipped})"
+            );
+            assert!(
+                summary
+                    .warnings
+                    .iter()
+                    .any(|w| w.to_string().contains("no record boundary")),
+                "{:?}",
+                summary.warnings
+            );
+            if gzipped {
+                // The one member holds a record past the limit first: it is
+                // copied as it was, nothing in it rewritten.
+                assert!(out == input, "{over}");
+            } else {
+                assert!(out == replaced(&input, &after, &alone(&after)), "{over}");
+            }
+        }
+    }
+}
+
+// A chunked body whose framing breaks off inside.
+
+/// A response whose body is `chunked` over `chunks`, then the last chunk.
+fn chunked_page(uri: &str, chunks: &[&str]) -> Vec<u8> {
+    let mut http =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
+            .to_vec();
+    for chunk in chunks {
+        http.extend_from_slice(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes());
+    }
+    http.extend_from_slice(b"0\r\n\r\n");
+    record("response", uri, "application/http; msgtype=response", &http)
+}
+
+#[test]
+fn a_chunk_size_past_the_rest_of_the_body_leaves_the_payload_as_it_is() {
+    let chunks = [
+        "<a href=\"ht",
+        "tp://abs.example/x.html\">x</a><a href=rel>r</a>",
+    ];
+    let good = chunked_page("http://a.example/c/", &chunks);
+    // The first size made larger: past the end of the body; so that the
+    // chunk runs into the CR of a later line end; one byte too large.
+    let size = format!("\r\n{:x}\r\n", chunks[0].len());
+    let rest = good.len() - memchr::memmem::find(&good, size.as_bytes()).unwrap();
+    let tail = memchr::memmem::find(&good, b"\r\n0\r\n").unwrap();
+    let start = memchr::memmem::find(&good, size.as_bytes()).unwrap() + size.len();
+    let shapes = [
+        ("past the end", rest + 100),
+        ("onto a later line end", tail + 1 - start),
+        ("one byte too large", chunks[0].len() + 1),
+    ];
+    for (name, wrong) in shapes {
+        let bad = replaced(
+            &good,
+            size.as_bytes(),
+            format!("\r\n{wrong:x}\r\n").as_bytes(),
+        );
+        let file = [bad.clone(), after()].concat();
+        let (out, summary, reports) = rewrite(&file, &WarcOptions::default());
+        assert!(!reports[0].changed, "{name}");
+        assert!(
+            reports[0]
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("chunk")),
+            "{name}: {:?}",
+            reports[0].warnings
+        );
+        assert_eq!(summary.changed, 1, "{name}: the record after is rewritten");
+        assert!(
+            out.starts_with(&bad),
+            "{name}: the record is copied as it is"
+        );
+    }
+    // A whole chunked body is rewritten, its split URL read whole.
+    let (out, _, reports) = rewrite(&good, &WarcOptions::default());
+    assert!(reports[0].changed);
+    let plain = String::from_utf8_lossy(&out);
+    assert!(
+        plain.contains("href=\"http://abs.example/x.html\""),
+        "{plain}"
+    );
+    assert!(plain.contains("href=http://a.example/c/rel"), "{plain}");
+}
+
+// Errors name records from 1.
+
+#[test]
+fn gzip_data_that_cannot_be_read_in_a_streamed_member_names_a_record_from_1() {
+    // A record past the limit after a small one: the member is streamed;
+    // its CRC is wrong.
+    let records = [
+        page("http://a.example/s/", "<a href=s>s</a>"),
+        page("http://a.example/1/", &"x".repeat(5000)),
+        page("http://a.example/2/", "<a href=t>t</a>"),
+    ];
+    let mut input = gzip(&records.concat());
+    let crc = input.len() - 8;
+    input[crc] ^= 0xff;
+    let mut out = Vec::new();
+    let err = warc::rewrite(&input[..], &mut out, &small_limit()).unwrap_err();
+    let message = err.to_string();
+    assert!(message.starts_with("record 3: gzip data"), "{message}");
+}
+
+#[test]
+fn a_streamed_member_cut_short_with_nothing_to_rewrite_is_copied_as_it_was() {
+    let absolute = |n: usize| {
+        page(
+            &format!("http://a.example/{n}/"),
+            &format!("<a href=http://a.example/{n}>{}</a>", "y".repeat(n * 7)),
+        )
+    };
+    let mut records: Vec<Vec<u8>> = (0..20).map(absolute).collect();
+    // A record past the limit after others: the member is streamed.
+    records.insert(3, page("http://a.example/big/", &"x".repeat(5000)));
+    let whole = gzip(&records.concat());
+    for cut in [whole.len() - 4, whole.len() * 2 / 3] {
+        let input = &whole[..cut];
+        let (out, summary, _) = rewrite(input, &small_limit());
+        assert_eq!(summary.changed, 0, "cut at {cut}");
+        assert!(
+            summary
+                .warnings
+                .iter()
+                .any(|w| w.to_string().contains("cannot be read")),
+            "{:?}",
+            summary.warnings
+        );
+        assert!(out == input, "cut at {cut}: not the input's bytes");
+    }
+}

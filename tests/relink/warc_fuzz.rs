@@ -63,44 +63,7 @@ struct Known {
 /// still break `broken`, else the entry is stale and the test fails:
 /// remove the entry when its fix lands (keep the fixture, which then pins
 /// the fix).
-const EXPECTED_FAILURES: &[Known] = &[
-    // A Content-Length a few bytes long, or running into the next record,
-    // spoils that record's head; resynchronising after the claimed block
-    // finds the record text the next record's block quotes, and reads it.
-    Known {
-        fixture: "quoted-record-after-long-length-read-as-record.warc.gz",
-        broken: Broken::QuotedRead,
-        tags: &["quote", "long"],
-    },
-    Known {
-        fixture: "quoted-record-after-length-into-next-read-as-record.warc.gz",
-        broken: Broken::QuotedRead,
-        tags: &["quote", "into-next"],
-    },
-    // A gzip member holding a record past the payload limit beside other
-    // records (or stray bytes) is compressed again though nothing in it
-    // changed: the bytes are not the input's.
-    Known {
-        fixture: "shared-member-past-small-limit-compressed-again.arc.gz",
-        broken: Broken::ChangedSilently,
-        tags: &["gz-shared", "small-limit"],
-    },
-    // The same for a record whose Content-Length (10^15) runs past the end
-    // of the file.
-    Known {
-        fixture: "huge-length-in-shared-member-compressed-again.warc.gz",
-        broken: Broken::ChangedSilently,
-        tags: &["gz-shared", "huge-length"],
-    },
-    // A chunk size larger than the rest of the body: the chunk-size lines
-    // after it are decoded into the payload, an absolute link they split
-    // is read as a relative one and rewritten, and the body chunked again.
-    Known {
-        fixture: "chunk-size-past-body-changes-nothing-to-rewrite.arc",
-        broken: Broken::ChangedNothingToRewrite,
-        tags: &["bad-chunk"],
-    },
-];
+const EXPECTED_FAILURES: &[Known] = &[];
 
 fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
