@@ -1,27 +1,46 @@
 //! Throughput of relink, in MB/s, beside its yardsticks: html5ever's
 //! tokenizer alone, html5ever parsing into RcDom, and a streaming rewriter
 //! on `lol_html` and `url` (`peers/lol_rewrite.rs`). Run with
-//! `cargo bench --bench throughput`. Corpora: the three real pages of
-//! `fixtures/corpus/pages/`, the Python tutorial pages of the corpus WARC
-//! (crawled by wget), the installed Python documentation when there is
-//! one (`python3-doc`), a generated page of about 60 MB, and the hostile
+//! `cargo bench --bench throughput`. Corpora (`corpora/mod.rs`): the
+//! installed Python documentation when there is one (`python3-doc`), the
+//! Python tutorial pages of the corpus WARC (crawled by wget), the three
+//! pages of `fixtures/corpus/pages/`, the 264 real pages of
+//! `fixtures/pages/real/`, two saved pages of a web application (1.5 MB of
+//! inline script), a generated page of about 60 MB, and the hostile
 //! shapes of `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
-//! Then the command line, one worker, over a directory of those pages
-//! (beside the peer doing the same work as a process of its own), and listing the links
-//! of the WARC. `RELINK_BENCH_ONLY=python,real` measures only the corpora
-//! whose names contain one of those words (case-insensitive), and skips
-//! the command line unless one of them is `command`. The ratio to the
-//! peer is also taken in rounds of both in turn (the median of nine), as
-//! the figures of one row, taken seconds apart, move with the machine.
+//!
+//! For each corpus: the in-process rows, the ratio to the peer taken in
+//! rounds of both in turn (the median of nine), as the figures of one
+//! row, taken seconds apart, move with the machine, and why the tracker
+//! hands documents to html5ever's tree builder (reason, documents, share
+//! of bytes). For the corpora of files (all but the generated page and
+//! the shapes), both sides also run as whole processes over a directory
+//! of the files, one worker: `relink DIR -o OUT -j 1 --retrieved-from
+//! URL` against this bench's binary run again as the peer; the median
+//! CPU time (user + system) of nine rounds in turn, and the instructions
+//! of one run of each under `valgrind --tool=callgrind` (skipped with a
+//! message where valgrind is missing, or when `RELINK_BENCH_INSTRUCTIONS=0`),
+//! the figure no load moves. The real pages are checked first: each
+//! rewrite must parse to the input's tree but for its URLs (the oracle of
+//! `tests/relink/oracle.rs`).
+//!
+//! `RELINK_BENCH_ONLY=python,real` measures only the corpora whose names
+//! contain one of those words (case-insensitive), and skips listing the
+//! WARC's links unless one of them is `command`.
 
+#[path = "corpora/mod.rs"]
+mod corpora;
 #[path = "peers/lol_rewrite.rs"]
 mod lol_rewrite;
+#[path = "../tests/relink/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
 #[path = "shapes/mod.rs"]
 mod shapes;
 
+use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -31,98 +50,52 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use relink::html::tokenizer::{Options as TokenizerOptions, SpanLog, tokenize};
 use relink::{Base, BaseSource, BaseUrl, Details, Options, Rules, rewrite_html};
 
+use corpora::File;
+
 /// How long each measurement repeats its work.
 const MEASURE_FOR: Duration = Duration::from_secs(2);
+
+/// The URL the files of a directory are retrieved from, each at its name.
+const RETRIEVED_FROM: &str = "https://example.com/";
 
 /// A corpus: a name and its documents.
 struct Corpus {
     name: &'static str,
+    /// Each document as UTF-8 (lossy where it is not), for the in-process
+    /// rows.
     pages: Vec<String>,
+    /// Each document as a file, as it is kept, for the whole processes;
+    /// empty when they are not run.
+    files: Vec<File>,
     /// Whether html5ever's own tree builder into RcDom is measured too: it
     /// takes quadratic time on deep nesting, so not on the shapes.
     rcdom: bool,
 }
 
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn corpus_pages() -> Vec<String> {
-    let dir = manifest().join("fixtures/corpus/pages");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the pages corpus")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "html"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
-}
-
-/// The HTML payloads of the corpus WARC's responses (wget wrote them
-/// uncompressed, without chunking).
-fn python_docs() -> Vec<String> {
-    let path = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
-    let mut bytes = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut bytes)
-        .unwrap();
-    let mut pages = Vec::new();
-    let mut rest = &bytes[..];
-    while let Some(end) = find(rest, b"\r\n\r\n") {
-        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
-        let length: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
-        let block = &rest[end + 4..(end + 4 + length).min(rest.len())];
-        if head.contains("warc-type: response")
-            && let Some(body) = find(block, b"\r\n\r\n")
-        {
-            let http = String::from_utf8_lossy(&block[..body]).to_ascii_lowercase();
-            if http.contains("content-type: text/html") {
-                pages.push(String::from_utf8_lossy(&block[body + 4..]).into_owned());
-            }
-        }
-        rest = &rest[(end + 4 + length).min(rest.len())..];
-    }
-    pages
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The installed Python documentation's pages, if any.
-fn installed_python_docs() -> Vec<String> {
-    let roots = [
-        "/usr/share/doc/python3.11/html",
-        "/usr/share/doc/python3-doc/html",
-        "/usr/share/doc/python3/html",
-    ];
-    let Some(root) = roots.iter().map(PathBuf::from).find(|p| p.is_dir()) else {
-        return Vec::new();
-    };
-    let mut stack = vec![root];
-    let mut paths = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "html") {
-                paths.push(path);
-            }
+impl Corpus {
+    /// A corpus of files: every row, and the whole processes.
+    fn of_files(name: &'static str, files: Vec<File>) -> Self {
+        let pages = files
+            .iter()
+            .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+            .collect();
+        Corpus {
+            name,
+            pages,
+            files,
+            rcdom: true,
         }
     }
-    paths.sort();
-    paths
-        .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .collect()
+
+    /// A generated corpus: the in-process rows only.
+    fn of_pages(name: &'static str, pages: Vec<String>, rcdom: bool) -> Self {
+        Corpus {
+            name,
+            pages,
+            files: Vec::new(),
+            rcdom,
+        }
+    }
 }
 
 /// The real pages again and again, to about 60 MB.
@@ -134,6 +107,49 @@ fn generated(pages: &[String]) -> Vec<String> {
         }
     }
     vec![page]
+}
+
+/// Every corpus, in the order measured.
+fn corpora() -> Vec<Corpus> {
+    let mut corpora = Vec::new();
+    let installed = corpora::installed_python_docs();
+    if installed.is_empty() {
+        println!("no installed Python documentation (python3-doc): its corpus is skipped");
+    } else {
+        corpora.push(Corpus::of_files(
+            "installed Python documentation",
+            installed,
+        ));
+    }
+    corpora.push(Corpus::of_files(
+        "python docs (WARC)",
+        corpora::python_docs(),
+    ));
+    let three = Corpus::of_files("three pages (fixtures/corpus)", corpora::corpus_pages());
+    let three_pages = three.pages.clone();
+    corpora.push(three);
+    let real = corpora::real_pages().into_iter().map(|(file, _)| file);
+    corpora.push(Corpus::of_files("real pages", real.collect()));
+    for (name, meta) in [
+        ("saved app page, 1.5 MB of script, meta charset", true),
+        ("saved app page, 1.5 MB of script, no meta charset", false),
+    ] {
+        let page = corpora::saved_app_page(1_500_000, meta).into_bytes();
+        corpora.push(Corpus::of_files(name, vec![("app.html".into(), page)]));
+    }
+    corpora.push(Corpus::of_pages(
+        "generated 60 MB page",
+        generated(&three_pages),
+        true,
+    ));
+    let shape_mb = std::env::var("RELINK_BENCH_SHAPE_MB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    for (name, page) in shapes::all(shape_mb << 20, &three_pages) {
+        corpora.push(Corpus::of_pages(name, vec![page], false));
+    }
+    corpora
 }
 
 /// Runs `work` over every page for [`MEASURE_FOR`]; MB/s.
@@ -234,6 +250,57 @@ fn relink_tokenizer_rcdom(text: &str) {
     black_box(tokenize(text, builder, &log, TokenizerOptions::default()).sink);
 }
 
+/// Why the tracker hands documents to html5ever's tree builder: each
+/// reason, the documents and their share of the corpus's bytes.
+fn print_bails(pages: &[String]) {
+    let total: usize = pages.iter().map(String::len).sum();
+    let mut bails: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    for page in pages {
+        let parsed = relink::html::tracker::parse(page, relink::html::tree::DocumentKind::Document);
+        if let Err(relink::html::tracker::Bail(why)) = parsed {
+            let entry = bails.entry(why).or_default();
+            entry.0 += 1;
+            entry.1 += page.len();
+        }
+    }
+    if bails.is_empty() {
+        println!("  the tracker bails on no document");
+    }
+    for (why, (documents, bytes)) in bails {
+        println!(
+            "  tracker bails: {why}: {documents} documents, {:.1}% of the bytes",
+            100.0 * bytes as f64 / total.max(1) as f64
+        );
+    }
+}
+
+/// Every real page, rewritten as retrieved from its own host, must parse
+/// to the input's tree but for its URLs, each the resolution of its
+/// original value (the oracle of the tests). Panics naming the pages that
+/// do not.
+fn check_real_pages() {
+    let (mut changed, mut urls, mut failures) = (0, 0, Vec::new());
+    for ((name, page), host) in corpora::real_pages() {
+        let host = if host == "-" { "example.com" } else { &host };
+        let url = BaseUrl::parse(&format!("https://{host}/saved/page.html"), Rules::Rfc1808);
+        let retrieved = Base::new(url.unwrap(), BaseSource::RetrievedFrom);
+        let outcome = rewrite_html(&page, &Options::default().outer(Some(&retrieved))).unwrap();
+        let Some(output) = outcome.output else {
+            continue;
+        };
+        changed += 1;
+        let (before, _, _) = outcome.encoding.decode(&page);
+        let (after, _, _) = outcome.encoding.decode(&output);
+        let (before, after) = (oracle::tree(&before), oracle::tree(&after));
+        match oracle::compare(&before, &after, &retrieved.url, oracle::Values::Exact) {
+            Ok(checked) => urls += checked,
+            Err(why) => failures.push(format!("{name}: {why}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!("  checked: {changed} pages changed, only in their {urls} URLs");
+}
+
 /// Set to `INPUT_DIR\tOUTPUT_DIR`, this bench's binary is the peer as a
 /// whole process: it rewrites every file of the input directory into the
 /// output one, as `relink DIR -o OUT` does, and exits.
@@ -246,14 +313,177 @@ fn peer_process(dirs: &str) {
     for entry in std::fs::read_dir(input).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let url = url::Url::parse(&format!("https://example.com/{name}")).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let url = url::Url::parse(&format!("{RETRIEVED_FROM}{name}")).unwrap();
         std::fs::write(
             PathBuf::from(output).join(&name),
             lol_rewrite::rewrite(&text, &url),
         )
         .unwrap();
     }
+}
+
+/// One side as a whole process over the directory `site`, writing into
+/// `out`: the command to run.
+fn side(relink: bool, site: &Path, out: &Path) -> Command {
+    if relink {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_relink"));
+        command
+            .arg(site)
+            .args(["--retrieved-from", RETRIEVED_FROM, "-j", "1", "-q"]);
+        command.arg("-o").arg(out);
+        command
+    } else {
+        std::fs::create_dir_all(out).unwrap();
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.env(
+            PEER_PROCESS,
+            format!("{}\t{}", site.display(), out.display()),
+        );
+        command
+    }
+}
+
+/// The CPU time (user + system) of the children waited for so far.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// Runs `command`, which must succeed and write a file for each of
+/// `files` into `out`; its CPU time.
+fn run_side(mut command: Command, out: &Path, files: usize) -> Duration {
+    let before = children_cpu();
+    let status = command.status().unwrap();
+    let cpu = children_cpu() - before;
+    assert!(status.success(), "{command:?}");
+    assert_eq!(
+        std::fs::read_dir(out).unwrap().count(),
+        files,
+        "{command:?}"
+    );
+    std::fs::remove_dir_all(out).unwrap();
+    cpu
+}
+
+/// The instructions `command` runs under `valgrind --tool=callgrind`
+/// (its "Collected" line), if valgrind runs.
+fn instructions(command: &Command) -> Option<u64> {
+    let mut valgrind = Command::new("valgrind");
+    valgrind.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"]);
+    valgrind.arg(command.get_program()).args(command.get_args());
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            valgrind.env(key, value);
+        }
+    }
+    let output = valgrind.output().ok()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = stderr.lines().find(|l| l.contains("Collected :"))?;
+    line.rsplit(':').next()?.trim().parse().ok()
+}
+
+/// Both sides as whole processes over the corpus's files, one worker:
+/// the median CPU time of [`ROUNDS`] rounds in turn, and the instructions.
+fn processes(corpus: &Corpus) {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    for (name, bytes) in &corpus.files {
+        std::fs::write(site.join(name), bytes).unwrap();
+    }
+    let files = corpus.files.len();
+    let (out, peer_out) = (dir.path().join("out"), dir.path().join("peer"));
+    let mut rounds: Vec<(Duration, Duration)> = (0..ROUNDS)
+        .map(|_| {
+            let relink = run_side(side(true, &site, &out), &out, files);
+            (
+                relink,
+                run_side(side(false, &site, &peer_out), &peer_out, files),
+            )
+        })
+        .collect();
+    let median = |mut times: Vec<Duration>| {
+        times.sort();
+        times[ROUNDS / 2]
+    };
+    let relink = median(rounds.iter().map(|r| r.0).collect());
+    let peer = median(rounds.iter().map(|r| r.1).collect());
+    rounds.sort_by(|a, b| {
+        let ratio = |(r, p): &(Duration, Duration)| p.as_secs_f64() / r.as_secs_f64();
+        ratio(a).total_cmp(&ratio(b))
+    });
+    let (low, mid, high) = (rounds[0], rounds[ROUNDS / 2], rounds[ROUNDS - 1]);
+    let ratio = |(r, p): (Duration, Duration)| p.as_secs_f64() / r.as_secs_f64();
+    println!(
+        "  processes, -j 1, CPU median of {ROUNDS} rounds in turn: relink {:.3} s, peer {:.3} s; peer / relink per round {:.2}x (rounds {:.2} to {:.2})",
+        relink.as_secs_f64(),
+        peer.as_secs_f64(),
+        ratio(mid),
+        ratio(low),
+        ratio(high)
+    );
+    print_instructions(&site, &out, &peer_out);
+}
+
+/// The instructions of each side, once (they do not move with the load).
+fn print_instructions(site: &Path, out: &Path, peer_out: &Path) {
+    if std::env::var("RELINK_BENCH_INSTRUCTIONS").is_ok_and(|v| v == "0") {
+        println!("  instructions: not counted (RELINK_BENCH_INSTRUCTIONS=0)");
+        return;
+    }
+    let relink = instructions(&side(true, site, out));
+    let peer = instructions(&side(false, site, peer_out));
+    match (relink, peer) {
+        (Some(relink), Some(peer)) => println!(
+            "  processes, -j 1, instructions (callgrind): relink {:.1} M, peer {:.1} M; peer / relink {:.2}x",
+            relink as f64 / 1e6,
+            peer as f64 / 1e6,
+            peer as f64 / relink as f64
+        ),
+        _ => println!("  instructions: not counted (valgrind did not run)"),
+    }
+}
+
+/// The in-process rows of one corpus, the ratio to the peer in turn, and
+/// the tracker's bails.
+fn measure_corpus(corpus: &Corpus, rows: &[Row<'_>], rewrite: &dyn Fn(&str), peer: &dyn Fn(&str)) {
+    let bytes: usize = corpus.pages.iter().map(String::len).sum();
+    println!(
+        "\n{} ({} documents, {:.1} MB)",
+        corpus.name,
+        corpus.pages.len(),
+        bytes as f64 / 1e6
+    );
+    let mut figures = Vec::new();
+    for (name, work) in rows {
+        if !corpus.rcdom && name.contains("RcDom") {
+            figures.push(f64::NAN);
+            println!("  {name:<42} {:>8} (quadratic on deep nesting)", "-");
+            continue;
+        }
+        let mb_s = measure(&corpus.pages, *work);
+        figures.push(mb_s);
+        println!("  {name:<42} {mb_s:>8.1} MB/s");
+    }
+    println!(
+        "  whole rewrite / lol_html peer: {:.2}x; / html5ever into RcDom: {:.2}x; / html5ever tokenizer: {:.2}x",
+        figures[6] / figures[7],
+        figures[6] / figures[1],
+        figures[6] / figures[0]
+    );
+    let (median, low, high) = in_turn(&corpus.pages, rewrite, peer);
+    println!(
+        "  whole rewrite / lol_html peer, {ROUNDS} rounds in turn: {median:.2}x (rounds {low:.2} to {high:.2})"
+    );
+    print_bails(&corpus.pages);
 }
 
 fn main() {
@@ -275,46 +505,6 @@ fn main() {
     let peer = |text: &str| {
         black_box(lol_rewrite::rewrite(black_box(text), &page_url));
     };
-    let pages = corpus_pages();
-    let mut corpora = vec![
-        Corpus {
-            name: "python docs (WARC)",
-            pages: python_docs(),
-            rcdom: true,
-        },
-        Corpus {
-            name: "real pages",
-            pages: pages.clone(),
-            rcdom: true,
-        },
-        Corpus {
-            name: "generated 60 MB page",
-            pages: generated(&pages),
-            rcdom: true,
-        },
-    ];
-    let installed = installed_python_docs();
-    if !installed.is_empty() {
-        corpora.insert(
-            0,
-            Corpus {
-                name: "installed Python documentation",
-                pages: installed,
-                rcdom: true,
-            },
-        );
-    }
-    let shape_mb = std::env::var("RELINK_BENCH_SHAPE_MB")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    for (name, page) in shapes::all(shape_mb << 20, &pages) {
-        corpora.push(Corpus {
-            name,
-            pages: vec![page],
-            rcdom: false,
-        });
-    }
     let rows: [Row<'_>; 8] = [
         ("html5ever tokenizer alone", &html5ever_tokenizer),
         ("html5ever into RcDom", &html5ever_rcdom),
@@ -337,130 +527,36 @@ fn main() {
                 .iter()
                 .any(|word| name.to_ascii_lowercase().contains(word.as_str()))
     };
-    for corpus in corpora.iter().filter(|c| wanted(c.name)) {
-        let bytes: usize = corpus.pages.iter().map(String::len).sum();
-        println!(
-            "\n{} ({} documents, {:.1} MB)",
-            corpus.name,
-            corpus.pages.len(),
-            bytes as f64 / 1e6
-        );
-        let mut figures = Vec::new();
-        for (name, work) in &rows {
-            if !corpus.rcdom && name.contains("RcDom") {
-                figures.push(f64::NAN);
-                println!("  {name:<42} {:>8} (quadratic on deep nesting)", "-");
-                continue;
-            }
-            let mb_s = measure(&corpus.pages, *work);
-            figures.push(mb_s);
-            println!("  {name:<42} {mb_s:>8.1} MB/s");
+    for corpus in corpora().iter().filter(|c| wanted(c.name)) {
+        measure_corpus(corpus, &rows, &rewrite, &peer);
+        if corpus.name == "real pages" {
+            check_real_pages();
         }
-        println!(
-            "  whole rewrite / lol_html peer: {:.2}x; / html5ever into RcDom: {:.2}x; / html5ever tokenizer: {:.2}x",
-            figures[6] / figures[7],
-            figures[6] / figures[1],
-            figures[6] / figures[0]
-        );
-        let (median, low, high) = in_turn(&corpus.pages, &rewrite, &peer);
-        println!(
-            "  whole rewrite / lol_html peer, {ROUNDS} rounds in turn: {median:.2}x (rounds {low:.2} to {high:.2})"
-        );
+        if !corpus.files.is_empty() {
+            processes(corpus);
+        }
     }
     if wanted("command line") {
-        command_line(&pages);
+        list_warc();
     }
 }
 
-/// The command line with one worker: a directory of pages to `-o`, and the
-/// links of the WARC as JSON Lines.
-fn command_line(pages: &[String]) {
-    let relink = env!("CARGO_BIN_EXE_relink");
-    let dir = tempfile::tempdir().unwrap();
-    let site = dir.path().join("site");
-    std::fs::create_dir(&site).unwrap();
-    let mut bytes = 0;
-    let docs = python_docs();
-    for (i, page) in docs.iter().chain(pages).cycle().take(300).enumerate() {
-        std::fs::write(site.join(format!("page{i}.html")), page).unwrap();
-        bytes += page.len();
-    }
-    println!("\ncommand line, -j 1");
-    let run = |args: &[&str]| -> Duration {
-        let start = Instant::now();
-        let status = Command::new(relink)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        start.elapsed()
-    };
-    let site_arg = site.to_str().unwrap();
-    // Each side writes into a directory of its own each round, relink then
-    // the peer (this bench's binary, run again, reading and writing the
-    // same files), in turn: the median of the rounds' ratios.
-    let mut rounds = Vec::new();
-    for round in 0..ROUNDS {
-        let out = dir.path().join(format!("out{round}"));
-        let elapsed = run(&[
-            site_arg,
-            "--retrieved-from",
-            "https://example.com/",
-            "-o",
-            out.to_str().unwrap(),
-            "-j",
-            "1",
-            "-q",
-        ]);
-        let peer_out = dir.path().join(format!("peer{round}"));
-        std::fs::create_dir(&peer_out).unwrap();
-        let start = Instant::now();
-        let status = Command::new(std::env::current_exe().unwrap())
-            .env(
-                PEER_PROCESS,
-                format!("{}\t{}", site.display(), peer_out.display()),
-            )
-            .status()
-            .unwrap();
-        assert!(status.success());
-        rounds.push((elapsed, start.elapsed()));
-    }
-    rounds.sort_by(|a, b| {
-        let ratio =
-            |(relink, peer): &(Duration, Duration)| peer.as_secs_f64() / relink.as_secs_f64();
-        ratio(a).total_cmp(&ratio(b))
-    });
-    let (elapsed, peer) = rounds[ROUNDS / 2];
+/// The command line with one worker listing the links of the corpus WARC
+/// as JSON Lines.
+fn list_warc() {
+    let warc = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/corpus/warc/python-tutorial.warc.gz");
+    let start = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .arg(warc)
+        .args(["--list", "--format", "json", "-j", "1", "-q"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
     println!(
-        "  {:<42} {:>8.1} MB/s ({} files, {:.1} MB)",
-        "rewrite a directory to -o",
-        bytes as f64 / 1e6 / elapsed.as_secs_f64(),
-        300,
-        bytes as f64 / 1e6
-    );
-    println!(
-        "  {:<42} {:>8.1} MB/s",
-        "lol_html peer, same files, as a process",
-        bytes as f64 / 1e6 / peer.as_secs_f64(),
-    );
-    println!(
-        "  command line / lol_html peer process, median of {ROUNDS} rounds in turn: {:.2}x",
-        peer.as_secs_f64() / elapsed.as_secs_f64()
-    );
-    let warc = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
-    let elapsed = run(&[
-        warc.to_str().unwrap(),
-        "--list",
-        "--format",
-        "json",
-        "-j",
-        "1",
-        "-q",
-    ]);
-    println!(
-        "  {:<42} {:>8.0} ms",
+        "\ncommand line: {:<42} {:>8.0} ms",
         "--list --format json of the corpus WARC",
-        elapsed.as_secs_f64() * 1e3
+        start.elapsed().as_secs_f64() * 1e3
     );
 }

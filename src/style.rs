@@ -165,6 +165,24 @@ enum Context {
     ImageSet,
 }
 
+/// What [`scan`] takes from a token: the token itself is borrowed from
+/// the parser, which must move on before a nested block is read, so only
+/// this is kept (no token is cloned, and a string's value is copied only
+/// when it is a URL).
+enum Seen {
+    /// White space or a comment: nothing changes.
+    Skip,
+    /// A URL: its value, and whether it is a string (else an unquoted
+    /// `url(...)`).
+    Url { value: String, quoted: bool },
+    /// A block or function whose contents are read in this context.
+    Nested(Context),
+    /// The at-keyword `@import`: a string after it is a URL.
+    Import,
+    /// Any other token.
+    Other,
+}
+
 fn scan(
     parser: &mut Parser<'_>,
     css: &str,
@@ -176,59 +194,47 @@ fn scan(
     let mut seen_argument = false;
     loop {
         let start = parser.position().byte_index();
-        let Ok(token) = parser.next_including_whitespace_and_comments().cloned() else {
-            return;
+        let string_is_url = after_import
+            || context == Context::ImageSet
+            || (context == Context::UrlFunction && !seen_argument);
+        let seen = match parser.next_including_whitespace_and_comments() {
+            Ok(token) => seen(token, string_is_url),
+            Err(_) => return,
         };
         let end = parser.position().byte_index();
+        if matches!(seen, Seen::Skip) {
+            continue;
+        }
         let mut nested = None;
-        match &token {
-            Token::WhiteSpace(_) | Token::Comment(_) => continue,
-            Token::UnquotedUrl(value) => {
-                let inner = unquoted_url_range(css, start, end);
+        after_import = matches!(seen, Seen::Import);
+        match seen {
+            Seen::Url {
+                value,
+                quoted: false,
+            } => found(CssUrl {
+                range: unquoted_url_range(css, start, end),
+                value,
+                quoting: CssQuoting::Unquoted,
+            }),
+            Seen::Url {
+                value,
+                quoted: true,
+            } => {
+                let quote = css[start..].chars().next().unwrap_or('"');
+                let close = if end > start + 1 && css[..end].ends_with(quote) {
+                    end - 1
+                } else {
+                    end
+                };
                 found(CssUrl {
-                    range: inner,
-                    value: value.to_string(),
-                    quoting: CssQuoting::Unquoted,
+                    range: start + 1..close,
+                    value,
+                    quoting: CssQuoting::Quoted(quote),
                 });
             }
-            Token::QuotedString(value) => {
-                let is_url = after_import
-                    || context == Context::ImageSet
-                    || (context == Context::UrlFunction && !seen_argument);
-                if is_url {
-                    let quote = css[start..].chars().next().unwrap_or('"');
-                    let close = if end > start + 1 && css[..end].ends_with(quote) {
-                        end - 1
-                    } else {
-                        end
-                    };
-                    found(CssUrl {
-                        range: start + 1..close,
-                        value: value.to_string(),
-                        quoting: CssQuoting::Quoted(quote),
-                    });
-                }
-            }
-            Token::Function(name) => {
-                let inner = if name.eq_ignore_ascii_case("url") || name.eq_ignore_ascii_case("src")
-                {
-                    Context::UrlFunction
-                } else if name.eq_ignore_ascii_case("image-set")
-                    || name.eq_ignore_ascii_case("-webkit-image-set")
-                {
-                    Context::ImageSet
-                } else {
-                    Context::Plain
-                };
-                nested = Some(inner);
-            }
-            Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
-                nested = Some(Context::Plain);
-            }
-            _ => {}
+            Seen::Nested(inner) => nested = Some(inner),
+            Seen::Skip | Seen::Import | Seen::Other => {}
         }
-        after_import =
-            matches!(&token, Token::AtKeyword(name) if name.eq_ignore_ascii_case("import"));
         seen_argument = true;
         if let Some(inner) = nested
             && depth < MAX_CSS_NESTING
@@ -238,6 +244,38 @@ fn scan(
                 Ok(())
             });
         }
+    }
+}
+
+/// What [`scan`] keeps of `token`; a quoted string is a URL when
+/// `string_is_url`.
+fn seen(token: &Token<'_>, string_is_url: bool) -> Seen {
+    match token {
+        Token::WhiteSpace(_) | Token::Comment(_) => Seen::Skip,
+        Token::UnquotedUrl(value) => Seen::Url {
+            value: value.to_string(),
+            quoted: false,
+        },
+        Token::QuotedString(value) if string_is_url => Seen::Url {
+            value: value.to_string(),
+            quoted: true,
+        },
+        Token::Function(name) => Seen::Nested(
+            if name.eq_ignore_ascii_case("url") || name.eq_ignore_ascii_case("src") {
+                Context::UrlFunction
+            } else if name.eq_ignore_ascii_case("image-set")
+                || name.eq_ignore_ascii_case("-webkit-image-set")
+            {
+                Context::ImageSet
+            } else {
+                Context::Plain
+            },
+        ),
+        Token::ParenthesisBlock | Token::SquareBracketBlock | Token::CurlyBracketBlock => {
+            Seen::Nested(Context::Plain)
+        }
+        Token::AtKeyword(name) if name.eq_ignore_ascii_case("import") => Seen::Import,
+        _ => Seen::Other,
     }
 }
 

@@ -206,6 +206,7 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     out
 }
 
+#[derive(Debug, PartialEq, Eq)]
 enum Replacement {
     Char(char),
     Pair(char, Option<char>),
@@ -223,10 +224,32 @@ fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     }
 }
 
+/// Names of the table that links and pages write most, with what each
+/// stands for.
+const COMMON_NAMES: [(&str, char); 5] = [
+    ("amp;", '&'),
+    ("quot;", '"'),
+    ("lt;", '<'),
+    ("gt;", '>'),
+    ("nbsp;", '\u{a0}'),
+];
+
 /// The named character reference state: the longest name in the table that
 /// the text starts with, found by extending while the text is a prefix of
 /// some name.
 fn named_reference(rest: &str) -> Option<(usize, Replacement)> {
+    // The commonest names, ending in ";": no longer name starts with one,
+    // so each is the longest match, found without hashing its prefixes.
+    for (name, c) in COMMON_NAMES {
+        if rest.as_bytes().starts_with(name.as_bytes()) {
+            return Some((name.len(), Replacement::Pair(c, None)));
+        }
+    }
+    named_in_table(rest)
+}
+
+/// [`named_reference`] by the table alone.
+fn named_in_table(rest: &str) -> Option<(usize, Replacement)> {
     let mut matched: Option<(usize, (u32, u32))> = None;
     for len in 1..=rest.len().min(LONGEST_NAME) {
         if !rest.is_char_boundary(len) {
@@ -296,6 +319,21 @@ pub fn ampersand_needs_escape(rest: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// The common names are read as the whole table reads them, whatever
+    /// follows.
+    #[test]
+    fn common_names_are_the_tables() {
+        for (name, _) in super::COMMON_NAMES {
+            for after in ["", ";", "x", "=", "&", " ", "amp;"] {
+                let rest = format!("{name}{after}");
+                let fast = super::named_reference(&rest);
+                let table = super::named_in_table(&rest);
+                assert_eq!(fast, table, "{rest}");
+                assert!(fast.is_some(), "{rest}");
+            }
+        }
+    }
     use super::*;
 
     #[test]

@@ -419,6 +419,54 @@ pub fn links<R: BufRead>(
     })
 }
 
+/// The HTML payloads of a WARC or ARC file, as the rewrite reads them
+/// (records framed, transfer and content codings undone, the kind told by
+/// `Content-Type` or sniffed), each with the URL it resolves against when
+/// no BASE says otherwise, in record order: for relink's own tests and
+/// benchmarks, so that they read archives with this reader and no other.
+#[cfg(feature = "_internal")]
+pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>)>, WarcError> {
+    use std::sync::Mutex;
+
+    /// Keeps each HTML payload, rewriting nothing.
+    #[derive(Debug, Default)]
+    struct Keep(Mutex<Vec<(String, Vec<u8>)>>);
+
+    impl Documents for Keep {
+        fn rewrite(
+            &self,
+            kind: crate::text::Embedded,
+            bytes: &[u8],
+            options: &Options<'_>,
+        ) -> Result<crate::links::Outcome, crate::Error> {
+            if kind == crate::text::Embedded::Html {
+                let url = options.outer.map_or("", |b| b.url.as_str()).to_owned();
+                let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+                kept.push((url, bytes.to_vec()));
+            }
+            Ok(crate::links::Outcome {
+                output: None,
+                encoding: encoding_rs::UTF_8,
+                base: None,
+                links: Vec::new(),
+                rewritten: 0,
+                warnings: Vec::new(),
+                layers: Vec::new(),
+            })
+        }
+    }
+
+    // One worker, so that a batch is one record and the payloads come in
+    // the records' order.
+    let keep = Keep::default();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(io::Error::other)?;
+    pool.install(|| inspect(input, &WarcOptions::new(&keep), |_| {}))?;
+    Ok(keep.0.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// The name a record's rows carry, read from its head as its report
 /// reads it.
 fn record_name(record: &Record) -> RecordName {

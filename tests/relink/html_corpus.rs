@@ -172,6 +172,80 @@ fn real_pages_change_only_their_urls() {
     assert_eq!(pages, 3);
 }
 
+/// The saved pages of `fixtures/pages/real/` (see its README): each
+/// page's file, the host it was saved from (`-` when unknown), the SHA-256
+/// its manifest gives, and its bytes.
+pub fn real_pages() -> Vec<(String, String, String, Vec<u8>)> {
+    use std::io::Read;
+    let dir = crate::fixture("pages/real");
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
+    let mut pages = Vec::new();
+    for line in manifest.lines().skip(1) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let file = std::fs::File::open(dir.join(fields[0])).unwrap();
+        let mut page = Vec::new();
+        flate2::read::GzDecoder::new(file)
+            .read_to_end(&mut page)
+            .unwrap();
+        let (name, host, digest) = (fields[0], fields[2], fields[4]);
+        pages.push((name.to_owned(), host.to_owned(), digest.to_owned(), page));
+    }
+    pages
+}
+
+/// The real pages are the ones their origins keep (the digests of the
+/// manifest), at least 100 of them from at least 30 hosts.
+#[test]
+fn the_real_pages_are_their_manifests() {
+    use sha2::Digest;
+    let pages = real_pages();
+    for (name, _, digest, page) in &pages {
+        let hex: String = sha2::Sha256::digest(page)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(&hex, digest, "{name}");
+    }
+    let hosts: std::collections::BTreeSet<&str> = pages
+        .iter()
+        .map(|(_, host, _, _)| host.as_str())
+        .filter(|h| *h != "-")
+        .collect();
+    assert_eq!((pages.len(), hosts.len()), (264, 227));
+}
+
+/// A sixth of the real pages (every one costs about a minute in a debug
+/// build: `cargo bench --bench throughput` checks them all), each read as
+/// retrieved from its own host, parses to the same tree after the rewrite
+/// except that each URL holds the resolution of its original value.
+#[test]
+fn real_saved_pages_change_only_their_urls() {
+    let (mut changed, mut checked_urls, mut failures) = (0, 0, Vec::new());
+    for (name, host, _, page) in real_pages().into_iter().step_by(6) {
+        let host = if host == "-" { "example.com" } else { &host };
+        let url = format!("https://{host}/saved/page.html");
+        let retrieved = Base::new(
+            BaseUrl::parse(&url, Rules::Rfc1808).unwrap(),
+            BaseSource::RetrievedFrom,
+        );
+        let options = Options::default().outer(Some(&retrieved));
+        let outcome = rewrite_html(&page, &options).unwrap();
+        let Some(output) = outcome.output else {
+            continue;
+        };
+        changed += 1;
+        let (before, _, _) = outcome.encoding.decode(&page);
+        let (after, _, _) = outcome.encoding.decode(&output);
+        match oracle::compare(&tree(&before), &tree(&after), &retrieved.url, Values::Exact) {
+            Ok(checked) => checked_urls += checked,
+            Err(why) => failures.push(format!("{name}: {why}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(changed > 30, "{changed} pages changed");
+    assert!(checked_urls > 5000, "{checked_urls} urls checked");
+}
+
 mod properties {
     use proptest::prelude::*;
 

@@ -3,7 +3,6 @@
 //! bail, its document is the one html5ever's tree gives.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::PathBuf;
 
 use relink::html::tokenizer::Attributes;
@@ -30,46 +29,16 @@ pub fn corpus_pages() -> Vec<(String, String)> {
         .collect()
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The HTML payloads of the corpus WARC's responses (wget wrote them
-/// uncompressed and unchunked, one record per gzip member).
+/// The HTML payloads of the corpus WARC's responses, read by relink's own
+/// WARC reader, each named by its URL.
 pub fn warc_pages() -> Vec<(String, String)> {
     let path = crate::fixture("corpus/warc/python-tutorial.warc.gz");
-    let mut bytes = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut bytes)
-        .unwrap();
-    let mut pages = Vec::new();
-    let mut rest = &bytes[..];
-    while let Some(end) = find(rest, b"\r\n\r\n") {
-        let head = String::from_utf8_lossy(&rest[..end]).to_ascii_lowercase();
-        let length: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
-        let block = &rest[end + 4..(end + 4 + length).min(rest.len())];
-        if head.contains("warc-type: response")
-            && let Some(body) = find(block, b"\r\n\r\n")
-        {
-            let http = String::from_utf8_lossy(&block[..body]).to_ascii_lowercase();
-            if http.contains("content-type: text/html") {
-                let uri = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("warc-target-uri:"))
-                    .unwrap_or("?")
-                    .trim()
-                    .to_owned();
-                let page = String::from_utf8_lossy(&block[body + 4..]).into_owned();
-                pages.push((uri, page));
-            }
-        }
-        rest = &rest[(end + 4 + length).min(rest.len())..];
-    }
-    pages
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    relink::warc::html_payloads(file)
+        .unwrap()
+        .into_iter()
+        .map(|(url, page)| (url, String::from_utf8_lossy(&page).into_owned()))
+        .collect()
 }
 
 /// The installed Python documentation's pages, if it is installed.

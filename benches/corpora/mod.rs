@@ -1,0 +1,142 @@
+//! The documents the throughput bench reads, each as a file name and its
+//! bytes as kept: the three pages of `fixtures/corpus/pages/`, the HTML
+//! payloads of the corpus WARC (read by relink's own WARC reader), the
+//! installed Python documentation, the real pages of
+//! `fixtures/pages/real/`, and saved pages of a web application.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// A document: a file name (no folder) and its bytes.
+pub type File = (String, Vec<u8>);
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The three real pages of `fixtures/corpus/pages/`.
+pub fn corpus_pages() -> Vec<File> {
+    let dir = manifest().join("fixtures/corpus/pages");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the pages corpus")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| (name(p), std::fs::read(p).unwrap()))
+        .collect()
+}
+
+fn name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// The HTML payloads of the corpus WARC, as relink's WARC reader gives
+/// them, each named by its URL's last segment.
+pub fn python_docs() -> Vec<File> {
+    let path = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    relink::warc::html_payloads(file)
+        .unwrap()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (url, page))| {
+            let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+            (format!("{i:02}-{last}.html"), page)
+        })
+        .collect()
+}
+
+/// The installed Python documentation's pages, if any, each named by its
+/// path under the documentation's root with `/` made `_`.
+pub fn installed_python_docs() -> Vec<File> {
+    let roots = [
+        "/usr/share/doc/python3.11/html",
+        "/usr/share/doc/python3-doc/html",
+        "/usr/share/doc/python3/html",
+    ];
+    let Some(root) = roots.iter().map(PathBuf::from).find(|p| p.is_dir()) else {
+        return Vec::new();
+    };
+    let mut stack = vec![root.clone()];
+    let mut paths = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| {
+            let relative = p.strip_prefix(&root).ok()?.to_string_lossy();
+            Some((relative.replace('/', "_"), std::fs::read(p).ok()?))
+        })
+        .collect()
+}
+
+/// The real pages of `fixtures/pages/real/` (see its README), each named
+/// by its file there with `/` made `_` and `.gz` dropped, with the host it
+/// was saved from (`-` when unknown).
+pub fn real_pages() -> Vec<(File, String)> {
+    let dir = manifest().join("fixtures/pages/real");
+    let list = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("the real pages");
+    list.lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let mut page = Vec::new();
+            flate2::read::GzDecoder::new(std::fs::File::open(dir.join(fields[0])).unwrap())
+                .read_to_end(&mut page)
+                .unwrap();
+            let name = fields[0].trim_end_matches(".gz").replace('/', "_");
+            ((name, page), fields[2].to_owned())
+        })
+        .collect()
+}
+
+/// A script's worth of a web application's bundle: strings holding markup
+/// and URLs, comparisons, regular expressions, as a page saved from such
+/// an application inlines it.
+const SCRIPT_UNIT: &str = concat!(
+    "var r=[{\"href\":\"/app/view?id=1&x=2\",\"html\":\"<a href=\\\"/p/q\\\">q</a>\"},",
+    "{\"src\":\"img/a.png\",\"t\":'<img src=x.png>'}];",
+    "function f(b,c){if(b<c&&c>1){return b.replace(/<\\/?[a-z]+>/g,\"\")}",
+    "return document.querySelector('link[rel=icon]')}\n",
+);
+
+/// A page saved from a web application: a little markup with links
+/// around `bytes` of inline script, in two `<script>` elements, with a
+/// `<meta charset>` or without one (then the whole page is looked at for
+/// a late one).
+pub fn saved_app_page(bytes: usize, meta_charset: bool) -> String {
+    let mut page = String::with_capacity(bytes + 4096);
+    page.push_str("<!DOCTYPE html><html lang=en><head>");
+    if meta_charset {
+        page.push_str("<meta charset=utf-8>");
+    }
+    page.push_str("<title>Saved application</title><link rel=stylesheet href=/static/app.css>");
+    page.push_str("<script>");
+    while page.len() < bytes / 2 {
+        page.push_str(SCRIPT_UNIT);
+    }
+    page.push_str("</script></head><body><div id=root><nav>");
+    for i in 0..50 {
+        page.push_str(&format!(
+            "<a href=\"/section/{i}/\">{i}</a><img src=\"icons/{i}.svg\" alt=\"\">"
+        ));
+    }
+    page.push_str("</nav></div><script>");
+    while page.len() < bytes {
+        page.push_str(SCRIPT_UNIT);
+    }
+    page.push_str("</script></body></html>\n");
+    page
+}
