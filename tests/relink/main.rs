@@ -21,6 +21,7 @@ mod oracle;
 mod resolver;
 mod robust;
 mod rows;
+mod tidy;
 mod tokenizer;
 mod wacz;
 mod warc;
