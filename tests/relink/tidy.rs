@@ -27,7 +27,6 @@ const LONG_FNS: &[(&str, &str)] = &[
     ("src/warc/record.rs", "next"),
     ("src/xml/mod.rs", "run"),
     // To split here.
-    ("src/html/tokenizer/states.rs", "lean_tag"),
     ("src/mime/mbox.rs", "rewrite_mbox"),
     ("tests/relink/oracle.rs", "compare"),
 ];
