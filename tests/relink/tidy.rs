@@ -26,9 +26,6 @@ const LONG_FNS: &[(&str, &str)] = &[
     ("src/warc/payload.rs", "rewrite_response"),
     ("src/warc/record.rs", "next"),
     ("src/xml/mod.rs", "run"),
-    // To split here.
-    ("src/mime/mbox.rs", "rewrite_mbox"),
-    ("tests/relink/oracle.rs", "compare"),
 ];
 
 /// The longest a function may be, from its `fn` to its closing brace.
