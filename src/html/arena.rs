@@ -17,6 +17,24 @@ use html5ever::tokenizer::TagKind;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
+/// How deep HTML elements nest before further ones are flattened (on
+/// html5ever's path only: the tracker bails before this depth; the
+/// flattening is [`super::tree`]'s).
+///
+/// html5ever's tree builder looks through the whole stack of open elements
+/// for most start tags, so a document of 100,000 nested `<div>`s would take
+/// quadratic time. Past this depth (Chromium stops nesting at 512), an
+/// ordinary HTML start tag goes to the tree builder as a `<wbr>`, which
+/// opens nothing, and its end tag is dropped: the element keeps its tag, its
+/// attributes and its namespace, and the depth stops growing. Raw text
+/// elements, `template`, `svg`, `math` and void elements are never
+/// flattened (a `template` is, when already inside template contents), so
+/// tokenizing, template contents and namespaces stay exact. In foreign
+/// content (SVG, MathML) a start tag too deep is made self-closing
+/// instead, its end tag dropped likewise; integration points and tags that
+/// lead back to HTML are never flattened.
+pub const MAX_TREE_DEPTH: u32 = 1024;
+
 /// The namespace an element was created in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Namespace {
@@ -150,7 +168,7 @@ struct Node {
     /// Its record in [`Arena::tied`], if a tag is tied to it.
     tie: u32,
     /// How many ancestors it had when it was last inserted (at most
-    /// `u16::MAX`, far past [`super::tree::MAX_TREE_DEPTH`]).
+    /// `u16::MAX`, far past [`MAX_TREE_DEPTH`]).
     depth: u16,
     namespace: Namespace,
     flags: u8,

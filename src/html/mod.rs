@@ -2,9 +2,11 @@
 
 pub mod arena;
 pub mod charref;
+mod document;
 pub mod links;
 pub mod rewrite;
 pub mod srcset;
+mod tag_sets;
 pub mod tokenizer;
 pub mod tracker;
 pub mod tree;

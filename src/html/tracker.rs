@@ -53,9 +53,16 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind};
 use html5ever::{LocalName, local_name};
 
-use super::arena::{Element, Namespace, Tree};
-use super::tokenizer::{Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Tag};
-use super::tree::{Document, DocumentKind, MAX_TREE_DEPTH};
+use super::arena::{Element, MAX_TREE_DEPTH, Namespace, Tree};
+use super::document::{Document, DocumentKind};
+use super::tag_sets::{
+    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, CELL, FORMATTING, HEADING, IMPLIED,
+    LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER, TABLE_SCOPE, TEMPLATE, TEXT_IP,
+    THOROUGH, body_html_br, breaks_out, classify, formatting, heading, in_head_start, list_item,
+    marker_inserting, mathml_text_integration_point, ordinary, svg_html_integration_point,
+    table_part, table_section,
+};
+use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Tag};
 
 /// Why the tracker stopped deciding: the construct it met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,15 +72,27 @@ pub struct Bail(pub &'static str);
 /// the document, or why the tracker bailed.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse(src: &str, kind: DocumentKind) -> Result<Document, Bail> {
-    super::tree::parse_tracked(src, kind, Attributes::TreeBuilder)
+    parse_with(src, kind, Attributes::TreeBuilder)
 }
 
 /// [`parse`], with tag tokens carrying `attributes`: with
 /// [`Attributes::All`], every tag is kept, as [`super::tree::parse_with`]
 /// keeps them, so that each element the tracker decides can be compared.
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Result<Document, Bail> {
-    super::tree::parse_tracked(src, kind, attributes)
+    if u32::try_from(src.len()).is_err() {
+        return Ok(Document::default());
+    }
+    let log = SpanLog::default();
+    let options = tokenizer::Options {
+        discard_bom: false,
+        attributes,
+        formatting_stand_in: false,
+        lines: false,
+        ..tokenizer::Options::default()
+    };
+    let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
+    let (names, tree) = tracker.finish()?;
+    Ok(Document::assemble(log, names, tree))
 }
 
 /// Elements deeper than this make the tracker bail: html5ever's path
@@ -84,242 +103,16 @@ const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
 /// at most); more means a rule is missing, and the tracker bails.
 const MAX_REPROCESS: usize = 32;
 
-// What an element is to the rules, as bits: the tag sets of html5ever's
-// `tag_sets.rs` (HTML elements only), and what foreign elements are.
-/// html5ever's `special_tag`.
-const SPECIAL: u32 = 1;
-/// A boundary of the default scope: html5ever's `html_default_scope`, and
-/// the MathML text and SVG HTML integration points.
-const SCOPE: u32 = 1 << 1;
-/// Added to the default scope in list item scope: `ol`, `ul`.
-const LIST_SCOPE: u32 = 1 << 2;
-/// Added to the default scope in button scope: `button`.
-const BUTTON_SCOPE: u32 = 1 << 3;
-/// Table scope: `html`, `table`, `template`.
-const TABLE_SCOPE: u32 = 1 << 4;
-/// `cursory_implied_end`.
-const IMPLIED: u32 = 1 << 5;
-/// What `thorough_implied_end` adds.
-const THOROUGH: u32 = 1 << 6;
-/// `h1` to `h6`.
-const HEADING: u32 = 1 << 7;
-/// Where table text goes to table text mode: `table`, `tbody`, `tfoot`,
-/// `thead`, `tr`.
-const TABLE_OUTER: u32 = 1 << 8;
-/// `table_body_context`: `tbody`, `tfoot`, `thead`, `template`, `html`.
-const BODY_CONTEXT: u32 = 1 << 9;
-/// `table_row_context`: `tr`, `template`, `html`.
-const ROW_CONTEXT: u32 = 1 << 10;
-/// `td`, `th`.
-const CELL: u32 = 1 << 11;
-/// An HTML `template`.
-const TEMPLATE: u32 = 1 << 12;
-/// A MathML text integration point (`mi`, `mo`, `mn`, `ms`, `mtext`).
-const TEXT_IP: u32 = 1 << 13;
-/// An SVG HTML integration point (`foreignObject`, `desc`, `title`).
-const SVG_IP: u32 = 1 << 14;
-/// A MathML `annotation-xml`.
-const ANNOTATION: u32 = 1 << 15;
-/// An `annotation-xml` whose `encoding` makes it an HTML integration point.
-const ANNOTATION_IP: u32 = 1 << 16;
-/// An element on the list of active formatting elements.
-const FORMATTING: u32 = 1 << 17;
-
-/// The tag sets an HTML element of this name is in.
-fn classify(name: &LocalName) -> u32 {
-    match *name {
-        local_name!("applet") | local_name!("marquee") | local_name!("object") => SPECIAL | SCOPE,
-        local_name!("select") => SPECIAL | SCOPE,
-        local_name!("button") => SPECIAL | BUTTON_SCOPE,
-        local_name!("ol") | local_name!("ul") => SPECIAL | LIST_SCOPE,
-        local_name!("caption") => SPECIAL | SCOPE | THOROUGH,
-        local_name!("colgroup") => SPECIAL | THOROUGH,
-        local_name!("dd") | local_name!("dt") | local_name!("li") | local_name!("p") => {
-            SPECIAL | IMPLIED
-        }
-        local_name!("h1")
-        | local_name!("h2")
-        | local_name!("h3")
-        | local_name!("h4")
-        | local_name!("h5")
-        | local_name!("h6") => SPECIAL | HEADING,
-        local_name!("html") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT,
-        local_name!("table") => SPECIAL | SCOPE | TABLE_SCOPE | TABLE_OUTER,
-        local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
-            SPECIAL | THOROUGH | TABLE_OUTER | BODY_CONTEXT
-        }
-        local_name!("tr") => SPECIAL | THOROUGH | TABLE_OUTER | ROW_CONTEXT,
-        local_name!("td") | local_name!("th") => SPECIAL | SCOPE | THOROUGH | CELL,
-        local_name!("template") => {
-            SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT | TEMPLATE
-        }
-        local_name!("option")
-        | local_name!("optgroup")
-        | local_name!("rb")
-        | local_name!("rp")
-        | local_name!("rt")
-        | local_name!("rtc") => IMPLIED,
-        _ if special_only(name) => SPECIAL,
-        _ => 0,
-    }
-}
-
-/// Inline elements no in body rule names, neither special nor
-/// formatting nor in any scope's list: their start tag is "any other start
-/// tag" (reconstruct, insert) and their end tag "any other end tag".
-/// `span` is a quarter of the tags of a documentation page.
-#[inline]
-fn ordinary(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("span")
-            | local_name!("abbr")
-            | local_name!("bdi")
-            | local_name!("bdo")
-            | local_name!("cite")
-            | local_name!("data")
-            | local_name!("del")
-            | local_name!("dfn")
-            | local_name!("ins")
-            | local_name!("kbd")
-            | local_name!("label")
-            | local_name!("mark")
-            | local_name!("q")
-            | local_name!("samp")
-            | local_name!("sub")
-            | local_name!("sup")
-            | local_name!("time")
-            | local_name!("var")
-    )
-}
-
-/// The rest of html5ever's `special_tag`.
-fn special_only(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("address")
-            | local_name!("area")
-            | local_name!("article")
-            | local_name!("aside")
-            | local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("blockquote")
-            | local_name!("body")
-            | local_name!("br")
-            | local_name!("center")
-            | local_name!("col")
-            | local_name!("details")
-            | local_name!("dir")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("embed")
-            | local_name!("fieldset")
-            | local_name!("figcaption")
-            | local_name!("figure")
-            | local_name!("footer")
-            | local_name!("form")
-            | local_name!("frame")
-            | local_name!("frameset")
-            | local_name!("head")
-            | local_name!("header")
-            | local_name!("hgroup")
-            | local_name!("hr")
-            | local_name!("iframe")
-            | local_name!("img")
-            | local_name!("input")
-            | local_name!("isindex")
-            | local_name!("link")
-            | local_name!("listing")
-            | local_name!("main")
-            | local_name!("menu")
-            | local_name!("meta")
-            | local_name!("nav")
-            | local_name!("noembed")
-            | local_name!("noframes")
-            | local_name!("noscript")
-            | local_name!("param")
-            | local_name!("plaintext")
-            | local_name!("pre")
-            | local_name!("script")
-            | local_name!("section")
-            | local_name!("source")
-            | local_name!("style")
-            | local_name!("summary")
-            | local_name!("textarea")
-            | local_name!("title")
-            | local_name!("track")
-            | local_name!("wbr")
-            | local_name!("xmp")
-    )
-}
-
-/// Start tags that leave foreign content for HTML (and, with `color`,
-/// `face` or `size`, `font`).
-fn breaks_out(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("b")
-            | local_name!("big")
-            | local_name!("blockquote")
-            | local_name!("body")
-            | local_name!("br")
-            | local_name!("center")
-            | local_name!("code")
-            | local_name!("dd")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("dt")
-            | local_name!("em")
-            | local_name!("embed")
-            | local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-            | local_name!("head")
-            | local_name!("hr")
-            | local_name!("i")
-            | local_name!("img")
-            | local_name!("li")
-            | local_name!("listing")
-            | local_name!("menu")
-            | local_name!("meta")
-            | local_name!("nobr")
-            | local_name!("ol")
-            | local_name!("p")
-            | local_name!("pre")
-            | local_name!("ruby")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("span")
-            | local_name!("strong")
-            | local_name!("strike")
-            | local_name!("sub")
-            | local_name!("sup")
-            | local_name!("table")
-            | local_name!("tt")
-            | local_name!("u")
-            | local_name!("ul")
-            | local_name!("var")
-    )
-}
-
 /// The tag sets a foreign element is in.
 fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
     match (namespace, &tag.name) {
         (
             Namespace::Svg,
-            &local_name!("foreignobject") | &local_name!("desc") | &local_name!("title"),
+            &svg_html_integration_point!(),
         ) => SVG_IP | SCOPE,
         (
             Namespace::Other,
-            &local_name!("mi")
-            | &local_name!("mo")
-            | &local_name!("mn")
-            | &local_name!("ms")
-            | &local_name!("mtext"),
+            &mathml_text_integration_point!(),
         ) => TEXT_IP | SCOPE,
         (Namespace::Other, &local_name!("annotation-xml")) => {
             let html = attr(tag, &local_name!("encoding")).is_some_and(|v| {
@@ -1086,7 +879,7 @@ impl State {
             let mode = match open.name {
                 local_name!("td") | local_name!("th") if !last => Mode::InCell,
                 local_name!("tr") => Mode::InRow,
-                local_name!("tbody") | local_name!("thead") | local_name!("tfoot") => {
+                table_section!() => {
                     Mode::InTableBody
                 }
                 local_name!("caption") => Mode::InCaption,
@@ -1218,7 +1011,7 @@ impl State {
                     self.mode = Mode::AfterHead;
                     Ok(Next::Done)
                 }
-                local_name!("body") | local_name!("html") | local_name!("br") => {
+                body_html_br!() => {
                     self.in_head_else()
                 }
                 local_name!("template") => self.end_template(),
@@ -1281,21 +1074,12 @@ impl State {
                     return Ok(Next::Done);
                 }
                 local_name!("frameset") => return Err(Bail("frameset")),
-                local_name!("base")
-                | local_name!("basefont")
-                | local_name!("bgsound")
-                | local_name!("link")
-                | local_name!("meta")
-                | local_name!("noframes")
-                | local_name!("script")
-                | local_name!("style")
-                | local_name!("template")
-                | local_name!("title") => return self.in_head_again(tok),
+                in_head_start!() => return self.in_head_again(tok),
                 local_name!("head") => return Ok(Next::Done),
                 _ => {}
             },
             Tok::End(&local_name!("template")) => return self.in_head(tok),
-            Tok::End(&local_name!("body") | &local_name!("html") | &local_name!("br")) => {}
+            Tok::End(&body_html_br!()) => {}
             Tok::End(_) => return Ok(Next::Done),
             Tok::Text { .. } | Tok::Nul => {}
         }
@@ -1394,12 +1178,7 @@ impl State {
                 self.insert(tag, true)?;
                 Ok(Next::Done)
             }
-            local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6") => {
+            heading!() => {
                 self.close_p_in_button_scope();
                 if self.top_is(HEADING) {
                     self.pop()?;
@@ -1407,24 +1186,13 @@ impl State {
                 self.insert(tag, true)?;
                 Ok(Next::Done)
             }
-            local_name!("li") | local_name!("dd") | local_name!("dt") => self.list_item(tag),
+            list_item!() => self.list_item(tag),
             local_name!("a") => {
                 self.misnested_a()?;
                 self.reconstruct()?;
                 self.formatting_element(tag)
             }
-            local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => {
+            formatting!() => {
                 self.reconstruct()?;
                 self.formatting_element(tag)
             }
@@ -1515,16 +1283,7 @@ impl State {
                     self.record(Namespace::Html, false);
                 }
             }
-            local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("link")
-            | local_name!("meta")
-            | local_name!("noframes")
-            | local_name!("script")
-            | local_name!("style")
-            | local_name!("template")
-            | local_name!("title") => return self.in_head(Tok::Start(tag)),
+            in_head_start!() => return self.in_head(Tok::Start(tag)),
             local_name!("frameset") => return Err(Bail("frameset")),
             local_name!("select") => return Err(Bail("select")),
             local_name!("button") => {
@@ -1535,7 +1294,7 @@ impl State {
                 self.reconstruct()?;
                 self.insert(tag, true)?;
             }
-            local_name!("applet") | local_name!("marquee") | local_name!("object") => {
+            marker_inserting!() => {
                 self.reconstruct()?;
                 self.insert(tag, true)?;
                 self.formatting.push(Entry::Marker);
@@ -1690,7 +1449,7 @@ impl State {
 
     fn body_end_other(&mut self, name: &LocalName) -> Step {
         match *name {
-            local_name!("li") | local_name!("dd") | local_name!("dt") => {
+            list_item!() => {
                 let scope = match *name {
                     local_name!("li") => SCOPE | LIST_SCOPE,
                     _ => SCOPE,
@@ -1700,33 +1459,15 @@ impl State {
                     self.pop_until_named(name);
                 }
             }
-            local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6") => {
+            heading!() => {
                 let heading = |e: &Open| e.namespace == Namespace::Html && e.flags & HEADING != 0;
                 if self.in_scope(SCOPE, heading) {
                     self.generate_implied(IMPLIED);
                     self.pop_until(heading);
                 }
             }
-            local_name!("a")
-            | local_name!("b")
-            | local_name!("big")
-            | local_name!("code")
-            | local_name!("em")
-            | local_name!("font")
-            | local_name!("i")
-            | local_name!("nobr")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("strike")
-            | local_name!("strong")
-            | local_name!("tt")
-            | local_name!("u") => return self.adoption_agency(name),
-            local_name!("applet") | local_name!("marquee") | local_name!("object") => {
+            local_name!("a") | local_name!("nobr") | formatting!() => return self.adoption_agency(name),
+            marker_inserting!() => {
                 if self.in_scope_named(SCOPE, name) {
                     self.generate_implied(IMPLIED);
                     self.pop_until_named(name);
@@ -1796,7 +1537,7 @@ impl State {
                 self.phantom(&local_name!("colgroup"))?;
                 return Ok(Next::Reprocess(Mode::InColumnGroup));
             }
-            local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+            table_section!() => {
                 self.pop_until_current(TABLE_SCOPE);
                 self.insert(tag, true)?;
                 self.mode = Mode::InTableBody;
@@ -1875,15 +1616,7 @@ impl State {
             Tok::Start(tag) => (
                 matches!(
                     tag.name,
-                    local_name!("caption")
-                        | local_name!("col")
-                        | local_name!("colgroup")
-                        | local_name!("tbody")
-                        | local_name!("td")
-                        | local_name!("tfoot")
-                        | local_name!("th")
-                        | local_name!("thead")
-                        | local_name!("tr")
+                    table_part!()
                 ),
                 false,
             ),
@@ -1975,7 +1708,7 @@ impl State {
                 _ => self.in_table(tok),
             },
             Tok::End(name) => match *name {
-                local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                table_section!() => {
                     if self.in_scope_named(TABLE_SCOPE, name) {
                         self.pop_until_current(BODY_CONTEXT);
                         self.pop()?;
@@ -2037,7 +1770,7 @@ impl State {
             Tok::End(name) => match *name {
                 local_name!("tr") => self.row_close(Next::Done),
                 local_name!("table") => self.row_close(Next::Reprocess(Mode::InTableBody)),
-                local_name!("tbody") | local_name!("tfoot") | local_name!("thead") => {
+                table_section!() => {
                     if !self.in_scope_named(TABLE_SCOPE, name) {
                         return Ok(Next::Done);
                     }
@@ -2083,15 +1816,7 @@ impl State {
             Tok::Start(tag)
                 if matches!(
                     tag.name,
-                    local_name!("caption")
-                        | local_name!("col")
-                        | local_name!("colgroup")
-                        | local_name!("tbody")
-                        | local_name!("td")
-                        | local_name!("tfoot")
-                        | local_name!("th")
-                        | local_name!("thead")
-                        | local_name!("tr")
+                    table_part!()
                 ) =>
             {
                 let cell = |e: &Open| e.namespace == Namespace::Html && e.flags & CELL != 0;
@@ -2140,16 +1865,7 @@ impl State {
             Tok::Start(tag) => tag,
         };
         let mode = match tag.name {
-            local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("link")
-            | local_name!("meta")
-            | local_name!("noframes")
-            | local_name!("script")
-            | local_name!("style")
-            | local_name!("template")
-            | local_name!("title") => return self.in_head(tok),
+            in_head_start!() => return self.in_head(tok),
             local_name!("caption")
             | local_name!("colgroup")
             | local_name!("tbody")
@@ -2270,27 +1986,6 @@ impl State {
 fn ignored_before_head(name: &LocalName) -> bool {
     !matches!(
         *name,
-        local_name!("head") | local_name!("body") | local_name!("html") | local_name!("br")
+        local_name!("head") | body_html_br!()
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ordinary_elements_have_no_flags_and_no_rule_of_their_own() {
-        for name in [
-            "span", "abbr", "bdi", "bdo", "cite", "data", "del", "dfn", "ins", "kbd", "label",
-            "mark", "q", "samp", "sub", "sup", "time", "var",
-        ] {
-            let name = LocalName::from(name);
-            assert!(ordinary(&name), "{name}");
-            assert_eq!(classify(&name), 0, "{name}");
-            assert!(!special_only(&name), "{name}");
-        }
-        for name in ["a", "b", "code", "p", "li", "div", "table", "template", "svg", "x-y"] {
-            assert!(!ordinary(&LocalName::from(name)), "{name}");
-        }
-    }
 }

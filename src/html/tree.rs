@@ -11,153 +11,22 @@
 //! made it. The tree stays behind this module: the rest of relink sees only
 //! [`Document`].
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ops::Range;
 
 use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{LocalName, local_name};
 
-use super::arena::{Arena, NodeRef, Tree};
-use super::charref;
-use super::tokenizer::{self, AttrSpan, Attributes, SpanLog, TagSpan};
+use super::arena::{Arena, NodeRef};
+use super::tokenizer::{self, Attributes, SpanLog};
+use super::tag_sets::{flattenable, flattenable_foreign};
 use super::tracker::{self, Tracker};
 
+pub use super::arena::{MAX_TREE_DEPTH, Namespace};
+pub use super::document::{Document, DocumentKind, Tag, attr_name};
 pub use super::tokenizer::Quote;
 pub use super::tracker::Bail;
-
-pub use super::arena::{Element, Namespace};
-
-/// What kind of document is parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DocumentKind {
-    /// A document of its own.
-    Document,
-    /// An `iframe srcdoc` document (never in quirks mode).
-    IframeSrcdoc,
-}
-
-/// One tag of the source, as [`Document::tags`] shows it.
-#[derive(Debug, Clone)]
-pub struct Tag<'d> {
-    /// Its index among the document's tags (those it keeps).
-    pub index: usize,
-    /// Start or end tag.
-    pub kind: TagKind,
-    /// The name, as the tokenizer gave it (lower-cased).
-    pub name: &'d LocalName,
-    /// From its `<` to just after its `>`.
-    pub span: Range<usize>,
-    /// The element this start tag created or added attributes to, if it is
-    /// in the final tree.
-    pub element: Option<Element>,
-    attrs: &'d [AttrSpan],
-}
-
-impl<'d> Tag<'d> {
-    /// Its attributes, in source order, duplicates dropped.
-    pub fn attrs(&self) -> &'d [AttrSpan] {
-        self.attrs
-    }
-
-    /// The decoded value of an attribute, by its (lower-case) name.
-    pub fn attr_value<'s>(&self, src: &'s str, name: &str) -> Option<Cow<'s, str>> {
-        let attr = self.attrs.iter().find(|a| attr_name(src, a) == name)?;
-        Some(decoded_value(src, attr))
-    }
-}
-
-/// A parsed document: the tags that can hold a link in source order (start
-/// tags with an attribute that may hold a URL, or with any attribute when
-/// parsed with [`Attributes::TreeBuilderAnyAttribute`], and `style` start
-/// and end tags; every tag when parsed with [`Attributes::All`]), and which
-/// one is the base.
-///
-/// Kept compact, a few vectors of small records, as a document may hold
-/// millions of tags; a tag no link can be in keeps no record.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Document {
-    spans: Vec<TagSpan>,
-    names: Vec<LocalName>,
-    elements: Vec<Option<Element>>,
-    attrs: Vec<AttrSpan>,
-    /// The first HTML `base` element with an `href` in tree order, outside
-    /// template contents (its index among the tags).
-    pub base: Option<usize>,
-}
-
-impl Document {
-    /// A document of these records, one each per tag (`attrs` as the tags'
-    /// spans index them), with `base` the index of its base tag.
-    pub(super) fn from_parts(
-        spans: Vec<TagSpan>,
-        names: Vec<LocalName>,
-        elements: Vec<Option<Element>>,
-        attrs: Vec<AttrSpan>,
-        base: Option<usize>,
-    ) -> Self {
-        Document {
-            spans,
-            names,
-            elements,
-            attrs,
-            base,
-        }
-    }
-
-    /// How many tags the document has.
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    /// Whether it has no tags.
-    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-
-    /// Tag `index`, if there is one.
-    pub fn tag(&self, index: usize) -> Option<Tag<'_>> {
-        let span = self.spans.get(index)?;
-        Some(Tag {
-            index,
-            kind: span.kind(),
-            name: self.names.get(index)?,
-            span: span.span(),
-            element: self.elements.get(index).copied().flatten(),
-            attrs: self.attrs.get(span.attr_range()).unwrap_or_default(),
-        })
-    }
-
-    /// Every tag, in source order.
-    pub fn tags(&self) -> impl Iterator<Item = Tag<'_>> {
-        (0..self.len()).filter_map(|i| self.tag(i))
-    }
-}
-
-/// An attribute's name as the tokenizer gives it: ASCII upper case
-/// lowered, NUL replaced.
-pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.name()];
-    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
-        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
-    } else {
-        Cow::Borrowed(raw)
-    }
-}
-
-/// An attribute's value, character references decoded as the tokenizer
-/// decodes them.
-pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.value()];
-    if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
-        charref::decode_attribute(raw).text
-    } else {
-        Cow::Borrowed(raw)
-    }
-}
 
 /// Parses `src` as an HTML document of `kind`, with scripting disabled (as
 /// relink must see `<noscript>`'s links).
@@ -176,30 +45,7 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
 /// [`parse`] with `attributes`, one of the lean ones
 /// ([`Attributes::TreeBuilder`], [`Attributes::TreeBuilderAnyAttribute`]).
 pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
-    parse_tracked(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
-}
-
-/// [`parse_with`] with the tracker alone: the document, or why the tracker
-/// bailed.
-pub(super) fn parse_tracked(
-    src: &str,
-    kind: DocumentKind,
-    attributes: Attributes,
-) -> Result<Document, Bail> {
-    if u32::try_from(src.len()).is_err() {
-        return Ok(Document::default());
-    }
-    let log = SpanLog::default();
-    let options = tokenizer::Options {
-        discard_bom: false,
-        attributes,
-        formatting_stand_in: false,
-        lines: false,
-        ..tokenizer::Options::default()
-    };
-    let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
-    let (names, tree) = tracker.finish()?;
-    Ok(assemble(log, names, tree))
+    tracker::parse_with(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
 }
 
 /// Parses `src` on the tracker's path, handing its tags to `on_chunk` in
@@ -306,22 +152,7 @@ fn parse_on(src: &str, kind: DocumentKind, attributes: Attributes, arena: Arena)
     let recorder = tokenizer::tokenize(src, recorder, &log, options);
     let names = recorder.names.into_inner();
     let tree = recorder.builder.sink.finish_tree(log.len());
-    assemble(log, names, tree)
-}
-
-/// The document of a parse: the logged tags, their names, and what the
-/// tree says of them.
-fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Document {
-    let (spans, attrs) = log.into_flat();
-    // One slot for each tag (a tracker's tree stops at the last tied one).
-    tree.elements.resize(spans.len(), None);
-    Document {
-        spans,
-        names,
-        elements: tree.elements,
-        attrs,
-        base: tree.base,
-    }
+    Document::assemble(log, names, tree)
 }
 
 /// From how many bytes a document's parse on html5ever's path counts the
@@ -329,132 +160,6 @@ fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Document {
 /// without telling the sink (see [`Arena::counting_handles`]): below it,
 /// what they keep is small beside the rest, and counting would cost time.
 pub const COUNT_HANDLES_FROM: usize = 1 << 20;
-
-/// How deep HTML elements nest before further ones are flattened (on
-/// html5ever's path only: the tracker bails before this depth).
-///
-/// html5ever's tree builder looks through the whole stack of open elements
-/// for most start tags, so a document of 100,000 nested `<div>`s would take
-/// quadratic time. Past this depth (Chromium stops nesting at 512), an
-/// ordinary HTML start tag goes to the tree builder as a `<wbr>`, which
-/// opens nothing, and its end tag is dropped: the element keeps its tag, its
-/// attributes and its namespace, and the depth stops growing. Raw text
-/// elements, `template`, `svg`, `math` and void elements are never
-/// flattened (a `template` is, when already inside template contents), so
-/// tokenizing, template contents and namespaces stay exact. In foreign content (SVG, MathML) a start tag too deep is made
-/// self-closing instead, its end tag dropped likewise; integration points
-/// and tags that lead back to HTML are never flattened.
-pub const MAX_TREE_DEPTH: u32 = 1024;
-
-/// Whether a start tag in foreign content may be flattened (see
-/// [`MAX_TREE_DEPTH`]): made self-closing, so that it opens nothing. Not
-/// `svg` or `math`, not an HTML or MathML text integration point, not
-/// `script`, and none of the tags that break out of foreign content into
-/// HTML.
-fn flattenable_foreign(name: &LocalName) -> bool {
-    !matches!(
-        &**name,
-        "svg"
-            | "math"
-            | "foreignobject"
-            | "desc"
-            | "title"
-            | "annotation-xml"
-            | "mi"
-            | "mo"
-            | "mn"
-            | "ms"
-            | "mtext"
-            | "script"
-            | "b"
-            | "big"
-            | "blockquote"
-            | "body"
-            | "br"
-            | "center"
-            | "code"
-            | "dd"
-            | "div"
-            | "dl"
-            | "dt"
-            | "em"
-            | "embed"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "head"
-            | "hr"
-            | "i"
-            | "img"
-            | "li"
-            | "listing"
-            | "menu"
-            | "meta"
-            | "nobr"
-            | "ol"
-            | "p"
-            | "pre"
-            | "ruby"
-            | "s"
-            | "small"
-            | "span"
-            | "strong"
-            | "strike"
-            | "sub"
-            | "sup"
-            | "table"
-            | "tt"
-            | "u"
-            | "ul"
-            | "var"
-            | "font"
-    )
-}
-
-/// Whether a start tag may be flattened (see [`MAX_TREE_DEPTH`]).
-fn flattenable(name: &LocalName) -> bool {
-    !matches!(
-        &**name,
-        "script"
-            | "style"
-            | "textarea"
-            | "title"
-            | "xmp"
-            | "iframe"
-            | "noembed"
-            | "noframes"
-            | "noscript"
-            | "plaintext"
-            | "template"
-            | "svg"
-            | "math"
-            | "select"
-            | "table"
-            | "html"
-            | "head"
-            | "body"
-            | "frameset"
-            | "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "image"
-            | "input"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-            | "keygen"
-    )
-}
 
 /// The token sink: hands each token to the tree builder, telling the arena
 /// which tag token it is, and keeps each tag's name.

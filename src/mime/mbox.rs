@@ -362,42 +362,9 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
             .into_par_iter()
             .map(|message| {
                 let held = HeldRows::default();
-                let number = message.number;
-                let within = Options {
-                    rows: match sink {
-                        Some(_) if !alone => Some(Rows(&held)),
-                        other => other,
-                    },
-                    ..*options
-                };
-                let mut mapped = None;
-                let options = within.mapped(&mut mapped, |row| row.message = Some(number));
-                let mut outcome =
-                    rewrite_message(&message.bytes, &options, format.from_lines(), documents);
-                if let Some(output) = &outcome.output
-                    && !read_alike_unquoted(&message.bytes, output, format, (&options, documents))
-                {
-                    outcome.output = None;
-                    outcome.warnings.push(Warning::new(
-                        WarningKind::ArchiveSplit,
-                        "a reader that unquotes `>From ` lines would read the rewritten message differently; left as it is",
-                    ));
-                }
-                if let Some(output) = &mut outcome.output {
-                    update_content_length(&message.bytes, output);
-                    // As many messages out as in: a rewrite that would split
-                    // this message, or glue the next one to it, is dropped.
-                    let (_, ended) = split_points(&message.bytes, format);
-                    let (split, ends) = split_points(output, format);
-                    if split.is_some() || (ended && !ends) {
-                        outcome.output = None;
-                        outcome.warnings.push(Warning::new(
-                            WarningKind::ArchiveSplit,
-                            "the rewritten message would change how the mbox splits; left as it is",
-                        ));
-                    }
-                }
-                (message, ArchiveMessage { number, outcome }, held)
+                let archived =
+                    rewrite_in_batch(&message, format, (options, documents), (&held, alone));
+                (message, archived, held)
             })
             .collect();
         for (message, archived, held) in done {
@@ -417,6 +384,54 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
             report(&archived, &message.bytes);
         }
     }
+}
+
+/// One message of a batch of [`rewrite_mbox`], rewritten unless a reader
+/// would unquote it differently or the mbox would split differently (then
+/// left as it is, with a warning). Its rows go to the sink, or to `held`
+/// when it is not `alone` in its batch.
+fn rewrite_in_batch(
+    message: &MboxMessage,
+    format: MboxFormat,
+    (options, documents): (&Options<'_>, &dyn Documents),
+    (held, alone): (&HeldRows, bool),
+) -> ArchiveMessage {
+    let number = message.number;
+    let within = Options {
+        rows: match options.rows {
+            Some(_) if !alone => Some(Rows(held)),
+            other => other,
+        },
+        ..*options
+    };
+    let mut mapped = None;
+    let options = within.mapped(&mut mapped, |row| row.message = Some(number));
+    let mut outcome =
+        rewrite_message(&message.bytes, &options, format.from_lines(), documents);
+    if let Some(output) = &outcome.output
+        && !read_alike_unquoted(&message.bytes, output, format, (&options, documents))
+    {
+        outcome.output = None;
+        outcome.warnings.push(Warning::new(
+            WarningKind::ArchiveSplit,
+            "a reader that unquotes `>From ` lines would read the rewritten message differently; left as it is",
+        ));
+    }
+    if let Some(output) = &mut outcome.output {
+        update_content_length(&message.bytes, output);
+        // As many messages out as in: a rewrite that would split
+        // this message, or glue the next one to it, is dropped.
+        let (_, ended) = split_points(&message.bytes, format);
+        let (split, ends) = split_points(output, format);
+        if split.is_some() || (ended && !ends) {
+            outcome.output = None;
+            outcome.warnings.push(Warning::new(
+                WarningKind::ArchiveSplit,
+                "the rewritten message would change how the mbox splits; left as it is",
+            ));
+        }
+    }
+    ArchiveMessage { number, outcome }
 }
 
 /// A message's body as a reader that unquotes `From ` lines reads it:

@@ -22,6 +22,7 @@ mod outputs;
 mod resolver;
 mod robust;
 mod rows;
+mod tidy;
 mod tokenizer;
 mod wacz;
 mod warc;

@@ -16,7 +16,7 @@ use std::ops::Range;
 use html5ever::tendril::TendrilSink;
 use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
 use html5ever::tree_builder::TreeBuilderOpts;
-use html5ever::{ParseOpts, local_name, ns, parse_document};
+use html5ever::{Attribute, ParseOpts, QualName, local_name, ns, parse_document};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use relink::BaseUrl;
 use relink::html::links::{self, Syntax};
@@ -166,61 +166,8 @@ pub fn compare(
                     ..
                 },
             ) => {
-                if na != nb {
-                    return Err(format!("element {:?} became {:?}", na.local, nb.local));
-                }
-                let (aa, ab) = (aa.borrow(), ab.borrow());
-                if aa.len() != ab.len() {
-                    return Err(format!("<{}> attributes changed in number", na.local));
-                }
-                let namespace = match na.ns {
-                    ns!(html) => Namespace::Html,
-                    ns!(svg) => Namespace::Svg,
-                    _ => Namespace::Other,
-                };
-                let is_base = namespace == Namespace::Html && na.local == local_name!("base");
-                for (x, y) in aa.iter().zip(ab.iter()) {
-                    if x.name != y.name {
-                        return Err(format!(
-                            "<{}> attribute {:?} became {:?}",
-                            na.local, x.name, y.name
-                        ));
-                    }
-                    if x.value == y.value {
-                        continue;
-                    }
-                    // Attribute names as the tokenizer gave them.
-                    let attr = match &x.name.prefix {
-                        Some(prefix) => format!("{prefix}:{}", x.name.local),
-                        None => x.name.local.to_string(),
-                    };
-                    let Some(row) = links::lookup(namespace, &na.local, &attr) else {
-                        return Err(format!(
-                            "<{} {attr}> is no link but {:?} became {:?}",
-                            na.local, &*x.value, &*y.value
-                        ));
-                    };
-                    let against = if is_base && attr == "href" {
-                        outer
-                    } else {
-                        &base
-                    };
-                    checked += if row.syntax == Syntax::Srcdoc {
-                        compare(&tree(&x.value), &tree(&y.value), &base, values)
-                    } else {
-                        // A URL relative to an object's codebase is
-                        // checked only for what lies around it.
-                        check_value(
-                            row.syntax,
-                            &x.value,
-                            &y.value,
-                            against,
-                            values,
-                            !row.codebase,
-                        )
-                    }
-                    .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
-                }
+                checked +=
+                    compare_element((na, &aa.borrow()), (nb, &ab.borrow()), outer, &base, values)?;
             }
             (NodeData::Text { contents: ta }, NodeData::Text { contents: tb }) => {
                 let (ta, tb) = (ta.borrow(), tb.borrow());
@@ -272,6 +219,74 @@ pub fn compare(
         for (x, y) in ca.into_iter().zip(cb).rev() {
             stack.push((x, y, style));
         }
+    }
+    Ok(checked)
+}
+
+/// [`compare`] for an element of `before` and its counterpart in `after`,
+/// each with its attributes (`base` is the document's base): how many
+/// changed URLs were checked to be resolutions.
+fn compare_element(
+    (na, aa): (&QualName, &[Attribute]),
+    (nb, ab): (&QualName, &[Attribute]),
+    outer: &BaseUrl,
+    base: &BaseUrl,
+    values: Values,
+) -> Result<usize, String> {
+    if na != nb {
+        return Err(format!("element {:?} became {:?}", na.local, nb.local));
+    }
+    if aa.len() != ab.len() {
+        return Err(format!("<{}> attributes changed in number", na.local));
+    }
+    let namespace = match na.ns {
+        ns!(html) => Namespace::Html,
+        ns!(svg) => Namespace::Svg,
+        _ => Namespace::Other,
+    };
+    let is_base = namespace == Namespace::Html && na.local == local_name!("base");
+    let mut checked = 0;
+    for (x, y) in aa.iter().zip(ab.iter()) {
+        if x.name != y.name {
+            return Err(format!(
+                "<{}> attribute {:?} became {:?}",
+                na.local, x.name, y.name
+            ));
+        }
+        if x.value == y.value {
+            continue;
+        }
+        // Attribute names as the tokenizer gave them.
+        let attr = match &x.name.prefix {
+            Some(prefix) => format!("{prefix}:{}", x.name.local),
+            None => x.name.local.to_string(),
+        };
+        let Some(row) = links::lookup(namespace, &na.local, &attr) else {
+            return Err(format!(
+                "<{} {attr}> is no link but {:?} became {:?}",
+                na.local, &*x.value, &*y.value
+            ));
+        };
+        let against = if is_base && attr == "href" {
+            outer
+        } else {
+            base
+        };
+        checked += if row.syntax == Syntax::Srcdoc {
+            compare(&tree(&x.value), &tree(&y.value), base, values)
+        } else {
+            // A URL relative to an object's codebase is checked only for
+            // what lies around it.
+            check_value(
+                row.syntax,
+                &x.value,
+                &y.value,
+                against,
+                values,
+                !row.codebase,
+            )
+        }
+        .map_err(|e| format!("<{} {attr}>: {e}", na.local))?;
     }
     Ok(checked)
 }

@@ -435,6 +435,57 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// just created; the name starts at the current position.
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
+        if let Some(flow) = self.lean_tag_name(bytes) {
+            return flow;
+        }
+        loop {
+            // Before the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None | Some(b'=') => return self.resume(State::BeforeAttrName),
+                Some(_) => {}
+            }
+            self.start_attr();
+            if let Some(flow) = self.lean_attr_name(bytes) {
+                return flow;
+            }
+            self.end_attr_name();
+            // After the attribute name.
+            self.skip_spaces();
+            match bytes.get(self.pos) {
+                Some(b'=') => self.pos += 1,
+                Some(b'>') => {
+                    self.pos += 1;
+                    return self.emit_tag();
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    return self.lean_solidus();
+                }
+                None => return self.resume(State::AfterAttrName),
+                // Another attribute starts here.
+                Some(_) => continue,
+            }
+            // Before the attribute value.
+            self.skip_spaces();
+            if let Some(flow) = self.lean_attr_value(bytes) {
+                return flow;
+            }
+        }
+    }
+
+    /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space
+    /// ended it (attributes may follow), else how the tag went on.
+    #[inline(always)]
+    fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
             let start = self.pos;
             let run = bytes[start..]
@@ -458,140 +509,118 @@ impl<S: Sink> Tokenizer<'_, S> {
                 }
                 Some(b'>') => {
                     self.pos += 1;
-                    return self.emit_tag();
+                    return Some(self.emit_tag());
                 }
                 Some(b'/') => {
                     self.pos += 1;
-                    return self.lean_solidus();
+                    return Some(self.lean_solidus());
                 }
                 Some(&b) if is_tree_space(b) => {
                     self.pos += 1;
-                    break;
+                    return None;
                 }
-                _ => return self.resume(State::TagName),
+                _ => return Some(self.resume(State::TagName)),
             }
         }
+    }
+
+    /// An attribute's name in [`Tokenizer::lean_tag`], the attribute just
+    /// started: `None` at its end, else (at a NUL or the end of the input)
+    /// the states go on.
+    #[inline(always)]
+    fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
-            // Before the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
-                Some(b'>') => {
-                    self.pos += 1;
-                    return self.emit_tag();
-                }
-                Some(b'/') => {
-                    self.pos += 1;
-                    return self.lean_solidus();
-                }
-                None | Some(b'=') => return self.resume(State::BeforeAttrName),
-                Some(_) => {}
+            let start = self.pos;
+            let run = bytes[start..]
+                .iter()
+                .position(|&b| ENDS_NAME[usize::from(b)] != 0)
+                .unwrap_or(bytes.len() - start);
+            self.pos = start + run;
+            let end = bytes.get(self.pos);
+            // A name read in one run is the source as it is.
+            if self.attr.name.is_empty() && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
+            {
+                self.attr.name_is_source = true;
+                return None;
             }
-            self.start_attr();
-            loop {
+            self.attr.name.push_str(&self.input[start..self.pos]);
+            match end {
+                Some(&b @ b'A'..=b'Z') => {
+                    self.attr.name.push(b.to_ascii_lowercase() as char);
+                    self.pos += 1;
+                }
+                Some(0) | None => return Some(self.resume(State::AttrName)),
+                Some(_) => return None,
+            }
+        }
+    }
+
+    /// An attribute's value in [`Tokenizer::lean_tag`], from the before
+    /// attribute value state: `None` when another attribute may follow,
+    /// else how the tag went on.
+    #[inline(always)]
+    fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
+        match bytes.get(self.pos) {
+            Some(&quote @ (b'"' | b'\'')) => {
+                let (kind, state) = if quote == b'"' {
+                    (Quote::Double, State::AttrValueDouble)
+                } else {
+                    (Quote::Single, State::AttrValueSingle)
+                };
+                self.pos += 1;
+                self.start_attr_value(kind);
+                match memchr3(quote, b'&', 0, &bytes[self.pos..]) {
+                    Some(i) if bytes[self.pos + i] == quote => {
+                        self.pos += i;
+                        self.end_attr_value();
+                        self.pos += 1;
+                    }
+                    Some(i) => {
+                        self.pos += i;
+                        return Some(self.resume(state));
+                    }
+                    None => return Some(self.resume(state)),
+                }
+                // After the quoted value.
+                match bytes.get(self.pos) {
+                    Some(&b) if is_tree_space(b) => self.pos += 1,
+                    Some(b'>') => {
+                        self.pos += 1;
+                        return Some(self.emit_tag());
+                    }
+                    Some(b'/') => {
+                        self.pos += 1;
+                        return Some(self.lean_solidus());
+                    }
+                    _ => return Some(self.resume(State::AfterAttrValueQuoted)),
+                }
+            }
+            Some(b'>') | None => return Some(self.resume(State::BeforeAttrValue)),
+            Some(_) => {
+                self.start_attr_value(Quote::Unquoted);
                 let start = self.pos;
                 let run = bytes[start..]
                     .iter()
-                    .position(|&b| ENDS_NAME[usize::from(b)] != 0)
+                    .position(|&b| {
+                        matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
+                    })
                     .unwrap_or(bytes.len() - start);
                 self.pos = start + run;
-                let end = bytes.get(self.pos);
-                // A name read in one run is the source as it is.
-                if self.attr.name.is_empty()
-                    && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
-                {
-                    self.attr.name_is_source = true;
-                    break;
-                }
-                self.attr.name.push_str(&self.input[start..self.pos]);
-                match end {
-                    Some(&b @ b'A'..=b'Z') => {
-                        self.attr.name.push(b.to_ascii_lowercase() as char);
+                match bytes.get(self.pos) {
+                    Some(b'>') => {
+                        self.end_attr_value();
+                        self.pos += 1;
+                        return Some(self.emit_tag());
+                    }
+                    Some(&b) if is_tree_space(b) => {
+                        self.end_attr_value();
                         self.pos += 1;
                     }
-                    Some(0) | None => return self.resume(State::AttrName),
-                    Some(_) => break,
-                }
-            }
-            self.end_attr_name();
-            // After the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
-                Some(b'=') => self.pos += 1,
-                Some(b'>') => {
-                    self.pos += 1;
-                    return self.emit_tag();
-                }
-                Some(b'/') => {
-                    self.pos += 1;
-                    return self.lean_solidus();
-                }
-                None => return self.resume(State::AfterAttrName),
-                // Another attribute starts here.
-                Some(_) => continue,
-            }
-            // Before the attribute value.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
-                Some(&quote @ (b'"' | b'\'')) => {
-                    let (kind, state) = if quote == b'"' {
-                        (Quote::Double, State::AttrValueDouble)
-                    } else {
-                        (Quote::Single, State::AttrValueSingle)
-                    };
-                    self.pos += 1;
-                    self.start_attr_value(kind);
-                    match memchr3(quote, b'&', 0, &bytes[self.pos..]) {
-                        Some(i) if bytes[self.pos + i] == quote => {
-                            self.pos += i;
-                            self.end_attr_value();
-                            self.pos += 1;
-                        }
-                        Some(i) => {
-                            self.pos += i;
-                            return self.resume(state);
-                        }
-                        None => return self.resume(state),
-                    }
-                    // After the quoted value.
-                    match bytes.get(self.pos) {
-                        Some(&b) if is_tree_space(b) => self.pos += 1,
-                        Some(b'>') => {
-                            self.pos += 1;
-                            return self.emit_tag();
-                        }
-                        Some(b'/') => {
-                            self.pos += 1;
-                            return self.lean_solidus();
-                        }
-                        _ => return self.resume(State::AfterAttrValueQuoted),
-                    }
-                }
-                Some(b'>') | None => return self.resume(State::BeforeAttrValue),
-                Some(_) => {
-                    self.start_attr_value(Quote::Unquoted);
-                    let start = self.pos;
-                    let run = bytes[start..]
-                        .iter()
-                        .position(|&b| {
-                            matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
-                        })
-                        .unwrap_or(bytes.len() - start);
-                    self.pos = start + run;
-                    match bytes.get(self.pos) {
-                        Some(b'>') => {
-                            self.end_attr_value();
-                            self.pos += 1;
-                            return self.emit_tag();
-                        }
-                        Some(&b) if is_tree_space(b) => {
-                            self.end_attr_value();
-                            self.pos += 1;
-                        }
-                        _ => return self.resume(State::AttrValueUnquoted),
-                    }
+                    _ => return Some(self.resume(State::AttrValueUnquoted)),
                 }
             }
         }
+        None
     }
 
     /// [`Tokenizer::lean_tag`] after a `/`: the self-closing start tag state.

@@ -4,6 +4,7 @@ use std::cell::RefCell;
 
 use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
 
+use super::names::{SHORT_TAG_NAMES, name_key, short_name_key, short_tag_atom};
 use super::*;
 
 /// Gathers every token.

@@ -1,0 +1,153 @@
+//! A parsed document as the rest of relink sees it: its tags that can hold
+//! a link, with their attribute spans and the elements they made, and which
+//! one is the base. Both ways of parsing ([`super::tracker`] and
+//! html5ever's tree builder in [`super::tree`]) give one.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use html5ever::LocalName;
+use html5ever::tokenizer::TagKind;
+
+use super::arena::{Element, Tree};
+use super::charref;
+use super::tokenizer::{AttrSpan, SpanLog, TagSpan};
+
+/// What kind of document is parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// A document of its own.
+    Document,
+    /// An `iframe srcdoc` document (never in quirks mode).
+    IframeSrcdoc,
+}
+
+/// One tag of the source, as [`Document::tags`] shows it.
+#[derive(Debug, Clone)]
+pub struct Tag<'d> {
+    /// Its index among the document's tags (those it keeps).
+    pub index: usize,
+    /// Start or end tag.
+    pub kind: TagKind,
+    /// The name, as the tokenizer gave it (lower-cased).
+    pub name: &'d LocalName,
+    /// From its `<` to just after its `>`.
+    pub span: Range<usize>,
+    /// The element this start tag created or added attributes to, if it is
+    /// in the final tree.
+    pub element: Option<Element>,
+    attrs: &'d [AttrSpan],
+}
+
+impl<'d> Tag<'d> {
+    /// Its attributes, in source order, duplicates dropped.
+    pub fn attrs(&self) -> &'d [AttrSpan] {
+        self.attrs
+    }
+
+    /// The decoded value of an attribute, by its (lower-case) name.
+    pub fn attr_value<'s>(&self, src: &'s str, name: &str) -> Option<Cow<'s, str>> {
+        let attr = self.attrs.iter().find(|a| attr_name(src, a) == name)?;
+        Some(decoded_value(src, attr))
+    }
+}
+
+/// A parsed document: the tags that can hold a link in source order (start
+/// tags with an attribute that may hold a URL, or with any attribute when
+/// parsed with [`Attributes::TreeBuilderAnyAttribute`](super::tokenizer::Attributes::TreeBuilderAnyAttribute), and `style` start
+/// and end tags; every tag when parsed with [`Attributes::All`](super::tokenizer::Attributes::All)), and which
+/// one is the base.
+///
+/// Kept compact, a few vectors of small records, as a document may hold
+/// millions of tags; a tag no link can be in keeps no record.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    spans: Vec<TagSpan>,
+    names: Vec<LocalName>,
+    elements: Vec<Option<Element>>,
+    attrs: Vec<AttrSpan>,
+    /// The first HTML `base` element with an `href` in tree order, outside
+    /// template contents (its index among the tags).
+    pub base: Option<usize>,
+}
+
+impl Document {
+    /// A document of these records, one each per tag (`attrs` as the tags'
+    /// spans index them), with `base` the index of its base tag.
+    pub(super) fn from_parts(
+        spans: Vec<TagSpan>,
+        names: Vec<LocalName>,
+        elements: Vec<Option<Element>>,
+        attrs: Vec<AttrSpan>,
+        base: Option<usize>,
+    ) -> Self {
+        Document {
+            spans,
+            names,
+            elements,
+            attrs,
+            base,
+        }
+    }
+
+    /// The document of a parse: the logged tags, their names, and what the
+    /// tree says of them.
+    pub(super) fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Self {
+        let (spans, attrs) = log.into_flat();
+        // One slot for each tag (a tracker's tree stops at the last tied one).
+        tree.elements.resize(spans.len(), None);
+        Self::from_parts(spans, names, tree.elements, attrs, tree.base)
+    }
+
+    /// How many tags the document has.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether it has no tags.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Tag `index`, if there is one.
+    pub fn tag(&self, index: usize) -> Option<Tag<'_>> {
+        let span = self.spans.get(index)?;
+        Some(Tag {
+            index,
+            kind: span.kind(),
+            name: self.names.get(index)?,
+            span: span.span(),
+            element: self.elements.get(index).copied().flatten(),
+            attrs: self.attrs.get(span.attr_range()).unwrap_or_default(),
+        })
+    }
+
+    /// Every tag, in source order.
+    pub fn tags(&self) -> impl Iterator<Item = Tag<'_>> {
+        (0..self.len()).filter_map(|i| self.tag(i))
+    }
+}
+
+/// An attribute's name as the tokenizer gives it: ASCII upper case
+/// lowered, NUL replaced.
+pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
+    let raw = &src[attr.name()];
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// An attribute's value, character references decoded as the tokenizer
+/// decodes them.
+pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
+    let raw = &src[attr.value()];
+    if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+        charref::decode_attribute(raw).text
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+

@@ -1,0 +1,386 @@
+//! The sets of elements tree construction names (WHATWG HTML §13.2.4.2
+//! and the rules of §13.2.6), each declared once, as html5ever's
+//! `tree_builder/tag_sets.rs` declares its own: as bits ([`classify`]), as
+//! predicates, or as patterns (`heading!()`, ...) for the tracker's rules
+//! to match on. The tracker ([`super::tracker`]) and the flattening of deep
+//! documents ([`super::tree`]) both read them from here.
+
+use html5ever::{LocalName, local_name};
+
+/// Declares a set of local names as a pattern macro, usable in `match`
+/// arms and `matches!` (a pattern, so the rules compile as they would with
+/// the names written out).
+macro_rules! tag_set {
+    ($(#[$doc:meta])* $name:ident = $first:tt $(| $rest:tt)*) => {
+        $(#[$doc])*
+        macro_rules! $name {
+            () => {
+                ::html5ever::local_name!($first) $(| ::html5ever::local_name!($rest))*
+            };
+        }
+        pub(crate) use $name;
+    };
+}
+
+tag_set!(
+    /// `h1` to `h6`.
+    heading = "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+);
+tag_set!(
+    /// The table sections: `tbody`, `tfoot`, `thead`.
+    table_section = "tbody" | "tfoot" | "thead"
+);
+tag_set!(
+    /// The table parts whose start tag closes a caption or a cell.
+    table_part = "caption" | "col" | "colgroup" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr"
+);
+tag_set!(
+    /// The elements whose start tag inserts a marker in the list of active
+    /// formatting elements (and which are in the default scope).
+    marker_inserting = "applet" | "marquee" | "object"
+);
+tag_set!(
+    /// The list items whose start tags close each other: `li`, `dd`, `dt`.
+    list_item = "li" | "dd" | "dt"
+);
+tag_set!(
+    /// The formatting elements but `a` and `nobr` (whose start tags have
+    /// rules of their own).
+    formatting = "b" | "big" | "code" | "em" | "font" | "i" | "s" | "small" | "strike" | "strong" | "tt" | "u"
+);
+tag_set!(
+    /// The start tags "in body", "after head" and "in template" process by
+    /// the rules of "in head".
+    in_head_start = "base"
+        | "basefont"
+        | "bgsound"
+        | "link"
+        | "meta"
+        | "noframes"
+        | "script"
+        | "style"
+        | "template"
+        | "title"
+);
+tag_set!(
+    /// The end tags "in head" and "after head" treat as anything else: `body`,
+    /// `html`, `br`.
+    body_html_br = "body" | "html" | "br"
+);
+tag_set!(
+    /// The SVG HTML integration points (lower-cased as the tokenizer gives
+    /// them).
+    svg_html_integration_point = "foreignobject" | "desc" | "title"
+);
+tag_set!(
+    /// The MathML text integration points.
+    mathml_text_integration_point = "mi" | "mo" | "mn" | "ms" | "mtext"
+);
+
+// What an element is to the tracker's rules, as bits: the tag sets of
+// html5ever's `tag_sets.rs` (HTML elements only), and what foreign elements
+// are (the tracker sets the foreign ones and `FORMATTING`).
+/// html5ever's `special_tag`.
+pub(super) const SPECIAL: u32 = 1;
+/// A boundary of the default scope: html5ever's `html_default_scope`, and
+/// the MathML text and SVG HTML integration points.
+pub(super) const SCOPE: u32 = 1 << 1;
+/// Added to the default scope in list item scope: `ol`, `ul`.
+pub(super) const LIST_SCOPE: u32 = 1 << 2;
+/// Added to the default scope in button scope: `button`.
+pub(super) const BUTTON_SCOPE: u32 = 1 << 3;
+/// Table scope: `html`, `table`, `template`.
+pub(super) const TABLE_SCOPE: u32 = 1 << 4;
+/// `cursory_implied_end`.
+pub(super) const IMPLIED: u32 = 1 << 5;
+/// What `thorough_implied_end` adds.
+pub(super) const THOROUGH: u32 = 1 << 6;
+/// `h1` to `h6`.
+pub(super) const HEADING: u32 = 1 << 7;
+/// Where table text goes to table text mode: `table`, `tbody`, `tfoot`,
+/// `thead`, `tr`.
+pub(super) const TABLE_OUTER: u32 = 1 << 8;
+/// `table_body_context`: `tbody`, `tfoot`, `thead`, `template`, `html`.
+pub(super) const BODY_CONTEXT: u32 = 1 << 9;
+/// `table_row_context`: `tr`, `template`, `html`.
+pub(super) const ROW_CONTEXT: u32 = 1 << 10;
+/// `td`, `th`.
+pub(super) const CELL: u32 = 1 << 11;
+/// An HTML `template`.
+pub(super) const TEMPLATE: u32 = 1 << 12;
+/// A MathML text integration point (`mi`, `mo`, `mn`, `ms`, `mtext`).
+pub(super) const TEXT_IP: u32 = 1 << 13;
+/// An SVG HTML integration point (`foreignObject`, `desc`, `title`).
+pub(super) const SVG_IP: u32 = 1 << 14;
+/// A MathML `annotation-xml`.
+pub(super) const ANNOTATION: u32 = 1 << 15;
+/// An `annotation-xml` whose `encoding` makes it an HTML integration point.
+pub(super) const ANNOTATION_IP: u32 = 1 << 16;
+/// An element on the list of active formatting elements.
+pub(super) const FORMATTING: u32 = 1 << 17;
+
+/// The tag sets an HTML element of this name is in.
+pub(super) fn classify(name: &LocalName) -> u32 {
+    match *name {
+        marker_inserting!() => SPECIAL | SCOPE,
+        local_name!("select") => SPECIAL | SCOPE,
+        local_name!("button") => SPECIAL | BUTTON_SCOPE,
+        local_name!("ol") | local_name!("ul") => SPECIAL | LIST_SCOPE,
+        local_name!("caption") => SPECIAL | SCOPE | THOROUGH,
+        local_name!("colgroup") => SPECIAL | THOROUGH,
+        list_item!() | local_name!("p") => SPECIAL | IMPLIED,
+        heading!() => SPECIAL | HEADING,
+        local_name!("html") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT,
+        local_name!("table") => SPECIAL | SCOPE | TABLE_SCOPE | TABLE_OUTER,
+        table_section!() => SPECIAL | THOROUGH | TABLE_OUTER | BODY_CONTEXT,
+        local_name!("tr") => SPECIAL | THOROUGH | TABLE_OUTER | ROW_CONTEXT,
+        local_name!("td") | local_name!("th") => SPECIAL | SCOPE | THOROUGH | CELL,
+        local_name!("template") => {
+            SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT | TEMPLATE
+        }
+        local_name!("option")
+        | local_name!("optgroup")
+        | local_name!("rb")
+        | local_name!("rp")
+        | local_name!("rt")
+        | local_name!("rtc") => IMPLIED,
+        _ if special_only(name) => SPECIAL,
+        _ => 0,
+    }
+}
+
+/// Inline elements no in body rule names, neither special nor
+/// formatting nor in any scope's list: their start tag is "any other start
+/// tag" (reconstruct, insert) and their end tag "any other end tag".
+/// `span` is a quarter of the tags of a documentation page.
+#[inline]
+pub(super) fn ordinary(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("span")
+            | local_name!("abbr")
+            | local_name!("bdi")
+            | local_name!("bdo")
+            | local_name!("cite")
+            | local_name!("data")
+            | local_name!("del")
+            | local_name!("dfn")
+            | local_name!("ins")
+            | local_name!("kbd")
+            | local_name!("label")
+            | local_name!("mark")
+            | local_name!("q")
+            | local_name!("samp")
+            | local_name!("sub")
+            | local_name!("sup")
+            | local_name!("time")
+            | local_name!("var")
+    )
+}
+
+/// The rest of html5ever's `special_tag`.
+pub(super) fn special_only(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("address")
+            | local_name!("area")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("blockquote")
+            | local_name!("body")
+            | local_name!("br")
+            | local_name!("center")
+            | local_name!("col")
+            | local_name!("details")
+            | local_name!("dir")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("embed")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("form")
+            | local_name!("frame")
+            | local_name!("frameset")
+            | local_name!("head")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("hr")
+            | local_name!("iframe")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("isindex")
+            | local_name!("link")
+            | local_name!("listing")
+            | local_name!("main")
+            | local_name!("menu")
+            | local_name!("meta")
+            | local_name!("nav")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("noscript")
+            | local_name!("param")
+            | local_name!("plaintext")
+            | local_name!("pre")
+            | local_name!("script")
+            | local_name!("section")
+            | local_name!("source")
+            | local_name!("style")
+            | local_name!("summary")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("track")
+            | local_name!("wbr")
+            | local_name!("xmp")
+    )
+}
+
+/// Start tags that leave foreign content for HTML (and, with `color`,
+/// `face` or `size`, `font`).
+pub(super) fn breaks_out(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("b")
+            | local_name!("big")
+            | local_name!("blockquote")
+            | local_name!("body")
+            | local_name!("br")
+            | local_name!("center")
+            | local_name!("code")
+            | local_name!("dd")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("dt")
+            | local_name!("em")
+            | local_name!("embed")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+            | local_name!("head")
+            | local_name!("hr")
+            | local_name!("i")
+            | local_name!("img")
+            | local_name!("li")
+            | local_name!("listing")
+            | local_name!("menu")
+            | local_name!("meta")
+            | local_name!("nobr")
+            | local_name!("ol")
+            | local_name!("p")
+            | local_name!("pre")
+            | local_name!("ruby")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("span")
+            | local_name!("strong")
+            | local_name!("strike")
+            | local_name!("sub")
+            | local_name!("sup")
+            | local_name!("table")
+            | local_name!("tt")
+            | local_name!("u")
+            | local_name!("ul")
+            | local_name!("var")
+    )
+}
+
+/// Whether a start tag in foreign content may be flattened (see
+/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): made self-closing, so that it opens nothing. Not
+/// `svg` or `math`, not an HTML or MathML text integration point, not
+/// `script`, and none of the tags that break out of foreign content into
+/// HTML.
+pub(super) fn flattenable_foreign(name: &LocalName) -> bool {
+    !(breaks_out(name)
+        || matches!(
+            *name,
+            svg_html_integration_point!()
+                | mathml_text_integration_point!()
+                | local_name!("svg")
+                | local_name!("math")
+                | local_name!("annotation-xml")
+                | local_name!("script")
+                | local_name!("font")
+        ))
+}
+
+/// Whether a start tag may be flattened (see
+/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)).
+pub(super) fn flattenable(name: &LocalName) -> bool {
+    !matches!(
+        &**name,
+        "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+            | "plaintext"
+            | "template"
+            | "svg"
+            | "math"
+            | "select"
+            | "table"
+            | "html"
+            | "head"
+            | "body"
+            | "frameset"
+            | "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "image"
+            | "input"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "keygen"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_elements_have_no_flags_and_no_rule_of_their_own() {
+        for name in [
+            "span", "abbr", "bdi", "bdo", "cite", "data", "del", "dfn", "ins", "kbd", "label",
+            "mark", "q", "samp", "sub", "sup", "time", "var",
+        ] {
+            let name = LocalName::from(name);
+            assert!(ordinary(&name), "{name}");
+            assert_eq!(classify(&name), 0, "{name}");
+            assert!(!special_only(&name), "{name}");
+        }
+        for name in ["a", "b", "code", "p", "li", "div", "table", "template", "svg", "x-y"] {
+            assert!(!ordinary(&LocalName::from(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn foreign_content_keeps_integration_points_and_breakouts_unflattened() {
+        let kept = "svg math foreignobject desc title annotation-xml mi mo mn ms mtext script b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var font";
+        for name in kept.split(' ') {
+            assert!(!flattenable_foreign(&LocalName::from(name)), "{name}");
+        }
+        for name in ["a", "g", "path", "rect", "mglyph", "malignmark", "annotation", "x-y"] {
+            assert!(flattenable_foreign(&LocalName::from(name)), "{name}");
+        }
+    }
+}

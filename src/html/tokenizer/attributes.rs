@@ -1,0 +1,318 @@
+//! The attribute being read, duplicates, and how a tag's attributes are
+//! gathered (all of them, or on the lean path only those the tree builder
+//! reads).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::ops::Range;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::TagKind;
+use html5ever::{Attribute, LocalName, QualName, local_name, ns};
+
+use super::names::{is_formatting, read_by_tree_builder};
+use super::spans::{AttrSpan, offset};
+use super::text::Text;
+use super::{Quote, Sink, Tokenizer};
+
+/// The attribute being read.
+#[derive(Debug)]
+pub(super) struct CurrentAttr {
+    /// The name, unless `name_is_source`.
+    pub(super) name: String,
+    /// Whether the name is the source over `name_span` as it is (neither
+    /// upper case nor NUL in it), and so not copied.
+    pub(super) name_is_source: bool,
+    pub(super) name_span: Range<usize>,
+    pub(super) value: Text,
+    pub(super) value_span: Range<usize>,
+    pub(super) quote: Quote,
+}
+
+impl CurrentAttr {
+    /// The name as the tokenizer gives it, once it is ended.
+    #[inline]
+    pub(super) fn name<'s>(&'s self, input: &'s str) -> &'s str {
+        if self.name_is_source {
+            &input[self.name_span.clone()]
+        } else {
+            &self.name
+        }
+    }
+
+    #[inline]
+    pub(super) fn value(&self) -> Range<usize> {
+        self.value_span.clone()
+    }
+
+    /// Its span in `input`; the quoting read back from the source must be
+    /// the quoting the tokenizer saw.
+    #[inline]
+    pub(super) fn span(&self, input: &str) -> AttrSpan {
+        let span = AttrSpan {
+            name: (offset(self.name_span.start), offset(self.name_span.end)),
+            value: (offset(self.value_span.start), offset(self.value_span.end)),
+        };
+        debug_assert_eq!(span.quote(input), self.quote, "{span:?}");
+        span
+    }
+}
+
+/// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
+/// to find duplicates in constant time; up to there, the spans of the
+/// attributes kept are scanned.
+#[derive(Debug, Default)]
+pub(super) struct SeenNames {
+    pub(super) set: HashSet<Box<str>>,
+}
+
+impl SeenNames {
+    #[inline]
+    pub(super) fn clear(&mut self) {
+        if !self.set.is_empty() {
+            self.set.clear();
+        }
+    }
+
+    /// Whether the tag already has an attribute `name`, given the spans of
+    /// those it has in `input`; notes it if not. A short scan for the
+    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes
+    /// more than linear time.
+    #[inline]
+    pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
+        if kept.len() < SCAN_LIMIT {
+            return kept
+                .iter()
+                .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));
+        }
+        if self.set.is_empty() {
+            for a in kept {
+                self.set.insert(Box::from(given_name(&input[a.name()])));
+            }
+        }
+        !self.set.insert(Box::from(name))
+    }
+}
+
+/// An attribute name as the tokenizer gives it: ASCII upper case lowered,
+/// NUL replaced.
+#[inline]
+pub(super) fn given_name(raw: &str) -> Cow<'_, str> {
+    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
+        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
+    } else {
+        Cow::Borrowed(raw)
+    }
+}
+
+/// Whether `raw`, a name as written, is `name`, a name as the tokenizer
+/// gives it ([`given_name`], which has no ASCII upper case and no NUL).
+#[inline]
+pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
+    if raw.len() == name.len() {
+        return raw.eq_ignore_ascii_case(name);
+    }
+    // Each NUL, one byte, becomes U+FFFD, three.
+    raw.len() < name.len()
+        && (name.len() - raw.len()).is_multiple_of(2)
+        && memchr::memchr(0, raw).is_some()
+        && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
+}
+
+/// Up to this many attributes, duplicates are found by a scan; beyond, by a
+/// hash set.
+pub(super) const SCAN_LIMIT: usize = 16;
+
+impl<'a, S: Sink> Tokenizer<'a, S> {
+    /// Starts a new attribute whose name starts at the current position.
+    pub(super) fn start_attr(&mut self) {
+        self.finish_attr();
+        let at = self.pos;
+        let attr = &mut self.attr;
+        attr.name.clear();
+        attr.name_is_source = false;
+        attr.name_span = at..at;
+        attr.value.clear(at);
+        attr.value_span = at..at;
+        attr.quote = Quote::Valueless;
+        self.in_attr = true;
+    }
+
+    /// Ends the current attribute's name at the current position.
+    pub(super) fn end_attr_name(&mut self) {
+        let at = self.pos;
+        let attr = &mut self.attr;
+        attr.name_span.end = at;
+        attr.value.clear(at);
+        attr.value_span = at..at;
+    }
+
+    /// Starts the current attribute's value at the current position.
+    pub(super) fn start_attr_value(&mut self, quote: Quote) {
+        let at = self.pos;
+        let attr = &mut self.attr;
+        attr.quote = quote;
+        attr.value.clear(at);
+        attr.value_span = at..at;
+    }
+
+    /// Appends the source `input[from..to]` to the current attribute's
+    /// value. With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder) values are not gathered as
+    /// they are read: the few a token carries are decoded from their spans
+    /// when the attribute is finished ([`Tokenizer::lean_value`]).
+    pub(super) fn value_raw(&mut self, from: usize, to: usize) {
+        if !self.lean {
+            self.attr.value.push_raw(self.input, from, to);
+        }
+    }
+
+    /// Appends text that is not the source to the current attribute's
+    /// value (see [`Tokenizer::value_raw`]).
+    pub(super) fn value_str(&mut self, s: &str) {
+        if !self.lean {
+            self.attr.value.push_str(self.input, s);
+        }
+    }
+
+    /// The current attribute's value, decoded from its span as the
+    /// tokenizer decodes it (on the lean path, which does not gather it).
+    pub(super) fn lean_value(&self) -> Cow<'a, str> {
+        let raw = self.input.get(self.attr.value()).unwrap_or_default();
+        if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {
+            crate::html::charref::decode_attribute(raw).text
+        } else {
+            Cow::Borrowed(raw)
+        }
+    }
+
+    /// Ends the current attribute's value at the current position.
+    pub(super) fn end_attr_value(&mut self) {
+        self.attr.value_span.end = self.pos;
+    }
+
+    /// Adds the current attribute to the tag, unless the tag already has
+    /// one of that name.
+    #[inline]
+    pub(super) fn finish_attr(&mut self) {
+        if !std::mem::take(&mut self.in_attr) {
+            return;
+        }
+        if self.lean {
+            self.finish_attr_lean();
+        } else {
+            self.finish_attr_full();
+        }
+    }
+
+    /// [`Tokenizer::finish_attr`] with every attribute as an atom.
+    pub(super) fn finish_attr_full(&mut self) {
+        let name = LocalName::from(self.attr.name(self.input));
+        let duplicate = if self.attrs.len() < SCAN_LIMIT {
+            self.attrs.iter().any(|a| a.name.local == name)
+        } else {
+            if self.attr_names.is_empty() {
+                self.attr_names
+                    .extend(self.attrs.iter().map(|a| a.name.local.clone()));
+            }
+            !self.attr_names.insert(name.clone())
+        };
+        if duplicate {
+            self.had_duplicate = true;
+            self.error("Duplicate attribute");
+        } else {
+            let value = self.text_tendril(&self.attr.value);
+            self.attrs.push(Attribute {
+                name: QualName::new(None, ns!(), name),
+                value,
+            });
+            self.attr_spans.push(self.attr.span(self.input));
+        }
+    }
+
+    /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder): the
+    /// same duplicate check on plain strings, no atom for a name the tree
+    /// builder does not read.
+    pub(super) fn finish_attr_lean(&mut self) {
+        let input = self.input;
+        if self
+            .seen
+            .seen_before(input, &self.attr_spans, self.attr.name(input))
+        {
+            self.had_duplicate = true;
+            self.error("Duplicate attribute");
+            return;
+        }
+        if let Some(name) = read_by_tree_builder(self.attr.name(input)) {
+            if S::HTML5EVER {
+                let value = StrTendril::from_slice(&self.lean_value());
+                self.attrs.push(Attribute {
+                    name: QualName::new(None, ns!(), name),
+                    value,
+                });
+            } else {
+                let value = self.lean_value();
+                self.read.push((name, value));
+            }
+        } else if S::HTML5EVER
+            && self.formatting_stand_in
+            && self.tag_kind == TagKind::StartTag
+            && self.is_formatting()
+        {
+            let value = self.lean_value();
+            let (attr, text) = (&self.attr, &mut self.dropped_text);
+            let attr_name = attr.name(input);
+            let name = text.len()..text.len() + attr_name.len();
+            text.push_str(attr_name);
+            let at = text.len();
+            text.push_str(&value);
+            self.dropped.push((name, at..text.len()));
+        }
+        let span = self.attr.span(self.input);
+        self.log_tag = self.log_tag
+            || self.log_any_attribute
+            || crate::html::links::may_hold_url(&input.as_bytes()[span.name()]);
+        self.attr_spans.push(span);
+    }
+
+    /// Whether the tag is a formatting element's (asked once a tag).
+    pub(super) fn is_formatting(&mut self) -> bool {
+        if self.formatting.is_none() {
+            self.formatting = Some(is_formatting(self.current_tag_name()));
+        }
+        self.formatting == Some(true)
+    }
+
+    /// The current tag's name as the tokenizer gives it.
+    pub(super) fn current_tag_name(&self) -> &str {
+        match &self.tag_name_source {
+            Some(span) => &self.input[span.clone()],
+            None => &self.tag_name,
+        }
+    }
+
+    /// With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder), the attribute that stands for the
+    /// attributes left out of a formatting element's token: an empty name,
+    /// and as value each (name, value) pair, sorted by name, NUL after each
+    /// part (the tokenizer has replaced every NUL in names and values).
+    /// Two such tokens then compare equal exactly when their attribute
+    /// lists do, as the tree builder's "Noah's Ark" clause compares them.
+    pub(super) fn dropped_attribute(&mut self) -> Option<Attribute> {
+        if self.dropped.is_empty() {
+            return None;
+        }
+        let text = &self.dropped_text;
+        self.dropped
+            .sort_unstable_by(|a, b| text[a.0.clone()].cmp(&text[b.0.clone()]));
+        let mut value = String::with_capacity(text.len() + 2 * self.dropped.len());
+        for (name, val) in &self.dropped {
+            value.push_str(&text[name.clone()]);
+            value.push('\0');
+            value.push_str(&text[val.clone()]);
+            value.push('\0');
+        }
+        Some(Attribute {
+            name: QualName::new(None, ns!(), local_name!("")),
+            value: StrTendril::from_slice(&value),
+        })
+    }
+}

@@ -1,0 +1,191 @@
+//! Where tokens go: the [`Sink`] interface, and its adapter to html5ever's
+//! token sinks.
+
+use std::borrow::Cow;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
+use html5ever::{Attribute, LocalName};
+
+/// What the tokenizer does after a tag, as its sink asks: html5ever's
+/// [`TokenSinkResult`] without what this tokenizer ignores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feedback {
+    /// Go on in the data state.
+    Continue,
+    /// Switch to the PLAINTEXT state.
+    Plaintext,
+    /// Switch to the raw text state of this kind.
+    Raw(RawKind),
+}
+
+/// A tag token as a [`Sink`] gets it.
+#[derive(Debug)]
+pub struct TagToken<'t> {
+    /// Start or end tag.
+    pub kind: TagKind,
+    /// The name (lower-cased).
+    pub name: LocalName,
+    /// Whether it ends with `/>`.
+    pub self_closing: bool,
+    /// Whether an attribute was dropped as a duplicate.
+    pub had_duplicate_attributes: bool,
+    /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
+    /// attributes as [`Attributes`](super::Attributes) says; empty otherwise.
+    pub attrs: &'t mut Vec<Attribute>,
+    /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER)
+    /// with their decoded values, in source order, duplicates dropped.
+    pub read: &'t [(LocalName, Cow<'t, str>)],
+}
+
+impl TagToken<'_> {
+    /// The decoded value of the attribute `name`, one of
+    /// [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER) (for a sink of html5ever tokens, any).
+    pub fn attr(&self, name: &LocalName) -> Option<&str> {
+        if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
+            return Some(value);
+        }
+        self.attrs
+            .iter()
+            .find(|a| a.name.local == *name)
+            .map(|a| &*a.value)
+    }
+}
+
+/// A run of characters as a [`Sink`] gets it.
+#[derive(Debug, Clone, Copy)]
+pub enum Chars<'t> {
+    /// The text, with [`Attributes::All`](super::Attributes::All) for a sink of html5ever tokens.
+    Text(&'t str),
+    /// Otherwise, what stands for it (see [`Collapsed`](super::Collapsed)): `text` for a
+    /// tree builder, and whether the run is white space only.
+    StandIn {
+        /// The stand-in.
+        text: &'static str,
+        /// Whether the run is ASCII white space only.
+        space: bool,
+    },
+}
+
+/// Where the tokenizer hands its tokens: html5ever's [`TokenSink`] without
+/// building html5ever's tokens when the sink does not want them. Any
+/// `TokenSink` is one through [`tokenize`](super::tokenize)'s adapter; relink's tracker is
+/// one of its own, which gets text as a class, no comment text, and of a
+/// tag only its name and the few attributes a tree builder reads, and
+/// nothing allocated for it.
+///
+/// Each method gets the line number the token is on (0 unless
+/// [`Options::lines`](super::Options::lines)).
+pub trait Sink {
+    /// Whether the sink takes html5ever tokens: then tags carry
+    /// html5ever attributes as [`Attributes`](super::Attributes) says, text is the text with
+    /// [`Attributes::All`](super::Attributes::All), comments are their text. Otherwise tags carry
+    /// [`TagToken::read`], text is always a stand-in and comments are
+    /// empty, whatever [`Attributes`](super::Attributes) says (which then only says which tags
+    /// are logged).
+    const HTML5EVER: bool;
+
+    /// Whether the sink reads parse errors. A sink that does not (with
+    /// text as stand-ins) is spared the work that only finds them: a
+    /// character reference in text that can stand only for text other than
+    /// white space is then read as text, not decoded.
+    const PARSE_ERRORS: bool = true;
+
+    /// A start or end tag; the answer says which state the tokenizer goes
+    /// on in.
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
+
+    /// A run of characters.
+    fn characters(&self, chars: Chars<'_>, line: u64);
+
+    /// A NUL in the data state or a CDATA section.
+    fn null(&self, line: u64);
+
+    /// A comment (empty unless [`Sink::HTML5EVER`]).
+    fn comment(&self, text: &str, line: u64);
+
+    /// A DOCTYPE.
+    fn doctype(&self, doctype: Doctype, line: u64);
+
+    /// A parse error.
+    fn parse_error(&self, message: &'static str, line: u64);
+
+    /// The end of the input.
+    fn eof(&self, line: u64);
+
+    /// Called once, after [`Sink::eof`].
+    fn end(&self);
+
+    /// Whether the adjusted current node is present and not an HTML
+    /// element (a CDATA section can start only then).
+    fn in_foreign_content(&self) -> bool;
+}
+
+/// The adapter of any html5ever [`TokenSink`] to [`Sink`]: builds each
+/// token as html5ever's tokenizer would.
+pub(super) struct Tokens<S>(pub(super) S);
+
+impl<S: TokenSink> Tokens<S> {
+    pub(super) fn send(&self, token: Token, line: u64) -> TokenSinkResult<S::Handle> {
+        self.0.process_token(token, line)
+    }
+}
+
+impl<S: TokenSink> Sink for Tokens<S> {
+    const HTML5EVER: bool = true;
+
+    fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback {
+        let token = Token::TagToken(Tag {
+            kind: tag.kind,
+            name: tag.name,
+            self_closing: tag.self_closing,
+            attrs: std::mem::take(tag.attrs),
+            had_duplicate_attributes: tag.had_duplicate_attributes,
+        });
+        match self.send(token, line) {
+            TokenSinkResult::Continue
+            | TokenSinkResult::Script(_)
+            | TokenSinkResult::EncodingIndicator(_) => Feedback::Continue,
+            TokenSinkResult::Plaintext => Feedback::Plaintext,
+            TokenSinkResult::RawData(kind) => Feedback::Raw(kind),
+        }
+    }
+
+    fn characters(&self, chars: Chars<'_>, line: u64) {
+        let text = match chars {
+            Chars::Text(text) | Chars::StandIn { text, .. } => text,
+        };
+        // Only tag tokens get an answer other than Continue.
+        let _ = self.send(Token::CharacterTokens(StrTendril::from_slice(text)), line);
+    }
+
+    fn null(&self, line: u64) {
+        let _ = self.send(Token::NullCharacterToken, line);
+    }
+
+    fn comment(&self, text: &str, line: u64) {
+        let _ = self.send(Token::CommentToken(StrTendril::from_slice(text)), line);
+    }
+
+    fn doctype(&self, doctype: Doctype, line: u64) {
+        let _ = self.send(Token::DoctypeToken(doctype), line);
+    }
+
+    fn parse_error(&self, message: &'static str, line: u64) {
+        let _ = self.send(Token::ParseError(Cow::Borrowed(message)), line);
+    }
+
+    fn eof(&self, line: u64) {
+        let _ = self.send(Token::EOFToken, line);
+    }
+
+    fn end(&self) {
+        self.0.end();
+    }
+
+    fn in_foreign_content(&self) -> bool {
+        self.0
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}

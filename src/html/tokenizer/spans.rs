@@ -1,0 +1,210 @@
+//! The span log: where each logged tag and its attributes lie in the
+//! source, kept compact.
+
+use std::cell::{Cell, Ref, RefCell};
+use std::ops::Range;
+
+use html5ever::tokenizer::TagKind;
+
+use super::Quote;
+
+/// An offset as stored: documents are at most `u32::MAX` bytes (what
+/// html5ever's tendrils hold), and a document has millions of tags, so
+/// spans take half the room of `usize` ones.
+#[inline]
+pub(super) fn offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
+#[inline]
+pub(super) fn range(span: (u32, u32)) -> Range<usize> {
+    span.0 as usize..span.1 as usize
+}
+
+/// Where one attribute of a tag lies in the source: 16 bytes, as a
+/// document may hold millions (how its value was written is read back
+/// from the source, [`AttrSpan::quote`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttrSpan {
+    pub(super) name: (u32, u32),
+    pub(super) value: (u32, u32),
+}
+
+impl AttrSpan {
+    /// The name, as written (before lowercasing).
+    #[inline]
+    pub fn name(&self) -> Range<usize> {
+        range(self.name)
+    }
+
+    /// The raw value, without its quotes and before character references
+    /// are decoded.
+    #[inline]
+    pub fn value(&self) -> Range<usize> {
+        range(self.value)
+    }
+
+    /// How the value was written, read from `src`, the source the span is
+    /// of: a value that starts where the name ends has none (an `=` lies
+    /// between a name and any value); a quoted value follows its quote; an
+    /// unquoted one follows `=` or white space, never a quote (a quote
+    /// there would have started a quoted value).
+    #[inline]
+    pub fn quote(&self, src: &str) -> Quote {
+        if self.value.0 == self.name.1 {
+            return Quote::Valueless;
+        }
+        let before = (self.value.0 as usize).checked_sub(1);
+        match before.and_then(|at| src.as_bytes().get(at)) {
+            Some(b'"') => Quote::Double,
+            Some(b'\'') => Quote::Single,
+            _ => Quote::Unquoted,
+        }
+    }
+}
+
+/// The top bit of [`TagSpan`]'s attribute end: set for an end tag (a
+/// document of at most `u32::MAX` bytes has fewer than 2^31 attributes).
+pub(super) const END_TAG: u32 = 1 << 31;
+
+/// Where one tag token lies in the source: 16 bytes, as a document may
+/// hold millions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagSpan {
+    pub(super) span: (u32, u32),
+    /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
+    /// k-th attribute of the token (duplicates are dropped from both). The
+    /// end's top bit says an end tag ([`END_TAG`]).
+    pub(super) attrs: (u32, u32),
+}
+
+impl TagSpan {
+    #[inline]
+    pub(super) fn new(kind: TagKind, span: (u32, u32), attrs: (u32, u32)) -> Self {
+        let end = attrs.1.min(END_TAG - 1);
+        let flag = if kind == TagKind::EndTag { END_TAG } else { 0 };
+        TagSpan {
+            span,
+            attrs: (attrs.0.min(end), end | flag),
+        }
+    }
+
+    /// Start or end tag.
+    #[inline]
+    pub fn kind(&self) -> TagKind {
+        if self.attrs.1 & END_TAG != 0 {
+            TagKind::EndTag
+        } else {
+            TagKind::StartTag
+        }
+    }
+
+    /// From its `<` to just after its `>`.
+    #[inline]
+    pub fn span(&self) -> Range<usize> {
+        range(self.span)
+    }
+
+    /// Where this tag's attributes are in [`SpanLog::into_flat`]'s list.
+    #[inline]
+    pub fn attr_range(&self) -> Range<usize> {
+        range((self.attrs.0, self.attrs.1 & !END_TAG))
+    }
+}
+
+/// The spans of the tag tokens emitted so far, in order.
+///
+/// The tokenizer logs a tag's span just before handing its token to the
+/// sink, so while the sink processes a tag token (and, for a tree builder,
+/// while it creates that tag's element), [`SpanLog::current`] is that tag's
+/// index; while it processes any other token, `current` is `None`.
+#[derive(Debug, Default)]
+pub struct SpanLog {
+    pub(super) tags: RefCell<Vec<TagSpan>>,
+    pub(super) attrs: RefCell<Vec<AttrSpan>>,
+    pub(super) current: Cell<Option<usize>>,
+}
+
+impl SpanLog {
+    /// A log with room for `tags` tag tokens (a document has at most as
+    /// many as it has `<`), so that it never grows by copying.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    #[inline]
+    pub fn with_capacity(tags: usize) -> Self {
+        SpanLog {
+            tags: RefCell::new(Vec::with_capacity(tags)),
+            ..SpanLog::default()
+        }
+    }
+
+    /// How many tag tokens have been emitted.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.tags.borrow().len()
+    }
+
+    /// Whether no tag token has been emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The index of the tag token the sink is processing, if it is
+    /// processing one.
+    #[inline]
+    pub fn current(&self) -> Option<usize> {
+        self.current.get()
+    }
+
+    /// The span of tag `index`.
+    ///
+    /// # Panics
+    ///
+    /// If no such tag was emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    #[inline]
+    pub fn tag(&self, index: usize) -> TagSpan {
+        self.tags.borrow()[index].clone()
+    }
+
+    /// The spans of tag `index`'s attributes, in the token's order.
+    ///
+    /// # Panics
+    ///
+    /// If no such tag was emitted.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    #[inline]
+    pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
+        let range = self.tags.borrow()[index].attr_range();
+        Ref::map(self.attrs.borrow(), |all| &all[range])
+    }
+
+    /// Takes the tags logged so far and their attributes, leaving the log
+    /// empty: the next tag is tag 0 again, its attributes from 0 (for a
+    /// sink that hands a document over in pieces, between tokens).
+    #[inline]
+    pub fn take(&self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
+        (self.tags.take(), self.attrs.take())
+    }
+
+    /// Every tag span, and every attribute's span in one list (a tag's
+    /// are [`TagSpan::attr_range`] of it).
+    #[inline]
+    pub fn into_flat(self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
+        (self.tags.into_inner(), self.attrs.into_inner())
+    }
+
+    /// Every tag span, and every attribute's span with the tag it is on.
+    #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
+    #[inline]
+    pub fn into_parts(self) -> (Vec<TagSpan>, Vec<Vec<AttrSpan>>) {
+        let tags = self.tags.into_inner();
+        let attrs = self.attrs.into_inner();
+        let per_tag = tags
+            .iter()
+            .map(|t| attrs[t.attr_range()].to_vec())
+            .collect();
+        (tags, per_tag)
+    }
+}

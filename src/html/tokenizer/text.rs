@@ -1,0 +1,184 @@
+//! Runs of text being gathered: the source verbatim as a range until
+//! something else is added, and the stand-in of a run on the lean path.
+
+
+
+/// Text being gathered (a comment, an attribute value, a run of
+/// characters): while it is the source verbatim it is only a range of the
+/// input; the first character that is not (a decoded reference, a
+/// replaced NUL, a normalised CR) copies it into a buffer.
+#[derive(Debug, Default)]
+pub(super) struct Text {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) owned: bool,
+    pub(super) buf: String,
+}
+
+impl Text {
+    #[inline]
+    pub(super) fn clear(&mut self, at: usize) {
+        self.start = at;
+        self.end = at;
+        self.owned = false;
+        self.buf.clear();
+    }
+
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        if self.owned {
+            self.buf.is_empty()
+        } else {
+            self.start == self.end
+        }
+    }
+
+    /// Appends the source `input[from..to]`, with CR and CRLF as LF.
+    #[inline]
+    pub(super) fn push_raw(&mut self, input: &str, from: usize, to: usize) {
+        if from == to {
+            return;
+        }
+        let raw = &input[from..to];
+        let has_cr = memchr::memchr(b'\r', raw.as_bytes()).is_some();
+        if !self.owned && !has_cr {
+            if self.start == self.end {
+                self.start = from;
+                self.end = to;
+                return;
+            }
+            if from == self.end {
+                self.end = to;
+                return;
+            }
+        }
+        self.materialize(input);
+        push_normalized(&mut self.buf, raw);
+    }
+
+    /// Appends text that is not the source.
+    #[inline]
+    pub(super) fn push_str(&mut self, input: &str, s: &str) {
+        self.materialize(input);
+        self.buf.push_str(s);
+    }
+
+    #[inline]
+    pub(super) fn materialize(&mut self, input: &str) {
+        if !self.owned {
+            self.owned = true;
+            self.buf.clear();
+            self.buf.push_str(&input[self.start..self.end]);
+        }
+    }
+}
+
+/// Appends `raw` to `buf` with each CRLF and each lone CR as LF (input
+/// stream preprocessing).
+#[inline]
+pub(super) fn push_normalized(buf: &mut String, raw: &str) {
+    let mut rest = raw;
+    while let Some(i) = memchr::memchr(b'\r', rest.as_bytes()) {
+        buf.push_str(&rest[..i]);
+        buf.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(after) = rest.strip_prefix('\n') {
+            rest = after;
+        }
+    }
+    buf.push_str(rest);
+}
+
+/// Character data as the lean path hands it over ([`Attributes::TreeBuilder`](super::Attributes::TreeBuilder)):
+/// not the text but a stand-in that leads the tree builder to the same
+/// decisions. The tree builder (and relink's sinks) look at a run of
+/// characters only to tell white space from other characters (splitting a
+/// run into white space and the rest, table text holding any character
+/// not white space, `frameset-ok`, the initial insertion mode), to drop a
+/// line feed leading the first run after `<pre>`, `<listing>` or
+/// `<textarea>`, and to see whether a run is empty after that. So the
+/// stand-in is the run's leading white space, its first two characters at
+/// most, the first a line feed if the run's is, the others spaces, then an
+/// `x` if the run has any other character: at most four bytes from a fixed
+/// set, held inside the tendril, so no run of text is copied, decoded or
+/// allocated however long it is. A NUL never reaches it: in the data and
+/// CDATA states it is a token of its own, elsewhere U+FFFD.
+#[derive(Debug, Default)]
+pub(super) struct Collapsed {
+    /// How many white space characters lead the run, up to two.
+    pub(super) spaces: u8,
+    /// Whether the first of them is a line feed.
+    pub(super) line_feed: bool,
+    /// Whether the run has a character that is not white space (after
+    /// which nothing changes the stand-in).
+    pub(super) other: bool,
+}
+
+/// White space as the tree builder tells it (`char::is_ascii_whitespace`).
+#[inline]
+pub(super) fn is_tree_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+impl Collapsed {
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.spaces == 0 && !self.other
+    }
+
+    /// The stand-in.
+    #[inline]
+    pub(super) fn as_str(&self) -> &'static str {
+        const SHAPES: [&str; 10] = ["", "x", " ", " x", "\n", "\nx", "  ", "  x", "\n ", "\n x"];
+        let spaces = match (self.spaces, self.line_feed) {
+            (0, _) => 0,
+            (1, false) => 1,
+            (1, true) => 2,
+            (_, false) => 3,
+            (_, true) => 4,
+        };
+        SHAPES[spaces * 2 + usize::from(self.other)]
+    }
+
+    /// Appends `s`, which is the source (a CRLF pair is one line feed)
+    /// when `source` is true.
+    #[inline]
+    pub(super) fn push(&mut self, s: &[u8], source: bool) {
+        match s.first() {
+            _ if self.other => {}
+            None => {}
+            Some(&b) if !is_tree_space(b) => self.other = true,
+            Some(_) => self.push_spaces(s, source),
+        }
+    }
+
+    /// [`Collapsed::push`] of text that starts with white space.
+    #[inline]
+    pub(super) fn push_spaces(&mut self, bytes: &[u8], source: bool) {
+        let mut rest = bytes;
+        while self.spaces < 2 {
+            let Some((&b, tail)) = rest.split_first() else {
+                return;
+            };
+            if !is_tree_space(b) {
+                self.other = true;
+                return;
+            }
+            rest = tail;
+            if b == b'\r' && source {
+                // CR and CRLF are one line feed.
+                rest = rest.strip_prefix(b"\n").unwrap_or(rest);
+            }
+            if self.spaces == 0 {
+                self.line_feed = b == b'\n' || (b == b'\r' && source);
+            }
+            self.spaces += 1;
+        }
+        self.other = rest.iter().any(|&b| !is_tree_space(b));
+    }
+
+    #[inline]
+    pub(super) fn clear(&mut self) {
+        *self = Collapsed::default();
+    }
+}
