@@ -1,19 +1,15 @@
 //! The settings of a rewrite ([`Rewriter`], whose [`Rewriter::run`] is the
 //! front door), and one call for the common cases.
 
-#[cfg(test)]
-use std::io::Write;
-
 use encoding_rs::Encoding;
 
 use crate::Error;
 use crate::base::Layer;
 use crate::document::DocumentReport;
-use crate::front::{Event, Input, Output};
 use crate::kind::Kind;
 use crate::links::{Link, LinkRow, Warning};
 use crate::mime::mbox::MboxFormat;
-use crate::options::{Details, ExtraAttribute, Options};
+use crate::options::{Details, ExtraAttribute};
 use crate::url::{BaseUrl, Rules};
 
 /// Makes the relative links of an HTML document absolute, taking
@@ -169,72 +165,14 @@ impl Rewriter {
         self.keep_layers = true;
         self
     }
-
-    /// The options of a run over `bases`.
-    pub(crate) fn options_with<'a>(&'a self, bases: &'a crate::front::Bases) -> Options<'a> {
-        Options {
-            rules: self.rules,
-            forced: bases.forced.as_ref(),
-            outer: bases.outer.as_ref(),
-            resource_base: bases.resource.as_ref(),
-            transport: self.encoding,
-            keep_fragment_links: self.keep_fragment_links,
-            extra_attributes: &self.attributes,
-            details: self.details,
-            rows: None,
-        }
-    }
-
-    /// Rewrites any input relink reads, held in memory: HTML, a style
-    /// sheet, a message or MHTML file, an mbox, a web archive (WARC or
-    /// ARC, plain or gzipped) or a WACZ package, by [`Rewriter::kind`],
-    /// else by its content: [`Rewriter::run`] over bytes, its output
-    /// held in memory ([`Rewriter::run`] reads archives as streams).
-    ///
-    /// A gzipped document is rewritten inside its compression and comes
-    /// back gzipped. A web archive is never read as a document: given
-    /// another kind, it is an error; with no kind given, an archive found
-    /// after junk (a byte order mark, NUL bytes, stray lines) is read as
-    /// an archive.
-    ///
-    /// The links of an archive come in order, message by message or record
-    /// by record; each record's own base serves, not
-    /// [`Rewriter::retrieved_from`].
-    pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        let mut output = Vec::new();
-        let mut rows = Vec::new();
-        let done = Rewriter {
-            keep_layers: true,
-            ..self.clone()
-        }
-        .run(
-            Input::bytes(input),
-            Output::WhenChanged(&mut output),
-            &mut |event| {
-                if let Event::Rows(found) = event {
-                    rows.extend_from_slice(found);
-                }
-                Ok(())
-            },
-        )?;
-        let report = DocumentReport {
-            output: done.changed.then_some(output),
-            rows,
-            rewritten: done.rewritten,
-            warnings: done.warnings,
-            layers: done.layers,
-            without_base: done.without_base,
-        };
-        Ok(Rewritten { input, report })
-    }
 }
 
 /// A rewritten document: its bytes, whether they changed, its links (when
 /// recorded) and what could not be done.
 #[derive(Debug)]
 pub struct Rewritten<'i> {
-    input: &'i [u8],
-    report: DocumentReport,
+    pub(crate) input: &'i [u8],
+    pub(crate) report: DocumentReport,
 }
 
 impl Rewritten<'_> {
@@ -289,135 +227,5 @@ impl Rewritten<'_> {
     /// How many documents had no base, so that their links were left.
     pub fn without_base(&self) -> usize {
         self.report.without_base
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::front::Report;
-
-    const MBOX: &[u8] = b"From a@b Thu Jan  1 00:00:00 1970\nContent-Type: text/html\n\n\
-        <a href=x>x</a>\n\nFrom a@b Thu Jan  1 00:00:00 1970\n\
-        Content-Base: http://b.example/m/\nContent-Type: text/html\n\n<a href=y>y</a>\n";
-
-    fn gzip(bytes: &[u8]) -> Vec<u8> {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        encoder.write_all(bytes).unwrap();
-        encoder.finish().unwrap()
-    }
-
-    /// The rows of a run over `input`, written to `output`.
-    fn run(
-        rewriter: &Rewriter,
-        input: Input<'_>,
-        output: Output<'_>,
-    ) -> Result<(Vec<LinkRow>, Report), Error> {
-        let mut rows = Vec::new();
-        let report = rewriter.run(input, output, &mut |event| {
-            if let Event::Rows(found) = event {
-                rows.extend_from_slice(found);
-            }
-            Ok(())
-        })?;
-        Ok((rows, report))
-    }
-
-    fn resolved(rows: &[LinkRow]) -> Vec<(Option<usize>, &str)> {
-        rows.iter()
-            .map(|r| (r.message, r.link.resolved.as_str()))
-            .collect()
-    }
-
-    #[test]
-    fn rows_of_html_are_the_links_of_rewrite() {
-        let rewriter = Rewriter::new().retrieved_from("http://a.example/d/");
-        let page = b"<a href=x>x</a><img src=../i.png>";
-        let (rows, _) = run(&rewriter, Input::bytes(page), Output::Nowhere).unwrap();
-        let links = rewriter.rewrite(page).unwrap();
-        let expected: Vec<&str> = links.links().iter().map(|l| l.resolved.as_str()).collect();
-        assert_eq!(resolved(&rows), [(None, expected[0]), (None, expected[1])]);
-        assert!(rows.iter().all(|r| r.part.is_none() && r.record.is_none()));
-    }
-
-    #[test]
-    fn an_mbox_gives_its_rows_gzipped_or_not() {
-        let rewriter = Rewriter::new().retrieved_from("http://a.example/");
-        let (plain, report) = run(&rewriter, Input::reader(MBOX), Output::Nowhere).unwrap();
-        assert_eq!(report.messages, 2);
-        assert_eq!(
-            resolved(&plain),
-            [
-                (Some(1), "http://a.example/x"),
-                (Some(2), "http://b.example/m/y")
-            ]
-        );
-        let packed = gzip(MBOX);
-        let (unpacked, _) = run(&rewriter, Input::reader(&packed[..]), Output::Nowhere).unwrap();
-        assert_eq!(resolved(&unpacked), resolved(&plain));
-        assert_eq!(
-            resolved(rewriter.rewrite(&packed).unwrap().rows()),
-            resolved(&plain)
-        );
-    }
-
-    #[test]
-    fn a_gzipped_mbox_is_rewritten_gzipped() {
-        let rewriter = Rewriter::new().retrieved_from("http://a.example/");
-        let mut plain = Vec::new();
-        let (_, report) = run(&rewriter, Input::bytes(MBOX), Output::Always(&mut plain)).unwrap();
-        assert!(report.changed);
-        let mut packed = Vec::new();
-        let mut numbers = Vec::new();
-        rewriter
-            .run(
-                Input::bytes(&gzip(MBOX)),
-                Output::Always(&mut packed),
-                &mut |event| {
-                    if let Event::Done(done) = event
-                        && let crate::front::Unit::Message(n) = done.unit
-                    {
-                        numbers.push(n);
-                    }
-                    Ok(())
-                },
-            )
-            .unwrap();
-        assert_eq!(numbers, [1, 2]);
-        assert!(packed.starts_with(&[0x1f, 0x8b]));
-        let unpacked = crate::compressed::gunzip(&packed, 1 << 20).unwrap().bytes;
-        assert_eq!(unpacked, plain);
-        assert_eq!(plain, rewriter.rewrite(MBOX).unwrap().bytes());
-    }
-
-    #[test]
-    fn rows_of_an_archive_given_another_kind_are_refused() {
-        let warc = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
-        let rewriter = Rewriter::new().kind(Kind::Html);
-        assert!(matches!(
-            run(&rewriter, Input::bytes(warc), Output::Nowhere),
-            Err(Error::ArchiveAsDocument)
-        ));
-        let (rows, report) = run(&Rewriter::new(), Input::bytes(warc), Output::Nowhere).unwrap();
-        assert!(rows.is_empty());
-        assert_eq!((report.kind, report.records), (Some(Kind::Warc), 1));
-    }
-
-    #[test]
-    fn a_zstd_document_is_left_as_it_is_with_a_warning() {
-        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0];
-        let out = Rewriter::new()
-            .retrieved_from("http://a/")
-            .rewrite(&zstd)
-            .unwrap();
-        assert!(!out.changed());
-        assert_eq!(out.bytes(), zstd);
-        assert!(out.warnings()[0].message.contains("zstd"));
-        let named = Rewriter::new().run(
-            Input::bytes(&zstd).named("crawl.warc.zst"),
-            Output::Nowhere,
-            &mut |_| Ok(()),
-        );
-        assert!(matches!(named, Err(Error::CompressedArchive("zstd"))));
     }
 }

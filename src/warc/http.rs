@@ -458,42 +458,7 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
         .map(|n| ("transfer-encoding", n))
         .chain(content.iter().rev().map(|n| ("content-encoding", n)));
     for (header, name) in all {
-        match undo(name, &body, limit)? {
-            Undone::Whole(coding, data) => {
-                push_coding(&mut codings, header, (coding, Vec::new()));
-                body = Cow::Owned(data);
-            }
-            Undone::Trailed(coding, data, tail) => {
-                warnings.push((
-                    WarningKind::Unreadable,
-                    format!(
-                        "{header} {name} ends {} bytes before the body does; those bytes kept as they are",
-                        tail.len()
-                    ),
-                ));
-                push_coding(&mut codings, header, (coding, tail));
-                body = Cow::Owned(data);
-            }
-            Undone::Partly(coding, data, reason) => {
-                warnings.push((
-                    WarningKind::Unreadable,
-                    format!(
-                        "{header} {name} breaks off after {} bytes ({reason}); read as far as it goes",
-                        data.len()
-                    ),
-                ));
-                push_coding(&mut codings, header, (coding, Vec::new()));
-                body = Cow::Owned(data);
-            }
-            Undone::Not(reason) => warnings.push((
-                WarningKind::Unreadable,
-                format!("{header} {name} does not decode ({reason}); read as it is"),
-            )),
-            Undone::Unknown => warnings.push((
-                WarningKind::UnknownEncoding,
-                format!("{header} {name:?} is not one relink knows; read as it is"),
-            )),
-        }
+        undo_one((header, name), &mut body, limit, (&mut codings, &mut warnings))?;
     }
     Ok(Decoded {
         payload: body,
@@ -502,6 +467,53 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
         warnings,
         broken,
     })
+}
+
+/// Undoes one coding, `name` of `header`, of `body` in place, noting it in
+/// `codings` and what could not be done in `warnings`.
+fn undo_one(
+    (header, name): (&str, &String),
+    body: &mut Cow<'_, [u8]>,
+    limit: usize,
+    (codings, warnings): (&mut Codings, &mut Vec<(WarningKind, String)>),
+) -> Result<(), String> {
+    match undo(name, body, limit)? {
+        Undone::Whole(coding, data) => {
+            push_coding(codings, header, (coding, Vec::new()));
+            *body = Cow::Owned(data);
+        }
+        Undone::Trailed(coding, data, tail) => {
+            warnings.push((
+                WarningKind::Unreadable,
+                format!(
+                    "{header} {name} ends {} bytes before the body does; those bytes kept as they are",
+                    tail.len()
+                ),
+            ));
+            push_coding(codings, header, (coding, tail));
+            *body = Cow::Owned(data);
+        }
+        Undone::Partly(coding, data, reason) => {
+            warnings.push((
+                WarningKind::Unreadable,
+                format!(
+                    "{header} {name} breaks off after {} bytes ({reason}); read as far as it goes",
+                    data.len()
+                ),
+            ));
+            push_coding(codings, header, (coding, Vec::new()));
+            *body = Cow::Owned(data);
+        }
+        Undone::Not(reason) => warnings.push((
+            WarningKind::Unreadable,
+            format!("{header} {name} does not decode ({reason}); read as it is"),
+        )),
+        Undone::Unknown => warnings.push((
+            WarningKind::UnknownEncoding,
+            format!("{header} {name:?} is not one relink knows; read as it is"),
+        )),
+    }
+    Ok(())
 }
 
 fn push_coding(codings: &mut Codings, header: &str, coding: (Coding, Vec<u8>)) {

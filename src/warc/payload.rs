@@ -243,36 +243,9 @@ fn rewrite_response(
     };
     // A body with no coding is the new payload itself: the record's block
     // is built in its buffer, with no copy between.
-    let identity = decoded.codings.identity();
-    let (encoded, new_dechunked) = if identity {
-        (None, None)
-    } else {
-        match http::encode(&new_payload, &decoded.codings) {
-            Ok((body, dechunked)) => (Some(body), dechunked),
-            Err(err) => {
-                report.warn(
-                    WarningKind::Unreadable,
-                    format_args!("payload could not be encoded again ({err}); left as it is"),
-                );
-                return None;
-            }
-        }
-    };
+    let (encoded, new_dechunked) = encode_again(&new_payload, &decoded, report)?;
     let body_len = encoded.as_ref().map_or(new_payload.len(), Vec::len);
-    // The HTTP Content-Length follows the body when it gave the body's
-    // length (a chunked body has none; a value that was not the body's
-    // length, such as `-1`, stays as written).
-    let final_head = &new_heads[response.interim.len()..];
-    let gave_length = http::field(final_head, "Content-Length")
-        .and_then(|v| v.parse::<usize>().ok())
-        .is_some_and(|n| n == response.body.len());
-    if !decoded.codings.chunked()
-        && gave_length
-        && let Some(new) = http::set_field(final_head, "Content-Length", &body_len.to_string())
-    {
-        new_heads.truncate(response.interim.len());
-        new_heads.extend_from_slice(&new);
-    }
+    follow_content_length(&mut new_heads, response, &decoded, body_len);
     let heads_len = new_heads.len();
     let (block, new_payload) = match encoded {
         Some(body) => ([&new_heads[..], &body[..]].concat(), Some(new_payload)),
@@ -297,6 +270,53 @@ fn rewrite_response(
     };
     let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
     Some(new_record(record, block, block_digest, payload_digest))
+}
+
+/// The new body of a payload with codings, done again as the input did
+/// them, and the body without `chunked` (`None`, `None` for a body with
+/// no coding: the payload is the body); `None` when they cannot be done
+/// again, with a warning.
+#[allow(clippy::type_complexity)]
+fn encode_again(
+    new_payload: &[u8],
+    decoded: &http::Decoded<'_>,
+    report: &mut RecordReport,
+) -> Option<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+    if decoded.codings.identity() {
+        return Some((None, None));
+    }
+    match http::encode(new_payload, &decoded.codings) {
+        Ok((body, dechunked)) => Some((Some(body), dechunked)),
+        Err(err) => {
+            report.warn(
+                WarningKind::Unreadable,
+                format_args!("payload could not be encoded again ({err}); left as it is"),
+            );
+            None
+        }
+    }
+}
+
+/// The HTTP Content-Length of the final head follows the body when it gave
+/// the body's length (a chunked body has none; a value that was not the
+/// body's length, such as `-1`, stays as written).
+fn follow_content_length(
+    new_heads: &mut Vec<u8>,
+    response: &Response<'_>,
+    decoded: &http::Decoded<'_>,
+    body_len: usize,
+) {
+    let final_head = &new_heads[response.interim.len()..];
+    let gave_length = http::field(final_head, "Content-Length")
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n == response.body.len());
+    if !decoded.codings.chunked()
+        && gave_length
+        && let Some(new) = http::set_field(final_head, "Content-Length", &body_len.to_string())
+    {
+        new_heads.truncate(response.interim.len());
+        new_heads.extend_from_slice(&new);
+    }
 }
 
 /// The bytes of the input a response's payload digest went over.

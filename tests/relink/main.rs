@@ -1,6 +1,7 @@
 //! relink's integration tests: one binary, a module per topic.
 
 mod architecture;
+mod architecture_md;
 mod archives;
 mod batch;
 mod cli;

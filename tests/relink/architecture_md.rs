@@ -1,0 +1,172 @@
+//! ARCHITECTURE.md tells the truth and stays true: every path it names
+//! exists, every type, function and module it names is declared in the
+//! code, and every invariant it states names the test that holds it,
+//! which exists.
+
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn architecture() -> String {
+    std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("reading ARCHITECTURE.md")
+}
+
+/// The text between backquotes, in order.
+fn quoted(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// Every source of the project: the Rust of src, tests, benches, fuzz,
+/// python/src and examples, and the Python tests.
+fn sources() -> String {
+    let mut all = String::new();
+    for dir in ["src", "tests", "benches", "fuzz", "python", "examples"] {
+        for (name, bytes) in crate::files_under(&root().join(dir)) {
+            if name.ends_with(".rs") || name.ends_with(".py") {
+                all.push_str(&String::from_utf8_lossy(&bytes));
+                all.push('\n');
+            }
+        }
+    }
+    all
+}
+
+/// Whether a quoted piece names a path of the repository.
+fn is_path(piece: &str) -> bool {
+    const ROOTS: [&str; 9] = [
+        "src/",
+        "tests/",
+        "benches/",
+        "fuzz/",
+        "fixtures/",
+        "python/",
+        "docs/",
+        "examples/",
+        ".ci/",
+    ];
+    ROOTS.iter().any(|r| piece.starts_with(r)) && !piece.contains(' ') && !piece.contains('*')
+}
+
+#[test]
+fn every_path_it_names_exists() {
+    let text = architecture();
+    let missing: Vec<&str> = quoted(&text)
+        .into_iter()
+        .filter(|piece| is_path(piece))
+        .map(|piece| piece.trim_end_matches(['(', ')', ',', '.']))
+        .filter(|path| !root().join(path).exists())
+        .collect();
+    assert!(missing.is_empty(), "paths named but absent: {missing:?}");
+}
+
+/// Whether `name` (its last `::` segment) is declared in `sources`.
+fn declared(sources: &str, name: &str) -> bool {
+    let item = name.rsplit("::").next().unwrap_or(name);
+    let item = item.trim_end_matches("()");
+    // An enum's variant: `    Name,`, `    Name(` or `    Name {`.
+    let variant = name.contains("::")
+        && [",", "(", " {"]
+            .iter()
+            .any(|end| sources.contains(&format!("\n    {item}{end}")));
+    variant
+        || [
+            "struct",
+            "enum",
+            "trait",
+            "fn",
+            "type",
+            "const",
+            "mod",
+            "static",
+            "macro_rules!",
+        ]
+        .iter()
+        .any(|keyword| {
+            let declaration = format!("{keyword} {item}");
+            sources.match_indices(&declaration).any(|(at, _)| {
+                let next = sources[at + declaration.len()..].chars().next();
+                !next.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        })
+}
+
+/// Whether a quoted piece names an item of the code: a `CamelCase` type,
+/// a `path::to::item`, or a `function()`.
+fn is_item(piece: &str) -> bool {
+    let simple = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let camel = piece.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && piece.chars().any(|c| c.is_ascii_lowercase())
+        && simple(piece);
+    let path = piece.contains("::") && piece.split("::").all(|s| simple(s.trim_end_matches("()")));
+    let call = piece.ends_with("()") && simple(piece.trim_end_matches("()"));
+    camel || path || call
+}
+
+/// The crates whose items the document names, qualified by the crate.
+const DEPENDENCIES: [&str; 12] = [
+    "std",
+    "relink",
+    "html5ever",
+    "markup5ever",
+    "mailparse",
+    "quick_xml",
+    "cssparser",
+    "pulldown_cmark",
+    "url",
+    "flate2",
+    "zip",
+    "encoding_rs",
+];
+
+#[test]
+fn every_item_it_names_is_declared() {
+    let text = architecture();
+    let sources = sources();
+    let missing: Vec<&str> = quoted(&text)
+        .into_iter()
+        .filter(|piece| is_item(piece))
+        .filter(|piece| {
+            !DEPENDENCIES
+                .iter()
+                .any(|d| piece.starts_with(&format!("{d}::")))
+        })
+        .filter(|piece| !declared(&sources, piece))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "items named but not declared: {missing:?}"
+    );
+}
+
+#[test]
+fn every_invariant_names_the_test_that_holds_it() {
+    let text = architecture();
+    let section = text
+        .split("\n## Invariants")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("an Invariants section");
+    let sources = sources();
+    let mut unheld = Vec::new();
+    for item in section.split("\n- ").skip(1) {
+        let first = item.lines().next().unwrap_or_default();
+        let Some(held) = item.split("Held by").nth(1) else {
+            unheld.push(format!("names no test: {first}"));
+            continue;
+        };
+        let tests: Vec<&str> = quoted(held.split('.').next().unwrap_or_default());
+        if tests.is_empty() {
+            unheld.push(format!("names no test: {first}"));
+        }
+        for test in tests.into_iter().filter(|t| !t.contains('/')) {
+            let name = test.rsplit("::").next().unwrap_or(test);
+            let rust = sources.contains(&format!("fn {name}("));
+            if !rust && !sources.contains(&format!("def {name}(")) {
+                unheld.push(format!("no test `{test}`: {first}"));
+            }
+        }
+    }
+    assert!(unheld.is_empty(), "{}", unheld.join("\n"));
+}
