@@ -460,7 +460,11 @@ fn an_archive_is_never_a_document_even_when_told() {
     let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0];
     let out = relink::Rewriter::new().rewrite(&zstd).unwrap();
     assert!(!out.changed());
-    assert!(out.warnings()[0].to_string().contains("zstd"), "{:?}", out.warnings());
+    assert!(
+        out.warnings()[0].to_string().contains("zstd"),
+        "{:?}",
+        out.warnings()
+    );
 }
 
 #[test]
