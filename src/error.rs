@@ -1,6 +1,15 @@
 //! The library's error type.
 
 /// What can go wrong in relink.
+///
+/// ```
+/// let err = relink::Rewriter::new().retrieved_from("example.com/page").rewrite(b"<a href=x>").unwrap_err();
+/// assert!(matches!(err, relink::Error::InvalidBase { .. }));
+/// assert_eq!(err.to_string(), "invalid base url 'example.com/page': it has no scheme");
+/// let archive = b"WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+/// let err = relink::Rewriter::new().kind(relink::Kind::Html).rewrite(archive).unwrap_err();
+/// assert!(matches!(err, relink::Error::ArchiveAsDocument));
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {

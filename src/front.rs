@@ -259,9 +259,9 @@ pub struct Report {
     pub records: usize,
 }
 
-/// The handler of a run's events (see [`Event`]): an error it returns on
-/// [`Event::Start`] stops the run before anything is written; a later one
-/// is returned when the run ends.
+/// The handler of a run's events (see the example of [`Event`]): an
+/// error it returns on [`Event::Start`] stops the run before anything is
+/// written; a later one is returned when the run ends.
 pub type Handler<'h> = &'h mut (dyn FnMut(Event<'_>) -> io::Result<()> + Send);
 
 /// The events of a run on their way to the caller's handler, the rows

@@ -7,6 +7,15 @@ use std::path::Path;
 use crate::mime::mbox;
 
 /// The kinds of input relink reads.
+///
+/// ```
+/// use relink::{Input, Kind, Output, Rewriter};
+/// let tell = |input: Input<'_>| Rewriter::new().run(input, Output::Nowhere, &mut |_| Ok(())).map(|r| r.kind);
+/// assert_eq!(tell(Input::bytes(b"<!doctype html><p>"))?, Some(Kind::Html));
+/// assert_eq!(tell(Input::bytes(b"# Title").named("README.md"))?, Some(Kind::Markdown));
+/// assert_eq!(tell(Input::bytes(b"p { color: red }").kind(Kind::Css))?, Some(Kind::Css));
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// An HTML document.
@@ -32,6 +41,8 @@ pub enum Kind {
 }
 
 /// What the one table says of a kind of input.
+///
+/// See the example of [`Kind::entries`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KindEntry {
     /// The kind.

@@ -11,6 +11,8 @@ use crate::base::{Base, Layer};
 
 /// The kinds of trouble relink reports while it goes on: each leaves some
 /// part of the input as it was.
+///
+/// See the example of [`Warning`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum WarningKind {
@@ -46,6 +48,16 @@ pub enum WarningKind {
 
 /// What could not be done, and where: a kind to act on, and words for
 /// people. Shown as `part 1.2: line 4, column 7: what happened`.
+///
+/// ```
+/// use relink::WarningKind;
+/// let out = relink::Rewriter::new().rewrite(b"<a href=x>x</a>")?;
+/// let warning = &out.warnings()[0];
+/// assert_eq!(warning.kind, WarningKind::NoBase);
+/// assert!(warning.place.is_empty());
+/// assert_eq!(warning.to_string(), "no base url: links left as they are");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
     /// What kind of trouble it is.
@@ -84,6 +96,8 @@ impl fmt::Display for Warning {
 
 /// Where a link was: the element and attribute (`style` with no attribute
 /// for a `<style>` element's text; `css` for a style sheet).
+///
+/// See the example of [`Link`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkPlace {
     /// The element's name.
@@ -133,6 +147,21 @@ impl fmt::Display for LinkPlace {
 }
 
 /// One link of a document.
+///
+/// ```
+/// use relink::BaseSource;
+/// let out = relink::Rewriter::new()
+///     .retrieved_from("http://a.example/d/page.html")
+///     .rewrite(b"<p>\n<img src=../logo.png> <a href=http://b.example/>b</a>")?;
+/// let (logo, other) = (&out.links()[0], &out.links()[1]);
+/// assert_eq!((logo.line, logo.column), (2, 10));
+/// assert_eq!((logo.place.element.as_str(), logo.place.attribute.as_str()), ("img", "src"));
+/// assert_eq!((logo.original.as_str(), logo.resolved.as_str()), ("../logo.png", "http://a.example/logo.png"));
+/// assert!(logo.changed && !other.changed);
+/// let base = logo.base.as_ref().unwrap();
+/// assert_eq!((base.url.as_str(), &base.source), ("http://a.example/d/page.html", &BaseSource::RetrievedFrom));
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Link {
     /// The line of the value (from 1).
@@ -236,6 +265,8 @@ impl Outcome {
 }
 
 /// The web archive record a link is in.
+///
+/// See the example of [`LinkRow`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordName {
     /// Its number in the file, from 1.
@@ -249,6 +280,23 @@ pub struct RecordName {
 /// One link with where it is inside its input: the row every report
 /// shows, the same fields in the command line's JSON Lines and TSV, the
 /// Python package's dicts and the Spark job's columns.
+///
+/// ```
+/// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
+/// let head = format!(
+///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
+///      WARC-Record-ID: <urn:uuid:1>\r\nContent-Length: {}\r\n\r\n",
+///     page.len()
+/// );
+/// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
+/// let out = relink::Rewriter::new().rewrite(&archive)?;
+/// let row = &out.rows()[0];
+/// let record = row.record.as_deref().unwrap();
+/// assert_eq!((record.number, record.target_uri.as_str(), record.record_id.as_str()), (1, "http://a/x/", "<urn:uuid:1>"));
+/// assert_eq!((row.message, row.part.as_deref()), (None, None));
+/// assert_eq!(row.link.resolved, "http://a/x/b");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct LinkRow {
     /// The mbox message it is in, from 1.

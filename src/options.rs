@@ -171,6 +171,16 @@ impl<'a> Options<'a> {
 }
 
 /// How much a rewrite tells of the links it found.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"<a href=x>x</a>";
+/// let counted = Rewriter::new().retrieved_from("http://a/").details(Details::Counts).rewrite(page)?;
+/// assert_eq!((counted.rewritten(), counted.links().len()), (1, 0));
+/// let listed = Rewriter::new().retrieved_from("http://a/").rewrite(page)?;
+/// assert_eq!(listed.links()[0].resolved, "http://a/x");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Details {
     /// A [`Link`](crate::Link) record for each link (for a listing or a report).
@@ -182,6 +192,8 @@ pub enum Details {
 }
 
 /// How an attribute named with `--attr` holds its URLs.
+///
+/// See the example of [`ExtraAttribute`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttrSyntax {
     /// One URL.
@@ -194,6 +206,19 @@ pub enum AttrSyntax {
 
 /// An attribute the user names as holding URLs on every HTML element, such
 /// as a lazy-loading `data-src` (`--attr NAME[=url|srcset|list]`).
+///
+/// ```
+/// use relink::{AttrSyntax, ExtraAttribute, Rewriter};
+/// let lazy: ExtraAttribute = "data-srcset=srcset".parse()?;
+/// assert_eq!((lazy.name.as_str(), lazy.syntax), ("data-srcset", AttrSyntax::Srcset));
+/// let out = Rewriter::new()
+///     .retrieved_from("http://a/d/")
+///     .attribute("data-src".parse()?)
+///     .attribute(lazy)
+///     .rewrite(br#"<img data-src=a.jpg data-srcset="b.jpg 2x">"#)?;
+/// assert_eq!(out.bytes(), br#"<img data-src=http://a/d/a.jpg data-srcset="http://a/d/b.jpg 2x">"#);
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtraAttribute {
     /// The attribute's name, lower-cased as the tokenizer gives it.

@@ -169,6 +169,15 @@ impl Rewriter {
 
 /// A rewritten document: its bytes, whether they changed, its links (when
 /// recorded) and what could not be done.
+///
+/// ```
+/// let out = relink::Rewriter::new().retrieved_from("http://a/d/").rewrite(b"<a href=x>x</a>")?;
+/// assert!(out.changed());
+/// assert_eq!(out.bytes(), b"<a href=http://a/d/x>x</a>");
+/// assert_eq!((out.rewritten(), out.without_base(), out.warnings().len()), (1, 0, 0));
+/// assert_eq!(out.into_bytes(), b"<a href=http://a/d/x>x</a>");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Rewritten<'i> {
     pub(crate) input: &'i [u8],

@@ -10,6 +10,8 @@ mod chain;
 pub use chain::{BaseChain, stack_layers};
 
 /// Where a base URL came from, innermost layer first (RFC 1808 section 3).
+///
+/// See the examples of [`crate::Link`] and [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BaseSource {
@@ -67,6 +69,8 @@ impl fmt::Display for BaseSource {
 }
 
 /// What became of one layer of a document's base.
+///
+/// See the example of [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayerStatus {
     /// This layer gave the base.
@@ -88,6 +92,18 @@ impl fmt::Display for LayerStatus {
 }
 
 /// One layer a document had (RFC 1808 section 3), for `relink explain`.
+///
+/// ```
+/// use relink::{BaseSource, LayerStatus};
+/// let out = relink::Rewriter::new()
+///     .retrieved_from("http://a.example/d/")
+///     .rewrite(b"<base href=http://b.example/><a href=x>x</a>")?;
+/// let layers: Vec<_> = out.layers().collect();
+/// assert!(matches!(layers[0].source, BaseSource::BaseElement { .. }));
+/// assert_eq!(layers[0].status, LayerStatus::Used);
+/// assert_eq!((&layers[1].source, &layers[1].status), (&BaseSource::RetrievedFrom, &LayerStatus::Below));
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layer {
     /// Where it is.
@@ -110,6 +126,8 @@ impl Layer {
 }
 
 /// A base URL and the layer it came from.
+///
+/// See the example of [`crate::Link`].
 #[derive(Debug, Clone)]
 pub struct Base {
     /// The URL, with the rules it resolves by.

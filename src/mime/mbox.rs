@@ -39,6 +39,19 @@ fn batch_limits(workers: usize) -> (usize, usize) {
 }
 
 /// The variants of mbox (see `mbox(5)`).
+///
+/// ```
+/// use relink::{Input, MboxFormat, Output, Rewriter};
+/// // mboxcl2: the body's `From ` line is not quoted, its Content-Length
+/// // says where the message ends.
+/// let mbox = b"From a@b Thu Jan  1 00:00:00 1970\nContent-Length: 22\nContent-Base: http://h/\n\
+///     Content-Type: text/html\n\nFrom <a href=x>x</a>\n\n";
+/// let report = Rewriter::new()
+///     .mbox_format(MboxFormat::Mboxcl2)
+///     .run(Input::bytes(mbox), Output::Nowhere, &mut |_| Ok(()))?;
+/// assert_eq!((report.messages, report.rewritten), (1, 1));
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MboxFormat {
     /// `From ` lines in bodies quoted as `>From `; unquoting is lossy.

@@ -36,6 +36,15 @@ pub mod rfc3986;
 pub mod whatwg;
 
 /// A rule set for resolving references.
+///
+/// ```
+/// use relink::Rules;
+/// let rules: Rules = "rfc3986".parse()?;
+/// assert_eq!(rules, Rules::Rfc3986);
+/// assert_eq!(relink::resolve("http://a/b/c/d;p?q", "../../../g", rules)?, "http://a/g");
+/// assert_eq!(relink::resolve("http://a/b/c/d;p?q", "../../../g", Rules::Rfc1808)?, "http://a/../g");
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Rules {
     /// RFC 1808 section 4, with relink's settled readings: an empty

@@ -170,3 +170,102 @@ fn every_invariant_names_the_test_that_holds_it() {
     }
     assert!(unheld.is_empty(), "{}", unheld.join("\n"));
 }
+
+/// The names the crate root exports outside `_internal`: each `pub use`
+/// between the API's opening comment and the internals' block.
+fn public_names() -> Vec<String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("reading src/lib.rs");
+    let api = lib
+        .split("// The API")
+        .nth(1)
+        .and_then(|rest| rest.split("// The internals").next())
+        .expect("the API's pub use block in src/lib.rs");
+    let mut names = Vec::new();
+    for statement in api.split(';').filter(|s| s.contains("pub use")) {
+        let path = statement.split("pub use").nth(1).unwrap_or_default();
+        let items = match path.split_once('{') {
+            Some((_, group)) => group.trim_end().trim_end_matches('}').to_owned(),
+            None => path.rsplit("::").next().unwrap_or_default().to_owned(),
+        };
+        names.extend(
+            items
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    names
+}
+
+/// The doc comment above the declaration `keyword name` in src, if found.
+fn doc_of(name: &str) -> Option<String> {
+    for (file, bytes) in crate::files_under(&root().join("src")) {
+        // The command line's own types are no part of the library.
+        if file.starts_with("cli/") || file == "main.rs" {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, line) in lines.iter().enumerate() {
+            let declares = ["pub struct", "pub enum", "pub fn", "pub type", "pub mod"]
+                .iter()
+                .any(|keyword| {
+                    line.strip_prefix(&format!("{keyword} {name}"))
+                        .is_some_and(|rest| {
+                            !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+                });
+            if !declares {
+                continue;
+            }
+            let mut doc = Vec::new();
+            for above in lines[..at].iter().rev() {
+                let above = above.trim_start();
+                if above.starts_with("#[") {
+                    continue;
+                }
+                match above.strip_prefix("///") {
+                    Some(text) => doc.push(text),
+                    None => break,
+                }
+            }
+            doc.reverse();
+            return Some(doc.join("\n"));
+        }
+    }
+    None
+}
+
+#[test]
+fn every_public_item_has_an_example() {
+    let names = public_names();
+    assert!(names.len() > 20, "too few public names read: {names:?}");
+    let mut without = Vec::new();
+    for name in &names {
+        // A module: each of its public functions.
+        let items: Vec<String> = if name == "maildir" {
+            vec!["is_maildir".into(), "sized_name".into()]
+        } else {
+            vec![name.clone()]
+        };
+        for item in items {
+            match doc_of(&item) {
+                Some(doc)
+                    if doc.contains("```")
+                        || doc
+                            .to_lowercase()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                            .contains("see the example") => {}
+                Some(_) => without.push(item),
+                None => without.push(format!("{item} (not found)")),
+            }
+        }
+    }
+    assert!(
+        without.is_empty(),
+        "public items without an example: {without:?}"
+    );
+}
