@@ -123,7 +123,7 @@ pub const KINDS: &[KindEntry] = &[
 ];
 
 impl Kind {
-    /// The kind's entry in [`KINDS`].
+    /// The kind's entry in the kind table ([`Kind::entries`]).
     pub fn entry(self) -> &'static KindEntry {
         // Every kind has its entry (the test `every_kind_has_one_entry`).
         KINDS.iter().find(|e| e.kind == self).unwrap_or(&KINDS[0])
