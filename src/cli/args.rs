@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::builder::PossibleValue;
-use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use relink::Kind;
 use relink::{MboxFormat, Rules};
 
@@ -108,12 +108,10 @@ pub(crate) const EXAMPLES: &str = "Examples:
   relink crawl.warc.gz --list --format json
   relink ~/mail/archive.mbox --in-place --backup .orig";
 
+/// The modes that write nothing: each excludes the others, `-o` and
+/// `--in-place`, one by one, so that a usage error names only the options
+/// that were given.
 #[derive(Debug, Args)]
-#[command(group(
-    ArgGroup::new("mode")
-        .args(["list", "check", "compare_rules", "diff", "dry_run"])
-        .conflicts_with_all(["output", "in_place"])
-))]
 pub(crate) struct RewriteArgs {
     /// The inputs: files, directories, `-` for standard input (the
     /// default when standard input is not a terminal).
@@ -132,10 +130,19 @@ pub(crate) struct RewriteArgs {
     /// With --in-place, keep each original as FILE + SUFFIX. An existing
     /// backup is kept (it holds the oldest original), with a warning; files
     /// ending in SUFFIX are not read when a directory is walked.
-    #[arg(long, value_name = "SUFFIX", requires = "in_place")]
+    #[arg(
+        long,
+        value_name = "SUFFIX",
+        requires = "in_place",
+        conflicts_with_all = ["output", "list", "check", "compare_rules", "diff", "dry_run"]
+    )]
     pub(crate) backup: Option<String>,
     /// Print one row per link instead of the documents; write nothing.
-    #[arg(long, required_if_eq("format", "tsv"))]
+    #[arg(
+        long,
+        required_if_eq("format", "tsv"),
+        conflicts_with_all = ["check", "compare_rules", "diff", "dry_run", "output", "in_place"]
+    )]
     pub(crate) list: bool,
     /// The format of --list's rows (text, tsv or json), of --check's and
     /// --compare-rules' reports (text or json), and of the summary (text or
@@ -145,18 +152,18 @@ pub(crate) struct RewriteArgs {
     /// Write nothing; list each link a rewrite would change (file,
     /// line:column, the link) on standard output, and exit 1 if there is
     /// one, as `rustfmt --check` and `black --check` do.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["compare_rules", "diff", "dry_run", "output", "in_place"])]
     pub(crate) check: bool,
     /// Report each relative link that RFC 1808, RFC 3986 and WHATWG rules
     /// resolve differently (where a browser would go somewhere else), on
     /// standard output; exit 1 if there is one; write nothing.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["diff", "dry_run", "output", "in_place"])]
     pub(crate) compare_rules: bool,
     /// Print a unified diff of what would change; write nothing.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["dry_run", "output", "in_place"])]
     pub(crate) diff: bool,
     /// Write nothing; print the summary of what would change.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["output", "in_place"])]
     pub(crate) dry_run: bool,
     /// How many inputs to rewrite at once (default: one per core).
     #[arg(short, long, value_name = "N")]

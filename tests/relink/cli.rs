@@ -362,6 +362,72 @@ fn conflicting_modes_are_usage_errors_and_write_nothing() {
     }
 }
 
+/// A usage error names the options that were given, and no other.
+#[test]
+fn a_conflict_names_only_the_options_given() {
+    let (dir, page) = page();
+    let copy = dir.path().join("copy.html");
+    let (p, o) = (s(&page), s(&copy));
+    let all = [
+        "--in-place",
+        "--output",
+        "--list",
+        "--check",
+        "--compare-rules",
+        "--diff",
+        "--dry-run",
+        "--backup",
+    ];
+    let cases: [&[&str]; 5] = [
+        &["--in-place", "--dry-run"],
+        &["--list", "--diff"],
+        &["--check", "-o", o],
+        &["--compare-rules", "--in-place"],
+        &["--dry-run", "--list"],
+    ];
+    for flags in cases {
+        let mut args = vec![p, "--retrieved-from", "http://h/"];
+        args.extend_from_slice(flags);
+        let out = relink(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        let error = stderr(&out);
+        let error = error.lines().next().unwrap_or_default();
+        let given =
+            |name: &str| flags.contains(&name) || (name == "--output" && flags.contains(&"-o"));
+        for name in all {
+            let named =
+                error.contains(&format!("'{name}'")) || error.contains(&format!("'{name} "));
+            assert_eq!(named, given(name), "{flags:?}: {error}");
+        }
+    }
+}
+
+/// `--backup` serves `--in-place` only: with `-o` or a mode that writes
+/// nothing it is a usage error, and nothing is written.
+#[test]
+fn backup_without_in_place_is_a_usage_error() {
+    let (dir, page) = page();
+    let copy = dir.path().join("copy.html");
+    let (p, o) = (s(&page), s(&copy));
+    let cases: [&[&str]; 6] = [
+        &["-o", o],
+        &["--list"],
+        &["--check"],
+        &["--dry-run"],
+        &["--diff"],
+        &[],
+    ];
+    for flags in cases {
+        let mut args = vec![p, "--retrieved-from", "http://h/", "--backup", ".orig"];
+        args.extend_from_slice(flags);
+        let out = relink(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("--backup"), "{flags:?}");
+        assert!(!copy.exists(), "{flags:?}");
+        assert!(!dir.path().join("p.html.orig").exists(), "{flags:?}");
+    }
+}
+
 #[test]
 fn short_i_rewrites_in_place() {
     let (_dir, page) = page();
