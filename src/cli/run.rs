@@ -202,8 +202,20 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
         .flatten();
     settings.bytes_read = progress.as_ref().map(|p| Arc::clone(&p.bytes));
     let printer = Printer::new(args, progress.as_ref()).context("writing standard output")?;
-    run_jobs(&jobs, &settings, args.jobs, (progress.as_ref(), &printer))?;
-    let mut tally = printer.finish().context("writing standard output")?;
+    let run = run_jobs(&jobs, &settings, args.jobs, (progress.as_ref(), &printer))
+        .and_then(|()| printer.finish().context("writing standard output"));
+    let mut tally = match run {
+        Ok(tally) => tally,
+        // Standard output closed while --check or --compare-rules wrote a
+        // row: there is one, so the check fails (`set -o pipefail; relink
+        // --check ... | head` must not pass).
+        Err(err)
+            if crate::is_broken_pipe(&err) && matches!(mode, Mode::Check | Mode::CompareRules) =>
+        {
+            return Ok(Exit::Differences);
+        }
+        Err(err) => return Err(err),
+    };
     tally.files = jobs.iter().filter(|j| j.role.is_document()).count();
     tally.errors += errors;
     tally.warnings += hints;

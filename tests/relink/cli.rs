@@ -1051,3 +1051,30 @@ fn no_progress_bar_is_drawn_off_a_terminal() {
     let out = relink(&[s(&page), s(&archive), "--dry-run"], b"");
     assert!(!out.stderr.contains(&b'\r') && !out.stderr.contains(&0x1b));
 }
+
+/// The exit status of `--check` is its own when standard output closes
+/// early (`set -o pipefail; relink --check DIR | head -1`): links would
+/// change, so it fails.
+#[test]
+fn check_fails_when_standard_output_closes_early() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..200 {
+        let page = format!("<a href=x{i}>a</a>\n").repeat(50);
+        std::fs::write(dir.path().join(format!("p{i}.html")), page).unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(["--check", "-q", "-j", "1", "--retrieved-from", "http://a/"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}
