@@ -119,10 +119,7 @@ impl<'a> Printer<'a> {
         let mode = args.mode();
         let mut out = BufWriter::new(io::stdout());
         if mode == Mode::List && args.format == Format::Tsv {
-            writeln!(
-                out,
-                "file\tlocation\telement\tattribute\toriginal\tresolved\tbase\tbase_from\tchanged\ttarget_uri\trecord_id"
-            )?;
+            writeln!(out, "{}", ROW_KEYS.join("\t"))?;
         }
         Ok(Printer {
             mode,
@@ -447,23 +444,61 @@ pub(crate) fn list_row(
             link.original,
             link.resolved
         ),
-        Format::Tsv => writeln!(
-            out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            tsv(file),
-            tsv(&row.location()),
-            tsv(&link.place.element),
-            tsv(&link.place.attribute),
-            tsv(&link.original),
-            tsv(&link.resolved),
-            tsv(&base),
-            tsv(&from),
-            link.changed,
-            tsv(row.record.as_ref().map_or("", |r| r.target_uri.as_str())),
-            tsv(row.record.as_ref().map_or("", |r| r.record_id.as_str())),
-        ),
+        Format::Tsv => tsv_row(out, file, row, (&base, &from)),
         Format::Json => json_row(out, file, row, &from),
     }
+}
+
+/// The keys of a row, in the order JSON writes them (sorted, as
+/// `serde_json`'s map sorts them): the columns of TSV too.
+pub(crate) const ROW_KEYS: [&str; 15] = [
+    "attribute",
+    "base",
+    "base_from",
+    "changed",
+    "column",
+    "element",
+    "file",
+    "line",
+    "message",
+    "original",
+    "part",
+    "record",
+    "record_id",
+    "resolved",
+    "target_uri",
+];
+
+/// One link as a TSV line, its columns [`ROW_KEYS`] (empty where JSON
+/// says null).
+fn tsv_row(
+    out: &mut impl Write,
+    file: &str,
+    row: &LinkRow,
+    (base, from): (&str, &str),
+) -> io::Result<()> {
+    let link = &row.link;
+    let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
+    let record = row.record.as_deref();
+    writeln!(
+        out,
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        tsv(&link.place.attribute),
+        tsv(base),
+        tsv(from),
+        link.changed,
+        link.column,
+        tsv(&link.place.element),
+        tsv(file),
+        link.line,
+        number(row.message),
+        tsv(&link.original),
+        tsv(row.part.as_deref().unwrap_or_default()),
+        number(record.map(|r| r.number)),
+        tsv(record.map_or("", |r| r.record_id.as_str())),
+        tsv(&link.resolved),
+        tsv(record.map_or("", |r| r.target_uri.as_str())),
+    )
 }
 
 /// One link as a JSON object on one line, its keys in order (as
