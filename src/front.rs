@@ -426,6 +426,28 @@ impl<'a> Opened<'a> {
     }
 }
 
+/// The kind of an input: the one given, else the one its name and first
+/// bytes tell ([`kind::detect_file`], [`kind::sniff`]), else HTML, then
+/// guessed (nothing told it).
+fn kind_of(given: Option<Kind>, name: Option<&Path>, head: &[u8]) -> (Kind, bool) {
+    if let Some(kind) = given {
+        return (kind, false);
+    }
+    match name {
+        Some(name) => {
+            let kind = kind::detect_file(name, head);
+            let guessed = kind == Kind::Html
+                && kind::from_name(name).is_none()
+                && kind::sniff(head).is_none();
+            (kind, guessed)
+        }
+        None => {
+            let sniffed = kind::sniff(head);
+            (sniffed.unwrap_or(Kind::Html), sniffed.is_none())
+        }
+    }
+}
+
 /// Whether an input of `kind` starting with `head` is written back as
 /// compressed bytes (a gzipped or zstd input, a WACZ package).
 fn writes_compressed(kind: Kind, head: &[u8]) -> bool {
@@ -615,10 +637,7 @@ impl Run<'_, '_> {
             ..
         } = input;
         let opened = Opened::open(source, counter)?;
-        let kind = kind.or(rewriter.kind).unwrap_or_else(|| match &name {
-            Some(name) => kind::detect_file(name, &opened.head),
-            None => kind::sniff(&opened.head).unwrap_or(Kind::Html),
-        });
+        let (kind, guessed) = kind_of(kind.or(rewriter.kind), name.as_deref(), &opened.head);
         report.kind = Some(kind);
         let unread = compressed::compression_of(&opened.head)
             .filter(|&c| c != Compression::Gzip)
@@ -648,6 +667,13 @@ impl Run<'_, '_> {
             _ => {
                 let bytes = opened.read_all()?;
                 let new = self.in_memory(kind, &bytes)?;
+                if guessed && self.gathered.rewritten == 0 && self.gathered.without_base == 0 {
+                    self.gathered.warnings.push(Warning::new(
+                        WarningKind::KindGuessed,
+                        "read as html, its kind guessed, and no link rewritten: if it is a style \
+                         sheet, Markdown or XML, give its kind (--type, or kind= in Python)",
+                    ));
+                }
                 report.changed = new.is_some();
                 write_whole(output, new.as_deref().unwrap_or(&bytes), report.changed)
             }
@@ -995,6 +1021,28 @@ mod tests {
         );
         assert!(matches!(result, Err(Error::Io(e)) if e.to_string() == "refused"));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_guessed_kind_that_finds_nothing_says_so() {
+        let rewriter = Rewriter::new().retrieved_from("http://a/");
+        let guessed = |input: Input<'_>| {
+            let report = rewriter
+                .run(input, Output::Nowhere, &mut |_| Ok(()))
+                .unwrap();
+            report
+                .warnings
+                .iter()
+                .any(|w| w.kind == WarningKind::KindGuessed)
+        };
+        // A style sheet or Markdown with nothing to tell its kind.
+        assert!(guessed(Input::bytes(b"a { background: url(x.png) }")));
+        assert!(guessed(Input::bytes(b"[a](x)").named("notes")));
+        // Told by its kind, its name or its content; or links found.
+        assert!(!guessed(Input::bytes(b"[a](x)").kind(Kind::Markdown)));
+        assert!(!guessed(Input::bytes(b"[a](x)").named("notes.md")));
+        assert!(!guessed(Input::bytes(b"<!doctype html><p>no links")));
+        assert!(!guessed(Input::bytes(b"<p><a href=x>x</a>")));
     }
 
     #[test]

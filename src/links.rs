@@ -44,6 +44,9 @@ pub enum WarningKind {
     /// whose length is wrong, stray bytes between records): copied as
     /// they are.
     Malformed,
+    /// The kind of an input was guessed (nothing told it) and nothing in
+    /// it was rewritten: it may be of another kind.
+    KindGuessed,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

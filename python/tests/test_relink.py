@@ -982,3 +982,13 @@ def test_feeds_and_markdown_are_kinds_too() -> None:
     out = relink.rewrite(readme, "https://example.com/r/README.md", kind="markdown")
     assert out == b"See [the guide](https://example.com/r/docs/guide.md).\n"
 
+
+
+def test_a_guessed_kind_that_finds_nothing_warns() -> None:
+    """Markdown given as bytes with no kind is read as HTML, finds no link,
+    and says so, naming kind=; told its kind, it is rewritten."""
+    with pytest.warns(relink.RelinkWarning, match="kind="):
+        assert relink.rewrite(b"[a](x)", "http://a.example/d/") == b"[a](x)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert relink.rewrite(b"[a](x)", "http://a.example/d/", kind="markdown") == b"[a](http://a.example/d/x)"
