@@ -149,10 +149,11 @@ pub(crate) struct RewriteArgs {
     /// json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
-    /// Write nothing; list each link a rewrite would change (file,
-    /// line:column, the link) on standard output, and exit 1 if there is
-    /// one, as `rustfmt --check` and `black --check` do.
-    #[arg(long, conflicts_with_all = ["compare_rules", "diff", "dry_run", "output", "in_place"])]
+    /// Write nothing; say each file a rewrite would change (`would rewrite
+    /// FILE (N links)`; each link with --verbose) on standard output, and
+    /// exit 1 if there is one, as `rustfmt --check` and `black --check`
+    /// do. With --diff, the diff too.
+    #[arg(long, conflicts_with_all = ["compare_rules", "dry_run", "output", "in_place"])]
     pub(crate) check: bool,
     /// Report each relative link that RFC 1808, RFC 3986 and WHATWG rules
     /// resolve differently (where a browser would go somewhere else), on
@@ -171,6 +172,9 @@ pub(crate) struct RewriteArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     pub(crate) quiet: bool,
+    /// With --check, each link a rewrite would change, not only each file.
+    #[arg(short, long, requires = "check")]
+    pub(crate) verbose: bool,
     /// Treat every warning as an error: exit 1 if there is one (a document
     /// left for lack of a base included).
     #[arg(long)]

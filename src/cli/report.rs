@@ -46,6 +46,8 @@ pub(crate) struct Tally {
 pub(crate) struct Printer<'a> {
     mode: Mode,
     format: Format,
+    /// `--check` says each link, not only each file.
+    verbose: bool,
     progress: Option<&'a Progress>,
     state: Mutex<Printed>,
 }
@@ -124,6 +126,7 @@ impl<'a> Printer<'a> {
         Ok(Printer {
             mode,
             format: args.format,
+            verbose: args.verbose || args.format == Format::Json,
             progress,
             state: Mutex::new(Printed {
                 out,
@@ -149,7 +152,7 @@ impl<'a> Printer<'a> {
                     list_row(&mut bytes, self.format, name, row)?;
                 }
             }
-            Mode::Check => {
+            Mode::Check if self.verbose => {
                 for row in rows.iter().filter(|row| row.link.changed) {
                     check_row(&mut bytes, self.format, name, row)?;
                 }
@@ -157,7 +160,7 @@ impl<'a> Printer<'a> {
             Mode::CompareRules => {
                 differences = compare_rules(&mut bytes, self.format, name, rows)?;
             }
-            Mode::Write | Mode::Diff | Mode::DryRun => {}
+            Mode::Check | Mode::Write | Mode::Diff | Mode::DryRun => {}
         }
         let mut state = self.state();
         state.tally.differences += differences;
@@ -232,6 +235,10 @@ impl<'a> Printer<'a> {
         }
         if report.error.is_none() {
             held.checked.write_to(&mut state.out)?;
+            if self.mode == Mode::Check && !self.verbose && report.changed {
+                let links = count(report.rewritten, "link", "links");
+                writeln!(state.out, "would rewrite {} ({links})", report.name)?;
+            }
         }
         if let Some(diff) = &report.diff {
             state.out.write_all(diff.as_bytes())?;

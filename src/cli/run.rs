@@ -196,6 +196,8 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let (jobs, errors) = inputs(&args.files, &args.base, (Hint::Subcommands, backup))?;
     let destination = destination(args, &jobs, errors)?;
     let mut settings = settings(&args.base, destination, mode)?;
+    // --check --diff: the diff of each file too.
+    settings.diff = args.diff;
     let hints = warn_page_url_for_directory(&args.files, args.base.retrieved_from.as_deref());
     let progress = (!args.quiet)
         .then(|| Progress::start(&jobs, &settings))
