@@ -68,6 +68,12 @@ pub(crate) struct BaseArgs {
     /// this URL plus its path below the root.
     #[arg(long, value_name = "URL")]
     pub(crate) retrieved_from: Option<String>,
+    /// Leave out what a directory walk finds whose path below the
+    /// directory, or one of its folders, matches GLOB (`*.min.html`,
+    /// `drafts`, `vendor/**`); repeatable. Left-out files are not read;
+    /// under -o DIR they are copied as they are.
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) exclude: Vec<String>,
     /// A base forced above every layer, for documents whose BASE is wrong.
     #[arg(long, value_name = "URL")]
     pub(crate) base: Option<String>,

@@ -563,7 +563,12 @@ mod tests {
             bytes_read: Some(Arc::clone(&count)),
             writer_is_terminal: false,
         };
-        let (jobs, errors) = expand(std::slice::from_ref(&archive), Some("http://h/"), None);
+        let none = globset::GlobSet::empty();
+        let (jobs, errors) = expand(
+            std::slice::from_ref(&archive),
+            Some("http://h/"),
+            (None, &none),
+        );
         assert!(errors.is_empty());
         let report = process(&jobs[0], &settings, &mut std::io::sink(), &|_| Ok(())).unwrap();
         assert!(report.error.is_none(), "{:?}", report.error);

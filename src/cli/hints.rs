@@ -144,7 +144,16 @@ pub(crate) fn inputs(
         ));
     };
     let (files, missing) = existing(files, hint)?;
-    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref(), backup);
+    let mut globs = globset::GlobSetBuilder::new();
+    for pattern in &base.exclude {
+        let glob = globset::Glob::new(pattern)
+            .map_err(|e| usage(format!("--exclude '{pattern}': {}", e.kind())))?;
+        globs.add(glob);
+    }
+    let exclude = globs
+        .build()
+        .map_err(|e| usage(format!("--exclude: {e}")))?;
+    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref(), (backup, &exclude));
     for error in &errors {
         say!("error: {error}");
     }

@@ -647,3 +647,58 @@ fn a_backup_suffix_that_cannot_serve_is_a_usage_error() {
         assert_eq!(read(&page), "<a href=x>");
     }
 }
+
+/// `--exclude GLOB` leaves out what a directory walk finds: a file whose
+/// path below the directory, or one of whose folders, matches is not read,
+/// and under `-o DIR` is copied as it is; a bad glob is a usage error.
+#[test]
+fn exclude_leaves_out_files_and_folders_of_a_walk() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    for name in ["a.html", "b.min.html", "drafts/c.html", "docs/d.html"] {
+        let path = site.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "<a href=x>").unwrap();
+    }
+    let out = dir.path().join("out");
+    let (s, o) = (site.to_str().unwrap(), out.to_str().unwrap());
+    let run = relink(
+        &[
+            s,
+            "-o",
+            o,
+            "--retrieved-from",
+            "http://h/",
+            "--exclude",
+            "*.min.html",
+            "--exclude",
+            "drafts",
+        ],
+        b"",
+    );
+    crate::cli::assert_ok(&run);
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    assert_eq!(read("a.html"), "<a href=http://h/x>");
+    assert_eq!(read("docs/d.html"), "<a href=http://h/docs/x>");
+    assert_eq!(read("b.min.html"), "<a href=x>");
+    assert_eq!(read("drafts/c.html"), "<a href=x>");
+    let listed = relink(
+        &[
+            s,
+            "--list",
+            "--retrieved-from",
+            "http://h/",
+            "--exclude",
+            "drafts/**",
+        ],
+        b"",
+    );
+    let rows = String::from_utf8(listed.stdout).unwrap();
+    assert!(
+        rows.contains("a.html") && !rows.contains("c.html"),
+        "{rows}"
+    );
+    let bad = relink(&[s, "--list", "--exclude", "["], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--exclude '['"));
+}

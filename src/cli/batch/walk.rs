@@ -65,7 +65,7 @@ pub fn is_backup_name(name: &OsStr, backup: Option<&str>) -> bool {
 pub fn expand(
     args: &[PathBuf],
     retrieved_from: Option<&str>,
-    backup: Option<&str>,
+    (backup, exclude): (Option<&str>, &globset::GlobSet),
 ) -> (Vec<Job>, Vec<String>) {
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
@@ -100,6 +100,7 @@ pub fn expand(
             root: arg,
             retrieved_from,
             backup,
+            exclude,
             jobs: &mut jobs,
             errors: &mut errors,
             seen: &mut seen,
@@ -127,6 +128,8 @@ struct Walker<'a> {
     root: &'a Path,
     retrieved_from: Option<&'a str>,
     backup: Option<&'a str>,
+    /// What `--exclude` leaves out, matched below the root.
+    exclude: &'a globset::GlobSet,
     jobs: &'a mut Vec<Job>,
     errors: &'a mut Vec<String>,
     seen: &'a mut Seen,
@@ -135,6 +138,13 @@ struct Walker<'a> {
 impl Walker<'_> {
     fn push(&mut self, path: PathBuf, role: Role) {
         let below = path.strip_prefix(self.root).unwrap_or(&path).to_path_buf();
+        // Left out by --exclude: the file or one of its folders matches.
+        let excluded =
+            !self.exclude.is_empty() && below.ancestors().any(|p| self.exclude.is_match(p));
+        let role = match role {
+            Role::Document | Role::MaildirMessage if excluded => Role::CopyOnly,
+            role => role,
+        };
         self.jobs.push(Job {
             name: path.display().to_string(),
             retrieved_from: self.retrieved_from.map(|prefix| mirror_url(prefix, &below)),
