@@ -39,6 +39,10 @@ impl<S: Sink> Tokenizer<'_, S> {
 
     /// Flushes what a reference stands for.
     fn reference_text(&mut self, chars: &[char], in_attr: bool) {
+        if in_attr && self.lean {
+            // The lean path gathers no values (`value_str` drops them).
+            return;
+        }
         for &c in chars {
             if in_attr {
                 let mut buf = [0; 4];
