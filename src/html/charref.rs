@@ -4,15 +4,102 @@
 //!
 //! html5ever decodes values but keeps no positions; relink needs both, to
 //! rewrite part of a value (one srcset candidate, one CSS `url()`) without
-//! touching the rest. The named references come from html5ever's own table.
+//! touching the rest. The named references are html5ever's own table, kept
+//! sorted (see [`longest_name`], which the tokenizer shares).
 
 use std::borrow::Cow;
 use std::ops::Range;
+use html5ever::data::C1_REPLACEMENTS;
 
-use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+use super::entities;
 
-/// The longest named character reference, `&CounterClockwiseContourIntegral;`.
-const LONGEST_NAME: usize = 32;
+/// The named character references, sorted by name.
+static SORTED: &[(&[u8], u32, u32)] = &entities::SORTED;
+
+/// For each ASCII byte, the range of [`SORTED`] whose names start with it.
+static BY_FIRST: [(u16, u16); 128] = by_first(&entities::SORTED);
+
+/// [`BY_FIRST`], worked out by the compiler.
+const fn by_first(sorted: &[(&[u8], u32, u32)]) -> [(u16, u16); 128] {
+    let mut ranges = [(0u16, 0u16); 128];
+    let mut i = 0;
+    while i < sorted.len() {
+        let b = sorted[i].0[0] as usize;
+        if ranges[b].1 == 0 {
+            ranges[b].0 = i as u16;
+        }
+        // 2,231 names: the offsets fit in u16.
+        ranges[b].1 = i as u16 + 1;
+        i += 1;
+    }
+    ranges
+}
+
+/// Names of the table that pages and links write most, with what each
+/// stands for. Each ends in `;`, and no longer name starts with one.
+const COMMON_NAMES: [(&[u8], u32); 6] = [
+    (b"quot;", 0x22),
+    (b"amp;", 0x26),
+    (b"apos;", 0x27),
+    (b"gt;", 0x3e),
+    (b"lt;", 0x3c),
+    (b"nbsp;", 0xa0),
+];
+
+/// The longest name of the named character references that `rest` (the
+/// text after an `&`) starts with: its length in bytes and the code points
+/// it stands for (the second 0 when there is only one), as WHATWG HTML
+/// §13.2.5.73 Named character reference state matches "as many characters
+/// as possible". The commonest names are tried first; then the sorted list.
+#[inline]
+pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
+    for (name, c) in COMMON_NAMES {
+        if rest.starts_with(name) {
+            return Some((name.len(), c, 0));
+        }
+    }
+    longest_in_sorted(rest)
+}
+
+/// [`longest_name`] by the sorted list alone. Linear in the name: the names
+/// sharing the characters read so far are a range of the list, narrowed by
+/// each next character (and read one by one once a few are left), instead
+/// of a hash of every prefix.
+fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
+    let first = *rest.first()?;
+    let &(start, end) = BY_FIRST.get(usize::from(first))?;
+    let mut range = &SORTED[usize::from(start)..usize::from(end)];
+    let mut matched = None;
+    // `range` holds the names that start with `rest[..k]`, sorted: one equal
+    // to it comes first.
+    for k in 1.. {
+        if range.len() <= 8 {
+            // Sorted, a longer name that `rest` starts with comes later.
+            for &(name, c1, c2) in range {
+                if rest.get(k..name.len()) == name.get(k..) {
+                    matched = Some((name.len(), c1, c2));
+                }
+            }
+            break;
+        }
+        let Some(&(name, c1, c2)) = range.first() else {
+            break;
+        };
+        if name.len() == k {
+            matched = Some((k, c1, c2));
+            range = &range[1..];
+        }
+        let Some(&b) = rest.get(k) else {
+            break;
+        };
+        // Every name left is longer than `k`.
+        let from = range.partition_point(|(name, ..)| name[k] < b);
+        range = &range[from..];
+        let to = range.partition_point(|(name, ..)| name[k] == b);
+        range = &range[..to];
+    }
+    matched
+}
 
 /// A stretch of decoded text that did not come verbatim from the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,48 +311,15 @@ fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     }
 }
 
-/// Names of the table that links and pages write most, with what each
-/// stands for.
-const COMMON_NAMES: [(&str, char); 5] = [
-    ("amp;", '&'),
-    ("quot;", '"'),
-    ("lt;", '<'),
-    ("gt;", '>'),
-    ("nbsp;", '\u{a0}'),
-];
-
-/// The named character reference state: the longest name in the table that
-/// the text starts with, found by extending while the text is a prefix of
-/// some name.
+/// The named character reference state, in an attribute value: the longest
+/// name in the table that the text starts with.
 fn named_reference(rest: &str) -> Option<(usize, Replacement)> {
-    // The commonest names, ending in ";": no longer name starts with one,
-    // so each is the longest match, found without hashing its prefixes.
-    for (name, c) in COMMON_NAMES {
-        if rest.as_bytes().starts_with(name.as_bytes()) {
-            return Some((name.len(), Replacement::Pair(c, None)));
-        }
-    }
-    named_in_table(rest)
-}
-
-/// [`named_reference`] by the table alone.
-fn named_in_table(rest: &str) -> Option<(usize, Replacement)> {
-    let mut matched: Option<(usize, (u32, u32))> = None;
-    for len in 1..=rest.len().min(LONGEST_NAME) {
-        if !rest.is_char_boundary(len) {
-            break;
-        }
-        match NAMED_ENTITIES.get(&rest[..len]) {
-            Some(&(0, _)) => {}
-            Some(&m) => matched = Some((len, m)),
-            None => break,
-        }
-    }
-    let (len, (c1, c2)) = matched?;
+    let bytes = rest.as_bytes();
+    let (len, c1, c2) = longest_name(bytes)?;
     // In an attribute, a match not ending in ";" followed by "=" or an
     // alphanumeric is not a reference, for historical reasons.
-    if !rest[..len].ends_with(';') {
-        let next = rest.as_bytes().get(len);
+    if bytes[len - 1] != b';' {
+        let next = bytes.get(len);
         if next.is_some_and(|&b| b == b'=' || b.is_ascii_alphanumeric()) {
             return None;
         }
@@ -320,21 +374,99 @@ pub fn ampersand_needs_escape(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
 
-    /// The common names are read as the whole table reads them, whatever
+    /// The common names are read as the sorted list reads them, whatever
     /// follows.
     #[test]
     fn common_names_are_the_tables() {
         for (name, _) in super::COMMON_NAMES {
             for after in ["", ";", "x", "=", "&", " ", "amp;"] {
-                let rest = format!("{name}{after}");
-                let fast = super::named_reference(&rest);
-                let table = super::named_in_table(&rest);
-                assert_eq!(fast, table, "{rest}");
-                assert!(fast.is_some(), "{rest}");
+                let rest = [name, after.as_bytes()].concat();
+                let fast = super::longest_name(&rest);
+                assert_eq!(fast, super::longest_in_sorted(&rest), "{after}");
+                assert_eq!(fast.map(|m| m.0), Some(name.len()), "{after}");
             }
         }
     }
     use super::*;
+    use html5ever::data::NAMED_ENTITIES;
+
+    /// The sorted list is html5ever's table: the same names standing for
+    /// the same code points, in bytewise order.
+    #[test]
+    fn sorted_names_are_html5evers() {
+        let names: Vec<(&str, (u32, u32))> = NAMED_ENTITIES
+            .entries()
+            .filter(|(_, (c1, _))| *c1 != 0)
+            .map(|(name, &value)| (*name, value))
+            .collect();
+        assert_eq!(SORTED.len(), names.len());
+        for (name, value) in names {
+            let at = SORTED.binary_search_by(|(n, ..)| n.cmp(&name.as_bytes()));
+            let (_, c1, c2) = SORTED[at.unwrap_or_else(|_| panic!("{name} missing"))];
+            assert_eq!((c1, c2), value, "{name}");
+        }
+        assert!(SORTED.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    /// The longest match as html5ever's tokenizer finds it: each prefix
+    /// looked up in its table (which holds every prefix of a name), while
+    /// it is a prefix of some name.
+    fn longest_by_prefixes(rest: &[u8]) -> Option<(usize, u32, u32)> {
+        let mut matched = None;
+        for len in 1..=rest.len() {
+            let Ok(prefix) = std::str::from_utf8(&rest[..len]) else {
+                break;
+            };
+            match NAMED_ENTITIES.get(prefix) {
+                Some(&(0, _)) => {}
+                Some(&(c1, c2)) => matched = Some((len, c1, c2)),
+                None => break,
+            }
+        }
+        matched
+    }
+
+    /// The sorted list finds what the prefix walk finds: on every name and
+    /// every prefix of one, followed by each kind of byte, with a byte
+    /// changed, and on pseudo-random strings of name bytes.
+    #[test]
+    fn longest_name_is_the_prefix_walks() {
+        let afters: [&[u8]; 9] = [b"", b";", b"x", b"=", b"&", b" ", b"1", b"\xc3\xa9", b"amp;"];
+        let mut inputs: Vec<Vec<u8>> = Vec::new();
+        for (name, _) in NAMED_ENTITIES.entries() {
+            for after in afters {
+                inputs.push([name.as_bytes(), after].concat());
+            }
+            for i in 0..name.len() {
+                for b in [b'a', b'Z', b'0', b';', b'~', 0x80] {
+                    let mut changed = name.as_bytes().to_vec();
+                    changed[i] = b;
+                    inputs.push(changed);
+                }
+            }
+        }
+        let alphabet = b"aAeElLmnopqstuxyz;01";
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let len = (state >> 59) as usize;
+            let input = (0..len)
+                .map(|i| alphabet[((state >> (i * 3 % 50)) as usize) % alphabet.len()])
+                .collect();
+            inputs.push(input);
+        }
+        for input in inputs {
+            assert_eq!(
+                longest_name(&input),
+                longest_by_prefixes(&input),
+                "{:?}",
+                String::from_utf8_lossy(&input)
+            );
+        }
+        assert_eq!(longest_name(b"notin;"), Some((6, 0x2209, 0)));
+        assert_eq!(longest_name(b"notit;"), Some((3, 0xac, 0)));
+        assert_eq!(longest_name(b"\xff"), None);
+    }
 
     #[test]
     fn decodes_as_the_tokenizer_does() {

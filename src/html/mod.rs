@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod charref;
+mod entities;
 mod document;
 pub mod links;
 pub mod rewrite;

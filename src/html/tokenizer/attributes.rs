@@ -85,6 +85,13 @@ impl SeenNames {
                 .iter()
                 .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));
         }
+        self.seen_in_set(input, kept, name)
+    }
+
+    /// [`SeenNames::seen_before`] past [`SCAN_LIMIT`] names: kept out of
+    /// line, so that the short scan is inlined where names are read.
+    #[inline(never)]
+    fn seen_in_set(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
         if self.set.is_empty() {
             for a in kept {
                 self.set.insert(Box::from(given_name(&input[a.name()])));

@@ -4,14 +4,13 @@
 //! rather than one state per character; what is consumed, emitted and
 //! reported is what those states consume, emit and report (and the parse
 //! errors come where html5ever emits them: before the reference's text).
-//! The named references are html5ever's table.
+//! The named references are html5ever's table, matched by
+//! [`longest_name`].
 
-use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+use html5ever::data::C1_REPLACEMENTS;
 
 use super::{Sink, Tokenizer};
-
-/// The longest named character reference, `&CounterClockwiseContourIntegral;`.
-const LONGEST_NAME: usize = 32;
+use crate::html::charref::longest_name;
 
 impl<S: Sink> Tokenizer<'_, S> {
     /// §13.2.5.72 Character reference state. The `&` was just consumed;
@@ -40,6 +39,10 @@ impl<S: Sink> Tokenizer<'_, S> {
 
     /// Flushes what a reference stands for.
     fn reference_text(&mut self, chars: &[char], in_attr: bool) {
+        if in_attr && self.lean {
+            // The lean path gathers no values (`value_str` drops them).
+            return;
+        }
         for &c in chars {
             if in_attr {
                 let mut buf = [0; 4];
@@ -57,20 +60,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     fn named_reference(&mut self, amp: usize, in_attr: bool) {
         let start = self.pos;
         let rest = &self.bytes[start..];
-        let mut matched: Option<(usize, (u32, u32))> = None;
-        for len in 1..=rest.len().min(LONGEST_NAME) {
-            let b = rest[len - 1];
-            if !(b.is_ascii_alphanumeric() || b == b';') {
-                break;
-            }
-            match NAMED_ENTITIES.get(&self.input[start..start + len]) {
-                // A prefix of a name, not a name.
-                Some(&(0, _)) => {}
-                Some(&found) => matched = Some((len, found)),
-                None => break,
-            }
-        }
-        let Some((len, (c1, c2))) = matched else {
+        let Some((len, c1, c2)) = longest_name(rest) else {
             // §13.2.5.74: alphanumerics then ";" is an unknown named
             // reference; all of it is text.
             let run = rest
