@@ -43,10 +43,6 @@ pub enum Error {
     /// An encoding label that names no encoding.
     #[error("unknown encoding '{0}'")]
     UnknownEncoding(String),
-    /// An archive (an mbox, a WARC) given to a call that holds one
-    /// document in memory.
-    #[error("{0} input is read as a stream: use rewrite_mbox or rewrite_warc")]
-    Streamed(&'static str),
     /// A web archive (WARC or ARC) given as a document: it is read as an
     /// archive or not at all.
     #[error("a web archive (WARC or ARC) is read as one, never as a document")]

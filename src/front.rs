@@ -370,15 +370,17 @@ type Restored<'a> = io::Chain<io::Cursor<Vec<u8>>, Box<dyn Read + 'a>>;
 trait SeekRead: Read + Seek {}
 impl<T: Read + Seek> SeekRead for T {}
 
-fn cannot_read(e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("cannot read: {e}"))
+/// An input that cannot be opened, named (the command line opens its own
+/// files and names them in its report).
+fn cannot_read(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: cannot read: {e}", path.display()))
 }
 
 impl<'a> Opened<'a> {
     fn open(source: Source<'a>, counter: Option<Arc<AtomicU64>>) -> io::Result<Self> {
         let (reader, file, size): (Box<dyn Read + 'a>, _, _) = match source {
             Source::Path(path) => {
-                let file = File::open(&path).map_err(cannot_read)?;
+                let file = File::open(&path).map_err(|e| cannot_read(&path, e))?;
                 let size = file.metadata().map_or(0, |m| m.len());
                 (Box::new(file.try_clone()?), Some(file), size)
             }
@@ -1021,6 +1023,19 @@ mod tests {
         );
         assert!(matches!(result, Err(Error::Io(e)) if e.to_string() == "refused"));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_path_that_cannot_be_opened_is_named() {
+        let missing = std::env::temp_dir().join("relink-no-such-file.html");
+        let err = Rewriter::new()
+            .run(Input::path(&missing), Output::Nowhere, &mut |_| Ok(()))
+            .unwrap_err();
+        assert!(matches!(&err, Error::Io(e) if e.kind() == io::ErrorKind::NotFound));
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{}: cannot read", missing.display()))
+        );
     }
 
     #[test]
