@@ -169,6 +169,10 @@ pub(crate) struct RewriteArgs {
     /// Print a unified diff of what would change; write nothing.
     #[arg(long, conflicts_with_all = ["dry_run", "output", "in_place"])]
     pub(crate) diff: bool,
+    /// When to colour --diff: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub(crate) color: ColorArg,
     /// Write nothing; print the summary of what would change.
     #[arg(long, conflicts_with_all = ["output", "in_place"])]
     pub(crate) dry_run: bool,
@@ -318,6 +322,17 @@ pub(crate) enum Format {
     Tsv,
     /// JSON Lines: one object per link; a summary as one JSON object.
     Json,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorArg {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// How a run ended, short of an error that stops it.

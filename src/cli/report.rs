@@ -2,13 +2,14 @@
 //! rows of `--check` and `--compare-rules`.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Mutex;
 
 use relink::{BaseSource, Rules};
 
 use super::args::*;
 use super::batch::Report;
+use super::color::{paint_diff, use_color};
 use super::hints::*;
 use super::progress::Progress;
 use relink::LinkRow;
@@ -48,6 +49,8 @@ pub(crate) struct Printer<'a> {
     format: Format,
     /// `--check` says each link, not only each file.
     verbose: bool,
+    /// Whether the diffs are coloured.
+    color: bool,
     progress: Option<&'a Progress>,
     state: Mutex<Printed>,
 }
@@ -127,6 +130,11 @@ impl<'a> Printer<'a> {
             mode,
             format: args.format,
             verbose: args.verbose || args.format == Format::Json,
+            color: use_color(
+                args.color,
+                io::stdout().is_terminal(),
+                std::env::var_os("NO_COLOR").as_deref(),
+            ),
             progress,
             state: Mutex::new(Printed {
                 out,
@@ -241,7 +249,11 @@ impl<'a> Printer<'a> {
             }
         }
         if let Some(diff) = &report.diff {
-            state.out.write_all(diff.as_bytes())?;
+            if self.color {
+                state.out.write_all(paint_diff(diff).as_bytes())?;
+            } else {
+                state.out.write_all(diff.as_bytes())?;
+            }
         }
         Ok(())
     }

@@ -1108,3 +1108,28 @@ fn check_fails_when_standard_output_closes_early() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{status:?}");
 }
+
+/// `--diff` is coloured as `--color` says: `always` even off a terminal
+/// and with `NO_COLOR` set, `never` not; by default, not off a terminal.
+#[test]
+fn color_decides_whether_the_diff_is_coloured() {
+    let (_dir, page) = page();
+    let args = [s(&page), "--diff", "--retrieved-from", "http://h/"];
+    let red = "\x1b[31m-<a href=x>\x1b[0m\n";
+    let always = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(args)
+        .args(["--color", "always"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(stdout(&always).contains(red), "{}", stdout(&always));
+    assert!(stdout(&always).contains("\x1b[32m+<a href=http://h/x>\x1b[0m\n"));
+    for extra in [&["--color", "never"][..], &[]] {
+        let out = relink(&[&args[..], extra].concat(), b"");
+        assert_ok(&out);
+        assert!(stdout(&out).contains("-<a href=x>\n"), "{extra:?}");
+        assert!(!stdout(&out).contains('\x1b'), "{extra:?}");
+    }
+    let bad = relink(&[&args[..], &["--color", "sometimes"]].concat(), b"");
+    assert_eq!(bad.status.code(), Some(2));
+}
