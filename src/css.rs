@@ -26,8 +26,10 @@ fn rewrite_text(text: &str, options: &Options<'_>) -> TextRewrite {
     let (base, layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
     let mut resolver = Resolver::new(text, options);
     resolver.out.layers = layers;
-    let Some(base) = base else {
+    let Some(base) = base.or_else(|| {
         resolver.warn_no_base();
+        text::stand_in(options)
+    }) else {
         return resolver.out;
     };
     let place = Place {
@@ -39,6 +41,6 @@ fn rewrite_text(text: &str, options: &Options<'_>) -> TextRewrite {
         edits.push(Edit::new(range, new).narrowed(text));
     });
     resolver.out.edits = edits;
-    resolver.out.base = Some(base);
+    resolver.out.base = Some(base).filter(|base| !base.is_stand_in());
     resolver.out
 }

@@ -181,6 +181,18 @@ pub struct Link {
     pub base: Option<Base>,
     /// Whether the document changed here.
     pub changed: bool,
+    /// Whether it is a relative reference left as written because its
+    /// document had no base (`base` is then `None`, `resolved` the
+    /// original): what `--check` counts as left.
+    ///
+    /// ```
+    /// let out = relink::Rewriter::new().rewrite(b"<a href=a.html></a><a href=http://h/></a>")?;
+    /// let left: Vec<bool> = out.links().iter().map(|link| link.unresolved).collect();
+    /// assert_eq!(left, [true, false]);
+    /// assert!(out.links().iter().all(|link| link.base.is_none() && !link.changed));
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub unresolved: bool,
 }
 
 /// Where the link rows of a document go as they are found, when

@@ -99,11 +99,14 @@ pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents
     work.r.out.layers = layers;
     if work.page.is_none() {
         work.r.warn_no_base();
+        work.page = text::stand_in(options);
+        work.resource = work.resource.take().or_else(|| work.page.clone());
     }
     if work.page.is_some() || work.resource.is_some() {
         work.run();
     }
-    let mut out = work.r.finish(work.page);
+    let page = work.page.filter(|page| !page.is_stand_in());
+    let mut out = work.r.finish(page);
     // Links are found in the order they end (a definition's at the end):
     // they are reported in the order they are written.
     out.links.sort_by_key(|link| (link.line, link.column));
@@ -326,10 +329,12 @@ impl Work<'_, '_, '_> {
             self.r.out.links.push(link);
         }
         self.r.out.rewritten += outcome.rewritten;
+        // Where the page has no base, it says so once.
         self.r.out.warnings.extend(
             outcome
                 .warnings
                 .into_iter()
+                .filter(|w| !(page.is_stand_in() && w.kind == WarningKind::NoBase))
                 .map(|w| w.within(format!("html at line {line}"))),
         );
         if let Some(output) = outcome.output {

@@ -104,6 +104,16 @@ pub enum SameDocument {
     Keep,
 }
 
+/// The base a document with no base is walked with when `options` record
+/// links, so that `--list` and `--check` see the links it left: none when
+/// links are only counted (a plain rewrite walks nothing).
+pub fn stand_in(options: &Options<'_>) -> Option<Base> {
+    if options.details != Details::Links {
+        return None;
+    }
+    Base::stand_in(options.rules)
+}
+
 /// Resolves the links of one text against their bases, recording each
 /// link (or only counting it) in a [`TextRewrite`].
 #[derive(Debug)]
@@ -207,6 +217,12 @@ impl<'t, 'o> Resolver<'t, 'o> {
         } else {
             base.url.resolve(value)
         };
+        if base.is_stand_in() {
+            // No base: the link is recorded as it is, never written.
+            let left = resolved.is_ok_and(|resolved| resolved.trim_ascii() != value);
+            self.record_left(at, value, place, left);
+            return None;
+        }
         match resolved {
             Ok(resolved) => {
                 // A URL in HTML is read with its ends trimmed, so a result
@@ -231,6 +247,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                         resolved: new.clone().unwrap_or_else(|| value.to_owned()),
                         base: Some(base.clone()),
                         changed,
+                        unresolved: false,
                     });
                 }
                 new
@@ -244,6 +261,25 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 None
             }
         }
+    }
+
+    /// Records a link of a document with no base, as written; `left` when
+    /// it is relative (a base would have changed it).
+    fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {
+        if self.options.details != Details::Links {
+            return;
+        }
+        let (line, column) = self.lines.locate(self.text, at);
+        self.record(Link {
+            line,
+            column,
+            place: place.to_link_place(),
+            original: value.to_owned(),
+            resolved: value.to_owned(),
+            base: None,
+            changed: false,
+            unresolved: left,
+        });
     }
 
     /// The one loop over a style sheet's URLs (a `.css` file, a `<style>`

@@ -39,7 +39,8 @@ pub struct Row {
     pub element: String,
     pub attribute: String,
     pub original: String,
-    pub resolved: String,
+    /// What it resolved to; `None` in a document with no base.
+    pub resolved: Option<String>,
     /// The base it was resolved against, if any.
     pub base: Option<String>,
     /// Where that base came from, as the command line says it.
@@ -63,6 +64,7 @@ fn source_name(source: &BaseSource) -> String {
 
 fn row(row: LinkRow) -> Row {
     let link = row.link;
+    let resolved = link.base.is_some().then_some(link.resolved);
     let (base, base_from) = match link.base {
         Some(base) => (
             Some(base.url.as_str().to_owned()),
@@ -79,7 +81,7 @@ fn row(row: LinkRow) -> Row {
         element: link.place.element,
         attribute: link.place.attribute,
         original: link.original,
-        resolved: link.resolved,
+        resolved,
         base,
         base_from,
         changed: link.changed,

@@ -23,6 +23,8 @@ impl<'a> BaseChain<'a> {
     /// A chain under `rules`, with the forced base (if any) on top and
     /// `outer` below all the document's own layers.
     pub fn new(rules: Rules, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Self {
+        // A document nested in one with no base has no outer base either.
+        let outer = outer.filter(|outer| !outer.is_stand_in());
         let mut chain = BaseChain {
             rules,
             outer,

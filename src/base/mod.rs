@@ -136,9 +136,28 @@ pub struct Base {
     pub source: BaseSource,
 }
 
+/// The URL a document with no base is walked with when its links are
+/// recorded: a name of the reserved `.invalid` domain (RFC 2606). A link
+/// resolved against it is recorded as left (no base, no resolution) and
+/// never written; it is never shown, and never a layer of a nested
+/// document.
+const STAND_IN: &str = "http://unresolved.invalid/";
+
 impl Base {
     /// A base from `source`.
     pub fn new(url: BaseUrl, source: BaseSource) -> Self {
         Base { url, source }
+    }
+
+    /// The base a document with no base is walked with when its links are
+    /// recorded (see `text::stand_in`).
+    pub(crate) fn stand_in(rules: crate::url::Rules) -> Option<Base> {
+        let url = BaseUrl::parse(STAND_IN, rules).ok()?;
+        Some(Base::new(url, BaseSource::Forced))
+    }
+
+    /// Whether this is the stand-in of a document with no base.
+    pub(crate) fn is_stand_in(&self) -> bool {
+        self.source == BaseSource::Forced && self.url.as_str() == STAND_IN
     }
 }

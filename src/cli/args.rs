@@ -155,9 +155,11 @@ pub(crate) struct RewriteArgs {
     /// json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
-    /// Write nothing; say each file a rewrite would change (`would rewrite
-    /// FILE (N links)`; each link with --verbose) on standard output, and
-    /// exit 1 if there is one, as `rustfmt --check` and `black --check`
+    /// Write nothing; check that no relative link is left: say each file a
+    /// rewrite would change (`would rewrite FILE (N links)`) and each file
+    /// with no base that has relative links (`no base for FILE (N
+    /// relative links left)`; each link with --verbose) on standard output,
+    /// and exit 1 if there is one, as `rustfmt --check` and `black --check`
     /// do. With --diff, the diff too.
     #[arg(long, conflicts_with_all = ["compare_rules", "dry_run", "output", "in_place"])]
     pub(crate) check: bool,
@@ -182,7 +184,8 @@ pub(crate) struct RewriteArgs {
     /// No progress bar and no summary.
     #[arg(short, long)]
     pub(crate) quiet: bool,
-    /// With --check, each link a rewrite would change, not only each file.
+    /// With --check, each link a rewrite would change or left without a
+    /// base, not only each file.
     #[arg(short, long, requires = "check")]
     pub(crate) verbose: bool,
     /// Treat every warning as an error: exit 1 if there is one (a document
@@ -342,8 +345,8 @@ pub(crate) enum Exit {
     Done,
     /// Some inputs failed; the others were done.
     SomeFailed,
-    /// `--check` found links to rewrite, or `--compare-rules` links the
-    /// rule sets resolve differently.
+    /// `--check` found links to rewrite or relative links left without a
+    /// base, or `--compare-rules` links the rule sets resolve differently.
     Differences,
     /// `--strict`, and there were warnings.
     Warnings,

@@ -31,6 +31,8 @@ pub(crate) struct Tally {
     pub(crate) errors: usize,
     /// Documents that had no base.
     pub(crate) no_base: usize,
+    /// Inputs with relative links left for want of a base (`--check`).
+    pub(crate) left: usize,
     /// Links `--compare-rules` reported.
     pub(crate) differences: usize,
 }
@@ -74,6 +76,8 @@ struct Held {
     checked: Spool,
     /// Its report, once it is done.
     report: Option<Report>,
+    /// Its relative links left for want of a base (`--check`).
+    left: usize,
 }
 
 /// The most bytes of rows held in memory for one input: more go to a
@@ -154,24 +158,31 @@ impl<'a> Printer<'a> {
     pub(crate) fn rows(&self, index: usize, name: &str, rows: &[LinkRow]) -> io::Result<()> {
         let mut bytes = Vec::new();
         let mut differences = 0;
+        let mut left = 0;
         match self.mode {
             Mode::List => {
                 for row in rows {
                     list_row(&mut bytes, self.format, name, row)?;
                 }
             }
-            Mode::Check if self.verbose => {
-                for row in rows.iter().filter(|row| row.link.changed) {
-                    check_row(&mut bytes, self.format, name, row)?;
+            Mode::Check => {
+                for row in rows {
+                    left += usize::from(row.link.unresolved);
+                    if self.verbose && (row.link.changed || row.link.unresolved) {
+                        check_row(&mut bytes, self.format, name, row)?;
+                    }
                 }
             }
             Mode::CompareRules => {
                 differences = compare_rules(&mut bytes, self.format, name, rows)?;
             }
-            Mode::Check | Mode::Write | Mode::Diff | Mode::DryRun => {}
+            Mode::Write | Mode::Diff | Mode::DryRun => {}
         }
         let mut state = self.state();
         state.tally.differences += differences;
+        if left > 0 {
+            state.held.entry(index).or_default().left += left;
+        }
         if bytes.is_empty() {
             return Ok(());
         }
@@ -247,6 +258,11 @@ impl<'a> Printer<'a> {
                 let links = count(report.rewritten, "link", "links");
                 writeln!(state.out, "would rewrite {} ({links})", report.name)?;
             }
+            if self.mode == Mode::Check && !self.verbose && held.left > 0 {
+                let links = count(held.left, "relative link", "relative links");
+                writeln!(state.out, "no base for {} ({links} left)", report.name)?;
+            }
+            tally.left += usize::from(held.left > 0);
         }
         if let Some(diff) = &report.diff {
             if self.color {
@@ -413,6 +429,15 @@ pub(crate) fn check_row(
         return json_row(out, file, row, &base_from(row));
     }
     let link = &row.link;
+    if link.unresolved {
+        return writeln!(
+            out,
+            "{file}:{}: {} '{}' left: no base",
+            row.location(),
+            link.place,
+            link.original
+        );
+    }
     writeln!(
         out,
         "{file}:{}: {} '{}' -> {}",
@@ -455,6 +480,14 @@ pub(crate) fn list_row(
         .unwrap_or_default();
     let from = base_from(row);
     match format {
+        // A link of a document with no base has no resolution.
+        Format::Text if link.base.is_none() => writeln!(
+            out,
+            "{file}:{}: {} {} (no base)",
+            row.location(),
+            link.place,
+            link.original,
+        ),
         Format::Text => writeln!(
             out,
             "{file}:{}: {} {} -> {} (base {base} from {from})",
@@ -488,6 +521,11 @@ pub(crate) const ROW_KEYS: [&str; 15] = [
     "target_uri",
 ];
 
+/// What a link resolved to: nothing, in a document with no base.
+fn resolved(link: &relink::Link) -> Option<&str> {
+    link.base.as_ref().map(|_| link.resolved.as_str())
+}
+
 /// One link as a TSV line, its columns [`ROW_KEYS`] (empty where JSON
 /// says null).
 fn tsv_row(
@@ -515,7 +553,7 @@ fn tsv_row(
         tsv(row.part.as_deref().unwrap_or_default()),
         number(record.map(|r| r.number)),
         tsv(record.map_or("", |r| r.record_id.as_str())),
-        tsv(&link.resolved),
+        tsv(resolved(link).unwrap_or_default()),
         tsv(record.map_or("", |r| r.target_uri.as_str())),
     )
 }
@@ -565,7 +603,7 @@ pub(crate) fn json_row(
         "record_id",
         row.record.as_ref().map(|r| r.record_id.as_str()),
     )?;
-    text(out, "resolved", Some(&link.resolved))?;
+    text(out, "resolved", resolved(link))?;
     text(
         out,
         "target_uri",

@@ -226,7 +226,7 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     }
     Ok(if tally.errors > 0 {
         Exit::SomeFailed
-    } else if mode == Mode::Check && tally.would_change > 0
+    } else if mode == Mode::Check && tally.would_change + tally.left > 0
         || mode == Mode::CompareRules && tally.differences > 0
     {
         Exit::Differences

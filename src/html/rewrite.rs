@@ -18,7 +18,7 @@ use crate::links::{Place, WarningKind};
 use crate::options::{AttrSyntax, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
-use crate::text::{Resolver, SameDocument, TextRewrite};
+use crate::text::{self, Resolver, SameDocument, TextRewrite};
 use crate::url::BaseUrl;
 
 /// How deep `iframe srcdoc` documents inside `srcdoc` documents are followed.
@@ -81,12 +81,13 @@ fn rewrite_in_chunks<'s, 'o>(
         found: Vec::new(),
     };
     let mut base: Option<Option<Base>> = None;
+    let stand_in = text::stand_in(options);
     tree::parse_in_chunks(src, (kind, logged(options)), &mut |piece| {
         if base.is_some() && piece.base.is_some() {
             return false;
         }
         let base = base.get_or_insert_with(|| work.document_base(&piece));
-        if let Some(base) = base {
+        if let Some(base) = base.as_ref().or(stand_in.as_ref()) {
             work.rewrite_links(&piece, base);
         }
         true
@@ -107,7 +108,7 @@ fn rewrite_whole<'s, 'o>(
         found: Vec::new(),
     };
     let base = work.document_base(&doc);
-    if let Some(base) = &base {
+    if let Some(base) = base.as_ref().or(text::stand_in(options).as_ref()) {
         work.rewrite_links(&doc, base);
     }
     (base, work.r)
@@ -400,10 +401,14 @@ impl Work<'_, '_> {
             );
             return;
         }
-        let outer = Base::new(
-            base.url.clone(),
-            BaseSource::Enclosing(Box::new(base.source.clone())),
-        );
+        let outer = if base.is_stand_in() {
+            base.clone()
+        } else {
+            Base::new(
+                base.url.clone(),
+                BaseSource::Enclosing(Box::new(base.source.clone())),
+            )
+        };
         let options = Options {
             outer: Some(&outer),
             forced: None,
@@ -413,11 +418,13 @@ impl Work<'_, '_> {
         let (line, _) = self.r.lines.locate(self.r.text, at);
         self.r.out.links.extend(inner.links);
         self.r.out.rewritten += inner.rewritten;
-        // The inner document always has a base: its parent's.
+        // The inner document has its parent's base, or none as its parent
+        // (which says so).
         self.r.out.warnings.extend(
             inner
                 .warnings
                 .into_iter()
+                .filter(|w| w.kind != WarningKind::NoBase)
                 .map(|w| w.within(format!("srcdoc at line {line}"))),
         );
         found.extend(inner.edits.iter().map(|e| Found {

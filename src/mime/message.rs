@@ -453,6 +453,9 @@ impl Walker<'_> {
             resolved: url.clone(),
             base: enclosing.cloned(),
             changed: false,
+            unresolved: enclosing.is_none()
+                && crate::text::stand_in(self.options)
+                    .is_some_and(|stand_in| stand_in.url.resolve(&url).is_ok_and(|r| r != url)),
         };
         if let Some(outer) = enclosing {
             match outer.url.resolve(&url) {

@@ -13,7 +13,7 @@ use crate::base::{BaseChain, stack_layers};
 use crate::links::{Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
-use crate::text::{Embedded, Resolver, SameDocument};
+use crate::text::{self, Embedded, Resolver, SameDocument};
 use crate::url::{BaseUrl, Rules};
 
 /// The HTTP headers that give a base under RFC 1808 and RFC 3986,
@@ -515,14 +515,16 @@ fn http_links(
     }
     // `--base` stands above the target URI here too.
     let target = target.base(report);
-    let Some(base) = BaseChain::new(options.rules, options.forced, target)
+    let base = BaseChain::new(options.rules, options.forced, target)
         .finish()
-        .0
-    else {
+        .0;
+    let Some(base) = base.or_else(|| {
         report.warn(
             WarningKind::NoBase,
             "no base url: links of the HTTP head left as they are",
         );
+        text::stand_in(options)
+    }) else {
         return Vec::new();
     };
     let text = one_char_per_bad_byte(heads);

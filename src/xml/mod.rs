@@ -243,6 +243,8 @@ struct Walk<'t, 'o, 'd> {
     nested: Vec<Layer>,
     /// Whether a link was left for want of a base.
     lacking_base: bool,
+    /// What a link with no base is recorded against, when links are.
+    stand_in: Option<Base>,
 }
 
 /// The largest XML text whose links are kept until it is read whole when
@@ -303,6 +305,7 @@ fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) ->
         root_closed: false,
         nested: Vec::new(),
         lacking_base: false,
+        stand_in: text::stand_in(options),
     };
     match walk.run() {
         Ok(()) => {}
@@ -601,9 +604,15 @@ impl Walk<'_, '_, '_> {
         if base == TOO_DEEP {
             return;
         }
-        let Some(base) = self.bases[base].as_ref() else {
-            self.lacking_base = true;
-            return;
+        let base = match self.bases[base].as_ref() {
+            Some(base) => base,
+            None => {
+                self.lacking_base = true;
+                let Some(stand_in) = self.stand_in.as_ref() else {
+                    return;
+                };
+                stand_in
+            }
         };
         let place = Place { element, attribute };
         let start = offset + lead;
@@ -622,8 +631,10 @@ impl Walk<'_, '_, '_> {
         if base == TOO_DEEP {
             return;
         }
-        let Some(base) = self.bases[base].clone() else {
+        let Some(base) = self.bases[base].clone().or_else(|| {
             self.lacking_base |= !content.text.trim_matches(is_xml_space).is_empty();
+            self.stand_in.clone()
+        }) else {
             return;
         };
         match capture.row.holder {
@@ -688,7 +699,9 @@ impl Walk<'_, '_, '_> {
             }
         };
         self.r.out.rewritten += outcome.rewritten;
-        self.r.out.warnings.extend(outcome.warnings.into_iter().map(|w| w.within(here.clone())));
+        // Where the feed has no base, it says so once.
+        let warnings = outcome.warnings.into_iter().filter(|w| !(base.is_stand_in() && w.kind == WarningKind::NoBase));
+        self.r.out.warnings.extend(warnings.map(|w| w.within(here.clone())));
         for mut link in outcome.links {
             place(&mut link);
             self.r.out.links.push(link);

@@ -513,6 +513,112 @@ fn compare_rules_skips_absolute_urls_that_only_normalise_differently() {
     assert!(stdout(&out).contains("'http:g' resolves differently"));
 }
 
+/// `--check` means no relative link is left: a document with no base
+/// fails it when it has a relative link (listed as written), and passes
+/// with absolute links alone; on standard input too, read once.
+#[test]
+fn check_fails_on_relative_links_left_without_a_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir(&site).unwrap();
+    let page = site.join("a.html");
+    std::fs::write(&page, "<a href=x>\n<a href=http://z/>\n<a href=y>\n").unwrap();
+    let absolute = site.join("abs.html");
+    std::fs::write(&absolute, "<a href=http://z/>\n").unwrap();
+    let readme = dir.path().join("README.md");
+    std::fs::write(&readme, "[a](x.md) ![i](i.png) [b](https://z/) [c]()\n").unwrap();
+
+    let out = relink(&["--check", s(&readme)], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let want = format!("no base for {} (2 relative links left)\n", s(&readme));
+    assert_eq!(stdout(&out), want);
+    let out = relink(&[s(&site), "--check", "-v"], b"");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let want = format!(
+        "{0}:1:9: <a href> 'x' left: no base\n{0}:3:9: <a href> 'y' left: no base\n",
+        s(&page)
+    );
+    assert_eq!(stdout(&out), want);
+    // In JSON, each link left is a row with no base and no resolution.
+    let out = relink(&[s(&page), "--check", "--format", "json"], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let originals: Vec<&str> = rows
+        .iter()
+        .map(|r| r["original"].as_str().unwrap())
+        .collect();
+    assert_eq!(originals, ["x", "y"]);
+    assert!(
+        rows.iter()
+            .all(|r| r["resolved"].is_null() && r["base"].is_null())
+    );
+    // Standard input is checked as it is read.
+    let out = relink(&["--check", "--type", "html"], b"<a href=x>");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "no base for standard input (1 relative link left)\n"
+    );
+    // Absolute links alone pass, base or none; and a base given passes
+    // once nothing is left to rewrite.
+    let out = relink(&[s(&absolute), "--check"], b"");
+    assert_ok(&out);
+    assert!(out.stdout.is_empty());
+    // And --help says what --check means.
+    let help = relink(&["--help"], b"");
+    assert!(stdout(&help).contains("no relative link is left"));
+}
+
+/// `--list` on a document with no base lists every link as written, with
+/// no resolution (null in JSON, empty in TSV) and the warning: "show me the
+/// links of this page" never gives nothing.
+#[test]
+fn list_without_a_base_lists_every_link_unresolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("p.html");
+    std::fs::write(
+        &page,
+        "<a href=a.html>a</a><img srcset=\"i.png 1x, http://h/j.png 2x\"><p style=\"background:url(k.png)\">",
+    )
+    .unwrap();
+    let out = relink(&["--list", s(&page)], b"");
+    assert_ok(&out);
+    assert!(stderr(&out).contains("no base url"), "{}", stderr(&out));
+    let lines: Vec<&str> = stdout(&out).lines().collect();
+    assert_eq!(lines.len(), 4, "{}", stdout(&out));
+    assert!(
+        lines[0].ends_with(": <a href> a.html (no base)"),
+        "{}",
+        lines[0]
+    );
+    let out = relink(&["--list", "--format", "json", s(&page)], b"");
+    let rows: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let originals: Vec<&str> = rows
+        .iter()
+        .map(|r| r["original"].as_str().unwrap())
+        .collect();
+    assert_eq!(originals, ["a.html", "i.png", "http://h/j.png", "k.png"]);
+    assert!(
+        rows.iter()
+            .all(|r| r["resolved"].is_null() && r["base_from"] == "none")
+    );
+    let out = relink(&["--list", "--format", "tsv", s(&page)], b"");
+    let header: Vec<&str> = stdout(&out).lines().next().unwrap().split('\t').collect();
+    let column = header.iter().position(|k| *k == "resolved").unwrap();
+    for line in stdout(&out).lines().skip(1) {
+        assert_eq!(line.split('\t').nth(column), Some(""), "{line}");
+    }
+    // The document itself is not changed by listing or rewriting.
+    let out = relink(&[s(&page)], b"");
+    assert_eq!(out.stdout, std::fs::read(&page).unwrap());
+}
+
 /// `--check` as rustfmt and black mean it: exit 1 when a rewrite would
 /// change a document, listing each link it would change and where.
 #[test]

@@ -18,6 +18,7 @@ mod html_tracker;
 mod mail;
 mod markdown;
 mod memory;
+mod no_base;
 mod oracle;
 mod outputs;
 mod resolver;

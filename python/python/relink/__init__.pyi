@@ -75,7 +75,8 @@ class Link(TypedDict):
       links, empty for an element's text)
     - ``original``: the URL as written (character references decoded,
       trimmed)
-    - ``resolved``: the URL resolved
+    - ``resolved``: the URL resolved; None in a document with no base
+      (its links are listed as written)
     - ``base``: the base it was resolved against, or None
     - ``base_from``: where that base came from, as the command line says
       it: ``--retrieved-from`` (the ``base`` argument), ``--base``, ``the
@@ -96,7 +97,7 @@ class Link(TypedDict):
     element: str
     attribute: str
     original: str
-    resolved: str
+    resolved: Optional[str]
     base: Optional[str]
     base_from: str
     changed: bool
