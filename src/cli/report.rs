@@ -59,7 +59,7 @@ pub(crate) struct Printer<'a> {
 
 /// What the printer has printed, and holds.
 struct Printed {
-    out: BufWriter<io::Stdout>,
+    out: KeepGoing<BufWriter<io::Stdout>>,
     /// The index of the input at the head of the order.
     next: usize,
     /// The inputs at or after the head that have something held.
@@ -126,7 +126,9 @@ impl<'a> Printer<'a> {
     /// written at once.
     pub(crate) fn new(args: &RewriteArgs, progress: Option<&'a Progress>) -> io::Result<Self> {
         let mode = args.mode();
-        let mut out = BufWriter::new(io::stdout());
+        // With --strict the run goes on past a closed standard output, for
+        // the exit status of every input's warnings.
+        let mut out = KeepGoing::new(BufWriter::new(io::stdout()), args.strict);
         if mode == Mode::List && args.format == Format::Tsv {
             writeln!(out, "{}", ROW_KEYS.join("\t"))?;
         }
@@ -274,11 +276,65 @@ impl<'a> Printer<'a> {
         Ok(())
     }
 
+    /// Whether the run goes on past a closed standard output (`--strict`).
+    pub(crate) fn keep_going(&self) -> bool {
+        self.state().out.keep_going
+    }
+
     /// Flushes standard output; the tally of the run.
     pub(crate) fn finish(self) -> io::Result<Tally> {
         let mut state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
         state.out.flush()?;
         Ok(state.tally)
+    }
+}
+
+/// A writer that, when `keep_going`, takes a closed pipe for a sink: what
+/// is written after it is dropped, and the run goes on, so `--strict`
+/// exits with the status of every input even when standard output was
+/// closed early (`relink --strict ... | head`).
+pub(crate) struct KeepGoing<W> {
+    inner: W,
+    keep_going: bool,
+    closed: bool,
+}
+
+impl<W: Write> KeepGoing<W> {
+    pub(crate) fn new(inner: W, keep_going: bool) -> Self {
+        KeepGoing {
+            inner,
+            keep_going,
+            closed: false,
+        }
+    }
+
+    /// The result of a write, a closed pipe made a success when going on.
+    fn going_on<T>(&mut self, result: io::Result<T>, ok: T) -> io::Result<T> {
+        match result {
+            Err(err) if self.keep_going && err.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(ok)
+            }
+            result => result,
+        }
+    }
+}
+
+impl<W: Write> Write for KeepGoing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.going_on(result, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.going_on(result, ())
     }
 }
 

@@ -338,7 +338,7 @@ pub(crate) fn process_jobs(
     let done: io::Result<()> = pool.install(|| {
         if settings.destination == Destination::Writer {
             // One after another, each written whole to standard output.
-            let mut out = io::stdout().lock();
+            let mut out = KeepGoing::new(io::stdout().lock(), printer.keep_going());
             return jobs
                 .iter()
                 .enumerate()

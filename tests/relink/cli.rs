@@ -958,17 +958,7 @@ fn a_closed_pipe_ends_every_mode_quietly() {
         vec![s(&warc)],
         vec![s(&warc), "--list", "--format", "json"],
         vec![s(&page), "--list", "--retrieved-from", from],
-        vec![s(&page), "--check", "--retrieved-from", from],
-        vec![s(&page), "--compare-rules", "--retrieved-from", from],
         vec![s(&page), "--diff", "--retrieved-from", from],
-        vec![
-            s(&page),
-            "--check",
-            "--format",
-            "json",
-            "--retrieved-from",
-            from,
-        ],
         vec!["explain", s(&mbox)],
         vec!["man"],
         vec!["completions", "bash"],
@@ -994,6 +984,51 @@ fn a_closed_pipe_ends_every_mode_quietly() {
     let out = with_stdout_closed(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stderr(&out), "");
+}
+
+/// `--check`, `--compare-rules` and `--strict` exit with their status
+/// when standard output is closed early (`set -o pipefail; relink --check
+/// ... | head`): what the first two write is what they found, and
+/// `--strict` reads every input on, its output dropped.
+#[test]
+fn a_closed_pipe_keeps_the_status_of_the_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("big.html");
+    std::fs::write(&page, "<a href=\";x\">link</a>\n".repeat(20_000)).unwrap();
+    // A page with a base, more rows than a pipe holds, then one without.
+    let based_page = dir.path().join("a.html");
+    let links = "<a href=\";x\">link</a>\n".repeat(20_000);
+    std::fs::write(&based_page, format!("<base href=http://h/>{links}")).unwrap();
+    let bare = dir.path().join("b.html");
+    std::fs::write(&bare, "<p>no base</p>").unwrap();
+    // An mbox whose last message has no base, after more than a pipe holds.
+    let mbox = dir.path().join("big.mbox");
+    let message = "From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n";
+    let based = format!("{message}Content-Location: http://h/m\n\n<a href=x>\n\n");
+    let last = format!("{message}\n<a href=x>\n\n");
+    std::fs::write(&mbox, based.repeat(5_000) + &last).unwrap();
+    let from = "http://a/b/c/d;p?q";
+    let runs: Vec<Vec<&str>> = vec![
+        vec![s(&page), "--check", "--retrieved-from", from],
+        vec![
+            s(&page),
+            "--check",
+            "--format",
+            "json",
+            "--retrieved-from",
+            from,
+        ],
+        vec![s(&page), "--compare-rules", "--retrieved-from", from],
+        vec![s(&based_page), s(&bare), "--list", "--strict", "-j", "1"],
+        vec![s(&mbox), "--strict"],
+    ];
+    for args in runs {
+        let out = with_stdout_closed(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    }
+    // Nothing found: still 0.
+    let out = with_stdout_closed(&[s(&based_page), "--list", "--strict"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 #[test]
