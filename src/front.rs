@@ -776,7 +776,7 @@ impl Run<'_, '_> {
         let new = self.in_memory(kind, document)?;
         let zipped = new
             .as_deref()
-            .map(|new| gunzipped.gzip_again(new))
+            .map(|new| gunzipped.gzip_again(&input, new))
             .transpose()?;
         report.changed = zipped.is_some();
         write_whole(output, zipped.as_deref().unwrap_or(&input), report.changed)
@@ -823,7 +823,7 @@ impl Run<'_, '_> {
                     }
                     Some(header) => {
                         // A gzipped mbox comes back gzipped, with its header.
-                        let mut encoder = header.encoder(&mut writer);
+                        let mut encoder = header.encoder(&mut writer)?;
                         let changed = document::rewrite_mbox(
                             input,
                             format,
