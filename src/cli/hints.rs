@@ -153,7 +153,11 @@ pub(crate) fn inputs(
     let exclude = globs
         .build()
         .map_err(|e| usage(format!("--exclude: {e}")))?;
-    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref(), (backup, &exclude));
+    let urls = (
+        base.retrieved_from.as_deref(),
+        base.resource_base.as_deref(),
+    );
+    let (jobs, errors) = batch::expand(&files, urls, (backup, &exclude));
     for error in &errors {
         say!("error: {error}");
     }
