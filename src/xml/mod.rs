@@ -518,8 +518,9 @@ impl Walk<'_, '_, '_> {
             let place = (name, qname);
             match row.syntax {
                 // A `base` element's own `href` resolves against the layer
-                // below the document, as in HTML: not against itself.
-                Syntax::Url if is_base && attr_local == "href" => {
+                // below the document, as in HTML: not against itself (a
+                // forced base is above both).
+                Syntax::Url if is_base && attr_local == "href" && self.r.options.forced.is_none() => {
                     if let Some(fallback) = self.fallback() {
                         self.attribute_url(fallback, name, qname, value, offset, same);
                     }

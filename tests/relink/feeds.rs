@@ -570,6 +570,12 @@ fn only_the_first_xhtml_base_with_an_href_counts() {
         rewrite_document(Kind::Xml, page("<base href=\"/a/\"/>").as_bytes(), &options).unwrap();
     let row = report.rows.iter().find(|r| r.link.original == "p").unwrap();
     assert_eq!(row.link.resolved, "http://f/p");
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.link.original == "/a/")
+        .unwrap();
+    assert_eq!(row.link.resolved, "http://f/a/");
 }
 
 #[test]
