@@ -445,6 +445,23 @@ fn a_directory_gives_each_file_its_resource_base_below_the_given_one() {
         read(&out_dir.join("docs/a.md")),
         "[b](https://github.com/o/r/blob/v1/b.md) ![chart](https://raw.githubusercontent.com/o/r/v1/docs/img/chart.png) <img src=\"https://raw.githubusercontent.com/o/r/v1/docs/pic.png\">\n"
     );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("names a page"));
+    // A page's URL for a directory: a warning, as for --retrieved-from.
+    let out = crate::cli::relink(
+        &[
+            s(&repo),
+            "--resource-base",
+            "https://raw.githubusercontent.com/o/r/v1/README.md",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: --resource-base https://raw.githubusercontent.com/o/r/v1/README.md names a page"),
+        "{err}"
+    );
     // A file named on its own takes the resource base as it is given.
     let out = crate::cli::relink(
         &[
