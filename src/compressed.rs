@@ -7,8 +7,10 @@
 
 use std::io::{self, Read, Write};
 
-use flate2::GzBuilder;
-use flate2::read::MultiGzDecoder;
+use std::ops::Range;
+
+use flate2::Crc;
+use flate2::write::DeflateEncoder;
 
 /// The most bytes a compressed document is undone to.
 pub const MAX_DECOMPRESSED_BYTES: usize = 1 << 30;
@@ -54,78 +56,207 @@ pub fn compression_of(head: &[u8]) -> Option<Compression> {
     }
 }
 
-/// What a gzip header said: written again over a new document.
-#[derive(Debug, Clone, Default)]
+/// A gzip member's header (RFC 1952 section 2.3) as the file wrote it:
+/// written again, byte for byte, over a new document (its flags, time,
+/// extra flags, system, extra field, name, comment and header CRC).
+#[derive(Debug, Clone)]
 pub struct Header {
-    filename: Option<Vec<u8>>,
-    comment: Option<Vec<u8>>,
-    mtime: u32,
-    os: u8,
+    raw: Vec<u8>,
+}
+
+/// The header of gzip data with no name, time or system known (255,
+/// "unknown"), for data whose header cannot be read.
+const PLAIN_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            raw: PLAIN_HEADER.to_vec(),
+        }
+    }
+}
+
+/// The length of the gzip header at the start of `bytes` (RFC 1952
+/// section 2.3.1: ten bytes, then the optional extra field, name, comment
+/// and header CRC its flags announce), if it is all there.
+fn header_len(bytes: &[u8]) -> Option<usize> {
+    const FHCRC: u8 = 2;
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    if bytes.len() < 10 || bytes[..3] != [0x1f, 0x8b, 8] {
+        return None;
+    }
+    let flags = bytes[3];
+    let mut at = 10;
+    if flags & FEXTRA != 0 {
+        let len = u16::from_le_bytes([*bytes.get(at)?, *bytes.get(at + 1)?]);
+        at += 2 + usize::from(len);
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            at += memchr::memchr(0, bytes.get(at..)?)? + 1;
+        }
+    }
+    if flags & FHCRC != 0 {
+        at += 2;
+    }
+    (at <= bytes.len()).then_some(at)
 }
 
 impl Header {
-    fn of(header: Option<&flate2::GzHeader>) -> Self {
-        Header {
-            filename: header.and_then(|h| h.filename()).map(<[u8]>::to_vec),
-            comment: header.and_then(|h| h.comment()).map(<[u8]>::to_vec),
-            mtime: header.map_or(0, |h| h.mtime()),
-            os: header.map_or(255, |h| h.operating_system()),
-        }
-    }
-
-    /// The header at the start of gzip data (its first bytes suffice).
+    /// The header at the start of gzip data (its first bytes suffice); a
+    /// plain one when it is cut short or is no gzip header.
     pub fn read(head: &[u8]) -> Self {
-        let mut decoder = flate2::read::GzDecoder::new(head);
-        let _ = decoder.read(&mut [0u8; 1]);
-        Header::of(decoder.header())
+        match header_len(head) {
+            Some(len) => Header {
+                raw: head[..len].to_vec(),
+            },
+            None => Header::default(),
+        }
     }
 
-    /// An encoder that writes gzip with this header into `output`.
-    pub fn encoder<W: Write>(&self, output: W) -> flate2::write::GzEncoder<W> {
-        let mut builder = GzBuilder::new().mtime(self.mtime).operating_system(self.os);
-        if let Some(name) = &self.filename {
-            builder = builder.filename(name.as_slice());
+    /// The compression its extra flags announce (RFC 1952: 2 for the
+    /// slowest, best compression, 4 for the fastest), so that they stay
+    /// true of the data written after them.
+    fn level(&self) -> flate2::Compression {
+        match self.raw.get(8) {
+            Some(2) => flate2::Compression::best(),
+            Some(4) => flate2::Compression::fast(),
+            _ => flate2::Compression::default(),
         }
-        if let Some(comment) = &self.comment {
-            builder = builder.comment(comment.as_slice());
-        }
-        builder.write(output, flate2::Compression::default())
+    }
+
+    /// A writer of one gzip member with this header into `output` (the
+    /// header is written now; [`GzWriter::finish`] writes the trailer).
+    pub fn encoder<W: Write>(&self, mut output: W) -> io::Result<GzWriter<W>> {
+        output.write_all(&self.raw)?;
+        Ok(GzWriter {
+            deflate: DeflateEncoder::new(output, self.level()),
+            crc: Crc::new(),
+        })
     }
 }
 
-/// A gzip file undone: the document, and what its header said.
+/// One gzip member being written: the deflated data and, at the end, its
+/// CRC-32 and length (RFC 1952 section 2.3.1).
+#[derive(Debug)]
+pub struct GzWriter<W: Write> {
+    deflate: DeflateEncoder<W>,
+    crc: Crc,
+}
+
+impl<W: Write> Write for GzWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.deflate.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.deflate.flush()
+    }
+}
+
+impl<W: Write> GzWriter<W> {
+    /// Ends the member: the rest of the data, the trailer; gives back the
+    /// writer.
+    pub fn finish(self) -> io::Result<W> {
+        let mut output = self.deflate.finish()?;
+        output.write_all(&self.crc.sum().to_le_bytes())?;
+        output.write_all(&self.crc.amount().to_le_bytes())?;
+        Ok(output)
+    }
+}
+
+/// One member of a gzip file.
+#[derive(Debug)]
+struct Member {
+    /// Where it lies in the file.
+    range: Range<usize>,
+    /// Its header.
+    header: Header,
+    /// What it decompresses to: a range of [`Gunzipped::bytes`].
+    data: Range<usize>,
+}
+
+/// A gzip file undone: the document, and its members.
 #[derive(Debug)]
 pub struct Gunzipped {
-    /// The document's bytes.
+    /// The document's bytes: every member's, one after the other.
     pub bytes: Vec<u8>,
-    /// The header of its first member.
-    pub header: Header,
+    members: Vec<Member>,
 }
 
 /// Undoes gzip (every member, as `gunzip` does), refusing past `limit`
 /// bytes.
 pub fn gunzip(input: &[u8], limit: usize) -> io::Result<Gunzipped> {
-    let mut decoder = MultiGzDecoder::new(input);
     let mut bytes = Vec::new();
-    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
-    (&mut decoder).take(cap).read_to_end(&mut bytes)?;
-    if bytes.len() > limit {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("decompresses past the limit of {limit} bytes"),
-        ));
+    let mut members = Vec::new();
+    let mut rest = input;
+    loop {
+        let start = input.len() - rest.len();
+        let header = Header::read(rest);
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        let before = bytes.len();
+        let cap = u64::try_from(limit - before).unwrap_or(u64::MAX).saturating_add(1);
+        (&mut decoder).take(cap).read_to_end(&mut bytes)?;
+        if bytes.len() > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("decompresses past the limit of {limit} bytes"),
+            ));
+        }
+        rest = decoder.into_inner();
+        members.push(Member {
+            range: start..input.len() - rest.len(),
+            header,
+            data: before..bytes.len(),
+        });
+        if rest.is_empty() {
+            break;
+        }
     }
-    let header = Header::of(decoder.header());
-    Ok(Gunzipped { bytes, header })
+    Ok(Gunzipped { bytes, members })
 }
 
 impl Gunzipped {
-    /// `document` in gzip, with the header this file had.
-    pub fn gzip_again(&self, document: &[u8]) -> io::Result<Vec<u8>> {
-        let out = Vec::with_capacity(document.len() / 3 + 64);
-        let mut encoder = self.header.encoder(out);
-        encoder.write_all(document)?;
-        encoder.finish()
+    /// `document`, a rewrite of [`Gunzipped::bytes`], in gzip again, as
+    /// much of `input` (the file it came from) kept as can be: the members
+    /// before the first changed byte and after the last are copied as they
+    /// were, header and data; the members between are compressed again as
+    /// one, with the header of the first of them. They are not cut where
+    /// they were: a member may end inside a rewritten URL, and where its
+    /// end falls in the new text is not known. A file of one member keeps
+    /// its header byte for byte.
+    pub fn gzip_again(&self, input: &[u8], document: &[u8]) -> io::Result<Vec<u8>> {
+        let (old, new) = (&self.bytes[..], document);
+        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(new.len()) - prefix;
+        let suffix = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let members = &self.members;
+        let mut first = members.partition_point(|m| m.data.end <= prefix);
+        let tail = old.len() - suffix;
+        let mut last = members.partition_point(|m| m.data.start < tail).max(first);
+        if first == last {
+            // Only inserted bytes: they join a neighbouring member.
+            if last < members.len() {
+                last += 1;
+            } else {
+                first = first.saturating_sub(1);
+            }
+        }
+        let (Some(head), Some(end)) = (members.get(first), members.get(last.wrapping_sub(1))) else {
+            return Ok(input.to_vec());
+        };
+        let middle = &new[head.data.start..new.len() - (old.len() - end.data.end)];
+        let mut out = Vec::with_capacity(input.len() + 64);
+        out.extend_from_slice(&input[..head.range.start]);
+        let mut encoder = head.header.encoder(out)?;
+        encoder.write_all(middle)?;
+        let mut out = encoder.finish()?;
+        out.extend_from_slice(&input[end.range.end..]);
+        Ok(out)
     }
 }
 
@@ -156,28 +287,86 @@ mod tests {
         assert_eq!(compression_of(b"<html>"), None);
     }
 
+    /// A gzip member written by hand: `header`, then `data` deflated, then
+    /// the trailer.
+    fn member(header: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut encoder = Header { raw: header.to_vec() }.encoder(Vec::new()).unwrap();
+        encoder.write_all(data).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    /// A header with every optional field (FEXTRA, FNAME, FCOMMENT, FHCRC),
+    /// a time, extra flags `xfl` and system `os`.
+    fn full_header(xfl: u8, os: u8, name: &[u8]) -> Vec<u8> {
+        let mut h = vec![0x1f, 0x8b, 8, 2 | 4 | 8 | 16];
+        h.extend_from_slice(&1_700_000_000u32.to_le_bytes());
+        h.extend_from_slice(&[xfl, os]);
+        h.extend_from_slice(&[4, 0, b'A', b'p', 0, 0]);
+        h.extend_from_slice(name);
+        h.push(0);
+        h.extend_from_slice(b"saved by hand\0");
+        let mut crc = flate2::Crc::new();
+        crc.update(&h);
+        h.extend_from_slice(&(crc.sum() as u16).to_le_bytes());
+        h
+    }
+
     #[test]
-    fn gzip_comes_back_with_its_header() {
-        let mut encoder = GzBuilder::new()
-            .filename("page.html")
-            .comment("saved")
-            .mtime(1_700_000_000)
-            .operating_system(3)
-            .write(Vec::new(), flate2::Compression::best());
-        encoder.write_all(b"<a href=x>x</a>").unwrap();
-        let file = encoder.finish().unwrap();
-        let gunzipped = gunzip(&file, 1 << 20).unwrap();
-        assert_eq!(gunzipped.bytes, b"<a href=x>x</a>");
-        let again = gunzipped.gzip_again(b"<a href=http://a/x>x</a>").unwrap();
-        let back = gunzip(&again, 1 << 20).unwrap();
-        assert_eq!(back.bytes, b"<a href=http://a/x>x</a>");
-        let header = &back.header;
-        assert_eq!(header.filename.as_deref(), Some(&b"page.html"[..]));
-        assert_eq!(header.comment.as_deref(), Some(&b"saved"[..]));
-        assert_eq!((header.mtime, header.os), (1_700_000_000, 3));
-        let read = Header::read(&file[..30]);
-        assert_eq!(read.filename.as_deref(), Some(&b"page.html"[..]));
+    fn gzip_comes_back_with_its_header_byte_for_byte() {
+        for (xfl, os) in [(2, 3), (4, 11), (0, 255)] {
+            let header = full_header(xfl, os, b"page.html");
+            let file = member(&header, b"<a href=x>x</a>");
+            assert_eq!(header_len(&file), Some(header.len()));
+            let gunzipped = gunzip(&file, 1 << 20).unwrap();
+            assert_eq!(gunzipped.bytes, b"<a href=x>x</a>");
+            let again = gunzipped.gzip_again(&file, b"<a href=http://a/x>x</a>").unwrap();
+            assert_eq!(&again[..header.len()], &header[..], "xfl {xfl}, os {os}");
+            // What flate2 and gzip's own reader make of it.
+            let back = gunzip(&again, 1 << 20).unwrap();
+            assert_eq!(back.bytes, b"<a href=http://a/x>x</a>");
+            let mut decoder = flate2::read::GzDecoder::new(&again[..]);
+            let mut text = Vec::new();
+            decoder.read_to_end(&mut text).unwrap();
+            let read = decoder.header().unwrap();
+            assert_eq!(read.filename(), Some(&b"page.html"[..]));
+            assert_eq!(read.comment(), Some(&b"saved by hand"[..]));
+            assert_eq!(read.extra(), Some(&b"Ap\0\0"[..]));
+            assert_eq!((read.mtime(), read.operating_system()), (1_700_000_000, os));
+        }
+        let file = member(&full_header(2, 3, b"p"), b"<a href=x>x</a>");
+        assert_eq!(Header::read(&file[..40]).raw, full_header(2, 3, b"p"));
+        // Cut inside the name: a plain header.
+        assert_eq!(Header::read(&file[..20]).raw, PLAIN_HEADER);
         assert!(gunzip(&file, 4).is_err());
+    }
+
+    #[test]
+    fn a_multi_member_file_keeps_the_members_around_the_change() {
+        let a = member(&full_header(2, 3, b"one"), b"<p>first member</p>\n");
+        let b = member(&full_header(4, 11, b"two"), b"<a href=x>x</a>\n");
+        let c = member(&PLAIN_HEADER, b"<p>last member</p>\n");
+        let file = [a.clone(), b, c.clone()].concat();
+        let gunzipped = gunzip(&file, 1 << 20).unwrap();
+        assert_eq!(gunzipped.members.len(), 3);
+        let new = b"<p>first member</p>\n<a href=http://h/x>x</a>\n<p>last member</p>\n";
+        let again = gunzipped.gzip_again(&file, new).unwrap();
+        // The first and last members as they were; the middle one with its
+        // own header.
+        assert!(again.starts_with(&a));
+        assert!(again.ends_with(&c));
+        let middle = &again[a.len()..again.len() - c.len()];
+        assert!(middle.starts_with(&full_header(4, 11, b"two")));
+        assert_eq!(gunzip(&again, 1 << 20).unwrap().bytes, new);
+        // A change across a member boundary: the two members become one,
+        // with the first one's header.
+        let new = b"<p>first member</p>\nX<a href=x>x</a>\n<p>last member</p>Y\n";
+        let again = gunzipped.gzip_again(&file, new).unwrap();
+        assert!(again.starts_with(&a));
+        assert!(again[a.len()..].starts_with(&full_header(4, 11, b"two")));
+        let back = gunzip(&again, 1 << 20).unwrap();
+        assert_eq!((back.bytes.as_slice(), back.members.len()), (&new[..], 2));
+        // Bytes after the last member that are no gzip: an error, as gunzip's.
+        assert!(gunzip(&[file.as_slice(), b"junk"].concat(), 1 << 20).is_err());
     }
 
     #[test]

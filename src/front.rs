@@ -49,6 +49,7 @@ pub struct Input<'a> {
     name: Option<PathBuf>,
     kind: Option<Kind>,
     retrieved_from: Option<String>,
+    resource_base: Option<String>,
     counter: Option<Arc<AtomicU64>>,
 }
 
@@ -67,6 +68,7 @@ impl<'a> Input<'a> {
             name,
             kind: None,
             retrieved_from: None,
+            resource_base: None,
             counter: None,
         }
     }
@@ -113,6 +115,14 @@ impl<'a> Input<'a> {
     /// own).
     pub fn retrieved_from(mut self, url: &str) -> Self {
         self.retrieved_from = Some(url.to_owned());
+        self
+    }
+
+    /// The base of this input's embedded resources, above
+    /// [`Rewriter::resource_base`] (each file of a directory has its own,
+    /// below the directory's as its retrieval URL is).
+    pub fn resource_base(mut self, url: &str) -> Self {
+        self.resource_base = Some(url.to_owned());
         self
     }
 
@@ -509,7 +519,10 @@ impl Rewriter {
         output: Output<'_>,
         events: Handler<'_>,
     ) -> Result<Report, Error> {
-        let bases = self.parsed_bases(input.retrieved_from.as_deref())?;
+        let bases = self.parsed_bases(
+            input.retrieved_from.as_deref(),
+            input.resource_base.as_deref(),
+        )?;
         let channel = Channel::new(events);
         let details = self.details;
         let mut run = Run {
@@ -605,7 +618,11 @@ pub(crate) struct Bases {
 }
 
 impl Rewriter {
-    fn parsed_bases(&self, retrieved_from: Option<&str>) -> Result<Bases, Error> {
+    fn parsed_bases(
+        &self,
+        retrieved_from: Option<&str>,
+        resource_base: Option<&str>,
+    ) -> Result<Bases, Error> {
         let rules = self.rules;
         let parse = |url: Option<&str>, source: BaseSource| {
             url.map(|u| BaseUrl::parse(u, rules).map(|u| Base::new(u, source)))
@@ -617,7 +634,10 @@ impl Rewriter {
                 retrieved_from.or(self.retrieved_from.as_deref()),
                 BaseSource::RetrievedFrom,
             )?,
-            resource: parse(self.resource_base.as_deref(), BaseSource::ResourceBase)?,
+            resource: parse(
+                resource_base.or(self.resource_base.as_deref()),
+                BaseSource::ResourceBase,
+            )?,
         })
     }
 }
@@ -776,7 +796,7 @@ impl Run<'_, '_> {
         let new = self.in_memory(kind, document)?;
         let zipped = new
             .as_deref()
-            .map(|new| gunzipped.gzip_again(new))
+            .map(|new| gunzipped.gzip_again(&input, new))
             .transpose()?;
         report.changed = zipped.is_some();
         write_whole(output, zipped.as_deref().unwrap_or(&input), report.changed)
@@ -823,7 +843,7 @@ impl Run<'_, '_> {
                     }
                     Some(header) => {
                         // A gzipped mbox comes back gzipped, with its header.
-                        let mut encoder = header.encoder(&mut writer);
+                        let mut encoder = header.encoder(&mut writer)?;
                         let changed = document::rewrite_mbox(
                             input,
                             format,

@@ -41,6 +41,9 @@ pub struct Job {
     pub relative: PathBuf,
     /// The URL it was retrieved from, if known.
     pub retrieved_from: Option<String>,
+    /// The base of its embedded resources, if given: below a directory's
+    /// as its retrieval URL is.
+    pub resource_base: Option<String>,
     /// What the input is to relink.
     pub role: Role,
 }
@@ -216,6 +219,9 @@ fn open_input(job: &Job, settings: &Settings) -> io::Result<Opened> {
     }
     if let Some(url) = &job.retrieved_from {
         opened.input = opened.input.retrieved_from(url);
+    }
+    if let Some(url) = &job.resource_base {
+        opened.input = opened.input.resource_base(url);
     }
     if job.role == Role::MaildirMessage {
         opened.input = opened.input.kind(Kind::Message);
@@ -566,7 +572,7 @@ mod tests {
         let none = globset::GlobSet::empty();
         let (jobs, errors) = expand(
             std::slice::from_ref(&archive),
-            Some("http://h/"),
+            (Some("http://h/"), None),
             (None, &none),
         );
         assert!(errors.is_empty());

@@ -153,21 +153,26 @@ pub(crate) fn inputs(
     let exclude = globs
         .build()
         .map_err(|e| usage(format!("--exclude: {e}")))?;
-    let (jobs, errors) = batch::expand(&files, base.retrieved_from.as_deref(), (backup, &exclude));
+    let urls = (
+        base.retrieved_from.as_deref(),
+        base.resource_base.as_deref(),
+    );
+    let (jobs, errors) = batch::expand(&files, urls, (backup, &exclude));
     for error in &errors {
         say!("error: {error}");
     }
     Ok((jobs, missing + errors.len()))
 }
 
-/// Warns when `--retrieved-from` names a page but an input is a directory:
-/// each file would get a URL below the page's (`.../index.html/a.html`).
-/// Returns how many warnings it gave.
+/// Warns when `--retrieved-from` (or `--resource-base`, named by `flag`)
+/// names a page but an input is a directory: each file would get a URL
+/// below the page's (`.../index.html/a.html`). Returns how many warnings
+/// it gave.
 pub(crate) fn warn_page_url_for_directory(
     files: &[PathBuf],
-    retrieved_from: Option<&str>,
+    (flag, url): (&str, Option<&str>),
 ) -> usize {
-    let Some(url) = retrieved_from else { return 0 };
+    let Some(url) = url else { return 0 };
     let Some(dir) = files.iter().find(|f| f.is_dir()) else {
         return 0;
     };
@@ -175,7 +180,7 @@ pub(crate) fn warn_page_url_for_directory(
         return 0;
     };
     say!(
-        "warning: --retrieved-from {url} names a page, but {} is a directory: its files get URLs below it ({url}/{page}); give the directory's URL, {parent}",
+        "warning: {flag} {url} names a page, but {} is a directory: its files get URLs below it ({url}/{page}); give the directory's URL, {parent}",
         dir.display()
     );
     1

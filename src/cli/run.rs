@@ -198,7 +198,14 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mut settings = settings(&args.base, destination, mode)?;
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
-    let hints = warn_page_url_for_directory(&args.files, args.base.retrieved_from.as_deref());
+    let base = &args.base;
+    let hints = warn_page_url_for_directory(
+        &args.files,
+        ("--retrieved-from", base.retrieved_from.as_deref()),
+    ) + warn_page_url_for_directory(
+        &args.files,
+        ("--resource-base", base.resource_base.as_deref()),
+    );
     let progress = (!args.quiet)
         .then(|| Progress::start(&jobs, &settings))
         .flatten();

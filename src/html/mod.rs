@@ -6,7 +6,6 @@ mod entities;
 mod document;
 pub mod links;
 pub mod rewrite;
-pub mod srcset;
 mod tag_sets;
 pub mod tokenizer;
 pub mod tracker;

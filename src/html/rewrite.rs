@@ -9,7 +9,7 @@ use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
 use super::links::{self, LinkAttribute, Syntax};
-use super::srcset;
+use crate::srcset;
 use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;

@@ -42,6 +42,19 @@ pub enum Holder {
     /// (RSS `description`, `content:encoded`; Atom text constructs with
     /// `type="html"`).
     Html,
+    /// The element's text is a style sheet (XHTML's and SVG's `<style>`).
+    Css,
+}
+
+/// How the URLs of an attribute are written, as in HTML's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// The value is one URL.
+    Url,
+    /// A `srcset`: image candidates, each a URL and its descriptors.
+    Srcset,
+    /// A `style` attribute: CSS declarations.
+    Css,
 }
 
 /// One row of the table.
@@ -56,6 +69,8 @@ pub struct LinkRow {
     /// Only when the element's `type` attribute has this value (Atom text
     /// constructs: `html`).
     pub only_if_type: Option<&'static str>,
+    /// How an attribute's URLs are written.
+    pub syntax: Syntax,
 }
 
 const fn attr(namespace: &'static str, element: &'static str, name: &'static str) -> LinkRow {
@@ -64,6 +79,7 @@ const fn attr(namespace: &'static str, element: &'static str, name: &'static str
         element,
         holder: Holder::Attribute("", name),
         only_if_type: None,
+        syntax: Syntax::Url,
     }
 }
 
@@ -78,6 +94,7 @@ const fn ns_attr(
         element,
         holder: Holder::Attribute(attr_ns, name),
         only_if_type: None,
+        syntax: Syntax::Url,
     }
 }
 
@@ -87,6 +104,7 @@ const fn text(namespace: &'static str, element: &'static str) -> LinkRow {
         element,
         holder: Holder::Text,
         only_if_type: None,
+        syntax: Syntax::Url,
     }
 }
 
@@ -96,6 +114,7 @@ const fn html(namespace: &'static str, element: &'static str) -> LinkRow {
         element,
         holder: Holder::Html,
         only_if_type: None,
+        syntax: Syntax::Url,
     }
 }
 
@@ -105,6 +124,7 @@ const fn atom_html(element: &'static str) -> LinkRow {
         element,
         holder: Holder::Html,
         only_if_type: Some("html"),
+        syntax: Syntax::Url,
     }
 }
 
@@ -114,6 +134,29 @@ const fn atom03_html(element: &'static str) -> LinkRow {
         element,
         holder: Holder::Html,
         only_if_type: Some("text/html"),
+        syntax: Syntax::Url,
+    }
+}
+
+const fn srcset(element: &'static str, name: &'static str) -> LinkRow {
+    LinkRow {
+        syntax: Syntax::Srcset,
+        ..attr(XHTML, element, name)
+    }
+}
+
+/// A `style` attribute, on any element of the namespace.
+const fn style_attribute(namespace: &'static str) -> LinkRow {
+    LinkRow {
+        syntax: Syntax::Css,
+        ..attr(namespace, "*", "style")
+    }
+}
+
+const fn style_element(namespace: &'static str) -> LinkRow {
+    LinkRow {
+        holder: Holder::Css,
+        ..text(namespace, "style")
     }
 }
 
@@ -187,9 +230,19 @@ pub const LINK_ROWS: &[LinkRow] = &[
     attr(XHTML, "video", "poster"),
     attr(XHTML, "body", "background"),
     attr(XHTML, "img", "longdesc"),
+    // The first `base` with an `href` gives the document's base; its own
+    // `href` resolves against the layer below, as in HTML.
+    attr(XHTML, "base", "href"),
+    srcset("img", "srcset"),
+    srcset("source", "srcset"),
+    srcset("link", "imagesrcset"),
+    style_attribute(XHTML),
+    style_element(XHTML),
     // SVG: `href` (SVG 2) and `xlink:href` on any element.
     attr(SVG, "*", "href"),
     ns_attr("*", "*", XLINK, "href"),
+    style_attribute(SVG),
+    style_element(SVG),
 ];
 
 /// Whether a row's element namespace matches, with RSS rows only in RSS.
@@ -225,7 +278,7 @@ pub fn content(
     in_rss: bool,
 ) -> Option<&'static LinkRow> {
     LINK_ROWS.iter().find(|r| {
-        matches!(r.holder, Holder::Text | Holder::Html)
+        matches!(r.holder, Holder::Text | Holder::Html | Holder::Css)
             && r.element == element
             && namespace_matches(r, namespace, in_rss)
             && r.only_if_type.is_none_or(|t| type_attribute == Some(t))
@@ -272,6 +325,19 @@ mod tests {
         assert_eq!(
             content(CONTENT, "encoded", None, false).map(|r| r.holder),
             Some(Holder::Html)
+        );
+        assert_eq!(
+            attribute(XHTML, "img", "", "srcset", false).map(|r| r.syntax),
+            Some(Syntax::Srcset)
+        );
+        assert_eq!(
+            attribute(SVG, "rect", "", "style", false).map(|r| r.syntax),
+            Some(Syntax::Css)
+        );
+        assert!(attribute(ATOM, "link", "", "style", false).is_none());
+        assert_eq!(
+            content(SVG, "style", None, false).map(|r| r.holder),
+            Some(Holder::Css)
         );
         assert_eq!(same_document(SVG, "use", XLINK), SameDocument::Keep);
         assert_eq!(same_document(SVG, "a", XLINK), SameDocument::Resolve);

@@ -27,15 +27,16 @@ use quick_xml::name::ResolveResult;
 use quick_xml::reader::NsReader;
 
 use crate::Error;
-use crate::base::{Base, BaseChain, BaseSource, Layer};
+use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
+use crate::{srcset, style};
 use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
 
 use content::{Content, Written};
-use links::{Holder, LinkRow};
+use links::{Holder, LinkRow, Syntax};
 
 /// Rewrites an XML document. A document whose root is `html` outside the
 /// XHTML namespace, or that is not well-formed and starts as HTML, is HTML
@@ -245,6 +246,14 @@ struct Walk<'t, 'o, 'd> {
     lacking_base: bool,
     /// What a link with no base is recorded against, when links are.
     stand_in: Option<Base>,
+    /// An XHTML document's first `base` element with an `href`: its value
+    /// and where its tag starts, found before the walk
+    /// ([`xhtml_base`]).
+    base_element: Option<(String, usize)>,
+    /// The layer below the document (the retrieval URL, the enclosing
+    /// entity's base), an index into [`Walk::bases`] once a `base`
+    /// element's own `href` needed it.
+    fallback: Option<usize>,
 }
 
 /// The largest XML text whose links are kept until it is read whole when
@@ -306,6 +315,8 @@ fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) ->
         nested: Vec::new(),
         lacking_base: false,
         stand_in: text::stand_in(options),
+        base_element: xhtml_base(text),
+        fallback: None,
     };
     match walk.run() {
         Ok(()) => {}
@@ -436,6 +447,11 @@ impl Walk<'_, '_, '_> {
                     }
                     return Ok(());
                 }
+                Event::Decl(_) if at > 0 => self.r.warn(
+                    at,
+                    WarningKind::Malformed,
+                    "the xml declaration is not at the start (white space or a comment before it); read as xml all the same",
+                ),
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
         }
@@ -495,11 +511,25 @@ impl Walk<'_, '_, '_> {
         }
         let parent = self.frames.last().map(|f| f.base);
         let base = self.base_of(parent, xml_base, at);
+        let is_base = namespace == links::XHTML && local == "base";
         for (qname, attr_ns, attr_local, value, offset) in attributes {
-            if let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss) {
-                debug_assert!(matches!(row.holder, Holder::Attribute(..)));
-                let same = links::same_document(namespace, local, attr_ns);
-                self.attribute_url(base, name, qname, value, offset, same);
+            let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss) else {
+                continue;
+            };
+            debug_assert!(matches!(row.holder, Holder::Attribute(..)));
+            let same = links::same_document(namespace, local, attr_ns);
+            let place = (name, qname);
+            match row.syntax {
+                // A `base` element's own `href` resolves against the layer
+                // below the document, as in HTML: not against itself (a
+                // forced base is above both).
+                Syntax::Url if is_base && attr_local == "href" && self.r.options.forced.is_none() => {
+                    if let Some(fallback) = self.fallback() {
+                        self.attribute_url(fallback, name, qname, value, offset, same);
+                    }
+                }
+                Syntax::Url => self.attribute_url(base, name, qname, value, offset, same),
+                Syntax::Srcset | Syntax::Css => self.attribute_list(base, place, value, offset, row.syntax),
             }
         }
         if !empty {
@@ -528,15 +558,7 @@ impl Walk<'_, '_, '_> {
         });
         let Some(parent) = parent else {
             // The root: the document's chain.
-            let mut chain = BaseChain::new(options.rules, options.forced, options.outer);
-            if let Some((value, offset)) = &value {
-                let line = self.r.lines.locate(self.r.text, at).0;
-                if let Err(err) = chain.offer(BaseSource::XmlBase { line }, value) {
-                    self.r.warn(*offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
-                }
-            }
-            let (base, layers) = chain.finish();
-            self.r.out.layers = layers;
+            let base = self.root_base(value.as_ref(), at);
             self.bases.push(base);
             self.base_depths.push(u32::from(value.is_some()));
             return self.bases.len() - 1;
@@ -574,6 +596,131 @@ impl Walk<'_, '_, '_> {
         self.bases.push(base);
         self.base_depths.push(depth);
         self.bases.len() - 1
+    }
+
+    /// The document's base, given at its root: a forced base, else the
+    /// root's `xml:base`, else an XHTML `base` element's `href`, else the
+    /// outer base. The `base` element gives the document's base as in an
+    /// HTML document (browsers read XHTML's `base` and no longer any
+    /// `xml:base`); `xml:base`, relink's reading of XML, scopes its
+    /// element's subtree above it, a relative one resolved against it.
+    fn root_base(&mut self, xml_base: Option<&(String, usize)>, at: usize) -> Option<Base> {
+        let options = self.r.options;
+        let (below, below_layers) = match self.base_element.clone() {
+            Some((href, tag_at)) => {
+                let (base, layers) = self.base_element_chain(&href, tag_at);
+                (base, Some(layers))
+            }
+            None => (options.outer.cloned(), None),
+        };
+        let mut chain = BaseChain::new(options.rules, options.forced, below.as_ref());
+        if let Some((value, offset)) = xml_base {
+            let line = self.r.lines.locate(self.r.text, at).0;
+            if let Err(err) = chain.offer(BaseSource::XmlBase { line }, value) {
+                self.r.warn(*offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
+            }
+        }
+        let (base, mut layers) = chain.finish();
+        if let Some(below_layers) = below_layers {
+            // The last layer stands for the `base` element's chain: its
+            // layers instead, below any layer above that gave the base.
+            if below.is_some() {
+                layers.pop();
+            }
+            let above = layers.iter().any(|l| l.status == LayerStatus::Used);
+            layers.extend(below_layers.into_iter().map(|mut layer| {
+                if above && layer.status == LayerStatus::Used {
+                    layer.status = LayerStatus::Below;
+                }
+                layer
+            }));
+        }
+        self.r.out.layers = layers;
+        base
+    }
+
+    /// The base an XHTML `base` element gives, over the outer base, as the
+    /// HTML reader takes a BASE element: an empty, `data:` or `javascript:`
+    /// `href` is ignored.
+    fn base_element_chain(&mut self, href: &str, at: usize) -> (Option<Base>, Vec<Layer>) {
+        let options = self.r.options;
+        let mut chain = BaseChain::new(options.rules, None, options.outer);
+        let line = self.r.lines.locate(self.r.text, at).0;
+        let source = BaseSource::BaseElement { line };
+        let scheme = |name: &str| href.get(..name.len()).is_some_and(|s| s.eq_ignore_ascii_case(name));
+        if href.is_empty() {
+            chain.ignore(source, href, "empty href");
+        } else if scheme("data:") || scheme("javascript:") {
+            chain.ignore(source, href, "a data: or javascript: URL");
+        } else if let Err(err) = chain.offer(source, href)
+            && options.forced.is_none()
+        {
+            self.r.warn(at, WarningKind::LayerIgnored, format_args!("BASE element ignored: {err}"));
+        }
+        chain.finish()
+    }
+
+    /// The layer below the document, for a `base` element's own `href`:
+    /// an index into [`Walk::bases`], `None` when there is none.
+    fn fallback(&mut self) -> Option<usize> {
+        let outer = self.r.options.outer?;
+        if self.fallback.is_none() {
+            self.bases.push(Some(outer.clone()));
+            self.base_depths.push(0);
+            self.fallback = Some(self.bases.len() - 1);
+        }
+        self.fallback
+    }
+
+    /// The URLs of a `srcset` or `style` attribute, `raw` as written at
+    /// `offset`: each resolved, and written back escaped as the value was.
+    fn attribute_list(
+        &mut self,
+        base: usize,
+        (element, attribute): (&str, &str),
+        raw: &str,
+        offset: usize,
+        syntax: Syntax,
+    ) {
+        let text = self.r.text;
+        if base == TOO_DEEP {
+            return;
+        }
+        let content = match attribute_content(raw, offset) {
+            Ok(content) => content,
+            Err(err) => {
+                self.r.warn(offset, WarningKind::Unreadable, format_args!("<{element} {attribute}>: {err}"));
+                return;
+            }
+        };
+        let base = match self.bases[base].as_ref() {
+            Some(base) => base,
+            None => {
+                self.lacking_base |= match syntax {
+                    Syntax::Css => style::may_hold_url(content.text.as_bytes()),
+                    _ => !content.text.trim_matches(is_xml_space).is_empty(),
+                };
+                let Some(stand_in) = self.stand_in.as_ref() else {
+                    return;
+                };
+                stand_in
+            }
+        };
+        let place = Place { element, attribute };
+        let edits = match syntax {
+            Syntax::Srcset => srcset_edits(&mut self.r, &content, base, place),
+            Syntax::Css => css_edits(&mut self.r, &content, base, place),
+            Syntax::Url => Vec::new(),
+        };
+        let quote = text.as_bytes().get(offset.wrapping_sub(1)).copied();
+        for mut edit in edits {
+            match quote {
+                Some(b'"') => edit.text = edit.text.replace('"', "&quot;"),
+                Some(b'\'') => edit.text = edit.text.replace('\'', "&apos;"),
+                _ => {}
+            }
+            self.r.out.edits.push(edit.narrowed(text));
+        }
     }
 
     /// One URL in an attribute value, `raw` as written at `offset`.
@@ -632,7 +779,10 @@ impl Walk<'_, '_, '_> {
             return;
         }
         let Some(base) = self.bases[base].clone().or_else(|| {
-            self.lacking_base |= !content.text.trim_matches(is_xml_space).is_empty();
+            self.lacking_base |= match capture.row.holder {
+                Holder::Css => style::may_hold_url(content.text.as_bytes()),
+                _ => !content.text.trim_matches(is_xml_space).is_empty(),
+            };
             self.stand_in.clone()
         }) else {
             return;
@@ -657,6 +807,15 @@ impl Walk<'_, '_, '_> {
                 }
             }
             Holder::Html => self.html(&capture, &base),
+            Holder::Css => {
+                let place = Place {
+                    element: &capture.name,
+                    attribute: "",
+                };
+                for edit in css_edits(&mut self.r, content, &base, place) {
+                    self.r.out.edits.push(edit.narrowed(text));
+                }
+            }
             Holder::Attribute(..) => {}
         }
     }
@@ -722,6 +881,114 @@ impl Walk<'_, '_, '_> {
             }
         }
     }
+}
+
+/// The first `base` element with an `href` in an XHTML document (its root
+/// `html` in the XHTML namespace): the `href` unescaped and trimmed, and
+/// where the tag starts. Found before the walk, so that it is the base of
+/// the links before it too, as in HTML.
+fn xhtml_base(text: &str) -> Option<(String, usize)> {
+    memchr::memmem::find(text.as_bytes(), b"base")?;
+    let mut reader = NsReader::from_str(text);
+    let mut root = true;
+    loop {
+        let at = usize::try_from(reader.buffer_position()).ok()?;
+        let (namespace, e) = match reader.read_resolved_event().ok()? {
+            (ns, Event::Start(e) | Event::Empty(e)) => (known_namespace(&ns), e),
+            (_, Event::Eof) => return None,
+            _ => continue,
+        };
+        let local = e.local_name().into_inner();
+        if std::mem::replace(&mut root, false) {
+            if namespace != links::XHTML || local != "html" {
+                return None;
+            }
+            continue;
+        }
+        if namespace != links::XHTML || local != "base" {
+            continue;
+        }
+        let href = e.attributes().flatten().find(|a| a.key.into_inner() == "href");
+        if let Some(href) = href {
+            let value = quick_xml::escape::unescape(&href.value).ok()?;
+            return Some((value.trim_matches(is_xml_space).to_owned(), at));
+        }
+    }
+}
+
+/// An attribute value, `raw` as written at `offset`, as content: its
+/// character and entity references resolved, with the map back to the
+/// source.
+fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
+    let mut content = Content::default();
+    let mut from = 0;
+    while let Some(amp) = raw[from..].find('&').map(|i| from + i) {
+        content.push(&raw[from..amp], offset + from, Written::Literal);
+        let end = raw[amp..]
+            .find(';')
+            .map(|i| amp + i)
+            .ok_or("a reference with no ';'")?;
+        let name = &raw[amp + 1..end];
+        let ch = match name.strip_prefix('#') {
+            Some(number) => match number.strip_prefix('x') {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => number.parse().ok(),
+            }
+            .and_then(char::from_u32),
+            None => quick_xml::escape::resolve_predefined_entity(name).and_then(|s| s.chars().next()),
+        };
+        let ch = ch.ok_or_else(|| format!("unknown reference &{name};"))?;
+        content.push_reference(ch, &raw[amp..=end], offset + amp..offset + end + 1);
+        from = end + 1;
+    }
+    content.push(&raw[from..], offset + from, Written::Literal);
+    Ok(content)
+}
+
+/// The URLs of a `srcset` held in `content`, resolved: their edits of the
+/// source. White space a new URL brings is percent-encoded, as the URL
+/// Standard encodes it, so the list splits as it did.
+fn srcset_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place: Place<'_>) -> Vec<Edit> {
+    let protect = |new: String| {
+        if !new.bytes().any(|b| b.is_ascii_whitespace()) {
+            return new;
+        }
+        let mut out = String::with_capacity(new.len() + 8);
+        for c in new.chars() {
+            match u8::try_from(c) {
+                Ok(b) if b.is_ascii_whitespace() => out.push_str(&format!("%{b:02X}")),
+                _ => out.push(c),
+            }
+        }
+        out
+    };
+    let mut edits = Vec::new();
+    for range in srcset::urls(&content.text) {
+        let url = &content.text[range.clone()];
+        let at = content.source_offset(range.start);
+        if let Some(new) = r.resolve_as(at, url, base, place, SameDocument::Resolve, protect) {
+            edits.extend(content.source_edit(range, &new));
+        }
+    }
+    edits
+}
+
+/// The URLs of a style sheet held in `content` (a `style` attribute, a
+/// `<style>` element), found by the style module and kept or resolved as
+/// [`Resolver::css_urls`] does (an empty `url()` and `url(#id)` stay),
+/// each recorded at its place in the source: their edits of the source.
+fn css_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place: Place<'_>) -> Vec<Edit> {
+    let mut edits = Vec::new();
+    style::each_url(&content.text, &mut |url| {
+        if url.value.is_empty() || url.value.starts_with('#') {
+            return;
+        }
+        let at = content.source_offset(url.range.start);
+        if let Some(new) = r.resolve(at, &url.value, base, place, SameDocument::Keep) {
+            edits.extend(content.source_edit(url.range, &style::escape(&new, url.quoting)));
+        }
+    });
+    edits
 }
 
 /// A URL written into an attribute value quoted with `quote`.

@@ -56,10 +56,10 @@ fn no_reader_names_another() {
 
 /// The core every reader builds on (ARCHITECTURE.md, "Invariants"): the
 /// report types, the resolver of a text and its edits, URLs, settings,
-/// encodings, gzip, the two URL syntaxes two readers share (`refresh`,
-/// `style`), and the error. `kind` is not among them: telling what a file
+/// encodings, gzip, the URL syntaxes two readers share (`refresh`,
+/// `srcset`, `style`), and the error. `kind` is not among them: telling what a file
 /// is names the readers that recognise their own formats.
-const CORE: [&str; 11] = [
+const CORE: [&str; 12] = [
     "base",
     "links",
     "text",
@@ -69,6 +69,7 @@ const CORE: [&str; 11] = [
     "encoding",
     "compressed",
     "refresh",
+    "srcset",
     "style",
     "error",
 ];

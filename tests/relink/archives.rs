@@ -439,6 +439,64 @@ fn a_gzipped_document_comes_back_gzipped_with_its_header() {
     assert_eq!(same.bytes(), &file[..]);
 }
 
+/// A gzip member written by hand (RFC 1952): `header`, `data` deflated,
+/// the CRC-32 and length.
+fn gzip_member(header: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut deflate =
+        flate2::write::DeflateEncoder::new(header.to_vec(), flate2::Compression::fast());
+    deflate.write_all(data).unwrap();
+    let mut out = deflate.finish().unwrap();
+    let mut crc = flate2::Crc::new();
+    crc.update(data);
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    out.extend_from_slice(&crc.amount().to_le_bytes());
+    out
+}
+
+#[test]
+fn a_gzipped_document_keeps_each_header_byte_for_byte() {
+    use std::io::Read;
+    // FEXTRA, FNAME, FCOMMENT; a time; XFL 4 (fastest); OS 3 (Unix).
+    let mut first = vec![0x1f, 0x8b, 8, 4 | 8 | 16, 0x00, 0xe1, 0xf5, 0x05, 4, 3];
+    first.extend_from_slice(b"\x04\x00Ab\x00\x00page.html\0kept\0");
+    // FHCRC (its CRC-16 as the header's own), XFL 2 (best), OS 11 (NTFS).
+    let mut second = vec![0x1f, 0x8b, 8, 2, 1, 2, 3, 4, 2, 11];
+    let mut crc = flate2::Crc::new();
+    crc.update(&second);
+    second.extend_from_slice(&(crc.sum() as u16).to_le_bytes());
+    let a = gzip_member(&first, b"<p>intro</p>\n");
+    let b = gzip_member(&second, b"<a href=x>x</a>\n");
+    let c = gzip_member(&first, b"<p>end</p>\n");
+    let file = [a.clone(), b, c.clone()].concat();
+    let (out, _) = cli_rewrite(
+        "page.html.gz",
+        &file,
+        &["--retrieved-from", "http://a.example/d/"],
+    );
+    // The members around the change as they were; the changed one with
+    // its own header.
+    assert!(out.starts_with(&a));
+    assert!(out.ends_with(&c));
+    assert!(out[a.len()..].starts_with(&second));
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(&out[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(
+        text,
+        "<p>intro</p>\n<a href=http://a.example/d/x>x</a>\n<p>end</p>\n"
+    );
+    // One member: its header, XFL and all, is the file's.
+    let one = gzip_member(&first, b"<a href=x>x</a>");
+    let (out, _) = cli_rewrite(
+        "page.html.gz",
+        &one,
+        &["--retrieved-from", "http://a.example/d/"],
+    );
+    assert!(out.starts_with(&first));
+    assert_ne!(out, one);
+}
+
 #[test]
 fn an_archive_is_never_a_document_even_when_told() {
     let file = record("WARC/0.18", "http://a.example/", "<a href=x>x</a>");
@@ -504,6 +562,8 @@ fn the_command_line_reads_gzipped_documents_and_reports_other_compressions() {
         .unwrap();
     assert_ne!(plain, mbox);
     assert_eq!(unzipped, plain);
+    // Its header as the file's (the extra flags byte included).
+    assert_eq!(zipped[..10], gzip(&mbox)[..10]);
     // xz is not read: the file is left as it is, with a warning naming it.
     let xz = b"\xfd7zXZ\0\0\0rest".to_vec();
     let (out, stderr) = cli_rewrite("page.html.xz", &xz, &[]);

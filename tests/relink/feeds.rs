@@ -409,3 +409,203 @@ fn deeply_nested_xml_base_stops_at_the_depth_bound_with_a_warning() {
     assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
     assert_eq!(report.warnings[0].kind, WarningKind::Malformed);
 }
+
+/// Rewrites a fixture retrieved from `http://example.test/d/` and compares
+/// it with its `.expected.` twin; returns the report.
+fn as_expected(name: &str, expected: &str) -> DocumentReport {
+    let url = format!("http://example.test/d/{}", name.rsplit('/').next().unwrap());
+    let report = rewrite(Kind::Xml, &read(name), Rules::Rfc1808, &url);
+    assert!(report.warnings.is_empty(), "{name}: {:?}", report.warnings);
+    let out = report.output.clone().expect("rewritten");
+    assert_eq!(
+        String::from_utf8(out.clone()).unwrap(),
+        String::from_utf8(read(expected)).unwrap(),
+        "{name}"
+    );
+    assert!(
+        settled(Kind::Xml, &out, &url),
+        "{name}: a second pass changes it"
+    );
+    report
+}
+
+#[test]
+fn xhtml_reads_srcset_style_and_its_base_element() {
+    let report = as_expected("xml/page.xhtml", "xml/page.expected.xhtml");
+    let resolved = |original: &str| {
+        let row = report.rows.iter().find(|r| r.link.original == original);
+        row.map(|r| r.link.resolved.as_str())
+            .unwrap_or_else(|| panic!("{original}"))
+    };
+    // The `base` element gives the base of the links before it too; its
+    // own `href` resolves against the retrieval URL.
+    assert_eq!(
+        resolved("site.css"),
+        "http://example.test/docs/guide/site.css"
+    );
+    assert_eq!(resolved("/docs/guide/"), "http://example.test/docs/guide/");
+    // `xml:base` scopes its element above the `base` element's base.
+    assert_eq!(
+        resolved("there.html"),
+        "http://example.test/other/there.html"
+    );
+    assert_eq!(resolved("bg.png"), "http://example.test/other/bg.png");
+    // A srcset's URLs, one with a reference, and CSS in CDATA.
+    assert_eq!(
+        resolved("img/a&b.png"),
+        "http://example.test/docs/guide/img/a&b.png"
+    );
+    assert_eq!(
+        resolved("img/narrow.webp"),
+        "http://example.test/docs/guide/img/narrow.webp"
+    );
+    assert_eq!(
+        resolved("img/rule.svg"),
+        "http://example.test/docs/guide/img/rule.svg"
+    );
+    assert_eq!(report.rows.len(), 16);
+    // Each link's line is the line of the source it was found on.
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.link.original == "print.css")
+        .unwrap();
+    assert_eq!(row.link.line, 10);
+}
+
+#[test]
+fn svg_reads_style_elements_and_attributes_keeping_same_document_urls() {
+    let report = as_expected("xml/drawing.svg", "xml/drawing.expected.svg");
+    assert!(
+        report
+            .rows
+            .iter()
+            .all(|r| !r.link.original.starts_with('#'))
+    );
+    let theirs = lxml_svg_links(
+        &fixture("xml/drawing.svg"),
+        "http://example.test/d/drawing.svg",
+    );
+    for (original, resolved) in &theirs {
+        let ours = report.rows.iter().find(|r| &r.link.original == original);
+        assert_eq!(ours.map(|r| &r.link.resolved), Some(resolved), "{original}");
+    }
+    assert_eq!(theirs.len(), 2);
+}
+
+/// The `href` and `xlink:href` of an SVG document (but same-document ones)
+/// resolved against lxml's `element.base`.
+fn lxml_svg_links(path: &std::path::Path, retrieved_from: &str) -> Vec<(String, String)> {
+    const SCRIPT: &str = r##"
+import json, sys
+from urllib.parse import urljoin
+from lxml import etree
+tree = etree.parse(sys.argv[1], base_url=sys.argv[2])
+found = []
+for el in tree.iter(etree.Element):
+    for name in ("href", "{http://www.w3.org/1999/xlink}href"):
+        v = el.get(name)
+        if v is not None and not v.startswith("#"):
+            found.append([v, urljoin(el.base, v)])
+print(json.dumps(found))
+"##;
+    let out = Command::new(python())
+        .args(["-c", SCRIPT])
+        .arg(path)
+        .arg(retrieved_from)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "lxml: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn only_the_first_xhtml_base_with_an_href_counts() {
+    let page = |head: &str| {
+        format!(
+            "<html xmlns=\"http://www.w3.org/1999/xhtml\"><head>{head}</head><body><a href=\"p\">p</a></body></html>"
+        )
+    };
+    let first = |head: &str| {
+        let report = rewrite(
+            Kind::Xml,
+            page(head).as_bytes(),
+            Rules::Rfc1808,
+            "http://h/d/x.xhtml",
+        );
+        let row = report
+            .rows
+            .iter()
+            .find(|r| r.link.original == "p")
+            .cloned()
+            .unwrap();
+        (row.link.resolved, report.warnings)
+    };
+    let (p, warnings) = first("<base target=\"_top\"/><base href=\"/a/\"/><base href=\"/b/\"/>");
+    assert_eq!(p, "http://h/a/p");
+    assert!(warnings.is_empty());
+    // An empty or `javascript:` href is ignored, as in HTML; the first one
+    // with an href is the only one looked at.
+    assert_eq!(
+        first("<base href=\"\"/><base href=\"/b/\"/>").0,
+        "http://h/d/p"
+    );
+    assert_eq!(first("<base href=\"javascript:x\"/>").0, "http://h/d/p");
+    // A `base` outside the XHTML namespace gives nothing.
+    assert_eq!(
+        first("<base xmlns=\"urn:x\" href=\"/a/\"/>").0,
+        "http://h/d/p"
+    );
+    // A forced base is above it.
+    let base = Base::new(
+        BaseUrl::parse("http://f/", Rules::Rfc1808).unwrap(),
+        BaseSource::Forced,
+    );
+    let options = Options::default().forced(Some(&base));
+    let report =
+        rewrite_document(Kind::Xml, page("<base href=\"/a/\"/>").as_bytes(), &options).unwrap();
+    let row = report.rows.iter().find(|r| r.link.original == "p").unwrap();
+    assert_eq!(row.link.resolved, "http://f/p");
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.link.original == "/a/")
+        .unwrap();
+    assert_eq!(row.link.resolved, "http://f/a/");
+}
+
+#[test]
+fn a_declaration_after_white_space_or_a_comment_is_read_with_a_warning() {
+    for head in ["\n  ", "<!-- generator: x -->\n"] {
+        let feed = format!(
+            "{head}<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><link>a/</link></channel></rss>\n"
+        );
+        let report = rewrite(Kind::Xml, feed.as_bytes(), Rules::Rfc1808, "http://h/feed");
+        let out = String::from_utf8(report.output.expect("rewritten")).unwrap();
+        assert_eq!(out, feed.replace("<link>a/", "<link>http://h/a/"));
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert_eq!(report.warnings[0].kind, WarningKind::Malformed);
+        assert!(
+            report.warnings[0]
+                .message
+                .contains("xml declaration is not at the start")
+        );
+        assert!(
+            report.warnings[0].place[0].starts_with("line 2"),
+            "{:?}",
+            report.warnings[0]
+        );
+    }
+    // At the start, after a byte order mark: no warning.
+    let feed = b"\xef\xbb\xbf<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><link>a/</link></channel></rss>";
+    let report = rewrite(Kind::Xml, feed, Rules::Rfc1808, "http://h/feed");
+    assert!(
+        report.output.is_some() && report.warnings.is_empty(),
+        "{:?}",
+        report.warnings
+    );
+}

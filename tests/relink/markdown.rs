@@ -408,3 +408,76 @@ fn md_files_are_markdown() {
     );
     assert!(!relink::kind::is_other_by_name(p("README.md")));
 }
+
+#[test]
+fn a_directory_gives_each_file_its_resource_base_below_the_given_one() {
+    use crate::batch::{read, s, write};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    write(
+        &repo.join("b.md"),
+        b"[a](docs/a.md) ![logo](img/logo.png)\n",
+    );
+    write(
+        &repo.join("docs/a.md"),
+        b"[b](../b.md) ![chart](img/chart.png) <img src=\"pic.png\">\n",
+    );
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = crate::cli::relink(
+        &[
+            s(&repo),
+            "--retrieved-from",
+            "https://github.com/o/r/blob/v1/",
+            "--resource-base",
+            "https://raw.githubusercontent.com/o/r/v1/",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    crate::cli::assert_ok(&out);
+    assert_eq!(
+        read(&out_dir.join("b.md")),
+        "[a](https://github.com/o/r/blob/v1/docs/a.md) ![logo](https://raw.githubusercontent.com/o/r/v1/img/logo.png)\n"
+    );
+    assert_eq!(
+        read(&out_dir.join("docs/a.md")),
+        "[b](https://github.com/o/r/blob/v1/b.md) ![chart](https://raw.githubusercontent.com/o/r/v1/docs/img/chart.png) <img src=\"https://raw.githubusercontent.com/o/r/v1/docs/pic.png\">\n"
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("names a page"));
+    // A page's URL for a directory: a warning, as for --retrieved-from.
+    let out = crate::cli::relink(
+        &[
+            s(&repo),
+            "--resource-base",
+            "https://raw.githubusercontent.com/o/r/v1/README.md",
+            "-o",
+            s(&out_dir),
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: --resource-base https://raw.githubusercontent.com/o/r/v1/README.md names a page"),
+        "{err}"
+    );
+    // A file named on its own takes the resource base as it is given.
+    let out = crate::cli::relink(
+        &[
+            s(&repo.join("docs/a.md")),
+            "--retrieved-from",
+            "https://github.com/o/r/blob/v1/docs/a.md",
+            "--resource-base",
+            "https://raw.githubusercontent.com/o/r/v1/docs/a.md",
+        ],
+        b"",
+    );
+    crate::cli::assert_ok(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("![chart](https://raw.githubusercontent.com/o/r/v1/docs/img/chart.png)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -316,7 +316,7 @@ fn urls_of(syntax: Syntax, value: &str) -> Vec<(Range<usize>, String)> {
         Syntax::Url => vec![trimmed(0..value.len())],
         Syntax::SpaceList => split(is_space),
         Syntax::CommaList => split(|c| c == ','),
-        Syntax::Srcset => relink::html::srcset::urls(value)
+        Syntax::Srcset => relink::srcset::urls(value)
             .into_iter()
             .map(trimmed)
             .collect(),

@@ -60,13 +60,16 @@ pub fn is_backup_name(name: &OsStr, backup: Option<&str>) -> bool {
 
 /// The inputs the arguments name, in order: directories walked (sorted; a
 /// Maildir's `cur/` and `new/` files are messages; backups, see
-/// [`is_backup_name`], only copied), files as they are. `backup` is the
+/// [`is_backup_name`], only copied), files as they are. `urls` are the
+/// run's `--retrieved-from` and `--resource-base`, which a file found in a
+/// directory has below them at its path ([`mirror_url`]); `backup` is the
 /// run's `--backup` suffix. Errors name the entry and do not stop the walk.
 pub fn expand(
     args: &[PathBuf],
-    retrieved_from: Option<&str>,
+    urls: (Option<&str>, Option<&str>),
     (backup, exclude): (Option<&str>, &globset::GlobSet),
 ) -> (Vec<Job>, Vec<String>) {
+    let (retrieved_from, resource_base) = urls;
     let mut jobs = Vec::new();
     let mut errors = Vec::new();
     let mut seen = Seen::default();
@@ -77,6 +80,7 @@ pub fn expand(
                 name: "standard input".to_owned(),
                 relative: PathBuf::from("-"),
                 retrieved_from: retrieved_from.map(str::to_owned),
+                resource_base: resource_base.map(str::to_owned),
                 role: Role::Document,
             });
             continue;
@@ -86,19 +90,20 @@ pub fn expand(
             Ok(meta) => meta,
             Err(_) => {
                 // The job reports why it cannot be read.
-                jobs.push(file_job(arg, retrieved_from));
+                jobs.push(file_job(arg, urls));
                 continue;
             }
         };
         if !meta.is_dir() {
             if seen.first_file(arg, &meta) {
-                jobs.push(file_job(arg, retrieved_from));
+                jobs.push(file_job(arg, urls));
             }
             continue;
         }
         let mut walker = Walker {
             root: arg,
             retrieved_from,
+            resource_base,
             backup,
             exclude,
             jobs: &mut jobs,
@@ -111,7 +116,7 @@ pub fn expand(
     (jobs, errors)
 }
 
-fn file_job(arg: &Path, retrieved_from: Option<&str>) -> Job {
+fn file_job(arg: &Path, (retrieved_from, resource_base): (Option<&str>, Option<&str>)) -> Job {
     Job {
         source: Source::File(arg.to_path_buf()),
         relative: arg
@@ -120,6 +125,7 @@ fn file_job(arg: &Path, retrieved_from: Option<&str>) -> Job {
             .unwrap_or_else(|| arg.to_path_buf()),
         name: arg.display().to_string(),
         retrieved_from: retrieved_from.map(str::to_owned),
+        resource_base: resource_base.map(str::to_owned),
         role: Role::Document,
     }
 }
@@ -127,6 +133,7 @@ fn file_job(arg: &Path, retrieved_from: Option<&str>) -> Job {
 struct Walker<'a> {
     root: &'a Path,
     retrieved_from: Option<&'a str>,
+    resource_base: Option<&'a str>,
     backup: Option<&'a str>,
     /// What `--exclude` leaves out, matched below the root.
     exclude: &'a globset::GlobSet,
@@ -148,6 +155,7 @@ impl Walker<'_> {
         self.jobs.push(Job {
             name: path.display().to_string(),
             retrieved_from: self.retrieved_from.map(|prefix| mirror_url(prefix, &below)),
+            resource_base: self.resource_base.map(|prefix| mirror_url(prefix, &below)),
             relative: below,
             source: Source::File(path),
             role,

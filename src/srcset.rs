@@ -1,6 +1,7 @@
 //! The URLs of a `srcset` or `imagesrcset` value, by the HTML standard's
 //! "parse a srcset attribute": each candidate's URL, with its descriptors
-//! and the separators left where they are.
+//! and the separators left where they are. Shared by the HTML reader and
+//! the XML reader's XHTML.
 
 use std::ops::Range;
 
