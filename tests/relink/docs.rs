@@ -43,6 +43,7 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("pip install", "installs packages from a registry"),
     ("spark-submit", "needs Spark and Java"),
     ("curl ", "needs the network"),
+    ("benches/peers/", "needs the Python packages of the peers"),
 ];
 
 fn root() -> &'static Path {
@@ -67,21 +68,28 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("reading {path}: {e}"))
 }
 
-/// Each fenced block of a page: its line number, info string and lines.
+/// Each fenced block of a page: the line number and text of its opening
+/// fence (```` ```console ````, or indented in a list item), and its lines.
 fn blocks(text: &str) -> Vec<(usize, &str, Vec<&str>)> {
     let mut blocks = Vec::new();
     let mut open: Option<(usize, &str, Vec<&str>)> = None;
     for (i, line) in text.lines().enumerate() {
-        if let Some(info) = line.strip_prefix("```") {
+        if line.trim_start().starts_with("```") {
             match open.take() {
                 Some(block) => blocks.push(block),
-                None => open = Some((i + 1, info.trim(), Vec::new())),
+                None => open = Some((i + 1, line, Vec::new())),
             }
         } else if let Some((_, _, lines)) = open.as_mut() {
             lines.push(line);
         }
     }
     blocks
+}
+
+/// The language of a block's opening fence (`sh` of ```` ```sh ````).
+fn language(fence: &str) -> &str {
+    let info = fence.trim_start().trim_start_matches('`').trim();
+    info.split(',').next().unwrap_or("")
 }
 
 /// A page as trycmd reads it: trycmd drops the last line end of the
@@ -145,9 +153,9 @@ fn copy(from: &Path, to: &Path) {
 fn every_command_shown_is_run_or_says_why_not() {
     let mut wrong = Vec::new();
     for page in pages() {
-        for (line, info, lines) in blocks(&read(&page)) {
+        for (line, fence, lines) in blocks(&read(&page)) {
             let text = lines.join("\n");
-            let lang = info.split(',').next().unwrap_or("");
+            let lang = language(fence);
             let shell = matches!(lang, "sh" | "bash" | "shell" | "zsh");
             if shell && !NOT_RUN.iter().any(|(command, _)| text.contains(command)) {
                 wrong.push(format!(
@@ -155,10 +163,11 @@ fn every_command_shown_is_run_or_says_why_not() {
                      with `$ ` in a ```console block, or name what they need in NOT_RUN"
                 ));
             }
-            let prompted = lines.iter().any(|l| l.starts_with("$ "));
-            if prompted && (lang != "console" || info.contains("ignore")) {
+            let prompted = lines.iter().any(|l| l.trim_start().starts_with("$ "));
+            if prompted && fence != "```console" {
                 wrong.push(format!(
-                    "{page}:{line}: a `$ ` prompt in a block that is not run"
+                    "{page}:{line}: a `$ ` prompt in a block that is not run \
+                     (only ```console at the start of a line is)"
                 ));
             }
         }
@@ -178,7 +187,10 @@ fn the_commands_of_the_docs_print_what_they_show() {
     let mut run = Vec::new();
     for page in pages() {
         let text = read(&page);
-        if !blocks(&text).iter().any(|(_, info, _)| *info == "console") {
+        if !blocks(&text)
+            .iter()
+            .any(|(_, fence, _)| *fence == "```console")
+        {
             continue;
         }
         let copy_of_page = work.path().join(&page);
