@@ -8,6 +8,7 @@ mod cli;
 mod corpus;
 mod css;
 mod digests;
+mod docs;
 mod encodings;
 mod feeds;
 mod html_corpus;
