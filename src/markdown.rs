@@ -300,8 +300,11 @@ impl Work<'_, '_, '_> {
         };
         let text = self.r.text;
         let chunk = &text[range.clone()];
+        // With no base, the HTML's links are listed as left too, whatever
+        // base it names.
         let options = Options {
             outer: Some(page),
+            forced: if page.is_stand_in() { Some(page) } else { self.r.options.forced },
             transport: Some(UTF_8),
             keep_fragment_links: true,
             ..*self.r.options

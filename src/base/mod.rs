@@ -138,9 +138,9 @@ pub struct Base {
 
 /// The URL a document with no base is walked with when its links are
 /// recorded: a name of the reserved `.invalid` domain (RFC 2606). A link
-/// resolved against it is recorded as left (no base, no resolution) and
-/// never written; it is never shown, and never a layer of a nested
-/// document.
+/// resolved against it, or against a base resolved against it (a relative
+/// `codebase`), is recorded as left (no base, no resolution) and never
+/// written; it is never shown, and never a layer of a nested document.
 const STAND_IN: &str = "http://unresolved.invalid/";
 
 impl Base {
@@ -156,8 +156,9 @@ impl Base {
         Some(Base::new(url, BaseSource::Forced))
     }
 
-    /// Whether this is the stand-in of a document with no base.
+    /// Whether this is the stand-in of a document with no base, or a base
+    /// resolved against it.
     pub(crate) fn is_stand_in(&self) -> bool {
-        self.source == BaseSource::Forced && self.url.as_str() == STAND_IN
+        self.url.as_str().starts_with(STAND_IN)
     }
 }

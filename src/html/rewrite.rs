@@ -118,6 +118,10 @@ fn rewrite_whole<'s, 'o>(
 fn finish(base: Option<Base>, mut r: Resolver<'_, '_>) -> TextRewrite {
     if base.is_none() {
         r.warn_no_base();
+        // Walked for its links only: a base found below the stand-in (an
+        // absolute `codebase`) writes nothing either.
+        r.out.edits = crate::splice::Edits::new();
+        r.out.rewritten = 0;
     }
     r.finish(base)
 }
@@ -283,7 +287,9 @@ impl Work<'_, '_> {
     /// The base of an object's or applet's classid, data, archive and code:
     /// its codebase, resolved against the document's base.
     fn codebase(&mut self, tag: &Tag<'_>, namespace: Namespace, base: &Base) -> Option<Base> {
-        if namespace != Namespace::Html
+        // A document with no base takes none from a codebase either.
+        if base.is_stand_in()
+            || namespace != Namespace::Html
             || (*tag.name != local_name!("object") && *tag.name != local_name!("applet"))
         {
             return None;
@@ -409,9 +415,11 @@ impl Work<'_, '_> {
                 BaseSource::Enclosing(Box::new(base.source.clone())),
             )
         };
+        // In a document with no base, a nested one's links are listed as
+        // left too, whatever base it names.
         let options = Options {
             outer: Some(&outer),
-            forced: None,
+            forced: base.is_stand_in().then_some(base),
             ..*self.r.options
         };
         let inner = rewrite_nested(text, &options, self.depth + 1);

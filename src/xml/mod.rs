@@ -828,8 +828,11 @@ impl Walk<'_, '_, '_> {
         if content.text.trim_matches(is_xml_space).is_empty() {
             return;
         }
+        // With no base, the HTML's links are listed as left too, whatever
+        // base it names.
         let options = Options {
             outer: Some(base),
+            forced: if base.is_stand_in() { Some(base) } else { self.r.options.forced },
             transport: Some(UTF_8),
             ..*self.r.options
         };

@@ -115,3 +115,21 @@ fn counts_alone_record_nothing() {
         .unwrap();
     assert!(out.links().is_empty() && !out.changed());
 }
+
+/// HTML inside a Markdown page or a feed with no base, naming its own
+/// base, is listed as left too: a document with no base writes nothing.
+#[test]
+fn embedded_html_naming_a_base_writes_nothing_without_one() {
+    let markdown = b"<base href=http://h/d/><a href=y.html>y</a>\n";
+    assert_eq!(
+        left(Kind::Markdown, markdown),
+        pairs(&[("http://h/d/", false), ("y.html", true)])
+    );
+    let feed = br#"<rss version="2.0"><channel><item><description>&lt;base href="http://h/"&gt;&lt;a href="c"&gt;</description></item></channel></rss>"#;
+    let found = left(Kind::Xml, feed);
+    assert!(found.contains(&("c".to_owned(), true)), "{found:?}");
+    let page = b"<object codebase=http://h/cb/ data=d.bin></object><iframe srcdoc=\"<base href='http://s/'><a href=x>\"></iframe>";
+    let found = left(Kind::Html, page);
+    assert!(found.contains(&("d.bin".to_owned(), true)), "{found:?}");
+    assert!(found.contains(&("x".to_owned(), true)), "{found:?}");
+}
