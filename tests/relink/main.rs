@@ -9,6 +9,7 @@ mod corpus;
 mod css;
 mod digests;
 mod encodings;
+mod explain;
 mod feeds;
 mod html_corpus;
 mod html_fixtures;
