@@ -176,6 +176,10 @@ impl DocumentReport {
                 record.number, record.target_uri, record.mimetype
             );
             self.layers.push((label, record.layers));
+        } else if record.head_links {
+            // No document, but an HTTP head with links.
+            let label = format!("record {} {}", record.number, record.target_uri);
+            self.layers.push((label, record.layers));
         }
         let name = std::sync::Arc::new(RecordName {
             number: record.number,

@@ -12,6 +12,7 @@ mod cli;
 use anyhow::Context;
 use clap::{CommandFactory, Parser};
 use cli::args::*;
+use cli::explain::*;
 use cli::man::*;
 use cli::run::*;
 

@@ -228,7 +228,9 @@ impl Rewritten<'_> {
     }
 
     /// The layers of each document's base, under a label that names the
-    /// document (`part 1.2 (text/html)`, `record 4 URI (text/html)`).
+    /// document (`part 1.2 (text/html)`, `record 4 URI (text/html)`; a
+    /// record whose HTTP head has links but which holds no document,
+    /// `record 4 URI`).
     pub fn documents(&self) -> &[(String, Vec<Layer>)] {
         &self.report.layers
     }

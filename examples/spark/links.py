@@ -30,6 +30,9 @@ it holds the host-level graph instead: one row per distinct edge ``s``,
 Every executor needs the relink package (pip install ./python), and fsspec
 for remote input (plus s3fs for S3, aiohttp for HTTP): install them on
 each node or ship a packed virtualenv with --archives (see docs/spark.md).
+The job checks first that its workers can import relink, and says what to
+set when they cannot (status 2); a run that fails while it writes removes
+what it wrote of OUTPUT (status 1), so that a second run is not refused.
 """
 
 from __future__ import annotations
@@ -286,7 +289,7 @@ def extract(urls: Iterable[str], rules: str, host_graph: bool, counters: Counter
         counters.links.add(links)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Every link of a set of WARC files, found by relink: a table of links, "
         "or a host-level link graph."
@@ -328,7 +331,124 @@ def main(argv: Optional[list[str]] = None) -> int:
         help="what to do when OUTPUT exists",
     )
     parser.add_argument("--log-level", default="WARN", choices=tuple(PYTHON_LEVELS), type=str.upper)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+# Before and around the run.
+
+WORKER_HINT = (
+    "set PYSPARK_PYTHON to the python of the virtualenv relink is installed in "
+    "(export PYSPARK_PYTHON=\"$PWD/.venv/bin/python\"), "
+    "or ship one to the executors with --archives (see docs/spark.md)"
+)
+
+
+def relink_on_worker(_: Iterable) -> Iterator[str]:
+    """Runs on a worker: nothing when it can import relink, else which
+    python could not and why."""
+    try:
+        import relink  # noqa: F401
+    except ImportError as error:
+        yield f"{sys.executable}: {error}"
+
+
+def first_line(error: BaseException) -> str:
+    """The first line of an error, a Java one (a Py4JJavaError's message
+    holds its whole stack trace) or Python's."""
+    java = getattr(error, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(error)
+    return (text.strip().splitlines() or [type(error).__name__])[0]
+
+
+def workers_problem(sc) -> Optional[str]:
+    """Why the workers cannot run the job (their python cannot import
+    relink, or does not start), in one line; None when they can. Spark's
+    own log of a failed probe, a Java stack trace, is kept quiet: the line
+    says it."""
+    slots = max(1, sc.defaultParallelism)
+    sc.setLogLevel("OFF")
+    try:
+        found = sc.parallelize(range(slots), slots).mapPartitions(relink_on_worker).collect()
+    except Exception as error:  # the python of the workers did not start
+        found = [first_line(error)]
+    if not found:
+        return None
+    return f"the Spark workers cannot import relink ({sorted(set(found))[0]}): {WORKER_HINT}"
+
+
+def hadoop_path(sc, spec: str):
+    """OUTPUT's filesystem and qualified path, as Spark's writer sees them."""
+    path = sc._jvm.org.apache.hadoop.fs.Path(spec)
+    fs = path.getFileSystem(sc._jsc.hadoopConfiguration())
+    return fs, fs.makeQualified(path)
+
+
+def save(sc, writer, output: str, mode: str) -> Optional[tuple[int, str]]:
+    """Writes OUTPUT; a failed write removes what it left, so that a second
+    run is not refused (Spark's PATH_ALREADY_EXISTS). In ``errorifexists``
+    mode an OUTPUT that was there is refused first, and never touched; in
+    ``overwrite`` mode Spark removes it before writing anyway. The exit
+    status and the error in one line, or None."""
+    fs, path = hadoop_path(sc, output)
+    if mode == "errorifexists" and fs.exists(path):
+        return 2, f"{output} exists (--mode overwrite replaces it)"
+    try:
+        writer.mode(mode).save(output)
+    except BaseException as error:
+        if fs.exists(path):
+            fs.delete(path, True)
+        if not isinstance(error, Exception):
+            raise
+        return 1, f"the job failed, {output} not written: {first_line(error)}"
+    return None
+
+
+def run(spark, args: argparse.Namespace, paths: list[str]) -> int:
+    """The job, once its input is known and its workers are checked."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    sc = spark.sparkContext
+    counters = Counters(*(sc.accumulator(0) for _ in Counters._fields))
+    rules, host_graph = args.rules, args.host_graph
+    partitions = args.num_input_partitions or len(paths)
+    log.info("%d WARC files, read by %d tasks", len(paths), partitions)
+    rows = sc.parallelize(paths, numSlices=partitions).mapPartitions(
+        lambda part: extract(part, rules, host_graph, counters)
+    )
+    columns = EDGE_COLUMNS if host_graph else LINK_COLUMNS
+    # Only a link outside a record (none in a WARC file) has no record_id
+    # or target_uri; every other column is always there.
+    schema = StructType([StructField(c, StringType(), nullable=c in NULLABLE) for c in columns])
+    table = spark.createDataFrame(rows, schema)
+    if host_graph:
+        table = table.dropDuplicates()
+        if args.num_output_partitions:
+            table = table.coalesce(args.num_output_partitions)
+    elif args.num_output_partitions:
+        table = table.repartition(args.num_output_partitions)
+    writer = table.write.format(args.output_format)
+    if args.output_compression:
+        writer = writer.option("compression", args.output_compression)
+    if args.output_format == "csv":
+        writer = writer.option("header", True)
+    failure = save(sc, writer, args.output, args.mode)
+    if failure:
+        print(f"links.py: {failure[1]}", file=sys.stderr)
+        return failure[0]
+    what = "host edges" if host_graph else "links"
+    failed = f", {counters.failed.value} failed" if counters.failed.value else ""
+    # The summary is the job's result, said whatever the log level.
+    print(
+        f"links.py: {counters.files.value} WARC files read{failed}, "
+        f"{counters.records.value} records, {counters.links.value} links; "
+        f"{what} written to {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
     logging.basicConfig(format="%(name)s: %(levelname)s: %(message)s")
     log.setLevel(PYTHON_LEVELS[args.log_level])
 
@@ -341,54 +461,29 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not paths or missing:
         print(f"links.py: no WARC file at {(missing or [args.input])[0]}", file=sys.stderr)
         return 2
+    output = local_path(args.output)
+    if args.mode == "errorifexists" and output is not None and os.path.exists(output):
+        print(f"links.py: {args.output} exists (--mode overwrite replaces it)", file=sys.stderr)
+        return 2
 
     from pyspark.sql import SparkSession
-    from pyspark.sql.types import StringType, StructField, StructType
 
     spark = (
         SparkSession.builder.appName("relink WARC links")
         .config("spark.log.level", args.log_level)
         .getOrCreate()
     )
-    sc = spark.sparkContext
-    sc.setLogLevel(args.log_level)
     try:
-        counters = Counters(*(sc.accumulator(0) for _ in Counters._fields))
-        rules, host_graph = args.rules, args.host_graph
-        partitions = args.num_input_partitions or len(paths)
-        log.info("%d WARC files, read by %d tasks", len(paths), partitions)
-        rows = sc.parallelize(paths, numSlices=partitions).mapPartitions(
-            lambda part: extract(part, rules, host_graph, counters)
-        )
-        columns = EDGE_COLUMNS if host_graph else LINK_COLUMNS
-        # Only a link outside a record (none in a WARC file) has no record_id
-        # or target_uri; every other column is always there.
-        schema = StructType([StructField(c, StringType(), nullable=c in NULLABLE) for c in columns])
-        table = spark.createDataFrame(rows, schema)
-        if host_graph:
-            table = table.dropDuplicates()
-            if args.num_output_partitions:
-                table = table.coalesce(args.num_output_partitions)
-        elif args.num_output_partitions:
-            table = table.repartition(args.num_output_partitions)
-        writer = table.write.mode(args.mode)
-        if args.output_compression:
-            writer = writer.option("compression", args.output_compression)
-        if args.output_format == "csv":
-            writer = writer.option("header", True)
-        writer.format(args.output_format).save(args.output)
-        what = "host edges" if host_graph else "links"
-        failed = f", {counters.failed.value} failed" if counters.failed.value else ""
-        # The summary is the job's result, said whatever the log level.
-        print(
-            f"links.py: {counters.files.value} WARC files read{failed}, "
-            f"{counters.records.value} records, {counters.links.value} links; "
-            f"{what} written to {args.output}",
-            file=sys.stderr,
-        )
+        # Before anything is written: a worker that cannot import relink
+        # would fail every task with a Python traceback inside a Java one.
+        problem = workers_problem(spark.sparkContext)
+        spark.sparkContext.setLogLevel(args.log_level)
+        if problem:
+            print(f"links.py: {problem}", file=sys.stderr)
+            return 2
+        return run(spark, args, paths)
     finally:
         spark.stop()
-    return 0
 
 
 if __name__ == "__main__":

@@ -188,6 +188,77 @@ def summary(output: str) -> tuple[int, int, int]:
     return int(found[1]), int(found[2]), int(found[3])
 
 
+def spark_submit(pyspark) -> list[str]:
+    """spark-submit of the job in local mode, for a short run: the JIT's
+    first tier only, and few shuffle partitions."""
+    command = [str(pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit")]
+    command += ["--master", "local[2]", "--conf", "spark.ui.enabled=false"]
+    command += ["--driver-java-options", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
+    return command + ["--conf", "spark.sql.shuffle.partitions=2", str(JOB)]
+
+
+def spark_env(worker_python: str = sys.executable) -> dict[str, str]:
+    """The environment of a run: the driver on this python, the workers on
+    WORKER_PYTHON."""
+    return dict(os.environ, PYSPARK_PYTHON=worker_python, PYSPARK_DRIVER_PYTHON=sys.executable)
+
+
+def submit(pyspark, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """One run; the driver's standard error comes out on spark-submit's
+    standard output, with it."""
+    return subprocess.run(
+        spark_submit(pyspark) + args, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, timeout=600,
+    )
+
+
+@pytest.mark.slow
+def test_workers_that_cannot_import_relink_are_named_in_one_line(tmp_path: pathlib.Path) -> None:
+    """A worker python without relink (PYSPARK_PYTHON left at a python of
+    its own, as the first try of a fresh virtualenv often does): one line
+    says what to set, before a task runs, with no stack trace, and the run
+    fails with nothing written."""
+    pyspark = pyspark_or_skip()
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    out = tmp_path / "links"
+    run = submit(pyspark, [str(SITE_WARC), str(out)], spark_env(str(bare / "bin" / "python")))
+    assert run.returncode == 2, run.stdout[-5000:]
+    (line,) = [line for line in run.stdout.splitlines() if line.startswith("links.py:")]
+    assert line.startswith(f"links.py: the Spark workers cannot import relink ({bare}/bin/python: ")
+    assert "No module named 'relink'" in line
+    assert "set PYSPARK_PYTHON to the python of the virtualenv relink is installed in" in line
+    assert "Traceback" not in run.stdout and "\tat org.apache" not in run.stdout
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_a_failed_run_leaves_no_output_and_a_second_run_works(tmp_path: pathlib.Path, capsys) -> None:
+    """A write that fails in its tasks (Parquet with a codec Hadoop does not
+    have) leaves no OUTPUT behind, so the same command, mended, is not
+    refused with PATH_ALREADY_EXISTS; an OUTPUT that was there is refused
+    before Spark starts writing, and kept."""
+    pyspark = pyspark_or_skip()
+    out = tmp_path / "links"
+    failed = submit(pyspark, [str(SITE_WARC), str(out), "--output-compression", "brotli"], spark_env())
+    assert failed.returncode == 1, failed.stdout[-5000:]
+    assert f"links.py: the job failed, {out} not written: " in failed.stdout
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+    again = submit(pyspark, [str(SITE_WARC), str(out), "--output-format", "json"], spark_env())
+    assert again.returncode == 0, again.stdout[-5000:]
+    rows = [json.loads(line) for part in sorted(out.glob("part-*.json")) for line in part.read_text().splitlines()]
+    assert [row["original"] for row in rows] == [row["original"] for row in relink.warc_links(SITE_WARC)]
+    assert summary(again.stdout)[2] == len(rows) > 0
+
+    # A third run, with the same OUTPUT: refused, and what is there kept.
+    kept = sorted(p.name for p in out.iterdir())
+    assert load_job().main([str(SITE_WARC), str(out)]) == 2
+    assert capsys.readouterr().err == f"links.py: {out} exists (--mode overwrite replaces it)\n"
+    assert sorted(p.name for p in out.iterdir()) == kept
+
+
 @pytest.mark.slow
 def test_spark_submit_over_http_matches_the_command_line(relink_bin, tmp_path: pathlib.Path) -> None:
     """Two runs at once, in local mode: every link as gzipped JSON, and the
@@ -202,15 +273,10 @@ def test_spark_submit_over_http_matches_the_command_line(relink_bin, tmp_path: p
     manifest = "".join(f"crawl-data/{p.name}\n" for p in paths)
     (served / "warc.paths.gz").write_bytes(gzip.compress(manifest.encode("ascii")))
 
-    spark_submit = pathlib.Path(pyspark.__file__).parent / "bin" / "spark-submit"
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    env = spark_env()
     links_out, graph_out = tmp_path / "links", tmp_path / "graph"
     with http_server(served) as url:
-        # A short run: the JIT's first tier only, and few shuffle partitions.
-        common = [str(spark_submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false"]
-        common += ["--driver-java-options", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"]
-        common += ["--conf", "spark.sql.shuffle.partitions=2", str(JOB)]
-        common += [url + "warc.paths.gz", "--input-base-url", url]
+        common = spark_submit(pyspark) + [url + "warc.paths.gz", "--input-base-url", url]
         runs = [
             subprocess.Popen(
                 common + [str(links_out), "--output-format", "json", "--output-compression", "gzip"]

@@ -112,6 +112,23 @@ pub struct Layer {
     pub value: String,
     /// Whether it gave the base.
     pub status: LayerStatus,
+    /// The base its value resolved to, against the layer outside it, when
+    /// it gave the base (a relative `xml:base`, `Content-Location` or BASE
+    /// element made absolute); `None` for a layer that gave none, or whose
+    /// value is a base as it stands (the target URI, the retrieval URL).
+    ///
+    /// ```
+    /// let out = relink::Rewriter::new()
+    ///     .kind(relink::Kind::Xml)
+    ///     .retrieved_from("http://a.example/feed/")
+    ///     .rewrite(b"<feed xml:base='../blog/'><link href='x'/></feed>")?;
+    /// let layers: Vec<_> = out.layers().collect();
+    /// assert_eq!(layers[0].value, "../blog/");
+    /// assert_eq!(layers[0].resolved.as_deref(), Some("http://a.example/blog/"));
+    /// assert_eq!(layers[1].resolved, None);
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub resolved: Option<String>,
 }
 
 impl Layer {
@@ -121,6 +138,7 @@ impl Layer {
             source,
             value: value.into(),
             status,
+            resolved: None,
         }
     }
 }

@@ -14,6 +14,7 @@ macro_rules! say {
 pub mod args;
 pub mod batch;
 pub mod color;
+pub mod explain;
 pub mod hints;
 pub mod man;
 pub mod progress;

@@ -244,48 +244,6 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     })
 }
 
-/// `relink explain FILE...`.
-pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
-    let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
-    let mut settings = settings(&args.base, Destination::Nowhere, Mode::DryRun)?;
-    // Each document's layers, and no rows.
-    settings.rewriter = settings.rewriter.keep_layers();
-    let mut out = BufWriter::new(io::stdout().lock());
-    for job in jobs.iter().filter(|j| j.role.is_document()) {
-        let report =
-            batch::process(job, &settings, &mut io::sink(), &|_| Ok(())).context("explaining")?;
-        if let Some(error) = &report.error {
-            say!("error: {error}");
-            errors += 1;
-            continue;
-        }
-        writeln!(out, "{}", report.name).context("writing standard output")?;
-        for (what, layers) in &report.layers {
-            writeln!(out, "  {what}").context("writing standard output")?;
-            if layers.is_empty() {
-                writeln!(out, "    no layer gives a base: links are left as they are")
-                    .context("writing standard output")?;
-            }
-            for layer in layers {
-                writeln!(
-                    out,
-                    "    {}: {} ({})",
-                    source_name(&layer.source),
-                    layer.value,
-                    layer.status
-                )
-                .context("writing standard output")?;
-            }
-        }
-    }
-    out.flush().context("writing standard output")?;
-    Ok(if errors > 0 {
-        Exit::SomeFailed
-    } else {
-        Exit::Done
-    })
-}
-
 /// Rewrites the jobs, in parallel unless one goes to standard output,
 /// handing each one's rows and report to `printer` as they come. The
 /// archives' batches are shared out among the `threads` workers too.

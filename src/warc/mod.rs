@@ -171,6 +171,9 @@ pub struct RecordReport {
     pub mimetype: String,
     /// The layers of the payload's base, innermost first.
     pub layers: Vec<Layer>,
+    /// Whether its HTTP head has links: then it is explained even when it
+    /// holds no document (a redirect).
+    pub head_links: bool,
     /// Every link of the payload (none when only counts were asked).
     pub links: Vec<Link>,
     /// How many links were rewritten.

@@ -513,6 +513,7 @@ fn http_links(
     if urls.is_empty() {
         return Vec::new();
     }
+    head_layers(target, options, report);
     // `--base` stands above the target URI here too.
     let target = target.base(report);
     let base = BaseChain::new(options.rules, options.forced, target)
@@ -568,6 +569,25 @@ fn http_links(
     report.links.extend(out.links);
     report.rewritten += out.rewritten;
     edits
+}
+
+/// The layers of a record whose HTTP head has links: the target URI's,
+/// until a payload's document gives its own, so that `relink explain`
+/// names the record and the base its head's links resolve against even
+/// when it holds no document (a redirect).
+fn head_layers(target: &Target, options: &Options<'_>, report: &mut RecordReport) {
+    report.head_links = true;
+    if !report.layers.is_empty() {
+        return;
+    }
+    // `--base` stands above the target URI, as for the links.
+    let chain = BaseChain::new(options.rules, options.forced, target.base.as_ref());
+    let (_, mut layers) = chain.finish();
+    if target.base.is_none() {
+        // The target URI could not serve: its layer says why.
+        layers.extend(target.layers.iter().cloned());
+    }
+    report.layers = layers;
 }
 
 /// `bytes` as text, each byte that is not part of a UTF-8 character

@@ -10,6 +10,7 @@ mod css;
 mod digests;
 mod docs;
 mod encodings;
+mod explain;
 mod feeds;
 mod html_corpus;
 mod html_fixtures;
