@@ -23,7 +23,7 @@
 //! or template contents, so the tracker follows them on its stack and list
 //! alone; foreign content (SVG, MathML) with its breakout tags, HTML and
 //! MathML text integration points and `annotation-xml` with an HTML
-//! `encoding`; quirks mode as far as a doctype shows it plainly; the raw
+//! `encoding`; quirks mode from the doctype, with html5ever's lists; the raw
 //! text elements, whose tokenizer state the tracker asks for as the tree
 //! builder would.
 //!
@@ -37,8 +37,7 @@
 //! in a table, formatting elements reconstructed in a table, a block the
 //! adoption agency would move under a table), a fourth identical
 //! formatting element (the "Noah's Ark" clause compares attributes the
-//! tracker is not given), a `table` closing a `p` in a document whose
-//! doctype leaves quirks mode unclear, and nesting deep enough that
+//! tracker is not given), and nesting deep enough that
 //! html5ever's path would flatten it ([`MAX_TREE_DEPTH`]). In each of these
 //! the tree can differ from the source's order, or the rules need more
 //! than a stack of names.
@@ -161,13 +160,13 @@ enum Mode {
     AfterAfterBody,
 }
 
-/// What the document's doctype says of quirks mode, as far as the tracker
-/// knows (a public identifier would need html5ever's lists).
+/// Whether the document is in quirks mode (limited quirks mode is
+/// [`Quirks::No`]: it changes nothing the tracker follows). Until the
+/// initial insertion mode decides, no quirks, as html5ever starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quirks {
     No,
     Yes,
-    Unknown,
 }
 
 /// A token, as the rules see it.
@@ -284,7 +283,7 @@ impl<'l> Tracker<'l> {
                 formatting: Vec::new(),
                 form: None,
                 head: None,
-                quirks: Quirks::Unknown,
+                quirks: Quirks::No,
                 srcdoc: kind == DocumentKind::IframeSrcdoc,
                 table_text: false,
                 next_id: 0,
@@ -479,13 +478,10 @@ impl State {
         let system = doctype.system_id.as_deref();
         self.quirks = if doctype.force_quirks || doctype.name.as_deref() != Some("html") {
             Quirks::Yes
-        } else if self.srcdoc
-            || (public.is_none()
-                && system.is_none_or(|s| s.eq_ignore_ascii_case("about:legacy-compat")))
-        {
+        } else if self.srcdoc {
             Quirks::No
         } else {
-            Quirks::Unknown
+            quirks_of(public, system)
         };
         self.mode = Mode::BeforeHtml;
     }
@@ -1397,14 +1393,8 @@ impl State {
                 Ok(Next::Plaintext)
             }
             local_name!("table") => {
-                match self.quirks {
-                    Quirks::Yes => {}
-                    Quirks::No => self.close_p_in_button_scope(),
-                    Quirks::Unknown => {
-                        if self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
-                            return Err(Bail("a table after a p, quirks mode unclear"));
-                        }
-                    }
+                if self.quirks == Quirks::No {
+                    self.close_p_in_button_scope();
                 }
                 self.insert(tag, true)?;
                 self.mode = Mode::InTable;
@@ -2153,3 +2143,104 @@ fn ignored_before_head(name: &LocalName) -> bool {
         local_name!("head") | body_html_br!()
     )
 }
+
+/// Whether a doctype's public and system identifiers put the document in
+/// quirks mode (WHATWG HTML §13.2.6.4.1, with html5ever's lists,
+/// `tree_builder/data.rs`): [`Quirks::Yes`], else [`Quirks::No`] (limited
+/// quirks mode changes nothing the tracker follows). The name, forced
+/// quirks and `srcdoc` are the caller's.
+fn quirks_of(public: Option<&str>, system: Option<&str>) -> Quirks {
+    let public = public.map(str::to_ascii_lowercase);
+    let system = system.map(str::to_ascii_lowercase);
+    let (public, system) = (public.as_deref(), system.as_deref());
+    let prefixed = |list: &[&str]| public.is_some_and(|p| list.iter().any(|x| p.starts_with(x)));
+    let quirky = public.is_some_and(|p| QUIRKY_PUBLIC_MATCHES.contains(&p))
+        || system.is_some_and(|s| QUIRKY_SYSTEM_MATCHES.contains(&s))
+        || prefixed(QUIRKY_PUBLIC_PREFIXES)
+        || (!prefixed(LIMITED_QUIRKY_PUBLIC_PREFIXES)
+            && prefixed(HTML4_PUBLIC_PREFIXES)
+            && system.is_none());
+    if quirky { Quirks::Yes } else { Quirks::No }
+}
+
+/// Public identifiers whose prefixes mean quirks mode (lower case).
+const QUIRKY_PUBLIC_PREFIXES: &[&str] = &[
+    "-//advasoft ltd//dtd html 3.0 aswedit + extensions//",
+    "-//as//dtd html 3.0 aswedit + extensions//",
+    "-//ietf//dtd html 2.0 level 1//",
+    "-//ietf//dtd html 2.0 level 2//",
+    "-//ietf//dtd html 2.0 strict level 1//",
+    "-//ietf//dtd html 2.0 strict level 2//",
+    "-//ietf//dtd html 2.0 strict//",
+    "-//ietf//dtd html 2.0//",
+    "-//ietf//dtd html 2.1e//",
+    "-//ietf//dtd html 3.0//",
+    "-//ietf//dtd html 3.2 final//",
+    "-//ietf//dtd html 3.2//",
+    "-//ietf//dtd html 3//",
+    "-//ietf//dtd html level 0//",
+    "-//ietf//dtd html level 1//",
+    "-//ietf//dtd html level 2//",
+    "-//ietf//dtd html level 3//",
+    "-//ietf//dtd html strict level 0//",
+    "-//ietf//dtd html strict level 1//",
+    "-//ietf//dtd html strict level 2//",
+    "-//ietf//dtd html strict level 3//",
+    "-//ietf//dtd html strict//",
+    "-//ietf//dtd html//",
+    "-//metrius//dtd metrius presentational//",
+    "-//microsoft//dtd internet explorer 2.0 html strict//",
+    "-//microsoft//dtd internet explorer 2.0 html//",
+    "-//microsoft//dtd internet explorer 2.0 tables//",
+    "-//microsoft//dtd internet explorer 3.0 html strict//",
+    "-//microsoft//dtd internet explorer 3.0 html//",
+    "-//microsoft//dtd internet explorer 3.0 tables//",
+    "-//netscape comm. corp.//dtd html//",
+    "-//netscape comm. corp.//dtd strict html//",
+    "-//o'reilly and associates//dtd html 2.0//",
+    "-//o'reilly and associates//dtd html extended 1.0//",
+    "-//o'reilly and associates//dtd html extended relaxed 1.0//",
+    "-//softquad software//dtd hotmetal pro 6.0::19990601::extensions to html 4.0//",
+    "-//softquad//dtd hotmetal pro 4.0::19971010::extensions to html 4.0//",
+    "-//spyglass//dtd html 2.0 extended//",
+    "-//sq//dtd html 2.0 hotmetal + extensions//",
+    "-//sun microsystems corp.//dtd hotjava html//",
+    "-//sun microsystems corp.//dtd hotjava strict html//",
+    "-//w3c//dtd html 3 1995-03-24//",
+    "-//w3c//dtd html 3.2 draft//",
+    "-//w3c//dtd html 3.2 final//",
+    "-//w3c//dtd html 3.2//",
+    "-//w3c//dtd html 3.2s draft//",
+    "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//",
+    "-//w3c//dtd html experimental 19960712//",
+    "-//w3c//dtd html experimental 970421//",
+    "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html 3.0//",
+    "-//webtechs//dtd mozilla html 2.0//",
+    "-//webtechs//dtd mozilla html//",
+];
+
+/// Public identifiers that mean quirks mode (lower case).
+const QUIRKY_PUBLIC_MATCHES: &[&str] = &[
+    "-//w3o//dtd w3 html strict 3.0//en//",
+    "-/w3c/dtd html 4.0 transitional/en",
+    "html",
+];
+
+/// System identifiers that mean quirks mode (lower case).
+const QUIRKY_SYSTEM_MATCHES: &[&str] = &[
+    "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd",
+];
+
+/// Public identifier prefixes of limited quirks mode (lower case).
+const LIMITED_QUIRKY_PUBLIC_PREFIXES: &[&str] = &[
+    "-//w3c//dtd xhtml 1.0 frameset//",
+    "-//w3c//dtd xhtml 1.0 transitional//",
+];
+
+/// Public identifier prefixes of quirks mode without a system identifier, limited quirks mode with one (lower case).
+const HTML4_PUBLIC_PREFIXES: &[&str] = &[
+    "-//w3c//dtd html 4.01 frameset//",
+    "-//w3c//dtd html 4.01 transitional//",
+];
