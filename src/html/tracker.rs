@@ -13,15 +13,19 @@
 //! open elements with the scopes, implied end tags and `p`/`li`/`dd`/`dt`/
 //! heading auto-closing; implied `html`, `head`, `body`, `tbody`, `tr` and
 //! `colgroup`; tables (in table, table text, caption, column group, table
-//! body, row, cell) as long as nothing is foster-parented; `template` with
-//! its stack of template insertion modes; the form element pointer; the
-//! list of active formatting elements as far as markers, closing by the
-//! adoption agency when it only pops, and noticing when something would be
-//! reconstructed; foreign content (SVG, MathML) with its breakout tags,
-//! HTML and MathML text integration points and `annotation-xml` with an
-//! HTML `encoding`; quirks mode as far as a doctype shows it plainly; the
-//! raw text elements, whose tokenizer state the tracker asks for as the
-//! tree builder would.
+//! body, row, cell) as long as nothing is foster-parented; `select` and its
+//! options, which html5ever parses in body (the standard's customizable
+//! `select`: no "in select" mode); `template` with its stack of template
+//! insertion modes; the form element pointer; the list of active
+//! formatting elements with its markers, the adoption agency (furthest
+//! block, clones, bookmark) and the reconstruction of formatting elements:
+//! these move elements and make clones, but no element changes namespace
+//! or template contents, so the tracker follows them on its stack and list
+//! alone; foreign content (SVG, MathML) with its breakout tags, HTML and
+//! MathML text integration points and `annotation-xml` with an HTML
+//! `encoding`; quirks mode from the doctype, with html5ever's lists; the raw
+//! text elements, whose tokenizer state the tracker asks for as the tree
+//! builder would.
 //!
 //! Text is seen only as white space, other text or NUL: the tracker never
 //! reads what text says.
@@ -29,15 +33,14 @@
 //! # Where it bails
 //!
 //! Whenever the document leaves that subset, the tracker stops deciding
-//! (see [`Bail`]): `select`, `frameset`, foster parenting (text or
-//! elements directly in a table), the adoption agency with a furthest
-//! block, an `a` inside an open `a`, nested `nobr`, a formatting element
-//! that would be reconstructed, a fourth identical formatting element (the
-//! "Noah's Ark" clause compares attributes the tracker is not given), a
-//! `table` closing a `p` in a document whose doctype leaves quirks mode
-//! unclear, and nesting deep enough that html5ever's path would flatten it
-//! ([`MAX_TREE_DEPTH`]). In each of these the tree can differ from the
-//! source's order, or the rules need more than a stack of names.
+//! (see [`Bail`]): `frameset`, foster parenting (text or elements directly
+//! in a table, formatting elements reconstructed in a table, a block the
+//! adoption agency would move under a table), a fourth identical
+//! formatting element (the "Noah's Ark" clause compares attributes the
+//! tracker is not given), and nesting deep enough that
+//! html5ever's path would flatten it ([`MAX_TREE_DEPTH`]). In each of these
+//! the tree can differ from the source's order, or the rules need more
+//! than a stack of names.
 //!
 //! # Why a restart
 //!
@@ -157,13 +160,13 @@ enum Mode {
     AfterAfterBody,
 }
 
-/// What the document's doctype says of quirks mode, as far as the tracker
-/// knows (a public identifier would need html5ever's lists).
+/// Whether the document is in quirks mode (limited quirks mode is
+/// [`Quirks::No`]: it changes nothing the tracker follows). Until the
+/// initial insertion mode decides, no quirks, as html5ever starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quirks {
     No,
     Yes,
-    Unknown,
 }
 
 /// A token, as the rules see it.
@@ -280,7 +283,7 @@ impl<'l> Tracker<'l> {
                 formatting: Vec::new(),
                 form: None,
                 head: None,
-                quirks: Quirks::Unknown,
+                quirks: Quirks::No,
                 srcdoc: kind == DocumentKind::IframeSrcdoc,
                 table_text: false,
                 next_id: 0,
@@ -475,13 +478,10 @@ impl State {
         let system = doctype.system_id.as_deref();
         self.quirks = if doctype.force_quirks || doctype.name.as_deref() != Some("html") {
             Quirks::Yes
-        } else if self.srcdoc
-            || (public.is_none()
-                && system.is_none_or(|s| s.eq_ignore_ascii_case("about:legacy-compat")))
-        {
+        } else if self.srcdoc {
             Quirks::No
         } else {
-            Quirks::Unknown
+            quirks_of(public, system)
         };
         self.mode = Mode::BeforeHtml;
     }
@@ -595,8 +595,7 @@ impl State {
         tag: Option<&Tag>,
         push: bool,
     ) -> Result<u32, Bail> {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1);
+        let id = self.next_id();
         if let Some(tag) = tag {
             let in_template = self.in_template > 0;
             self.record(namespace, in_template);
@@ -728,6 +727,14 @@ impl State {
         }
     }
 
+    /// Whether a `select` is in the default scope: html5ever parses a
+    /// `select`'s content in body (no "in select" insertion mode, as the
+    /// standard's customizable `select` has it), and the start tags of
+    /// `select`, `option`, `optgroup`, `input` and `hr` ask this.
+    fn select_in_scope(&self) -> bool {
+        self.in_scope_named(SCOPE, &local_name!("select"))
+    }
+
     fn close_p(&mut self) {
         self.generate_implied_except(&local_name!("p"));
         self.pop_until_named(&local_name!("p"));
@@ -748,15 +755,46 @@ impl State {
         }
     }
 
-    /// Reconstructs the active formatting elements: the tracker bails if
-    /// there is anything to reconstruct.
-    fn reconstruct(&self) -> Result<(), Bail> {
+    /// Reconstructs the active formatting elements: an element of the same
+    /// name, tied to no token, for each entry after the last marker or
+    /// open element, pushed on the stack in the list's order.
+    #[inline]
+    fn reconstruct(&mut self) -> Result<(), Bail> {
         match self.formatting.last() {
-            Some(Entry::Element { open: false, .. }) => {
-                Err(Bail("reconstructing formatting elements"))
-            }
+            Some(Entry::Element { open: false, .. }) => self.reconstruct_closed(),
             _ => Ok(()),
         }
+    }
+
+    /// [`State::reconstruct`] with something to reconstruct. Where the
+    /// current node is a table element the clones may be foster parented,
+    /// and the tracker bails.
+    #[cold]
+    fn reconstruct_closed(&mut self) -> Result<(), Bail> {
+        if self.top_is(TABLE_OUTER) {
+            return Err(Bail("reconstructing formatting elements in a table"));
+        }
+        let closed = |e: &Entry| matches!(e, Entry::Element { open: false, .. });
+        let mut from = self.formatting.len().saturating_sub(1);
+        while from > 0 && self.formatting.get(from - 1).is_some_and(closed) {
+            from -= 1;
+        }
+        for at in from..self.formatting.len() {
+            let Some(Entry::Element { name, .. }) = self.formatting.get(at) else {
+                continue;
+            };
+            let name = name.clone();
+            let flags = classify(&name) | FORMATTING;
+            let id = self.create(&name, Namespace::Html, flags, None, true)?;
+            if let Some(entry) = self.formatting.get_mut(at) {
+                *entry = Entry::Element {
+                    id,
+                    name,
+                    open: true,
+                };
+            }
+        }
+        Ok(())
     }
 
     /// The entries after the last marker, last first, with their index.
@@ -788,7 +826,12 @@ impl State {
         Ok(Next::Done)
     }
 
-    /// The adoption agency algorithm, as far as it only pops.
+    /// The adoption agency algorithm (WHATWG HTML §13.2.6.4.7, as html5ever
+    /// runs it): the formatting element closed, and where a special
+    /// element (the furthest block) was opened inside it, that block moved
+    /// out and the formatting elements between cloned into it. Elements
+    /// keep their namespace and template contents when they move, so only
+    /// the stack and the list change for the tracker.
     fn adoption_agency(&mut self, subject: &LocalName) -> Step {
         if let Some(top) = self.top()
             && top.is_html(subject)
@@ -800,28 +843,121 @@ impl State {
             self.pop()?;
             return Ok(Next::Done);
         }
-        let Some((entry, id, _)) = self.after_marker().find(|e| e.2 == subject) else {
-            return Ok(self.end_tag_in_body(subject));
-        };
-        let Some(at) = self.stack.iter().rposition(|e| e.id == id) else {
-            self.forget(entry);
-            return Ok(Next::Done);
-        };
-        if !self.in_scope(SCOPE, |e| e.id == id) {
-            return Ok(Next::Done);
+        for _ in 0..8 {
+            let Some((entry, id, _)) = self.after_marker().find(|e| e.2 == subject) else {
+                return Ok(self.end_tag_in_body(subject));
+            };
+            let Some(at) = self.stack.iter().rposition(|e| e.id == id) else {
+                self.forget(entry);
+                return Ok(Next::Done);
+            };
+            if !self.in_scope(SCOPE, |e| e.id == id) {
+                return Ok(Next::Done);
+            }
+            let furthest = self
+                .stack
+                .iter()
+                .enumerate()
+                .skip(at)
+                .find(|(_, e)| e.flags & SPECIAL != 0)
+                .map(|(i, _)| i);
+            let Some(furthest) = furthest else {
+                self.truncate(at);
+                self.forget(entry);
+                return Ok(Next::Done);
+            };
+            self.adopt(at, furthest)?;
         }
-        if self
-            .stack
-            .get(at..)
-            .unwrap_or_default()
-            .iter()
-            .any(|e| e.flags & SPECIAL != 0)
-        {
-            return Err(Bail("the adoption agency with a furthest block"));
-        }
-        self.truncate(at);
-        self.forget(entry);
         Ok(Next::Done)
+    }
+
+    /// The adoption agency's steps 11 to 19: the formatting element at
+    /// `at` on the stack, the furthest block at `furthest`.
+    fn adopt(&mut self, at: usize, furthest: usize) -> Result<(), Bail> {
+        let common = self.stack.get(at.wrapping_sub(1)).ok_or(Bail("no common ancestor"))?;
+        if common.flags & TABLE_OUTER != 0 {
+            // The moved block could be foster parented.
+            return Err(Bail("the adoption agency under a table"));
+        }
+        let (formatting_id, block_id) = (self.stack[at].id, self.stack[furthest].id);
+        // Where the formatting element's clone goes in the list: in its
+        // place, or after the clone of the element next to the block.
+        let (mut after, mut last_is_block) = (None, true);
+        let mut node_at = furthest;
+        for inner in 1.. {
+            node_at -= 1;
+            let node = self.stack[node_at].id;
+            if node == formatting_id {
+                break;
+            }
+            let listed = self.listed(node);
+            if inner > 3 || listed.is_none() {
+                if let Some(listed) = listed {
+                    self.forget(listed);
+                }
+                let open = self.stack.remove(node_at);
+                self.left(&open);
+                continue;
+            }
+            let id = self.next_id();
+            self.stack[node_at].id = id;
+            if let Some(Entry::Element { id: listed, .. }) =
+                listed.and_then(|l| self.formatting.get_mut(l))
+            {
+                *listed = id;
+            }
+            if last_is_block {
+                after = Some(id);
+                last_is_block = false;
+            }
+        }
+        let clone = self.next_id();
+        let entry = self.listed(formatting_id).ok_or(Bail("formatting element unlisted"))?;
+        let Some(Entry::Element { name, .. }) = self.formatting.get(entry) else {
+            return Err(Bail("formatting element unlisted"));
+        };
+        let name = name.clone();
+        let new = Entry::Element {
+            id: clone,
+            name: name.clone(),
+            open: true,
+        };
+        match after.and_then(|id| self.listed(id)) {
+            Some(previous) => {
+                self.formatting.insert(previous + 1, new);
+                self.formatting.retain(
+                    |e| !matches!(e, Entry::Element { id, .. } if *id == formatting_id),
+                );
+            }
+            None => self.formatting[entry] = new,
+        }
+        self.stack.remove(at);
+        let block = self.stack.iter().position(|e| e.id == block_id).ok_or(Bail("no block"))?;
+        let flags = classify(&name) | FORMATTING;
+        self.stack.insert(
+            block + 1,
+            Open {
+                name,
+                namespace: Namespace::Html,
+                flags,
+                id: clone,
+            },
+        );
+        Ok(())
+    }
+
+    /// Where the element `id` is on the list of active formatting elements.
+    fn listed(&self, id: u32) -> Option<usize> {
+        self.formatting
+            .iter()
+            .position(|e| matches!(e, Entry::Element { id: listed, .. } if *listed == id))
+    }
+
+    /// A fresh element id.
+    fn next_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        id
     }
 
     /// An `a` start tag while an `a` is on the list of active formatting
@@ -1199,7 +1335,8 @@ impl State {
             local_name!("nobr") => {
                 self.reconstruct()?;
                 if self.in_scope_named(SCOPE, &local_name!("nobr")) {
-                    return Err(Bail("nested nobr"));
+                    self.adoption_agency(&local_name!("nobr"))?;
+                    self.reconstruct()?;
                 }
                 self.formatting_element(tag)
             }
@@ -1219,6 +1356,10 @@ impl State {
             | local_name!("keygen")
             | local_name!("wbr")
             | local_name!("input") => {
+                if tag.name == local_name!("input") && self.select_in_scope() {
+                    // An `input` closes an open `select`.
+                    self.pop_until_named(&local_name!("select"));
+                }
                 self.reconstruct()?;
                 let name = match tag.name {
                     local_name!("image") => local_name!("img"),
@@ -1233,6 +1374,9 @@ impl State {
             }
             local_name!("hr") => {
                 self.close_p_in_button_scope();
+                if self.select_in_scope() {
+                    self.generate_implied(IMPLIED);
+                }
                 self.insert(tag, false)?;
                 Ok(Next::Done)
             }
@@ -1249,14 +1393,8 @@ impl State {
                 Ok(Next::Plaintext)
             }
             local_name!("table") => {
-                match self.quirks {
-                    Quirks::Yes => {}
-                    Quirks::No => self.close_p_in_button_scope(),
-                    Quirks::Unknown => {
-                        if self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
-                            return Err(Bail("a table after a p, quirks mode unclear"));
-                        }
-                    }
+                if self.quirks == Quirks::No {
+                    self.close_p_in_button_scope();
                 }
                 self.insert(tag, true)?;
                 self.mode = Mode::InTable;
@@ -1285,7 +1423,15 @@ impl State {
             }
             in_head_start!() => return self.in_head(Tok::Start(tag)),
             local_name!("frameset") => return Err(Bail("frameset")),
-            local_name!("select") => return Err(Bail("select")),
+            local_name!("select") => {
+                // A `select` in a `select` closes it and makes nothing.
+                if self.select_in_scope() {
+                    self.pop_until_named(&tag.name);
+                } else {
+                    self.reconstruct()?;
+                    self.insert(tag, true)?;
+                }
+            }
             local_name!("button") => {
                 if self.in_scope_named(SCOPE, &local_name!("button")) {
                     self.generate_implied(IMPLIED);
@@ -1300,7 +1446,15 @@ impl State {
                 self.formatting.push(Entry::Marker);
             }
             local_name!("option") | local_name!("optgroup") => {
-                if self.top_is_html(&local_name!("option")) {
+                if self.select_in_scope() {
+                    // An `option` closes the open `option`s but for an
+                    // `optgroup`; an `optgroup` closes both.
+                    if tag.name == local_name!("option") {
+                        self.generate_implied_except(&local_name!("optgroup"));
+                    } else {
+                        self.generate_implied(IMPLIED);
+                    }
+                } else if self.top_is_html(&local_name!("option")) {
                     self.pop()?;
                 }
                 self.reconstruct()?;
@@ -1989,3 +2143,104 @@ fn ignored_before_head(name: &LocalName) -> bool {
         local_name!("head") | body_html_br!()
     )
 }
+
+/// Whether a doctype's public and system identifiers put the document in
+/// quirks mode (WHATWG HTML §13.2.6.4.1, with html5ever's lists,
+/// `tree_builder/data.rs`): [`Quirks::Yes`], else [`Quirks::No`] (limited
+/// quirks mode changes nothing the tracker follows). The name, forced
+/// quirks and `srcdoc` are the caller's.
+fn quirks_of(public: Option<&str>, system: Option<&str>) -> Quirks {
+    let public = public.map(str::to_ascii_lowercase);
+    let system = system.map(str::to_ascii_lowercase);
+    let (public, system) = (public.as_deref(), system.as_deref());
+    let prefixed = |list: &[&str]| public.is_some_and(|p| list.iter().any(|x| p.starts_with(x)));
+    let quirky = public.is_some_and(|p| QUIRKY_PUBLIC_MATCHES.contains(&p))
+        || system.is_some_and(|s| QUIRKY_SYSTEM_MATCHES.contains(&s))
+        || prefixed(QUIRKY_PUBLIC_PREFIXES)
+        || (!prefixed(LIMITED_QUIRKY_PUBLIC_PREFIXES)
+            && prefixed(HTML4_PUBLIC_PREFIXES)
+            && system.is_none());
+    if quirky { Quirks::Yes } else { Quirks::No }
+}
+
+/// Public identifiers whose prefixes mean quirks mode (lower case).
+const QUIRKY_PUBLIC_PREFIXES: &[&str] = &[
+    "-//advasoft ltd//dtd html 3.0 aswedit + extensions//",
+    "-//as//dtd html 3.0 aswedit + extensions//",
+    "-//ietf//dtd html 2.0 level 1//",
+    "-//ietf//dtd html 2.0 level 2//",
+    "-//ietf//dtd html 2.0 strict level 1//",
+    "-//ietf//dtd html 2.0 strict level 2//",
+    "-//ietf//dtd html 2.0 strict//",
+    "-//ietf//dtd html 2.0//",
+    "-//ietf//dtd html 2.1e//",
+    "-//ietf//dtd html 3.0//",
+    "-//ietf//dtd html 3.2 final//",
+    "-//ietf//dtd html 3.2//",
+    "-//ietf//dtd html 3//",
+    "-//ietf//dtd html level 0//",
+    "-//ietf//dtd html level 1//",
+    "-//ietf//dtd html level 2//",
+    "-//ietf//dtd html level 3//",
+    "-//ietf//dtd html strict level 0//",
+    "-//ietf//dtd html strict level 1//",
+    "-//ietf//dtd html strict level 2//",
+    "-//ietf//dtd html strict level 3//",
+    "-//ietf//dtd html strict//",
+    "-//ietf//dtd html//",
+    "-//metrius//dtd metrius presentational//",
+    "-//microsoft//dtd internet explorer 2.0 html strict//",
+    "-//microsoft//dtd internet explorer 2.0 html//",
+    "-//microsoft//dtd internet explorer 2.0 tables//",
+    "-//microsoft//dtd internet explorer 3.0 html strict//",
+    "-//microsoft//dtd internet explorer 3.0 html//",
+    "-//microsoft//dtd internet explorer 3.0 tables//",
+    "-//netscape comm. corp.//dtd html//",
+    "-//netscape comm. corp.//dtd strict html//",
+    "-//o'reilly and associates//dtd html 2.0//",
+    "-//o'reilly and associates//dtd html extended 1.0//",
+    "-//o'reilly and associates//dtd html extended relaxed 1.0//",
+    "-//softquad software//dtd hotmetal pro 6.0::19990601::extensions to html 4.0//",
+    "-//softquad//dtd hotmetal pro 4.0::19971010::extensions to html 4.0//",
+    "-//spyglass//dtd html 2.0 extended//",
+    "-//sq//dtd html 2.0 hotmetal + extensions//",
+    "-//sun microsystems corp.//dtd hotjava html//",
+    "-//sun microsystems corp.//dtd hotjava strict html//",
+    "-//w3c//dtd html 3 1995-03-24//",
+    "-//w3c//dtd html 3.2 draft//",
+    "-//w3c//dtd html 3.2 final//",
+    "-//w3c//dtd html 3.2//",
+    "-//w3c//dtd html 3.2s draft//",
+    "-//w3c//dtd html 4.0 frameset//",
+    "-//w3c//dtd html 4.0 transitional//",
+    "-//w3c//dtd html experimental 19960712//",
+    "-//w3c//dtd html experimental 970421//",
+    "-//w3c//dtd w3 html//",
+    "-//w3o//dtd w3 html 3.0//",
+    "-//webtechs//dtd mozilla html 2.0//",
+    "-//webtechs//dtd mozilla html//",
+];
+
+/// Public identifiers that mean quirks mode (lower case).
+const QUIRKY_PUBLIC_MATCHES: &[&str] = &[
+    "-//w3o//dtd w3 html strict 3.0//en//",
+    "-/w3c/dtd html 4.0 transitional/en",
+    "html",
+];
+
+/// System identifiers that mean quirks mode (lower case).
+const QUIRKY_SYSTEM_MATCHES: &[&str] = &[
+    "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd",
+];
+
+/// Public identifier prefixes of limited quirks mode (lower case).
+const LIMITED_QUIRKY_PUBLIC_PREFIXES: &[&str] = &[
+    "-//w3c//dtd xhtml 1.0 frameset//",
+    "-//w3c//dtd xhtml 1.0 transitional//",
+];
+
+/// Public identifier prefixes of quirks mode without a system identifier, limited quirks mode with one (lower case).
+const HTML4_PUBLIC_PREFIXES: &[&str] = &[
+    "-//w3c//dtd html 4.01 frameset//",
+    "-//w3c//dtd html 4.01 transitional//",
+];
