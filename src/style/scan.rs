@@ -59,11 +59,18 @@ fn is_newline(b: u8) -> bool {
     matches!(b, b'\n' | b'\r' | b'\x0c')
 }
 
-/// A byte of a name: an ASCII letter or digit, `-`, `_`, NUL (read as
-/// U+FFFD) or any byte of a non-ASCII character.
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == 0 || b >= 0x80
-}
+/// The bytes of a name: ASCII letters and digits, `-`, `_`, NUL (read as
+/// U+FFFD) and every byte of a non-ASCII character.
+static NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_' || byte == 0 || byte >= 0x80;
+        b += 1;
+    }
+    table
+};
 
 /// The bytes of the UTF-8 character that starts with `b`.
 fn char_len(b: u8) -> usize {
@@ -128,38 +135,25 @@ impl Scanner<'_> {
         }
     }
 
-    /// Reads a name (section 4.3.12) from `self.at`; whether it held an
-    /// escape or NUL (then its text is not its value).
-    fn name(&mut self) -> bool {
-        let mut escaped = false;
+    /// Reads a name (section 4.3.12) from `self.at`.
+    fn name(&mut self) {
         loop {
-            match self.byte(self.at) {
-                Some(b) if b != 0 && is_name_byte(b) => self.at += 1,
-                Some(0) => {
-                    escaped = true;
-                    self.at += 1;
-                }
-                Some(b'\\') if !self.newline_at(self.at + 1) => {
-                    escaped = true;
-                    self.at += 1;
-                    self.skip_escape();
-                }
-                _ => return escaped,
+            let run = self.bytes[self.at..].iter().take_while(|&&b| NAME_BYTE[usize::from(b)]);
+            self.at += run.count();
+            if self.byte(self.at) == Some(b'\\') && !self.newline_at(self.at + 1) {
+                self.at += 1;
+                self.skip_escape();
+            } else {
+                return;
             }
         }
     }
 
-    /// Whether the name read from `start` to `self.at` is `want` (ASCII,
-    /// lowercase), in any case.
-    fn name_is(&self, start: usize, escaped: bool, want: &str) -> bool {
-        self.text_is(start..self.at, escaped, want)
-    }
-
     /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
-    /// case; `escaped` when it holds an escape or NUL.
-    fn text_is(&self, text: std::ops::Range<usize>, escaped: bool, want: &str) -> bool {
+    /// case, its escapes and NULs read.
+    fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
         let text = &self.bytes[text];
-        if escaped {
+        if text.iter().any(|&b| b == b'\\' || b == 0) {
             unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
         } else {
             text.eq_ignore_ascii_case(want.as_bytes())
@@ -192,13 +186,13 @@ impl Scanner<'_> {
     /// An ident-like token (section 4.3.4) from `self.at`.
     fn ident_like(&mut self) -> Token {
         let start = self.at;
-        let escaped = self.name();
+        self.name();
         if self.byte(self.at) != Some(b'(') {
             return Token::Other;
         }
         let name = start..self.at;
         self.at += 1;
-        let is = |want: &str| self.text_is(name.clone(), escaped, want);
+        let is = |want: &str| self.text_is(name.clone(), want);
         if is("url") {
             let inner = self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
             if !matches!(self.byte(self.at + inner), Some(b'"' | b'\'')) {
@@ -307,6 +301,10 @@ impl Scanner<'_> {
     /// starts it decides, as in section 4.3.1.
     fn token(&mut self) -> Token {
         let b = self.bytes[self.at];
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            // The commonest token, an identifier or function, first.
+            return self.ident_like();
+        }
         match b {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {
                 self.at += self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
@@ -349,8 +347,8 @@ impl Scanner<'_> {
             b'@' if self.ident_start(self.at + 1) => {
                 self.at += 1;
                 let start = self.at;
-                let escaped = self.name();
-                if self.name_is(start, escaped, "import") { Token::Import } else { Token::Other }
+                self.name();
+                if self.text_is(start..self.at, "import") { Token::Import } else { Token::Other }
             }
             b'#' if self.ident_start(self.at + 1)
                 || matches!(self.byte(self.at + 1), Some(b'0'..=b'9' | b'-')) =>
