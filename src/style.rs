@@ -1,13 +1,17 @@
 //! URLs in CSS syntax: `url(...)` quoted or not, `@import "..."`, and the
-//! strings of `image-set(...)`, found with cssparser's tokenizer and its
-//! source positions, in style sheets, `<style>` elements and `style`
-//! attributes. It stands alone, as `refresh.rs` does, because two readers
+//! strings of `image-set(...)`, found by their source positions in style
+//! sheets, `<style>` elements and `style` attributes: by a tokenizer of
+//! relink's own (`scan.rs`, which says why), held by property tests to
+//! the reading through cssparser's tokenizer kept here. It stands alone, as `refresh.rs` does, because two readers
 //! need it: HTML's style and the style sheets of `css.rs`; the core's
 //! `text::Resolver` resolves what it finds.
 
 use std::ops::Range;
 
+#[cfg(any(test, feature = "_internal"))]
 use cssparser::{ParseError, Parser, Token};
+
+mod scan;
 
 /// How deep nested blocks and functions are followed; deeper ones are left
 /// as they are, so hostile input cannot exhaust the stack (cssparser itself
@@ -42,8 +46,8 @@ pub fn urls(css: &str) -> Vec<CssUrl> {
     found
 }
 
-/// Every URL in `css`, through the tokenizer whatever the style sheet holds
-/// (what [`urls`] is held to).
+/// Every URL in `css`, through cssparser's tokenizer whatever the style
+/// sheet holds (what [`urls`] is held to).
 #[cfg(any(test, feature = "_internal"))]
 pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
     let mut found = Vec::new();
@@ -55,14 +59,16 @@ pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
 /// found: a style sheet of many URLs holds none of them.
 ///
 /// A style sheet that cannot hold a URL ([`may_hold_url`]) costs a scan of
-/// its bytes; the others are tokenized as CSS Syntax 3 says.
+/// its bytes; the others are tokenized as CSS Syntax 3 says, by `scan.rs`.
 pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
     if may_hold_url(css.as_bytes()) {
-        each_url_parsed(css, found);
+        scan::each_url(css, found);
     }
 }
 
-/// [`each_url`] through the tokenizer, whatever the style sheet holds.
+/// [`each_url`] through cssparser's tokenizer, whatever the style sheet
+/// holds: the oracle of `scan.rs`.
+#[cfg(any(test, feature = "_internal"))]
 pub fn each_url_parsed(css: &str, found: &mut dyn FnMut(CssUrl)) {
     let mut parser = Parser::new(css);
     scan(&mut parser, css, Context::Plain, 0, found);
@@ -165,6 +171,7 @@ enum Context {
     ImageSet,
 }
 
+#[cfg(any(test, feature = "_internal"))]
 /// What [`scan`] takes from a token: the token itself is borrowed from
 /// the parser, which must move on before a nested block is read, so only
 /// this is kept (no token is cloned, and a string's value is copied only
@@ -183,6 +190,7 @@ enum Seen {
     Other,
 }
 
+#[cfg(any(test, feature = "_internal"))]
 fn scan(
     parser: &mut Parser<'_>,
     css: &str,
@@ -249,6 +257,7 @@ fn scan(
 
 /// What [`scan`] keeps of `token`; a quoted string is a URL when
 /// `string_is_url`.
+#[cfg(any(test, feature = "_internal"))]
 fn seen(token: &Token<'_>, string_is_url: bool) -> Seen {
     match token {
         Token::WhiteSpace(_) | Token::Comment(_) => Seen::Skip,
@@ -421,6 +430,13 @@ mod tests {
         ",", "\\", "\\\n", "ur", "l(", "u", "r", "l", "ima", "ge-set(", "@", "im", "port",
         "rgb(", "var(--x)", "calc(1px + 2%)", "color:red", "a{b:c}", "url", "url (",
         "ur/**/l(", "@media screen", "\u{e9}", "\0", "\r\n", "-", "set(", "ge-",
+        // Tokens whose ends decide where a name starts: numbers,
+        // dimensions, hashes, CDO and CDC, bad strings and bad URLs.
+        "5", "1.5e+3", ".5", "+", "+.5", "-5", "1e", "e-", "%", "#", "#-", "<!--", "-->",
+        "<!-", "a b", "url(a b)", "url(a\\)", "url(a\\\\)", "url(a\\\n)", "url(\0)",
+        "url(a\x01)", "url( a.png )", "url(\\61 )", "\x0c", "\r", "\t", "*/",
+        "\"\\\n\"", "'\n", "\"a\\\"", "\"\0\"", "\\0", "\\110000 ", "\\d800 ",
+        "\u{1F600}", "\\\u{1F600}", "url(\u{e9})", "--", "-\\\n", "@-", "@\\\n",
     ];
 
     proptest::proptest! {
@@ -435,6 +451,37 @@ mod tests {
                 proptest::prop_assert!(parsed.is_empty(), "{:?}", parsed);
             }
             proptest::prop_assert_eq!(urls(&css), parsed);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Text of the bytes that make CSS tokens, read as CSS: the scanner
+        /// finds what the tokenizer finds.
+        #[test]
+        fn the_scanner_reads_any_text_as_the_tokenizer_does(
+            css in "(url\\(|image-set\\(|@import|[ulrURL()'\"\\\\/*@ \n\r\t{}\\[\\]#0-9e.+%<!>;,a-f\u{0}\u{1}\u{e9}-]){0,40}"
+        ) {
+            let mut found = Vec::new();
+            scan::each_url(&css, &mut |u| found.push(u));
+            proptest::prop_assert_eq!(found, urls_parsed(&css));
+        }
+    }
+
+    #[test]
+    fn blocks_nested_too_deep_are_read_to_their_end_without_urls() {
+        for depth in [60, 63, 64, 65, 70] {
+            for open in ["(", "[", "{", "f(", "image-set("] {
+                let close = if open == "[" { "]" } else if open == "{" { "}" } else { ")" };
+                let css = format!(
+                    "{}url(a.png) 'b' {} url(c.png) @import 'd'",
+                    open.repeat(depth),
+                    close.repeat(depth)
+                );
+                let mut found = Vec::new();
+                scan::each_url(&css, &mut |u| found.push(u));
+                assert_eq!(found, urls_parsed(&css), "{css}");
+            }
         }
     }
 

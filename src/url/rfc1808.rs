@@ -137,7 +137,7 @@ impl fmt::Display for Url<'_> {
 
 /// Splits `s` at the first `delim`, dropping the delimiter.
 fn split_at_first(s: &str, delim: u8) -> (&str, Option<&str>) {
-    match s.bytes().position(|b| b == delim) {
+    match memchr::memchr(delim, s.as_bytes()) {
         Some(i) => (&s[..i], Some(&s[i + 1..])),
         None => (s, None),
     }
@@ -191,12 +191,15 @@ fn resolve_with<'b, 'r>(
         out.push_str(reference);
         return Cow::Owned(out);
     }
-    // Step 2: both are parsed.
-    let embedded = Url::parse(reference);
-    // Step 2b: a reference with a scheme is absolute.
-    if embedded.scheme.is_some() {
+    // Step 2b: a reference with a scheme is absolute. The scheme is read
+    // before the reference is parsed: it ends at a colon before any `#`
+    // (which no scheme holds), so it is the one 2.4.1 and 2.4.2 find, and
+    // a long absolute reference (a `data:` URL) is not read to its end.
+    if parse_scheme(reference).0.is_some() {
         return Cow::Borrowed(reference);
     }
+    // Step 2: both are parsed.
+    let embedded = Url::parse(reference);
     Cow::Owned(resolve_relative(&parsed(), &embedded))
 }
 
@@ -493,6 +496,13 @@ mod tests {
             rel in "[a./]{1,12}",
         ) {
             prop_assert_eq!(merge_paths(&base, &rel), merge_paths_literal(&base, &rel));
+        }
+
+        /// Step 2b reads the scheme before parsing: the one 2.4.1 and
+        /// 2.4.2 find, in that order.
+        #[test]
+        fn the_scheme_read_first_is_the_parsed_one(s in "[a-z1+.#:/?-]{0,12}") {
+            prop_assert_eq!(parse_scheme(&s).0, Url::parse(&s).scheme);
         }
 
         #[test]

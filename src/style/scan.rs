@@ -1,0 +1,535 @@
+//! The URLs of a style sheet, found by a tokenizer of relink's own that
+//! reads the tokens of CSS Syntax 3 (section 4.3) only as far as URLs need:
+//! where each token starts and ends, the names of functions and
+//! at-keywords, and the values of strings and `url(...)` tokens.
+//!
+//! It is hand-written, not cssparser, for speed alone: cssparser reads the
+//! same tokens faithfully but builds each one (a name or string, escapes
+//! resolved; a number as a float; a parser per nested block), and on
+//! saved pages, whose `<style>` elements run to hundreds of kilobytes for
+//! a handful of URLs, that was a seventh of all the work. Here a token
+//! that cannot hold a URL is only stepped over. What it finds is held to
+//! what the reading through cssparser finds (`super::each_url_parsed`,
+//! token by token as `super::scan` walks them) by the property tests of
+//! `style.rs` on generated CSS and of `tests/relink/css.rs` on the real
+//! pages' style sheets; it follows cssparser where cssparser departs from
+//! the text of CSS Syntax 3 (it does not preprocess newlines, and ends a
+//! bad URL at a `)` after any escape of `)` or `\`).
+
+use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
+
+/// One block being read (the style sheet itself, or a `(`, `[`, `{` or
+/// function), as `super::scan` keeps it in its locals.
+struct Level {
+    /// The byte that ends the block (none for the style sheet).
+    close: Option<u8>,
+    context: Context,
+    /// Whether the last token was the at-keyword `@import`.
+    after_import: bool,
+    /// Whether a token other than white space or a comment was read.
+    seen_argument: bool,
+    /// A block nested too deep ([`MAX_CSS_NESTING`]): read to its end, but
+    /// nothing in it is a URL.
+    silent: bool,
+}
+
+/// A token that matters, from [`Scanner::token`].
+enum Token {
+    /// White space or a comment.
+    Skip,
+    /// A string; `bad` when a newline ended it, `closed` when its quote did.
+    String { bad: bool, closed: bool },
+    /// `url(` with a URL not in quotes, the whole token read; `bad` for a
+    /// bad URL token.
+    UnquotedUrl { bad: bool },
+    /// A function (its body is read in this context) or a block.
+    Open(Context, u8),
+    /// The at-keyword `@import`.
+    Import,
+    /// Anything else.
+    Other,
+}
+
+/// CSS white space, as cssparser reads it (no newline preprocessing).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')
+}
+
+fn is_newline(b: u8) -> bool {
+    matches!(b, b'\n' | b'\r' | b'\x0c')
+}
+
+/// The bytes of a name: ASCII letters and digits, `-`, `_`, NUL (read as
+/// U+FFFD) and every byte of a non-ASCII character.
+static NAME_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_' || byte == 0 || byte >= 0x80;
+        b += 1;
+    }
+    table
+};
+
+/// The bytes of the UTF-8 character that starts with `b`.
+fn char_len(b: u8) -> usize {
+    match b {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
+}
+
+struct Scanner<'a> {
+    css: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn byte(&self, at: usize) -> Option<u8> {
+        self.bytes.get(at).copied()
+    }
+
+    fn newline_at(&self, at: usize) -> bool {
+        self.byte(at).is_some_and(is_newline)
+    }
+
+    /// Whether an identifier starts at `at` (section 4.3.9).
+    fn ident_start(&self, at: usize) -> bool {
+        match self.byte(at) {
+            Some(b'-') => match self.byte(at + 1) {
+                Some(b) if b.is_ascii_alphabetic() || matches!(b, b'-' | b'_' | 0) => true,
+                Some(b'\\') => !self.newline_at(at + 1),
+                Some(b) => b >= 0x80,
+                None => false,
+            },
+            Some(b) if b.is_ascii_alphabetic() || b == b'_' || b == 0 || b >= 0x80 => true,
+            Some(b'\\') => !self.newline_at(at + 1),
+            _ => false,
+        }
+    }
+
+    /// Steps over the escape whose `\` is at `self.at - 1` (section
+    /// 4.3.7): up to six hex digits and one white space, or one character.
+    fn skip_escape(&mut self) {
+        match self.byte(self.at) {
+            None => {}
+            Some(b) if b.is_ascii_hexdigit() => {
+                let digits = self.bytes[self.at..].iter().take(6);
+                self.at += digits.take_while(|b| b.is_ascii_hexdigit()).count();
+                self.skip_one_space();
+            }
+            Some(b) => self.at = (self.at + char_len(b)).min(self.bytes.len()),
+        }
+    }
+
+    /// One white space, CR LF counting as one.
+    fn skip_one_space(&mut self) {
+        if self.bytes[self.at..].starts_with(b"\r\n") {
+            self.at += 2;
+        } else if self.byte(self.at).is_some_and(is_space) {
+            self.at += 1;
+        }
+    }
+
+    /// Reads a name (section 4.3.12) from `self.at`.
+    fn name(&mut self) {
+        loop {
+            let run = self.bytes[self.at..].iter().take_while(|&&b| NAME_BYTE[usize::from(b)]);
+            self.at += run.count();
+            if self.byte(self.at) == Some(b'\\') && !self.newline_at(self.at + 1) {
+                self.at += 1;
+                self.skip_escape();
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
+    /// case, its escapes and NULs read.
+    fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
+        let text = &self.bytes[text];
+        if text.iter().any(|&b| b == b'\\' || b == 0) {
+            unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
+        } else {
+            text.eq_ignore_ascii_case(want.as_bytes())
+        }
+    }
+
+    /// A numeric token (section 4.3.3) from `self.at`, which starts a number.
+    fn numeric(&mut self) {
+        let digits = |s: &Self, at: usize| s.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if matches!(self.byte(self.at), Some(b'+' | b'-')) {
+            self.at += 1;
+        }
+        self.at += digits(self, self.at);
+        if self.byte(self.at) == Some(b'.') && self.byte(self.at + 1).is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1 + digits(self, self.at + 1);
+        }
+        if matches!(self.byte(self.at), Some(b'e' | b'E')) {
+            let sign = usize::from(matches!(self.byte(self.at + 1), Some(b'+' | b'-')));
+            if self.byte(self.at + 1 + sign).is_some_and(|b| b.is_ascii_digit()) {
+                self.at += 1 + sign + digits(self, self.at + 1 + sign);
+            }
+        }
+        if self.byte(self.at) == Some(b'%') {
+            self.at += 1;
+        } else if self.ident_start(self.at) {
+            self.name();
+        }
+    }
+
+    /// An ident-like token (section 4.3.4) from `self.at`.
+    fn ident_like(&mut self) -> Token {
+        let start = self.at;
+        self.name();
+        if self.byte(self.at) != Some(b'(') {
+            return Token::Other;
+        }
+        let name = start..self.at;
+        self.at += 1;
+        let is = |want: &str| self.text_is(name.clone(), want);
+        if is("url") {
+            let inner = self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+            if !matches!(self.byte(self.at + inner), Some(b'"' | b'\'')) {
+                self.at += inner;
+                return self.unquoted_url();
+            }
+            return Token::Open(Context::UrlFunction, b')');
+        }
+        let context = if is("src") {
+            Context::UrlFunction
+        } else if is("image-set") || is("-webkit-image-set") {
+            Context::ImageSet
+        } else {
+            Context::Plain
+        };
+        Token::Open(context, b')')
+    }
+
+    /// The rest of a URL token (section 4.3.6) from its first character
+    /// that is not white space, as cssparser reads it.
+    fn unquoted_url(&mut self) -> Token {
+        loop {
+            let Some(b) = self.byte(self.at) else {
+                return Token::UnquotedUrl { bad: false };
+            };
+            self.at += 1;
+            match b {
+                b')' => return Token::UnquotedUrl { bad: false },
+                b if is_space(b) => {
+                    self.at += self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+                    match self.byte(self.at) {
+                        None => return Token::UnquotedUrl { bad: false },
+                        Some(b')') => {
+                            self.at += 1;
+                            return Token::UnquotedUrl { bad: false };
+                        }
+                        Some(_) => {
+                            self.at += 1;
+                            return self.bad_url();
+                        }
+                    }
+                }
+                b'"' | b'\'' | b'(' | 0x01..=0x08 | 0x0b | 0x0e..=0x1f | 0x7f => {
+                    return self.bad_url();
+                }
+                b'\\' if self.newline_at(self.at) => return self.bad_url(),
+                b'\\' => self.skip_escape(),
+                _ => {}
+            }
+        }
+    }
+
+    /// The remnants of a bad URL: on to a `)`, stepping over `\)` and `\\`.
+    fn bad_url(&mut self) -> Token {
+        while let Some(b) = self.byte(self.at) {
+            self.at += 1;
+            match b {
+                b')' => break,
+                b'\\' if matches!(self.byte(self.at), Some(b')' | b'\\')) => self.at += 1,
+                _ => {}
+            }
+        }
+        Token::UnquotedUrl { bad: true }
+    }
+
+    /// A string (section 4.3.5) from its quote at `self.at`.
+    fn string(&mut self) -> Token {
+        let quote = self.bytes[self.at];
+        self.at += 1;
+        loop {
+            let Some(b) = self.byte(self.at) else {
+                return Token::String {
+                    bad: false,
+                    closed: false,
+                };
+            };
+            match b {
+                b if b == quote => {
+                    self.at += 1;
+                    return Token::String {
+                        bad: false,
+                        closed: true,
+                    };
+                }
+                b'\n' | b'\r' | b'\x0c' => {
+                    return Token::String {
+                        bad: true,
+                        closed: false,
+                    };
+                }
+                b'\\' => {
+                    self.at += 1;
+                    match self.byte(self.at) {
+                        None => {}
+                        Some(b'\r') if self.byte(self.at + 1) == Some(b'\n') => self.at += 2,
+                        Some(b) if is_newline(b) => self.at += 1,
+                        Some(_) => self.skip_escape(),
+                    }
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// The next token from `self.at`, which is not the end. The byte that
+    /// starts it decides, as in section 4.3.1.
+    fn token(&mut self) -> Token {
+        let b = self.bytes[self.at];
+        if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
+            // The commonest token, an identifier or function, first.
+            return self.ident_like();
+        }
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {
+                self.at += self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+                Token::Skip
+            }
+            b'/' if self.byte(self.at + 1) == Some(b'*') => {
+                let from = self.at + 2;
+                self.at = memchr::memmem::find(&self.bytes[from..], b"*/").map_or(self.bytes.len(), |i| from + i + 2);
+                Token::Skip
+            }
+            b'"' | b'\'' => self.string(),
+            b'(' => {
+                self.at += 1;
+                Token::Open(Context::Plain, b')')
+            }
+            b'[' => {
+                self.at += 1;
+                Token::Open(Context::Plain, b']')
+            }
+            b'{' => {
+                self.at += 1;
+                Token::Open(Context::Plain, b'}')
+            }
+            b'0'..=b'9' => {
+                self.numeric();
+                Token::Other
+            }
+            b'+' | b'-' | b'.' if self.starts_number() => {
+                self.numeric();
+                Token::Other
+            }
+            b'-' if self.bytes[self.at..].starts_with(b"-->") => {
+                self.at += 3;
+                Token::Other
+            }
+            b'<' if self.bytes[self.at..].starts_with(b"<!--") => {
+                self.at += 4;
+                Token::Other
+            }
+            b'@' if self.ident_start(self.at + 1) => {
+                self.at += 1;
+                let start = self.at;
+                self.name();
+                if self.text_is(start..self.at, "import") { Token::Import } else { Token::Other }
+            }
+            b'#' if self.ident_start(self.at + 1)
+                || matches!(self.byte(self.at + 1), Some(b'0'..=b'9' | b'-')) =>
+            {
+                self.at += 1;
+                self.name();
+                Token::Other
+            }
+            _ if self.ident_start(self.at) => self.ident_like(),
+            _ => {
+                self.at += char_len(b);
+                Token::Other
+            }
+        }
+    }
+
+    /// Whether the `+`, `-` or `.` at `self.at` starts a number.
+    fn starts_number(&self) -> bool {
+        let digit = |at: usize| self.byte(at).is_some_and(|b| b.is_ascii_digit());
+        match self.bytes[self.at] {
+            b'.' => digit(self.at + 1),
+            _ => digit(self.at + 1) || (self.byte(self.at + 1) == Some(b'.') && digit(self.at + 2)),
+        }
+    }
+}
+
+/// The value of `text` (a name, a string's contents or an unquoted URL),
+/// escapes resolved (section 4.3.7), an escaped newline dropped, NUL read
+/// as U+FFFD; a `\` that ends it gives `at_end`.
+fn unescape(text: &[u8], at_end: Option<char>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        let len = char_len(b);
+        match b {
+            0 => out.push('\u{FFFD}'),
+            b'\\' => {
+                i += 1;
+                match text.get(i) {
+                    None => out.extend(at_end),
+                    Some(b'\r') if text.get(i + 1) == Some(&b'\n') => i += 2,
+                    Some(&b) if is_newline(b) => i += 1,
+                    Some(b) if b.is_ascii_hexdigit() => {
+                        let digits = text[i..].iter().take(6).take_while(|b| b.is_ascii_hexdigit());
+                        let n = digits.count();
+                        let hex = std::str::from_utf8(&text[i..i + n]).unwrap_or("0");
+                        let value = u32::from_str_radix(hex, 16).unwrap_or(0);
+                        out.push(if value == 0 { '\u{FFFD}' } else { char::from_u32(value).unwrap_or('\u{FFFD}') });
+                        i += n;
+                        if text[i..].starts_with(b"\r\n") {
+                            i += 2;
+                        } else if text.get(i).is_some_and(|&b| is_space(b)) {
+                            i += 1;
+                        }
+                    }
+                    Some(0) => {
+                        out.push('\u{FFFD}');
+                        i += 1;
+                    }
+                    Some(&b) => {
+                        let len = char_len(b);
+                        out.push_str(&String::from_utf8_lossy(&text[i..(i + len).min(text.len())]));
+                        i += len;
+                    }
+                }
+                continue;
+            }
+            _ => out.push_str(&String::from_utf8_lossy(&text[i..(i + len).min(text.len())])),
+        }
+        i += len;
+    }
+    out
+}
+
+/// Calls `found` with every URL in `css`, in source order: what
+/// `super::each_url_parsed` finds, read token by token as `super::scan`
+/// reads them.
+pub(super) fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    let mut s = Scanner {
+        css,
+        bytes: css.as_bytes(),
+        at: 0,
+    };
+    let mut levels = vec![Level {
+        close: None,
+        context: Context::Plain,
+        after_import: false,
+        seen_argument: false,
+        silent: false,
+    }];
+    while s.at < s.bytes.len() {
+        let depth = levels.len() - 1;
+        let level = levels.last_mut().expect("the style sheet's level is never left");
+        let start = s.at;
+        if level.close == Some(s.bytes[start]) {
+            s.at += 1;
+            levels.pop();
+            continue;
+        }
+        let string_is_url = !level.silent
+            && (level.after_import
+                || level.context == Context::ImageSet
+                || (level.context == Context::UrlFunction && !level.seen_argument));
+        let token = s.token();
+        if matches!(token, Token::Skip) {
+            continue;
+        }
+        level.after_import = matches!(token, Token::Import);
+        level.seen_argument = true;
+        let silent = level.silent;
+        match token {
+            Token::String { bad: false, closed } if string_is_url => {
+                found(quoted(&s, start, closed));
+            }
+            Token::UnquotedUrl { bad: false } if !silent => {
+                let range = unquoted_url_range(css, start, s.at);
+                let text = &s.bytes[range.clone()];
+                let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
+                    // The escapes are read again from the token's end: an
+                    // escaped white space may end the URL.
+                    url_value(css, start, s.at)
+                } else {
+                    css.get(range.clone()).unwrap_or_default().to_owned()
+                };
+                found(CssUrl {
+                    range,
+                    value,
+                    quoting: CssQuoting::Unquoted,
+                });
+            }
+            Token::Open(context, close) => levels.push(Level {
+                close: Some(close),
+                context,
+                after_import: false,
+                seen_argument: false,
+                silent: silent || depth >= MAX_CSS_NESTING,
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// The URL of a string token that starts at `start` and ends at `s.at`,
+/// `closed` by its quote (else by the end of the style sheet). Its range
+/// ends before a last byte that is the quote, as `super::scan` has it, even
+/// when an escape wrote that quote at the end.
+fn quoted(s: &Scanner<'_>, start: usize, closed: bool) -> CssUrl {
+    let end = s.at;
+    let quote = s.bytes[start];
+    let close = if end > start + 1 && s.bytes[end - 1] == quote { end - 1 } else { end };
+    let contents = start + 1..if closed { end - 1 } else { end };
+    let text = &s.bytes[contents.clone()];
+    let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
+        unescape(text, None)
+    } else {
+        s.css.get(contents).unwrap_or_default().to_owned()
+    };
+    CssUrl {
+        range: start + 1..close,
+        value,
+        quoting: CssQuoting::Quoted(char::from(quote)),
+    }
+}
+
+/// The value of the unquoted URL token spanning `start..end` (escapes in
+/// it): its characters from the first that is not white space after the
+/// `(` to the white space or `)` that ends it.
+fn url_value(css: &str, start: usize, end: usize) -> String {
+    let bytes = &css.as_bytes()[..end];
+    let open = start + bytes[start..].iter().position(|&b| b == b'(').map_or(0, |i| i + 1);
+    let from = open + bytes[open..].iter().take_while(|&&b| is_space(b)).count();
+    let mut s = Scanner { css, bytes, at: from };
+    while let Some(b) = s.byte(s.at) {
+        if is_space(b) || b == b')' {
+            break;
+        }
+        s.at += 1;
+        if b == b'\\' {
+            s.skip_escape();
+        }
+    }
+    unescape(&bytes[from..s.at], Some('\u{FFFD}'))
+}
