@@ -61,7 +61,7 @@ macro_rules! internal_modules {
 
 internal_modules!(
     base, compressed, css, document, encoding, html, kind, links, markdown, mime, options, refresh,
-    splice, style, text, url, warc, xml,
+    rst, splice, style, text, url, warc, xml,
 );
 
 // The API: the front door, its settings, events and reports; the rows and

@@ -23,6 +23,7 @@ mod outputs;
 mod resolver;
 mod robust;
 mod rows;
+mod rst;
 mod tidy;
 mod tokenizer;
 mod wacz;
