@@ -689,7 +689,8 @@ fn footnote_label_end(rest: &str) -> Option<usize> {
 fn directive(text: &str, at: usize, end: usize) -> Option<(&str, usize)> {
     let rest = &text[at..end];
     let colons = rest.find("::")?;
-    let name = &rest[..colons];
+    // One space may come before the `::` (docutils' `[ ]?::`).
+    let name = rest[..colons].strip_suffix(' ').unwrap_or(&rest[..colons]);
     let valid = !name.is_empty()
         && name
             .chars()
