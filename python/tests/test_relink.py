@@ -981,6 +981,9 @@ def test_feeds_and_markdown_are_kinds_too() -> None:
     readme = b"See [the guide](docs/guide.md).\n"
     out = relink.rewrite(readme, "https://example.com/r/README.md", kind="markdown")
     assert out == b"See [the guide](https://example.com/r/docs/guide.md).\n"
+    readme = b"See `the guide <docs/guide.html>`_.\n"
+    out = relink.rewrite(readme, "https://example.com/r/README.rst", kind="rst")
+    assert out == b"See `the guide <https://example.com/r/docs/guide.html>`_.\n"
 
 
 
