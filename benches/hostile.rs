@@ -29,6 +29,35 @@ enum Reader {
     Feed,
     Wacz,
     Html,
+    Rst,
+}
+
+/// reStructuredText of `n` thousand hyperlink targets.
+fn rst_targets(n: usize) -> Vec<u8> {
+    (0..n * 1000)
+        .map(|i| format!(".. _t{i}: docs/{i}.html\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// reStructuredText: one line of `n` thousand phrase references opened
+/// and never closed.
+fn rst_open_references(n: usize) -> Vec<u8> {
+    "`a <b> ".repeat(n * 1000).into_bytes()
+}
+
+/// reStructuredText: one line of `n` thousand words joined by `-`, a
+/// reference name that never ends.
+fn rst_long_name(n: usize) -> Vec<u8> {
+    format!("{}_ `x", "a-".repeat(n * 1000)).into_bytes()
+}
+
+/// reStructuredText: notes nested `n` deep, each with a link.
+fn rst_nested(n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|d| format!("{}.. note:: `a <b.html>`_\n\n", "   ".repeat(d)))
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// A page whose `<meta` tags after the first 1024 bytes stand each in the
@@ -116,6 +145,30 @@ const CASES: &[Case] = &[
         800,
         Reader::Html,
     ),
+    (
+        "reStructuredText hyperlink targets (thousands)",
+        rst_targets,
+        100,
+        Reader::Rst,
+    ),
+    (
+        "reStructuredText phrase references never closed (thousands)",
+        rst_open_references,
+        100,
+        Reader::Rst,
+    ),
+    (
+        "reStructuredText reference name that never ends (thousands of words)",
+        rst_long_name,
+        500,
+        Reader::Rst,
+    ),
+    (
+        "reStructuredText notes nested deep (levels)",
+        rst_nested,
+        2000,
+        Reader::Rst,
+    ),
 ];
 
 /// Reads `input` as `reader` does, rewriting it; how long it took, and
@@ -140,6 +193,12 @@ fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
         Reader::Html => Rewriter::new()
             .retrieved_from("http://page.example/a/")
             .kind(Kind::Html)
+            .rewrite(input)
+            .err()
+            .map(|e| e.to_string()),
+        Reader::Rst => Rewriter::new()
+            .retrieved_from("http://page.example/a/")
+            .kind(Kind::Rst)
             .rewrite(input)
             .err()
             .map(|e| e.to_string()),

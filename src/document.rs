@@ -218,6 +218,11 @@ pub fn rewrite_document(
             report.output = outcome.output.take();
             report.add_outcome("document".to_owned(), outcome);
         }
+        Kind::Rst => {
+            let mut outcome = crate::rst::rewrite_rst(input, options, &Engine)?;
+            report.output = outcome.output.take();
+            report.add_outcome("document".to_owned(), outcome);
+        }
         Kind::Css => {
             let mut outcome = rewrite_css(input, options)?;
             report.output = outcome.output.take();

@@ -38,6 +38,8 @@ pub enum Kind {
     /// A Markdown document (CommonMark with GitHub's tables, footnotes and
     /// autolinks).
     Markdown,
+    /// A reStructuredText document (a README as docutils renders it).
+    Rst,
 }
 
 /// What the one table says of a kind of input.
@@ -120,6 +122,13 @@ pub const KINDS: &[KindEntry] = &[
         description: "A Markdown document",
         extensions: &["md", "markdown"],
     },
+    KindEntry {
+        kind: Kind::Rst,
+        name: "rst",
+        aliases: &["restructuredtext"],
+        description: "A reStructuredText document",
+        extensions: &["rst", "rest"],
+    },
 ];
 
 impl Kind {
@@ -141,7 +150,7 @@ impl Kind {
     /// ```
     /// use relink::Kind;
     /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
-    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]);
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst"]);
     /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
     /// assert_eq!(Kind::Markdown.name(), "markdown");
     /// ```
@@ -170,7 +179,7 @@ pub fn named(name: &str) -> Option<Kind> {
 /// found in a directory, they are copied without a look at their content
 /// (a script that starts with `<!--` is not HTML).
 pub const OTHER_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "json", "map", "xsl", "txt", "rst", "csv", "png", "jpg", "jpeg", "gif", "webp",
+    "js", "mjs", "json", "map", "xsl", "txt", "csv", "png", "jpg", "jpeg", "gif", "webp",
     "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps", "zip",
     "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c", "h",
     "rs", "sh",
@@ -366,6 +375,7 @@ impl Kind {
     /// use relink::Kind;
     /// assert_eq!(Kind::from_name("crawl.warc.gz".as_ref()), Some(Kind::Warc));
     /// assert_eq!(Kind::from_name("notes.md".as_ref()), Some(Kind::Markdown));
+    /// assert_eq!(Kind::from_name("README.rst".as_ref()), Some(Kind::Rst));
     /// assert_eq!(Kind::from_name("logo.png".as_ref()), None);
     /// ```
     pub fn from_name(path: &Path) -> Option<Kind> {
@@ -404,6 +414,7 @@ mod tests {
             Kind::Wacz,
             Kind::Xml,
             Kind::Markdown,
+            Kind::Rst,
         ];
         assert_eq!(KINDS.len(), all.len());
         for kind in all {

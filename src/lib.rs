@@ -19,7 +19,7 @@
 //!
 //! One front door for everything else, [`Rewriter::run`]: any input (a
 //! path, a file, a reader, bytes: an [`Input`]) of any kind (HTML, CSS,
-//! XML, Markdown, a message or MHTML, an mbox, a WARC or ARC, a WACZ),
+//! XML, Markdown, reStructuredText, a message or MHTML, an mbox, a WARC or ARC, a WACZ),
 //! told by the run, read as a stream and written to an [`Output`], with
 //! the link rows and warnings handed over as [`Event`]s as they are found:
 //!
@@ -61,7 +61,7 @@ macro_rules! internal_modules {
 
 internal_modules!(
     base, compressed, css, document, encoding, html, kind, links, markdown, mime, options, refresh,
-    splice, srcset, style, text, url, warc, xml,
+    rst, splice, srcset, style, text, url, warc, xml,
 );
 
 // The API: the front door, its settings, events and reports; the rows and
@@ -101,6 +101,11 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/markdown.md")]
 struct MarkdownGuideDoctests;
+
+/// The reStructuredText guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/restructuredtext.md")]
+struct RestructuredTextGuideDoctests;
 
 /// The library guide's examples, run as doctests.
 #[cfg(doctest)]

@@ -5,9 +5,9 @@
 # 1. A virtualenv under target/ with warcio and brotli, which the crate's
 #    WARC tests check relink's output with, wacz, whose validator checks
 #    the WACZ packages relink writes, lxml, whose xml:base the feed tests
-#    compare with, and markdown-it-py, which renders the Markdown fixtures
-#    before and after (RELINK_TEST_PYTHON tells them its
-#    python). A virtualenv, because Debian's and Ubuntu's own Python
+#    compare with, markdown-it-py and docutils, which render the Markdown
+#    and reStructuredText fixtures before and after (RELINK_TEST_PYTHON
+#    tells them its python). A virtualenv, because Debian's and Ubuntu's own Python
 #    refuses `pip install` outside one ("externally-managed-environment").
 # 2. The crate's tests: cargo test.
 # 3. The Python package's and the Spark job's: python/run-tests.sh.
@@ -20,7 +20,7 @@ if [ ! -x "$venv/bin/python" ]; then
   mkdir -p "$root/target"
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils
 export RELINK_TEST_PYTHON="$venv/bin/python"
 
 cargo test

@@ -969,7 +969,7 @@ def test_the_native_module_is_private_under_the_package() -> None:
     # The stub's kinds are the names `kind` takes, from the native module.
     (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
     assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
-    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown"]
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst"]
     for kind in native.KINDS:
         try:
             relink.links(b"", kind=kind)
@@ -988,6 +988,9 @@ def test_feeds_and_markdown_are_kinds_too() -> None:
     readme = b"See [the guide](docs/guide.md).\n"
     out = relink.rewrite(readme, "https://example.com/r/README.md", kind="markdown")
     assert out == b"See [the guide](https://example.com/r/docs/guide.md).\n"
+    readme = b"See `the guide <docs/guide.html>`_.\n"
+    out = relink.rewrite(readme, "https://example.com/r/README.rst", kind="rst")
+    assert out == b"See `the guide <https://example.com/r/docs/guide.html>`_.\n"
 
 
 

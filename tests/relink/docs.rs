@@ -26,6 +26,7 @@ const SANDBOX: &[(&str, &str)] = &[
     ("page.html", "docs/page.html"),
     ("site", "docs/site"),
     ("README.md", "docs/README.md"),
+    ("README.rst", "docs/README.rst"),
     ("feed.atom", "feeds/blog.atom"),
     ("message.eml", "mail/content-base.eml"),
     ("saved-page.mhtml", "mail/chrome.mhtml"),

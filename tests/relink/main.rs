@@ -26,6 +26,7 @@ mod outputs;
 mod resolver;
 mod robust;
 mod rows;
+mod rst;
 mod tidy;
 mod tokenizer;
 mod wacz;

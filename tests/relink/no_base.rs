@@ -133,3 +133,15 @@ fn embedded_html_naming_a_base_writes_nothing_without_one() {
     assert!(found.contains(&("d.bin".to_owned(), true)), "{found:?}");
     assert!(found.contains(&("x".to_owned(), true)), "{found:?}");
 }
+
+#[test]
+fn restructured_text_lists_its_links_left() {
+    let readme =
+        b"See `the guide <docs/guide.html>`_ and `x <https://z/>`_.\n\n.. image:: logo.png\n";
+    let want = [
+        ("docs/guide.html", true),
+        ("https://z/", false),
+        ("logo.png", true),
+    ];
+    assert_eq!(left(Kind::Rst, readme), pairs(&want));
+}

@@ -1,0 +1,873 @@
+//! reStructuredText: the links docutils renders, found by source position
+//! and rewritten in place. No Rust crate parses reStructuredText with the
+//! byte ranges of what it reads, so this reader is a line-oriented scanner
+//! of the constructs that hold URLs, following the reStructuredText Markup
+//! Specification and docutils' own reading of it:
+//!
+//! - external hyperlink targets, `.. _name: URL` (continued on following
+//!   lines) and anonymous ones (`.. __: URL`, `__ URL`), and embedded URIs
+//!   of phrase references (`` `text <URL>`_ `` and `__`): the page base;
+//! - the path of `image` and `figure` directives, in substitution
+//!   definitions too (`.. |logo| image:: path`): the resource base; their
+//!   `:target:` option: the page base;
+//! - `.. raw:: html` content: the HTML reader, through [`Documents`].
+//!
+//! Left alone: standalone URIs and e-mail addresses, internal and indirect
+//! targets, interpreted text with a role (Sphinx's `:doc:`), literal
+//! blocks (after `::`), doctest blocks, comments, inline literals, and the
+//! content of any directive not known to hold body elements (`code`,
+//! `code-block`, `math`, ...). Every line is read a bounded number of times:
+//! nesting deeper than [`MAX_DEPTH`] is left as it is.
+//!
+//! A new URL is written so that docutils reads it back as that URL:
+//! backslash, white space, `<`, `>` and backquote escaped, and a final `_`
+//! too (it would make an embedded URI an alias).
+
+mod inline;
+
+use std::ops::Range;
+
+use encoding_rs::UTF_8;
+
+use crate::Error;
+use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
+use crate::encoding;
+use crate::links::{Outcome, Place, WarningKind};
+use crate::options::Options;
+use crate::splice::Edit;
+use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
+
+use inline::{Escaped, Inline};
+
+/// How deep directives, footnotes and the like nest before their content
+/// is left as it is.
+pub const MAX_DEPTH: usize = 32;
+
+const LINK: Place<'static> = Place {
+    element: "",
+    attribute: "link",
+};
+const TARGET: Place<'static> = Place {
+    element: "",
+    attribute: "target",
+};
+const IMAGE: Place<'static> = Place {
+    element: "",
+    attribute: "image",
+};
+
+/// Directives whose content is body elements, read as the document is.
+const BODY_DIRECTIVES: &[&str] = &[
+    "attention",
+    "caution",
+    "danger",
+    "error",
+    "hint",
+    "important",
+    "note",
+    "tip",
+    "warning",
+    "admonition",
+    "seealso",
+    "topic",
+    "sidebar",
+    "container",
+    "compound",
+    "epigraph",
+    "highlights",
+    "pull-quote",
+    "table",
+    "list-table",
+    "only",
+    "class",
+    "replace",
+    "versionadded",
+    "versionchanged",
+    "deprecated",
+    "tab",
+    "group-tab",
+    "tabs",
+];
+
+/// Rewrites a reStructuredText document; its raw HTML goes to `documents`.
+pub fn rewrite_rst(
+    bytes: &[u8],
+    options: &Options<'_>,
+    documents: &dyn Documents,
+) -> Result<Outcome, Error> {
+    let sniffed = encoding::sniff_text(bytes, options.transport);
+    // Links of raw HTML come back after the document's own: all are put in
+    // order before they are handed to the sink.
+    let Some(rows) = options.rows else {
+        return text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options, documents));
+    };
+    let kept = Options {
+        rows: None,
+        ..*options
+    };
+    text::rewrite_bytes(bytes, sniffed, |text| {
+        let mut out = rewrite_text(text, &kept, documents);
+        for link in out.links.drain(..) {
+            rows.0.row(crate::LinkRow::new(link));
+        }
+        out
+    })
+}
+
+/// The page's base and the resource base (which stands in for the
+/// retrieval URL only), with the layers to report.
+fn bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>) {
+    let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
+    let resource = match (options.resource_base, &page) {
+        (Some(resource), None) => Some(resource.clone()),
+        (Some(resource), Some(page)) if page.source == BaseSource::RetrievedFrom => {
+            Some(resource.clone())
+        }
+        (_, page) => page.clone(),
+    };
+    if let Some(given) = options.resource_base {
+        let used = resource
+            .as_ref()
+            .is_some_and(|r| r.source == BaseSource::ResourceBase);
+        let status = if used {
+            LayerStatus::Used
+        } else {
+            LayerStatus::Below
+        };
+        layers.push(Layer::new(
+            BaseSource::ResourceBase,
+            given.url.as_str(),
+            status,
+        ));
+    }
+    (page, resource, layers)
+}
+
+/// The edits of a reStructuredText document given as text.
+pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
+    let (page, resource, layers) = bases(options);
+    let escaped = Escaped::new(text);
+    let mut work = Work {
+        r: Resolver::new(text, options),
+        e: &escaped,
+        page,
+        resource,
+        documents,
+    };
+    work.r.out.layers = layers;
+    if work.page.is_none() {
+        work.r.warn_no_base();
+        work.page = text::stand_in(options);
+        work.resource = work.resource.take().or_else(|| work.page.clone());
+    }
+    if work.page.is_some() || work.resource.is_some() {
+        let lines = lines(text);
+        work.body(&lines, None, 0);
+    }
+    let page = work.page.filter(|page| !page.is_stand_in());
+    let mut out = work.r.finish(page);
+    out.links.sort_by_key(|link| (link.line, link.column));
+    out
+}
+
+/// One line of the text: where it starts and ends (before its line
+/// ending), its first character that is not white space, and its
+/// indentation in columns (a tab to the next multiple of 8, as docutils
+/// expands it).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    text_at: usize,
+    indent: usize,
+}
+
+impl Line {
+    fn blank(&self) -> bool {
+        self.text_at == self.end
+    }
+
+    /// This line read from `at` on (a body that starts after a marker).
+    fn from(self, text: &str, at: usize) -> Line {
+        let mut line = measure(text, self.start, self.end, at);
+        line.start = self.start;
+        line
+    }
+}
+
+/// A line from `at`, its indentation counted from `start`.
+fn measure(text: &str, start: usize, end: usize, at: usize) -> Line {
+    let b = text.as_bytes();
+    let mut column = 0;
+    let mut i = start;
+    while i < end && (i < at || matches!(b[i], b' ' | b'\t' | b'\x0b' | b'\x0c')) {
+        column = if b[i] == b'\t' {
+            (column / 8 + 1) * 8
+        } else if b[i] < 0x80 || b[i] >= 0xc0 {
+            column + 1
+        } else {
+            column
+        };
+        i += 1;
+    }
+    Line {
+        start,
+        end,
+        text_at: i,
+        indent: column,
+    }
+}
+
+/// The lines of a text.
+fn lines(text: &str) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for piece in text.split_inclusive('\n') {
+        let content = piece.trim_end_matches(['\n', '\r']);
+        out.push(measure(text, start, start + content.len(), start));
+        start += piece.len();
+    }
+    out
+}
+
+/// The end of the indented block after `lines[0]`: the lines that are
+/// blank or indented more than it (`until_blank`: up to the first blank
+/// one), trailing blank lines left out.
+fn block_end(lines: &[Line], until_blank: bool) -> usize {
+    let indent = lines[0].indent;
+    let mut end = 1;
+    while end < lines.len() {
+        let line = &lines[end];
+        if line.blank() {
+            if until_blank {
+                break;
+            }
+        } else if line.indent <= indent {
+            break;
+        }
+        end += 1;
+    }
+    while end > 1 && lines[end - 1].blank() {
+        end -= 1;
+    }
+    end
+}
+
+struct Work<'t, 'o, 'd, 'e> {
+    r: Resolver<'t, 'o>,
+    e: &'e Escaped<'t>,
+    page: Option<Base>,
+    resource: Option<Base>,
+    documents: &'d dyn Documents,
+}
+
+impl Work<'_, '_, '_, '_> {
+    /// Body elements: `lines`, the first read from `first` on when given.
+    fn body(&mut self, lines: &[Line], first: Option<usize>, depth: usize) {
+        if depth > MAX_DEPTH {
+            if let Some(line) = lines.first() {
+                self.r.warn(
+                    line.start,
+                    WarningKind::Unreadable,
+                    format_args!("nested more than {MAX_DEPTH} deep; left as it is"),
+                );
+            }
+            return;
+        }
+        let text = self.r.text;
+        let mut i = 0;
+        while i < lines.len() {
+            let line = match first {
+                Some(at) if i == 0 => lines[0].from(text, at),
+                _ => lines[i],
+            };
+            if line.blank() {
+                i += 1;
+                continue;
+            }
+            let rest = &text[line.text_at..line.end];
+            let slice = &lines[i..];
+            if marker(rest, "..") {
+                i += self.explicit(slice, line, depth);
+            } else if marker(rest, "__") {
+                let end = block_end(slice, true);
+                self.target(slice, &line, line.text_at + 2, end);
+                i += end;
+            } else {
+                i += self.paragraph(slice, line);
+            }
+        }
+    }
+
+    /// A text block (a paragraph, a list item's first paragraph, a title,
+    /// a table) from `lines[0]` (read as `line`): its inline markup, then
+    /// the literal block after it if it ends with `::`. Returns how many
+    /// lines it took.
+    fn paragraph(&mut self, lines: &[Line], line: Line) -> usize {
+        let text = self.r.text;
+        let column = body_column(text, &line);
+        let listed = column > line.indent;
+        let mut end = 1;
+        while end < lines.len()
+            && !lines[end].blank()
+            && (!listed || lines[end].indent >= column)
+        {
+            end += 1;
+        }
+        let last = &lines[end - 1];
+        let range = line.text_at..last.end;
+        let content = &text[range.clone()];
+        let doctest = content.starts_with(">>>")
+            && (content.len() == 3 || content[3..].starts_with([' ', '\t', '\n', '\r']));
+        if !doctest {
+            let table = is_table(content);
+            for uri in Inline::scan(self.e, range.clone()) {
+                if table {
+                    self.in_table(uri);
+                } else {
+                    self.rewrite(uri, false, LINK);
+                }
+            }
+        }
+        let literal = content.trim_end().ends_with("::")
+            && !content.trim_end().ends_with("\\::")
+            && !content.starts_with(">>>");
+        if literal {
+            end += literal_block(text, &lines[end..], column);
+        }
+        end
+    }
+
+    /// An explicit markup block (`.. `): returns how many lines it took.
+    fn explicit(&mut self, lines: &[Line], line: Line, depth: usize) -> usize {
+        let text = self.r.text;
+        let after = skip_spaces(text, line.text_at + 2, line.end);
+        let rest = &text[after..line.end];
+        if rest.is_empty() {
+            // An empty comment: it takes only lines right after it.
+            return block_end(lines, true);
+        }
+        if rest.starts_with('_') {
+            let end = block_end(lines, true);
+            if let Some(url_at) = target_url_start(text, after, line.end) {
+                self.target(lines, &line, url_at, end);
+            }
+            return end;
+        }
+        let end = block_end(lines, false);
+        let block = &lines[..end];
+        if let Some(label_end) = footnote_label_end(rest) {
+            let at = skip_spaces(text, after + label_end, line.end);
+            self.body(block, Some(at), depth + 1);
+            return end;
+        }
+        let mut directive_at = after;
+        if rest.starts_with('|')
+            && let Some(close) = rest[1..].find("| ").or_else(|| rest[1..].find("|\t"))
+        {
+            directive_at = skip_spaces(text, after + close + 2, line.end);
+        }
+        if let Some((name, arg_at)) = directive(text, directive_at, line.end) {
+            let name = name.to_ascii_lowercase();
+            self.directive(&name, block, arg_at, depth);
+        }
+        end
+    }
+
+    /// A directive's block, its arguments starting at `arg_at`.
+    fn directive(&mut self, name: &str, block: &[Line], arg_at: usize, depth: usize) {
+        let text = self.r.text;
+        match name {
+            "image" | "figure" => {
+                let content = self.image(block, arg_at);
+                if name == "figure" && content < block.len() {
+                    self.body(&block[content..], None, depth + 1);
+                }
+            }
+            "raw" => {
+                let (args, options, content) = parts(text, block, arg_at);
+                let format = decode(text, self.e, args.clone());
+                let from_file = options.iter().any(|(n, _)| {
+                    matches!(&text[n.clone()], "file" | "url")
+                });
+                if format.trim().eq_ignore_ascii_case("html") && !from_file && content < block.len() {
+                    let range = block[content].start..block[block.len() - 1].end;
+                    self.html(range);
+                }
+            }
+            name if BODY_DIRECTIVES.contains(&name) => self.body(block, Some(arg_at), depth + 1),
+            _ => {}
+        }
+    }
+
+    /// An `image` or `figure` directive: its path to the resource base, its
+    /// `:target:` to the page's. Returns where its content starts.
+    fn image(&mut self, block: &[Line], arg_at: usize) -> usize {
+        let text = self.r.text;
+        let (args, options, content) = parts(text, block, arg_at);
+        if !args.is_empty() {
+            self.rewrite(args, true, IMAGE);
+        }
+        for (name, value) in options {
+            if &text[name] == "target" && !value.is_empty() && !is_reference(&text[value.clone()]) {
+                self.rewrite(value, false, TARGET);
+            }
+        }
+        content
+    }
+
+    /// A hyperlink target whose URL starts at `url_at` in `lines[0]` (read
+    /// as `line`), in a block of `end` lines: an external one is rewritten;
+    /// an internal one (no URL) or an indirect one (`name_`) is left.
+    fn target(&mut self, lines: &[Line], line: &Line, url_at: usize, end: usize) {
+        let text = self.r.text;
+        let mut range = skip_spaces(text, url_at, line.end)..line.end;
+        for l in &lines[1..end] {
+            if range.start == range.end {
+                range.start = l.text_at;
+            }
+            range.end = l.end;
+        }
+        let range = trim(text, range);
+        if range.is_empty() || is_reference(&text[range.clone()]) {
+            return;
+        }
+        self.rewrite(range, false, TARGET);
+    }
+
+    /// Resolves the URL written at `range` against the resource base
+    /// (`image`) or the page's, and writes the new one.
+    fn rewrite(&mut self, range: Range<usize>, image: bool, place: Place<'_>) {
+        let base = if image { &self.resource } else { &self.page };
+        let Some(base) = base.clone() else { return };
+        let text = self.r.text;
+        let value = decode(text, self.e, range.clone());
+        if value.is_empty() || is_email(&value) {
+            return;
+        }
+        let Some(new) = self
+            .r
+            .resolve(range.start, &value, &base, place, SameDocument::Keep)
+        else {
+            return;
+        };
+        let raw = &text[range.clone()];
+        let written = match new.strip_suffix(value.as_str()) {
+            Some(prefix) if !prefix.is_empty() && !value.ends_with('_') => {
+                format!("{}{raw}", escape(prefix, false))
+            }
+            _ => escape(&new, true),
+        };
+        self.r
+            .out
+            .edits
+            .push(Edit::new(range, written).narrowed(text));
+    }
+
+    /// A link in a table, which a longer URL would break (its columns are
+    /// where its text is): left, with a warning when it would change.
+    fn in_table(&mut self, range: Range<usize>) {
+        let Some(base) = self.page.as_ref() else {
+            return;
+        };
+        let value = decode(self.r.text, self.e, range.clone());
+        if value.is_empty() || value.starts_with('#') || is_email(&value) {
+            return;
+        }
+        if base.url.resolve(&value).is_ok_and(|new| new != value) {
+            self.r.warn(
+                range.start,
+                WarningKind::Unreadable,
+                "link in a table left as it is: a longer url would break its columns",
+            );
+        }
+    }
+
+    /// `.. raw:: html` content, rewritten by the HTML reader against the
+    /// page's base, its edits placed back.
+    fn html(&mut self, range: Range<usize>) {
+        let Some(page) = self.page.as_ref() else {
+            return;
+        };
+        let text = self.r.text;
+        let chunk = &text[range.clone()];
+        // With no base, the HTML's links are listed as left too, whatever
+        // base it names.
+        let options = Options {
+            outer: Some(page),
+            forced: if page.is_stand_in() { Some(page) } else { self.r.options.forced },
+            transport: Some(UTF_8),
+            keep_fragment_links: true,
+            ..*self.r.options
+        };
+        let (line, column) = self.r.lines.locate(text, range.start);
+        let outcome = match self
+            .documents
+            .rewrite(Embedded::Html, chunk.as_bytes(), &options)
+        {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                let message = format_args!("html: {err}; left as it is");
+                self.r.warn(range.start, WarningKind::Unreadable, message);
+                return;
+            }
+        };
+        for mut link in outcome.links {
+            if link.line == 1 {
+                link.column += column - 1;
+            }
+            link.line += line - 1;
+            self.r.out.links.push(link);
+        }
+        self.r.out.rewritten += outcome.rewritten;
+        self.r.out.warnings.extend(
+            outcome
+                .warnings
+                .into_iter()
+                .map(|w| w.within(format!("raw html at line {line}"))),
+        );
+        if let Some(output) = outcome.output {
+            let Ok(new) = String::from_utf8(output) else {
+                let message = "html that did not come back as utf-8; left as it is";
+                self.r.warn(range.start, WarningKind::Unreadable, message);
+                return;
+            };
+            self.r.out.edits.push(Edit::new(range, new).narrowed(text));
+        }
+    }
+}
+
+/// Whether a line's text starts with an explicit markup start (`..`) or
+/// an anonymous target's (`__`): the marker, then white space or nothing.
+fn marker(rest: &str, mark: &str) -> bool {
+    rest.strip_prefix(mark)
+        .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t']))
+}
+
+fn skip_spaces(text: &str, mut at: usize, end: usize) -> usize {
+    let b = text.as_bytes();
+    while at < end && matches!(b[at], b' ' | b'\t') {
+        at += 1;
+    }
+    at
+}
+
+/// `range` without the white space at its ends.
+fn trim(text: &str, range: Range<usize>) -> Range<usize> {
+    let s = &text[range.clone()];
+    let start = range.start + (s.len() - s.trim_start().len());
+    let end = range.end - (s.len() - s.trim_end().len());
+    start..end.max(start)
+}
+
+/// The column where a text block's body starts: after a bullet or an
+/// enumerator and their space, else its indentation.
+fn body_column(text: &str, line: &Line) -> usize {
+    let rest = &text[line.text_at..line.end];
+    let b = rest.as_bytes();
+    let marker_len = if matches!(b.first(), Some(b'-' | b'*' | b'+')) {
+        1
+    } else {
+        let open = usize::from(b.first() == Some(&b'('));
+        let digits = b[open..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let n = if digits > 0 {
+            digits
+        } else if b.get(open).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'#') {
+            1
+        } else {
+            return line.indent;
+        };
+        match b.get(open + n) {
+            Some(b'.') if open == 0 => open + n + 1,
+            Some(b')') => open + n + 1,
+            _ => return line.indent,
+        }
+    };
+    match b.get(marker_len) {
+        Some(b' ' | b'\t') => {
+            let spaces = b[marker_len..]
+                .iter()
+                .take_while(|c| matches!(c, b' ' | b'\t'))
+                .count();
+            if marker_len + spaces == b.len() {
+                line.indent + marker_len + 1
+            } else {
+                line.indent + marker_len + spaces
+            }
+        }
+        _ => line.indent,
+    }
+}
+
+/// Whether a text block is a table: a grid table's border (`+---+`), or
+/// a simple table's (`===  ===`, two columns or more; one column is a
+/// section title's over- or underline).
+fn is_table(content: &str) -> bool {
+    let first = content.lines().next().unwrap_or_default().trim_end();
+    if first.starts_with("+-") || first.starts_with("+=") {
+        return first.bytes().all(|b| matches!(b, b'+' | b'-' | b'='));
+    }
+    let columns = first.split(' ').filter(|w| !w.is_empty()).count();
+    columns > 1 && first.bytes().all(|b| matches!(b, b'=' | b' '))
+}
+
+/// How many lines the literal block after a paragraph ending with `::`
+/// takes: the blank lines, then lines indented more than `column`, or a
+/// quoted block (lines starting with the same punctuation at `column`).
+fn literal_block(text: &str, lines: &[Line], column: usize) -> usize {
+    let mut i = 0;
+    while i < lines.len() && lines[i].blank() {
+        i += 1;
+    }
+    let Some(first) = lines.get(i) else {
+        return i;
+    };
+    if first.indent > column {
+        while i < lines.len() && (lines[i].blank() || lines[i].indent > column) {
+            i += 1;
+        }
+        return i;
+    }
+    let quote = text.as_bytes()[first.text_at];
+    if first.indent == column && quote.is_ascii_punctuation() {
+        while i < lines.len()
+            && !lines[i].blank()
+            && text.as_bytes()[lines[i].text_at] == quote
+        {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Where a hyperlink target's URL starts, `at` being just after `.. `
+/// (on `_`): after the name and its `:`. `None` when the name does not end
+/// on this line.
+fn target_url_start(text: &str, at: usize, end: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = at + 1;
+    if b.get(i) == Some(&b'_') && b.get(i + 1) == Some(&b':') {
+        return Some(i + 2);
+    }
+    if b.get(i) == Some(&b'`') {
+        // A quoted name: to the backquote before `:`.
+        while i + 1 < end {
+            i += 1;
+            if b[i] == b'\\' {
+                i += 1;
+            } else if b[i] == b'`' && b.get(i + 1) == Some(&b':') {
+                let colon = i + 1;
+                let after = colon + 1;
+                return (after >= end || b[after] == b' ').then_some(after);
+            }
+        }
+        return None;
+    }
+    while i < end {
+        match b[i] {
+            b'\\' => i += 2,
+            b':' if i > at + 1 && (i + 1 >= end || b[i + 1] == b' ') => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The length of a footnote or citation label (`[1]`, `[#]`, `[name]`)
+/// with its `]` and a space after it, at the start of `rest`.
+fn footnote_label_end(rest: &str) -> Option<usize> {
+    let inner = rest.strip_prefix('[')?;
+    let close = inner.find(']')?;
+    let label = &inner[..close];
+    let ok = !label.is_empty()
+        && label
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '#' | '*' | '-' | '_' | '.' | '+' | ':'));
+    let after = &inner[close + 1..];
+    (ok && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(close + 2)
+}
+
+/// A directive's name and where its arguments start: `name::` then white
+/// space or the line's end.
+fn directive(text: &str, at: usize, end: usize) -> Option<(&str, usize)> {
+    let rest = &text[at..end];
+    let colons = rest.find("::")?;
+    // One space may come before the `::` (docutils' `[ ]?::`).
+    let name = rest[..colons].strip_suffix(' ').unwrap_or(&rest[..colons]);
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '+'));
+    let after = at + colons + 2;
+    let spaced = after >= end || matches!(text.as_bytes()[after], b' ' | b'\t');
+    (valid && spaced).then(|| (name, skip_spaces(text, after, end)))
+}
+
+/// A directive's arguments (their range, white space at the ends left
+/// out), its options (each name's and value's range), and the line its
+/// content starts on (after the first blank line; the block's length
+/// when there is none).
+type Parts = (Range<usize>, Vec<(Range<usize>, Range<usize>)>, usize);
+
+fn parts(text: &str, block: &[Line], arg_at: usize) -> Parts {
+    let mut args = arg_at..block[0].end;
+    let mut options: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+    let mut i = 0;
+    while i < block.len() {
+        let line = if i == 0 {
+            block[0].from(text, arg_at)
+        } else {
+            block[i]
+        };
+        if line.blank() && i > 0 {
+            break;
+        }
+        let rest = &text[line.text_at..line.end];
+        if let Some(name_len) = option_name(rest) {
+            let name = line.text_at + 1..line.text_at + 1 + name_len;
+            let value = skip_spaces(text, name.end + 1, line.end)..line.end;
+            options.push((name, value));
+        } else if let Some((_, value)) = options.last_mut() {
+            if value.start == value.end {
+                value.start = line.text_at;
+            }
+            value.end = line.end;
+        } else if i > 0 {
+            args.end = line.end;
+        }
+        i += 1;
+    }
+    let content = (i + 1).min(block.len());
+    let options = options
+        .into_iter()
+        .map(|(n, v)| (n, trim(text, v)))
+        .collect();
+    (trim(text, args), options, content)
+}
+
+/// The length of an option's name in a line of a directive's options
+/// (`:name: value`, or `:name:` alone).
+fn option_name(rest: &str) -> Option<usize> {
+    let inner = rest.strip_prefix(':')?;
+    let close = inner.find(':')?;
+    let after = &inner[close + 1..];
+    (close > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(close)
+}
+
+/// Whether a target's text is a reference to another target (`name_`,
+/// `` `a name`_ ``), which makes the target indirect.
+fn is_reference(s: &str) -> bool {
+    let s = s.trim();
+    if s.ends_with("\\_") || !s.ends_with('_') || inline::starts_with_scheme(s.as_bytes()) {
+        return false;
+    }
+    let inner = &s[..s.len() - 1];
+    if let Some(phrase) = inner.strip_prefix('`') {
+        return phrase.ends_with('`') && phrase.len() > 1;
+    }
+    !inner.is_empty()
+        && inner
+            .split(['-', '.', '_', '+', ':'])
+            .all(|w| !w.is_empty() && w.chars().all(char::is_alphanumeric))
+}
+
+/// Whether a URL is an e-mail address, which docutils makes a `mailto:`.
+fn is_email(value: &str) -> bool {
+    let Some(at) = value.find('@') else {
+        return false;
+    };
+    at > 0
+        && at + 1 < value.len()
+        && !value.contains(':')
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_!~*'{|}/#?^`&=+$%.@".contains(c))
+}
+
+/// A URL as docutils reads it from `range` (`directives.uri`,
+/// `parse_target`): backslash escapes undone, white space removed, an
+/// escaped white space one space.
+fn decode(text: &str, e: &Escaped<'_>, range: Range<usize>) -> String {
+    let mut out = String::with_capacity(range.len());
+    let mut i = range.start;
+    while i < range.end {
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        if e.esc(i) {
+            let next = text[i + 1..range.end].chars().next();
+            match next {
+                Some(n) if n == ' ' || n == '\n' => out.push(' '),
+                Some('\r') if text[i + 2..].starts_with('\n') => {
+                    out.push(' ');
+                    i += 1;
+                }
+                Some(n) => out.push(n),
+                None => {}
+            }
+            i += 1 + next.map_or(0, char::len_utf8);
+            continue;
+        }
+        if !c.is_whitespace() {
+            out.push(c);
+        }
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// `url` written so that docutils reads it back as itself (`whole`: the
+/// whole URL, whose final `_` is escaped too).
+fn escape(url: &str, whole: bool) -> String {
+    let mut out = String::with_capacity(url.len() + 4);
+    for c in url.chars() {
+        match c {
+            '\\' | '<' | '>' | '`' | ' ' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("%0A"),
+            '\r' => out.push_str("%0D"),
+            '\t' => out.push_str("%09"),
+            c => out.push(c),
+        }
+    }
+    if whole && out.ends_with('_') {
+        out.insert(out.len() - 1, '\\');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_read_and_written_as_docutils_reads_them() {
+        let text = "a\\ b\n  c\\>d";
+        let e = Escaped::new(text);
+        assert_eq!(decode(text, &e, 0..text.len()), "a bc>d");
+        assert_eq!(escape("http://h/a b<c>`d\\_", true), "http://h/a\\ b\\<c\\>\\`d\\\\\\_");
+        assert!(is_reference("name_"));
+        assert!(is_reference("`a name`_"));
+        assert!(!is_reference("http://x/a_"));
+        assert!(!is_reference("docs/x_"));
+        assert!(is_email("me@example.com"));
+        assert!(!is_email("mailto:me@example.com"));
+    }
+
+    #[test]
+    fn target_names_end_at_a_colon_and_space() {
+        let t = ".. _a b: x";
+        assert_eq!(target_url_start(t, 3, t.len()), Some(8));
+        let t = ".. _`a: b`: x";
+        assert_eq!(target_url_start(t, 3, t.len()), Some(11));
+        let t = ".. __: x";
+        assert_eq!(target_url_start(t, 3, t.len()), Some(6));
+        let t = ".. _a\\: b: x";
+        assert_eq!(target_url_start(t, 3, t.len()), Some(10));
+    }
+}
