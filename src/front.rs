@@ -956,6 +956,7 @@ fn record_done(
         number: record.number,
         target_uri: record.target_uri.clone(),
         record_id: record.record_id.clone(),
+        record_type: record.record_type.clone(),
     });
     let (rewritten, changed) = (record.rewritten, record.changed);
     let mut done = DocumentReport::default();

@@ -278,6 +278,9 @@ pub struct RecordName {
     pub target_uri: String,
     /// Its `WARC-Record-ID`, as written (empty for ARC).
     pub record_id: String,
+    /// Its `WARC-Type` (`response`, `resource`; an ARC record's is
+    /// `response`, as warcio calls it).
+    pub record_type: String,
 }
 
 /// One link with where it is inside its input: the row every report

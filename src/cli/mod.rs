@@ -16,6 +16,8 @@ pub mod batch;
 pub mod color;
 pub mod hints;
 pub mod man;
+pub mod names;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod wat;

@@ -319,7 +319,8 @@ pub(crate) fn process_jobs(
         if closed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let rows = |rows: &[relink::LinkRow]| printer.rows(index, &job.name, rows);
+        let source = (job.name.as_str(), job.retrieved_from.as_deref());
+        let rows = |rows: &[relink::LinkRow]| printer.rows(index, source, rows);
         let done = batch::process(job, settings, out, &rows)
             .and_then(|report| printer.done(index, report));
         if let Some(progress) = progress {

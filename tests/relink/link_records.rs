@@ -1,0 +1,194 @@
+//! Link records for other tools: `relink links` (`--list --format urls`)
+//! for link checkers, and `--list --format wat` for readers of Common
+//! Crawl's WAT files, each checked against the rows of `--list --format
+//! json`.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+use crate::cli::{assert_ok, relink};
+use crate::fixture;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("utf-8")
+}
+
+/// What `relink links` should print, from the rows of `--list --format
+/// json`: each absolute resolved URL once per document, message or
+/// record, in order (`data:` and `javascript:` left out).
+fn expected_urls(json_rows: &str) -> Vec<String> {
+    let mut urls = Vec::new();
+    let mut unit = None;
+    let mut seen = HashSet::new();
+    for line in json_rows.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).expect("a json row");
+        let key = (
+            row["file"].clone(),
+            row["message"].clone(),
+            row["record"].clone(),
+        );
+        if unit.as_ref() != Some(&key) {
+            seen.clear();
+            unit = Some(key);
+        }
+        let url = row["resolved"].as_str().expect("resolved");
+        let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+        let absolute = scheme.as_deref().is_some_and(|s| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                && s != "data"
+                && s != "javascript"
+        });
+        if absolute && seen.insert(url.to_owned()) {
+            urls.push(url.replace(' ', "%20"));
+        }
+    }
+    urls
+}
+
+#[test]
+fn links_prints_each_absolute_url_once_per_document_of_every_kind() {
+    let inputs = [
+        "warc/site.warc.gz",
+        "html/quoting.html",
+        "mail/archive.mboxrd",
+        "mail/related.eml",
+        "feeds/podcast.rss",
+    ];
+    for name in inputs {
+        let file = fixture(name);
+        let file = file.to_str().unwrap();
+        let base = "http://example.test/d/page";
+        let json = relink(
+            &[
+                "--list",
+                "--format",
+                "json",
+                "-q",
+                "--retrieved-from",
+                base,
+                file,
+            ],
+            b"",
+        );
+        assert_ok(&json);
+        let expected = expected_urls(&text(&json.stdout));
+        assert!(!expected.is_empty(), "{name}: no urls to compare");
+        let links = relink(&["links", "--retrieved-from", base, file], b"");
+        assert_ok(&links);
+        let got: Vec<String> = text(&links.stdout).lines().map(str::to_owned).collect();
+        assert_eq!(got, expected, "{name}");
+        let listed = relink(
+            &[
+                "--list",
+                "--format",
+                "urls",
+                "-q",
+                "--retrieved-from",
+                base,
+                file,
+            ],
+            b"",
+        );
+        assert_eq!(listed.stdout, links.stdout, "{name}: --format urls");
+        // No summary: standard error carries warnings only.
+        assert!(!text(&links.stderr).contains(" files, "), "{name}");
+    }
+}
+
+#[test]
+fn a_record_linking_twice_to_a_url_gives_it_once_and_the_next_record_again() {
+    let out = relink(
+        &["links", fixture("warc/site.warc.gz").to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&out);
+    let stdout = text(&out.stdout);
+    let style = stdout
+        .lines()
+        .filter(|l| *l == "http://127.0.0.1:8769/site/style.css")
+        .count();
+    // Linked once by each of several pages.
+    assert!(style > 1, "{stdout}");
+    let per_record: Vec<&str> = stdout.lines().collect();
+    assert!(per_record.iter().all(|l| !l.is_empty() && !l.contains(' ')));
+}
+
+#[test]
+fn urls_and_wat_need_list() {
+    for format in ["urls", "wat"] {
+        let out = relink(&["--format", format, "x.html"], b"");
+        assert_eq!(out.status.code(), Some(2), "{format}");
+    }
+}
+
+/// The wrapper script of `docs/link-checkers.md`, as the page shows it.
+fn recipe_script() -> String {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/link-checkers.md"),
+    )
+    .unwrap();
+    let start = page
+        .find("<!-- relink-links: begin -->")
+        .expect("begin mark");
+    let end = page.find("<!-- relink-links: end -->").expect("end mark");
+    let block = &page[start..end];
+    let body = block.split_once("```sh\n").expect("a sh block").1;
+    body.split_once("```")
+        .expect("the block's end")
+        .0
+        .to_owned()
+}
+
+#[test]
+fn the_lychee_recipe_prints_the_urls_of_a_mirrored_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("relink-links");
+    std::fs::write(&script, recipe_script()).unwrap();
+    std::fs::create_dir_all(dir.path().join("site/docs")).unwrap();
+    std::fs::copy(
+        fixture("html/quoting.html"),
+        dir.path().join("site/docs/quoting.html"),
+    )
+    .unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_relink")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // As lychee runs it: the path alone.
+    let out = Command::new("sh")
+        .arg(&script)
+        .arg("site/docs/quoting.html")
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let json = relink(
+        &[
+            "--list",
+            "--format",
+            "json",
+            "-q",
+            "--retrieved-from",
+            "https://example.com/docs/quoting.html",
+            fixture("html/quoting.html").to_str().unwrap(),
+        ],
+        b"",
+    );
+    let stdout = text(&out.stdout);
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(got, expected_urls(&text(&json.stdout)));
+    assert!(
+        got.contains(&"https://example.com/docs/unquoted.html"),
+        "{stdout}"
+    );
+    assert!(
+        got.contains(&"https://example.com/char-refs.html"),
+        "{stdout}"
+    );
+}
