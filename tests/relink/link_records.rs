@@ -192,3 +192,64 @@ fn the_lychee_recipe_prints_the_urls_of_a_mirrored_page() {
         "{stdout}"
     );
 }
+
+/// Runs `tests/relink/wat_reader.py` over a WAT file made from `source`:
+/// what a reader of Common Crawl's WAT files gets, `[target, url, abs]`
+/// for each link.
+fn wat_links(wat: &[u8], source: &Path) -> Vec<(String, String, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.wat.gz");
+    std::fs::write(&path, wat).unwrap();
+    let python = crate::python();
+    let reader = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/relink/wat_reader.py");
+    let out = Command::new(&python)
+        .arg(reader)
+        .arg(&path)
+        .arg(source)
+        .output()
+        .unwrap_or_else(|e| panic!("{} is needed to read WAT files ({e})", python.display()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => panic!(
+            "warcio is needed to read WAT files: set RELINK_TEST_PYTHON to a Python that has it ({} has not)",
+            python.display()
+        ),
+        _ => panic!("the WAT file is not read as one:\n{stderr}"),
+    }
+    serde_json::from_slice(&out.stdout).expect("the reader's json")
+}
+
+#[test]
+fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
+    let source = fixture("warc/site.warc.gz");
+    let file = source.to_str().unwrap();
+    let wat = relink(&["--list", "--format", "wat", "-q", file], b"");
+    assert_ok(&wat);
+    assert_eq!(&wat.stdout[..2], b"\x1f\x8b", "gzipped");
+    let json = relink(&["--list", "--format", "json", "-q", file], b"");
+    assert_ok(&json);
+    let mut expected = Vec::new();
+    let mut base_given = HashSet::new();
+    for line in text(&json.stdout).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let target = row["target_uri"].as_str().unwrap().to_owned();
+        let original = row["original"].as_str().unwrap().to_owned();
+        // A record's first BASE element is its head's `Base`, as written.
+        let first_base = row["element"] == "base"
+            && row["attribute"] == "href"
+            && base_given.insert(row["record"].clone());
+        let resolved = (!first_base).then(|| row["resolved"].as_str().unwrap().to_owned());
+        expected.push((target, original, resolved));
+    }
+    // The head's `Link` comes before the body's `Links` in a record.
+    let mut got = wat_links(&wat.stdout, &source);
+    let order = |v: &[(String, String, Option<String>)]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(order(&got), order(&expected));
+    got.dedup_by(|a, b| a.0 == b.0);
+    assert!(got.len() > 5, "links of several records");
+}
