@@ -181,6 +181,34 @@ pub struct Link {
     pub base: Option<Base>,
     /// Whether the document changed here.
     pub changed: bool,
+    /// What else its element says of it, with
+    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    pub details: Option<Box<LinkDetails>>,
+}
+
+/// What an HTML element says of the link it holds, besides the URL: the
+/// attributes Common Crawl's WAT files keep with each link.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"<a href=x rel=nofollow title=Next>next</a>";
+/// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
+/// let details = done.links()[0].details.as_deref().unwrap();
+/// assert_eq!(details.attributes, [("title", "Next".to_owned()), ("rel", "nofollow".to_owned())]);
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkDetails {
+    /// Each of [`LinkDetails::NAMES`] the element has, with its decoded
+    /// value, in that order.
+    pub attributes: Vec<(&'static str, String)>,
+}
+
+impl LinkDetails {
+    /// The attributes kept: `alt`, `title`, `rel`, `target`, `type`,
+    /// `hreflang`, `method`.
+    pub const NAMES: [&'static str; 7] =
+        ["alt", "title", "rel", "target", "type", "hreflang", "method"];
 }
 
 /// Where the link rows of a document go as they are found, when

@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use crate::base::{Base, Layer};
 use crate::encoding::{self, Sniffed};
-use crate::links::{Link, LinkRow, Outcome, Place, Warning, WarningKind};
-use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
+use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
+use crate::options::{MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{self, Edit, Edits};
 use crate::{Error, style};
 
@@ -116,6 +116,9 @@ pub struct Resolver<'t, 'o> {
     pub lines: LineIndex,
     /// What has been found so far.
     pub out: TextRewrite,
+    /// What the element being read says of its links, given to each
+    /// (with [`Details::Attributes`](crate::Details::Attributes)).
+    pub details: Option<Box<LinkDetails>>,
 }
 
 impl<'t, 'o> Resolver<'t, 'o> {
@@ -126,6 +129,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             options,
             lines: LineIndex::default(),
             out: TextRewrite::default(),
+            details: None,
         }
     }
 
@@ -221,7 +225,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 let changed = resolved != value;
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
-                if self.options.details == Details::Links {
+                if self.options.details.records() {
                     let (line, column) = self.lines.locate(self.text, at);
                     self.record(Link {
                         line,
@@ -231,6 +235,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                         resolved: new.clone().unwrap_or_else(|| value.to_owned()),
                         base: Some(base.clone()),
                         changed,
+                        details: self.details.clone(),
                     });
                 }
                 new

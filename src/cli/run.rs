@@ -198,6 +198,10 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mut settings = settings(&args.base, destination, mode)?;
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
+    if mode == Mode::List && args.format == Format::Wat {
+        // A WAT file's links carry their element's other attributes.
+        settings.rewriter = settings.rewriter.details(relink::Details::Attributes);
+    }
     let hints = warn_page_url_for_directory(&args.files, args.base.retrieved_from.as_deref());
     let progress = (!args.quiet)
         .then(|| Progress::start(&jobs, &settings))

@@ -196,13 +196,18 @@ impl WatUnit {
             self.base = Some(link.original.clone());
             return;
         }
-        let entry = json!({
+        let mut entry = json!({
             "path": wat_path(&element, &link.place.attribute),
             "url": link.original,
             "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
             "base": link.base.as_ref().map(|b| b.url.as_str()),
             "base_from": base_from(row),
         });
+        if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
+            for (name, value) in &details.attributes {
+                entry.insert((*name).to_owned(), value.as_str().into());
+            }
+        }
         if element == "LINK" {
             self.head_links.push(entry);
         } else {

@@ -14,8 +14,8 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::links::{Place, WarningKind};
-use crate::options::{AttrSyntax, Options};
+use crate::links::{LinkDetails, Place, WarningKind};
+use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
 use crate::text::{Resolver, SameDocument, TextRewrite};
@@ -248,7 +248,11 @@ impl Work<'_, '_> {
                 } else {
                     SameDocument::Resolve
                 };
+                if options.details == Details::Attributes {
+                    self.r.details = element_details(&tag, self.r.text);
+                }
                 self.rewrite_attribute(attr, row, against, place, same_document);
+                self.r.details = None;
             }
         }
     }
@@ -517,6 +521,16 @@ impl Work<'_, '_> {
 /// quote starts a quoted value), or it brings a character the tokenizer
 /// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
 /// written, did not already have.
+/// The attributes of `tag` a WAT file keeps with its links
+/// ([`LinkDetails::NAMES`]), or none.
+fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
+    let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
+        .iter()
+        .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
+        .collect();
+    (!attributes.is_empty()).then(|| Box::new(LinkDetails { attributes }))
+}
+
 fn needs_quotes(text: &str, raw: &str) -> bool {
     const FLAGGED: &[u8] = b"\"'<=`";
     text.is_empty()

@@ -13,7 +13,7 @@ use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::base::{BaseChain, stack_layers};
 use crate::links::{Link, LinkPlace, LinkRow, Warning, WarningKind};
-use crate::options::{Details, Options};
+use crate::options::Options;
 use crate::splice::{self, Edit};
 use crate::text::{Documents, Embedded};
 
@@ -453,6 +453,7 @@ impl Walker<'_> {
             resolved: url.clone(),
             base: enclosing.cloned(),
             changed: false,
+            details: None,
         };
         if let Some(outer) = enclosing {
             match outer.url.resolve(&url) {
@@ -471,7 +472,7 @@ impl Walker<'_> {
                 ),
             }
         }
-        if self.options.details == Details::Links {
+        if self.options.details.records() {
             match self.options.rows {
                 Some(rows) => rows.0.row(LinkRow {
                     part: Some(path.to_owned()),

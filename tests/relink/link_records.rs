@@ -253,3 +253,72 @@ fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
     got.dedup_by(|a, b| a.0 == b.0);
     assert!(got.len() > 5, "links of several records");
 }
+
+/// The JSON blocks of a WAT file's metadata records.
+fn wat_blocks(wat: &[u8]) -> Vec<serde_json::Value> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(wat), &mut text).unwrap();
+    text.lines()
+        .filter(|line| line.starts_with("{\"Envelope\""))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_wat_link_carries_the_attributes_common_crawl_keeps() {
+    let page = b"<base href=http://b.example/d/><link rel=stylesheet type=text/css href=s.css>\
+        <a href=x title='T &amp; t' target=_blank rel=nofollow>x</a>\
+        <img src=i.png srcset='j.png 2x' alt='An image'><form method=post action=f></form>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 1);
+    let envelope = &blocks[0]["Envelope"];
+    assert_eq!(
+        envelope["WARC-Header-Metadata"]["WARC-Target-URI"],
+        "http://h/p"
+    );
+    let html = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Head"]["Base"], "http://b.example/d/");
+    let link = &html["Head"]["Link"][0];
+    assert_eq!(
+        (&link["path"], &link["url"], &link["rel"], &link["type"]),
+        (
+            &"LINK@/href".into(),
+            &"s.css".into(),
+            &"stylesheet".into(),
+            &"text/css".into()
+        )
+    );
+    assert_eq!(link["abs"], "http://b.example/d/s.css");
+    assert_eq!(link["base_from"], "the BASE element at line 1");
+    let links = html["Links"].as_array().unwrap();
+    let paths: Vec<&str> = links.iter().map(|l| l["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        ["A@/href", "IMG@/src", "IMG@/srcset", "FORM@/action"]
+    );
+    assert_eq!(
+        (&links[0]["title"], &links[0]["target"], &links[0]["rel"]),
+        (&"T & t".into(), &"_blank".into(), &"nofollow".into())
+    );
+    assert_eq!(
+        (&links[1]["alt"], &links[2]["url"]),
+        (&"An image".into(), &"j.png".into())
+    );
+    assert_eq!(links[2]["abs"], "http://b.example/d/j.png");
+    assert_eq!(links[3]["method"], "post");
+    // No attribute the element does not have.
+    assert!(links[3].get("alt").is_none());
+}
