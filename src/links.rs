@@ -195,6 +195,7 @@ pub struct Link {
 /// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
 /// let details = done.links()[0].details.as_deref().unwrap();
 /// assert_eq!(details.attributes, [("title", "Next".to_owned()), ("rel", "nofollow".to_owned())]);
+/// assert_eq!(details.text.as_deref(), Some("next"));
 /// # Ok::<(), relink::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -202,6 +203,11 @@ pub struct LinkDetails {
     /// Each of [`LinkDetails::NAMES`] the element has, with its decoded
     /// value, in that order.
     pub attributes: Vec<(&'static str, String)>,
+    /// An `<a>`'s text: what the source holds from the start tag to its
+    /// `</a>` (or the next `<a`), tags and comments left out, character
+    /// references decoded, white space collapsed, its first 100
+    /// characters (as a WAT file keeps it); `None` for another element.
+    pub text: Option<String>,
 }
 
 impl LinkDetails {

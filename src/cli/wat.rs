@@ -207,6 +207,9 @@ impl WatUnit {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
             }
+            if let Some(text) = &details.text {
+                entry.insert("text".to_owned(), text.as_str().into());
+            }
         }
         if element == "LINK" {
             self.head_links.push(entry);

@@ -528,7 +528,46 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
         .iter()
         .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
         .collect();
-    (!attributes.is_empty()).then(|| Box::new(LinkDetails { attributes }))
+    let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..]));
+    (!attributes.is_empty() || text.is_some())
+        .then(|| Box::new(LinkDetails { attributes, text }))
+}
+
+/// The most characters of an anchor's text kept, as a WAT file keeps them.
+const ANCHOR_TEXT_CHARS: usize = 100;
+
+/// The text of an `<a>` whose start tag ends where `after` begins: up to
+/// its `</a` or the next `<a` (which closes it), whichever comes first, so
+/// that reading every anchor of a document reads each byte about once.
+/// Tags and comments are left out, references decoded and white space
+/// collapsed; the first [`ANCHOR_TEXT_CHARS`] characters.
+fn anchor_text(after: &str) -> String {
+    let mut plain = String::new();
+    let mut rest = after;
+    while let Some(open) = rest.find('<') {
+        plain.push_str(&rest[..open]);
+        let tag = &rest.as_bytes()[open + 1..];
+        let name = tag.strip_prefix(b"/").unwrap_or(tag);
+        let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+            && name
+                .get(1)
+                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
+        if is_a {
+            rest = "";
+            break;
+        }
+        plain.push(' ');
+        let close = if tag.starts_with(b"!--") {
+            rest[open..].find("-->").map(|i| open + i + 3)
+        } else {
+            rest[open..].find('>').map(|i| open + i + 1)
+        };
+        rest = close.map_or("", |close| &rest[close..]);
+    }
+    plain.push_str(rest);
+    let decoded = charref::decode_attribute(&plain);
+    let words: Vec<&str> = decoded.text.split_ascii_whitespace().collect();
+    words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
 }
 
 fn needs_quotes(text: &str, raw: &str) -> bool {
@@ -649,6 +688,23 @@ mod tests {
         assert!(escapes_ampersands("x&#X26;y"));
         assert!(!escapes_ampersands("a?b=1&c=2&am"));
         assert!(!escapes_ampersands("plain"));
+    }
+
+    #[test]
+    fn an_anchors_text_is_its_words_up_to_its_end() {
+        let cases = [
+            ("Next <b>page</b></a> after", "Next page"),
+            ("one\n  two <!-- <a> --> three</A>", "one two three"),
+            ("caf&eacute; &amp; co<a href=y>other</a>", "café & co"),
+            ("<abbr>HTML</abbr> spec</a>", "HTML spec"),
+            ("", ""),
+            ("unclosed <img src=x", "unclosed"),
+        ];
+        for (after, text) in cases {
+            assert_eq!(anchor_text(after), text, "{after:?}");
+        }
+        let long = "x".repeat(300) + "</a>";
+        assert_eq!(anchor_text(&long).len(), ANCHOR_TEXT_CHARS);
     }
 
     #[test]

@@ -313,6 +313,8 @@ fn a_wat_link_carries_the_attributes_common_crawl_keeps() {
         (&links[0]["title"], &links[0]["target"], &links[0]["rel"]),
         (&"T & t".into(), &"_blank".into(), &"nofollow".into())
     );
+    assert_eq!(links[0]["text"], "x");
+    assert!(links[1].get("text").is_none());
     assert_eq!(
         (&links[1]["alt"], &links[2]["url"]),
         (&"An image".into(), &"j.png".into())
