@@ -211,6 +211,12 @@ impl WatUnit {
                 entry.insert("text".to_owned(), text.as_str().into());
             }
         }
+        if let (Some(part), Some(entry)) = (row.part.as_deref(), entry.as_object_mut()) {
+            // relink's: the MIME part of a message it is in.
+            if !part.is_empty() {
+                entry.insert("part".to_owned(), part.into());
+            }
+        }
         if element == "LINK" {
             self.head_links.push(entry);
         } else {
@@ -274,11 +280,12 @@ impl WatUnit {
 /// Common Crawl's name for where a link is: the element upper-cased, then
 /// `@/` and the attribute (`A@/href`), or `/#text` for an element's text
 /// (`STYLE/#text`). A style sheet's links are `CSS/#text`, a response's
-/// HTTP-layer links `HTTP@/Location`.
+/// HTTP-layer links `HTTP@/Location`, a message part's header
+/// `MIME@/Content-Location`.
 fn wat_path(element: &str, attribute: &str) -> String {
     match (element, attribute) {
         ("", "css") => "CSS/#text".to_owned(),
-        ("", attribute) => format!("#text@/{attribute}"),
+        ("", attribute) => format!("MIME@/{attribute}"),
         (element, "") => format!("{element}/#text"),
         (element, attribute) => format!("{element}@/{attribute}"),
     }
@@ -390,5 +397,6 @@ mod tests {
         assert_eq!(wat_path("STYLE", ""), "STYLE/#text");
         assert_eq!(wat_path("", "css"), "CSS/#text");
         assert_eq!(wat_path("HTTP", "Location"), "HTTP@/Location");
+        assert_eq!(wat_path("", "Content-Location"), "MIME@/Content-Location");
     }
 }
