@@ -199,6 +199,11 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
     if mode == Mode::List && args.format == Format::Wat {
+        if io::stdout().is_terminal() {
+            return Err(usage(
+                "a WAT file is gzipped: redirect standard output to a file",
+            ));
+        }
         // A WAT file's links carry their element's other attributes.
         settings.rewriter = settings.rewriter.details(relink::Details::Attributes);
     }
