@@ -185,6 +185,7 @@ impl DocumentReport {
             number: record.number,
             target_uri: record.target_uri,
             record_id: record.record_id,
+            record_type: record.record_type,
         });
         self.rows.extend(record.links.into_iter().map(|link| LinkRow {
             message: None,

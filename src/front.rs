@@ -20,8 +20,8 @@ use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
 use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
 use crate::mime::mbox::{ArchiveMessage, MboxFormat};
+use crate::options::Options;
 use crate::options::Rows;
-use crate::options::{Details, Options};
 use crate::rewriter::{Rewriter, Rewritten};
 use crate::url::BaseUrl;
 use crate::warc::{self, RecordReport, WarcOptions, wacz};
@@ -529,7 +529,7 @@ impl Rewriter {
         let details = self.details;
         let mut run = Run {
             options: Options {
-                rows: (details == Details::Links).then_some(Rows(&channel as &dyn LinkSink)),
+                rows: details.records().then_some(Rows(&channel as &dyn LinkSink)),
                 ..self.options_with(&bases)
             },
             mbox_format: self.mbox_format,
@@ -978,6 +978,7 @@ fn record_done(
         number: record.number,
         target_uri: record.target_uri.clone(),
         record_id: record.record_id.clone(),
+        record_type: record.record_type.clone(),
     });
     let (rewritten, changed) = (record.rewritten, record.changed);
     let mut done = DocumentReport::default();

@@ -193,6 +193,40 @@ pub struct Link {
     /// # Ok::<(), relink::Error>(())
     /// ```
     pub unresolved: bool,
+    /// What else its element says of it, with
+    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    pub details: Option<Box<LinkDetails>>,
+}
+
+/// What an HTML element says of the link it holds, besides the URL: the
+/// attributes Common Crawl's WAT files keep with each link.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"<a href=x rel=nofollow title=Next>next</a>";
+/// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
+/// let details = done.links()[0].details.as_deref().unwrap();
+/// assert_eq!(details.attributes, [("title", "Next".to_owned()), ("rel", "nofollow".to_owned())]);
+/// assert_eq!(details.text.as_deref(), Some("next"));
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkDetails {
+    /// Each of [`LinkDetails::NAMES`] the element has, with its decoded
+    /// value, in that order.
+    pub attributes: Vec<(&'static str, String)>,
+    /// An `<a>`'s text: what the source holds from the start tag to its
+    /// `</a>` (or the next `<a`), tags and comments left out, character
+    /// references decoded, white space collapsed, its first 100
+    /// characters (as a WAT file keeps it); `None` for another element.
+    pub text: Option<String>,
+}
+
+impl LinkDetails {
+    /// The attributes kept: `alt`, `title`, `rel`, `target`, `type`,
+    /// `hreflang`, `method`.
+    pub const NAMES: [&'static str; 7] =
+        ["alt", "title", "rel", "target", "type", "hreflang", "method"];
 }
 
 /// Where the link rows of a document go as they are found, when
@@ -290,6 +324,9 @@ pub struct RecordName {
     pub target_uri: String,
     /// Its `WARC-Record-ID`, as written (empty for ARC).
     pub record_id: String,
+    /// Its `WARC-Type` (`response`, `resource`; an ARC record's is
+    /// `response`, as warcio calls it).
+    pub record_type: String,
 }
 
 /// One link with where it is inside its input: the row every report

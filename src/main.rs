@@ -47,6 +47,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Resolve(args)) => run_resolve(&args),
         Some(Command::Explain(args)) => run_explain(&args),
+        Some(Command::Links(args)) => run_rewrite(&args.into_rewrite()),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "relink", &mut script);

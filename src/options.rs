@@ -189,6 +189,18 @@ pub enum Details {
     /// Only how many were rewritten: no record per link, so memory stays
     /// in proportion to the document, not to its links.
     Counts,
+    /// A [`Link`](crate::Link) record for each link, an HTML link with
+    /// the other attributes of its element that say what the link is
+    /// ([`LinkDetails`](crate::LinkDetails)): what a WAT file's links
+    /// carry. Only asked for, since it costs a few strings a link.
+    Attributes,
+}
+
+impl Details {
+    /// Whether each link is recorded.
+    pub(crate) fn records(self) -> bool {
+        self != Details::Counts
+    }
 }
 
 /// How an attribute named with `--attr` holds its URLs.

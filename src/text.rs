@@ -13,8 +13,8 @@ use std::ops::Range;
 
 use crate::base::{Base, Layer};
 use crate::encoding::{self, Sniffed};
-use crate::links::{Link, LinkRow, Outcome, Place, Warning, WarningKind};
-use crate::options::{Details, MAX_DOCUMENT_BYTES, Options};
+use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
+use crate::options::{MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{self, Edit, Edits};
 use crate::{Error, style};
 
@@ -108,7 +108,7 @@ pub enum SameDocument {
 /// links, so that `--list` and `--check` see the links it left: none when
 /// links are only counted (a plain rewrite walks nothing).
 pub fn stand_in(options: &Options<'_>) -> Option<Base> {
-    if options.details != Details::Links {
+    if !options.details.records() {
         return None;
     }
     Base::stand_in(options.rules)
@@ -126,6 +126,9 @@ pub struct Resolver<'t, 'o> {
     pub lines: LineIndex,
     /// What has been found so far.
     pub out: TextRewrite,
+    /// What the element being read says of its links, given to each
+    /// (with [`Details::Attributes`](crate::Details::Attributes)).
+    pub details: Option<Box<LinkDetails>>,
 }
 
 impl<'t, 'o> Resolver<'t, 'o> {
@@ -136,6 +139,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             options,
             lines: LineIndex::default(),
             out: TextRewrite::default(),
+            details: None,
         }
     }
 
@@ -237,7 +241,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 let changed = resolved != value;
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
-                if self.options.details == Details::Links {
+                if self.options.details.records() {
                     let (line, column) = self.lines.locate(self.text, at);
                     self.record(Link {
                         line,
@@ -248,6 +252,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                         base: Some(base.clone()),
                         changed,
                         unresolved: false,
+                        details: self.details.clone(),
                     });
                 }
                 new
@@ -266,7 +271,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
     /// Records a link of a document with no base, as written; `left` when
     /// it is relative (a base would have changed it).
     fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {
-        if self.options.details != Details::Links {
+        if !self.options.details.records() {
             return;
         }
         let (line, column) = self.lines.locate(self.text, at);
@@ -279,6 +284,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             base: None,
             changed: false,
             unresolved: left,
+            details: self.details.clone(),
         });
     }
 

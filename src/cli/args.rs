@@ -40,6 +40,10 @@ pub(crate) enum Command {
     /// Show, for each document or part, the layers of its base (RFC 1808
     /// section 3) and which one gave it.
     Explain(ExplainArgs),
+    /// Print every absolute URL each document links to, one a line, each
+    /// once per document: `--list --format urls`, for link checkers and
+    /// `xargs`.
+    Links(LinksArgs),
     /// Print a completion script for a shell.
     Completions {
         /// The shell.
@@ -146,13 +150,13 @@ pub(crate) struct RewriteArgs {
     /// Print one row per link instead of the documents; write nothing.
     #[arg(
         long,
-        required_if_eq("format", "tsv"),
+        required_if_eq_any([("format", "tsv"), ("format", "urls"), ("format", "wat")]),
         conflicts_with_all = ["check", "compare_rules", "diff", "dry_run", "output", "in_place"]
     )]
     pub(crate) list: bool,
-    /// The format of --list's rows (text, tsv or json), of --check's and
-    /// --compare-rules' reports (text or json), and of the summary (text or
-    /// json; with --list, text).
+    /// The format of --list's rows (text, tsv, json, urls or wat), of
+    /// --check's and --compare-rules' reports (text or json), and of the
+    /// summary (text or json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
     /// Write nothing; check that no relative link is left: say each file a
@@ -233,6 +237,45 @@ pub(crate) enum Mode {
 impl Mode {
     pub(crate) fn writes(self) -> bool {
         self == Mode::Write
+    }
+}
+
+/// `relink links FILE...`: the inputs and what decides their bases.
+#[derive(Debug, Args)]
+pub(crate) struct LinksArgs {
+    /// The inputs: files, directories, `-` for standard input.
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub(crate) base: BaseArgs,
+    /// How many inputs to read at once (default: one per core).
+    #[arg(short, long, value_name = "N")]
+    pub(crate) jobs: Option<usize>,
+}
+
+impl LinksArgs {
+    /// The same run as `relink --list --format urls --quiet FILE...`: no
+    /// summary, so that standard output and standard error carry only the
+    /// URLs and the warnings.
+    pub(crate) fn into_rewrite(self) -> RewriteArgs {
+        RewriteArgs {
+            files: self.files,
+            base: self.base,
+            output: None,
+            in_place: false,
+            backup: None,
+            list: true,
+            format: Format::Urls,
+            check: false,
+            compare_rules: false,
+            diff: false,
+            color: ColorArg::Never,
+            dry_run: false,
+            jobs: self.jobs,
+            quiet: true,
+            verbose: false,
+            strict: false,
+        }
     }
 }
 
@@ -325,6 +368,12 @@ pub(crate) enum Format {
     Tsv,
     /// JSON Lines: one object per link; a summary as one JSON object.
     Json,
+    /// One absolute URL per line, each once per document (with --list
+    /// only).
+    Urls,
+    /// A WAT file: a WARC of metadata records in Common Crawl's JSON
+    /// layout, one per record or document (with --list only).
+    Wat,
 }
 
 /// When to colour output.

@@ -58,7 +58,7 @@ pub(crate) fn suggest_url(text: &str) -> Option<String> {
 
 /// The subcommands, for the hint given when a missing input is named like
 /// one.
-pub(crate) const SUBCOMMANDS: [&str; 4] = ["resolve", "explain", "completions", "man"];
+pub(crate) const SUBCOMMANDS: [&str; 5] = ["resolve", "explain", "links", "completions", "man"];
 
 /// The number of one-character edits from `a` to `b`.
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {

@@ -17,6 +17,8 @@ pub mod color;
 pub mod explain;
 pub mod hints;
 pub mod man;
+pub mod names;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod wat;

@@ -1,17 +1,19 @@
 //! What is printed: the summary, link rows (text, TSV, JSON Lines), the
 //! rows of `--check` and `--compare-rules`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Mutex;
 
-use relink::{BaseSource, Rules};
+use relink::Rules;
 
 use super::args::*;
 use super::batch::Report;
 use super::color::{paint_diff, use_color};
 use super::hints::*;
+pub(crate) use super::names::{base_from, source_name};
 use super::progress::Progress;
+use super::wat::{Source, UrlUnit, WatWriter};
 use relink::LinkRow;
 
 /// What a run did, as the summary says it.
@@ -55,6 +57,16 @@ pub(crate) struct Printer<'a> {
     color: bool,
     progress: Option<&'a Progress>,
     state: Mutex<Printed>,
+    /// The unit being listed of each input being read, with
+    /// `--format urls` or `wat`.
+    units: Mutex<HashMap<usize, Units>>,
+}
+
+/// The unit being listed of one input: its URLs so far, or its WAT record.
+#[derive(Default)]
+struct Units {
+    urls: UrlUnit,
+    wat: WatWriter,
 }
 
 /// What the printer has printed, and holds.
@@ -132,6 +144,12 @@ impl<'a> Printer<'a> {
         if mode == Mode::List && args.format == Format::Tsv {
             writeln!(out, "{}", ROW_KEYS.join("\t"))?;
         }
+        if mode == Mode::List && args.format == Format::Wat {
+            let inputs: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
+            let mut info = Vec::new();
+            super::wat::warcinfo(&mut info, &inputs)?;
+            out.write_all(&info)?;
+        }
         Ok(Printer {
             mode,
             format: args.format,
@@ -148,6 +166,7 @@ impl<'a> Printer<'a> {
                 held: BTreeMap::new(),
                 tally: Tally::default(),
             }),
+            units: Mutex::new(HashMap::new()),
         })
     }
 
@@ -156,12 +175,36 @@ impl<'a> Printer<'a> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Takes some rows of input `index`, named `name`, in its order.
-    pub(crate) fn rows(&self, index: usize, name: &str, rows: &[LinkRow]) -> io::Result<()> {
+    fn units(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Units>> {
+        self.units.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes some rows of input `index`, named `name` and retrieved from
+    /// `url`, in its order.
+    pub(crate) fn rows(
+        &self,
+        index: usize,
+        (name, url): (&str, Option<&str>),
+        rows: &[LinkRow],
+    ) -> io::Result<()> {
         let mut bytes = Vec::new();
         let mut differences = 0;
         let mut left = 0;
         match self.mode {
+            Mode::List if self.format == Format::Urls => {
+                let mut units = self.units();
+                units
+                    .entry(index)
+                    .or_default()
+                    .urls
+                    .rows(&mut bytes, rows)?;
+            }
+            Mode::List if self.format == Format::Wat => {
+                let source = Source { name, url };
+                let mut units = self.units();
+                let wat = &mut units.entry(index).or_default().wat;
+                wat.rows(&mut bytes, &source, rows)?;
+            }
             Mode::List => {
                 for row in rows {
                     list_row(&mut bytes, self.format, name, row)?;
@@ -185,23 +228,35 @@ impl<'a> Printer<'a> {
         if left > 0 {
             state.held.entry(index).or_default().left += left;
         }
+        self.hand_over(&mut state, index, &bytes)
+    }
+
+    /// Prints `bytes` of input `index` now if it is at the head of the
+    /// order, else holds them.
+    fn hand_over(&self, state: &mut Printed, index: usize, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
         }
         if self.mode == Mode::Check {
-            state.held.entry(index).or_default().checked.extend(&bytes)
+            state.held.entry(index).or_default().checked.extend(bytes)
         } else if index == state.next {
-            state.out.write_all(&bytes)
+            state.out.write_all(bytes)
         } else {
-            state.held.entry(index).or_default().rows.extend(&bytes)
+            state.held.entry(index).or_default().rows.extend(bytes)
         }
     }
 
     /// Takes the report of input `index`, done: prints it and every
     /// report after it that is done, in order.
     pub(crate) fn done(&self, index: usize, report: Report) -> io::Result<()> {
+        // The input's last unit is done too.
+        let mut last = Vec::new();
+        if let Some(mut units) = self.units().remove(&index) {
+            units.wat.finish(&mut last)?;
+        }
         let mut guard = self.state();
         let state = &mut *guard;
+        self.hand_over(state, index, &last)?;
         state.held.entry(index).or_default().report = Some(report);
         loop {
             let next = state.next;
@@ -504,15 +559,6 @@ pub(crate) fn check_row(
     )
 }
 
-/// Where a link's base came from, as the command line names it.
-pub(crate) fn base_from(row: &LinkRow) -> String {
-    row.link
-        .base
-        .as_ref()
-        .map(|b| source_name(&b.source))
-        .unwrap_or_else(|| "none".to_owned())
-}
-
 /// Escapes a value for a TSV column.
 pub(crate) fn tsv(value: &str) -> String {
     value
@@ -554,6 +600,8 @@ pub(crate) fn list_row(
         ),
         Format::Tsv => tsv_row(out, file, row, (&base, &from)),
         Format::Json => json_row(out, file, row, &from),
+        // Listed a unit at a time by the printer.
+        Format::Urls | Format::Wat => Ok(()),
     }
 }
 
@@ -666,18 +714,4 @@ pub(crate) fn json_row(
         row.record.as_ref().map(|r| r.target_uri.as_str()),
     )?;
     out.write_all(b"}\n")
-}
-
-/// Where a base came from, as the command line names it: the library says
-/// "the retrieval URL", the user gave `--retrieved-from`.
-pub(crate) fn source_name(source: &BaseSource) -> String {
-    match source {
-        BaseSource::Forced => "--base".to_owned(),
-        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
-        BaseSource::ResourceBase => "--resource-base".to_owned(),
-        BaseSource::Enclosing(outer) => {
-            format!("the enclosing document ({})", source_name(outer))
-        }
-        other => other.to_string(),
-    }
 }

@@ -198,6 +198,15 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mut settings = settings(&args.base, destination, mode)?;
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
+    if mode == Mode::List && args.format == Format::Wat {
+        if io::stdout().is_terminal() {
+            return Err(usage(
+                "a WAT file is gzipped: redirect standard output to a file",
+            ));
+        }
+        // A WAT file's links carry their element's other attributes.
+        settings.rewriter = settings.rewriter.details(relink::Details::Attributes);
+    }
     let base = &args.base;
     let hints = warn_page_url_for_directory(
         &args.files,
@@ -284,7 +293,8 @@ pub(crate) fn process_jobs(
         if closed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let rows = |rows: &[relink::LinkRow]| printer.rows(index, &job.name, rows);
+        let source = (job.name.as_str(), job.retrieved_from.as_deref());
+        let rows = |rows: &[relink::LinkRow]| printer.rows(index, source, rows);
         let done = batch::process(job, settings, out, &rows)
             .and_then(|report| printer.done(index, report));
         if let Some(progress) = progress {

@@ -14,8 +14,8 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::links::{Place, WarningKind};
-use crate::options::{AttrSyntax, Options};
+use crate::links::{LinkDetails, Place, WarningKind};
+use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
 use crate::text::{self, Resolver, SameDocument, TextRewrite};
@@ -253,7 +253,11 @@ impl Work<'_, '_> {
                 } else {
                     SameDocument::Resolve
                 };
+                if options.details == Details::Attributes {
+                    self.r.details = element_details(&tag, self.r.text);
+                }
                 self.rewrite_attribute(attr, row, against, place, same_document);
+                self.r.details = None;
             }
         }
     }
@@ -532,6 +536,55 @@ impl Work<'_, '_> {
 /// quote starts a quoted value), or it brings a character the tokenizer
 /// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
 /// written, did not already have.
+/// The attributes of `tag` a WAT file keeps with its links
+/// ([`LinkDetails::NAMES`]), or none.
+fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
+    let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
+        .iter()
+        .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
+        .collect();
+    let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..]));
+    (!attributes.is_empty() || text.is_some())
+        .then(|| Box::new(LinkDetails { attributes, text }))
+}
+
+/// The most characters of an anchor's text kept, as a WAT file keeps them.
+const ANCHOR_TEXT_CHARS: usize = 100;
+
+/// The text of an `<a>` whose start tag ends where `after` begins: up to
+/// its `</a` or the next `<a` (which closes it), whichever comes first, so
+/// that reading every anchor of a document reads each byte about once.
+/// Tags and comments are left out, references decoded and white space
+/// collapsed; the first [`ANCHOR_TEXT_CHARS`] characters.
+fn anchor_text(after: &str) -> String {
+    let mut plain = String::new();
+    let mut rest = after;
+    while let Some(open) = rest.find('<') {
+        plain.push_str(&rest[..open]);
+        let tag = &rest.as_bytes()[open + 1..];
+        let name = tag.strip_prefix(b"/").unwrap_or(tag);
+        let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+            && name
+                .get(1)
+                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
+        if is_a {
+            rest = "";
+            break;
+        }
+        plain.push(' ');
+        let close = if tag.starts_with(b"!--") {
+            rest[open..].find("-->").map(|i| open + i + 3)
+        } else {
+            rest[open..].find('>').map(|i| open + i + 1)
+        };
+        rest = close.map_or("", |close| &rest[close..]);
+    }
+    plain.push_str(rest);
+    let decoded = charref::decode_attribute(&plain);
+    let words: Vec<&str> = decoded.text.split_ascii_whitespace().collect();
+    words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+}
+
 fn needs_quotes(text: &str, raw: &str) -> bool {
     const FLAGGED: &[u8] = b"\"'<=`";
     text.is_empty()
@@ -650,6 +703,23 @@ mod tests {
         assert!(escapes_ampersands("x&#X26;y"));
         assert!(!escapes_ampersands("a?b=1&c=2&am"));
         assert!(!escapes_ampersands("plain"));
+    }
+
+    #[test]
+    fn an_anchors_text_is_its_words_up_to_its_end() {
+        let cases = [
+            ("Next <b>page</b></a> after", "Next page"),
+            ("one\n  two <!-- <a> --> three</A>", "one two three"),
+            ("caf&eacute; &amp; co<a href=y>other</a>", "café & co"),
+            ("<abbr>HTML</abbr> spec</a>", "HTML spec"),
+            ("", ""),
+            ("unclosed <img src=x", "unclosed"),
+        ];
+        for (after, text) in cases {
+            assert_eq!(anchor_text(after), text, "{after:?}");
+        }
+        let long = "x".repeat(300) + "</a>";
+        assert_eq!(anchor_text(&long).len(), ANCHOR_TEXT_CHARS);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::base::{BaseChain, stack_layers};
 use crate::links::{Link, LinkPlace, LinkRow, Warning, WarningKind};
-use crate::options::{Details, Options};
+use crate::options::Options;
 use crate::splice::{self, Edit};
 use crate::text::{Documents, Embedded};
 
@@ -456,6 +456,7 @@ impl Walker<'_> {
             unresolved: enclosing.is_none()
                 && crate::text::stand_in(self.options)
                     .is_some_and(|stand_in| stand_in.url.resolve(&url).is_ok_and(|r| r != url)),
+            details: None,
         };
         if let Some(outer) = enclosing {
             match outer.url.resolve(&url) {
@@ -474,7 +475,7 @@ impl Walker<'_> {
                 ),
             }
         }
-        if self.options.details == Details::Links {
+        if self.options.details.records() {
             match self.options.rows {
                 Some(rows) => rows.0.row(LinkRow {
                     part: Some(path.to_owned()),

@@ -478,6 +478,7 @@ fn record_name(record: &Record) -> RecordName {
             number: record.number,
             target_uri: payload::target_uri(&record.head),
             record_id: http::field(&record.head, "WARC-Record-ID").unwrap_or_default(),
+            record_type: http::field(&record.head, "WARC-Type").unwrap_or_default(),
         },
         Format::Arc => {
             // As the WARC head an ARC record is read with names it.
@@ -489,6 +490,7 @@ fn record_name(record: &Record) -> RecordName {
                 number: record.number,
                 target_uri: payload::target_uri(head.as_bytes()),
                 record_id: String::new(),
+                record_type: arc::record_type(&record.head).to_owned(),
             }
         }
     }

@@ -17,6 +17,7 @@ mod html_fixtures;
 mod html_pieces;
 mod html_shapes;
 mod html_tracker;
+mod link_records;
 mod mail;
 mod markdown;
 mod memory;

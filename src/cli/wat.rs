@@ -1,0 +1,402 @@
+//! `--list --format urls` and `--list --format wat`: the rows of each
+//! document, message or record gathered as one unit (its URLs each once,
+//! or one WAT record), a unit at a time.
+//!
+//! A WAT file is what Common Crawl publishes beside its WARC files: a WARC
+//! of `metadata` records, each its own gzip member, whose JSON block
+//! describes one record of the source archive (`Envelope` →
+//! `WARC-Header-Metadata`, `Payload-Metadata` → `HTTP-Response-Metadata` →
+//! `HTML-Metadata` → `Head` and `Links`). relink writes the same keys for
+//! what it knows of a record, and adds its own: each link's resolved URL
+//! (`abs`), the base it was resolved against and where that base came
+//! from.
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use relink::LinkRow;
+use serde_json::{Map, Value, json};
+
+use super::hints::has_scheme;
+use super::names::base_from;
+
+/// Which document, message or record a row is in: the rows of one unit
+/// come one after another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnitKey {
+    message: Option<usize>,
+    record: Option<(usize, String)>,
+}
+
+impl UnitKey {
+    fn of(row: &LinkRow) -> UnitKey {
+        UnitKey {
+            message: row.message,
+            record: row
+                .record
+                .as_deref()
+                .map(|r| (r.number, r.record_id.clone())),
+        }
+    }
+}
+
+/// The URL a checker is given for a row: its resolved URL when that is
+/// absolute, with the white space a URL parser drops (tab, CR, LF)
+/// dropped and spaces written `%20`, so that it is one line and one word.
+/// `data:` and `javascript:` URLs name nothing to check: none.
+pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
+    let url = row.link.resolved.as_str();
+    if !has_scheme(url) {
+        return None;
+    }
+    let scheme = url.split_once(':').map_or("", |(s, _)| s);
+    if scheme.eq_ignore_ascii_case("data") || scheme.eq_ignore_ascii_case("javascript") {
+        return None;
+    }
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '\t' | '\r' | '\n' => {}
+            ' ' => out.push_str("%20"),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The URLs of the unit being listed, each printed once.
+#[derive(Default)]
+pub(crate) struct UrlUnit {
+    key: Option<UnitKey>,
+    seen: HashSet<String>,
+}
+
+impl UrlUnit {
+    /// Writes each URL of `rows` not yet written for its unit.
+    pub(crate) fn rows(&mut self, out: &mut impl Write, rows: &[LinkRow]) -> io::Result<()> {
+        for row in rows {
+            let key = UnitKey::of(row);
+            if self.key.as_ref() != Some(&key) {
+                self.seen.clear();
+                self.key = Some(key);
+            }
+            if let Some(url) = checkable_url(row).filter(|url| !self.seen.contains(url)) {
+                writeln!(out, "{url}")?;
+                self.seen.insert(url);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The WAT record being gathered for one unit: its target and its links,
+/// written once the unit is done.
+pub(crate) struct WatUnit {
+    key: UnitKey,
+    /// The mbox message it is, from 1.
+    message: Option<usize>,
+    /// The source record's `WARC-Header-Metadata`.
+    header: Map<String, Value>,
+    /// The record's name for the record ID: the input and the unit.
+    name: String,
+    base: Option<String>,
+    head_links: Vec<Value>,
+    links: Vec<Value>,
+}
+
+/// Where a non-archive input's WAT records say they come from.
+pub(crate) struct Source<'a> {
+    /// The input as messages name it (its path).
+    pub(crate) name: &'a str,
+    /// The URL it was retrieved from, if given.
+    pub(crate) url: Option<&'a str>,
+}
+
+/// The units of one input's WAT records, one pending at a time.
+#[derive(Default)]
+pub(crate) struct WatWriter {
+    pending: Option<WatUnit>,
+}
+
+impl WatWriter {
+    /// Takes rows; writes the WAT record of each unit they finish.
+    pub(crate) fn rows(
+        &mut self,
+        out: &mut Vec<u8>,
+        source: &Source<'_>,
+        rows: &[LinkRow],
+    ) -> io::Result<()> {
+        for row in rows {
+            let key = UnitKey::of(row);
+            if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
+                self.finish(out)?;
+                self.pending = Some(WatUnit::new(key, source, row));
+            }
+            if let Some(unit) = &mut self.pending {
+                unit.push(row);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the pending unit's WAT record, if any.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> io::Result<()> {
+        match self.pending.take() {
+            Some(unit) => unit.write(out),
+            None => Ok(()),
+        }
+    }
+}
+
+impl WatUnit {
+    fn new(key: UnitKey, source: &Source<'_>, row: &LinkRow) -> WatUnit {
+        let mut header = Map::new();
+        let name = match row.record.as_deref() {
+            Some(record) => {
+                header.insert("WARC-Type".into(), record.record_type.clone().into());
+                header.insert("WARC-Target-URI".into(), record.target_uri.clone().into());
+                if !record.record_id.is_empty() {
+                    header.insert("WARC-Record-ID".into(), record.record_id.clone().into());
+                }
+                format!("{}\0record {}", source.name, record.number)
+            }
+            None => {
+                // A file is no HTTP response: WARC calls it a resource.
+                header.insert("WARC-Type".into(), "resource".into());
+                let target = source.url.unwrap_or(source.name);
+                header.insert("WARC-Target-URI".into(), target.into());
+                match row.message {
+                    Some(n) => format!("{}\0message {n}", source.name),
+                    None => source.name.to_owned(),
+                }
+            }
+        };
+        WatUnit {
+            message: row.message,
+            key,
+            header,
+            name,
+            base: None,
+            head_links: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    /// One row as a WAT link: Common Crawl's `path` and `url` (as
+    /// written), and relink's `abs`, `base` and `base_from`. The first
+    /// `<base href>` is the head's `Base` instead, as Common Crawl writes
+    /// it; `<link>` goes to the head's `Link`.
+    fn push(&mut self, row: &LinkRow) {
+        let link = &row.link;
+        let element = link.place.element.to_ascii_uppercase();
+        if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
+            self.base = Some(link.original.clone());
+            return;
+        }
+        let mut entry = json!({
+            "path": wat_path(&element, &link.place.attribute),
+            "url": link.original,
+            "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+            "base": link.base.as_ref().map(|b| b.url.as_str()),
+            "base_from": base_from(row),
+        });
+        if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
+            for (name, value) in &details.attributes {
+                entry.insert((*name).to_owned(), value.as_str().into());
+            }
+            if let Some(text) = &details.text {
+                entry.insert("text".to_owned(), text.as_str().into());
+            }
+        }
+        if let (Some(part), Some(entry)) = (row.part.as_deref(), entry.as_object_mut()) {
+            // relink's: the MIME part of a message it is in.
+            if !part.is_empty() {
+                entry.insert("part".to_owned(), part.into());
+            }
+        }
+        if element == "LINK" {
+            self.head_links.push(entry);
+        } else {
+            self.links.push(entry);
+        }
+    }
+
+    /// The unit's WAT record, one gzip member.
+    fn write(self, out: &mut Vec<u8>) -> io::Result<()> {
+        let refers_to = self
+            .header
+            .get("WARC-Record-ID")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let target = self
+            .header
+            .get("WARC-Target-URI")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let mut head = Map::new();
+        if let Some(base) = self.base {
+            head.insert("Base".into(), base.into());
+        }
+        if !self.head_links.is_empty() {
+            head.insert("Link".into(), self.head_links.into());
+        }
+        let mut block = json!({
+            "Envelope": {
+                "Format": "WARC",
+                "WARC-Header-Metadata": self.header,
+                "Payload-Metadata": {
+                    "HTTP-Response-Metadata": {
+                        "HTML-Metadata": {
+                            "Head": head,
+                            "Links": self.links,
+                        }
+                    }
+                }
+            }
+        });
+        if let (Some(n), Some(envelope)) = (self.message, block["Envelope"].as_object_mut()) {
+            // relink's: which message of an mbox.
+            envelope.insert("Message-Number".into(), n.into());
+        }
+        let block = serde_json::to_vec(&block)?;
+        let mut fields = vec![
+            ("WARC-Type", "metadata".to_owned()),
+            ("WARC-Target-URI", target),
+            ("WARC-Date", warc_date(SystemTime::now())),
+            ("WARC-Record-ID", record_id(&self.name)),
+        ];
+        if let Some(id) = refers_to {
+            fields.push(("WARC-Refers-To", id));
+        }
+        fields.push(("Content-Type", "application/json".to_owned()));
+        write_record(out, &fields, &block)
+    }
+}
+
+/// Common Crawl's name for where a link is: the element upper-cased, then
+/// `@/` and the attribute (`A@/href`), or `/#text` for an element's text
+/// (`STYLE/#text`). A style sheet's links are `CSS/#text`, a response's
+/// HTTP-layer links `HTTP@/Location`, a message part's header
+/// `MIME@/Content-Location`.
+fn wat_path(element: &str, attribute: &str) -> String {
+    match (element, attribute) {
+        ("", "css") => "CSS/#text".to_owned(),
+        ("", attribute) => format!("MIME@/{attribute}"),
+        (element, "") => format!("{element}/#text"),
+        (element, attribute) => format!("{element}@/{attribute}"),
+    }
+}
+
+/// The leading `warcinfo` record of a WAT file made of `inputs`.
+pub(crate) fn warcinfo(out: &mut Vec<u8>, inputs: &[String]) -> io::Result<()> {
+    let block = format!(
+        "software: relink {}\r\nformat: WARC File Format 1.0\r\ndescription: link metadata (WAT) of {}\r\n",
+        env!("CARGO_PKG_VERSION"),
+        inputs.join(" ")
+    );
+    let fields = [
+        ("WARC-Type", "warcinfo".to_owned()),
+        ("WARC-Date", warc_date(SystemTime::now())),
+        ("WARC-Record-ID", record_id(&inputs.join("\0"))),
+        ("Content-Type", "application/warc-fields".to_owned()),
+    ];
+    write_record(out, &fields, block.as_bytes())
+}
+
+/// One WARC/1.0 record, its own gzip member, as Common Crawl writes each
+/// record of a WAT file.
+fn write_record(out: &mut Vec<u8>, fields: &[(&str, String)], block: &[u8]) -> io::Result<()> {
+    let mut gz = GzEncoder::new(out, Compression::default());
+    gz.write_all(b"WARC/1.0\r\n")?;
+    for (name, value) in fields {
+        write!(gz, "{name}: {value}\r\n")?;
+    }
+    write!(gz, "Content-Length: {}\r\n\r\n", block.len())?;
+    gz.write_all(block)?;
+    gz.write_all(b"\r\n\r\n")?;
+    gz.finish()?;
+    Ok(())
+}
+
+/// A record ID named after what the record is about (a SHA-1 name-based
+/// UUID, RFC 9562 section 5.5), so that the same input gives the same IDs.
+fn record_id(name: &str) -> String {
+    let mut hash = sha1_smol::Sha1::new();
+    hash.update(b"relink wat\0");
+    hash.update(name.as_bytes());
+    let mut b = hash.digest().bytes();
+    b[6] = (b[6] & 0x0f) | 0x50;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "<urn:uuid:{}-{}-{}-{}-{}>",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// `WARC-Date` of a time, in UTC to the second (WARC 1.0 section 5.4,
+/// W3C-ISO8601).
+fn warc_date(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Days to a civil date (the proleptic Gregorian calendar), after
+    // Howard Hinnant's `civil_from_days`.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn warc_dates_are_utc_to_the_second() {
+        let at = |secs| warc_date(UNIX_EPOCH + Duration::from_secs(secs));
+        assert_eq!(at(0), "1970-01-01T00:00:00Z");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(at(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn record_ids_are_name_based_uuids() {
+        let id = record_id("a.warc\0record 3");
+        assert_eq!(id.len(), "<urn:uuid:>".len() + 36);
+        assert_eq!(&id[24..25], "5");
+        assert_eq!(id, record_id("a.warc\0record 3"));
+        assert_ne!(id, record_id("a.warc\0record 4"));
+    }
+
+    #[test]
+    fn paths_are_common_crawls() {
+        assert_eq!(wat_path("A", "href"), "A@/href");
+        assert_eq!(wat_path("STYLE", ""), "STYLE/#text");
+        assert_eq!(wat_path("", "css"), "CSS/#text");
+        assert_eq!(wat_path("HTTP", "Location"), "HTTP@/Location");
+        assert_eq!(wat_path("", "Content-Location"), "MIME@/Content-Location");
+    }
+}

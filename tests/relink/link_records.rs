@@ -1,0 +1,326 @@
+//! Link records for other tools: `relink links` (`--list --format urls`)
+//! for link checkers, and `--list --format wat` for readers of Common
+//! Crawl's WAT files, each checked against the rows of `--list --format
+//! json`.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+
+use crate::cli::{assert_ok, relink};
+use crate::fixture;
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("utf-8")
+}
+
+/// What `relink links` should print, from the rows of `--list --format
+/// json`: each absolute resolved URL once per document, message or
+/// record, in order (`data:` and `javascript:` left out).
+fn expected_urls(json_rows: &str) -> Vec<String> {
+    let mut urls = Vec::new();
+    let mut unit = None;
+    let mut seen = HashSet::new();
+    for line in json_rows.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).expect("a json row");
+        let key = (
+            row["file"].clone(),
+            row["message"].clone(),
+            row["record"].clone(),
+        );
+        if unit.as_ref() != Some(&key) {
+            seen.clear();
+            unit = Some(key);
+        }
+        let url = row["resolved"].as_str().expect("resolved");
+        let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
+        let absolute = scheme.as_deref().is_some_and(|s| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                && s != "data"
+                && s != "javascript"
+        });
+        if absolute && seen.insert(url.to_owned()) {
+            urls.push(url.replace(' ', "%20"));
+        }
+    }
+    urls
+}
+
+#[test]
+fn links_prints_each_absolute_url_once_per_document_of_every_kind() {
+    let inputs = [
+        "warc/site.warc.gz",
+        "html/quoting.html",
+        "mail/archive.mboxrd",
+        "mail/related.eml",
+        "feeds/podcast.rss",
+    ];
+    for name in inputs {
+        let file = fixture(name);
+        let file = file.to_str().unwrap();
+        let base = "http://example.test/d/page";
+        let json = relink(
+            &[
+                "--list",
+                "--format",
+                "json",
+                "-q",
+                "--retrieved-from",
+                base,
+                file,
+            ],
+            b"",
+        );
+        assert_ok(&json);
+        let expected = expected_urls(&text(&json.stdout));
+        assert!(!expected.is_empty(), "{name}: no urls to compare");
+        let links = relink(&["links", "--retrieved-from", base, file], b"");
+        assert_ok(&links);
+        let got: Vec<String> = text(&links.stdout).lines().map(str::to_owned).collect();
+        assert_eq!(got, expected, "{name}");
+        let listed = relink(
+            &[
+                "--list",
+                "--format",
+                "urls",
+                "-q",
+                "--retrieved-from",
+                base,
+                file,
+            ],
+            b"",
+        );
+        assert_eq!(listed.stdout, links.stdout, "{name}: --format urls");
+        // No summary: standard error carries warnings only.
+        assert!(!text(&links.stderr).contains(" files, "), "{name}");
+    }
+}
+
+#[test]
+fn a_record_linking_twice_to_a_url_gives_it_once_and_the_next_record_again() {
+    let out = relink(
+        &["links", fixture("warc/site.warc.gz").to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&out);
+    let stdout = text(&out.stdout);
+    let style = stdout
+        .lines()
+        .filter(|l| *l == "http://127.0.0.1:8769/site/style.css")
+        .count();
+    // Linked once by each of several pages.
+    assert!(style > 1, "{stdout}");
+    let per_record: Vec<&str> = stdout.lines().collect();
+    assert!(per_record.iter().all(|l| !l.is_empty() && !l.contains(' ')));
+}
+
+#[test]
+fn urls_and_wat_need_list() {
+    for format in ["urls", "wat"] {
+        let out = relink(&["--format", format, "x.html"], b"");
+        assert_eq!(out.status.code(), Some(2), "{format}");
+    }
+}
+
+/// The wrapper script of `docs/link-checkers.md`, as the page shows it.
+fn recipe_script() -> String {
+    let page = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/link-checkers.md"),
+    )
+    .unwrap();
+    let start = page
+        .find("<!-- relink-links: begin -->")
+        .expect("begin mark");
+    let end = page.find("<!-- relink-links: end -->").expect("end mark");
+    let block = &page[start..end];
+    let body = block.split_once("```sh\n").expect("a sh block").1;
+    body.split_once("```")
+        .expect("the block's end")
+        .0
+        .to_owned()
+}
+
+#[test]
+fn the_lychee_recipe_prints_the_urls_of_a_mirrored_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("relink-links");
+    std::fs::write(&script, recipe_script()).unwrap();
+    std::fs::create_dir_all(dir.path().join("site/docs")).unwrap();
+    std::fs::copy(
+        fixture("html/quoting.html"),
+        dir.path().join("site/docs/quoting.html"),
+    )
+    .unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_relink")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // As lychee runs it: the path alone.
+    let out = Command::new("sh")
+        .arg(&script)
+        .arg("site/docs/quoting.html")
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let json = relink(
+        &[
+            "--list",
+            "--format",
+            "json",
+            "-q",
+            "--retrieved-from",
+            "https://example.com/docs/quoting.html",
+            fixture("html/quoting.html").to_str().unwrap(),
+        ],
+        b"",
+    );
+    let stdout = text(&out.stdout);
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(got, expected_urls(&text(&json.stdout)));
+    assert!(
+        got.contains(&"https://example.com/docs/unquoted.html"),
+        "{stdout}"
+    );
+    assert!(
+        got.contains(&"https://example.com/char-refs.html"),
+        "{stdout}"
+    );
+}
+
+/// Runs `tests/relink/wat_reader.py` over a WAT file made from `source`:
+/// what a reader of Common Crawl's WAT files gets, `[target, url, abs]`
+/// for each link.
+fn wat_links(wat: &[u8], source: &Path) -> Vec<(String, String, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out.wat.gz");
+    std::fs::write(&path, wat).unwrap();
+    let python = crate::python();
+    let reader = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/relink/wat_reader.py");
+    let out = Command::new(&python)
+        .arg(reader)
+        .arg(&path)
+        .arg(source)
+        .output()
+        .unwrap_or_else(|e| panic!("{} is needed to read WAT files ({e})", python.display()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => panic!(
+            "warcio is needed to read WAT files: set RELINK_TEST_PYTHON to a Python that has it ({} has not)",
+            python.display()
+        ),
+        _ => panic!("the WAT file is not read as one:\n{stderr}"),
+    }
+    serde_json::from_slice(&out.stdout).expect("the reader's json")
+}
+
+#[test]
+fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
+    let source = fixture("warc/site.warc.gz");
+    let file = source.to_str().unwrap();
+    let wat = relink(&["--list", "--format", "wat", "-q", file], b"");
+    assert_ok(&wat);
+    assert_eq!(&wat.stdout[..2], b"\x1f\x8b", "gzipped");
+    let json = relink(&["--list", "--format", "json", "-q", file], b"");
+    assert_ok(&json);
+    let mut expected = Vec::new();
+    let mut base_given = HashSet::new();
+    for line in text(&json.stdout).lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap();
+        let target = row["target_uri"].as_str().unwrap().to_owned();
+        let original = row["original"].as_str().unwrap().to_owned();
+        // A record's first BASE element is its head's `Base`, as written.
+        let first_base = row["element"] == "base"
+            && row["attribute"] == "href"
+            && base_given.insert(row["record"].clone());
+        let resolved = (!first_base).then(|| row["resolved"].as_str().unwrap().to_owned());
+        expected.push((target, original, resolved));
+    }
+    // The head's `Link` comes before the body's `Links` in a record.
+    let mut got = wat_links(&wat.stdout, &source);
+    let order = |v: &[(String, String, Option<String>)]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v
+    };
+    assert_eq!(order(&got), order(&expected));
+    got.dedup_by(|a, b| a.0 == b.0);
+    assert!(got.len() > 5, "links of several records");
+}
+
+/// The JSON blocks of a WAT file's metadata records.
+fn wat_blocks(wat: &[u8]) -> Vec<serde_json::Value> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(wat), &mut text).unwrap();
+    text.lines()
+        .filter(|line| line.starts_with("{\"Envelope\""))
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_wat_link_carries_the_attributes_common_crawl_keeps() {
+    let page = b"<base href=http://b.example/d/><link rel=stylesheet type=text/css href=s.css>\
+        <a href=x title='T &amp; t' target=_blank rel=nofollow>x</a>\
+        <img src=i.png srcset='j.png 2x' alt='An image'><form method=post action=f></form>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 1);
+    let envelope = &blocks[0]["Envelope"];
+    assert_eq!(
+        envelope["WARC-Header-Metadata"]["WARC-Target-URI"],
+        "http://h/p"
+    );
+    let html = &envelope["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Head"]["Base"], "http://b.example/d/");
+    let link = &html["Head"]["Link"][0];
+    assert_eq!(
+        (&link["path"], &link["url"], &link["rel"], &link["type"]),
+        (
+            &"LINK@/href".into(),
+            &"s.css".into(),
+            &"stylesheet".into(),
+            &"text/css".into()
+        )
+    );
+    assert_eq!(link["abs"], "http://b.example/d/s.css");
+    assert_eq!(link["base_from"], "the BASE element at line 1");
+    let links = html["Links"].as_array().unwrap();
+    let paths: Vec<&str> = links.iter().map(|l| l["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        ["A@/href", "IMG@/src", "IMG@/srcset", "FORM@/action"]
+    );
+    assert_eq!(
+        (&links[0]["title"], &links[0]["target"], &links[0]["rel"]),
+        (&"T & t".into(), &"_blank".into(), &"nofollow".into())
+    );
+    assert_eq!(links[0]["text"], "x");
+    assert!(links[1].get("text").is_none());
+    assert_eq!(
+        (&links[1]["alt"], &links[2]["url"]),
+        (&"An image".into(), &"j.png".into())
+    );
+    assert_eq!(links[2]["abs"], "http://b.example/d/j.png");
+    assert_eq!(links[3]["method"], "post");
+    // No attribute the element does not have.
+    assert!(links[3].get("alt").is_none());
+}

@@ -1,0 +1,98 @@
+"""Reads a WAT file as Common Crawl's readers do, and prints its links.
+
+usage: wat_reader.py WAT SOURCE_WARC
+
+Checks the WARC framing with warcio (a leading warcinfo record, then
+metadata records of application/json, each its own gzip member, each
+referring to a record of SOURCE_WARC by its WARC-Record-ID), then reads
+each JSON block by the key paths cc-pyspark's wat_extract_links.py reads
+(Envelope.WARC-Header-Metadata, Envelope.Payload-Metadata.
+HTTP-Response-Metadata.HTML-Metadata, its Head's Base and Link and its
+Links). Prints a JSON list of [target_uri, url, abs] for each link, the
+head's Base as [target_uri, base, null], in the order of the file.
+Exits 2 when warcio is missing, 1 when the file is not what it should be.
+"""
+
+import json
+import sys
+import zlib
+
+try:
+    from warcio.archiveiterator import ArchiveIterator
+except ImportError:
+    sys.exit(2)
+
+
+def fail(message):
+    print(message, file=sys.stderr)
+    sys.exit(1)
+
+
+def gzip_members(data):
+    """How many gzip members the bytes are, each read whole."""
+    count = 0
+    while data:
+        inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        inflate.decompress(data)
+        if not inflate.eof:
+            fail("a gzip member does not end")
+        data = inflate.unused_data
+        count += 1
+    return count
+
+
+def source_records(path):
+    """WARC-Record-ID to WARC-Type of the source archive's records."""
+    with open(path, "rb") as stream:
+        return {
+            r.rec_headers.get_header("WARC-Record-ID"): r.rec_type
+            for r in ArchiveIterator(stream)
+        }
+
+
+def links_of(record_json, out):
+    """The links of one JSON block, by wat_extract_links.py's key paths."""
+    warc_header = record_json["Envelope"]["WARC-Header-Metadata"]
+    url = warc_header["WARC-Target-URI"]
+    meta = record_json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
+    html = meta["HTML-Metadata"]
+    head = html.get("Head", {})
+    if "Base" in head:
+        out.append([url, head["Base"], None])
+    for link in head.get("Link", []) + html.get("Links", []):
+        if "url" in link:
+            out.append([url, link["url"], link.get("abs")])
+    return warc_header
+
+
+def main(wat, source):
+    sources = source_records(source)
+    with open(wat, "rb") as stream:
+        data = stream.read()
+    with open(wat, "rb") as stream:
+        records = list(ArchiveIterator(stream))
+    if gzip_members(data) != len(records):
+        fail("not one gzip member a record")
+    with open(wat, "rb") as stream:
+        out = []
+        for n, record in enumerate(ArchiveIterator(stream)):
+            if n == 0:
+                if record.rec_type != "warcinfo":
+                    fail("the first record is no warcinfo")
+                continue
+            if record.rec_type != "metadata" or record.content_type != "application/json":
+                fail(f"record {n} is no application/json metadata")
+            block = json.loads(record.content_stream().read())
+            header = links_of(block, out)
+            refers = record.rec_headers.get_header("WARC-Refers-To")
+            if refers != header.get("WARC-Record-ID") or refers not in sources:
+                fail(f"record {n} refers to {refers}, no record of the source")
+            if header["WARC-Type"] != sources[refers]:
+                fail(f"record {n}: WARC-Type {header['WARC-Type']} is not the source's")
+            if record.rec_headers.get_header("WARC-Target-URI") != header["WARC-Target-URI"]:
+                fail(f"record {n}: its target is not the source's")
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
