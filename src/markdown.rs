@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use encoding_rs::UTF_8;
 use pulldown_cmark::{Event, LinkType, Options as Extensions, Parser, Tag, TagEnd};
 
 use crate::Error;
@@ -22,7 +21,7 @@ use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::Edit;
-use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
+use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 /// Where an inline link's destination is, in the place lists.
 const LINK: Place<'static> = Place {
@@ -298,60 +297,7 @@ impl Work<'_, '_, '_> {
         let Some(page) = self.page.as_ref() else {
             return;
         };
-        let text = self.r.text;
-        let chunk = &text[range.clone()];
-        // With no base, the HTML's links are listed as left too, whatever
-        // base it names.
-        let options = Options {
-            outer: Some(page),
-            forced: if page.is_stand_in() { Some(page) } else { self.r.options.forced },
-            transport: Some(UTF_8),
-            keep_fragment_links: true,
-            ..*self.r.options
-        };
-        let (line, column) = self.r.lines.locate(text, range.start);
-        let outcome = match self
-            .documents
-            .rewrite(Embedded::Html, chunk.as_bytes(), &options)
-        {
-            Ok(outcome) => outcome,
-            Err(err) => {
-                self.r.warn(
-                    range.start,
-                    WarningKind::Unreadable,
-                    format_args!("html: {err}; left as it is"),
-                );
-                return;
-            }
-        };
-        for mut link in outcome.links {
-            if link.line == 1 {
-                link.column += column - 1;
-            }
-            link.line += line - 1;
-            self.r.out.links.push(link);
-        }
-        self.r.out.rewritten += outcome.rewritten;
-        // Where the page has no base, it says so once.
-        self.r.out.warnings.extend(
-            outcome
-                .warnings
-                .into_iter()
-                .filter(|w| !(page.is_stand_in() && w.kind == WarningKind::NoBase))
-                .map(|w| w.within(format!("html at line {line}"))),
-        );
-        if let Some(output) = outcome.output {
-            let Ok(new) = String::from_utf8(output) else {
-                self.r.warn(
-                    range.start,
-                    WarningKind::Unreadable,
-                    "html that did not come back as utf-8; left as it is",
-                );
-                return;
-            };
-            let edit = Edit::new(range, new).narrowed(text);
-            self.r.out.edits.push(edit);
-        }
+        self.r.embedded_html(self.documents, range, page, "html");
     }
 }
 

@@ -268,6 +268,59 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
+    /// A run of HTML inside a text (Markdown's HTML blocks and inline
+    /// tags, reStructuredText's `raw:: html`), at `range`, rewritten by the
+    /// HTML reader against the page's base (`#name` links kept, as the
+    /// page's own are): its links placed at their lines and columns in the
+    /// text, its warnings under `label` (`html at line 4`), its change an
+    /// edit of the text. With no base (the stand-in), the HTML's links are
+    /// listed as left, whatever base it names, and the page alone says it
+    /// has no base.
+    pub fn embedded_html(
+        &mut self,
+        documents: &dyn Documents,
+        range: Range<usize>,
+        page: &Base,
+        label: &str,
+    ) {
+        let text = self.text;
+        let options = Options {
+            outer: Some(page),
+            forced: if page.is_stand_in() { Some(page) } else { self.options.forced },
+            transport: Some(encoding_rs::UTF_8),
+            keep_fragment_links: true,
+            ..*self.options
+        };
+        let (line, column) = self.lines.locate(text, range.start);
+        let chunk = text[range.clone()].as_bytes();
+        let outcome = match documents.rewrite(Embedded::Html, chunk, &options) {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                let message = format_args!("html: {err}; left as it is");
+                return self.warn(range.start, WarningKind::Unreadable, message);
+            }
+        };
+        for mut link in outcome.links {
+            if link.line == 1 {
+                link.column += column - 1;
+            }
+            link.line += line - 1;
+            self.out.links.push(link);
+        }
+        self.out.rewritten += outcome.rewritten;
+        let warnings = outcome.warnings.into_iter();
+        let warnings = warnings.filter(|w| !(page.is_stand_in() && w.kind == WarningKind::NoBase));
+        let here = format!("{label} at line {line}");
+        self.out.warnings.extend(warnings.map(|w| w.within(here.clone())));
+        if let Some(output) = outcome.output {
+            let Ok(new) = String::from_utf8(output) else {
+                let message = "html that did not come back as utf-8; left as it is";
+                return self.warn(range.start, WarningKind::Unreadable, message);
+            };
+            self.out.edits.push(Edit::new(range, new).narrowed(text));
+        }
+    }
+
     /// Records a link of a document with no base, as written; `left` when
     /// it is relative (a base would have changed it).
     fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {

@@ -27,7 +27,6 @@ mod inline;
 
 use std::ops::Range;
 
-use encoding_rs::UTF_8;
 
 use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
@@ -35,7 +34,7 @@ use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::Edit;
-use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
+use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 use inline::{Escaped, Inline};
 
@@ -489,51 +488,7 @@ impl Work<'_, '_, '_, '_> {
         let Some(page) = self.page.as_ref() else {
             return;
         };
-        let text = self.r.text;
-        let chunk = &text[range.clone()];
-        // With no base, the HTML's links are listed as left too, whatever
-        // base it names.
-        let options = Options {
-            outer: Some(page),
-            forced: if page.is_stand_in() { Some(page) } else { self.r.options.forced },
-            transport: Some(UTF_8),
-            keep_fragment_links: true,
-            ..*self.r.options
-        };
-        let (line, column) = self.r.lines.locate(text, range.start);
-        let outcome = match self
-            .documents
-            .rewrite(Embedded::Html, chunk.as_bytes(), &options)
-        {
-            Ok(outcome) => outcome,
-            Err(err) => {
-                let message = format_args!("html: {err}; left as it is");
-                self.r.warn(range.start, WarningKind::Unreadable, message);
-                return;
-            }
-        };
-        for mut link in outcome.links {
-            if link.line == 1 {
-                link.column += column - 1;
-            }
-            link.line += line - 1;
-            self.r.out.links.push(link);
-        }
-        self.r.out.rewritten += outcome.rewritten;
-        self.r.out.warnings.extend(
-            outcome
-                .warnings
-                .into_iter()
-                .map(|w| w.within(format!("raw html at line {line}"))),
-        );
-        if let Some(output) = outcome.output {
-            let Ok(new) = String::from_utf8(output) else {
-                let message = "html that did not come back as utf-8; left as it is";
-                self.r.warn(range.start, WarningKind::Unreadable, message);
-                return;
-            };
-            self.r.out.edits.push(Edit::new(range, new).narrowed(text));
-        }
+        self.r.embedded_html(self.documents, range, page, "raw html");
     }
 }
 
