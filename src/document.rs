@@ -186,6 +186,7 @@ impl DocumentReport {
             target_uri: record.target_uri,
             record_id: record.record_id,
             record_type: record.record_type,
+            heads: record.heads,
         });
         self.rows.extend(record.links.into_iter().map(|link| LinkRow {
             message: None,

@@ -979,6 +979,7 @@ fn record_done(
         target_uri: record.target_uri.clone(),
         record_id: record.record_id.clone(),
         record_type: record.record_type.clone(),
+        heads: record.heads.clone(),
     });
     let (rewritten, changed) = (record.rewritten, record.changed);
     let mut done = DocumentReport::default();

@@ -327,6 +327,21 @@ pub struct RecordName {
     /// Its `WARC-Type` (`response`, `resource`; an ARC record's is
     /// `response`, as warcio calls it).
     pub record_type: String,
+    /// Its heads as read, with [`Details::Attributes`](crate::Details::Attributes)
+    /// only: what a WAT record's `WARC-Header-Metadata` and
+    /// `HTTP-Response-Metadata` are made of.
+    pub heads: Option<std::sync::Arc<RecordHeads>>,
+}
+
+/// The heads of a web archive record, as read (bytes that are not UTF-8
+/// replaced): kept only when asked, since they cost a copy a record.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordHeads {
+    /// Its WARC version line and header fields (empty for ARC).
+    pub warc: String,
+    /// A response's final HTTP status line and header fields (empty for
+    /// a record that holds no HTTP response).
+    pub http: String,
 }
 
 /// One link with where it is inside its input: the row every report
