@@ -72,7 +72,7 @@ pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
 pub use links::{
-    Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning, WarningKind,
+    HtmlHead, Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning, WarningKind,
 };
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;

@@ -222,6 +222,35 @@ pub struct LinkDetails {
     pub text: Option<String>,
 }
 
+/// What an HTML document's head says besides its links, as a WAT file's
+/// `Head` keeps it: its title and its `meta` elements. Gathered with
+/// [`Details::Attributes`](crate::Details::Attributes) only.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"<title>A &amp; B</title><meta name=robots content=noindex><a href=x>x</a>";
+/// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
+/// let head = done.head().unwrap();
+/// assert_eq!(head.title.as_deref(), Some("A & B"));
+/// assert_eq!(head.metas, [vec![("name", "robots".to_owned()), ("content", "noindex".to_owned())]]);
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtmlHead {
+    /// The first HTML `title` element's text: character references
+    /// decoded, white space collapsed.
+    pub title: Option<String>,
+    /// Each HTML `meta` element with any of [`HtmlHead::META_NAMES`], those
+    /// it has with their decoded values, in that order.
+    pub metas: Vec<Vec<(&'static str, String)>>,
+}
+
+impl HtmlHead {
+    /// The attributes of a `meta` element kept: `name`, `property`,
+    /// `http-equiv`, `content`.
+    pub const META_NAMES: [&'static str; 4] = ["name", "property", "http-equiv", "content"];
+}
+
 impl LinkDetails {
     /// The attributes kept: `alt`, `title`, `rel`, `target`, `type`,
     /// `hreflang`, `method`.
@@ -303,6 +332,9 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
     /// The layers of the base the document had, innermost first.
     pub layers: Vec<Layer>,
+    /// An HTML document's title and `meta` elements, with
+    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    pub head: Option<Box<HtmlHead>>,
 }
 
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]

@@ -180,8 +180,9 @@ pub enum Found<'a> {
     /// Link rows, a few at a time: the rows of a document, record or
     /// message are never held whole.
     Rows(&'a [LinkRow]),
-    /// A document, record or message done, after its rows.
-    Done(&'a Unit),
+    /// A document, record or message done, after its rows, with its
+    /// HTML head's title and metas when they were asked.
+    Done(&'a Unit, Option<&'a relink::HtmlHead>),
 }
 
 /// Where the link rows of an input go, and the units they are in.
@@ -311,7 +312,7 @@ fn run(job: &Job, settings: &Settings, out: Out<'_>, report: &mut Report) -> io:
             }
             Event::Done(done) => {
                 if settings.units
-                    && let Err(err) = rows(Found::Done(&done.unit))
+                    && let Err(err) = rows(Found::Done(&done.unit, done.head))
                 {
                     *failed = Some(err);
                     return Err(io::Error::other("the rows cannot be written"));

@@ -189,16 +189,16 @@ impl<'a> Printer<'a> {
     ) -> io::Result<()> {
         match found {
             Found::Rows(rows) => self.rows(index, (name, url), rows),
-            Found::Done(unit) if self.mode == Mode::List && self.format == Format::Wat => {
+            Found::Done(unit, head) if self.mode == Mode::List && self.format == Format::Wat => {
                 let mut bytes = Vec::new();
                 let source = Source { name, url };
                 let mut units = self.units();
                 let wat = &mut units.entry(index).or_default().wat;
-                wat.done(&mut bytes, &source, unit)?;
+                wat.done(&mut bytes, &source, (unit, head))?;
                 drop(units);
                 self.hand_over(&mut self.state(), index, &bytes)
             }
-            Found::Done(_) => Ok(()),
+            Found::Done(..) => Ok(()),
         }
     }
 

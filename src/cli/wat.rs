@@ -19,7 +19,7 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use std::sync::Arc;
 
-use relink::{LinkRow, RecordHeads, RecordName, Unit};
+use relink::{HtmlHead, LinkRow, RecordHeads, RecordName, Unit};
 use serde_json::{Map, Value, json};
 
 use super::hints::has_scheme;
@@ -108,6 +108,10 @@ pub(crate) struct WatUnit {
     /// The record's name for the record ID: the input and the unit.
     name: String,
     base: Option<String>,
+    /// The HTML head's `Title`, `Metas` and `Scripts`.
+    title: Option<String>,
+    metas: Vec<Map<String, Value>>,
+    scripts: Vec<Value>,
     head_links: Vec<Value>,
     links: Vec<Value>,
 }
@@ -153,13 +157,13 @@ impl WatWriter {
     }
 
     /// Takes a unit done: writes its WAT record, with the heads its name
-    /// carries, whether or not it had links (Common Crawl writes one for
-    /// each record).
+    /// carries and its HTML head's title and metas, whether or not it had
+    /// links (Common Crawl writes one for each record).
     pub(crate) fn done(
         &mut self,
         out: &mut Vec<u8>,
         source: &Source<'_>,
-        unit: &Unit,
+        (unit, html): (&Unit, Option<&HtmlHead>),
     ) -> io::Result<()> {
         let (message, record) = match unit {
             Unit::Document => (None, None),
@@ -175,16 +179,27 @@ impl WatWriter {
             self.finish(out)?;
             self.pending = Some(WatUnit::new(key, source, message, record));
         }
-        match (self.pending.take(), record) {
-            (Some(mut unit), Some(record)) => {
-                // The name a unit's rows carry may have no heads (a
-                // record read in memory): the one it is done with has.
-                unit.heads.clone_from(&record.heads);
-                unit.write(out)
-            }
-            (Some(unit), None) => unit.write(out),
-            (None, _) => Ok(()),
+        let Some(mut pending) = self.pending.take() else {
+            return Ok(());
+        };
+        if let Some(record) = record {
+            // The name a unit's rows carry may have no heads (a record
+            // read in memory): the one it is done with has.
+            pending.heads.clone_from(&record.heads);
         }
+        if let Some(html) = html {
+            pending.title.clone_from(&html.title);
+            pending.metas = html
+                .metas
+                .iter()
+                .map(|meta| {
+                    meta.iter()
+                        .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
+                        .collect()
+                })
+                .collect();
+        }
+        pending.write(out)
     }
 
     /// Writes the pending unit's WAT record, if any.
@@ -231,6 +246,9 @@ impl WatUnit {
             heads: record.and_then(|r| r.heads.clone()),
             name,
             base: None,
+            title: None,
+            metas: Vec::new(),
+            scripts: Vec::new(),
             head_links: Vec::new(),
             links: Vec::new(),
         }
@@ -239,7 +257,8 @@ impl WatUnit {
     /// One row as a WAT link: Common Crawl's `path` and `url` (as
     /// written), and relink's `abs`, `base` and `base_from`. The first
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
-    /// it; `<link>` goes to the head's `Link`.
+    /// it; `<link>` goes to the head's `Link`, `<script src>` to its
+    /// `Scripts`, as Common Crawl puts them.
     fn push(&mut self, row: &LinkRow) {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
@@ -270,6 +289,8 @@ impl WatUnit {
         }
         if element == "LINK" {
             self.head_links.push(entry);
+        } else if element == "SCRIPT" && link.place.attribute == "src" {
+            self.scripts.push(entry);
         } else {
             self.links.push(entry);
         }
@@ -322,11 +343,20 @@ impl WatUnit {
         let given = self.header.into_iter();
         header.extend(given.filter(|(_, v)| v.as_str().is_none_or(|v| !v.is_empty())));
         let mut head = Map::new();
+        if let Some(title) = self.title {
+            head.insert("Title".into(), title.into());
+        }
         if let Some(base) = self.base {
             head.insert("Base".into(), base.into());
         }
+        if !self.metas.is_empty() {
+            head.insert("Metas".into(), self.metas.into());
+        }
         if !self.head_links.is_empty() {
             head.insert("Link".into(), self.head_links.into());
+        }
+        if !self.scripts.is_empty() {
+            head.insert("Scripts".into(), self.scripts.into());
         }
         if !head.is_empty() || !self.links.is_empty() {
             let html = json!({ "Head": head, "Links": self.links });

@@ -185,6 +185,9 @@ pub struct RecordReport {
     pub changed: bool,
     /// Its heads as read, with [`crate::Details::Attributes`] only.
     pub heads: Option<std::sync::Arc<crate::links::RecordHeads>>,
+    /// Its HTML payload's title and metas, with
+    /// [`crate::Details::Attributes`] only.
+    pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
 impl RecordReport {
@@ -458,6 +461,7 @@ pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>
                 rewritten: 0,
                 warnings: Vec::new(),
                 layers: Vec::new(),
+                head: None,
             })
         }
     }

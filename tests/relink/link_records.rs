@@ -391,3 +391,86 @@ fn a_message_with_no_links_has_its_wat_record() {
     );
     assert!(blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"]["Links"].is_array());
 }
+
+#[test]
+fn a_wat_head_has_the_title_metas_and_scripts() {
+    let page = b"<html><head><title>A &amp;\n B</title><meta charset=utf-8>\
+        <meta name=description content=D><meta property=og:image content=/i.png>\
+        <script src=s.js></script><svg><title>not it</title></svg></head>\
+        <body><title>nor this</title><a href=x>x</a><script src=t.js></script></body>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let head = &html["Head"];
+    assert_eq!(head["Title"], "A & B");
+    assert_eq!(
+        head["Metas"],
+        serde_json::json!([
+            {"name": "description", "content": "D"},
+            {"property": "og:image", "content": "/i.png"}
+        ])
+    );
+    let scripts: Vec<(&str, &str, &str)> = head["Scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap(),
+                s["url"].as_str().unwrap(),
+                s["abs"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        scripts,
+        [
+            ("SCRIPT@/src", "s.js", "http://h/s.js"),
+            ("SCRIPT@/src", "t.js", "http://h/t.js")
+        ]
+    );
+    let paths: Vec<&str> = html["Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["A@/href"]);
+}
+
+#[test]
+fn the_head_is_only_read_when_asked() {
+    let page = b"<title>T</title><meta name=a content=b><a href=x>x</a>";
+    let listed = relink::Rewriter::new()
+        .retrieved_from("http://h/")
+        .rewrite(page)
+        .unwrap();
+    assert!(listed.head().is_none());
+    let asked = relink::Rewriter::new()
+        .retrieved_from("http://h/")
+        .details(relink::Details::Attributes)
+        .rewrite(page)
+        .unwrap();
+    assert_eq!(asked.head().unwrap().title.as_deref(), Some("T"));
+    // The same rows either way.
+    let urls = |r: &relink::Rewritten<'_>| {
+        r.links()
+            .iter()
+            .map(|l| l.resolved.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(urls(&listed), urls(&asked));
+}

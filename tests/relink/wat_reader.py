@@ -7,12 +7,13 @@ metadata records of application/json, each its own gzip member, each
 referring to a record of SOURCE_WARC by its WARC-Record-ID), then reads
 each JSON block by the key paths cc-pyspark's wat_extract_links.py reads
 (Envelope.WARC-Header-Metadata, Envelope.Payload-Metadata.
-HTTP-Response-Metadata.HTML-Metadata, its Head's Base and Link and its
-Links, a record without them skipped as it skips one). Checks each
+HTTP-Response-Metadata.HTML-Metadata, its Head's Base, Link and
+Scripts and its Links, a record without them skipped as it skips one). Checks each
 record of SOURCE_WARC has one WAT record, whose WARC-Header-Metadata
 holds every field of its head, and for a response whose
 HTTP-Response-Metadata holds the Response-Message (Version, Status,
-Reason) and Headers warcio reads. Prints a JSON list of [target_uri, url, abs] for each link, the
+Reason) and Headers warcio reads, and the Head's Title lxml reads in
+its HTML payload. Prints a JSON list of [target_uri, url, abs] for each link, the
 head's Base as [target_uri, base, null], in the order of the file.
 Exits 2 when warcio is missing, 1 when the file is not what it should be.
 """
@@ -22,6 +23,7 @@ import sys
 import zlib
 
 try:
+    import lxml.html
     from warcio.archiveiterator import ArchiveIterator
 except ImportError:
     sys.exit(2)
@@ -60,12 +62,25 @@ def source_records(path):
                         "Reason": status[1] if len(status) > 1 else "",
                     },
                     "Headers": dict(r.http_headers.headers),
+                    "Title": title_of(r),
                 }
             records[r.rec_headers.get_header("WARC-Record-ID")] = (
                 dict(r.rec_headers.headers),
                 http,
             )
     return records
+
+
+def title_of(record):
+    """An HTML payload's title as lxml reads it, white space collapsed."""
+    kind = record.http_headers.get_header("Content-Type")
+    if kind is not None and "html" not in kind:
+        return None
+    payload = record.content_stream().read()
+    if not payload.strip():
+        return None
+    title = lxml.html.document_fromstring(payload).findtext(".//title")
+    return None if title is None else " ".join(title.split())
 
 
 def check_heads(n, block, source):
@@ -79,6 +94,9 @@ def check_heads(n, block, source):
         for key in ("Response-Message", "Headers"):
             if meta.get(key) != http[key]:
                 fail(f"record {n}: {key} {meta.get(key)} is not the source's {http[key]}")
+        title = meta.get("HTML-Metadata", {}).get("Head", {}).get("Title")
+        if title != http["Title"]:
+            fail(f"record {n}: Title {title!r} is not lxml's {http['Title']!r}")
     elif "Response-Message" in meta:
         fail(f"record {n}: a Response-Message for no response")
 
@@ -95,7 +113,7 @@ def links_of(record_json, out):
     head = html.get("Head", {})
     if "Base" in head:
         out.append([url, head["Base"], None])
-    for link in head.get("Link", []) + html.get("Links", []):
+    for link in head.get("Link", []) + head.get("Scripts", []) + html.get("Links", []):
         if "url" in link:
             out.append([url, link["url"], link.get("abs")])
     return warc_header
