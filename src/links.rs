@@ -367,6 +367,25 @@ pub struct RecordName {
 
 /// The heads of a web archive record, as read (bytes that are not UTF-8
 /// replaced): kept only when asked, since they cost a copy a record.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
+/// let head = format!(
+///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
+///      Content-Length: {}\r\n\r\n",
+///     page.len()
+/// );
+/// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
+/// let out = Rewriter::new().details(Details::Attributes).rewrite(&archive)?;
+/// let heads = out.rows()[0].record.as_ref().unwrap().heads.as_deref().unwrap();
+/// assert_eq!(heads.warc, head);
+/// assert_eq!(heads.http, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+/// // Not kept unless asked.
+/// let out = Rewriter::new().rewrite(&archive)?;
+/// assert!(out.rows()[0].record.as_ref().unwrap().heads.is_none());
+/// # Ok::<(), relink::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordHeads {
     /// Its WARC version line and header fields (empty for ARC).
