@@ -113,6 +113,9 @@ pub struct DocumentReport {
     pub layers: Vec<(String, Vec<Layer>)>,
     /// How many documents had no base, so that their links were left.
     pub without_base: usize,
+    /// An HTML document's title and metas (of a web archive record's
+    /// payload too), with [`crate::Details::Attributes`] only.
+    pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
 /// Whether no layer gave a base.
@@ -137,6 +140,7 @@ impl DocumentReport {
         self.rewritten += outcome.rewritten;
         self.rows.extend(outcome.links.into_iter().map(LinkRow::new));
         self.layers.push((label, outcome.layers));
+        self.head = self.head.take().or(outcome.head);
     }
 
     /// Takes in a message's outcome, its rows and warnings placed inside
@@ -186,6 +190,7 @@ impl DocumentReport {
             target_uri: record.target_uri,
             record_id: record.record_id,
             record_type: record.record_type,
+            heads: record.heads,
         });
         self.rows.extend(record.links.into_iter().map(|link| LinkRow {
             message: None,

@@ -222,6 +222,9 @@ pub struct Done<'e> {
     pub rewritten: usize,
     /// What could not be done in it, each naming where.
     pub warnings: &'e [Warning],
+    /// An HTML document's title and metas (a record's payload's), with
+    /// [`crate::Details::Attributes`] only.
+    pub head: Option<&'e crate::HtmlHead>,
 }
 
 /// Which document, message or record a [`Done`] speaks of (see the
@@ -571,6 +574,7 @@ impl Rewriter {
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
         let mut output = Vec::new();
         let mut rows = Vec::new();
+        let mut head = None;
         let done = Rewriter {
             keep_layers: true,
             ..self.clone()
@@ -579,13 +583,19 @@ impl Rewriter {
             Input::bytes(input),
             Output::WhenChanged(&mut output),
             &mut |event| {
-                if let Event::Rows(found) = event {
-                    rows.extend_from_slice(found);
+                match event {
+                    Event::Rows(found) => rows.extend_from_slice(found),
+                    // The first document's, as a page has one.
+                    Event::Done(done) if head.is_none() => {
+                        head = done.head.map(|h| Box::new(h.clone()));
+                    }
+                    _ => {}
                 }
                 Ok(())
             },
         )?;
         let report = DocumentReport {
+            head,
             output: done.changed.then_some(output),
             rows,
             rewritten: done.rewritten,
@@ -740,6 +750,7 @@ impl Run<'_, '_> {
             changed: output.is_some(),
             rewritten: report.rewritten,
             warnings: &report.warnings,
+            head: report.head.as_deref(),
         })));
         self.absorb(report);
         Ok(output)
@@ -828,6 +839,7 @@ impl Run<'_, '_> {
                 changed: message.outcome.output.is_some(),
                 rewritten: message.outcome.rewritten,
                 warnings: &done.warnings,
+                head: None,
             })));
             absorb(channel, keep, gathered, done);
             messages = n;
@@ -979,8 +991,10 @@ fn record_done(
         target_uri: record.target_uri.clone(),
         record_id: record.record_id.clone(),
         record_type: record.record_type.clone(),
+        heads: record.heads.clone(),
     });
     let (rewritten, changed) = (record.rewritten, record.changed);
+    let head = record.head.take();
     let mut done = DocumentReport::default();
     done.add_record(record);
     if let (Some(entry), Some(label)) = (entry, done.layers.first_mut()) {
@@ -994,6 +1008,7 @@ fn record_done(
         changed,
         rewritten,
         warnings: &warnings,
+        head: head.as_deref(),
     })));
     absorb(channel, keep, gathered, done);
 }

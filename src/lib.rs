@@ -71,7 +71,9 @@ pub use crate::url::{BaseUrl, Rules};
 pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
-pub use links::{Link, LinkDetails, LinkPlace, LinkRow, RecordName, Warning, WarningKind};
+pub use links::{
+    HtmlHead, Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning, WarningKind,
+};
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};

@@ -222,6 +222,35 @@ pub struct LinkDetails {
     pub text: Option<String>,
 }
 
+/// What an HTML document's head says besides its links, as a WAT file's
+/// `Head` keeps it: its title and its `meta` elements. Gathered with
+/// [`Details::Attributes`](crate::Details::Attributes) only.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"<title>A &amp; B</title><meta name=robots content=noindex><a href=x>x</a>";
+/// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
+/// let head = done.head().unwrap();
+/// assert_eq!(head.title.as_deref(), Some("A & B"));
+/// assert_eq!(head.metas, [vec![("name", "robots".to_owned()), ("content", "noindex".to_owned())]]);
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtmlHead {
+    /// The first HTML `title` element's text: character references
+    /// decoded, white space collapsed.
+    pub title: Option<String>,
+    /// Each HTML `meta` element with any of [`HtmlHead::META_NAMES`], those
+    /// it has with their decoded values, in that order.
+    pub metas: Vec<Vec<(&'static str, String)>>,
+}
+
+impl HtmlHead {
+    /// The attributes of a `meta` element kept: `name`, `property`,
+    /// `http-equiv`, `content`.
+    pub const META_NAMES: [&'static str; 4] = ["name", "property", "http-equiv", "content"];
+}
+
 impl LinkDetails {
     /// The attributes kept: `alt`, `title`, `rel`, `target`, `type`,
     /// `hreflang`, `method`.
@@ -303,6 +332,9 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
     /// The layers of the base the document had, innermost first.
     pub layers: Vec<Layer>,
+    /// An HTML document's title and `meta` elements, with
+    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    pub head: Option<Box<HtmlHead>>,
 }
 
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
@@ -327,6 +359,40 @@ pub struct RecordName {
     /// Its `WARC-Type` (`response`, `resource`; an ARC record's is
     /// `response`, as warcio calls it).
     pub record_type: String,
+    /// Its heads as read, with [`Details::Attributes`](crate::Details::Attributes)
+    /// only: what a WAT record's `WARC-Header-Metadata` and
+    /// `HTTP-Response-Metadata` are made of.
+    pub heads: Option<std::sync::Arc<RecordHeads>>,
+}
+
+/// The heads of a web archive record, as read (bytes that are not UTF-8
+/// replaced): kept only when asked, since they cost a copy a record.
+///
+/// ```
+/// use relink::{Details, Rewriter};
+/// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
+/// let head = format!(
+///     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
+///      Content-Length: {}\r\n\r\n",
+///     page.len()
+/// );
+/// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
+/// let out = Rewriter::new().details(Details::Attributes).rewrite(&archive)?;
+/// let heads = out.rows()[0].record.as_ref().unwrap().heads.as_deref().unwrap();
+/// assert_eq!(heads.warc, head);
+/// assert_eq!(heads.http, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+/// // Not kept unless asked.
+/// let out = Rewriter::new().rewrite(&archive)?;
+/// assert!(out.rows()[0].record.as_ref().unwrap().heads.is_none());
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordHeads {
+    /// Its WARC version line and header fields (empty for ARC).
+    pub warc: String,
+    /// A response's final HTTP status line and header fields (empty for
+    /// a record that holds no HTTP response).
+    pub http: String,
 }
 
 /// One link with where it is inside its input: the row every report

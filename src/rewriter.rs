@@ -216,6 +216,12 @@ impl Rewritten<'_> {
         self.report.rewritten
     }
 
+    /// An HTML document's title and metas, with
+    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    pub fn head(&self) -> Option<&crate::HtmlHead> {
+        self.report.head.as_deref()
+    }
+
     /// What could not be done, each naming where.
     pub fn warnings(&self) -> &[Warning] {
         &self.report.warnings

@@ -91,6 +91,8 @@ pub struct TextRewrite {
     pub base: Option<Base>,
     /// The layers the document had, innermost first.
     pub layers: Vec<Layer>,
+    /// An HTML document's title and metas, when asked.
+    pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
 /// Whether a reference to the document itself (`#name`, and an empty one)
@@ -401,6 +403,7 @@ pub fn rewrite_bytes(
         warnings,
         base,
         layers,
+        head,
     } = rewrite(&text);
     let output = (!edits.is_empty()).then(|| match &text {
         // The text is the bytes after the byte order mark: each edit is
@@ -441,6 +444,7 @@ pub fn rewrite_bytes(
         rewritten,
         warnings,
         layers,
+        head,
     })
 }
 

@@ -121,6 +121,9 @@ pub struct Settings {
     pub destination: Destination,
     /// Produce a unified diff of each change.
     pub diff: bool,
+    /// Hand each document, record or message done to the rows (a WAT
+    /// listing writes a record for each).
+    pub units: bool,
     /// Where to count the bytes read from the inputs as they are read, for
     /// a progress bar that moves through one large archive too.
     pub bytes_read: Option<Arc<AtomicU64>>,
@@ -172,9 +175,18 @@ impl Report {
     }
 }
 
-/// Where the link rows of an input go, a few at a time, in input order:
-/// the rows of a document, record or message are never held whole.
-pub type Rows<'a> = &'a (dyn Fn(&[LinkRow]) -> io::Result<()> + Sync);
+/// What a listing is handed of an input, in input order.
+pub enum Found<'a> {
+    /// Link rows, a few at a time: the rows of a document, record or
+    /// message are never held whole.
+    Rows(&'a [LinkRow]),
+    /// A document, record or message done, after its rows, with its
+    /// HTML head's title and metas when they were asked.
+    Done(&'a Unit, Option<&'a relink::HtmlHead>),
+}
+
+/// Where the link rows of an input go, and the units they are in.
+pub type Rows<'a> = &'a (dyn Fn(Found<'_>) -> io::Result<()> + Sync);
 
 /// Rewrites one input as `settings` say; standard output (when it is the
 /// destination) goes to `out`, and the link rows (when the rewriter lists
@@ -293,13 +305,19 @@ fn run(job: &Job, settings: &Settings, out: Out<'_>, report: &mut Report) -> io:
                 ));
             }
             Event::Rows(found) => {
-                if let Err(err) = rows(found) {
+                if let Err(err) = rows(Found::Rows(found)) {
                     *failed = Some(err);
                     return Err(io::Error::other("the rows cannot be written"));
                 }
             }
-            Event::Done(done) if settings.diff => {
-                if let (Some(old), Some(new)) = (done.original, done.output) {
+            Event::Done(done) => {
+                if settings.units
+                    && let Err(err) = rows(Found::Done(&done.unit, done.head))
+                {
+                    *failed = Some(err);
+                    return Err(io::Error::other("the rows cannot be written"));
+                }
+                if let (true, Some(old), Some(new)) = (settings.diff, done.original, done.output) {
                     let name = match done.unit {
                         Unit::Message(n) => format!("{} (message {n})", job.name),
                         _ => job.name.clone(),
@@ -566,6 +584,7 @@ mod tests {
             rewriter: Rewriter::new().details(relink::Details::Counts),
             destination: Destination::Nowhere,
             diff: false,
+            units: false,
             bytes_read: Some(Arc::clone(&count)),
             writer_is_terminal: false,
         };

@@ -35,7 +35,10 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
         let heads = Mutex::new(VecDeque::new());
-        let keep = |rows: &[LinkRow]| {
+        let keep = |found: batch::Found<'_>| {
+            let batch::Found::Rows(rows) = found else {
+                return Ok(());
+            };
             let mut heads = heads.lock().unwrap_or_else(|e| e.into_inner());
             for row in rows {
                 keep_head_link(&mut heads, row);

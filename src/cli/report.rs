@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use relink::Rules;
 
 use super::args::*;
-use super::batch::Report;
+use super::batch::{Found, Report};
 use super::color::{paint_diff, use_color};
 use super::hints::*;
 pub(crate) use super::names::{base_from, source_name};
@@ -179,9 +179,32 @@ impl<'a> Printer<'a> {
         self.units.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Takes what a listing is handed of input `index`, named `name` and
+    /// retrieved from `url`, in its order.
+    pub(crate) fn found(
+        &self,
+        index: usize,
+        (name, url): (&str, Option<&str>),
+        found: Found<'_>,
+    ) -> io::Result<()> {
+        match found {
+            Found::Rows(rows) => self.rows(index, (name, url), rows),
+            Found::Done(unit, head) if self.mode == Mode::List && self.format == Format::Wat => {
+                let mut bytes = Vec::new();
+                let source = Source { name, url };
+                let mut units = self.units();
+                let wat = &mut units.entry(index).or_default().wat;
+                wat.done(&mut bytes, &source, (unit, head))?;
+                drop(units);
+                self.hand_over(&mut self.state(), index, &bytes)
+            }
+            Found::Done(..) => Ok(()),
+        }
+    }
+
     /// Takes some rows of input `index`, named `name` and retrieved from
     /// `url`, in its order.
-    pub(crate) fn rows(
+    fn rows(
         &self,
         index: usize,
         (name, url): (&str, Option<&str>),

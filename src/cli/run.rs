@@ -127,6 +127,7 @@ pub(crate) fn settings(
         writer_is_terminal,
         destination,
         diff: mode == Mode::Diff,
+        units: false,
         bytes_read: None,
     })
 }
@@ -204,8 +205,10 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
                 "a WAT file is gzipped: redirect standard output to a file",
             ));
         }
-        // A WAT file's links carry their element's other attributes.
+        // A WAT file's links carry their element's other attributes, its
+        // records their heads; every unit has its record.
         settings.rewriter = settings.rewriter.details(relink::Details::Attributes);
+        settings.units = true;
     }
     let base = &args.base;
     let hints = warn_page_url_for_directory(
@@ -294,7 +297,7 @@ pub(crate) fn process_jobs(
             return Ok(());
         }
         let source = (job.name.as_str(), job.retrieved_from.as_deref());
-        let rows = |rows: &[relink::LinkRow]| printer.rows(index, source, rows);
+        let rows = |found: batch::Found<'_>| printer.found(index, source, found);
         let done = batch::process(job, settings, out, &rows)
             .and_then(|report| printer.done(index, report));
         if let Some(progress) = progress {

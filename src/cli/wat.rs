@@ -17,7 +17,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use relink::LinkRow;
+use std::sync::Arc;
+
+use relink::{HtmlHead, LinkRow, RecordHeads, RecordName, Unit};
 use serde_json::{Map, Value, json};
 
 use super::hints::has_scheme;
@@ -98,11 +100,18 @@ pub(crate) struct WatUnit {
     key: UnitKey,
     /// The mbox message it is, from 1.
     message: Option<usize>,
-    /// The source record's `WARC-Header-Metadata`.
+    /// The source record's `WARC-Header-Metadata`, as far as its name
+    /// tells it.
     header: Map<String, Value>,
+    /// The source record's heads, when they were kept.
+    heads: Option<Arc<RecordHeads>>,
     /// The record's name for the record ID: the input and the unit.
     name: String,
     base: Option<String>,
+    /// The HTML head's `Title`, `Metas` and `Scripts`.
+    title: Option<String>,
+    metas: Vec<Map<String, Value>>,
+    scripts: Vec<Value>,
     head_links: Vec<Value>,
     links: Vec<Value>,
 }
@@ -133,13 +142,64 @@ impl WatWriter {
             let key = UnitKey::of(row);
             if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
                 self.finish(out)?;
-                self.pending = Some(WatUnit::new(key, source, row));
+                self.pending = Some(WatUnit::new(
+                    key,
+                    source,
+                    row.message,
+                    row.record.as_deref(),
+                ));
             }
             if let Some(unit) = &mut self.pending {
                 unit.push(row);
             }
         }
         Ok(())
+    }
+
+    /// Takes a unit done: writes its WAT record, with the heads its name
+    /// carries and its HTML head's title and metas, whether or not it had
+    /// links (Common Crawl writes one for each record).
+    pub(crate) fn done(
+        &mut self,
+        out: &mut Vec<u8>,
+        source: &Source<'_>,
+        (unit, html): (&Unit, Option<&HtmlHead>),
+    ) -> io::Result<()> {
+        let (message, record) = match unit {
+            Unit::Document => (None, None),
+            Unit::Message(n) => (Some(*n), None),
+            Unit::Record(name) => (None, Some(&**name)),
+            _ => return Ok(()),
+        };
+        let key = UnitKey {
+            message,
+            record: record.map(|r| (r.number, r.record_id.clone())),
+        };
+        if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
+            self.finish(out)?;
+            self.pending = Some(WatUnit::new(key, source, message, record));
+        }
+        let Some(mut pending) = self.pending.take() else {
+            return Ok(());
+        };
+        if let Some(record) = record {
+            // The name a unit's rows carry may have no heads (a record
+            // read in memory): the one it is done with has.
+            pending.heads.clone_from(&record.heads);
+        }
+        if let Some(html) = html {
+            pending.title.clone_from(&html.title);
+            pending.metas = html
+                .metas
+                .iter()
+                .map(|meta| {
+                    meta.iter()
+                        .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
+                        .collect()
+                })
+                .collect();
+        }
+        pending.write(out)
     }
 
     /// Writes the pending unit's WAT record, if any.
@@ -152,9 +212,14 @@ impl WatWriter {
 }
 
 impl WatUnit {
-    fn new(key: UnitKey, source: &Source<'_>, row: &LinkRow) -> WatUnit {
+    fn new(
+        key: UnitKey,
+        source: &Source<'_>,
+        message: Option<usize>,
+        record: Option<&RecordName>,
+    ) -> WatUnit {
         let mut header = Map::new();
-        let name = match row.record.as_deref() {
+        let name = match record {
             Some(record) => {
                 header.insert("WARC-Type".into(), record.record_type.clone().into());
                 header.insert("WARC-Target-URI".into(), record.target_uri.clone().into());
@@ -168,18 +233,22 @@ impl WatUnit {
                 header.insert("WARC-Type".into(), "resource".into());
                 let target = source.url.unwrap_or(source.name);
                 header.insert("WARC-Target-URI".into(), target.into());
-                match row.message {
+                match message {
                     Some(n) => format!("{}\0message {n}", source.name),
                     None => source.name.to_owned(),
                 }
             }
         };
         WatUnit {
-            message: row.message,
+            message,
             key,
             header,
+            heads: record.and_then(|r| r.heads.clone()),
             name,
             base: None,
+            title: None,
+            metas: Vec::new(),
+            scripts: Vec::new(),
             head_links: Vec::new(),
             links: Vec::new(),
         }
@@ -188,7 +257,8 @@ impl WatUnit {
     /// One row as a WAT link: Common Crawl's `path` and `url` (as
     /// written), and relink's `abs`, `base` and `base_from`. The first
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
-    /// it; `<link>` goes to the head's `Link`.
+    /// it; `<link>` goes to the head's `Link`, `<script src>` to its
+    /// `Scripts`, as Common Crawl puts them.
     fn push(&mut self, row: &LinkRow) {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
@@ -219,6 +289,8 @@ impl WatUnit {
         }
         if element == "LINK" {
             self.head_links.push(entry);
+        } else if element == "SCRIPT" && link.place.attribute == "src" {
+            self.scripts.push(entry);
         } else {
             self.links.push(entry);
         }
@@ -235,46 +307,120 @@ impl WatUnit {
             .header
             .get("WARC-Target-URI")
             .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let mut head = Map::new();
-        if let Some(base) = self.base {
-            head.insert("Base".into(), base.into());
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned);
+        let name = record_id(&self.name);
+        let block = serde_json::to_vec(&self.block())?;
+        let mut fields = vec![("WARC-Type", "metadata".to_owned())];
+        if let Some(target) = target {
+            fields.push(("WARC-Target-URI", target));
         }
-        if !self.head_links.is_empty() {
-            head.insert("Link".into(), self.head_links.into());
-        }
-        let mut block = json!({
-            "Envelope": {
-                "Format": "WARC",
-                "WARC-Header-Metadata": self.header,
-                "Payload-Metadata": {
-                    "HTTP-Response-Metadata": {
-                        "HTML-Metadata": {
-                            "Head": head,
-                            "Links": self.links,
-                        }
-                    }
-                }
-            }
-        });
-        if let (Some(n), Some(envelope)) = (self.message, block["Envelope"].as_object_mut()) {
-            // relink's: which message of an mbox.
-            envelope.insert("Message-Number".into(), n.into());
-        }
-        let block = serde_json::to_vec(&block)?;
-        let mut fields = vec![
-            ("WARC-Type", "metadata".to_owned()),
-            ("WARC-Target-URI", target),
-            ("WARC-Date", warc_date(SystemTime::now())),
-            ("WARC-Record-ID", record_id(&self.name)),
-        ];
+        fields.push(("WARC-Date", warc_date(SystemTime::now())));
+        fields.push(("WARC-Record-ID", name));
         if let Some(id) = refers_to {
             fields.push(("WARC-Refers-To", id));
         }
         fields.push(("Content-Type", "application/json".to_owned()));
         write_record(out, &fields, &block)
     }
+
+    /// The unit's JSON block: the source record's head (every field of
+    /// it when its heads were kept), its HTTP response's status line and
+    /// fields, and `HTML-Metadata` when it has links (a record with
+    /// neither has an empty `Payload-Metadata`).
+    fn block(self) -> Value {
+        let mut header = Map::new();
+        let mut response = Map::new();
+        if let Some(heads) = &self.heads {
+            // Every field of the source record's head, as Common Crawl
+            // keeps them; the HTTP head's status line and fields.
+            header = head_fields(&heads.warc);
+            if let Some((line, _)) = heads.http.split_once('\n') {
+                response.insert("Response-Message".into(), response_message(line));
+                response.insert("Headers".into(), head_fields(&heads.http).into());
+            }
+        }
+        let given = self.header.into_iter();
+        header.extend(given.filter(|(_, v)| v.as_str().is_none_or(|v| !v.is_empty())));
+        let mut head = Map::new();
+        if let Some(title) = self.title {
+            head.insert("Title".into(), title.into());
+        }
+        if let Some(base) = self.base {
+            head.insert("Base".into(), base.into());
+        }
+        if !self.metas.is_empty() {
+            head.insert("Metas".into(), self.metas.into());
+        }
+        if !self.head_links.is_empty() {
+            head.insert("Link".into(), self.head_links.into());
+        }
+        if !self.scripts.is_empty() {
+            head.insert("Scripts".into(), self.scripts.into());
+        }
+        if !head.is_empty() || !self.links.is_empty() {
+            let html = json!({ "Head": head, "Links": self.links });
+            response.insert("HTML-Metadata".into(), html);
+        }
+        let mut payload = Map::new();
+        if !response.is_empty() {
+            payload.insert("HTTP-Response-Metadata".into(), response.into());
+        }
+        let mut envelope = json!({
+            "Format": "WARC",
+            "WARC-Header-Metadata": header,
+            "Payload-Metadata": payload,
+        });
+        if let (Some(n), Some(envelope)) = (self.message, envelope.as_object_mut()) {
+            // relink's: which message of an mbox.
+            envelope.insert("Message-Number".into(), n.into());
+        }
+        json!({ "Envelope": envelope })
+    }
+}
+
+/// The fields of a head (a WARC head, an HTTP head) after its first
+/// line, up to the blank line: a line that begins with white space goes on
+/// the field before it (obs-fold, RFC 9112 section 5.2); a field named
+/// twice has its values joined with `, ` (RFC 9110 section 5.3).
+fn head_fields(head: &str) -> Map<String, Value> {
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for line in head.split('\n').skip(1) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            break;
+        }
+        if line.starts_with([' ', '\t']) {
+            if let Some((_, value)) = fields.last_mut() {
+                value.push(' ');
+                value.push_str(line.trim());
+            }
+            continue;
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        match fields.iter_mut().find(|(n, _)| n == name) {
+            Some((_, before)) => {
+                before.push_str(", ");
+                before.push_str(value);
+            }
+            None => fields.push((name.to_owned(), value.to_owned())),
+        }
+    }
+    fields.into_iter().map(|(n, v)| (n, v.into())).collect()
+}
+
+/// A status line's `Version`, `Status` and `Reason`, as a WAT record's
+/// `Response-Message` has them (`HTTP/1.1`, `200`, `OK`).
+fn response_message(line: &str) -> Value {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let mut parts = line.splitn(3, ' ');
+    let version = parts.next().unwrap_or_default();
+    let status = parts.next().unwrap_or_default();
+    let reason = parts.next().unwrap_or_default();
+    json!({ "Version": version, "Status": status, "Reason": reason })
 }
 
 /// Common Crawl's name for where a link is: the element upper-cased, then
@@ -389,6 +535,21 @@ mod tests {
         assert_eq!(&id[24..25], "5");
         assert_eq!(id, record_id("a.warc\0record 3"));
         assert_ne!(id, record_id("a.warc\0record 4"));
+    }
+
+    #[test]
+    fn heads_are_read_field_by_field() {
+        let head = "HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1\r\nX-Long: a\r\n  b\r\nSet-Cookie: b=2\r\n\r\nbody: no\r\n";
+        let fields = head_fields(head);
+        assert_eq!(fields["Set-Cookie"], "a=1, b=2");
+        assert_eq!(fields["X-Long"], "a b");
+        assert_eq!(fields.len(), 2);
+        let message = response_message("HTTP/1.1 404 Not Found\r");
+        assert_eq!(
+            message,
+            json!({"Version": "HTTP/1.1", "Status": "404", "Reason": "Not Found"})
+        );
+        assert_eq!(response_message("HTTP/1.0 200")["Reason"], "");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::links::{LinkDetails, Place, WarningKind};
+use crate::links::{HtmlHead, LinkDetails, Place, WarningKind};
 use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
@@ -54,9 +54,10 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
 }
 
 /// Which tags the parse keeps: those with an attribute that may hold a URL
-/// by the link table, or, when the user added names to it, any attribute.
+/// by the link table, or, when the user added names to it or the head's
+/// title and metas are asked, any attribute (and `title`).
 fn logged(options: &Options<'_>) -> Attributes {
-    if options.extra_attributes.is_empty() {
+    if options.extra_attributes.is_empty() && options.details != Details::Attributes {
         Attributes::TreeBuilder
     } else {
         Attributes::TreeBuilderAnyAttribute
@@ -196,6 +197,9 @@ impl Work<'_, '_> {
                 continue;
             }
             let Some(element) = tag.element else { continue };
+            if options.details == Details::Attributes && element.namespace == Namespace::Html {
+                self.head_details(&tag);
+            }
             if element.namespace == Namespace::Html && *tag.name == local_name!("style") {
                 self.rewrite_style_element(doc, index, tag.span.end, resource);
             }
@@ -258,6 +262,26 @@ impl Work<'_, '_> {
                 }
                 self.rewrite_attribute(attr, row, against, place, same_document);
                 self.r.details = None;
+            }
+        }
+    }
+
+    /// Keeps what an HTML `title` or `meta` start tag says of the
+    /// document (its first title, each meta), as a WAT file's head has it.
+    fn head_details(&mut self, tag: &Tag<'_>) {
+        let text = self.r.text;
+        if *tag.name == local_name!("title") {
+            let head = self.r.out.head.get_or_insert_default();
+            if head.title.is_none() {
+                head.title = Some(title_text(&text[tag.span.end..]));
+            }
+        } else if *tag.name == local_name!("meta") {
+            let meta: Vec<(&'static str, String)> = HtmlHead::META_NAMES
+                .iter()
+                .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
+                .collect();
+            if !meta.is_empty() {
+                self.r.out.head.get_or_insert_default().metas.push(meta);
             }
         }
     }
@@ -548,6 +572,28 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
         .then(|| Box::new(LinkDetails { attributes, text }))
 }
 
+/// The text of a `title` whose start tag ends where `after` begins (RCDATA:
+/// up to the first `</title` followed by white space, `/` or `>`, ASCII
+/// case-insensitive), character
+/// references decoded and white space collapsed, as `document.title`
+/// gives it (HTML, "The title element").
+fn title_text(after: &str) -> String {
+    let bytes = after.as_bytes();
+    let end = (0..bytes.len())
+        .find(|&i| {
+            bytes[i..].len() >= 7
+                && bytes[i..i + 2] == *b"</"
+                && bytes[i + 2..i + 7].eq_ignore_ascii_case(b"title")
+                && bytes
+                    .get(i + 7)
+                    .is_none_or(|b| b"\t\n\x0c\r />".contains(b))
+        })
+        .unwrap_or(after.len());
+    let decoded = charref::decode_attribute(&after[..end]);
+    let words: Vec<&str> = decoded.text.split_ascii_whitespace().collect();
+    words.join(" ")
+}
+
 /// The most characters of an anchor's text kept, as a WAT file keeps them.
 const ANCHOR_TEXT_CHARS: usize = 100;
 
@@ -703,6 +749,14 @@ mod tests {
         assert!(escapes_ampersands("x&#X26;y"));
         assert!(!escapes_ampersands("a?b=1&c=2&am"));
         assert!(!escapes_ampersands("plain"));
+    }
+
+    #[test]
+    fn a_titles_text_ends_at_its_end_tag() {
+        assert_eq!(title_text(" A &amp;\n <b>B</b> </TITLE ><p>x"), "A & <b>B</b>");
+        assert_eq!(title_text("a</titles></title>"), "a</titles>");
+        assert_eq!(title_text("no end"), "no end");
+        assert_eq!(title_text("</title"), "");
     }
 
     #[test]

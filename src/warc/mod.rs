@@ -59,6 +59,7 @@ pub mod wacz;
 
 use std::fmt;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
 
 use flate2::write::GzEncoder;
 use rayon::prelude::*;
@@ -68,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, Link, RecordName, Warning, WarningKind};
+use crate::links::{HeldRows, Link, RecordHeads, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -182,6 +183,11 @@ pub struct RecordReport {
     pub warnings: Vec<Warning>,
     /// Whether the record changed.
     pub changed: bool,
+    /// Its heads as read, with [`crate::Details::Attributes`] only.
+    pub heads: Option<std::sync::Arc<crate::links::RecordHeads>>,
+    /// Its HTML payload's title and metas, with
+    /// [`crate::Details::Attributes`] only.
+    pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
 impl RecordReport {
@@ -455,6 +461,7 @@ pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>
                 rewritten: 0,
                 warnings: Vec::new(),
                 layers: Vec::new(),
+                head: None,
             })
         }
     }
@@ -472,13 +479,14 @@ pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>
 
 /// The name a record's rows carry, read from its head as its report
 /// reads it.
-fn record_name(record: &Record) -> RecordName {
+fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
     match record.format {
         Format::Warc => RecordName {
             number: record.number,
             target_uri: payload::target_uri(&record.head),
             record_id: http::field(&record.head, "WARC-Record-ID").unwrap_or_default(),
             record_type: http::field(&record.head, "WARC-Type").unwrap_or_default(),
+            heads,
         },
         Format::Arc => {
             // As the WARC head an ARC record is read with names it.
@@ -491,9 +499,32 @@ fn record_name(record: &Record) -> RecordName {
                 target_uri: payload::target_uri(head.as_bytes()),
                 record_id: String::new(),
                 record_type: arc::record_type(&record.head).to_owned(),
+                heads,
             }
         }
     }
+}
+
+/// A record's heads as read, when the options keep them (a WAT file's
+/// `WARC-Header-Metadata` and `HTTP-Response-Metadata`): its WARC head,
+/// and the final HTTP head of a response (an ARC record's block is one).
+fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<RecordHeads>> {
+    if options.document.details != crate::Details::Attributes {
+        return None;
+    }
+    let (warc, response) = match record.format {
+        Format::Warc => {
+            let kind = http::field(&record.head, "WARC-Type").unwrap_or_default();
+            let response = kind.eq_ignore_ascii_case("response");
+            (String::from_utf8_lossy(&record.head).into_owned(), response)
+        }
+        Format::Arc => (String::new(), true),
+    };
+    let http = match response.then(|| http::Response::parse(&record.block)).flatten() {
+        Some(response) => String::from_utf8_lossy(response.head).into_owned(),
+        None => String::new(),
+    };
+    Some(Arc::new(RecordHeads { warc, http }))
 }
 
 /// One record read, and its new bytes when it changed and `write` was
@@ -507,7 +538,8 @@ fn process(
     write: bool,
     (rows, raw): (Option<Rows<'_>>, bool),
 ) -> (RecordReport, Option<NewRecord>) {
-    let name = rows.map(|_| std::sync::Arc::new(record_name(record)));
+    let heads = record_heads(record, options);
+    let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     // Rows leave as they are found: whether the record's digests leave it
     // as it is is decided first (and, when they hold, not again).
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
@@ -530,6 +562,7 @@ fn process(
         Format::Warc => payload::process(record.view(), options, write, checked && !refused),
         Format::Arc => arc::process(record, options, write),
     };
+    report.heads = heads;
     if let Some(bad) = &record.bad {
         report.warn(
             WarningKind::Malformed,

@@ -828,6 +828,7 @@ fn rewrite_payload(
     // Links of the HTTP head, if any, come first.
     report.links.extend(outcome.links);
     report.rewritten += outcome.rewritten;
+    report.head = outcome.head;
     outcome.output
 }
 

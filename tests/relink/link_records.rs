@@ -324,3 +324,153 @@ fn a_wat_link_carries_the_attributes_common_crawl_keeps() {
     // No attribute the element does not have.
     assert!(links[3].get("alt").is_none());
 }
+
+#[test]
+fn every_record_has_a_wat_record_with_its_heads() {
+    let file = fixture("warc/site.warc.gz");
+    let out = relink(
+        &["--list", "--format", "wat", "-q", file.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    // warcinfo, 13 request and response pairs, a metadata and 2 resources.
+    assert_eq!(blocks.len(), 30);
+    let of_type = |kind: &str| {
+        blocks
+            .iter()
+            .filter(|b| b["Envelope"]["WARC-Header-Metadata"]["WARC-Type"] == kind)
+            .collect::<Vec<_>>()
+    };
+    let request = &of_type("request")[0]["Envelope"];
+    assert_eq!(
+        request["WARC-Header-Metadata"]["WARC-IP-Address"],
+        "127.0.0.1"
+    );
+    assert_eq!(request["Payload-Metadata"], serde_json::json!({}));
+    let response = &of_type("response")[0]["Envelope"];
+    let header = &response["WARC-Header-Metadata"];
+    assert_eq!(header["WARC-Date"], "2026-11-22T01:57:13Z");
+    assert_eq!(header["Content-Length"], "621");
+    let http = &response["Payload-Metadata"]["HTTP-Response-Metadata"];
+    assert_eq!(
+        http["Response-Message"],
+        serde_json::json!({"Version": "HTTP/1.1", "Status": "200", "Reason": "OK"})
+    );
+    assert_eq!(http["Headers"]["Content-Type"], "text/html; charset=utf-8");
+    assert_eq!(http["Headers"]["Content-Length"], "468");
+    assert!(http["HTML-Metadata"]["Links"].as_array().unwrap().len() > 1);
+}
+
+#[test]
+fn a_message_with_no_links_has_its_wat_record() {
+    let file = fixture("mail/archive.mboxrd");
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://e.example/",
+            file.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let numbers: Vec<_> = blocks
+        .iter()
+        .map(|b| b["Envelope"]["Message-Number"].as_u64())
+        .collect();
+    assert_eq!(numbers, [Some(1), Some(2), Some(3)]);
+    // The second message has no link: no HTML-Metadata.
+    assert_eq!(
+        blocks[1]["Envelope"]["Payload-Metadata"],
+        serde_json::json!({})
+    );
+    assert!(blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"]["Links"].is_array());
+}
+
+#[test]
+fn a_wat_head_has_the_title_metas_and_scripts() {
+    let page = b"<html><head><title>A &amp;\n B</title><meta charset=utf-8>\
+        <meta name=description content=D><meta property=og:image content=/i.png>\
+        <script src=s.js></script><svg><title>not it</title></svg></head>\
+        <body><title>nor this</title><a href=x>x</a><script src=t.js></script></body>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let head = &html["Head"];
+    assert_eq!(head["Title"], "A & B");
+    assert_eq!(
+        head["Metas"],
+        serde_json::json!([
+            {"name": "description", "content": "D"},
+            {"property": "og:image", "content": "/i.png"}
+        ])
+    );
+    let scripts: Vec<(&str, &str, &str)> = head["Scripts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["path"].as_str().unwrap(),
+                s["url"].as_str().unwrap(),
+                s["abs"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        scripts,
+        [
+            ("SCRIPT@/src", "s.js", "http://h/s.js"),
+            ("SCRIPT@/src", "t.js", "http://h/t.js")
+        ]
+    );
+    let paths: Vec<&str> = html["Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["A@/href"]);
+}
+
+#[test]
+fn the_head_is_only_read_when_asked() {
+    let page = b"<title>T</title><meta name=a content=b><a href=x>x</a>";
+    let listed = relink::Rewriter::new()
+        .retrieved_from("http://h/")
+        .rewrite(page)
+        .unwrap();
+    assert!(listed.head().is_none());
+    let asked = relink::Rewriter::new()
+        .retrieved_from("http://h/")
+        .details(relink::Details::Attributes)
+        .rewrite(page)
+        .unwrap();
+    assert_eq!(asked.head().unwrap().title.as_deref(), Some("T"));
+    // The same rows either way.
+    let urls = |r: &relink::Rewritten<'_>| {
+        r.links()
+            .iter()
+            .map(|l| l.resolved.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(urls(&listed), urls(&asked));
+}

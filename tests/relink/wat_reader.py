@@ -7,8 +7,13 @@ metadata records of application/json, each its own gzip member, each
 referring to a record of SOURCE_WARC by its WARC-Record-ID), then reads
 each JSON block by the key paths cc-pyspark's wat_extract_links.py reads
 (Envelope.WARC-Header-Metadata, Envelope.Payload-Metadata.
-HTTP-Response-Metadata.HTML-Metadata, its Head's Base and Link and its
-Links). Prints a JSON list of [target_uri, url, abs] for each link, the
+HTTP-Response-Metadata.HTML-Metadata, its Head's Base, Link and
+Scripts and its Links, a record without them skipped as it skips one). Checks each
+record of SOURCE_WARC has one WAT record, whose WARC-Header-Metadata
+holds every field of its head, and for a response whose
+HTTP-Response-Metadata holds the Response-Message (Version, Status,
+Reason) and Headers warcio reads, and the Head's Title lxml reads in
+its HTML payload. Prints a JSON list of [target_uri, url, abs] for each link, the
 head's Base as [target_uri, base, null], in the order of the file.
 Exits 2 when warcio is missing, 1 when the file is not what it should be.
 """
@@ -18,6 +23,7 @@ import sys
 import zlib
 
 try:
+    import lxml.html
     from warcio.archiveiterator import ArchiveIterator
 except ImportError:
     sys.exit(2)
@@ -42,24 +48,72 @@ def gzip_members(data):
 
 
 def source_records(path):
-    """WARC-Record-ID to WARC-Type of the source archive's records."""
+    """WARC-Record-ID to the WARC head and HTTP head of the source's records."""
+    records = {}
     with open(path, "rb") as stream:
-        return {
-            r.rec_headers.get_header("WARC-Record-ID"): r.rec_type
-            for r in ArchiveIterator(stream)
-        }
+        for r in ArchiveIterator(stream):
+            http = None
+            if r.rec_type == "response" and r.http_headers is not None:
+                status = r.http_headers.statusline.split(" ", 1)
+                http = {
+                    "Response-Message": {
+                        "Version": r.http_headers.protocol,
+                        "Status": status[0],
+                        "Reason": status[1] if len(status) > 1 else "",
+                    },
+                    "Headers": dict(r.http_headers.headers),
+                    "Title": title_of(r),
+                }
+            records[r.rec_headers.get_header("WARC-Record-ID")] = (
+                dict(r.rec_headers.headers),
+                http,
+            )
+    return records
+
+
+def title_of(record):
+    """An HTML payload's title as lxml reads it, white space collapsed."""
+    kind = record.http_headers.get_header("Content-Type")
+    if kind is not None and "html" not in kind:
+        return None
+    payload = record.content_stream().read()
+    if not payload.strip():
+        return None
+    title = lxml.html.document_fromstring(payload).findtext(".//title")
+    return None if title is None else " ".join(title.split())
+
+
+def check_heads(n, block, source):
+    """A WAT record's heads are its source record's."""
+    envelope = block["Envelope"]
+    warc, http = source
+    if envelope["WARC-Header-Metadata"] != warc:
+        fail(f"record {n}: WARC-Header-Metadata {envelope['WARC-Header-Metadata']} is not the source's head {warc}")
+    meta = envelope["Payload-Metadata"].get("HTTP-Response-Metadata", {})
+    if http is not None:
+        for key in ("Response-Message", "Headers"):
+            if meta.get(key) != http[key]:
+                fail(f"record {n}: {key} {meta.get(key)} is not the source's {http[key]}")
+        title = meta.get("HTML-Metadata", {}).get("Head", {}).get("Title")
+        if title != http["Title"]:
+            fail(f"record {n}: Title {title!r} is not lxml's {http['Title']!r}")
+    elif "Response-Message" in meta:
+        fail(f"record {n}: a Response-Message for no response")
 
 
 def links_of(record_json, out):
     """The links of one JSON block, by wat_extract_links.py's key paths."""
     warc_header = record_json["Envelope"]["WARC-Header-Metadata"]
-    url = warc_header["WARC-Target-URI"]
-    meta = record_json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
-    html = meta["HTML-Metadata"]
+    url = warc_header.get("WARC-Target-URI")
+    try:
+        meta = record_json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
+        html = meta["HTML-Metadata"]
+    except KeyError:
+        return warc_header
     head = html.get("Head", {})
     if "Base" in head:
         out.append([url, head["Base"], None])
-    for link in head.get("Link", []) + html.get("Links", []):
+    for link in head.get("Link", []) + head.get("Scripts", []) + html.get("Links", []):
         if "url" in link:
             out.append([url, link["url"], link.get("abs")])
     return warc_header
@@ -75,6 +129,7 @@ def main(wat, source):
         fail("not one gzip member a record")
     with open(wat, "rb") as stream:
         out = []
+        seen = set()
         for n, record in enumerate(ArchiveIterator(stream)):
             if n == 0:
                 if record.rec_type != "warcinfo":
@@ -87,10 +142,14 @@ def main(wat, source):
             refers = record.rec_headers.get_header("WARC-Refers-To")
             if refers != header.get("WARC-Record-ID") or refers not in sources:
                 fail(f"record {n} refers to {refers}, no record of the source")
-            if header["WARC-Type"] != sources[refers]:
-                fail(f"record {n}: WARC-Type {header['WARC-Type']} is not the source's")
-            if record.rec_headers.get_header("WARC-Target-URI") != header["WARC-Target-URI"]:
+            if refers in seen:
+                fail(f"record {n} refers to {refers} again")
+            seen.add(refers)
+            check_heads(n, block, sources[refers])
+            if record.rec_headers.get_header("WARC-Target-URI") != header.get("WARC-Target-URI"):
                 fail(f"record {n}: its target is not the source's")
+        if seen != set(sources):
+            fail(f"no WAT record for {sorted(set(sources) - seen)}")
     json.dump(out, sys.stdout)
 
 

@@ -112,8 +112,9 @@ pub enum Attributes {
     /// builder never compares them.
     TreeBuilder,
     /// As [`Attributes::TreeBuilder`], with every start tag that has
-    /// attributes logged: for attribute names added to the link table at
-    /// run time.
+    /// attributes logged, and `title` start tags: for attribute names
+    /// added to the link table at run time, and for the title and metas
+    /// of a WAT file's head.
     TreeBuilderAnyAttribute,
 }
 
@@ -498,9 +499,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.flush();
         // With only what the tree builder reads, only the tags that can
         // hold a link are logged: start tags with an attribute that may
-        // hold one, and `style` tags (whose text holds CSS).
+        // hold one, and `style` tags (whose text holds CSS); with any
+        // attribute, `title` start tags too (a WAT file's head has it).
         let logged = self.log_all
-            || (self.tag_kind == TagKind::StartTag && self.log_tag)
+            || (self.tag_kind == TagKind::StartTag
+                && (self.log_tag || (self.log_any_attribute && name == local_name!("title"))))
             || name == local_name!("style");
         if !logged {
             self.attr_spans.clear();
