@@ -218,14 +218,32 @@ fn measure(text: &str, start: usize, end: usize, at: usize) -> Line {
     }
 }
 
-/// The lines of a text.
+/// Whether `c` ends a line as docutils reads it (Python's
+/// `str.splitlines`, `\r\n` being one ending; `\x0b` and `\x0c` are
+/// spaces to it).
+fn is_line_end(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// The lines of a text, split where docutils splits them.
 fn lines(text: &str) -> Vec<Line> {
     let mut out = Vec::new();
     let mut start = 0;
-    for piece in text.split_inclusive('\n') {
-        let content = piece.trim_end_matches(['\n', '\r']);
-        out.push(measure(text, start, start + content.len(), start));
-        start += piece.len();
+    for (at, c) in text.char_indices().filter(|&(_, c)| is_line_end(c)) {
+        if at < start {
+            continue; // The `\n` of a `\r\n`.
+        }
+        out.push(measure(text, start, at, start));
+        start = at + c.len_utf8();
+        if c == '\r' && text[start..].starts_with('\n') {
+            start += 1;
+        }
+    }
+    if start < text.len() {
+        out.push(measure(text, start, text.len(), start));
     }
     out
 }
@@ -805,6 +823,7 @@ fn decode(text: &str, e: &Escaped<'_>, range: Range<usize>) -> String {
                     out.push(' ');
                     i += 1;
                 }
+                Some(n) if is_line_end(n) => out.push(' '),
                 Some(n) => out.push(n),
                 None => {}
             }

@@ -332,6 +332,11 @@ fn urls_are_written_to_read_back_as_the_new_url() {
         ("`a <b\\<c>`_", "`a <http://h/dir/b\\<c>`_"),
         ("`a <b\\`c>`_", "`a <http://h/dir/b\\`c>`_"),
         ("`a <b\\_>`_", "`a <http://h/dir/b\\_>`_"),
+        // Line ends as docutils splits lines: a lone carriage return too.
+        (
+            ".. _a: b.html\r.. _c: d\\\r   e.html",
+            ".. _a: http://h/dir/b.html\r.. _c: http://h/dir/d\\\r   e.html",
+        ),
         // Left alone.
         ("`a <#top>`_", "`a <#top>`_"),
         ("`a <name_>`_", "`a <name_>`_"),
