@@ -367,8 +367,10 @@ impl Work<'_, '_, '_, '_> {
         }
         if rest.starts_with('_') {
             let end = block_end(lines, true);
-            if let Some(url_at) = target_url_start(text, after, line.end) {
-                self.target(lines, &line, url_at, end);
+            let mut block = lines[..end].to_vec();
+            block[0] = line;
+            if let Some((k, url_at)) = target_url_start(text, &block, after + 1) {
+                self.target(&block[k..], &block[k], url_at, end - k);
             }
             return end;
         }
@@ -661,37 +663,81 @@ fn literal_block(text: &str, lines: &[Line], column: usize) -> usize {
     i
 }
 
-/// Where a hyperlink target's URL starts, `at` being just after `.. `
-/// (on `_`): after the name and its `:`. `None` when the name does not end
-/// on this line.
-fn target_url_start(text: &str, at: usize, end: usize) -> Option<usize> {
-    let b = text.as_bytes();
-    let mut i = at + 1;
-    if b.get(i) == Some(&b'_') && b.get(i + 1) == Some(&b':') {
-        return Some(i + 2);
-    }
-    if b.get(i) == Some(&b'`') {
-        // A quoted name: to the backquote before `:`.
-        while i + 1 < end {
-            i += 1;
-            if b[i] == b'\\' {
-                i += 1;
-            } else if b[i] == b'`' && b.get(i + 1) == Some(&b':') {
-                let colon = i + 1;
-                let after = colon + 1;
-                return (after >= end || b[after] == b' ').then_some(after);
+/// How many lines a hyperlink target's name may span before the block is
+/// taken for a malformed one (docutils joins them all).
+const MAX_NAME_LINES: usize = 64;
+
+/// Where a hyperlink target's URL starts, `at` being just after `.. _`:
+/// the line of the block it is on, and its place (the end of that line
+/// when the URL is on the following ones). As docutils reads it
+/// (`Body.hyperlink_target`): the block's lines are joined, escapes made
+/// nulls, until its pattern matches; `None` when it never does (a
+/// malformed target, which docutils reads as a comment).
+fn target_url_start(text: &str, block: &[Line], at: usize) -> Option<(usize, usize)> {
+    let mut joined: Vec<(char, usize)> = Vec::new();
+    for (k, line) in block.iter().enumerate().take(MAX_NAME_LINES) {
+        let from = if k == 0 { at } else { line.start };
+        let mut chars = text[from..line.end].char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c == '\\' {
+                joined.push(('\0', from + i));
+                if let Some((j, n)) = chars.next() {
+                    joined.push((n, from + j));
+                }
+            } else {
+                joined.push((c, from + i));
             }
         }
-        return None;
-    }
-    while i < end {
-        match b[i] {
-            b'\\' => i += 2,
-            b':' if i > at + 1 && (i + 1 >= end || b[i + 1] == b' ') => return Some(i + 1),
-            _ => i += 1,
+        if let Some(end) = target_match(&joined) {
+            return Some((k, joined.get(end).map_or(line.end, |&(_, at)| at)));
         }
     }
     None
+}
+
+/// docutils' hyperlink target pattern (`Body.explicit.patterns.target`)
+/// matched at the start of `c` (escapes made nulls): where the match ends.
+fn target_match(c: &[(char, usize)]) -> Option<usize> {
+    let ch = |i: usize| c.get(i).map(|&(c, _)| c);
+    let white = |c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c) || c == '\0';
+    // After the name: no unescaped colon nor white space at its end, an
+    // optional space, `:`, then spaces or the end.
+    let tail = |pos: usize| -> Option<usize> {
+        let prev = ch(pos - 1)?;
+        if (prev == ':' && (pos < 2 || ch(pos - 2) != Some('\0'))) || white(prev) {
+            return None;
+        }
+        let spaced = (ch(pos) == Some(' ')).then_some(pos + 1);
+        for p in spaced.into_iter().chain([pos]) {
+            if ch(p) == Some(':') {
+                let mut q = p + 1;
+                if q == c.len() || ch(q) == Some(' ') {
+                    while ch(q) == Some(' ') {
+                        q += 1;
+                    }
+                    return Some(q);
+                }
+            }
+        }
+        None
+    };
+    if ch(0) == Some('_') {
+        return tail(1);
+    }
+    let quote = usize::from(ch(0) == Some('`'));
+    if matches!(ch(quote), None | Some(' ' | '`')) {
+        return None;
+    }
+    (quote + 1..=c.len()).find_map(|name_end| {
+        if white(ch(name_end - 1)?) {
+            return None;
+        }
+        if quote == 1 {
+            (ch(name_end) == Some('`')).then(|| tail(name_end + 1)).flatten()
+        } else {
+            tail(name_end)
+        }
+    })
 }
 
 /// The length of a footnote or citation label (`[1]`, `[#]`, `[name]`)
@@ -880,13 +926,20 @@ mod tests {
 
     #[test]
     fn target_names_end_at_a_colon_and_space() {
-        let t = ".. _a b: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(8));
-        let t = ".. _`a: b`: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(11));
-        let t = ".. __: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(6));
-        let t = ".. _a\\: b: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(10));
+        let start = |t: &str| {
+            let block: Vec<Line> = lines(t);
+            target_url_start(t, &block, 4)
+        };
+        assert_eq!(start(".. _a b: x"), Some((0, 9)));
+        assert_eq!(start(".. _`a: b`: x"), Some((0, 12)));
+        assert_eq!(start(".. __: x"), Some((0, 7)));
+        assert_eq!(start(".. _a\\: b: x"), Some((0, 11)));
+        assert_eq!(start(".. _a:"), Some((0, 6)));
+        // A name over two lines; malformed ones.
+        assert_eq!(start(".. _`a\n   b`: x"), Some((1, 14)));
+        assert_eq!(start(".. __a: x"), None);
+        assert_eq!(start(".. _a:: x"), None);
+        assert_eq!(start(".. _:: x"), None);
+        assert_eq!(start(".. _ a: x"), None);
     }
 }

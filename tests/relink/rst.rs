@@ -337,6 +337,11 @@ fn urls_are_written_to_read_back_as_the_new_url() {
             ".. _a: b.html\r.. _c: d\\\r   e.html",
             ".. _a: http://h/dir/b.html\r.. _c: http://h/dir/d\\\r   e.html",
         ),
+        // A name over two lines.
+        (
+            ".. _`a\n   b`: x.html",
+            ".. _`a\n   b`: http://h/dir/x.html",
+        ),
         // Left alone.
         ("`a <#top>`_", "`a <#top>`_"),
         ("`a <name_>`_", "`a <name_>`_"),
@@ -344,6 +349,9 @@ fn urls_are_written_to_read_back_as_the_new_url() {
         ("``a <b>`_``", "``a <b>`_``"),
         (".. _a: b_", ".. _a: b_"),
         (".. _a:", ".. _a:"),
+        // Malformed targets: comments to docutils.
+        (".. __a: b.html", ".. __a: b.html"),
+        (".. _a:: b.html", ".. _a:: b.html"),
         (
             ".. code:: rst\n\n   `a <b>`_",
             ".. code:: rst\n\n   `a <b>`_",
@@ -499,10 +507,6 @@ const DOCUTILS_LEFT: &[&str] = &[
     // An image directive in a grid table's cell: left, but with no
     // warning (only inline links in tables are warned of).
     "figures-figures-09.rst",
-    // Malformed target names (`.. __name:`, a name ending in an unescaped
-    // colon, an empty one), which docutils reads as comments.
-    "targets-targets-09.rst",
-    "targets-targets-20.rst",
 ];
 
 /// docutils' own parser test inputs for targets, references, embedded
