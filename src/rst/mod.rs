@@ -346,6 +346,11 @@ impl Work<'_, '_, '_, '_> {
                     self.rewrite(uri, false, LINK);
                 }
             }
+            if table {
+                for path in cell_images(text, range.clone()) {
+                    self.in_table(path);
+                }
+            }
         }
         let literal = content.trim_end().ends_with("::")
             && !content.trim_end().ends_with("\\::")
@@ -632,6 +637,24 @@ fn is_table(content: &str) -> bool {
     }
     let columns = first.split(' ').filter(|w| !w.is_empty()).count();
     columns > 1 && first.bytes().all(|b| matches!(b, b'=' | b' '))
+}
+
+/// The paths of `image` and `figure` directives in a table's cells (a
+/// cell's text is body elements to docutils).
+fn cell_images(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    for mark in [".. image::", ".. figure::"] {
+        for (at, _) in text[range.clone()].match_indices(mark) {
+            let start = skip_spaces(text, range.start + at + mark.len(), range.end);
+            let len = text[start..range.end]
+                .find([' ', '\t', '\n', '\r', '|'])
+                .unwrap_or(range.end - start);
+            if len > 0 {
+                out.push(start..start + len);
+            }
+        }
+    }
+    out
 }
 
 /// How many lines the literal block after a paragraph ending with `::`

@@ -502,20 +502,12 @@ fn real_readmes_keep_their_rendering() {
     assert!(changed >= 20, "only {changed} URLs changed");
 }
 
-/// The docutils cases the reader does not yet read as docutils does.
-const DOCUTILS_LEFT: &[&str] = &[
-    // An image directive in a grid table's cell: left, but with no
-    // warning (only inline links in tables are warned of).
-    "figures-figures-09.rst",
-];
-
 /// docutils' own parser test inputs for targets, references, embedded
 /// URIs, images, figures and substitutions (`fixtures/rst/docutils/`,
 /// public domain): rendered by docutils before and after, compared.
 #[test]
 fn the_docutils_test_cases_keep_their_rendering() {
-    let mut cases = rewrite_all(documents("rst/docutils"));
-    cases.retain(|c| !DOCUTILS_LEFT.contains(&c.name.as_str()));
+    let cases = rewrite_all(documents("rst/docutils"));
     assert!(cases.len() >= 130, "{} cases", cases.len());
     let Some(results) = check(&cases) else { return };
     let mut changed = 0;
