@@ -420,6 +420,16 @@ impl Work<'_, '_, '_, '_> {
                     self.html(range);
                 }
             }
+            "parsed-literal" => {
+                // Its content is inline markup, white space kept.
+                let (_, _, content) = parts(text, block, arg_at);
+                if content < block.len() {
+                    let range = block[content].start..block[block.len() - 1].end;
+                    for uri in Inline::scan(self.e, range) {
+                        self.rewrite(uri, false, LINK);
+                    }
+                }
+            }
             name if BODY_DIRECTIVES.contains(&name) => self.body(block, Some(arg_at), depth + 1),
             _ => {}
         }

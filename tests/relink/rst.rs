@@ -342,6 +342,10 @@ fn urls_are_written_to_read_back_as_the_new_url() {
             ".. _`a\n   b`: x.html",
             ".. _`a\n   b`: http://h/dir/x.html",
         ),
+        (
+            ".. parsed-literal::\n\n   `a <b.html>`_",
+            ".. parsed-literal::\n\n   `a <http://h/dir/b.html>`_",
+        ),
         // Left alone.
         ("`a <#top>`_", "`a <#top>`_"),
         ("`a <name_>`_", "`a <name_>`_"),
