@@ -65,6 +65,7 @@ fn block() -> impl Strategy<Value = String> {
         u().prop_map(|u| format!("===  ===\na    `b <{u}>`_\n===  ===")),
         u().prop_map(|u| format!("- item `a <{u}>`_\n\n  .. image:: {u}")),
         u().prop_map(|u| format!(">>> `a <{u}>`_")),
+        u().prop_map(|u| format!(".. parsed-literal::\n\n   x `a <{u}>`_\n     y")),
         "[a-z*`_|:.<> \\\\-]{0,20}",
     ]
 }
