@@ -217,14 +217,32 @@ fn measure(text: &str, start: usize, end: usize, at: usize) -> Line {
     }
 }
 
-/// The lines of a text.
+/// Whether `c` ends a line as docutils reads it (Python's
+/// `str.splitlines`, `\r\n` being one ending; `\x0b` and `\x0c` are
+/// spaces to it).
+fn is_line_end(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// The lines of a text, split where docutils splits them.
 fn lines(text: &str) -> Vec<Line> {
     let mut out = Vec::new();
     let mut start = 0;
-    for piece in text.split_inclusive('\n') {
-        let content = piece.trim_end_matches(['\n', '\r']);
-        out.push(measure(text, start, start + content.len(), start));
-        start += piece.len();
+    for (at, c) in text.char_indices().filter(|&(_, c)| is_line_end(c)) {
+        if at < start {
+            continue; // The `\n` of a `\r\n`.
+        }
+        out.push(measure(text, start, at, start));
+        start = at + c.len_utf8();
+        if c == '\r' && text[start..].starts_with('\n') {
+            start += 1;
+        }
+    }
+    if start < text.len() {
+        out.push(measure(text, start, text.len(), start));
     }
     out
 }
@@ -327,6 +345,11 @@ impl Work<'_, '_, '_, '_> {
                     self.rewrite(uri, false, LINK);
                 }
             }
+            if table {
+                for path in cell_images(text, range.clone()) {
+                    self.in_table(path);
+                }
+            }
         }
         let literal = content.trim_end().ends_with("::")
             && !content.trim_end().ends_with("\\::")
@@ -348,8 +371,10 @@ impl Work<'_, '_, '_, '_> {
         }
         if rest.starts_with('_') {
             let end = block_end(lines, true);
-            if let Some(url_at) = target_url_start(text, after, line.end) {
-                self.target(lines, &line, url_at, end);
+            let mut block = lines[..end].to_vec();
+            block[0] = line;
+            if let Some((k, url_at)) = target_url_start(text, &block, after + 1) {
+                self.target(&block[k..], &block[k], url_at, end - k);
             }
             return end;
         }
@@ -392,6 +417,16 @@ impl Work<'_, '_, '_, '_> {
                 if format.trim().eq_ignore_ascii_case("html") && !from_file && content < block.len() {
                     let range = block[content].start..block[block.len() - 1].end;
                     self.html(range);
+                }
+            }
+            "parsed-literal" => {
+                // Its content is inline markup, white space kept.
+                let (_, _, content) = parts(text, block, arg_at);
+                if content < block.len() {
+                    let range = block[content].start..block[block.len() - 1].end;
+                    for uri in Inline::scan(self.e, range) {
+                        self.rewrite(uri, false, LINK);
+                    }
                 }
             }
             name if BODY_DIRECTIVES.contains(&name) => self.body(block, Some(arg_at), depth + 1),
@@ -569,6 +604,24 @@ fn is_table(content: &str) -> bool {
     columns > 1 && first.bytes().all(|b| matches!(b, b'=' | b' '))
 }
 
+/// The paths of `image` and `figure` directives in a table's cells (a
+/// cell's text is body elements to docutils).
+fn cell_images(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    for mark in [".. image::", ".. figure::"] {
+        for (at, _) in text[range.clone()].match_indices(mark) {
+            let start = skip_spaces(text, range.start + at + mark.len(), range.end);
+            let len = text[start..range.end]
+                .find([' ', '\t', '\n', '\r', '|'])
+                .unwrap_or(range.end - start);
+            if len > 0 {
+                out.push(start..start + len);
+            }
+        }
+    }
+    out
+}
+
 /// How many lines the literal block after a paragraph ending with `::`
 /// takes: the blank lines, then lines indented more than `column`, or a
 /// quoted block (lines starting with the same punctuation at `column`).
@@ -598,37 +651,81 @@ fn literal_block(text: &str, lines: &[Line], column: usize) -> usize {
     i
 }
 
-/// Where a hyperlink target's URL starts, `at` being just after `.. `
-/// (on `_`): after the name and its `:`. `None` when the name does not end
-/// on this line.
-fn target_url_start(text: &str, at: usize, end: usize) -> Option<usize> {
-    let b = text.as_bytes();
-    let mut i = at + 1;
-    if b.get(i) == Some(&b'_') && b.get(i + 1) == Some(&b':') {
-        return Some(i + 2);
-    }
-    if b.get(i) == Some(&b'`') {
-        // A quoted name: to the backquote before `:`.
-        while i + 1 < end {
-            i += 1;
-            if b[i] == b'\\' {
-                i += 1;
-            } else if b[i] == b'`' && b.get(i + 1) == Some(&b':') {
-                let colon = i + 1;
-                let after = colon + 1;
-                return (after >= end || b[after] == b' ').then_some(after);
+/// How many lines a hyperlink target's name may span before the block is
+/// taken for a malformed one (docutils joins them all).
+const MAX_NAME_LINES: usize = 64;
+
+/// Where a hyperlink target's URL starts, `at` being just after `.. _`:
+/// the line of the block it is on, and its place (the end of that line
+/// when the URL is on the following ones). As docutils reads it
+/// (`Body.hyperlink_target`): the block's lines are joined, escapes made
+/// nulls, until its pattern matches; `None` when it never does (a
+/// malformed target, which docutils reads as a comment).
+fn target_url_start(text: &str, block: &[Line], at: usize) -> Option<(usize, usize)> {
+    let mut joined: Vec<(char, usize)> = Vec::new();
+    for (k, line) in block.iter().enumerate().take(MAX_NAME_LINES) {
+        let from = if k == 0 { at } else { line.start };
+        let mut chars = text[from..line.end].char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c == '\\' {
+                joined.push(('\0', from + i));
+                if let Some((j, n)) = chars.next() {
+                    joined.push((n, from + j));
+                }
+            } else {
+                joined.push((c, from + i));
             }
         }
-        return None;
-    }
-    while i < end {
-        match b[i] {
-            b'\\' => i += 2,
-            b':' if i > at + 1 && (i + 1 >= end || b[i + 1] == b' ') => return Some(i + 1),
-            _ => i += 1,
+        if let Some(end) = target_match(&joined) {
+            return Some((k, joined.get(end).map_or(line.end, |&(_, at)| at)));
         }
     }
     None
+}
+
+/// docutils' hyperlink target pattern (`Body.explicit.patterns.target`)
+/// matched at the start of `c` (escapes made nulls): where the match ends.
+fn target_match(c: &[(char, usize)]) -> Option<usize> {
+    let ch = |i: usize| c.get(i).map(|&(c, _)| c);
+    let white = |c: char| c.is_whitespace() || ('\x1c'..='\x1f').contains(&c) || c == '\0';
+    // After the name: no unescaped colon nor white space at its end, an
+    // optional space, `:`, then spaces or the end.
+    let tail = |pos: usize| -> Option<usize> {
+        let prev = ch(pos - 1)?;
+        if (prev == ':' && (pos < 2 || ch(pos - 2) != Some('\0'))) || white(prev) {
+            return None;
+        }
+        let spaced = (ch(pos) == Some(' ')).then_some(pos + 1);
+        for p in spaced.into_iter().chain([pos]) {
+            if ch(p) == Some(':') {
+                let mut q = p + 1;
+                if q == c.len() || ch(q) == Some(' ') {
+                    while ch(q) == Some(' ') {
+                        q += 1;
+                    }
+                    return Some(q);
+                }
+            }
+        }
+        None
+    };
+    if ch(0) == Some('_') {
+        return tail(1);
+    }
+    let quote = usize::from(ch(0) == Some('`'));
+    if matches!(ch(quote), None | Some(' ' | '`')) {
+        return None;
+    }
+    (quote + 1..=c.len()).find_map(|name_end| {
+        if white(ch(name_end - 1)?) {
+            return None;
+        }
+        if quote == 1 {
+            (ch(name_end) == Some('`')).then(|| tail(name_end + 1)).flatten()
+        } else {
+            tail(name_end)
+        }
+    })
 }
 
 /// The length of a footnote or citation label (`[1]`, `[#]`, `[name]`)
@@ -760,6 +857,7 @@ fn decode(text: &str, e: &Escaped<'_>, range: Range<usize>) -> String {
                     out.push(' ');
                     i += 1;
                 }
+                Some(n) if is_line_end(n) => out.push(' '),
                 Some(n) => out.push(n),
                 None => {}
             }
@@ -816,13 +914,20 @@ mod tests {
 
     #[test]
     fn target_names_end_at_a_colon_and_space() {
-        let t = ".. _a b: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(8));
-        let t = ".. _`a: b`: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(11));
-        let t = ".. __: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(6));
-        let t = ".. _a\\: b: x";
-        assert_eq!(target_url_start(t, 3, t.len()), Some(10));
+        let start = |t: &str| {
+            let block: Vec<Line> = lines(t);
+            target_url_start(t, &block, 4)
+        };
+        assert_eq!(start(".. _a b: x"), Some((0, 9)));
+        assert_eq!(start(".. _`a: b`: x"), Some((0, 12)));
+        assert_eq!(start(".. __: x"), Some((0, 7)));
+        assert_eq!(start(".. _a\\: b: x"), Some((0, 11)));
+        assert_eq!(start(".. _a:"), Some((0, 6)));
+        // A name over two lines; malformed ones.
+        assert_eq!(start(".. _`a\n   b`: x"), Some((1, 14)));
+        assert_eq!(start(".. __a: x"), None);
+        assert_eq!(start(".. _a:: x"), None);
+        assert_eq!(start(".. _:: x"), None);
+        assert_eq!(start(".. _ a: x"), None);
     }
 }

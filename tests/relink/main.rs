@@ -28,6 +28,7 @@ mod resolver;
 mod robust;
 mod rows;
 mod rst;
+mod rst_fuzz;
 mod tidy;
 mod tokenizer;
 mod wacz;

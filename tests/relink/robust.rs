@@ -258,7 +258,7 @@ fn reference() -> impl Strategy<Value = String> {
 }
 
 /// `cases` cases, or `PROPTEST_CASES` to search longer.
-fn config(cases: u32) -> ProptestConfig {
+pub fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
             .ok()
