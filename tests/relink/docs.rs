@@ -46,9 +46,18 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("curl ", "needs the network"),
     ("benches/peers/", "needs the Python packages of the peers"),
     ("lychee ", "needs lychee"),
-    ("#!/bin/sh", "a script to save; link_records runs it as written"),
-    ("| sort -u", "a shell pipeline; link_records runs `relink links` on archives"),
-    ("--format wat >", "gzip written through the shell; the WAT tests run it"),
+    (
+        "#!/bin/sh",
+        "a script to save; link_records runs it as written",
+    ),
+    (
+        "| sort -u",
+        "a shell pipeline; link_records runs `relink links` on archives",
+    ),
+    (
+        "--format wat >",
+        "gzip written through the shell; the WAT tests run it",
+    ),
 ];
 
 fn root() -> &'static Path {
