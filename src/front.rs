@@ -30,6 +30,10 @@ use crate::warc::{self, RecordReport, WarcOptions, wacz};
 /// message is measured against its Content-Length).
 pub const HEAD_BYTES: usize = 1 << 20;
 
+/// Up to this size, an input's buffer is made the size of the whole input
+/// when it is opened ([`Opened::read_all`] then reads on into it).
+const WHOLE_AT_ONCE: usize = 16 << 20;
+
 /// How many rows are gathered before they are handed on together.
 const ROWS_AT_ONCE: usize = 256;
 
@@ -414,7 +418,15 @@ impl<'a> Opened<'a> {
             None => reader,
         };
         let size = usize::try_from(size).unwrap_or(0);
-        let mut head = Vec::with_capacity(size.clamp(8192, HEAD_BYTES) + 1);
+        // Room for the whole input when it is small enough to be read
+        // whole, so that a document past the head is not copied again as
+        // its buffer grows; room that is not read into is never touched.
+        let room = if size <= WHOLE_AT_ONCE {
+            size.max(8192)
+        } else {
+            HEAD_BYTES
+        };
+        let mut head = Vec::with_capacity(room + 1);
         (&mut rest).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
         Ok(Opened {
             head,
