@@ -16,7 +16,7 @@ use std::ops::Range;
 use pulldown_cmark::{Event, LinkType, Options as Extensions, Parser, Tag, TagEnd};
 
 use crate::Error;
-use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
+use crate::base::Base;
 use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
@@ -44,51 +44,15 @@ pub fn rewrite_markdown(
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let sniffed = encoding::sniff_text(bytes, options.transport);
-    // Links are found out of order (a definition's at the end) and put in
-    // order once all are found: they are kept until then, and handed to
-    // the sink, if any, after.
-    let Some(rows) = options.rows else {
-        return text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options, documents));
-    };
-    let kept = Options {
-        rows: None,
-        ..*options
-    };
-    text::rewrite_bytes(bytes, sniffed, |text| {
-        let mut out = rewrite_text(text, &kept, documents);
-        for link in out.links.drain(..) {
-            rows.0.row(crate::LinkRow::new(link));
-        }
-        out
+    // Links are found out of order (a definition's at the end).
+    text::rewrite_bytes_in_order(bytes, sniffed, options, |text, options| {
+        rewrite_text(text, options, documents)
     })
 }
 
 /// The edits of a Markdown document given as text.
 pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
-    let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
-    // The resource base stands in for the retrieval URL only.
-    let resource = match (options.resource_base, &page) {
-        (Some(resource), None) => Some(resource.clone()),
-        (Some(resource), Some(page)) if page.source == BaseSource::RetrievedFrom => {
-            Some(resource.clone())
-        }
-        (_, page) => page.clone(),
-    };
-    if let Some(given) = options.resource_base {
-        let used = resource
-            .as_ref()
-            .is_some_and(|r| r.source == BaseSource::ResourceBase);
-        let status = if used {
-            LayerStatus::Used
-        } else {
-            LayerStatus::Below
-        };
-        layers.push(Layer::new(
-            BaseSource::ResourceBase,
-            given.url.as_str(),
-            status,
-        ));
-    }
+    let (page, resource, layers) = text::page_bases(options);
     let mut work = Work {
         r: Resolver::new(text, options),
         page,

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use crate::base::{Base, Layer};
+use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{MAX_DOCUMENT_BYTES, Options};
@@ -383,6 +383,62 @@ impl<'t, 'o> Resolver<'t, 'o> {
             }
         });
     }
+}
+
+/// [`rewrite_bytes`] for a reader whose links are found out of document
+/// order (Markdown's definitions, reStructuredText's targets, HTML runs
+/// read after the text around them): they are kept until the text is
+/// read, put in order by `rewrite`, and only then handed to the sink of
+/// `options`, if any. `rewrite` takes the text and the options to read it
+/// with (those of the caller, less the sink).
+pub fn rewrite_bytes_in_order(
+    bytes: &[u8],
+    sniffed: Sniffed,
+    options: &Options<'_>,
+    rewrite: impl FnOnce(&str, &Options<'_>) -> TextRewrite,
+) -> Result<Outcome, Error> {
+    let Some(rows) = options.rows else {
+        return rewrite_bytes(bytes, sniffed, |text| rewrite(text, options));
+    };
+    let kept = Options {
+        rows: None,
+        ..*options
+    };
+    rewrite_bytes(bytes, sniffed, |text| {
+        let mut out = rewrite(text, &kept);
+        for link in out.links.drain(..) {
+            rows.0.row(LinkRow::new(link));
+        }
+        out
+    })
+}
+
+/// The bases of a page whose embedded resources may have their own (a
+/// README's images served from a raw-content host): the page's base, the
+/// base of its images (`--resource-base`, standing in for the retrieval
+/// URL only, else the page's), and the layers to report, the resource
+/// base's last.
+pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>) {
+    let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
+    let resource = match (options.resource_base, &page) {
+        (Some(resource), None) => Some(resource.clone()),
+        (Some(resource), Some(page)) if page.source == BaseSource::RetrievedFrom => {
+            Some(resource.clone())
+        }
+        (_, page) => page.clone(),
+    };
+    if let Some(given) = options.resource_base {
+        let used = resource
+            .as_ref()
+            .is_some_and(|r| r.source == BaseSource::ResourceBase);
+        let status = if used {
+            LayerStatus::Used
+        } else {
+            LayerStatus::Below
+        };
+        layers.push(Layer::new(BaseSource::ResourceBase, given.url.as_str(), status));
+    }
+    (page, resource, layers)
 }
 
 /// Decodes a document as `sniffed` says, lets `rewrite` find the edits of

@@ -29,7 +29,7 @@ use std::ops::Range;
 
 
 use crate::Error;
-use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
+use crate::base::Base;
 use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
@@ -95,56 +95,15 @@ pub fn rewrite_rst(
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let sniffed = encoding::sniff_text(bytes, options.transport);
-    // Links of raw HTML come back after the document's own: all are put in
-    // order before they are handed to the sink.
-    let Some(rows) = options.rows else {
-        return text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options, documents));
-    };
-    let kept = Options {
-        rows: None,
-        ..*options
-    };
-    text::rewrite_bytes(bytes, sniffed, |text| {
-        let mut out = rewrite_text(text, &kept, documents);
-        for link in out.links.drain(..) {
-            rows.0.row(crate::LinkRow::new(link));
-        }
-        out
+    // Links of raw HTML come back after the document's own.
+    text::rewrite_bytes_in_order(bytes, sniffed, options, |text, options| {
+        rewrite_text(text, options, documents)
     })
-}
-
-/// The page's base and the resource base (which stands in for the
-/// retrieval URL only), with the layers to report.
-fn bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>) {
-    let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
-    let resource = match (options.resource_base, &page) {
-        (Some(resource), None) => Some(resource.clone()),
-        (Some(resource), Some(page)) if page.source == BaseSource::RetrievedFrom => {
-            Some(resource.clone())
-        }
-        (_, page) => page.clone(),
-    };
-    if let Some(given) = options.resource_base {
-        let used = resource
-            .as_ref()
-            .is_some_and(|r| r.source == BaseSource::ResourceBase);
-        let status = if used {
-            LayerStatus::Used
-        } else {
-            LayerStatus::Below
-        };
-        layers.push(Layer::new(
-            BaseSource::ResourceBase,
-            given.url.as_str(),
-            status,
-        ));
-    }
-    (page, resource, layers)
 }
 
 /// The edits of a reStructuredText document given as text.
 pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
-    let (page, resource, layers) = bases(options);
+    let (page, resource, layers) = text::page_bases(options);
     let escaped = Escaped::new(text);
     let mut work = Work {
         r: Resolver::new(text, options),
