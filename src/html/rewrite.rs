@@ -57,7 +57,9 @@ fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite
 /// by the link table, or, when the user added names to it or the head's
 /// title and metas are asked, any attribute (and `title`).
 fn logged(options: &Options<'_>) -> Attributes {
-    if options.extra_attributes.is_empty() && options.details != Details::Attributes {
+    if options.details == Details::Attributes {
+        Attributes::TreeBuilderHead
+    } else if options.extra_attributes.is_empty() {
         Attributes::TreeBuilder
     } else {
         Attributes::TreeBuilderAnyAttribute

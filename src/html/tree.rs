@@ -104,12 +104,16 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     // parse, which releases closed nodes, is tested against.
     let arena = match attributes {
         Attributes::All => Arena::keeping_every_node(),
-        Attributes::TreeBuilder | Attributes::TreeBuilderAnyAttribute
+        Attributes::TreeBuilder
+        | Attributes::TreeBuilderAnyAttribute
+        | Attributes::TreeBuilderHead
             if src.len() >= COUNT_HANDLES_FROM =>
         {
             Arena::counting_handles()
         }
-        Attributes::TreeBuilder | Attributes::TreeBuilderAnyAttribute => Arena::default(),
+        Attributes::TreeBuilder
+        | Attributes::TreeBuilderAnyAttribute
+        | Attributes::TreeBuilderHead => Arena::default(),
     };
     parse_on(src, kind, attributes, arena)
 }

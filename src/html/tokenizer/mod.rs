@@ -112,10 +112,12 @@ pub enum Attributes {
     /// builder never compares them.
     TreeBuilder,
     /// As [`Attributes::TreeBuilder`], with every start tag that has
-    /// attributes logged, and `title` start tags: for attribute names
-    /// added to the link table at run time, and for the title and metas
-    /// of a WAT file's head.
+    /// attributes logged: for attribute names added to the link table at
+    /// run time.
     TreeBuilderAnyAttribute,
+    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags:
+    /// for the title and metas of a WAT file's head.
+    TreeBuilderHead,
 }
 
 /// How the tokenizer starts.
@@ -231,6 +233,8 @@ pub struct Tokenizer<'a, S: Sink> {
     /// ([`Attributes::TreeBuilderAnyAttribute`]), not only one with an
     /// attribute that may hold a URL.
     log_any_attribute: bool,
+    /// Whether `title` start tags are logged ([`Attributes::TreeBuilderHead`]).
+    log_title: bool,
     /// Whether the current tag has an attribute that makes it logged.
     log_tag: bool,
     /// For a sink of relink's own: the tag's attributes named in
@@ -304,7 +308,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             in_attr: false,
             lean: !S::HTML5EVER || options.attributes != Attributes::All,
             log_all: options.attributes == Attributes::All,
-            log_any_attribute: options.attributes == Attributes::TreeBuilderAnyAttribute,
+            log_any_attribute: matches!(
+                options.attributes,
+                Attributes::TreeBuilderAnyAttribute | Attributes::TreeBuilderHead
+            ),
+            log_title: options.attributes == Attributes::TreeBuilderHead,
             log_tag: false,
             read: Vec::new(),
             formatting_stand_in: options.formatting_stand_in,
@@ -499,11 +507,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.flush();
         // With only what the tree builder reads, only the tags that can
         // hold a link are logged: start tags with an attribute that may
-        // hold one, and `style` tags (whose text holds CSS); with any
-        // attribute, `title` start tags too (a WAT file's head has it).
+        // hold one, and `style` tags (whose text holds CSS); for a WAT
+        // file's head, `title` start tags too.
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag
-                && (self.log_tag || (self.log_any_attribute && name == local_name!("title"))))
+                && (self.log_tag || (self.log_title && name == local_name!("title"))))
             || name == local_name!("style");
         if !logged {
             self.attr_spans.clear();
