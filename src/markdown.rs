@@ -52,7 +52,7 @@ pub fn rewrite_markdown(
 
 /// The edits of a Markdown document given as text.
 pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
-    let (page, resource, layers) = text::page_bases(options);
+    let (page, resource, layers, no_base) = text::page_bases(options);
     let mut work = Work {
         r: Resolver::new(text, options),
         page,
@@ -60,10 +60,8 @@ pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents
         documents,
     };
     work.r.out.layers = layers;
-    if work.page.is_none() {
+    if no_base {
         work.r.warn_no_base();
-        work.page = text::stand_in(options);
-        work.resource = work.resource.take().or_else(|| work.page.clone());
     }
     if work.page.is_some() || work.resource.is_some() {
         work.run();

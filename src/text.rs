@@ -416,9 +416,10 @@ pub fn rewrite_bytes_in_order(
 /// The bases of a page whose embedded resources may have their own (a
 /// README's images served from a raw-content host): the page's base, the
 /// base of its images (`--resource-base`, standing in for the retrieval
-/// URL only, else the page's), and the layers to report, the resource
-/// base's last.
-pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>) {
+/// URL only, else the page's), the layers to report, the resource
+/// base's last, and whether the page had no base (it then has the
+/// stand-in when links are recorded, see [`stand_in`]).
+pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>, bool) {
     let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
     let resource = match (options.resource_base, &page) {
         (Some(resource), None) => Some(resource.clone()),
@@ -438,7 +439,12 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
         };
         layers.push(Layer::new(BaseSource::ResourceBase, given.url.as_str(), status));
     }
-    (page, resource, layers)
+    if page.is_none() {
+        let page = stand_in(options);
+        let resource = resource.or_else(|| page.clone());
+        return (page, resource, layers, true);
+    }
+    (page, resource, layers, false)
 }
 
 /// Decodes a document as `sniffed` says, lets `rewrite` find the edits of

@@ -103,7 +103,7 @@ pub fn rewrite_rst(
 
 /// The edits of a reStructuredText document given as text.
 pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
-    let (page, resource, layers) = text::page_bases(options);
+    let (page, resource, layers, no_base) = text::page_bases(options);
     let escaped = Escaped::new(text);
     let mut work = Work {
         r: Resolver::new(text, options),
@@ -113,10 +113,8 @@ pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents
         documents,
     };
     work.r.out.layers = layers;
-    if work.page.is_none() {
+    if no_base {
         work.r.warn_no_base();
-        work.page = text::stand_in(options);
-        work.resource = work.resource.take().or_else(|| work.page.clone());
     }
     if work.page.is_some() || work.resource.is_some() {
         let lines = lines(text);
