@@ -569,7 +569,16 @@ impl<S: Sink> Tokenizer<'_, S> {
                 };
                 self.pos += 1;
                 self.start_attr_value(kind);
-                match memchr3(quote, b'&', 0, &bytes[self.pos..]) {
+                // Without parse errors to report, a value's references
+                // and NULs are not read here: the value ends at its quote
+                // whatever they are, and `finish_attr_lean` decodes the
+                // few values kept from their spans.
+                let end = if S::PARSE_ERRORS {
+                    memchr3(quote, b'&', 0, &bytes[self.pos..])
+                } else {
+                    memchr(quote, &bytes[self.pos..])
+                };
+                match end {
                     Some(i) if bytes[self.pos + i] == quote => {
                         self.pos += i;
                         self.end_attr_value();
@@ -599,12 +608,16 @@ impl<S: Sink> Tokenizer<'_, S> {
             Some(_) => {
                 self.start_attr_value(Quote::Unquoted);
                 let start = self.pos;
-                let run = bytes[start..]
-                    .iter()
-                    .position(|&b| {
+                let run = if S::PARSE_ERRORS {
+                    bytes[start..].iter().position(|&b| {
                         matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
                     })
-                    .unwrap_or(bytes.len() - start);
+                } else {
+                    bytes[start..].iter().position(|&b| {
+                        matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>')
+                    })
+                }
+                .unwrap_or(bytes.len() - start);
                 self.pos = start + run;
                 match bytes.get(self.pos) {
                     Some(b'>') => {
