@@ -229,6 +229,9 @@ struct State {
     templates: Vec<Mode>,
     /// How many HTML `template`s are on the stack.
     in_template: usize,
+    /// How many HTML `p` elements are on the stack: with none, no `p` is in
+    /// button scope, which most start tags in body ask.
+    paragraphs: usize,
     formatting: Vec<Entry>,
     form: Option<u32>,
     head: Option<u32>,
@@ -280,6 +283,7 @@ impl<'l> Tracker<'l> {
                 stack: Vec::with_capacity(32),
                 templates: Vec::new(),
                 in_template: 0,
+                paragraphs: 0,
                 formatting: Vec::new(),
                 form: None,
                 head: None,
@@ -615,6 +619,9 @@ impl State {
             if flags & TEMPLATE != 0 {
                 self.in_template += 1;
             }
+            if namespace == Namespace::Html && *name == local_name!("p") {
+                self.paragraphs += 1;
+            }
             self.stack.push(Open {
                 name: name.clone(),
                 namespace,
@@ -640,6 +647,9 @@ impl State {
     fn left(&mut self, open: &Open) {
         if open.flags & TEMPLATE != 0 {
             self.in_template = self.in_template.saturating_sub(1);
+        }
+        if open.flags & IMPLIED != 0 && open.is_html(&local_name!("p")) {
+            self.paragraphs = self.paragraphs.saturating_sub(1);
         }
         if open.flags & FORMATTING != 0 {
             for entry in self.formatting.iter_mut().rev() {
@@ -741,7 +751,11 @@ impl State {
     }
 
     fn close_p_in_button_scope(&mut self) {
-        if self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
+        debug_assert_eq!(
+            self.paragraphs,
+            self.stack.iter().filter(|e| e.is_html(&local_name!("p"))).count()
+        );
+        if self.paragraphs > 0 && self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
             self.close_p();
         }
     }
