@@ -13,6 +13,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Range;
 
 use encoding_rs::{
     DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED,
@@ -364,36 +365,43 @@ enum MetaResult {
     OutOfBytes,
 }
 
-/// The `<meta>` branch of the prescan, from just after `<meta`.
+/// The `<meta>` branch of the prescan, from just after `<meta`. Of the
+/// names in its attribute list only `http-equiv`, `content` and `charset`
+/// decide anything, so only whether each was seen is kept.
 fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
-    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut seen = [false; 3];
     let mut got_pragma = false;
     let mut need_pragma: Option<bool> = None;
     let mut charset: Option<&'static Encoding> = None;
     loop {
         let (name, value) = match attribute(bytes, i) {
-            Attr::Found(name, value) => (name, value),
+            Attr::Found(name, value) => (&bytes[name], &bytes[value]),
             Attr::None => break,
             Attr::OutOfBytes => return MetaResult::OutOfBytes,
         };
-        if seen.contains(&name) {
+        let Some(which) = [&b"http-equiv"[..], b"content", b"charset"]
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))
+        else {
+            continue;
+        };
+        if std::mem::replace(&mut seen[which], true) {
             continue;
         }
-        match name.as_slice() {
-            b"http-equiv" if value == b"content-type" => got_pragma = true,
-            b"content" if charset.is_none() => {
-                if let Some(found) = charset_from_content(&value) {
+        match which {
+            0 => got_pragma |= value.eq_ignore_ascii_case(b"content-type"),
+            1 if charset.is_none() => {
+                if let Some(found) = charset_from_content(value) {
                     charset = Some(found);
                     need_pragma = Some(true);
                 }
             }
-            b"charset" => {
-                charset = Encoding::for_label(&value);
+            1 => {}
+            _ => {
+                charset = Encoding::for_label(value);
                 need_pragma = Some(false);
             }
-            _ => {}
         }
-        seen.insert(name);
     }
     match (need_pragma, charset) {
         (None, _) | (_, None) => MetaResult::NotFound,
@@ -410,13 +418,15 @@ fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     }
 }
 
+/// An attribute as the prescan reads it: where its name and value lie,
+/// as written (the prescan lower-cases both; their readers ignore case).
 enum Attr {
-    Found(Vec<u8>, Vec<u8>),
+    Found(Range<usize>, Range<usize>),
     None,
     OutOfBytes,
 }
 
-/// The prescan's "get an attribute", names and values lower-cased.
+/// The prescan's "get an attribute".
 fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
     let at = |i: usize| bytes.get(i).copied();
     while at(*i).is_some_and(|b| b.is_ascii_whitespace() || b == b'/') {
@@ -428,37 +438,30 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
     if first == b'>' {
         return Attr::None;
     }
-    let mut name = Vec::new();
-    let mut value = Vec::new();
-    // The name.
-    loop {
-        let Some(b) = at(*i) else {
-            return Attr::OutOfBytes;
-        };
-        match b {
-            b'=' if !name.is_empty() => {
-                *i += 1;
-                break;
-            }
-            b if b.is_ascii_whitespace() => {
-                // Spaces, then "=" or the attribute ends without a value.
-                while at(*i).is_some_and(|b| b.is_ascii_whitespace()) {
-                    *i += 1;
-                }
-                match at(*i) {
-                    None => return Attr::OutOfBytes,
-                    Some(b'=') => {
-                        *i += 1;
-                        break;
-                    }
-                    Some(_) => return Attr::Found(name, value),
-                }
-            }
-            b'/' | b'>' => return Attr::Found(name, value),
-            b => name.push(b.to_ascii_lowercase()),
-        }
-        *i += 1;
+    // The name: a first `=` is part of it.
+    let start = *i;
+    *i += 1;
+    let name_ends = |b: u8| b.is_ascii_whitespace() || matches!(b, b'=' | b'/' | b'>');
+    match bytes[*i..].iter().position(|&b| name_ends(b)) {
+        Some(n) => *i += n,
+        None => return Attr::OutOfBytes,
     }
+    let name = start..*i;
+    let none = |at: usize| Attr::Found(name.clone(), at..at);
+    if bytes[*i].is_ascii_whitespace() {
+        // Spaces, then "=" or the attribute ends without a value.
+        while at(*i).is_some_and(|b| b.is_ascii_whitespace()) {
+            *i += 1;
+        }
+        match at(*i) {
+            None => return Attr::OutOfBytes,
+            Some(b'=') => {}
+            Some(_) => return none(*i),
+        }
+    } else if bytes[*i] != b'=' {
+        return none(*i);
+    }
+    *i += 1;
     // The value.
     while at(*i).is_some_and(|b| b.is_ascii_whitespace()) {
         *i += 1;
@@ -466,28 +469,28 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
     match at(*i) {
         None => Attr::OutOfBytes,
         Some(q @ (b'"' | b'\'')) => {
-            *i += 1;
-            loop {
-                match at(*i) {
-                    None => return Attr::OutOfBytes,
-                    Some(b) if b == q => {
-                        *i += 1;
-                        return Attr::Found(name, value);
-                    }
-                    Some(b) => value.push(b.to_ascii_lowercase()),
+            let from = *i + 1;
+            let Some(n) = memchr::memchr(q, &bytes[from..]) else {
+                *i = bytes.len();
+                return Attr::OutOfBytes;
+            };
+            *i = from + n + 1;
+            Attr::Found(name, from..from + n)
+        }
+        Some(b'>') => none(*i),
+        Some(_) => {
+            let from = *i;
+            match bytes[from..].iter().position(|&b| b.is_ascii_whitespace() || b == b'>') {
+                Some(n) => {
+                    *i = from + n;
+                    Attr::Found(name, from..*i)
                 }
-                *i += 1;
+                None => {
+                    *i = bytes.len();
+                    Attr::OutOfBytes
+                }
             }
         }
-        Some(b'>') => Attr::Found(name, value),
-        Some(_) => loop {
-            match at(*i) {
-                None => return Attr::OutOfBytes,
-                Some(b) if b.is_ascii_whitespace() || b == b'>' => return Attr::Found(name, value),
-                Some(b) => value.push(b.to_ascii_lowercase()),
-            }
-            *i += 1;
-        },
     }
 }
 
