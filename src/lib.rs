@@ -46,6 +46,7 @@
 mod error;
 mod front;
 mod rewriter;
+pub mod wat;
 
 /// Declares modules private, or public under the `_internal` feature, which
 /// only relink's own tests, benchmarks and fuzz targets turn on: their
