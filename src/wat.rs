@@ -103,6 +103,7 @@ struct Source {
 ///     &mut |event| Ok(writer.event(&mut wat, &event)?),
 /// )?;
 /// writer.finish(&mut wat)?;
+/// assert_eq!(writer.records(), 1);
 /// // Two gzip members, the second a WARC record with the page's links.
 /// let mut text = String::new();
 /// std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(&wat[..]), &mut text)?;
@@ -121,6 +122,8 @@ struct Source {
 pub struct WatWriter {
     source: Source,
     pending: Option<WatUnit>,
+    /// How many `metadata` records were written.
+    written: usize,
 }
 
 impl WatWriter {
@@ -136,7 +139,13 @@ impl WatWriter {
                 names: |source| source.to_string(),
             },
             pending: None,
+            written: 0,
         }
+    }
+
+    /// How many `metadata` records it has written.
+    pub fn records(&self) -> usize {
+        self.written
     }
 
     /// The URL the input was retrieved from: the target URI of the
@@ -157,7 +166,11 @@ impl WatWriter {
 
     /// Takes one event of a run: its rows, and each unit done. Other
     /// events write nothing.
-    pub fn event(&mut self, out: &mut impl Write, event: &Event<'_>) -> Result<(), Error> {
+    pub fn event(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        event: &Event<'_>,
+    ) -> Result<(), Error> {
         match event {
             Event::Rows(rows) => self.rows(out, rows),
             Event::Done(done) => self.done(out, &done.unit, done.head),
@@ -166,7 +179,7 @@ impl WatWriter {
     }
 
     /// Takes rows; writes the WAT record of each unit they finish.
-    pub fn rows(&mut self, out: &mut impl Write, rows: &[LinkRow]) -> Result<(), Error> {
+    pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
             let key = UnitKey::of(row);
             if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
@@ -190,7 +203,7 @@ impl WatWriter {
     /// links (Common Crawl writes one for each record).
     pub fn done(
         &mut self,
-        out: &mut impl Write,
+        out: &mut (impl Write + ?Sized),
         unit: &Unit,
         html: Option<&HtmlHead>,
     ) -> Result<(), Error> {
@@ -227,14 +240,18 @@ impl WatWriter {
                 })
                 .collect();
         }
+        self.written += 1;
         pending.write(out)
     }
 
     /// Writes the pending unit's WAT record, if any: call it once the run
     /// is done, for a unit whose rows came but no [`Event::Done`].
-    pub fn finish(&mut self, out: &mut impl Write) -> Result<(), Error> {
+    pub fn finish(&mut self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         match self.pending.take() {
-            Some(unit) => unit.write(out),
+            Some(unit) => {
+                self.written += 1;
+                unit.write(out)
+            }
             None => Ok(()),
         }
     }
@@ -349,7 +366,7 @@ impl WatUnit {
     }
 
     /// The unit's WAT record, one gzip member.
-    fn write(self, out: &mut impl Write) -> Result<(), Error> {
+    fn write(self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         let refers_to = self
             .header
             .get("WARC-Record-ID")
@@ -502,7 +519,7 @@ fn wat_path(element: &str, attribute: &str) -> String {
 /// assert!(text.contains("description: link metadata (WAT) of a.warc.gz b.warc.gz\r\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn warcinfo(out: &mut impl Write, inputs: &[impl AsRef<str>]) -> Result<(), Error> {
+pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> Result<(), Error> {
     let inputs: Vec<&str> = inputs.iter().map(AsRef::as_ref).collect();
     let block = format!(
         "software: relink {}\r\nformat: WARC File Format 1.0\r\ndescription: link metadata (WAT) of {}\r\n",
@@ -520,7 +537,11 @@ pub fn warcinfo(out: &mut impl Write, inputs: &[impl AsRef<str>]) -> Result<(), 
 
 /// One WARC/1.0 record, its own gzip member, as Common Crawl writes each
 /// record of a WAT file.
-fn write_record(out: &mut impl Write, fields: &[(&str, String)], block: &[u8]) -> io::Result<()> {
+fn write_record(
+    out: &mut (impl Write + ?Sized),
+    fields: &[(&str, String)],
+    block: &[u8],
+) -> io::Result<()> {
     let mut gz = GzEncoder::new(out, Compression::default());
     gz.write_all(b"WARC/1.0\r\n")?;
     for (name, value) in fields {
