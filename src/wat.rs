@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
-use crate::links::{HtmlHead, LinkRow, RecordHeads, RecordName};
+use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordHeads, RecordName};
 
 /// Which document, message or record a row is in: the rows of one unit
 /// come one after another.
@@ -394,12 +394,14 @@ impl WatUnit {
     }
 
     /// The unit's JSON block: the source record's head (every field of
-    /// it when its heads were kept), its HTTP response's status line and
-    /// fields, and `HTML-Metadata` when it has links (a record with
-    /// neither has an empty `Payload-Metadata`).
+    /// it when its heads were kept) and its block's media type, its HTTP
+    /// response's status line and fields and, when the block is whole, the
+    /// lengths and digest of its message, and `HTML-Metadata` when it has
+    /// links.
     fn block(self) -> Value {
         let mut header = Map::new();
         let mut response = Map::new();
+        let mut payload = Map::new();
         if let Some(heads) = &self.heads {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
@@ -408,6 +410,13 @@ impl WatUnit {
                 response.insert("Response-Message".into(), response_message(line));
                 response.insert("Headers".into(), head_fields(&heads.http).into());
             }
+            if let Some(entity) = &heads.entity {
+                entity_fields(&mut response, entity);
+            }
+        }
+        if let Some(Value::String(media)) = header.get("Content-Type") {
+            // The record's block's media type, as its head says it.
+            payload.insert("Actual-Content-Type".into(), media.as_str().into());
         }
         let given = self.header.into_iter();
         header.extend(given.filter(|(_, v)| v.as_str().is_none_or(|v| !v.is_empty())));
@@ -431,7 +440,6 @@ impl WatUnit {
             let html = json!({ "Head": head, "Links": self.links });
             response.insert("HTML-Metadata".into(), html);
         }
-        let mut payload = Map::new();
         if !response.is_empty() {
             payload.insert("HTTP-Response-Metadata".into(), response.into());
         }
@@ -479,6 +487,16 @@ fn head_fields(head: &str) -> Map<String, Value> {
         }
     }
     fields.into_iter().map(|(n, v)| (n, v.into())).collect()
+}
+
+/// What a WAT record says of a response's message as it lies in the
+/// block: `Headers-Length`, `Entity-Length` and `Entity-Digest`, numbers
+/// written as strings, as Common Crawl writes them.
+fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
+    let length = |n: usize| Value::from(n.to_string());
+    response.insert("Headers-Length".into(), length(entity.headers_length));
+    response.insert("Entity-Length".into(), length(entity.length));
+    response.insert("Entity-Digest".into(), entity.digest.as_str().into());
 }
 
 /// A status line's `Version`, `Status` and `Reason`, as a WAT record's

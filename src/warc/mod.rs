@@ -69,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, Link, RecordHeads, RecordName, Warning, WarningKind};
+use crate::links::{HeldRows, HttpEntity, Link, RecordHeads, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -520,11 +520,35 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
         }
         Format::Arc => (String::new(), true),
     };
-    let http = match response.then(|| http::Response::parse(&record.block)).flatten() {
+    let response = response.then(|| http::Response::parse(&record.block)).flatten();
+    let http = match &response {
         Some(response) => String::from_utf8_lossy(response.head).into_owned(),
         None => String::new(),
     };
-    Some(Arc::new(RecordHeads { warc, http }))
+    let entity = response.filter(|_| whole_block(record)).and_then(|response| {
+        // One head, ended by its blank line: Common Crawl's reader reads
+        // the first head only, and counts the rest of the block as its
+        // entity.
+        let one_head = response.interim.is_empty()
+            && http::head_len(response.head) == Some(response.head.len());
+        one_head.then(|| HttpEntity {
+            headers_length: response.head.len(),
+            length: response.body.len(),
+            digest: digest::sha1_base32(response.body),
+        })
+    });
+    Some(Arc::new(RecordHeads { warc, http, entity }))
+}
+
+/// Whether a record's block is all there, as long as its head says: not
+/// cut short by the end of the file, and its length not found wrong.
+fn whole_block(record: &Record) -> bool {
+    let length = match record.format {
+        Format::Warc => http::field(&record.head, "Content-Length"),
+        Format::Arc => record::arc_length(&record.head).map(|n| n.to_string()),
+    };
+    record.bad.is_none()
+        && length.and_then(|n| n.trim().parse::<usize>().ok()) == Some(record.block.len())
 }
 
 /// One record read, and its new bytes when it changed and `write` was

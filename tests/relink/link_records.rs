@@ -347,7 +347,11 @@ fn every_record_has_a_wat_record_with_its_heads() {
         request["WARC-Header-Metadata"]["WARC-IP-Address"],
         "127.0.0.1"
     );
-    assert_eq!(request["Payload-Metadata"], serde_json::json!({}));
+    // A request's block, as its head names it; no response's metadata.
+    assert_eq!(
+        request["Payload-Metadata"],
+        serde_json::json!({"Actual-Content-Type": "application/http;msgtype=request"})
+    );
     let response = &of_type("response")[0]["Envelope"];
     let header = &response["WARC-Header-Metadata"];
     assert_eq!(header["WARC-Date"], "2026-11-22T01:57:13Z");
@@ -360,6 +364,13 @@ fn every_record_has_a_wat_record_with_its_heads() {
     assert_eq!(http["Headers"]["Content-Type"], "text/html; charset=utf-8");
     assert_eq!(http["Headers"]["Content-Length"], "468");
     assert!(http["HTML-Metadata"]["Links"].as_array().unwrap().len() > 1);
+    // As warcio reads the entity after the HTTP head, and hashlib its SHA-1.
+    assert_eq!(http["Headers-Length"], "153");
+    assert_eq!(http["Entity-Length"], "468");
+    assert_eq!(
+        http["Entity-Digest"],
+        "sha1:FL3ZKQE3LEY36IHWEUPD3YPBHO6MIF4P"
+    );
 }
 
 #[test]
@@ -473,4 +484,75 @@ fn the_head_is_only_read_when_asked() {
             .collect::<Vec<_>>()
     };
     assert_eq!(urls(&listed), urls(&asked));
+}
+
+/// A WARC record of `block`, of type `kind` and media type `media`, that
+/// says its block is `length` bytes long.
+fn warc_record(kind: &str, media: &str, block: &[u8], length: usize) -> Vec<u8> {
+    let head = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: http://h.example/{kind}{length}\r\n\
+         WARC-Record-ID: <urn:uuid:{kind}-{length}>\r\nContent-Type: {media}\r\n\
+         Content-Length: {length}\r\n\r\n"
+    );
+    [head.as_bytes(), block, b"\r\n\r\n"].concat()
+}
+
+#[test]
+fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
+    let response = "application/http; msgtype=response";
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+    let block = [&head[..], b"abc"].concat();
+    let interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nabc";
+    let request = b"GET / HTTP/1.1\r\nHost: h.example\r\n\r\n";
+    let archive = [
+        warc_record("response", response, &block, block.len()),
+        warc_record("response", response, interim, interim.len()),
+        warc_record(
+            "request",
+            "application/http; msgtype=request",
+            request,
+            request.len(),
+        ),
+        // The file ends inside this block.
+        warc_record("response", response, &block, block.len() + 100),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 4);
+    let payload = |n: usize| &blocks[n]["Envelope"]["Payload-Metadata"];
+    let entity = |n: usize| {
+        let http = &payload(n)["HTTP-Response-Metadata"];
+        (
+            http["Headers-Length"].clone(),
+            http["Entity-Length"].clone(),
+            http["Entity-Digest"].clone(),
+        )
+    };
+    // The SHA-1 of "abc" in base32, as Heritrix writes digests.
+    let abc = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+    let length = head.len().to_string();
+    assert_eq!(entity(0), (length.into(), "3".into(), abc.into()));
+    // Common Crawl's reader reads the first head: after an interim
+    // response, and in a block cut short, none is said.
+    let none = (
+        serde_json::Value::Null,
+        serde_json::Value::Null,
+        serde_json::Value::Null,
+    );
+    assert_eq!(entity(1), none);
+    assert_eq!(
+        payload(1)["HTTP-Response-Metadata"]["Response-Message"]["Status"],
+        "200"
+    );
+    assert_eq!(entity(3), none);
+    // Every record's media type, as its head says it.
+    for n in [0, 1, 3] {
+        assert_eq!(payload(n)["Actual-Content-Type"], response);
+    }
+    assert_eq!(
+        payload(2)["Actual-Content-Type"],
+        "application/http; msgtype=request"
+    );
 }
