@@ -393,8 +393,9 @@ pub struct RecordName {
 pub struct RecordHeads {
     /// Its WARC version line and header fields (empty for ARC).
     pub warc: String,
-    /// A response's final HTTP status line and header fields (empty for
-    /// a record that holds no HTTP response).
+    /// A response's final HTTP status line and header fields, or a
+    /// request's request line and header fields (empty for a record that
+    /// holds neither).
     pub http: String,
     /// The response's message as it lies in the block, when the block is
     /// whole and holds one response whose head ends in a blank line (no

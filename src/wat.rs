@@ -407,7 +407,11 @@ impl WatUnit {
             // keeps them; the HTTP head's status line and fields.
             header = head_fields(&heads.warc);
             if let Some((line, _)) = heads.http.split_once('\n') {
-                response.insert("Response-Message".into(), response_message(line));
+                let (key, message) = match is_request(&header) {
+                    true => ("Request-Message", request_message(line)),
+                    false => ("Response-Message", response_message(line)),
+                };
+                response.insert(key.into(), message);
                 response.insert("Headers".into(), head_fields(&heads.http).into());
             }
             if let Some(entity) = &heads.entity {
@@ -441,7 +445,11 @@ impl WatUnit {
             response.insert("HTML-Metadata".into(), html);
         }
         if !response.is_empty() {
-            payload.insert("HTTP-Response-Metadata".into(), response.into());
+            let key = match is_request(&header) {
+                true => "HTTP-Request-Metadata",
+                false => "HTTP-Response-Metadata",
+            };
+            payload.insert(key.into(), response.into());
         }
         let mut envelope = json!({
             "Format": "WARC",
@@ -497,6 +505,25 @@ fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
     response.insert("Headers-Length".into(), length(entity.headers_length));
     response.insert("Entity-Length".into(), length(entity.length));
     response.insert("Entity-Digest".into(), entity.digest.as_str().into());
+}
+
+/// Whether a record's `WARC-Header-Metadata` is a `request` record's.
+fn is_request(header: &Map<String, Value>) -> bool {
+    header
+        .get("WARC-Type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("request"))
+}
+
+/// A request line's `Method`, `Path` and `Version`, as a WAT record's
+/// `Request-Message` has them (`GET`, `/x`, `HTTP/1.1`).
+fn request_message(line: &str) -> Value {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let mut parts = line.splitn(3, ' ');
+    let method = parts.next().unwrap_or_default();
+    let path = parts.next().unwrap_or_default();
+    let version = parts.next().unwrap_or_default();
+    json!({ "Method": method, "Path": path, "Version": version })
 }
 
 /// A status line's `Version`, `Status` and `Reason`, as a WAT record's
@@ -664,6 +691,10 @@ mod tests {
             json!({"Version": "HTTP/1.1", "Status": "404", "Reason": "Not Found"})
         );
         assert_eq!(response_message("HTTP/1.0 200")["Reason"], "");
+        assert_eq!(
+            request_message("GET /a?b HTTP/1.1\r"),
+            json!({"Method": "GET", "Path": "/a?b", "Version": "HTTP/1.1"})
+        );
     }
 
     #[test]

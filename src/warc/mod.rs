@@ -512,17 +512,20 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
     if options.document.details != crate::Details::Attributes {
         return None;
     }
-    let (warc, response) = match record.format {
+    let (warc, kind) = match record.format {
         Format::Warc => {
             let kind = http::field(&record.head, "WARC-Type").unwrap_or_default();
-            let response = kind.eq_ignore_ascii_case("response");
-            (String::from_utf8_lossy(&record.head).into_owned(), response)
+            (String::from_utf8_lossy(&record.head).into_owned(), kind)
         }
-        Format::Arc => (String::new(), true),
+        Format::Arc => (String::new(), "response".to_owned()),
     };
-    let response = response.then(|| http::Response::parse(&record.block)).flatten();
+    let response = kind
+        .eq_ignore_ascii_case("response")
+        .then(|| http::Response::parse(&record.block))
+        .flatten();
     let http = match &response {
         Some(response) => String::from_utf8_lossy(response.head).into_owned(),
+        None if kind.eq_ignore_ascii_case("request") => request_head(&record.block),
         None => String::new(),
     };
     let entity = response.filter(|_| whole_block(record)).and_then(|response| {
@@ -538,6 +541,20 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
         })
     });
     Some(Arc::new(RecordHeads { warc, http, entity }))
+}
+
+/// The head of the HTTP request in a `request` record's block: its
+/// request line (`GET /x HTTP/1.1`) and header fields, blank line
+/// included; empty when the block holds no head that ends.
+fn request_head(block: &[u8]) -> String {
+    let is_request = block
+        .split(|&b| b == b'\n')
+        .next()
+        .is_some_and(|line| line.windows(6).any(|w| w == b" HTTP/"));
+    match http::head_len(block).filter(|_| is_request) {
+        Some(len) => String::from_utf8_lossy(&block[..len]).into_owned(),
+        None => String::new(),
+    }
 }
 
 /// Whether a record's block is all there, as long as its head says: not

@@ -347,11 +347,20 @@ fn every_record_has_a_wat_record_with_its_heads() {
         request["WARC-Header-Metadata"]["WARC-IP-Address"],
         "127.0.0.1"
     );
-    // A request's block, as its head names it; no response's metadata.
+    // A request's block, as its head names it, and its request line and
+    // fields; no response's metadata.
+    let payload = &request["Payload-Metadata"];
     assert_eq!(
-        request["Payload-Metadata"],
-        serde_json::json!({"Actual-Content-Type": "application/http;msgtype=request"})
+        payload["Actual-Content-Type"],
+        "application/http;msgtype=request"
     );
+    assert_eq!(payload["HTTP-Response-Metadata"], serde_json::Value::Null);
+    let http = &payload["HTTP-Request-Metadata"];
+    assert_eq!(
+        http["Request-Message"],
+        serde_json::json!({"Method": "GET", "Path": "/site/index.html", "Version": "HTTP/1.1"})
+    );
+    assert_eq!(http["Headers"]["User-Agent"], "Wget/1.21.3");
     let response = &of_type("response")[0]["Envelope"];
     let header = &response["WARC-Header-Metadata"];
     assert_eq!(header["WARC-Date"], "2026-11-22T01:57:13Z");
@@ -555,4 +564,7 @@ fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
         payload(2)["Actual-Content-Type"],
         "application/http; msgtype=request"
     );
+    let request = &payload(2)["HTTP-Request-Metadata"];
+    assert_eq!(request["Request-Message"]["Path"], "/");
+    assert_eq!(request["Headers"]["Host"], "h.example");
 }
