@@ -407,20 +407,20 @@ impl WatUnit {
             // keeps them; the HTTP head's status line and fields.
             header = head_fields(&heads.warc);
             if let Some((line, _)) = heads.http.split_once('\n') {
-                let (key, message) = match is_request(&header) {
-                    true => ("Request-Message", request_message(line)),
-                    false => ("Response-Message", response_message(line)),
+                // What the block was read as, named as Common Crawl's
+                // reader names it whatever the record's head spells.
+                let (key, message, media) = match is_request(&header) {
+                    true => ("Request-Message", request_message(line), "request"),
+                    false => ("Response-Message", response_message(line), "response"),
                 };
                 response.insert(key.into(), message);
                 response.insert("Headers".into(), head_fields(&heads.http).into());
+                let media = format!("application/http; msgtype={media}");
+                payload.insert("Actual-Content-Type".into(), media.into());
             }
             if let Some(entity) = &heads.entity {
                 entity_fields(&mut response, entity);
             }
-        }
-        if let Some(Value::String(media)) = header.get("Content-Type") {
-            // The record's block's media type, as its head says it.
-            payload.insert("Actual-Content-Type".into(), media.as_str().into());
         }
         let given = self.header.into_iter();
         header.extend(given.filter(|(_, v)| v.as_str().is_none_or(|v| !v.is_empty())));
@@ -498,13 +498,16 @@ fn head_fields(head: &str) -> Map<String, Value> {
 }
 
 /// What a WAT record says of a response's message as it lies in the
-/// block: `Headers-Length`, `Entity-Length` and `Entity-Digest`, numbers
+/// block: `Headers-Length`, `Entity-Length`, `Entity-Digest` and
+/// `Entity-Trailing-Slop-Length`, numbers
 /// written as strings, as Common Crawl writes them.
 fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
     let length = |n: usize| Value::from(n.to_string());
     response.insert("Headers-Length".into(), length(entity.headers_length));
     response.insert("Entity-Length".into(), length(entity.length));
     response.insert("Entity-Digest".into(), entity.digest.as_str().into());
+    let slop = length(entity.trailing_slop);
+    response.insert("Entity-Trailing-Slop-Length".into(), slop);
 }
 
 /// Whether a record's `WARC-Header-Metadata` is a `request` record's.

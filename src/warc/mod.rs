@@ -534,10 +534,17 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
         // entity.
         let one_head = response.interim.is_empty()
             && http::head_len(response.head) == Some(response.head.len());
+        // The entity is as long as the head's Content-Length says, when it
+        // says, and the block has that much.
+        let body = response.body;
+        let said = response.field("Content-Length");
+        let length = said.and_then(|n| n.trim().parse::<usize>().ok());
+        let length = length.map_or(body.len(), |n| n.min(body.len()));
         one_head.then(|| HttpEntity {
             headers_length: response.head.len(),
-            length: response.body.len(),
-            digest: digest::sha1_base32(response.body),
+            length,
+            trailing_slop: body.len() - length,
+            digest: digest::sha1_base32(&body[..length]),
         })
     });
     Some(Arc::new(RecordHeads { warc, http, entity }))

@@ -350,9 +350,11 @@ fn every_record_has_a_wat_record_with_its_heads() {
     // A request's block, as its head names it, and its request line and
     // fields; no response's metadata.
     let payload = &request["Payload-Metadata"];
+    // As Common Crawl's reader names what it read, not as written
+    // (`application/http;msgtype=request`).
     assert_eq!(
         payload["Actual-Content-Type"],
-        "application/http;msgtype=request"
+        "application/http; msgtype=request"
     );
     assert_eq!(payload["HTTP-Response-Metadata"], serde_json::Value::Null);
     let http = &payload["HTTP-Request-Metadata"];
@@ -513,14 +515,22 @@ fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
     let block = [&head[..], b"abc"].concat();
     let interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nabc";
     let request = b"GET / HTTP/1.1\r\nHost: h.example\r\n\r\n";
+    // One byte past the entity its Content-Length says.
+    let sloppy = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc";
     let archive = [
         warc_record("response", response, &block, block.len()),
         warc_record("response", response, interim, interim.len()),
         warc_record(
             "request",
-            "application/http; msgtype=request",
+            "application/http;msgtype=request",
             request,
             request.len(),
+        ),
+        warc_record(
+            "response",
+            "application/http;msgtype=response",
+            sloppy,
+            sloppy.len(),
         ),
         // The file ends inside this block.
         warc_record("response", response, &block, block.len() + 100),
@@ -529,35 +539,36 @@ fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
     let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
     assert_ok(&out);
     let blocks = wat_blocks(&out.stdout);
-    assert_eq!(blocks.len(), 4);
+    assert_eq!(blocks.len(), 5);
     let payload = |n: usize| &blocks[n]["Envelope"]["Payload-Metadata"];
     let entity = |n: usize| {
         let http = &payload(n)["HTTP-Response-Metadata"];
-        (
-            http["Headers-Length"].clone(),
-            http["Entity-Length"].clone(),
-            http["Entity-Digest"].clone(),
-        )
+        let keys = [
+            "Headers-Length",
+            "Entity-Length",
+            "Entity-Trailing-Slop-Length",
+            "Entity-Digest",
+        ];
+        keys.map(|key| http[key].as_str().map(str::to_owned))
     };
-    // The SHA-1 of "abc" in base32, as Heritrix writes digests.
+    let some = |v: [&str; 4]| v.map(|v| Some(v.to_owned()));
+    // The SHA-1 of "abc" and "ab" in base32, as Heritrix writes digests.
     let abc = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+    let ab = "sha1:3IRWCTQCI2NA27D32G62WXE4I5FRSBG4";
     let length = head.len().to_string();
-    assert_eq!(entity(0), (length.into(), "3".into(), abc.into()));
+    assert_eq!(entity(0), some([&length, "3", "0", abc]));
+    let length = (sloppy.len() - 3).to_string();
+    assert_eq!(entity(3), some([&length, "2", "1", ab]));
     // Common Crawl's reader reads the first head: after an interim
     // response, and in a block cut short, none is said.
-    let none = (
-        serde_json::Value::Null,
-        serde_json::Value::Null,
-        serde_json::Value::Null,
-    );
-    assert_eq!(entity(1), none);
+    assert_eq!(entity(1), [None, None, None, None]);
     assert_eq!(
         payload(1)["HTTP-Response-Metadata"]["Response-Message"]["Status"],
         "200"
     );
-    assert_eq!(entity(3), none);
-    // Every record's media type, as its head says it.
-    for n in [0, 1, 3] {
+    assert_eq!(entity(4), [None, None, None, None]);
+    // What the block was read as, however the record's head spells it.
+    for n in [0, 1, 3, 4] {
         assert_eq!(payload(n)["Actual-Content-Type"], response);
     }
     assert_eq!(
