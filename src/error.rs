@@ -73,3 +73,20 @@ pub enum Error {
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),
 }
+
+/// An error as a writer's or a handler's I/O error (a [`Handler`](crate::Handler)
+/// returns one): reading or writing as it was, anything else as invalid
+/// data.
+///
+/// ```
+/// let err = std::io::Error::from(relink::Error::ArchiveAsDocument);
+/// assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+/// ```
+impl From<Error> for std::io::Error {
+    fn from(error: Error) -> Self {
+        match error {
+            Error::Io(error) => error,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
+        }
+    }
+}

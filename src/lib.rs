@@ -46,6 +46,7 @@
 mod error;
 mod front;
 mod rewriter;
+pub mod wat;
 
 /// Declares modules private, or public under the `_internal` feature, which
 /// only relink's own tests, benchmarks and fuzz targets turn on: their
@@ -72,7 +73,8 @@ pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
 pub use links::{
-    HtmlHead, Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning, WarningKind,
+    HtmlHead, HttpEntity, Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning,
+    WarningKind,
 };
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;

@@ -381,6 +381,10 @@ pub struct RecordName {
 /// let heads = out.rows()[0].record.as_ref().unwrap().heads.as_deref().unwrap();
 /// assert_eq!(heads.warc, head);
 /// assert_eq!(heads.http, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+/// let entity = heads.entity.as_ref().unwrap();
+/// assert_eq!((entity.headers_length, entity.length), (heads.http.len(), b"<a href=b>b</a>".len()));
+/// assert_eq!(entity.trailing_slop, 0);
+/// assert_eq!(entity.digest, "sha1:6QAIZVDM7SIXYDF5BZQRFVFXPLMG2QCM");
 /// // Not kept unless asked.
 /// let out = Rewriter::new().rewrite(&archive)?;
 /// assert!(out.rows()[0].record.as_ref().unwrap().heads.is_none());
@@ -390,9 +394,37 @@ pub struct RecordName {
 pub struct RecordHeads {
     /// Its WARC version line and header fields (empty for ARC).
     pub warc: String,
-    /// A response's final HTTP status line and header fields (empty for
-    /// a record that holds no HTTP response).
+    /// A response's final HTTP status line and header fields, or a
+    /// request's request line and header fields (empty for a record that
+    /// holds neither).
     pub http: String,
+    /// The response's message as it lies in the block, when the block is
+    /// whole and holds one response whose head ends in a blank line (no
+    /// interim `1xx` responses): what a WAT record's `Headers-Length`,
+    /// `Entity-Length` and `Entity-Digest` say of it.
+    pub entity: Option<HttpEntity>,
+}
+
+/// An HTTP response as it lies in a record's block: the length of its
+/// head and of its entity (the body as sent, any transfer and content
+/// codings kept, no longer than the head's `Content-Length`), what
+/// follows the entity, and the entity's SHA-1, as Common Crawl's WAT
+/// records give them.
+///
+/// See the example of [`RecordHeads`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpEntity {
+    /// The head's length in bytes: status line, fields and blank line.
+    pub headers_length: usize,
+    /// The entity's length in bytes: the rest of the block, or as much
+    /// of it as the head's `Content-Length` says.
+    pub length: usize,
+    /// The bytes of the block after the entity (past its
+    /// `Content-Length`).
+    pub trailing_slop: usize,
+    /// The entity's SHA-1, `sha1:` and base32 (RFC 4648), as Heritrix
+    /// writes a payload digest.
+    pub digest: String,
 }
 
 /// One link with where it is inside its input: the row every report

@@ -26,6 +26,11 @@ csv) with one row per link: warc_filename, record_id, target_uri,
 original, resolved, element, attribute, base_from. With ``--host-graph``
 it holds the host-level graph instead: one row per distinct edge ``s``,
 ``t`` between two hosts, each host name reversed (``com.example.www``).
+With ``--output-format wat`` it holds one WAT file per WARC file, named
+as Common Crawl names them (``X.warc.gz`` gives ``X.warc.wat.gz``), each
+written by the task that reads the WARC file (``relink.wat``): the links
+of each record in Common Crawl's JSON layout, with relink's resolved URLs
+beside them, for the jobs that read Common Crawl's WAT files.
 
 Every executor needs the relink package (pip install ./python), and fsspec
 for remote input (plus s3fs for S3, aiohttp for HTTP): install them on
@@ -38,6 +43,7 @@ what it wrote of OUTPUT (status 1), so that a second run is not refused.
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import glob
 import gzip
@@ -63,7 +69,7 @@ LINK_COLUMNS = (
 NULLABLE = ("record_id", "target_uri")
 EDGE_COLUMNS = ("s", "t")
 RULES = ("rfc1808", "rfc3986", "whatwg")
-FORMATS = ("parquet", "orc", "json", "csv")
+FORMATS = ("parquet", "orc", "json", "csv", "wat")
 # Spark's log levels, and the job's own logger's at each.
 PYTHON_LEVELS = {
     "ALL": logging.NOTSET,
@@ -289,6 +295,51 @@ def extract(urls: Iterable[str], rules: str, host_graph: bool, counters: Counter
         counters.links.add(links)
 
 
+def wat_name(url: str) -> str:
+    """The name of a WARC file's WAT file, as Common Crawl names it: its
+    own, ``.wat.gz`` for its ``.gz`` (``X.warc.gz`` gives
+    ``X.warc.wat.gz``)."""
+    name = url.rstrip("/").rsplit("/", 1)[-1]
+    return (name[:-3] if name.endswith(".gz") else name) + ".wat.gz"
+
+
+def write_wat(url: str, output: str, rules: str) -> int:
+    """Writes the WAT file of one WARC file into the folder OUTPUT, a local
+    file whole or not at all, a remote one through fsspec; gives how many
+    metadata records it holds."""
+    import relink
+
+    target = output.rstrip("/") + "/" + wat_name(url)
+    path, out = local_path(url), local_path(target)
+    source = path if path is not None else open_remote(url)
+    try:
+        if out is not None:
+            return relink.wat(source, out, rules=rules)
+        import fsspec
+
+        with fsspec.open(target, "wb") as stream:
+            return relink.wat(source, stream, rules=rules)
+    finally:
+        if path is None:
+            source.close()
+
+
+def write_wats(urls: Iterable[str], output: str, rules: str, counters: Counters) -> Iterator[str]:
+    """The WAT file of each WARC file, written into OUTPUT; gives the name
+    of each written (runs on the executors). A file that cannot be read is
+    logged and counted, as ``extract`` does."""
+    for url in urls:
+        try:
+            records = write_wat(url, output, rules)
+        except (OSError, ValueError) as error:
+            logging.getLogger("relink.spark").error("%s: %s: %s", url, type(error).__name__, error)
+            counters.failed.add(1)
+            continue
+        counters.files.add(1)
+        counters.records.add(records)
+        yield wat_name(url)
+
+
 def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Every link of a set of WARC files, found by relink: a table of links, "
@@ -313,7 +364,12 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
         help="how many files are written (default: one per input partition; the host graph, "
         "as Spark's shuffle gives)",
     )
-    parser.add_argument("--output-format", default="parquet", choices=FORMATS)
+    parser.add_argument(
+        "--output-format",
+        default="parquet",
+        choices=FORMATS,
+        help="the format of the table, or wat: a WAT file per WARC file (default: parquet)",
+    )
     parser.add_argument(
         "--output-compression",
         help="the codec of the output (gzip, snappy, zstd, none...; default: the format's)",
@@ -403,6 +459,40 @@ def save(sc, writer, output: str, mode: str) -> Optional[tuple[int, str]]:
     return None
 
 
+def run_wat(spark, args: argparse.Namespace, paths: list[str]) -> int:
+    """The job with ``--output-format wat``: each task writes the WAT file
+    of each of its WARC files into OUTPUT."""
+    import fsspec
+
+    sc = spark.sparkContext
+    counters = Counters(*(sc.accumulator(0) for _ in Counters._fields))
+    fs, _, (folder,) = fsspec.get_fs_token_paths(args.output)
+    if args.mode == "overwrite" and fs.exists(folder):
+        fs.rm(folder, recursive=True)
+    elif fs.exists(folder):
+        print(f"links.py: {args.output} exists (--mode overwrite replaces it)", file=sys.stderr)
+        return 2
+    fs.makedirs(folder, exist_ok=True)
+    output, rules = args.output, args.rules
+    partitions = args.num_input_partitions or len(paths)
+    written = sc.parallelize(paths, numSlices=partitions).mapPartitions(
+        lambda part: write_wats(part, output, rules, counters)
+    )
+    try:
+        names = written.collect()
+    except Exception as error:
+        fs.rm(folder, recursive=True)
+        print(f"links.py: the job failed, {args.output} not written: {first_line(error)}", file=sys.stderr)
+        return 1
+    failed = f", {counters.failed.value} failed" if counters.failed.value else ""
+    print(
+        f"links.py: {counters.files.value} WARC files read{failed}, "
+        f"{counters.records.value} records; {len(names)} WAT files written to {args.output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def run(spark, args: argparse.Namespace, paths: list[str]) -> int:
     """The job, once its input is known and its workers are checked."""
     from pyspark.sql.types import StringType, StructField, StructType
@@ -461,6 +551,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not paths or missing:
         print(f"links.py: no WARC file at {(missing or [args.input])[0]}", file=sys.stderr)
         return 2
+    if args.output_format == "wat":
+        counts = collections.Counter(wat_name(p) for p in paths)
+        twice = sorted(n for n, count in counts.items() if count > 1)
+        if args.host_graph or twice:
+            why = "--host-graph is a table" if args.host_graph else f"two WARC files give {twice[0]}"
+            print(f"links.py: --output-format wat writes a WAT file per WARC file: {why}", file=sys.stderr)
+            return 2
     output = local_path(args.output)
     if args.mode == "errorifexists" and output is not None and os.path.exists(output):
         print(f"links.py: {args.output} exists (--mode overwrite replaces it)", file=sys.stderr)
@@ -481,6 +578,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         if problem:
             print(f"links.py: {problem}", file=sys.stderr)
             return 2
+        if args.output_format == "wat":
+            return run_wat(spark, args, paths)
         return run(spark, args, paths)
     finally:
         spark.stop()

@@ -27,7 +27,7 @@ fn temp_file(folder: &Path) -> io::Result<tempfile::NamedTempFile> {
 pub fn write_file<T>(
     path: &Path,
     name: &str,
-    write: impl FnOnce(&mut dyn Write) -> Result<T, Failure>,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T, Failure>,
 ) -> Result<T, Failure> {
     let folder = match path.parent() {
         Some(folder) if !folder.as_os_str().is_empty() => folder.to_owned(),

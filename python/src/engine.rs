@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use relink::RecordName;
+use relink::wat::{WatWriter, warcinfo};
 use relink::{BaseSource, Event, Input, Kind, LinkRow, Output, Rewriter, Rules};
 
 use crate::error::Failure;
@@ -402,4 +403,49 @@ impl<R: Read> Read for Stoppable<'_, R> {
         }
         self.inner.read(buf)
     }
+}
+
+/// Writes the WAT file of `input` (the file at `path`, if any, named
+/// `name`) to `output`, read as a stream: its `warcinfo` record, then one
+/// `metadata` record a document, message or record, as the command
+/// line's `--list --format wat` writes it. Returns how many `metadata`
+/// records were written, and what could not be done.
+pub fn wat(
+    input: impl Read,
+    (path, name): (Option<&Path>, &str),
+    base: Option<&str>,
+    (rules_name, kind_name): (&str, Option<&str>),
+    output: &mut (dyn Write + Send),
+) -> Result<(usize, Vec<String>), Failure> {
+    let rewriter = rewriter(base, rules_name, kind_name)?.details(relink::Details::Attributes);
+    let mut writer = WatWriter::new(name).source_names(source_name);
+    if let Some(base) = base {
+        // A bad base fails here, before anything is written.
+        relink::resolve(base, "", rules(rules_name)?)?;
+        writer = writer.retrieved_from(base);
+    }
+    warcinfo(output, &[name])?;
+    let Some(input) = streamed(input, path)? else {
+        output.flush()?;
+        return Ok((0, Vec::new()));
+    };
+    let report = rewriter.run(input, Output::Nowhere, &mut |event| {
+        if let Event::Start {
+            unread: Some(compression),
+            ..
+        } = event
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "compressed with {compression}, which relink does not read: decompress it first"
+                ),
+            ));
+        }
+        Ok(writer.event(output, &event)?)
+    })?;
+    writer.finish(output)?;
+    output.flush()?;
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    Ok((writer.records(), warnings))
 }

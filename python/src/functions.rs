@@ -190,7 +190,7 @@ fn rewrite_stream(
     let label = source.label().map(str::to_owned);
     let path = source.path().map(PathBuf::from);
     let input = source.reader().map_err(py_err)?;
-    let run = |output: &mut dyn Write| {
+    let run = |output: &mut (dyn Write + Send)| {
         (reader.rewrite(input, path.as_deref(), output))
             .map_err(|failure| failure.in_file(label.as_deref()))
     };
@@ -244,4 +244,61 @@ pub fn rewrite_mbox(
     rules: &str,
 ) -> PyResult<usize> {
     rewrite_stream(py, Archive::Mbox, (src, dst), base, rules)
+}
+
+/// Writes the WAT file of any input relink reads to `dst`: a WARC of one
+/// gzipped `metadata` record per document, message or record, in Common
+/// Crawl's JSON layout (`Envelope` ... `HTML-Metadata` `Head` and
+/// `Links`), each link's `url` as written and relink's `abs` (the
+/// resolved URL), `base` and `base_from` beside it, as `relink --list
+/// --format wat` writes it. Returns how many metadata records were
+/// written.
+///
+/// `src` is a path, any bytes-like object or any binary file object, read
+/// as a stream; `dst` a path (written whole or not at all) or any binary
+/// file object with `write`. `base` is the URL the input was retrieved
+/// from (the target URI of a page's or an mbox's records; a WARC's records
+/// have their own); `kind` is found when not given, as for links. Raises
+/// ValueError for a bad base, rules or kind name, or an input that cannot
+/// be read; what cannot be done is issued as a RelinkWarning.
+#[pyfunction]
+#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", kind = None))]
+pub fn wat(
+    py: Python<'_>,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    base: Option<&str>,
+    rules: &str,
+    kind: Option<&str>,
+) -> PyResult<usize> {
+    let source = Input::of(src)?;
+    let destination = Output::of(dst)?;
+    if let (Input::Path(from, _), Output::Path(to, name)) = (&source, &destination)
+        && to.exists()
+        && std::fs::canonicalize(from).ok() == std::fs::canonicalize(to).ok()
+    {
+        return Err(PyValueError::new_err(format!(
+            "{name}: the output would overwrite the input"
+        )));
+    }
+    let label = source.label().map(str::to_owned);
+    let name = label.clone().unwrap_or_else(|| "-".to_owned());
+    let path = source.path().map(PathBuf::from);
+    let input = source.reader().map_err(py_err)?;
+    let run = |output: &mut (dyn Write + Send)| {
+        engine::wat(input, (path.as_deref(), &name), base, (rules, kind), output)
+            .map_err(|failure| failure.in_file(label.as_deref()))
+    };
+    let result = match destination {
+        Output::Path(path, name) => py.detach(|| atomic::write_file(&path, &name, run)),
+        Output::Stream(stream) => py.detach(|| {
+            let mut output = BufWriter::with_capacity(engine::CHUNK, PyWriter { stream });
+            let done = run(&mut output)?;
+            output.flush()?;
+            Ok(done)
+        }),
+    };
+    let (records, warnings) = result.map_err(py_err)?;
+    warn_all(py, &warnings)?;
+    Ok(records)
 }

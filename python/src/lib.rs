@@ -32,6 +32,7 @@ mod relink_module {
     #[pymodule_export]
     use super::functions::{
         absolutize, links, mbox_links, resolve, rewrite, rewrite_mbox, rewrite_warc, warc_links,
+        wat,
     };
     #[pymodule_export]
     use super::stream::LinkStream;

@@ -17,6 +17,7 @@ import urllib.request
 import threading
 import time
 import warnings
+import zlib
 
 import pytest
 
@@ -931,6 +932,7 @@ def test_the_package_is_typed() -> None:
         "def mbox_links",
         "def rewrite_warc",
         "def rewrite_mbox",
+        "def wat",
         "class Link(TypedDict)",
     ):
         assert name in text
@@ -955,6 +957,7 @@ def test_the_native_module_is_private_under_the_package() -> None:
         "rewrite_mbox",
         "rewrite_warc",
         "warc_links",
+        "wat",
     }
     assert set(relink.__all__) == public
     for name in public:
@@ -1002,3 +1005,94 @@ def test_a_guessed_kind_that_finds_nothing_warns() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert relink.rewrite(b"[a](x)", "http://a.example/d/", kind="markdown") == b"[a](http://a.example/d/x)"
+
+
+def wat_text(data: bytes) -> str:
+    """A WAT file's records as text, each gzip member read, with their
+    WARC-Date lines (the time they were written) left out."""
+    text = gzip.decompress(data).decode("utf-8")
+    return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("WARC-Date: "))
+
+
+def test_wat_writes_the_command_lines_wat_file(relink_bin, tmp_path: pathlib.Path) -> None:
+    for path, args in (
+        (SITE_WARC, []),
+        (FIXTURES / "mail" / "archive.mboxrd", ["--retrieved-from", "http://h.example/list/"]),
+        (FIXTURES / "html" / "quoting.html", ["--retrieved-from", "http://h.example/d/page"]),
+    ):
+        run = subprocess.run(
+            [str(relink_bin), "--list", "--format", "wat", "-q", *args, str(path)],
+            capture_output=True,
+            check=True,
+        )
+        out = tmp_path / "out.wat.gz"
+        base = args[1] if args else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", relink.RelinkWarning)
+            written = relink.wat(str(path), out, base=base)
+        assert wat_text(out.read_bytes()) == wat_text(run.stdout), path
+        # The warcinfo record, then one metadata record each.
+        assert written == wat_text(run.stdout).count("WARC-Type: metadata\r\n") > 0
+
+
+def test_wat_read_with_warcio_gives_the_links_of_warc_links() -> None:
+    from warcio.archiveiterator import ArchiveIterator
+
+    out = io.BytesIO()
+    written = relink.wat(SITE_WARC.read_bytes(), out)
+    records = [(r.rec_headers, r.content_stream().read()) for r in ArchiveIterator(io.BytesIO(out.getvalue()))]
+    types = [h.get_header("WARC-Type") for h, _ in records]
+    assert types == ["warcinfo"] + ["metadata"] * written
+    # Each its own gzip member, as Common Crawl writes them.
+    data, members = out.getvalue(), 0
+    while data:
+        inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        inflate.decompress(data)
+        data, members = inflate.unused_data, members + 1
+    assert members == len(records)
+    by_record: dict[str, list[str]] = {}
+    with open(SITE_WARC, "rb") as stream:
+        for r in ArchiveIterator(stream):
+            by_record[r.rec_headers.get_header("WARC-Record-ID")] = []
+    for link in relink.warc_links(SITE_WARC):
+        by_record[link["record_id"]].append(link["resolved"])
+    got: dict[str, list[str]] = {}
+    for headers, content in records[1:]:
+        assert headers.get_header("Content-Type") == "application/json"
+        block = json.loads(content)
+        html = block["Envelope"]["Payload-Metadata"].get("HTTP-Response-Metadata", {}).get("HTML-Metadata", {})
+        head = html.get("Head", {})
+        links = head.get("Link", []) + head.get("Scripts", []) + html.get("Links", [])
+        urls = [l["abs"] for l in links]
+        if "Base" in head:
+            urls.append("BASE")
+        got[headers.get_header("WARC-Refers-To")] = urls
+    assert set(got) == set(by_record)
+    for record_id, resolved in by_record.items():
+        # The first BASE element is the head's Base, written as it is.
+        assert len(got[record_id]) == len(resolved), record_id
+        assert {u for u in got[record_id] if u != "BASE"} <= set(resolved), record_id
+
+
+def test_wat_of_a_page_names_its_retrieval_url() -> None:
+    out = io.BytesIO()
+    page = b"<title>T</title><a href=x>x</a>"
+    assert relink.wat(page, out, base="http://h.example/a/b") == 1
+    text = gzip.decompress(out.getvalue()).decode()
+    assert "WARC-Target-URI: http://h.example/a/b\r\n" in text
+    block = json.loads(text.split("\r\n\r\n")[3])
+    html = block["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"]
+    assert html["Head"]["Title"] == "T"
+    assert html["Links"][0]["url"] == "x"
+    assert html["Links"][0]["abs"] == "http://h.example/a/x"
+    assert html["Links"][0]["base_from"] == "--retrieved-from"
+
+
+def test_wat_with_a_bad_base_raises_and_writes_nothing(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "out.wat.gz"
+    with pytest.raises(ValueError, match="invalid base url"):
+        relink.wat(b"<a href=x>x</a>", out, base="h.example/a")
+    assert not out.exists()
+    with pytest.raises(ValueError, match="unknown kind"):
+        relink.wat(b"<a href=x>x</a>", out, kind="pdf")
+    assert not out.exists()

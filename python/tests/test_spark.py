@@ -5,6 +5,7 @@ served over HTTP, checked against the command line."""
 from __future__ import annotations
 
 import gzip
+import io
 import importlib.util
 import json
 import os
@@ -317,3 +318,51 @@ def test_spark_submit_over_http_matches_the_command_line(relink_bin, tmp_path: p
     assert lines[0] == "s,t"
     assert sorted(tuple(line.split(",")) for line in lines[1:]) == sorted(CRAWL_EDGES)
     assert summary(outputs[1]) == (len(paths), all_records, len(rows))
+
+
+def metadata(wat: pathlib.Path) -> list[bytes]:
+    """The lines of a WAT file's metadata records, but their WARC-Date and
+    WARC-Record-ID (named after the input as it was given)."""
+    text = gzip.decompress(wat.read_bytes())
+    records = text[text.index(b"WARC/1.0\r\nWARC-Type: metadata\r\n") :]
+    return [l for l in records.splitlines() if not l.startswith((b"WARC-Date:", b"WARC-Record-ID:"))]
+
+
+def test_write_wats_gives_each_warc_its_wat_file(tmp_path: pathlib.Path) -> None:
+    """The work of the tasks with --output-format wat, without Spark: each
+    WARC file, local or over HTTP, gives the WAT file relink.wat writes of
+    it, named as Common Crawl names it; a file that is not there is
+    counted and skipped."""
+    job = load_job()
+    paths = make_crawl(tmp_path / "crawl")
+    out = tmp_path / "wat"
+    out.mkdir()
+    with http_server(tmp_path) as url:
+        urls = [str(paths[0]), url + "crawl/" + paths[1].name, url + "none.warc.gz"]
+        counters = job.Counters(Count(), Count(), Count(), Count())
+        names = list(job.write_wats(urls, str(out), "rfc1808", counters))
+    assert names == ["a.warc.wat.gz", "b.warc.wat.gz"]
+    assert sorted(p.name for p in out.iterdir()) == names
+    assert (counters.files.value, counters.failed.value) == (2, 1)
+    for path, name in zip(paths, names):
+        expected = tmp_path / "expected.wat.gz"
+        count = relink.wat(str(path), expected)
+        assert metadata(out / name) == metadata(expected), name
+        assert metadata(expected).count(b"WARC-Type: metadata") == count > 0
+    assert counters.records.value == sum(relink.wat(str(p), io.BytesIO()) for p in paths[:2])
+
+
+@pytest.mark.slow
+def test_spark_submit_writes_a_wat_file_per_warc(tmp_path: pathlib.Path) -> None:
+    pyspark = pyspark_or_skip()
+    out = tmp_path / "wat"
+    run = submit(pyspark, [str(SITE_WARC), str(out), "--output-format", "wat"], spark_env())
+    assert run.returncode == 0, run.stdout[-5000:]
+    assert [p.name for p in out.iterdir()] == ["site.warc.wat.gz"]
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(out / "site.warc.wat.gz", "rb") as stream:
+        types = [r.rec_headers.get_header("WARC-Type") for r in ArchiveIterator(stream)]
+    count = relink.wat(str(SITE_WARC), io.BytesIO())
+    assert types == ["warcinfo"] + ["metadata"] * count
+    assert f"links.py: 1 WARC files read, {count} records; 1 WAT files written to {out}" in run.stdout

@@ -21,4 +21,4 @@ pub mod names;
 pub mod progress;
 pub mod report;
 pub mod run;
-pub mod wat;
+pub mod urls;

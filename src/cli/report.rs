@@ -13,8 +13,9 @@ use super::color::{paint_diff, use_color};
 use super::hints::*;
 pub(crate) use super::names::{base_from, source_name};
 use super::progress::Progress;
-use super::wat::{Source, UrlUnit, WatWriter};
+use super::urls::UrlUnit;
 use relink::LinkRow;
+use relink::wat::{self, WatWriter};
 
 /// What a run did, as the summary says it.
 #[derive(Debug, Default)]
@@ -66,7 +67,20 @@ pub(crate) struct Printer<'a> {
 #[derive(Default)]
 struct Units {
     urls: UrlUnit,
-    wat: WatWriter,
+    wat: Option<WatWriter>,
+}
+
+impl Units {
+    /// The WAT writer of input `name`, retrieved from `url`.
+    fn wat(&mut self, (name, url): (&str, Option<&str>)) -> &mut WatWriter {
+        self.wat.get_or_insert_with(|| {
+            let writer = WatWriter::new(name).source_names(source_name);
+            match url {
+                Some(url) => writer.retrieved_from(url),
+                None => writer,
+            }
+        })
+    }
 }
 
 /// What the printer has printed, and holds.
@@ -147,7 +161,7 @@ impl<'a> Printer<'a> {
         if mode == Mode::List && args.format == Format::Wat {
             let inputs: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
             let mut info = Vec::new();
-            super::wat::warcinfo(&mut info, &inputs)?;
+            wat::warcinfo(&mut info, &inputs)?;
             out.write_all(&info)?;
         }
         Ok(Printer {
@@ -191,10 +205,9 @@ impl<'a> Printer<'a> {
             Found::Rows(rows) => self.rows(index, (name, url), rows),
             Found::Done(unit, head) if self.mode == Mode::List && self.format == Format::Wat => {
                 let mut bytes = Vec::new();
-                let source = Source { name, url };
                 let mut units = self.units();
-                let wat = &mut units.entry(index).or_default().wat;
-                wat.done(&mut bytes, &source, (unit, head))?;
+                let wat = units.entry(index).or_default().wat((name, url));
+                wat.done(&mut bytes, unit, head)?;
                 drop(units);
                 self.hand_over(&mut self.state(), index, &bytes)
             }
@@ -223,10 +236,9 @@ impl<'a> Printer<'a> {
                     .rows(&mut bytes, rows)?;
             }
             Mode::List if self.format == Format::Wat => {
-                let source = Source { name, url };
                 let mut units = self.units();
-                let wat = &mut units.entry(index).or_default().wat;
-                wat.rows(&mut bytes, &source, rows)?;
+                let wat = units.entry(index).or_default().wat((name, url));
+                wat.rows(&mut bytes, rows)?;
             }
             Mode::List => {
                 for row in rows {
@@ -274,8 +286,8 @@ impl<'a> Printer<'a> {
     pub(crate) fn done(&self, index: usize, report: Report) -> io::Result<()> {
         // The input's last unit is done too.
         let mut last = Vec::new();
-        if let Some(mut units) = self.units().remove(&index) {
-            units.wat.finish(&mut last)?;
+        if let Some(mut wat) = self.units().remove(&index).and_then(|u| u.wat) {
+            wat.finish(&mut last)?;
         }
         let mut guard = self.state();
         let state = &mut *guard;

@@ -259,6 +259,12 @@ impl Digest {
     }
 }
 
+/// The SHA-1 of `bytes` as Heritrix writes a payload's digest and Common
+/// Crawl a WAT record's `Entity-Digest`: `sha1:` and RFC 4648 base32.
+pub(crate) fn sha1_base32(bytes: &[u8]) -> String {
+    format!("sha1:{}", base32(&Algorithm::Sha1.hash(&[bytes]), false))
+}
+
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /// RFC 4648 base32 (section 6), upper case, padded with `=` to a whole
@@ -289,6 +295,14 @@ mod tests {
 
     fn digest(written: &str) -> Digest {
         Digest::parse(written).unwrap()
+    }
+
+    #[test]
+    fn sha1_in_base32_is_heritrixs() {
+        assert_eq!(sha1_base32(b""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
+        let abc = digest("sha1:a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(sha1_base32(b"abc"), format!("sha1:{}", base32(&abc.algorithm.hash(&[b"abc"]), false)));
+        assert_eq!(sha1_base32(b"abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
     }
 
     #[test]

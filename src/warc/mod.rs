@@ -69,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, Link, RecordHeads, RecordName, Warning, WarningKind};
+use crate::links::{HeldRows, HttpEntity, Link, RecordHeads, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -512,19 +512,67 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
     if options.document.details != crate::Details::Attributes {
         return None;
     }
-    let (warc, response) = match record.format {
+    let (warc, kind) = match record.format {
         Format::Warc => {
             let kind = http::field(&record.head, "WARC-Type").unwrap_or_default();
-            let response = kind.eq_ignore_ascii_case("response");
-            (String::from_utf8_lossy(&record.head).into_owned(), response)
+            (String::from_utf8_lossy(&record.head).into_owned(), kind)
         }
-        Format::Arc => (String::new(), true),
+        Format::Arc => (String::new(), "response".to_owned()),
     };
-    let http = match response.then(|| http::Response::parse(&record.block)).flatten() {
+    let response = kind
+        .eq_ignore_ascii_case("response")
+        .then(|| http::Response::parse(&record.block))
+        .flatten();
+    let http = match &response {
         Some(response) => String::from_utf8_lossy(response.head).into_owned(),
+        None if kind.eq_ignore_ascii_case("request") => request_head(&record.block),
         None => String::new(),
     };
-    Some(Arc::new(RecordHeads { warc, http }))
+    let entity = response.filter(|_| whole_block(record)).and_then(|response| {
+        // One head, ended by its blank line: Common Crawl's reader reads
+        // the first head only, and counts the rest of the block as its
+        // entity.
+        let one_head = response.interim.is_empty()
+            && http::head_len(response.head) == Some(response.head.len());
+        // The entity is as long as the head's Content-Length says, when it
+        // says, and the block has that much.
+        let body = response.body;
+        let said = response.field("Content-Length");
+        let length = said.and_then(|n| n.trim().parse::<usize>().ok());
+        let length = length.map_or(body.len(), |n| n.min(body.len()));
+        one_head.then(|| HttpEntity {
+            headers_length: response.head.len(),
+            length,
+            trailing_slop: body.len() - length,
+            digest: digest::sha1_base32(&body[..length]),
+        })
+    });
+    Some(Arc::new(RecordHeads { warc, http, entity }))
+}
+
+/// The head of the HTTP request in a `request` record's block: its
+/// request line (`GET /x HTTP/1.1`) and header fields, blank line
+/// included; empty when the block holds no head that ends.
+fn request_head(block: &[u8]) -> String {
+    let is_request = block
+        .split(|&b| b == b'\n')
+        .next()
+        .is_some_and(|line| line.windows(6).any(|w| w == b" HTTP/"));
+    match http::head_len(block).filter(|_| is_request) {
+        Some(len) => String::from_utf8_lossy(&block[..len]).into_owned(),
+        None => String::new(),
+    }
+}
+
+/// Whether a record's block is all there, as long as its head says: not
+/// cut short by the end of the file, and its length not found wrong.
+fn whole_block(record: &Record) -> bool {
+    let length = match record.format {
+        Format::Warc => http::field(&record.head, "Content-Length"),
+        Format::Arc => record::arc_length(&record.head).map(|n| n.to_string()),
+    };
+    record.bad.is_none()
+        && length.and_then(|n| n.trim().parse::<usize>().ok()) == Some(record.block.len())
 }
 
 /// One record read, and its new bytes when it changed and `write` was

@@ -347,7 +347,22 @@ fn every_record_has_a_wat_record_with_its_heads() {
         request["WARC-Header-Metadata"]["WARC-IP-Address"],
         "127.0.0.1"
     );
-    assert_eq!(request["Payload-Metadata"], serde_json::json!({}));
+    // A request's block, as its head names it, and its request line and
+    // fields; no response's metadata.
+    let payload = &request["Payload-Metadata"];
+    // As Common Crawl's reader names what it read, not as written
+    // (`application/http;msgtype=request`).
+    assert_eq!(
+        payload["Actual-Content-Type"],
+        "application/http; msgtype=request"
+    );
+    assert_eq!(payload["HTTP-Response-Metadata"], serde_json::Value::Null);
+    let http = &payload["HTTP-Request-Metadata"];
+    assert_eq!(
+        http["Request-Message"],
+        serde_json::json!({"Method": "GET", "Path": "/site/index.html", "Version": "HTTP/1.1"})
+    );
+    assert_eq!(http["Headers"]["User-Agent"], "Wget/1.21.3");
     let response = &of_type("response")[0]["Envelope"];
     let header = &response["WARC-Header-Metadata"];
     assert_eq!(header["WARC-Date"], "2026-11-22T01:57:13Z");
@@ -360,6 +375,13 @@ fn every_record_has_a_wat_record_with_its_heads() {
     assert_eq!(http["Headers"]["Content-Type"], "text/html; charset=utf-8");
     assert_eq!(http["Headers"]["Content-Length"], "468");
     assert!(http["HTML-Metadata"]["Links"].as_array().unwrap().len() > 1);
+    // As warcio reads the entity after the HTTP head, and hashlib its SHA-1.
+    assert_eq!(http["Headers-Length"], "153");
+    assert_eq!(http["Entity-Length"], "468");
+    assert_eq!(
+        http["Entity-Digest"],
+        "sha1:FL3ZKQE3LEY36IHWEUPD3YPBHO6MIF4P"
+    );
 }
 
 #[test]
@@ -473,4 +495,87 @@ fn the_head_is_only_read_when_asked() {
             .collect::<Vec<_>>()
     };
     assert_eq!(urls(&listed), urls(&asked));
+}
+
+/// A WARC record of `block`, of type `kind` and media type `media`, that
+/// says its block is `length` bytes long.
+fn warc_record(kind: &str, media: &str, block: &[u8], length: usize) -> Vec<u8> {
+    let head = format!(
+        "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: http://h.example/{kind}{length}\r\n\
+         WARC-Record-ID: <urn:uuid:{kind}-{length}>\r\nContent-Type: {media}\r\n\
+         Content-Length: {length}\r\n\r\n"
+    );
+    [head.as_bytes(), block, b"\r\n\r\n"].concat()
+}
+
+#[test]
+fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
+    let response = "application/http; msgtype=response";
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+    let block = [&head[..], b"abc"].concat();
+    let interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\nabc";
+    let request = b"GET / HTTP/1.1\r\nHost: h.example\r\n\r\n";
+    // One byte past the entity its Content-Length says.
+    let sloppy = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc";
+    let archive = [
+        warc_record("response", response, &block, block.len()),
+        warc_record("response", response, interim, interim.len()),
+        warc_record(
+            "request",
+            "application/http;msgtype=request",
+            request,
+            request.len(),
+        ),
+        warc_record(
+            "response",
+            "application/http;msgtype=response",
+            sloppy,
+            sloppy.len(),
+        ),
+        // The file ends inside this block.
+        warc_record("response", response, &block, block.len() + 100),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 5);
+    let payload = |n: usize| &blocks[n]["Envelope"]["Payload-Metadata"];
+    let entity = |n: usize| {
+        let http = &payload(n)["HTTP-Response-Metadata"];
+        let keys = [
+            "Headers-Length",
+            "Entity-Length",
+            "Entity-Trailing-Slop-Length",
+            "Entity-Digest",
+        ];
+        keys.map(|key| http[key].as_str().map(str::to_owned))
+    };
+    let some = |v: [&str; 4]| v.map(|v| Some(v.to_owned()));
+    // The SHA-1 of "abc" and "ab" in base32, as Heritrix writes digests.
+    let abc = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+    let ab = "sha1:3IRWCTQCI2NA27D32G62WXE4I5FRSBG4";
+    let length = head.len().to_string();
+    assert_eq!(entity(0), some([&length, "3", "0", abc]));
+    let length = (sloppy.len() - 3).to_string();
+    assert_eq!(entity(3), some([&length, "2", "1", ab]));
+    // Common Crawl's reader reads the first head: after an interim
+    // response, and in a block cut short, none is said.
+    assert_eq!(entity(1), [None, None, None, None]);
+    assert_eq!(
+        payload(1)["HTTP-Response-Metadata"]["Response-Message"]["Status"],
+        "200"
+    );
+    assert_eq!(entity(4), [None, None, None, None]);
+    // What the block was read as, however the record's head spells it.
+    for n in [0, 1, 3, 4] {
+        assert_eq!(payload(n)["Actual-Content-Type"], response);
+    }
+    assert_eq!(
+        payload(2)["Actual-Content-Type"],
+        "application/http; msgtype=request"
+    );
+    let request = &payload(2)["HTTP-Request-Metadata"];
+    assert_eq!(request["Request-Message"]["Path"], "/");
+    assert_eq!(request["Headers"]["Host"], "h.example");
 }

@@ -20,6 +20,7 @@ from ._relink import (
     rewrite_mbox,
     rewrite_warc,
     warc_links,
+    wat,
 )
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "rewrite_mbox",
     "rewrite_warc",
     "warc_links",
+    "wat",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "rewrite_mbox",
     "rewrite_warc",
     "warc_links",
+    "wat",
 ]
 
 # Rules, Kind, Link, ReadableStream, WritableStream and the unions below
@@ -211,3 +212,27 @@ def rewrite_mbox(
     messages changed. ``base`` is the URL the mbox was retrieved from. An
     input that is no mbox (a web archive, a page) raises ``ValueError`` and
     writes nothing."""
+
+def wat(
+    src: Source,
+    dst: Destination,
+    base: Optional[str] = None,
+    rules: Rules = "rfc1808",
+    kind: Optional[Kind] = None,
+) -> int:
+    """Writes the WAT file of any input relink reads to ``dst``, as the
+    command line's ``--list --format wat`` writes it; returns how many
+    ``metadata`` records were written.
+
+    A WAT file is a WARC of one gzipped ``metadata`` record per document,
+    message or record (after a ``warcinfo`` record), whose JSON follows
+    Common Crawl's layout (``Envelope`` → ``Payload-Metadata`` →
+    ``HTTP-Response-Metadata`` → ``HTML-Metadata`` → ``Head`` and
+    ``Links``): each link's ``url`` as written, and relink's ``abs`` (the
+    resolved URL), ``base`` and ``base_from`` beside it. ``src`` is read as
+    a stream, a record at a time; a path ``dst`` is written whole or not
+    at all, and may not be ``src``. ``base`` is the URL the input was
+    retrieved from (a WARC's records use their own target URIs), ``kind``
+    is found when not given, as for ``links``. A bad base, rules or kind
+    name raises ``ValueError``, and so does an input that cannot be read.
+    """

@@ -1,6 +1,5 @@
-//! `--list --format urls` and `--list --format wat`: the rows of each
-//! document, message or record gathered as one unit (its URLs each once,
-//! or one WAT record), a unit at a time.
+//! WAT files: the link rows of a run written as Common Crawl writes the
+//! metadata of its crawls, for the readers that already read those.
 //!
 //! A WAT file is what Common Crawl publishes beside its WARC files: a WARC
 //! of `metadata` records, each its own gzip member, whose JSON block
@@ -9,21 +8,27 @@
 //! `HTML-Metadata` → `Head` and `Links`). relink writes the same keys for
 //! what it knows of a record, and adds its own: each link's resolved URL
 //! (`abs`), the base it was resolved against and where that base came
-//! from.
+//! from (`base`, `base_from`). A link's `url` stays as written, so that a
+//! reader that resolves it itself gets what a Common Crawl WAT gives it.
+//!
+//! [`WatWriter`] is fed what [`Rewriter::run`](crate::Rewriter::run) hands
+//! over ([`Event`]s, or their rows and units), a unit (document, message
+//! or record) at a time; [`warcinfo`] writes the file's leading record.
+//! The command line's `--list --format wat`, the Python package's `wat`
+//! and the Spark job all write through them.
 
-use std::collections::HashSet;
 use std::io::{self, Write};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use std::sync::Arc;
-
-use relink::{HtmlHead, LinkRow, RecordHeads, RecordName, Unit};
 use serde_json::{Map, Value, json};
 
-use super::hints::has_scheme;
-use super::names::base_from;
+use crate::base::BaseSource;
+use crate::error::Error;
+use crate::front::{Event, Unit};
+use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordHeads, RecordName};
 
 /// Which document, message or record a row is in: the rows of one unit
 /// come one after another.
@@ -45,112 +50,149 @@ impl UnitKey {
     }
 }
 
-/// The URL a checker is given for a row: its resolved URL when that is
-/// absolute, with the white space a URL parser drops (tab, CR, LF)
-/// dropped and spaces written `%20`, so that it is one line and one word.
-/// `data:` and `javascript:` URLs name nothing to check: none.
-pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
-    let url = row.link.resolved.as_str();
-    if !has_scheme(url) {
-        return None;
-    }
-    let scheme = url.split_once(':').map_or("", |(s, _)| s);
-    if scheme.eq_ignore_ascii_case("data") || scheme.eq_ignore_ascii_case("javascript") {
-        return None;
-    }
-    let mut out = String::with_capacity(url.len());
-    for c in url.chars() {
-        match c {
-            '\t' | '\r' | '\n' => {}
-            ' ' => out.push_str("%20"),
-            c => out.push(c),
+/// Whether `text` starts with a scheme (RFC 1808 section 2.1: a letter,
+/// then letters, digits, `+`, `-` or `.`, then `:`): an absolute URL.
+fn has_scheme(text: &str) -> bool {
+    match text.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
         }
-    }
-    Some(out)
-}
-
-/// The URLs of the unit being listed, each printed once.
-#[derive(Default)]
-pub(crate) struct UrlUnit {
-    key: Option<UnitKey>,
-    seen: HashSet<String>,
-}
-
-impl UrlUnit {
-    /// Writes each URL of `rows` not yet written for its unit.
-    pub(crate) fn rows(&mut self, out: &mut impl Write, rows: &[LinkRow]) -> io::Result<()> {
-        for row in rows {
-            let key = UnitKey::of(row);
-            if self.key.as_ref() != Some(&key) {
-                self.seen.clear();
-                self.key = Some(key);
-            }
-            if let Some(url) = checkable_url(row).filter(|url| !self.seen.contains(url)) {
-                writeln!(out, "{url}")?;
-                self.seen.insert(url);
-            }
-        }
-        Ok(())
+        None => false,
     }
 }
 
-/// The WAT record being gathered for one unit: its target and its links,
-/// written once the unit is done.
-pub(crate) struct WatUnit {
-    key: UnitKey,
-    /// The mbox message it is, from 1.
-    message: Option<usize>,
-    /// The source record's `WARC-Header-Metadata`, as far as its name
-    /// tells it.
-    header: Map<String, Value>,
-    /// The source record's heads, when they were kept.
-    heads: Option<Arc<RecordHeads>>,
-    /// The record's name for the record ID: the input and the unit.
-    name: String,
-    base: Option<String>,
-    /// The HTML head's `Title`, `Metas` and `Scripts`.
-    title: Option<String>,
-    metas: Vec<Map<String, Value>>,
-    scripts: Vec<Value>,
-    head_links: Vec<Value>,
-    links: Vec<Value>,
-}
+/// How a base's source is named in a link's `base_from`.
+pub type SourceNames = fn(&BaseSource) -> String;
 
-/// Where a non-archive input's WAT records say they come from.
-pub(crate) struct Source<'a> {
+/// Where the WAT records of a non-archive input say they come from, and
+/// how their links' bases are named.
+#[derive(Debug, Clone)]
+struct Source {
     /// The input as messages name it (its path).
-    pub(crate) name: &'a str,
+    name: String,
     /// The URL it was retrieved from, if given.
-    pub(crate) url: Option<&'a str>,
+    url: Option<String>,
+    names: SourceNames,
 }
 
-/// The units of one input's WAT records, one pending at a time.
-#[derive(Default)]
-pub(crate) struct WatWriter {
+/// The writer of a WAT file's `metadata` records: fed the rows and units
+/// of one input as [`Rewriter::run`](crate::Rewriter::run) hands them
+/// over, it writes one record a unit (a document, a message of an mbox, a
+/// record of an archive), each its own gzip member, once the unit is
+/// done. One unit is held at a time, so memory is bounded as the rows
+/// are.
+///
+/// Run with [`Details::Attributes`](crate::Details::Attributes): a link
+/// then carries its element's other attributes (`rel`, `type`, `alt`...)
+/// and its text, a record its heads, a page its title and metas, as a
+/// Common Crawl WAT record has them.
+///
+/// ```
+/// use relink::wat::{WatWriter, warcinfo};
+/// use relink::{Details, Input, Output, Rewriter};
+/// let mut wat = Vec::new();
+/// warcinfo(&mut wat, &["page.html"])?;
+/// let mut writer = WatWriter::new("page.html").retrieved_from("http://a/b/c");
+/// let page = b"<title>Home</title><base href=/d/><a href=x rel=next>x</a>";
+/// Rewriter::new().retrieved_from("http://a/b/c").details(Details::Attributes).run(
+///     Input::bytes(page),
+///     Output::Nowhere,
+///     &mut |event| Ok(writer.event(&mut wat, &event)?),
+/// )?;
+/// writer.finish(&mut wat)?;
+/// assert_eq!(writer.records(), 1);
+/// // Two gzip members, the second a WARC record with the page's links.
+/// let mut text = String::new();
+/// std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(&wat[..]), &mut text)?;
+/// let block = text.split("\r\n\r\n").nth(3).unwrap();
+/// let json: serde_json::Value = serde_json::from_str(block)?;
+/// let html = &json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+/// assert_eq!(html["Head"]["Title"], "Home");
+/// assert_eq!(html["Head"]["Base"], "/d/");
+/// assert_eq!(html["Links"][0]["path"], "A@/href");
+/// assert_eq!(html["Links"][0]["url"], "x");
+/// assert_eq!(html["Links"][0]["abs"], "http://a/d/x");
+/// assert_eq!(html["Links"][0]["rel"], "next");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct WatWriter {
+    source: Source,
     pending: Option<WatUnit>,
+    /// How many `metadata` records were written.
+    written: usize,
 }
 
 impl WatWriter {
-    /// Takes rows; writes the WAT record of each unit they finish.
-    pub(crate) fn rows(
+    /// A writer for the input named `name` (its path, as messages name
+    /// it): the target URI of its records when it is no archive and has no
+    /// retrieval URL, and the seed of their record IDs, so that the same
+    /// input gives the same IDs.
+    pub fn new(name: impl Into<String>) -> WatWriter {
+        WatWriter {
+            source: Source {
+                name: name.into(),
+                url: None,
+                names: |source| source.to_string(),
+            },
+            pending: None,
+            written: 0,
+        }
+    }
+
+    /// How many `metadata` records it has written.
+    pub fn records(&self) -> usize {
+        self.written
+    }
+
+    /// The URL the input was retrieved from: the target URI of the
+    /// records of an input that is no archive (a page, a message, an
+    /// mbox).
+    pub fn retrieved_from(mut self, url: impl Into<String>) -> WatWriter {
+        self.source.url = Some(url.into());
+        self
+    }
+
+    /// How a link's `base_from` names where its base came from: by
+    /// default as [`BaseSource`] displays itself; a caller that took a base
+    /// from its user can name the option the user gave.
+    pub fn source_names(mut self, names: SourceNames) -> WatWriter {
+        self.source.names = names;
+        self
+    }
+
+    /// Takes one event of a run: its rows, and each unit done. Other
+    /// events write nothing.
+    pub fn event(
         &mut self,
-        out: &mut Vec<u8>,
-        source: &Source<'_>,
-        rows: &[LinkRow],
-    ) -> io::Result<()> {
+        out: &mut (impl Write + ?Sized),
+        event: &Event<'_>,
+    ) -> Result<(), Error> {
+        match event {
+            Event::Rows(rows) => self.rows(out, rows),
+            Event::Done(done) => self.done(out, &done.unit, done.head),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes rows; writes the WAT record of each unit they finish.
+    pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
             let key = UnitKey::of(row);
             if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
                 self.finish(out)?;
                 self.pending = Some(WatUnit::new(
                     key,
-                    source,
+                    &self.source,
                     row.message,
                     row.record.as_deref(),
                 ));
             }
             if let Some(unit) = &mut self.pending {
-                unit.push(row);
+                unit.push(row, self.source.names);
             }
         }
         Ok(())
@@ -159,17 +201,16 @@ impl WatWriter {
     /// Takes a unit done: writes its WAT record, with the heads its name
     /// carries and its HTML head's title and metas, whether or not it had
     /// links (Common Crawl writes one for each record).
-    pub(crate) fn done(
+    pub fn done(
         &mut self,
-        out: &mut Vec<u8>,
-        source: &Source<'_>,
-        (unit, html): (&Unit, Option<&HtmlHead>),
-    ) -> io::Result<()> {
+        out: &mut (impl Write + ?Sized),
+        unit: &Unit,
+        html: Option<&HtmlHead>,
+    ) -> Result<(), Error> {
         let (message, record) = match unit {
             Unit::Document => (None, None),
             Unit::Message(n) => (Some(*n), None),
             Unit::Record(name) => (None, Some(&**name)),
-            _ => return Ok(()),
         };
         let key = UnitKey {
             message,
@@ -177,7 +218,7 @@ impl WatWriter {
         };
         if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
             self.finish(out)?;
-            self.pending = Some(WatUnit::new(key, source, message, record));
+            self.pending = Some(WatUnit::new(key, &self.source, message, record));
         }
         let Some(mut pending) = self.pending.take() else {
             return Ok(());
@@ -199,22 +240,50 @@ impl WatWriter {
                 })
                 .collect();
         }
+        self.written += 1;
         pending.write(out)
     }
 
-    /// Writes the pending unit's WAT record, if any.
-    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> io::Result<()> {
+    /// Writes the pending unit's WAT record, if any: call it once the run
+    /// is done, for a unit whose rows came but no [`Event::Done`].
+    pub fn finish(&mut self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         match self.pending.take() {
-            Some(unit) => unit.write(out),
+            Some(unit) => {
+                self.written += 1;
+                unit.write(out)
+            }
             None => Ok(()),
         }
     }
 }
 
+/// The WAT record being gathered for one unit: its target and its links,
+/// written once the unit is done.
+#[derive(Debug)]
+struct WatUnit {
+    key: UnitKey,
+    /// The mbox message it is, from 1.
+    message: Option<usize>,
+    /// The source record's `WARC-Header-Metadata`, as far as its name
+    /// tells it.
+    header: Map<String, Value>,
+    /// The source record's heads, when they were kept.
+    heads: Option<Arc<RecordHeads>>,
+    /// The record's name for the record ID: the input and the unit.
+    name: String,
+    base: Option<String>,
+    /// The HTML head's `Title`, `Metas` and `Scripts`.
+    title: Option<String>,
+    metas: Vec<Map<String, Value>>,
+    scripts: Vec<Value>,
+    head_links: Vec<Value>,
+    links: Vec<Value>,
+}
+
 impl WatUnit {
     fn new(
         key: UnitKey,
-        source: &Source<'_>,
+        source: &Source,
         message: Option<usize>,
         record: Option<&RecordName>,
     ) -> WatUnit {
@@ -231,11 +300,11 @@ impl WatUnit {
             None => {
                 // A file is no HTTP response: WARC calls it a resource.
                 header.insert("WARC-Type".into(), "resource".into());
-                let target = source.url.unwrap_or(source.name);
+                let target = source.url.as_deref().unwrap_or(&source.name);
                 header.insert("WARC-Target-URI".into(), target.into());
                 match message {
                     Some(n) => format!("{}\0message {n}", source.name),
-                    None => source.name.to_owned(),
+                    None => source.name.clone(),
                 }
             }
         };
@@ -259,7 +328,7 @@ impl WatUnit {
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
     /// it; `<link>` goes to the head's `Link`, `<script src>` to its
     /// `Scripts`, as Common Crawl puts them.
-    fn push(&mut self, row: &LinkRow) {
+    fn push(&mut self, row: &LinkRow, names: SourceNames) {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
         if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
@@ -271,7 +340,7 @@ impl WatUnit {
             "url": link.original,
             "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
             "base": link.base.as_ref().map(|b| b.url.as_str()),
-            "base_from": base_from(row),
+            "base_from": base_from(row, names),
         });
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
@@ -297,7 +366,7 @@ impl WatUnit {
     }
 
     /// The unit's WAT record, one gzip member.
-    fn write(self, out: &mut Vec<u8>) -> io::Result<()> {
+    fn write(self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         let refers_to = self
             .header
             .get("WARC-Record-ID")
@@ -310,7 +379,7 @@ impl WatUnit {
             .filter(|t| !t.is_empty())
             .map(str::to_owned);
         let name = record_id(&self.name);
-        let block = serde_json::to_vec(&self.block())?;
+        let block = serde_json::to_vec(&self.block()).map_err(io::Error::from)?;
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
         if let Some(target) = target {
             fields.push(("WARC-Target-URI", target));
@@ -321,23 +390,36 @@ impl WatUnit {
             fields.push(("WARC-Refers-To", id));
         }
         fields.push(("Content-Type", "application/json".to_owned()));
-        write_record(out, &fields, &block)
+        Ok(write_record(out, &fields, &block)?)
     }
 
     /// The unit's JSON block: the source record's head (every field of
-    /// it when its heads were kept), its HTTP response's status line and
-    /// fields, and `HTML-Metadata` when it has links (a record with
-    /// neither has an empty `Payload-Metadata`).
+    /// it when its heads were kept) and its block's media type, its HTTP
+    /// response's status line and fields and, when the block is whole, the
+    /// lengths and digest of its message, and `HTML-Metadata` when it has
+    /// links.
     fn block(self) -> Value {
         let mut header = Map::new();
         let mut response = Map::new();
+        let mut payload = Map::new();
         if let Some(heads) = &self.heads {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
             header = head_fields(&heads.warc);
             if let Some((line, _)) = heads.http.split_once('\n') {
-                response.insert("Response-Message".into(), response_message(line));
+                // What the block was read as, named as Common Crawl's
+                // reader names it whatever the record's head spells.
+                let (key, message, media) = match is_request(&header) {
+                    true => ("Request-Message", request_message(line), "request"),
+                    false => ("Response-Message", response_message(line), "response"),
+                };
+                response.insert(key.into(), message);
                 response.insert("Headers".into(), head_fields(&heads.http).into());
+                let media = format!("application/http; msgtype={media}");
+                payload.insert("Actual-Content-Type".into(), media.into());
+            }
+            if let Some(entity) = &heads.entity {
+                entity_fields(&mut response, entity);
             }
         }
         let given = self.header.into_iter();
@@ -362,9 +444,12 @@ impl WatUnit {
             let html = json!({ "Head": head, "Links": self.links });
             response.insert("HTML-Metadata".into(), html);
         }
-        let mut payload = Map::new();
         if !response.is_empty() {
-            payload.insert("HTTP-Response-Metadata".into(), response.into());
+            let key = match is_request(&header) {
+                true => "HTTP-Request-Metadata",
+                false => "HTTP-Response-Metadata",
+            };
+            payload.insert(key.into(), response.into());
         }
         let mut envelope = json!({
             "Format": "WARC",
@@ -412,6 +497,38 @@ fn head_fields(head: &str) -> Map<String, Value> {
     fields.into_iter().map(|(n, v)| (n, v.into())).collect()
 }
 
+/// What a WAT record says of a response's message as it lies in the
+/// block: `Headers-Length`, `Entity-Length`, `Entity-Digest` and
+/// `Entity-Trailing-Slop-Length`, numbers
+/// written as strings, as Common Crawl writes them.
+fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
+    let length = |n: usize| Value::from(n.to_string());
+    response.insert("Headers-Length".into(), length(entity.headers_length));
+    response.insert("Entity-Length".into(), length(entity.length));
+    response.insert("Entity-Digest".into(), entity.digest.as_str().into());
+    let slop = length(entity.trailing_slop);
+    response.insert("Entity-Trailing-Slop-Length".into(), slop);
+}
+
+/// Whether a record's `WARC-Header-Metadata` is a `request` record's.
+fn is_request(header: &Map<String, Value>) -> bool {
+    header
+        .get("WARC-Type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.eq_ignore_ascii_case("request"))
+}
+
+/// A request line's `Method`, `Path` and `Version`, as a WAT record's
+/// `Request-Message` has them (`GET`, `/x`, `HTTP/1.1`).
+fn request_message(line: &str) -> Value {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let mut parts = line.splitn(3, ' ');
+    let method = parts.next().unwrap_or_default();
+    let path = parts.next().unwrap_or_default();
+    let version = parts.next().unwrap_or_default();
+    json!({ "Method": method, "Path": path, "Version": version })
+}
+
 /// A status line's `Version`, `Status` and `Reason`, as a WAT record's
 /// `Response-Message` has them (`HTTP/1.1`, `200`, `OK`).
 fn response_message(line: &str) -> Value {
@@ -437,8 +554,21 @@ fn wat_path(element: &str, attribute: &str) -> String {
     }
 }
 
-/// The leading `warcinfo` record of a WAT file made of `inputs`.
-pub(crate) fn warcinfo(out: &mut Vec<u8>, inputs: &[String]) -> io::Result<()> {
+/// Writes the leading `warcinfo` record of a WAT file made of `inputs`
+/// (their paths, as messages name them): relink's version, and what the
+/// file describes.
+///
+/// ```
+/// let mut wat = Vec::new();
+/// relink::wat::warcinfo(&mut wat, &["a.warc.gz", "b.warc.gz"])?;
+/// let mut text = String::new();
+/// std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&wat[..]), &mut text)?;
+/// assert!(text.starts_with("WARC/1.0\r\nWARC-Type: warcinfo\r\n"));
+/// assert!(text.contains("description: link metadata (WAT) of a.warc.gz b.warc.gz\r\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> Result<(), Error> {
+    let inputs: Vec<&str> = inputs.iter().map(AsRef::as_ref).collect();
     let block = format!(
         "software: relink {}\r\nformat: WARC File Format 1.0\r\ndescription: link metadata (WAT) of {}\r\n",
         env!("CARGO_PKG_VERSION"),
@@ -450,12 +580,16 @@ pub(crate) fn warcinfo(out: &mut Vec<u8>, inputs: &[String]) -> io::Result<()> {
         ("WARC-Record-ID", record_id(&inputs.join("\0"))),
         ("Content-Type", "application/warc-fields".to_owned()),
     ];
-    write_record(out, &fields, block.as_bytes())
+    Ok(write_record(out, &fields, block.as_bytes())?)
 }
 
 /// One WARC/1.0 record, its own gzip member, as Common Crawl writes each
 /// record of a WAT file.
-fn write_record(out: &mut Vec<u8>, fields: &[(&str, String)], block: &[u8]) -> io::Result<()> {
+fn write_record(
+    out: &mut (impl Write + ?Sized),
+    fields: &[(&str, String)],
+    block: &[u8],
+) -> io::Result<()> {
     let mut gz = GzEncoder::new(out, Compression::default());
     gz.write_all(b"WARC/1.0\r\n")?;
     for (name, value) in fields {
@@ -515,6 +649,16 @@ fn warc_date(time: SystemTime) -> String {
     )
 }
 
+/// Where a link's base came from, named by `names`; `none` when it had
+/// none.
+fn base_from(row: &LinkRow, names: SourceNames) -> String {
+    row.link
+        .base
+        .as_ref()
+        .map(|b| names(&b.source))
+        .unwrap_or_else(|| "none".to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,6 +694,10 @@ mod tests {
             json!({"Version": "HTTP/1.1", "Status": "404", "Reason": "Not Found"})
         );
         assert_eq!(response_message("HTTP/1.0 200")["Reason"], "");
+        assert_eq!(
+            request_message("GET /a?b HTTP/1.1\r"),
+            json!({"Method": "GET", "Path": "/a?b", "Version": "HTTP/1.1"})
+        );
     }
 
     #[test]

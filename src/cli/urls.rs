@@ -1,0 +1,79 @@
+//! `--list --format urls`: the rows of each document, message or record
+//! gathered as one unit, its URLs each once, a unit at a time (`--format
+//! wat` is the library's `relink::wat`, a record a unit).
+
+use std::collections::HashSet;
+use std::io::{self, Write};
+
+use relink::LinkRow;
+
+use super::hints::has_scheme;
+
+/// Which document, message or record a row is in: the rows of one unit
+/// come one after another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnitKey {
+    message: Option<usize>,
+    record: Option<(usize, String)>,
+}
+
+impl UnitKey {
+    fn of(row: &LinkRow) -> UnitKey {
+        UnitKey {
+            message: row.message,
+            record: row
+                .record
+                .as_deref()
+                .map(|r| (r.number, r.record_id.clone())),
+        }
+    }
+}
+
+/// The URL a checker is given for a row: its resolved URL when that is
+/// absolute, with the white space a URL parser drops (tab, CR, LF)
+/// dropped and spaces written `%20`, so that it is one line and one word.
+/// `data:` and `javascript:` URLs name nothing to check: none.
+pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
+    let url = row.link.resolved.as_str();
+    if !has_scheme(url) {
+        return None;
+    }
+    let scheme = url.split_once(':').map_or("", |(s, _)| s);
+    if scheme.eq_ignore_ascii_case("data") || scheme.eq_ignore_ascii_case("javascript") {
+        return None;
+    }
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '\t' | '\r' | '\n' => {}
+            ' ' => out.push_str("%20"),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The URLs of the unit being listed, each printed once.
+#[derive(Default)]
+pub(crate) struct UrlUnit {
+    key: Option<UnitKey>,
+    seen: HashSet<String>,
+}
+
+impl UrlUnit {
+    /// Writes each URL of `rows` not yet written for its unit.
+    pub(crate) fn rows(&mut self, out: &mut impl Write, rows: &[LinkRow]) -> io::Result<()> {
+        for row in rows {
+            let key = UnitKey::of(row);
+            if self.key.as_ref() != Some(&key) {
+                self.seen.clear();
+                self.key = Some(key);
+            }
+            if let Some(url) = checkable_url(row).filter(|url| !self.seen.contains(url)) {
+                writeln!(out, "{url}")?;
+                self.seen.insert(url);
+            }
+        }
+        Ok(())
+    }
+}
