@@ -114,6 +114,24 @@ pub(super) struct Collapsed {
     pub(super) other: bool,
 }
 
+/// Whether `bytes` hold a byte that is not white space. Runs of white
+/// space between tags are mostly indentation: eight spaces (or tabs) are
+/// passed over at once.
+#[inline]
+fn has_other(bytes: &[u8]) -> bool {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    const TABS: u64 = u64::from_ne_bytes([b'\t'; 8]);
+    let mut rest = bytes;
+    while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+        let w = u64::from_ne_bytes(*word);
+        if w != SPACES && w != TABS && word.iter().any(|&b| !is_tree_space(b)) {
+            return true;
+        }
+        rest = tail;
+    }
+    rest.iter().any(|&b| !is_tree_space(b))
+}
+
 /// White space as the tree builder tells it (`char::is_ascii_whitespace`).
 #[inline]
 pub(super) fn is_tree_space(b: u8) -> bool {
@@ -174,11 +192,29 @@ impl Collapsed {
             }
             self.spaces += 1;
         }
-        self.other = rest.iter().any(|&b| !is_tree_space(b));
+        self.other = has_other(rest);
     }
 
     #[inline]
     pub(super) fn clear(&mut self) {
         *self = Collapsed::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{has_other, is_tree_space};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn has_other_answers_as_a_scan_does(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b' '), Just(b'\t'), Just(b'\n'), Just(b'\r'), Just(b'\x0c'), any::<u8>()],
+                0..70,
+            ),
+        ) {
+            prop_assert_eq!(has_other(&bytes), bytes.iter().any(|&b| !is_tree_space(b)));
+        }
     }
 }
