@@ -56,7 +56,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind};
 use html5ever::{LocalName, local_name};
 
-use super::arena::{Element, MAX_TREE_DEPTH, Namespace, Tree};
+use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace, Tree};
 use super::document::{Document, DocumentKind};
 use super::tag_sets::{
     ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, CELL, FORMATTING, HEADING, IMPLIED,
@@ -93,7 +93,9 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Resu
         lines: false,
         ..tokenizer::Options::default()
     };
-    let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
+    let landmarks = super::tree::finds_landmarks(attributes);
+    let tracker = Tracker::new(&log, (kind, landmarks));
+    let tracker = tokenizer::tokenize_into(src, tracker, &log, options);
     let (names, tree) = tracker.finish()?;
     Ok(Document::assemble(log, names, tree))
 }
@@ -239,6 +241,8 @@ struct State {
     next_id: u32,
     /// The index of the start tag being processed, if it is logged.
     current: Option<usize>,
+    /// Whether each element's landmark is found.
+    landmarks: bool,
     tree: Tree,
 }
 
@@ -268,8 +272,10 @@ pub const CHUNK_TAGS: usize = 4096;
 pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
-    /// A tracker for a document of `kind`, reading tag indexes off `log`.
-    pub fn new(log: &'l SpanLog, kind: DocumentKind) -> Self {
+    /// A tracker for a document of `kind`, reading tag indexes off `log`,
+    /// finding each element's landmark if `landmarks`
+    /// ([`Element::landmark`]).
+    pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
             names: RefCell::new(Vec::new()),
@@ -288,6 +294,7 @@ impl<'l> Tracker<'l> {
                 table_text: false,
                 next_id: 0,
                 current: None,
+                landmarks,
                 tree: Tree::default(),
             }),
             chunks: None,
@@ -304,7 +311,11 @@ impl<'l> Tracker<'l> {
     /// `base` is the document's first `base`, if it is among its tags.
     /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
     /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
-    pub fn in_chunks(log: &'l SpanLog, kind: DocumentKind, on_chunk: OnChunk<'l>) -> Self {
+    pub fn in_chunks(
+        log: &'l SpanLog,
+        kind: (DocumentKind, bool),
+        on_chunk: OnChunk<'l>,
+    ) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
             ..Tracker::new(log, kind)
@@ -570,11 +581,12 @@ impl State {
 
     /// Records the element the current start tag makes (or joins), if the
     /// tag is logged.
-    fn record(&mut self, namespace: Namespace, in_template: bool) {
+    fn record(&mut self, namespace: Namespace, in_template: bool, landmark: Option<Landmark>) {
         if let Some(index) = self.current {
             let element = Element {
                 namespace,
                 in_template,
+                landmark,
             };
             // A later tie of the same tag wins.
             let elements = &mut self.tree.elements;
@@ -598,7 +610,12 @@ impl State {
         let id = self.next_id();
         if let Some(tag) = tag {
             let in_template = self.in_template > 0;
-            self.record(namespace, in_template);
+            let landmark = if self.landmarks && self.current.is_some() {
+                self.landmark(name, namespace)
+            } else {
+                None
+            };
+            self.record(namespace, in_template, landmark);
             if !in_template
                 && namespace == Namespace::Html
                 && *name == local_name!("base")
@@ -623,6 +640,32 @@ impl State {
             });
         }
         Ok(id)
+    }
+
+    /// The landmark of an element created now: itself if it is one, else
+    /// the innermost on the stack of open elements (where every element
+    /// the tracker follows is inserted), up to the nearest template, whose
+    /// contents are a fragment of their own (see [`Element::landmark`]).
+    /// The adoption agency later moves no element into or out of one: the
+    /// elements it moves lie between a formatting element and the first
+    /// special element below it, and landmarks are special.
+    fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
+        let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
+        if let Some(landmark) = own.flatten() {
+            return Some(landmark);
+        }
+        for open in self.stack.iter().rev() {
+            if open.namespace != Namespace::Html {
+                continue;
+            }
+            if open.flags & TEMPLATE != 0 {
+                return None;
+            }
+            if let Some(landmark) = Landmark::of(&open.name) {
+                return Some(landmark);
+            }
+        }
+        None
     }
 
     /// Inserts an HTML element for the current start tag.
@@ -1412,13 +1455,13 @@ impl State {
         match tag.name {
             local_name!("html") => {
                 if self.in_template == 0 {
-                    self.record(Namespace::Html, false);
+                    self.record(Namespace::Html, false, None);
                 }
             }
             local_name!("body") => {
                 let body = self.stack.get(1).is_some_and(|e| e.is_html(&tag.name));
                 if body && self.in_template == 0 {
-                    self.record(Namespace::Html, false);
+                    self.record(Namespace::Html, false, None);
                 }
             }
             in_head_start!() => return self.in_head(Tok::Start(tag)),
