@@ -23,7 +23,10 @@ use super::tokenizer::{self, Attributes, SpanLog};
 use super::tag_sets::{flattenable, flattenable_foreign};
 use super::tracker::{self, Tracker};
 
-pub use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace};
+pub use super::arena::{Landmark, MAX_TREE_DEPTH, Namespace};
+/// What the tree says of a tag's element, as the tests name it.
+#[cfg(feature = "_internal")]
+pub use super::arena::Element;
 pub use super::document::{Document, DocumentKind, Tag, attr_name};
 pub use super::tokenizer::Quote;
 pub use super::tracker::Bail;

@@ -202,7 +202,8 @@ fn a_wat_link_names_its_landmark() {
     let links = html["Links"].as_array().expect("links");
     let context = |url: &str| {
         let link = links.iter().find(|l| l["url"] == url).expect(url);
-        link.get("context").map(|c| c.as_str().expect("a string").to_owned())
+        link.get("context")
+            .map(|c| c.as_str().expect("a string").to_owned())
     };
     assert_eq!(context("home.html"), some("nav"));
     assert_eq!(context("aside.html"), some("aside"));
