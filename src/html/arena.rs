@@ -112,12 +112,6 @@ pub struct Element {
     pub namespace: Namespace,
     /// Whether it lies in a template's contents.
     pub in_template: bool,
-    /// The innermost HTML landmark element it is or lies in, as
-    /// `element.closest("nav, header, footer, aside, main")` finds it: a
-    /// template's contents are a fragment of their own, so the search
-    /// stops at them. Found only when asked for (see
-    /// [`Arena::with_landmarks`]), else `None`.
-    pub landmark: Option<Landmark>,
 }
 
 /// No node.
@@ -347,6 +341,13 @@ pub struct Tree {
     /// The tag of the first HTML `base` with an `href` in tree order,
     /// outside template contents.
     pub base: Option<usize>,
+    /// For each tag (by index), when landmarks are asked for (else
+    /// empty), the innermost HTML landmark element its element is or lies
+    /// in, as `element.closest("nav, header, footer, aside, main")` finds
+    /// it: a template's contents are a fragment of their own, so the
+    /// search stops at them. Kept apart from [`Tree::elements`], so that a
+    /// parse that does not ask pays nothing for it.
+    pub landmarks: Vec<Option<Landmark>>,
 }
 
 fn no_name() -> QualName {
@@ -408,7 +409,7 @@ impl Arena {
         }
     }
 
-    /// This arena, finding each element's [`Element::landmark`] if `yes`
+    /// This arena, finding each tag's landmark ([`Tree::landmarks`]) if `yes`
     /// (its landmark elements are then never released).
     pub fn with_landmarks(self, yes: bool) -> Self {
         Arena {
@@ -763,17 +764,28 @@ impl Arena {
         // The ties are not needed after this: freed as they are read.
         let tied = std::mem::take(&mut *self.tied.borrow_mut());
         let mut elements = vec![None; tags];
+        let mut found = if self.landmarks {
+            vec![None; tags]
+        } else {
+            Vec::new()
+        };
         for tie in tied {
             let state = reached.get(tie.node as usize).copied().unwrap_or(0);
             if let Some(slot) = elements.get_mut(tie.tag as usize) {
                 *slot = (state != 0).then_some(Element {
                     namespace: tie.namespace,
                     in_template: state & 3 == 2,
-                    landmark: Landmark::from_bits(state >> 2),
                 });
             }
+            if let Some(slot) = found.get_mut(tie.tag as usize) {
+                *slot = Landmark::from_bits(state >> 2).filter(|_| state != 0);
+            }
         }
-        Tree { elements, base }
+        Tree {
+            elements,
+            base,
+            landmarks: found,
+        }
     }
 }
 

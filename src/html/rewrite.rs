@@ -571,7 +571,7 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
         .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
         .collect();
     let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..]));
-    let context = tag.element.and_then(|e| e.landmark).map(tree::Landmark::name);
+    let context = tag.landmark.map(tree::Landmark::name);
     (!attributes.is_empty() || text.is_some() || context.is_some()).then(|| {
         Box::new(LinkDetails {
             attributes,

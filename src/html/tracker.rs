@@ -273,8 +273,7 @@ pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
     /// A tracker for a document of `kind`, reading tag indexes off `log`,
-    /// finding each element's landmark if `landmarks`
-    /// ([`Element::landmark`]).
+    /// finding each tag's landmark if `landmarks` ([`Tree::landmarks`]).
     pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
@@ -330,11 +329,15 @@ impl<'l> Tracker<'l> {
         let mut state = self.state.borrow_mut();
         let mut elements = std::mem::take(&mut state.tree.elements);
         elements.resize(spans.len(), None);
+        let mut landmarks = std::mem::take(&mut state.tree.landmarks);
+        if state.landmarks {
+            landmarks.resize(spans.len(), None);
+        }
         let base = state.tree.base.filter(|_| !self.base_handed.get());
         // The first base stays recorded, so that no later one counts.
         self.base_handed.set(state.tree.base.is_some());
         drop(state);
-        let piece = Document::from_parts(spans, names, elements, attrs, base);
+        let piece = Document::from_parts(spans, names, (elements, landmarks), attrs, base);
         if !(chunks.borrow_mut())(piece) {
             self.state.borrow_mut().bailed = Some(BASE_AFTER_LINKS);
         }
@@ -581,12 +584,11 @@ impl State {
 
     /// Records the element the current start tag makes (or joins), if the
     /// tag is logged.
-    fn record(&mut self, namespace: Namespace, in_template: bool, landmark: Option<Landmark>) {
+    fn record(&mut self, namespace: Namespace, in_template: bool) {
         if let Some(index) = self.current {
             let element = Element {
                 namespace,
                 in_template,
-                landmark,
             };
             // A later tie of the same tag wins.
             let elements = &mut self.tree.elements;
@@ -610,12 +612,10 @@ impl State {
         let id = self.next_id();
         if let Some(tag) = tag {
             let in_template = self.in_template > 0;
-            let landmark = if self.landmarks && self.current.is_some() {
-                self.landmark(name, namespace)
-            } else {
-                None
-            };
-            self.record(namespace, in_template, landmark);
+            self.record(namespace, in_template);
+            if self.landmarks {
+                self.record_landmark(name, namespace);
+            }
             if !in_template
                 && namespace == Namespace::Html
                 && *name == local_name!("base")
@@ -645,7 +645,7 @@ impl State {
     /// The landmark of an element created now: itself if it is one, else
     /// the innermost on the stack of open elements (where every element
     /// the tracker follows is inserted), up to the nearest template, whose
-    /// contents are a fragment of their own (see [`Element::landmark`]).
+    /// contents are a fragment of their own (see [`Tree::landmarks`]).
     /// The adoption agency later moves no element into or out of one: the
     /// elements it moves lie between a formatting element and the first
     /// special element below it, and landmarks are special.
@@ -666,6 +666,21 @@ impl State {
             }
         }
         None
+    }
+
+    /// Records the landmark of the element the current start tag creates,
+    /// if the tag is logged; out of line, as only a parse for a WAT file
+    /// asks.
+    #[cold]
+    #[inline(never)]
+    fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
+        let Some(index) = self.current else { return };
+        let landmark = self.landmark(name, namespace);
+        let landmarks = &mut self.tree.landmarks;
+        if landmarks.len() <= index {
+            landmarks.resize(index + 1, None);
+        }
+        landmarks[index] = landmark;
     }
 
     /// Inserts an HTML element for the current start tag.
@@ -1455,13 +1470,13 @@ impl State {
         match tag.name {
             local_name!("html") => {
                 if self.in_template == 0 {
-                    self.record(Namespace::Html, false, None);
+                    self.record(Namespace::Html, false);
                 }
             }
             local_name!("body") => {
                 let body = self.stack.get(1).is_some_and(|e| e.is_html(&tag.name));
                 if body && self.in_template == 0 {
-                    self.record(Namespace::Html, false, None);
+                    self.record(Namespace::Html, false);
                 }
             }
             in_head_start!() => return self.in_head(Tok::Start(tag)),

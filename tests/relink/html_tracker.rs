@@ -161,7 +161,10 @@ fn same_every_tag(tracked: &Document, data: &str, kind: DocumentKind) -> Result<
     let full = parse_with(data, kind, Attributes::All);
     let describe = |doc: &Document| -> Vec<String> {
         doc.tags()
-            .map(|t| format!("{:?} {} {:?} {:?}", t.kind, t.name, t.span, t.element))
+            .map(|t| {
+                let (kind, name, span) = (t.kind, t.name, &t.span);
+                format!("{kind:?} {name} {span:?} {:?} {:?}", t.element, t.landmark)
+            })
             .collect()
     };
     let (ours, theirs) = (describe(tracked), describe(&full));
