@@ -203,11 +203,12 @@ pub struct Link {
 ///
 /// ```
 /// use relink::{Details, Rewriter};
-/// let page = b"<a href=x rel=nofollow title=Next>next</a>";
+/// let page = b"<nav><a href=x rel=nofollow title=Next>next</a></nav>";
 /// let done = Rewriter::new().retrieved_from("http://a/").details(Details::Attributes).rewrite(page)?;
 /// let details = done.links()[0].details.as_deref().unwrap();
 /// assert_eq!(details.attributes, [("title", "Next".to_owned()), ("rel", "nofollow".to_owned())]);
 /// assert_eq!(details.text.as_deref(), Some("next"));
+/// assert_eq!(details.context, Some("nav"));
 /// # Ok::<(), relink::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -220,6 +221,14 @@ pub struct LinkDetails {
     /// references decoded, white space collapsed, its first 100
     /// characters (as a WAT file keeps it); `None` for another element.
     pub text: Option<String>,
+    /// The innermost of the HTML elements `nav`, `header`, `footer`,
+    /// `aside` and `main` that the element is or lies in, by its name, as
+    /// `element.closest("nav, header, footer, aside, main")` finds it in
+    /// the tree an HTML parser builds (misnested and implied tags as it
+    /// has them; a template's contents are a fragment of their own, so
+    /// only landmarks inside them count); `None` when there is none. It
+    /// tells navigation and page furniture from content.
+    pub context: Option<&'static str>,
 }
 
 /// What an HTML document's head says besides its links, as a WAT file's

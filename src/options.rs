@@ -115,6 +115,13 @@ impl<'a> Options<'a> {
         self
     }
 
+    /// The lazy-loading attributes ([`ExtraAttribute::lazy_loading`]) as
+    /// the further attributes holding URLs, in place of any others.
+    pub fn lazy_attributes(mut self) -> Self {
+        self.extra_attributes = LAZY.as_slice();
+        self
+    }
+
     /// Whether each link is recorded, or only counted.
     pub fn details(mut self, details: Details) -> Self {
         self.details = details;
@@ -237,6 +244,46 @@ pub struct ExtraAttribute {
     pub name: String,
     /// How its value holds URLs.
     pub syntax: AttrSyntax,
+}
+
+/// The lazy-loading attributes scripts read a resource's URL from before
+/// they set `src`, `srcset` or a background, as pages write them in the
+/// wild: `data-src`, `data-srcset` (a `srcset`), `data-original`,
+/// `data-lazy-src` and `data-background`. `data-background` holds a
+/// plain URL, as Framework7's lazy loader and the common scripts read it
+/// (they wrap it in `url()` themselves), not CSS.
+pub const LAZY_ATTRIBUTES: [(&str, AttrSyntax); 5] = [
+    ("data-src", AttrSyntax::Url),
+    ("data-srcset", AttrSyntax::Srcset),
+    ("data-original", AttrSyntax::Url),
+    ("data-lazy-src", AttrSyntax::Url),
+    ("data-background", AttrSyntax::Url),
+];
+
+/// [`LAZY_ATTRIBUTES`] as extra attributes, made once.
+static LAZY: std::sync::LazyLock<Vec<ExtraAttribute>> =
+    std::sync::LazyLock::new(ExtraAttribute::lazy_loading);
+
+impl ExtraAttribute {
+    /// The lazy-loading attributes (`--lazy`): `data-src`, `data-srcset`
+    /// (a `srcset`), `data-original`, `data-lazy-src` and
+    /// `data-background` (a plain URL, as lazy loaders read it).
+    ///
+    /// ```
+    /// use relink::{AttrSyntax, ExtraAttribute};
+    /// let lazy = ExtraAttribute::lazy_loading();
+    /// assert_eq!(lazy.len(), 5);
+    /// assert_eq!((lazy[1].name.as_str(), lazy[1].syntax), ("data-srcset", AttrSyntax::Srcset));
+    /// ```
+    pub fn lazy_loading() -> Vec<ExtraAttribute> {
+        LAZY_ATTRIBUTES
+            .iter()
+            .map(|&(name, syntax)| ExtraAttribute {
+                name: name.to_owned(),
+                syntax,
+            })
+            .collect()
+    }
 }
 
 impl FromStr for ExtraAttribute {

@@ -132,6 +132,30 @@ impl Rewriter {
         self
     }
 
+    /// The lazy-loading attributes as further attributes holding URLs
+    /// ([`ExtraAttribute::lazy_loading`]: `data-src`, `data-srcset`,
+    /// `data-original`, `data-lazy-src`, `data-background`); one already
+    /// given by [`Rewriter::attribute`] keeps its syntax.
+    ///
+    /// ```
+    /// use relink::Rewriter;
+    /// let page = br#"<img data-src=a.jpg data-srcset="b.jpg 2x"><div data-background=c.jpg>"#;
+    /// let out = Rewriter::new().retrieved_from("http://a/d/").lazy_attributes().rewrite(page)?;
+    /// assert_eq!(
+    ///     out.bytes(),
+    ///     br#"<img data-src=http://a/d/a.jpg data-srcset="http://a/d/b.jpg 2x"><div data-background=http://a/d/c.jpg>"#
+    /// );
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub fn lazy_attributes(mut self) -> Self {
+        for lazy in ExtraAttribute::lazy_loading() {
+            if !self.attributes.iter().any(|a| a.name == lazy.name) {
+                self.attributes.push(lazy);
+            }
+        }
+        self
+    }
+
     /// What the input is, instead of telling it by its content.
     pub fn kind(mut self, kind: Kind) -> Self {
         self.kind = Some(kind);

@@ -349,6 +349,9 @@ impl WatUnit {
             if let Some(text) = &details.text {
                 entry.insert("text".to_owned(), text.as_str().into());
             }
+            if let Some(context) = details.context {
+                entry.insert("context".to_owned(), context.into());
+            }
         }
         if let (Some(part), Some(entry)) = (row.part.as_deref(), entry.as_object_mut()) {
             // relink's: the MIME part of a message it is in.

@@ -121,15 +121,19 @@ fn kind(name: &str) -> Result<Kind, Failure> {
     })
 }
 
-/// A rewrite under the named rules, from a retrieval URL, of a kind: the
-/// one named, else the one a file's name and first bytes give (as the
-/// command line finds it), else the one `data` gives when it is read.
+/// A rewrite under the named rules (the lazy-loading attributes read as
+/// links if `lazy`), from a retrieval URL, of a kind: the one named, else
+/// the one a file's name and first bytes give (as the command line finds
+/// it), else the one `data` gives when it is read.
 fn rewriter(
     base: Option<&str>,
-    rules_name: &str,
+    (rules_name, lazy): (&str, bool),
     kind_name: Option<&str>,
 ) -> Result<Rewriter, Failure> {
     let mut rewriter = Rewriter::new().rules(rules(rules_name)?);
+    if lazy {
+        rewriter = rewriter.lazy_attributes();
+    }
     if let Some(base) = base {
         rewriter = rewriter.retrieved_from(base);
     }
@@ -153,8 +157,12 @@ pub fn resolve(base: &str, reference: &str, rules_name: &str) -> Result<String, 
 }
 
 /// An HTML document rewritten against the URL it was retrieved from.
-pub fn absolutize(data: &[u8], base: &str, rules_name: &str) -> Result<Rewritten, Failure> {
-    rewrite(data, None, Some(base), (rules_name, Some("html")))
+pub fn absolutize(
+    data: &[u8],
+    base: &str,
+    (rules_name, lazy): (&str, bool),
+) -> Result<Rewritten, Failure> {
+    rewrite(data, None, Some(base), (rules_name, Some("html"), lazy))
 }
 
 /// Every link of any input relink reads, held in memory, and what could
@@ -163,9 +171,9 @@ pub fn links(
     data: &[u8],
     path: Option<&Path>,
     base: Option<&str>,
-    (rules_name, kind_name): (&str, Option<&str>),
+    (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<(Vec<Row>, Vec<String>), Failure> {
-    let rewriter = rewriter(base, rules_name, kind_name)?;
+    let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
     let mut rows = Vec::new();
     let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
         if let Event::Rows(found) = event {
@@ -184,9 +192,9 @@ pub fn rewrite(
     data: &[u8],
     path: Option<&Path>,
     base: Option<&str>,
-    (rules_name, kind_name): (&str, Option<&str>),
+    (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<Rewritten, Failure> {
-    let rewriter = rewriter(base, rules_name, kind_name)?;
+    let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
     let mut output = Vec::new();
     let report = rewriter.run(
         input(data, path),
@@ -313,9 +321,9 @@ impl ArchiveReader {
     pub fn new(
         archive: Archive,
         base: Option<&str>,
-        rules_name: &str,
+        (rules_name, lazy): (&str, bool),
     ) -> Result<ArchiveReader, Failure> {
-        let rewriter = rewriter(base, rules_name, None)?.details(relink::Details::Links);
+        let rewriter = rewriter(base, (rules_name, lazy), None)?.details(relink::Details::Links);
         // A bad base fails here, not in the middle of the stream.
         if let Some(base) = base {
             relink::resolve(base, "", rules(rules_name)?)?;

@@ -51,18 +51,19 @@ pub fn resolve(py: Python<'_>, base: &str, reference: &str, rules: &str) -> PyRe
 /// done is issued as a RelinkWarning. Raises ValueError for a bad base or
 /// rules name.
 #[pyfunction]
-#[pyo3(signature = (data, base, rules = "rfc1808"))]
+#[pyo3(signature = (data, base, rules = "rfc1808", lazy = false))]
 pub fn absolutize<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     base: &str,
     rules: &str,
+    lazy: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let input = Input::of(data)?;
     let label = input.label().map(str::to_owned);
     let data = input.data(py)?;
     let out = py
-        .detach(|| engine::absolutize(&data, base, rules))
+        .detach(|| engine::absolutize(&data, base, (rules, lazy)))
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
     rewritten(py, data, out)
 }
@@ -79,14 +80,19 @@ pub fn absolutize<'py>(
 /// (a file by its name, then its bytes; data by its bytes). A message's
 /// links resolve against its own headers (Base, Content-Base,
 /// Content-Location) above `base`, the URL it was retrieved from.
+/// `lazy=True`, on this function and the others that read documents,
+/// reads the lazy-loading attributes (data-src, data-srcset,
+/// data-original, data-lazy-src, data-background) as links, as
+/// `relink --lazy` does.
 #[pyfunction]
-#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None))]
+#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None, lazy = false))]
 pub fn links<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     base: Option<&str>,
     rules: &str,
     kind: Option<&str>,
+    lazy: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let input = Input::of(data)?;
     let file = input.file().map(|n| PyString::new(py, n).unbind());
@@ -94,7 +100,7 @@ pub fn links<'py>(
     let path = input.path().map(PathBuf::from);
     let data = input.data(py)?;
     let (rows, warnings) = py
-        .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind)))
+        .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind, lazy)))
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
     warn_all(py, &warnings)?;
     rows.into_iter()
@@ -113,20 +119,21 @@ pub fn links<'py>(
 /// only the document's own bases apply. The records of a WARC file use
 /// their own bases, and `base` is not used.
 #[pyfunction]
-#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None))]
+#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None, lazy = false))]
 pub fn rewrite<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
     base: Option<&str>,
     rules: &str,
     kind: Option<&str>,
+    lazy: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let input = Input::of(data)?;
     let label = input.label().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
     let data = input.data(py)?;
     let out = py
-        .detach(|| engine::rewrite(&data, path.as_deref(), base, (rules, kind)))
+        .detach(|| engine::rewrite(&data, path.as_deref(), base, (rules, kind, lazy)))
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
     rewritten(py, data, out)
 }
@@ -143,9 +150,14 @@ pub fn rewrite<'py>(
 /// for an input that is no web archive or cannot be read, and what the
 /// file object's read raises.
 #[pyfunction]
-#[pyo3(signature = (source, rules = "rfc1808"))]
-pub fn warc_links(py: Python<'_>, source: &Bound<'_, PyAny>, rules: &str) -> PyResult<LinkStream> {
-    stream::start(py, Archive::Warc, Input::of(source)?, None, rules)
+#[pyo3(signature = (source, rules = "rfc1808", lazy = false))]
+pub fn warc_links(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    rules: &str,
+    lazy: bool,
+) -> PyResult<LinkStream> {
+    stream::start(py, Archive::Warc, Input::of(source)?, None, (rules, lazy))
 }
 
 /// Every link of an mbox (plain or gzipped), message by message, as dicts
@@ -157,14 +169,15 @@ pub fn warc_links(py: Python<'_>, source: &Bound<'_, PyAny>, rules: &str) -> PyR
 /// message's links resolve against its own headers above `base`, the URL
 /// the mbox was retrieved from.
 #[pyfunction]
-#[pyo3(signature = (source, base = None, rules = "rfc1808"))]
+#[pyo3(signature = (source, base = None, rules = "rfc1808", lazy = false))]
 pub fn mbox_links(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
     base: Option<&str>,
     rules: &str,
+    lazy: bool,
 ) -> PyResult<LinkStream> {
-    stream::start(py, Archive::Mbox, Input::of(source)?, base, rules)
+    stream::start(py, Archive::Mbox, Input::of(source)?, base, (rules, lazy))
 }
 
 /// Rewrites an archive from `src` to `dst`, as a stream; returns how many
@@ -174,7 +187,7 @@ fn rewrite_stream(
     archive: Archive,
     (src, dst): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
     base: Option<&str>,
-    rules: &str,
+    rules: (&str, bool),
 ) -> PyResult<usize> {
     let source = Input::of(src)?;
     let destination = Output::of(dst)?;
@@ -218,14 +231,15 @@ fn rewrite_stream(
 /// records. An input that is no web archive raises ValueError, and
 /// nothing is written; what cannot be done is issued as a RelinkWarning.
 #[pyfunction]
-#[pyo3(signature = (src, dst, rules = "rfc1808"))]
+#[pyo3(signature = (src, dst, rules = "rfc1808", lazy = false))]
 pub fn rewrite_warc(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
     dst: &Bound<'_, PyAny>,
     rules: &str,
+    lazy: bool,
 ) -> PyResult<usize> {
-    rewrite_stream(py, Archive::Warc, (src, dst), None, rules)
+    rewrite_stream(py, Archive::Warc, (src, dst), None, (rules, lazy))
 }
 
 /// Rewrites an mbox (plain or gzipped: it comes back gzipped) from `src`
@@ -235,15 +249,16 @@ pub fn rewrite_warc(
 /// raises ValueError. `base` is the URL the mbox was retrieved from, below
 /// each message's own headers.
 #[pyfunction]
-#[pyo3(signature = (src, dst, base = None, rules = "rfc1808"))]
+#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", lazy = false))]
 pub fn rewrite_mbox(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
     dst: &Bound<'_, PyAny>,
     base: Option<&str>,
     rules: &str,
+    lazy: bool,
 ) -> PyResult<usize> {
-    rewrite_stream(py, Archive::Mbox, (src, dst), base, rules)
+    rewrite_stream(py, Archive::Mbox, (src, dst), base, (rules, lazy))
 }
 
 /// Writes the WAT file of any input relink reads to `dst`: a WARC of one

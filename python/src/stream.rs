@@ -160,7 +160,7 @@ pub fn start(
     archive: Archive,
     input: Input,
     base: Option<&str>,
-    rules: &str,
+    rules: (&str, bool),
 ) -> PyResult<LinkStream> {
     let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
     let file = input.file().map(|n| PyString::new(py, n).unbind());

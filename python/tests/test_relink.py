@@ -258,6 +258,45 @@ def test_links_of_an_mbox_and_a_warc_held_in_memory() -> None:
     assert [l["resolved"] for l in relink.links(page, "http://a.example/d/")] == ["http://a.example/d/x"]
 
 
+LAZY_PAGE = FIXTURES / "html" / "lazy-preset.html"
+LAZY_FROM = "http://example.org/news/story.html"
+
+
+def test_lazy_reads_each_lazy_loading_attribute_as_a_link(relink_bin) -> None:
+    expected = (FIXTURES / "html" / "lazy-preset.expected.html").read_bytes()
+    page = LAZY_PAGE.read_bytes()
+    assert relink.absolutize(page, LAZY_FROM, lazy=True) == expected
+    assert relink.rewrite(LAZY_PAGE, LAZY_FROM, lazy=True) == expected
+    # Without it, none is a link.
+    assert relink.rewrite(page, LAZY_FROM) == page
+    rows = relink.links(LAZY_PAGE, LAZY_FROM, lazy=True)
+    assert {r["attribute"] for r in rows} >= {
+        "data-src",
+        "data-srcset",
+        "data-original",
+        "data-lazy-src",
+        "data-background",
+    }
+    assert rows == cli_rows(relink_bin, LAZY_PAGE, "--lazy", "--retrieved-from", LAZY_FROM)
+    assert not any(r["attribute"].startswith("data-") for r in relink.links(LAZY_PAGE, LAZY_FROM))
+
+
+def test_lazy_reaches_the_records_of_an_archive() -> None:
+    page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<img data-src=a.jpg>"
+    record = (
+        b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/d/p\r\n"
+        b"WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n"
+        b"Content-Type: application/http; msgtype=response\r\n"
+        b"Content-Length: " + str(len(page)).encode() + b"\r\n\r\n" + page + b"\r\n\r\n"
+    )
+    lazy = [r["resolved"] for r in relink.warc_links(record, lazy=True)]
+    assert lazy == ["http://h.example/d/a.jpg"]
+    assert list(relink.warc_links(record)) == []
+    out = io.BytesIO()
+    assert relink.rewrite_warc(record, out, lazy=True) == 1
+    assert b"data-src=http://h.example/d/a.jpg" in out.getvalue()
+
+
 def test_rows_of_every_document_fixture_equal_the_command_lines(relink_bin) -> None:
     """One schema: links() gives the rows `relink --list --format json`
     gives, key for key, for every HTML, CSS, message and mbox fixture."""

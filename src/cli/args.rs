@@ -108,6 +108,11 @@ pub(crate) struct BaseArgs {
     /// (space-separated URLs). Repeatable.
     #[arg(long = "attr", value_name = "NAME[=SYNTAX]")]
     pub(crate) attrs: Vec<String>,
+    /// Read the lazy-loading attributes as links, on every HTML element:
+    /// data-src, data-srcset (a srcset), data-original, data-lazy-src and
+    /// data-background (a URL); an --attr of the same name wins.
+    #[arg(long)]
+    pub(crate) lazy: bool,
 }
 
 /// The examples `--help` ends with (the manual page has more).

@@ -106,6 +106,9 @@ pub(crate) fn settings(
     for spec in &base.attrs {
         rewriter = rewriter.attribute(spec.parse().map_err(UsageError::from)?);
     }
+    if base.lazy {
+        rewriter = rewriter.lazy_attributes();
+    }
     if base.keep_fragment_links {
         rewriter = rewriter.keep_fragment_links();
     }

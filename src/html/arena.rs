@@ -46,6 +46,65 @@ pub enum Namespace {
     Other,
 }
 
+/// The HTML elements that say which part of a page a link is in (the
+/// landmarks of WAI-ARIA's implicit roles: `nav`, `header`, `footer`,
+/// `aside`, `main`), so that navigation can be told from content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Landmark {
+    /// `nav`.
+    Nav,
+    /// `header`.
+    Header,
+    /// `footer`.
+    Footer,
+    /// `aside`.
+    Aside,
+    /// `main`.
+    Main,
+}
+
+impl Landmark {
+    /// The landmark an HTML element of this name is, if it is one.
+    pub fn of(name: &LocalName) -> Option<Landmark> {
+        match *name {
+            local_name!("nav") => Some(Landmark::Nav),
+            local_name!("header") => Some(Landmark::Header),
+            local_name!("footer") => Some(Landmark::Footer),
+            local_name!("aside") => Some(Landmark::Aside),
+            local_name!("main") => Some(Landmark::Main),
+            _ => None,
+        }
+    }
+
+    /// The element's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Landmark::Nav => "nav",
+            Landmark::Header => "header",
+            Landmark::Footer => "footer",
+            Landmark::Aside => "aside",
+            Landmark::Main => "main",
+        }
+    }
+
+    /// A number from 1 up, for packing beside other bits.
+    fn bits(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// The landmark of [`Landmark::bits`], if any.
+    fn from_bits(bits: u8) -> Option<Landmark> {
+        const ALL: [Landmark; 5] = [
+            Landmark::Nav,
+            Landmark::Header,
+            Landmark::Footer,
+            Landmark::Aside,
+            Landmark::Main,
+        ];
+        ALL.get(usize::from(bits).checked_sub(1)?).copied()
+    }
+}
+
 /// What the tree says of the element a start tag created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Element {
@@ -152,6 +211,11 @@ const TEMPLATE: u8 = 8;
 const IN_TEMPLATE: u8 = 16;
 /// A tie record names this node: it is never released.
 const PINNED: u8 = 32;
+/// An HTML landmark element, when landmarks are asked for: it is never
+/// released, so that a tag tied to a node inside it still finds it.
+const LANDMARK: u8 = 64;
+/// What is never released.
+const KEPT: u8 = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED | LANDMARK;
 
 /// One node: 32 bytes. Closed nodes no tag needs are released (see
 /// [`Arena::release`]), so few are alive at once. What few nodes have (a
@@ -237,6 +301,11 @@ pub struct Arena {
     contents: RefCell<HashMap<u32, u32>>,
     /// The tag token of each `base` with an `href` tied to one.
     base_tags: RefCell<HashMap<u32, u32>>,
+    /// Whether each element's landmark is found (see
+    /// [`Arena::with_landmarks`]).
+    landmarks: bool,
+    /// Each landmark element's landmark, when they are found.
+    landmark_nodes: RefCell<HashMap<u32, Landmark>>,
 }
 
 impl Default for Arena {
@@ -257,6 +326,8 @@ impl Default for Arena {
             created_name: RefCell::new(None),
             contents: RefCell::new(HashMap::new()),
             base_tags: RefCell::new(HashMap::new()),
+            landmarks: false,
+            landmark_nodes: RefCell::new(HashMap::new()),
         }
     }
 }
@@ -270,6 +341,13 @@ pub struct Tree {
     /// The tag of the first HTML `base` with an `href` in tree order,
     /// outside template contents.
     pub base: Option<usize>,
+    /// For each tag (by index), when landmarks are asked for (else
+    /// empty), the innermost HTML landmark element its element is or lies
+    /// in, as `element.closest("nav, header, footer, aside, main")` finds
+    /// it: a template's contents are a fragment of their own, so the
+    /// search stops at them. Kept apart from [`Tree::elements`], so that a
+    /// parse that does not ask pays nothing for it.
+    pub landmarks: Vec<Option<Landmark>>,
 }
 
 fn no_name() -> QualName {
@@ -331,6 +409,15 @@ impl Arena {
         }
     }
 
+    /// This arena, finding each tag's landmark ([`Tree::landmarks`]) if `yes`
+    /// (its landmark elements are then never released).
+    pub fn with_landmarks(self, yes: bool) -> Self {
+        Arena {
+            landmarks: yes,
+            ..self
+        }
+    }
+
     /// Whether `handle` names a node still alive.
     fn live(nodes: &[Node], handle: &NodeRef) -> bool {
         nodes
@@ -380,7 +467,8 @@ impl Arena {
     /// what it says of its parent: if it has no children, a tag tied to it
     /// is tied to its parent instead (with its own namespace), and its slot
     /// is reused. Elements that hold children, templates, integration
-    /// points, `base` elements and nodes other records name are kept. A
+    /// points, `base` elements, landmarks (when asked for) and nodes other
+    /// records name are kept. A
     /// parent left without children and without handles goes the same way.
     fn release(&self, handle: &NodeRef) {
         if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
@@ -427,8 +515,7 @@ impl Arena {
     /// the slot's generation.
     fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
-        let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
-        if node.flags & ELEMENT == 0 || node.flags & kept != 0 || node.first_child != NONE {
+        if node.flags & ELEMENT == 0 || node.flags & KEPT != 0 || node.first_child != NONE {
             return false;
         }
         if node.tie != NONE {
@@ -450,12 +537,11 @@ impl Arena {
     fn sweep(&self) {
         let unheld: Vec<u32> = {
             let nodes = self.nodes.borrow();
-            let kept = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED;
             (1..nodes.len())
                 .rev()
                 .filter(|&i| {
                     let node = &nodes[i];
-                    node.flags & (ELEMENT | kept) == ELEMENT && node.first_child == NONE
+                    node.flags & (ELEMENT | KEPT) == ELEMENT && node.first_child == NONE
                 })
                 .filter_map(|i| u32::try_from(i).ok())
                 .filter(|&i| self.unheld(i))
@@ -646,16 +732,24 @@ impl Arena {
         let nodes = self.nodes.borrow();
         let contents = self.contents.borrow();
         let base_tags = self.base_tags.borrow();
-        // 0: not in the tree; 1: in it; 2: in it, inside template contents.
+        let landmarks = self.landmark_nodes.borrow();
+        // The low two bits: 0, not in the tree; 1, in it; 2, in it,
+        // inside template contents. Above them, the landmark's bits.
         let mut reached = vec![0u8; nodes.len()];
         let mut base = None;
         let mut stack: Vec<(u32, u8)> = vec![(0, 1)];
-        while let Some((index, state)) = stack.pop() {
-            reached[index as usize] = state;
+        while let Some((index, mut state)) = stack.pop() {
             let node = &nodes[index as usize];
-            if base.is_none() && state == 1 && node.flags & BASE_WITH_HREF != 0 {
+            if node.flags & LANDMARK != 0
+                && let Some(landmark) = landmarks.get(&index)
+            {
+                state = (state & 3) | landmark.bits() << 2;
+            }
+            reached[index as usize] = state;
+            if base.is_none() && state & 3 == 1 && node.flags & BASE_WITH_HREF != 0 {
                 base = base_tags.get(&index).map(|&tag| tag as usize);
             }
+            // Template contents are a fragment: no landmark outside counts.
             if node.flags & TEMPLATE != 0
                 && let Some(&contents) = contents.get(&index)
             {
@@ -670,16 +764,28 @@ impl Arena {
         // The ties are not needed after this: freed as they are read.
         let tied = std::mem::take(&mut *self.tied.borrow_mut());
         let mut elements = vec![None; tags];
+        let mut found = if self.landmarks {
+            vec![None; tags]
+        } else {
+            Vec::new()
+        };
         for tie in tied {
             let state = reached.get(tie.node as usize).copied().unwrap_or(0);
             if let Some(slot) = elements.get_mut(tie.tag as usize) {
                 *slot = (state != 0).then_some(Element {
                     namespace: tie.namespace,
-                    in_template: state == 2,
+                    in_template: state & 3 == 2,
                 });
             }
+            if let Some(slot) = found.get_mut(tie.tag as usize) {
+                *slot = Landmark::from_bits(state >> 2).filter(|_| state != 0);
+            }
         }
-        Tree { elements, base }
+        Tree {
+            elements,
+            base,
+            landmarks: found,
+        }
     }
 }
 
@@ -724,7 +830,18 @@ impl TreeSink for Arena {
         if flags.template {
             bits |= TEMPLATE;
         }
+        let landmark = if self.landmarks && namespace == Namespace::Html {
+            Landmark::of(&name.local)
+        } else {
+            None
+        };
+        if landmark.is_some() {
+            bits |= LANDMARK;
+        }
         let index = self.push(Node::new(namespace, bits));
+        if let Some(landmark) = landmark {
+            self.landmark_nodes.borrow_mut().insert(index, landmark);
+        }
         let tag = self.tie(index, namespace, &name.local);
         if bits & BASE_WITH_HREF != 0 && tag != NONE {
             self.base_tags.borrow_mut().insert(index, tag);

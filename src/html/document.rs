@@ -9,7 +9,7 @@ use std::ops::Range;
 use html5ever::LocalName;
 use html5ever::tokenizer::TagKind;
 
-use super::arena::{Element, Tree};
+use super::arena::{Element, Landmark, Tree};
 use super::charref;
 use super::tokenizer::{AttrSpan, SpanLog, TagSpan};
 
@@ -36,6 +36,11 @@ pub struct Tag<'d> {
     /// The element this start tag created or added attributes to, if it is
     /// in the final tree.
     pub element: Option<Element>,
+    /// The innermost HTML landmark element (`nav`, `header`, `footer`,
+    /// `aside`, `main`) that element is or lies in, when the parse found
+    /// them ([`super::tree::finds_landmarks`]; see
+    /// [`Tree::landmarks`]), else `None`.
+    pub landmark: Option<Landmark>,
     attrs: &'d [AttrSpan],
 }
 
@@ -65,6 +70,8 @@ pub struct Document {
     spans: Vec<TagSpan>,
     names: Vec<LocalName>,
     elements: Vec<Option<Element>>,
+    /// Empty unless the parse found landmarks.
+    landmarks: Vec<Option<Landmark>>,
     attrs: Vec<AttrSpan>,
     /// The first HTML `base` element with an `href` in tree order, outside
     /// template contents (its index among the tags).
@@ -72,12 +79,13 @@ pub struct Document {
 }
 
 impl Document {
-    /// A document of these records, one each per tag (`attrs` as the tags'
-    /// spans index them), with `base` the index of its base tag.
+    /// A document of these records, one each per tag (landmarks none or
+    /// one per tag; `attrs` as the tags' spans index them), with `base`
+    /// the index of its base tag.
     pub(super) fn from_parts(
         spans: Vec<TagSpan>,
         names: Vec<LocalName>,
-        elements: Vec<Option<Element>>,
+        (elements, landmarks): (Vec<Option<Element>>, Vec<Option<Landmark>>),
         attrs: Vec<AttrSpan>,
         base: Option<usize>,
     ) -> Self {
@@ -85,6 +93,7 @@ impl Document {
             spans,
             names,
             elements,
+            landmarks,
             attrs,
             base,
         }
@@ -96,7 +105,11 @@ impl Document {
         let (spans, attrs) = log.into_flat();
         // One slot for each tag (a tracker's tree stops at the last tied one).
         tree.elements.resize(spans.len(), None);
-        Self::from_parts(spans, names, tree.elements, attrs, tree.base)
+        if !tree.landmarks.is_empty() {
+            tree.landmarks.resize(spans.len(), None);
+        }
+        let parts = (tree.elements, tree.landmarks);
+        Self::from_parts(spans, names, parts, attrs, tree.base)
     }
 
     /// How many tags the document has.
@@ -119,6 +132,7 @@ impl Document {
             name: self.names.get(index)?,
             span: span.span(),
             element: self.elements.get(index).copied().flatten(),
+            landmark: self.landmarks.get(index).copied().flatten(),
             attrs: self.attrs.get(span.attr_range()).unwrap_or_default(),
         })
     }

@@ -563,15 +563,22 @@ impl Work<'_, '_> {
 /// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
 /// written, did not already have.
 /// The attributes of `tag` a WAT file keeps with its links
-/// ([`LinkDetails::NAMES`]), or none.
+/// ([`LinkDetails::NAMES`]), an anchor's text and the landmark the element
+/// lies in, or none.
 fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
     let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
         .iter()
         .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
         .collect();
     let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..]));
-    (!attributes.is_empty() || text.is_some())
-        .then(|| Box::new(LinkDetails { attributes, text }))
+    let context = tag.landmark.map(tree::Landmark::name);
+    (!attributes.is_empty() || text.is_some() || context.is_some()).then(|| {
+        Box::new(LinkDetails {
+            attributes,
+            text,
+            context,
+        })
+    })
 }
 
 /// The text of a `title` whose start tag ends where `after` begins (RCDATA:

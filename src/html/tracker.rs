@@ -56,7 +56,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind};
 use html5ever::{LocalName, local_name};
 
-use super::arena::{Element, MAX_TREE_DEPTH, Namespace, Tree};
+use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace, Tree};
 use super::document::{Document, DocumentKind};
 use super::tag_sets::{
     ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, CELL, FORMATTING, HEADING, IMPLIED,
@@ -93,7 +93,9 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Resu
         lines: false,
         ..tokenizer::Options::default()
     };
-    let tracker = tokenizer::tokenize_into(src, Tracker::new(&log, kind), &log, options);
+    let landmarks = super::tree::finds_landmarks(attributes);
+    let tracker = Tracker::new(&log, (kind, landmarks));
+    let tracker = tokenizer::tokenize_into(src, tracker, &log, options);
     let (names, tree) = tracker.finish()?;
     Ok(Document::assemble(log, names, tree))
 }
@@ -242,6 +244,8 @@ struct State {
     next_id: u32,
     /// The index of the start tag being processed, if it is logged.
     current: Option<usize>,
+    /// Whether each element's landmark is found.
+    landmarks: bool,
     tree: Tree,
 }
 
@@ -271,8 +275,9 @@ pub const CHUNK_TAGS: usize = 4096;
 pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
-    /// A tracker for a document of `kind`, reading tag indexes off `log`.
-    pub fn new(log: &'l SpanLog, kind: DocumentKind) -> Self {
+    /// A tracker for a document of `kind`, reading tag indexes off `log`,
+    /// finding each tag's landmark if `landmarks` ([`Tree::landmarks`]).
+    pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
             names: RefCell::new(Vec::new()),
@@ -292,6 +297,7 @@ impl<'l> Tracker<'l> {
                 table_text: false,
                 next_id: 0,
                 current: None,
+                landmarks,
                 tree: Tree::default(),
             }),
             chunks: None,
@@ -308,7 +314,11 @@ impl<'l> Tracker<'l> {
     /// `base` is the document's first `base`, if it is among its tags.
     /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
     /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
-    pub fn in_chunks(log: &'l SpanLog, kind: DocumentKind, on_chunk: OnChunk<'l>) -> Self {
+    pub fn in_chunks(
+        log: &'l SpanLog,
+        kind: (DocumentKind, bool),
+        on_chunk: OnChunk<'l>,
+    ) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
             ..Tracker::new(log, kind)
@@ -323,11 +333,15 @@ impl<'l> Tracker<'l> {
         let mut state = self.state.borrow_mut();
         let mut elements = std::mem::take(&mut state.tree.elements);
         elements.resize(spans.len(), None);
+        let mut landmarks = std::mem::take(&mut state.tree.landmarks);
+        if state.landmarks {
+            landmarks.resize(spans.len(), None);
+        }
         let base = state.tree.base.filter(|_| !self.base_handed.get());
         // The first base stays recorded, so that no later one counts.
         self.base_handed.set(state.tree.base.is_some());
         drop(state);
-        let piece = Document::from_parts(spans, names, elements, attrs, base);
+        let piece = Document::from_parts(spans, names, (elements, landmarks), attrs, base);
         if !(chunks.borrow_mut())(piece) {
             self.state.borrow_mut().bailed = Some(BASE_AFTER_LINKS);
         }
@@ -603,6 +617,9 @@ impl State {
         if let Some(tag) = tag {
             let in_template = self.in_template > 0;
             self.record(namespace, in_template);
+            if self.landmarks {
+                self.record_landmark(name, namespace);
+            }
             if !in_template
                 && namespace == Namespace::Html
                 && *name == local_name!("base")
@@ -630,6 +647,47 @@ impl State {
             });
         }
         Ok(id)
+    }
+
+    /// The landmark of an element created now: itself if it is one, else
+    /// the innermost on the stack of open elements (where every element
+    /// the tracker follows is inserted), up to the nearest template, whose
+    /// contents are a fragment of their own (see [`Tree::landmarks`]).
+    /// The adoption agency later moves no element into or out of one: the
+    /// elements it moves lie between a formatting element and the first
+    /// special element below it, and landmarks are special.
+    fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
+        let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
+        if let Some(landmark) = own.flatten() {
+            return Some(landmark);
+        }
+        for open in self.stack.iter().rev() {
+            if open.namespace != Namespace::Html {
+                continue;
+            }
+            if open.flags & TEMPLATE != 0 {
+                return None;
+            }
+            if let Some(landmark) = Landmark::of(&open.name) {
+                return Some(landmark);
+            }
+        }
+        None
+    }
+
+    /// Records the landmark of the element the current start tag creates,
+    /// if the tag is logged; out of line, as only a parse for a WAT file
+    /// asks.
+    #[cold]
+    #[inline(never)]
+    fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
+        let Some(index) = self.current else { return };
+        let landmark = self.landmark(name, namespace);
+        let landmarks = &mut self.tree.landmarks;
+        if landmarks.len() <= index {
+            landmarks.resize(index + 1, None);
+        }
+        landmarks[index] = landmark;
     }
 
     /// Inserts an HTML element for the current start tag.

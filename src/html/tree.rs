@@ -23,7 +23,10 @@ use super::tokenizer::{self, Attributes, SpanLog};
 use super::tag_sets::{flattenable, flattenable_foreign};
 use super::tracker::{self, Tracker};
 
-pub use super::arena::{MAX_TREE_DEPTH, Namespace};
+pub use super::arena::{Landmark, MAX_TREE_DEPTH, Namespace};
+/// What the tree says of a tag's element, as the tests name it.
+#[cfg(feature = "_internal")]
+pub use super::arena::Element;
 pub use super::document::{Document, DocumentKind, Tag, attr_name};
 pub use super::tokenizer::Quote;
 pub use super::tracker::Bail;
@@ -75,7 +78,7 @@ pub fn parse_in_chunks(
         lines: false,
         ..tokenizer::Options::default()
     };
-    let tracker = Tracker::in_chunks(&log, kind, on_chunk);
+    let tracker = Tracker::in_chunks(&log, (kind, finds_landmarks(attributes)), on_chunk);
     tokenizer::tokenize_into(src, tracker, &log, options).finish_chunks()
 }
 
@@ -115,7 +118,15 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         | Attributes::TreeBuilderAnyAttribute
         | Attributes::TreeBuilderHead => Arena::default(),
     };
-    parse_on(src, kind, attributes, arena)
+    parse_on(src, kind, attributes, arena.with_landmarks(finds_landmarks(attributes)))
+}
+
+/// Whether a parse with `attributes` finds each element's landmark
+/// ([`super::arena::Element::landmark`]): for a WAT file's links
+/// ([`Attributes::TreeBuilderHead`]), and in the reference parse the tests
+/// compare the tracker with ([`Attributes::All`]); never on the lean path.
+pub fn finds_landmarks(attributes: Attributes) -> bool {
+    matches!(attributes, Attributes::All | Attributes::TreeBuilderHead)
 }
 
 /// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena

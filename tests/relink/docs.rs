@@ -24,6 +24,7 @@ use crate::cli::{assert_ok, relink};
 /// the fixture each is a copy of.
 const SANDBOX: &[(&str, &str)] = &[
     ("page.html", "docs/page.html"),
+    ("lazy.html", "html/lazy-preset.html"),
     ("site", "docs/site"),
     ("README.md", "docs/README.md"),
     ("README.rst", "docs/README.rst"),

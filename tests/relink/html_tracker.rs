@@ -161,7 +161,10 @@ fn same_every_tag(tracked: &Document, data: &str, kind: DocumentKind) -> Result<
     let full = parse_with(data, kind, Attributes::All);
     let describe = |doc: &Document| -> Vec<String> {
         doc.tags()
-            .map(|t| format!("{:?} {} {:?} {:?}", t.kind, t.name, t.span, t.element))
+            .map(|t| {
+                let (kind, name, span) = (t.kind, t.name, &t.span);
+                format!("{kind:?} {name} {span:?} {:?} {:?}", t.element, t.landmark)
+            })
             .collect()
     };
     let (ours, theirs) = (describe(tracked), describe(&full));
@@ -500,6 +503,8 @@ mod well_formed {
                 (attributes(), children.clone()).prop_map(|(a, c)| format!("<div{a}>{c}</div>")),
                 (attributes(), children.clone()).prop_map(|(a, c)| format!("<span{a}>{c}</span>")),
                 (attributes(), children.clone()).prop_map(|(a, c)| format!("<section{a}>{c}</section>")),
+                (attributes(), children.clone()).prop_map(|(a, c)| format!("<nav{a}>{c}</nav>")),
+                (attributes(), children.clone()).prop_map(|(a, c)| format!("<header{a}>{c}</header>")),
                 prop::collection::vec(leaf.clone(), 0..4).prop_map(|c| format!("<p>{}</p>", c.concat())),
                 (attributes(), children.clone()).prop_map(|(a, c)| format!("<b{a}>{c}</b>")),
                 (attributes(), children.clone()).prop_map(|(a, c)| format!("<em{a}><code>{c}</code></em>")),
@@ -568,6 +573,8 @@ mod tag_soup {
             Just("script"),
             Just("noscript"),
             Just("template"),
+            Just("nav"),
+            Just("footer"),
             Just("p"),
             Just("div"),
             Just("li"),

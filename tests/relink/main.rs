@@ -14,6 +14,8 @@ mod explain;
 mod feeds;
 mod html_corpus;
 mod html_fixtures;
+mod html_landmarks;
+mod html_lazy;
 mod html_pieces;
 mod html_shapes;
 mod html_tracker;

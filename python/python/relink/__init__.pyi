@@ -2,8 +2,12 @@
 
 Every function takes ``rules``: ``"rfc1808"`` (the default), ``"rfc3986"``
 or ``"whatwg"``. A base that is not an absolute URL under those rules, or a
-rules name not known, raises ``ValueError``. The work is done in Rust, in
-the private native module ``relink._relink``, with the GIL released.
+rules name not known, raises ``ValueError``. Every function but
+``resolve`` takes ``lazy`` too: ``True`` reads the lazy-loading attributes
+(``data-src``, ``data-srcset``, ``data-original``, ``data-lazy-src``,
+``data-background``) as links on every HTML element, as ``relink --lazy``
+does. The work is done in Rust, in the private native module
+``relink._relink``, with the GIL released.
 
 Every input is taken one way: a path (``str`` or ``os.PathLike``: the file
 is read), any bytes-like object (``bytes``, ``bytearray``, ``memoryview``,
@@ -122,7 +126,9 @@ def resolve(base: str, reference: str, rules: Rules = "rfc1808") -> str:
     'http://a/b/g'
     """
 
-def absolutize(data: Source, base: str, rules: Rules = "rfc1808") -> bytes:
+def absolutize(
+    data: Source, base: str, rules: Rules = "rfc1808", lazy: bool = False
+) -> bytes:
     """Makes the links of an HTML document absolute.
 
     ``base`` is the URL the document was retrieved from; a BASE element in
@@ -136,6 +142,7 @@ def links(
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
+    lazy: bool = False,
 ) -> list[Link]:
     """Every link of a document or archive, read whole into memory, in
     order.
@@ -153,6 +160,7 @@ def rewrite(
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
+    lazy: bool = False,
 ) -> bytes:
     """Rewrites any document relink reads: HTML, CSS, a message or MHTML
     file, an mbox, a web archive (WARC or ARC) or a WACZ package; a gzipped
@@ -169,7 +177,7 @@ def rewrite(
     does a web archive given another kind: it is never read as a document.
     """
 
-def warc_links(source: Source, rules: Rules = "rfc1808") -> LinkStream:
+def warc_links(source: Source, rules: Rules = "rfc1808", lazy: bool = False) -> LinkStream:
     """Every link of a web archive (WARC or ARC, plain or gzipped), in
     order.
 
@@ -185,7 +193,10 @@ def warc_links(source: Source, rules: Rules = "rfc1808") -> LinkStream:
     """
 
 def mbox_links(
-    source: Source, base: Optional[str] = None, rules: Rules = "rfc1808"
+    source: Source,
+    base: Optional[str] = None,
+    rules: Rules = "rfc1808",
+    lazy: bool = False,
 ) -> LinkStream:
     """Every link of an mbox (plain or gzipped), message by message, read
     as a stream as ``warc_links`` reads it; an input that is no mbox (a
@@ -193,7 +204,9 @@ def mbox_links(
     message's links resolve against its own headers above ``base``, the
     URL the mbox was retrieved from."""
 
-def rewrite_warc(src: Source, dst: Destination, rules: Rules = "rfc1808") -> int:
+def rewrite_warc(
+    src: Source, dst: Destination, rules: Rules = "rfc1808", lazy: bool = False
+) -> int:
     """Rewrites a web archive (WARC or ARC, plain or gzipped) from ``src``
     to ``dst`` as a stream, record by record, each against its own base;
     returns how many records changed.
@@ -205,7 +218,11 @@ def rewrite_warc(src: Source, dst: Destination, rules: Rules = "rfc1808") -> int
     """
 
 def rewrite_mbox(
-    src: Source, dst: Destination, base: Optional[str] = None, rules: Rules = "rfc1808"
+    src: Source,
+    dst: Destination,
+    base: Optional[str] = None,
+    rules: Rules = "rfc1808",
+    lazy: bool = False,
 ) -> int:
     """Rewrites an mbox (plain or gzipped: it comes back gzipped) from
     ``src`` to ``dst`` as a stream, message by message; returns how many
