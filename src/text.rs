@@ -61,6 +61,19 @@ impl LineIndex {
         locate(starts, offset)
     }
 
+    /// The line (from 1) of an offset in `text`, the text this index is
+    /// for, without building the index for one early offset (a page's
+    /// `base`): the line feeds before it are counted.
+    pub fn line_of(&self, text: &str, offset: usize) -> usize {
+        match self.starts.get() {
+            Some(starts) => locate(starts, offset).0,
+            None => {
+                let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
+                1 + memchr::memchr_iter(b'\n', before).count()
+            }
+        }
+    }
+
     /// Where each line of `text` (the text this index is for) starts.
     pub fn starts(&self, text: &str) -> &[usize] {
         self.locate(text, 0);
@@ -521,6 +534,17 @@ mod tests {
         assert_eq!(lines.locate(text, 0), (1, 1));
         assert_eq!(lines.locate(text, 4), (2, 2));
         assert_eq!(lines.locate(text, 6), (3, 1));
+    }
+
+    #[test]
+    fn a_line_is_the_same_counted_or_indexed() {
+        let text = "a\nb\n\ncd";
+        let counted: Vec<usize> = (0..=text.len()).map(|at| LineIndex::default().line_of(text, at)).collect();
+        let index = LineIndex::default();
+        let indexed: Vec<usize> = (0..=text.len()).map(|at| index.locate(text, at).0).collect();
+        assert_eq!(counted, indexed);
+        assert_eq!(counted, [1, 1, 2, 2, 3, 4, 4, 4]);
+        assert_eq!(index.line_of(text, 5), 4);
     }
 
     #[test]

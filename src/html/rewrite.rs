@@ -165,7 +165,7 @@ impl Work<'_, '_> {
             let href = tag.attr_value(self.r.text, "href").unwrap_or_default();
             let href = trim_ascii_space(&href).1;
             let at = tag.span.start;
-            let line = self.r.lines.locate(self.r.text, at).0;
+            let line = self.r.lines.line_of(self.r.text, at);
             let source = BaseSource::BaseElement { line };
             if href.is_empty() {
                 chain.ignore(source, href, "empty href");

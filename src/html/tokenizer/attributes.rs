@@ -120,10 +120,10 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
         return raw.eq_ignore_ascii_case(name);
     }
     // Each NUL, one byte, becomes U+FFFD, three.
-    // (A byte loop: names are short, and most pairs differ in length.)
+    // (Not the vector memchr: names are short.)
     raw.len() < name.len()
         && (name.len() - raw.len()).is_multiple_of(2)
-        && raw.iter().any(|&b| b == 0)
+        && raw.contains(&0)
         && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
