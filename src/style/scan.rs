@@ -162,12 +162,16 @@ impl Scanner<'_> {
 
     /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
     /// case, its escapes and NULs read.
+    ///
+    /// Every character of a name takes at least one byte, and an escape
+    /// more than one (a NUL, read as U+FFFD, is never `want`'s): a name as
+    /// long as `want` is `want` only as it stands, and a shorter one never.
     fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
         let text = &self.bytes[text];
-        if text.iter().any(|&b| b == b'\\' || b == 0) {
-            unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
-        } else {
+        if text.len() <= want.len() {
             text.eq_ignore_ascii_case(want.as_bytes())
+        } else {
+            text.contains(&b'\\') && unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
         }
     }
 
