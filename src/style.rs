@@ -468,6 +468,98 @@ mod tests {
         }
     }
 
+    /// What comes before a `(`: the ends of tokens that decide whether a
+    /// name before it starts a function (numbers, dimensions, hashes, CDO
+    /// and CDC, at-keywords, escapes, comments, strings).
+    const BEFORE_OPEN: &[&str] = &[
+        "", " ", "#", "##", ".", "+", "-", "--", "1", "10", "1.", "1.5", ".5", "+5", "-5", "1e", "1e+",
+        "1e-", "1e+3", "5%", "%", "<!--", "<!-", "<", "-->", "->", "@", "@x", "@-", "@1", "@import",
+        "@\\69mport ", "\\", "\\61 ", "\\\n", "\\(", "/**/", "/", "*", "'s'", "\"s\"", "'", "\n",
+        "a", "_", "\u{e9}", "\0", "!", ":", ";", "{", "}", "[", "]", ")", "a\\62 ", "x-", "u", "ur",
+        "#u", "\\75 ", "\\75 r", "-\\", "#-", "e", "E-", "\x01",
+    ];
+
+    /// Names of functions and blocks, the URL ones among them.
+    const OPENS: &[&str] = &[
+        "url(", "URL(", "uRl(", "src(", "image-set(", "-webkit-image-set(", "IMAGE-SET(", "x(", "(",
+        "rl(", "l(", "set(", "-url(", "--url(", "rgb(", "var(", "url", "",
+    ];
+
+    /// What comes after a `(`: URLs, strings, ends and the starts of
+    /// tokens that a skip must not step into.
+    const AFTER_OPEN: &[&str] = &[
+        "a.png)", "'a.png')", " \"b.png\" )", " c d)", ")", "", "'e' 'f')", " 'g' 1x, url(h) 2x)",
+        "i\\)", "j\\ k)", "{", "}", "]", "\"", "/*", "*/", "\\", " ", "\n", "k", "x 'y')",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// Style sheets of names, numbers, hashes, at-keywords, escapes,
+        /// comments and strings right before `(` and `url(`: skipping the
+        /// tokens that do not matter finds what reading every token finds,
+        /// and what cssparser's tokenizer finds.
+        #[test]
+        fn skipping_finds_what_reading_every_token_finds(
+            parts in proptest::collection::vec(
+                (
+                    proptest::sample::select(BEFORE_OPEN),
+                    proptest::sample::select(OPENS),
+                    proptest::sample::select(AFTER_OPEN),
+                ),
+                0..12,
+            )
+        ) {
+            let css: String = parts.iter().map(|(a, b, c)| format!("{a}{b}{c}")).collect();
+            let (mut skipped, mut every) = (Vec::new(), Vec::new());
+            scan::each_url(&css, &mut |u| skipped.push(u));
+            scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+            proptest::prop_assert_eq!(&skipped, &every);
+            proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Long text of name bytes and the bytes around them: the same.
+        #[test]
+        fn skipping_reads_any_text_as_every_token_is_read(
+            css in "(url\\(|src\\(|[ulrsc\\-_#%!<>.+@eE0-9 ()'\"\\\\/*{}\\[\\]\u{0}\u{e9}]){0,120}"
+        ) {
+            let (mut skipped, mut every) = (Vec::new(), Vec::new());
+            scan::each_url(&css, &mut |u| skipped.push(u));
+            scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+            proptest::prop_assert_eq!(&skipped, &every);
+            proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
+    #[test]
+    fn a_name_before_a_parenthesis_is_a_function_only_where_a_token_starts() {
+        for (css, want) in [
+            ("10url(a)", 0),
+            ("#url(a)", 0),
+            ("-url(a)", 0),
+            ("--url(a)", 0),
+            ("1.5url(a)", 0),
+            ("1e+3url(a)", 0),
+            ("@url(a)", 0),
+            ("5%url(a)", 1),
+            ("1e+url(a)", 1),
+            ("<!--url(a)", 1),
+            ("-->url(a)", 1),
+            ("1.url(a)", 1),
+            ("+url(a)", 1),
+            ("a\\62 url(a)", 0),
+            ("#\\75 url(a)", 0),
+            ("x:\\75 rl(a)", 1),
+        ] {
+            let mut found = Vec::new();
+            scan::each_url(css, &mut |u| found.push(u));
+            assert_eq!(found.len(), want, "{css}");
+            assert_eq!(found, urls_parsed(css), "{css}");
+        }
+    }
+
     #[test]
     fn blocks_nested_too_deep_are_read_to_their_end_without_urls() {
         for depth in [60, 63, 64, 65, 70] {

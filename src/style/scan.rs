@@ -18,6 +18,8 @@
 
 use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
 
+mod skip;
+
 /// One block being read (the style sheet itself, or a `(`, `[`, `{` or
 /// function), as `super::scan` keeps it in its locals.
 struct Level {
@@ -31,6 +33,15 @@ struct Level {
     /// A block nested too deep ([`MAX_CSS_NESTING`]): read to its end, but
     /// nothing in it is a URL.
     silent: bool,
+}
+
+impl Level {
+    /// Whether the tokens that do not matter may be skipped: what they
+    /// change (a string after `@import`, or first in `url(` or `src(`, is
+    /// a URL only when no such token comes between) is already settled.
+    fn may_skip(&self) -> bool {
+        !self.after_import && (self.context != Context::UrlFunction || self.seen_argument)
+    }
 }
 
 /// A token that matters, from [`Scanner::token`].
@@ -151,12 +162,16 @@ impl Scanner<'_> {
 
     /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
     /// case, its escapes and NULs read.
+    ///
+    /// Every character of a name takes at least one byte, and an escape
+    /// more than one (a NUL, read as U+FFFD, is never `want`'s): a name as
+    /// long as `want` is `want` only as it stands, and a shorter one never.
     fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
         let text = &self.bytes[text];
-        if text.iter().any(|&b| b == b'\\' || b == 0) {
-            unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
-        } else {
+        if text.len() <= want.len() {
             text.eq_ignore_ascii_case(want.as_bytes())
+        } else {
+            text.contains(&b'\\') && unescape(text, Some('\u{FFFD}')).eq_ignore_ascii_case(want)
         }
     }
 
@@ -426,8 +441,20 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
 
 /// Calls `found` with every URL in `css`, in source order: what
 /// `super::each_url_parsed` finds, read token by token as `super::scan`
-/// reads them.
+/// reads them, except that the tokens that do not matter are skipped
+/// (`skip.rs`).
 pub(super) fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    walk::<true>(css, found);
+}
+
+/// [`each_url`] reading every token, which the skipping is held to.
+#[cfg(test)]
+pub(super) fn each_url_token_by_token(css: &str, found: &mut dyn FnMut(CssUrl)) {
+    walk::<false>(css, found);
+}
+
+/// [`each_url`], skipping the tokens that do not matter when `SKIP`.
+fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
     let mut s = Scanner {
         css,
         bytes: css.as_bytes(),
@@ -440,9 +467,21 @@ pub(super) fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
         seen_argument: false,
         silent: false,
     }];
+    // Before this, tokens are read one by one: the escape that stopped a
+    // skip is in the token being read or a later one.
+    let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
         let depth = levels.len() - 1;
         let level = levels.last_mut().expect("the style sheet's level is never left");
+        if SKIP && s.at >= token_by_token_until && level.may_skip() {
+            let next = skip::next_significant(s.bytes, s.at);
+            match s.byte(next) {
+                None => break,
+                Some(b'\\') => token_by_token_until = next + 1,
+                Some(b'(') => s.at = skip::token_start(s.bytes, s.at, next),
+                Some(_) => s.at = next,
+            }
+        }
         let start = s.at;
         if level.close == Some(s.bytes[start]) {
             s.at += 1;
