@@ -422,10 +422,11 @@ pub fn wat(
     input: impl Read,
     (path, name): (Option<&Path>, &str),
     base: Option<&str>,
-    (rules_name, kind_name): (&str, Option<&str>),
+    (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
     output: &mut (dyn Write + Send),
 ) -> Result<(usize, Vec<String>), Failure> {
-    let rewriter = rewriter(base, rules_name, kind_name)?.details(relink::Details::Attributes);
+    let rewriter =
+        rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Attributes);
     let mut writer = WatWriter::new(name).source_names(source_name);
     if let Some(base) = base {
         // A bad base fails here, before anything is written.

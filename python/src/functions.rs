@@ -277,7 +277,7 @@ pub fn rewrite_mbox(
 /// ValueError for a bad base, rules or kind name, or an input that cannot
 /// be read; what cannot be done is issued as a RelinkWarning.
 #[pyfunction]
-#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", kind = None))]
+#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", kind = None, lazy = false))]
 pub fn wat(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -285,6 +285,7 @@ pub fn wat(
     base: Option<&str>,
     rules: &str,
     kind: Option<&str>,
+    lazy: bool,
 ) -> PyResult<usize> {
     let source = Input::of(src)?;
     let destination = Output::of(dst)?;
@@ -301,8 +302,14 @@ pub fn wat(
     let path = source.path().map(PathBuf::from);
     let input = source.reader().map_err(py_err)?;
     let run = |output: &mut (dyn Write + Send)| {
-        engine::wat(input, (path.as_deref(), &name), base, (rules, kind), output)
-            .map_err(|failure| failure.in_file(label.as_deref()))
+        engine::wat(
+            input,
+            (path.as_deref(), &name),
+            base,
+            (rules, kind, lazy),
+            output,
+        )
+        .map_err(|failure| failure.in_file(label.as_deref()))
     };
     let result = match destination {
         Output::Path(path, name) => py.detach(|| atomic::write_file(&path, &name, run)),

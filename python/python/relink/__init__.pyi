@@ -236,6 +236,7 @@ def wat(
     base: Optional[str] = None,
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
+    lazy: bool = False,
 ) -> int:
     """Writes the WAT file of any input relink reads to ``dst``, as the
     command line's ``--list --format wat`` writes it; returns how many
