@@ -60,27 +60,46 @@ impl CurrentAttr {
 
 /// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
 /// to find duplicates in constant time; up to there, the spans of the
-/// attributes kept are scanned.
+/// attributes kept are scanned, once a bit of `seen` (a name's first byte
+/// and length) says a name like it was kept.
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
     pub(super) set: HashSet<Box<str>>,
+    /// A bit for each name kept, by [`name_bit`]: a name whose bit is not
+    /// set is not among them (most names of a tag differ in first byte or
+    /// length).
+    seen: u64,
+}
+
+/// The bit of [`SeenNames::seen`] for a name as the tokenizer gives it.
+#[inline]
+fn name_bit(name: &[u8]) -> u64 {
+    let first = usize::from(name.first().copied().unwrap_or(0));
+    1 << ((first ^ (name.len() << 2)) & 63)
 }
 
 impl SeenNames {
     #[inline]
     pub(super) fn clear(&mut self) {
+        self.seen = 0;
         if !self.set.is_empty() {
             self.set.clear();
         }
     }
 
     /// Whether the tag already has an attribute `name`, given the spans of
-    /// those it has in `input`; notes it if not. A short scan for the
-    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes
-    /// more than linear time.
+    /// those it has in `input` (each of which was asked about here, since
+    /// the last [`SeenNames::clear`], before it was kept); notes it if not.
+    /// A short scan for the first [`SCAN_LIMIT`] names, then a hash set,
+    /// so that no tag takes more than linear time.
     #[inline]
     pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
         if kept.len() < SCAN_LIMIT {
+            let bit = name_bit(name.as_bytes());
+            if self.seen & bit == 0 {
+                self.seen |= bit;
+                return false;
+            }
             return kept
                 .iter()
                 .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));

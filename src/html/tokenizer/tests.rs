@@ -314,6 +314,7 @@ fn tags_read_at_once_are_what_the_states_read() {
         "<a\r\nb\r=\r\n\"c\"\rd=e\r\n>",
         "<a b=\"c\"d=\"e\" f='g'/h>",
         "<a href=x href=y HREF=z hReF>",
+        "<a ab=1 ac=2 AB=3 ba=4 abc=5 ba cb=6 a\0=7 a\u{fffd}=8>",
         "<p id=\"é\" dïr=ltr>ü</p>",
         "<dIv cLaSs=x dAtA-X=y Z>style</sTyLe><style></style >",
     ];
