@@ -69,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, HttpEntity, Link, RecordHeads, RecordName, Warning, WarningKind};
+use crate::links::{HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -508,7 +508,14 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 /// A record's heads as read, when the options keep them (a WAT file's
 /// `WARC-Header-Metadata` and `HTTP-Response-Metadata`): its WARC head,
 /// and the final HTTP head of a response (an ARC record's block is one).
-fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<RecordHeads>> {
+///
+/// `verified` is the record's `WARC-Block-Digest`, found to match its
+/// block: a SHA-1 in base32 is its `Block-Digest`, not computed again.
+fn record_heads(
+    record: &Record,
+    options: &WarcOptions<'_>,
+    verified: Option<&digest::Digest>,
+) -> Option<Arc<RecordHeads>> {
     if options.document.details != crate::Details::Attributes {
         return None;
     }
@@ -547,7 +554,20 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
             digest: digest::sha1_base32(&body[..length]),
         })
     });
-    Some(Arc::new(RecordHeads { warc, http, entity }))
+    let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
+        header_length: record.head.len(),
+        length: record.block.len(),
+        trailing_slop: record.trailer.len(),
+        digest: verified
+            .and_then(digest::Digest::sha1_base32)
+            .unwrap_or_else(|| digest::sha1_base32(&record.block)),
+    });
+    Some(Arc::new(RecordHeads {
+        warc,
+        http,
+        entity,
+        block,
+    }))
 }
 
 /// The head of the HTTP request in a `request` record's block: its
@@ -586,12 +606,15 @@ fn process(
     write: bool,
     (rows, raw): (Option<Rows<'_>>, bool),
 ) -> (RecordReport, Option<NewRecord>) {
-    let heads = record_heads(record, options);
-    let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     // Rows leave as they are found: whether the record's digests leave it
     // as it is is decided first (and, when they hold, not again).
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
-    let refused = checked && payload::digests_refuse(record.view(), options);
+    let (refused, verified) = match checked {
+        true => payload::digests_refuse(record.view(), options),
+        false => (false, None),
+    };
+    let heads = record_heads(record, options, verified.as_ref());
+    let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     let kept = record.bad.is_none() && !raw && !refused;
     let within = Options {
         rows,

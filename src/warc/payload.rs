@@ -156,27 +156,40 @@ pub(crate) fn process(
 /// not compute, or one that does not match the record as read), decided
 /// before its links are read: rows handed to a sink as they are found
 /// must say whether they are written before the rewrite has checked.
-pub(crate) fn digests_refuse(record: RecordView<'_>, options: &WarcOptions<'_>) -> bool {
+/// With it, the record's `WARC-Block-Digest` when it was found to match
+/// the block (a WAT record's `Block-Digest` is then not computed again).
+pub(crate) fn digests_refuse(
+    record: RecordView<'_>,
+    options: &WarcOptions<'_>,
+) -> (bool, Option<Digest>) {
     let mut quiet = RecordReport::default();
     let record_type = http::field(record.head, "WARC-Type").unwrap_or_default();
     match record_type.to_ascii_lowercase().as_str() {
         "response" => {
             let Some(response) = Response::parse(record.block) else {
-                return false;
+                return (false, None);
             };
             let first_head = match response.interim {
                 [] => None,
                 interim => http::head_len(interim),
             };
-            checked_block_digest(record, &mut quiet).is_err()
-                || unchanged_payload_digest(record, &response, first_head, options, &mut quiet)
-                    .is_err()
+            match checked_block_digest(record, &mut quiet) {
+                Err(_) => (true, None),
+                Ok(block) => {
+                    let payload =
+                        unchanged_payload_digest(record, &response, first_head, options, &mut quiet);
+                    (payload.is_err(), block)
+                }
+            }
         }
-        "resource" => {
-            checked_block_digest(record, &mut quiet).is_err()
-                || checked_payload_digest(record, &[((), Some(record.block))], &mut quiet).is_err()
-        }
-        _ => false,
+        "resource" => match checked_block_digest(record, &mut quiet) {
+            Err(_) => (true, None),
+            Ok(block) => {
+                let over = [((), Some(record.block))];
+                (checked_payload_digest(record, &over, &mut quiet).is_err(), block)
+            }
+        },
+        _ => (false, None),
     }
 }
 

@@ -193,10 +193,13 @@ fn the_lychee_recipe_prints_the_urls_of_a_mirrored_page() {
     );
 }
 
+/// A link as `tests/relink/wat_reader.py` reads it: target, url, abs,
+/// path, and whether it is under relink's own `Relink-Links`.
+type WatLink = (String, String, Option<String>, String, bool);
+
 /// Runs `tests/relink/wat_reader.py` over a WAT file made from `source`:
-/// what a reader of Common Crawl's WAT files gets, `[target, url, abs]`
-/// for each link.
-fn wat_links(wat: &[u8], source: &Path) -> Vec<(String, String, Option<String>)> {
+/// the links a reader of Common Crawl's WAT files gets, and relink's own.
+fn wat_links(wat: &[u8], source: &Path) -> Vec<WatLink> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.wat.gz");
     std::fs::write(&path, wat).unwrap();
@@ -243,15 +246,35 @@ fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
         expected.push((target, original, resolved));
     }
     // The head's `Link` comes before the body's `Links` in a record.
-    let mut got = wat_links(&wat.stdout, &source);
-    let order = |v: &[(String, String, Option<String>)]| {
-        let mut v = v.to_vec();
+    let got = wat_links(&wat.stdout, &source);
+    let order = |v: Vec<(String, String, Option<String>)>| {
+        let mut v = v;
         v.sort();
         v
     };
-    assert_eq!(order(&got), order(&expected));
-    got.dedup_by(|a, b| a.0 == b.0);
-    assert!(got.len() > 5, "links of several records");
+    let all = got.iter().map(|l| (l.0.clone(), l.1.clone(), l.2.clone()));
+    assert_eq!(order(all.collect()), order(expected.clone()));
+    // What cc-pyspark's key paths give is every link an HTML element
+    // holds; the rest, under `Relink-Links`, is the HTTP layer's and a
+    // style sheet's.
+    let (own, read): (Vec<&WatLink>, Vec<&WatLink>) = got.iter().partition(|l| l.4);
+    let own_paths: HashSet<&str> = own.iter().map(|l| l.3.as_str()).collect();
+    assert_eq!(
+        own_paths,
+        HashSet::from(["HTTP@/Location", "HTTP@/Content-Location", "CSS/#text"])
+    );
+    let mut rest = expected;
+    for link in &own {
+        let at = rest
+            .iter()
+            .position(|e| (&e.0, &e.1, &e.2) == (&link.0, &link.1, &link.2));
+        rest.remove(at.expect("an own link is a listed one"));
+    }
+    let read = read.iter().map(|l| (l.0.clone(), l.1.clone(), l.2.clone()));
+    assert_eq!(order(read.collect()), order(rest));
+    let mut targets: Vec<&String> = got.iter().map(|l| &l.0).collect();
+    targets.dedup();
+    assert!(targets.len() > 5, "links of several records");
 }
 
 /// The JSON blocks of a WAT file's metadata records.
@@ -578,4 +601,84 @@ fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
     let request = &payload(2)["HTTP-Request-Metadata"];
     assert_eq!(request["Request-Message"]["Path"], "/");
     assert_eq!(request["Headers"]["Host"], "h.example");
+}
+
+#[test]
+fn a_wat_envelope_gives_the_record_as_it_lies_in_the_file() {
+    // WARC 1.0 writes the target URI in angle brackets.
+    let head = "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: <http://h.example/a>\r\n\
+                WARC-Record-ID: <urn:uuid:r-1>\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n";
+    let archive = [
+        head.as_bytes(),
+        b"abc\r\n\r\n",
+        // The file ends inside this block.
+        &warc_record("resource", "text/plain", b"abc", 10),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 2);
+    let envelope = &blocks[0]["Envelope"];
+    assert_eq!(envelope["Format"], "WARC/1.0");
+    assert_eq!(blocks[1]["Envelope"]["Format"], "WARC/1.1");
+    assert_eq!(
+        envelope["WARC-Header-Metadata"]["WARC-Target-URI"],
+        "<http://h.example/a>"
+    );
+    assert_eq!(envelope["WARC-Header-Length"], head.len().to_string());
+    let payload = &envelope["Payload-Metadata"];
+    assert_eq!(payload["Actual-Content-Length"], "3");
+    assert_eq!(payload["Trailing-Slop-Length"], "4");
+    // The SHA-1 of "abc" in base32.
+    assert_eq!(
+        payload["Block-Digest"],
+        "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+    );
+    // A block cut short is not said to be anything.
+    let cut = &blocks[1]["Envelope"];
+    assert!(cut.get("WARC-Header-Length").is_none());
+    assert!(cut["Payload-Metadata"].get("Block-Digest").is_none());
+}
+
+#[test]
+fn a_wat_record_has_the_pages_language_and_anchor_texts_as_common_crawls() {
+    let page = b"<html lang=en xml:lang=en-GB><title>T</title><meta name=a content=b>\
+        <meta http-equiv=refresh content='0; url=r'>\
+        <a href=x><b>char</b>acter&nbsp;set</a>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(
+        html["Head"]["Metas"],
+        serde_json::json!([
+            {"name": "HTML@/lang", "content": "en"},
+            {"name": "HTML@/xml:lang", "content": "en-GB"},
+            {"name": "a", "content": "b"},
+            {"http-equiv": "refresh", "content": "0; url=r"}
+        ])
+    );
+    let links = html["Links"].as_array().unwrap();
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["text"], "character set");
+    // The refresh URL is relink's own: Common Crawl keeps it in the metas.
+    let own = html["Relink-Links"].as_array().unwrap();
+    assert_eq!(
+        (&own[0]["path"], &own[0]["url"], &own[0]["abs"]),
+        (&"META@/content".into(), &"r".into(), &"http://h/r".into())
+    );
+    assert_eq!(own.len(), 1);
 }
