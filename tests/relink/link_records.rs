@@ -682,3 +682,63 @@ fn a_wat_record_has_the_pages_language_and_anchor_texts_as_common_crawls() {
     );
     assert_eq!(own.len(), 1);
 }
+
+#[test]
+fn a_block_digest_is_the_records_own_when_it_matches_else_computed() {
+    let record = |digest: &str| {
+        format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://h.example/{digest}\r\n\
+             WARC-Block-Digest: {digest}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n"
+        )
+    };
+    // The SHA-1 of "abc" in base32, written in lower case; then a digest
+    // that does not match the block.
+    let archive = record("sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5")
+        + &record("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    let out = relink(
+        &["--list", "--format", "wat", "-q", "-"],
+        archive.as_bytes(),
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    for block in &blocks {
+        assert_eq!(
+            block["Envelope"]["Payload-Metadata"]["Block-Digest"],
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+    }
+    assert_eq!(blocks.len(), 2);
+}
+
+#[test]
+fn a_feeds_links_are_relinks_own_in_a_wat_record() {
+    let feed = b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n\r\n\
+        <rss version='2.0'><channel><link>http://h.example/</link>\
+        <item><link>a.html</link></item></channel></rss>";
+    let archive = warc_record(
+        "response",
+        "application/http; msgtype=response",
+        feed,
+        feed.len(),
+    );
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Links"], serde_json::json!([]));
+    assert!(html["Head"].get("Link").is_none());
+    let own: Vec<(&str, &str)> = html["Relink-Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["path"].as_str().unwrap(), l["url"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        own,
+        [
+            ("LINK/#text", "http://h.example/"),
+            ("LINK/#text", "a.html")
+        ]
+    );
+}
