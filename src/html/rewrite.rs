@@ -588,7 +588,7 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
 /// case-insensitive), character
 /// references decoded and white space collapsed, as `document.title`
 /// gives it (HTML, "The title element").
-fn title_text(after: &str) -> String {
+pub(crate) fn title_text(after: &str) -> String {
     let bytes = after.as_bytes();
     let end = (0..bytes.len())
         .find(|&i| {
@@ -615,7 +615,7 @@ const ANCHOR_TEXT_CHARS: usize = 100;
 /// `<b>char</b>acter` is `character`), references decoded, no-break spaces
 /// taken as spaces and white space collapsed, as Common Crawl's WAT records
 /// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
-fn anchor_text(after: &str) -> String {
+pub(crate) fn anchor_text(after: &str) -> String {
     let mut plain = String::new();
     let mut rest = after;
     while let Some(open) = rest.find('<') {

@@ -742,3 +742,51 @@ fn a_feeds_links_are_relinks_own_in_a_wat_record() {
         ]
     );
 }
+
+#[test]
+fn an_xhtml_pages_wat_record_has_its_head_and_link_details_as_an_html_pages() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: application/xhtml+xml\r\n\r\n\
+        <?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml' xml:lang='en'>\
+        <head><title>A &amp; B</title><meta name='description' content='D'/></head>\
+        <body><a href='x' rel='next' target='_top'><b>char</b>acter</a>\
+        <img src='i.png' alt='An &lt;image&gt;'/></body></html>";
+    let archive = warc_record(
+        "response",
+        "application/http; msgtype=response",
+        page,
+        page.len(),
+    );
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Head"]["Title"], "A & B");
+    assert_eq!(
+        html["Head"]["Metas"],
+        serde_json::json!([
+            {"name": "HTML@/xml:lang", "content": "en"},
+            {"name": "description", "content": "D"}
+        ])
+    );
+    let links = html["Links"].as_array().unwrap();
+    assert_eq!(
+        (
+            &links[0]["path"],
+            &links[0]["text"],
+            &links[0]["rel"],
+            &links[0]["target"]
+        ),
+        (
+            &"A@/href".into(),
+            &"character".into(),
+            &"next".into(),
+            &"_top".into()
+        )
+    );
+    assert_eq!(
+        (&links[1]["path"], &links[1]["alt"]),
+        (&"IMG@/src".into(), &"An <image>".into())
+    );
+    assert!(links[1].get("text").is_none());
+}
