@@ -509,12 +509,12 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 /// `WARC-Header-Metadata` and `HTTP-Response-Metadata`): its WARC head,
 /// and the final HTTP head of a response (an ARC record's block is one).
 ///
-/// `verified` is the record's `WARC-Block-Digest`, found to match its
-/// block: a SHA-1 in base32 is its `Block-Digest`, not computed again.
+/// `verified` are the record's digests found to match it: a SHA-1 in
+/// base32 is its `Block-Digest` or `Entity-Digest`, not computed again.
 fn record_heads(
     record: &Record,
     options: &WarcOptions<'_>,
-    verified: Option<&digest::Digest>,
+    verified: &payload::Verified,
 ) -> Option<Arc<RecordHeads>> {
     if options.document.details != crate::Details::Attributes {
         return None;
@@ -547,11 +547,16 @@ fn record_heads(
         let said = response.field("Content-Length");
         let length = said.and_then(|n| n.trim().parse::<usize>().ok());
         let length = length.map_or(body.len(), |n| n.min(body.len()));
+        // The payload digest found to match the whole body is the
+        // entity's when the entity is the whole body.
+        let known = verified.body.as_ref().filter(|_| length == body.len());
         one_head.then(|| HttpEntity {
             headers_length: response.head.len(),
             length,
             trailing_slop: body.len() - length,
-            digest: digest::sha1_base32(&body[..length]),
+            digest: known
+                .and_then(digest::Digest::sha1_base32)
+                .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
         })
     });
     let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
@@ -559,6 +564,8 @@ fn record_heads(
         length: record.block.len(),
         trailing_slop: record.trailer.len(),
         digest: verified
+            .block
+            .as_ref()
             .and_then(digest::Digest::sha1_base32)
             .unwrap_or_else(|| digest::sha1_base32(&record.block)),
     });
@@ -611,9 +618,9 @@ fn process(
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
     let (refused, verified) = match checked {
         true => payload::digests_refuse(record.view(), options),
-        false => (false, None),
+        false => (false, payload::Verified::default()),
     };
-    let heads = record_heads(record, options, verified.as_ref());
+    let heads = record_heads(record, options, &verified);
     let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     let kept = record.bad.is_none() && !raw && !refused;
     let within = Options {

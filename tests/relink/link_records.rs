@@ -790,3 +790,35 @@ fn an_xhtml_pages_wat_record_has_its_head_and_link_details_as_an_html_pages() {
     );
     assert!(links[1].get("text").is_none());
 }
+
+#[test]
+fn an_entity_digest_is_the_bodys_sha1_whatever_the_payload_digest_says() {
+    let response = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nabc";
+    let record = |digest: &str| {
+        let head = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/{digest}\r\n\
+             WARC-Payload-Digest: {digest}\r\nContent-Type: application/http; msgtype=response\r\n\
+             Content-Length: {}\r\n\r\n",
+            response.len()
+        );
+        [head.as_bytes(), response, b"\r\n\r\n"].concat()
+    };
+    // The SHA-1 of "abc" in lower-case base32, then one that does not
+    // match the body.
+    let archive = [
+        record("sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5"),
+        record("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 2);
+    for block in &blocks {
+        let http = &block["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"];
+        assert_eq!(
+            http["Entity-Digest"],
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+    }
+}
