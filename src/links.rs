@@ -422,6 +422,12 @@ pub struct RecordBlock {
     pub trailing_slop: usize,
     /// The block's SHA-1, `sha1:` and base32 (RFC 4648).
     pub digest: String,
+    /// Where the record starts in its file, when the reader knows it as a
+    /// WAT record's `Container` gives it: in a file that is not
+    /// compressed, or at the start of the gzip member that holds it alone.
+    pub offset: Option<u64>,
+    /// Whether that file is gzipped.
+    pub compressed: bool,
 }
 
 /// An HTTP response as it lies in a record's block: the length of its

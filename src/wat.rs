@@ -271,6 +271,8 @@ struct WatUnit {
     heads: Option<Arc<RecordHeads>>,
     /// The record's name for the record ID: the input and the unit.
     name: String,
+    /// The input's file name, as a WAT record's `Container` names it.
+    file: String,
     base: Option<String>,
     /// The HTML head's `Title`, `Metas` and `Scripts`.
     title: Option<String>,
@@ -320,6 +322,12 @@ impl WatUnit {
             header,
             heads: record.and_then(|r| r.heads.clone()),
             name,
+            file: source
+                .name
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
             base: None,
             title: None,
             metas: Vec::new(),
@@ -486,7 +494,16 @@ impl WatUnit {
             // relink's: which message of an mbox.
             envelope.insert("Message-Number".into(), n.into());
         }
-        json!({ "Envelope": envelope })
+        let block = self.heads.as_deref().and_then(|h| h.block.as_ref());
+        match block.and_then(|b| Some((b.offset?, b.compressed))) {
+            // Where the source record is, its offset a string as Common
+            // Crawl writes it.
+            Some((offset, compressed)) => json!({
+                "Container": {"Filename": self.file, "Compressed": compressed, "Offset": offset.to_string()},
+                "Envelope": envelope,
+            }),
+            None => json!({ "Envelope": envelope }),
+        }
     }
 }
 

@@ -282,7 +282,7 @@ fn wat_blocks(wat: &[u8]) -> Vec<serde_json::Value> {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(wat), &mut text).unwrap();
     text.lines()
-        .filter(|line| line.starts_with("{\"Envelope\""))
+        .filter(|line| line.starts_with("{\"Envelope\"") || line.starts_with("{\"Container\""))
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
@@ -821,4 +821,55 @@ fn an_entity_digest_is_the_bodys_sha1_whatever_the_payload_digest_says() {
             "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
         );
     }
+}
+
+/// The `Container` of each WAT record made of the WARC file `path`.
+fn containers(path: &Path) -> Vec<serde_json::Value> {
+    let out = relink(
+        &["--list", "--format", "wat", "-q", path.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    blocks.iter().map(|b| b["Container"].clone()).collect()
+}
+
+#[test]
+fn a_wat_record_says_where_its_record_is_in_the_file() {
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, bytes).unwrap();
+        gz.finish().unwrap()
+    };
+    let first = warc_record("resource", "text/plain", b"abc", 3);
+    let second = warc_record("resource", "text/plain", b"de", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("two.warc");
+    std::fs::write(&plain, [&first[..], &second].concat()).unwrap();
+    let members = dir.path().join("two.warc.gz");
+    let member = gzip(&first);
+    std::fs::write(&members, [member.clone(), gzip(&second)].concat()).unwrap();
+    let container = |file: &str, compressed: bool, offset: usize| serde_json::json!({"Filename": file, "Compressed": compressed, "Offset": offset.to_string()});
+    assert_eq!(
+        containers(&plain),
+        [
+            container("two.warc", false, 0),
+            container("two.warc", false, first.len())
+        ]
+    );
+    assert_eq!(
+        containers(&members),
+        [
+            container("two.warc.gz", true, 0),
+            container("two.warc.gz", true, member.len())
+        ]
+    );
+    // One gzip stream over both: where a record is in the compressed file
+    // is not known.
+    let stream = dir.path().join("one.warc.gz");
+    std::fs::write(&stream, gzip(&[&first[..], &second].concat())).unwrap();
+    assert_eq!(
+        containers(&stream),
+        [serde_json::Value::Null, serde_json::Value::Null]
+    );
 }
