@@ -73,8 +73,8 @@ pub use base::{Base, BaseSource, Layer, LayerStatus};
 pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
 pub use links::{
-    HtmlHead, HttpEntity, Link, LinkDetails, LinkPlace, LinkRow, RecordHeads, RecordName, Warning,
-    WarningKind,
+    HtmlHead, HttpEntity, Link, LinkDetails, LinkPlace, LinkRow, RecordBlock, RecordHeads,
+    RecordName, Warning, WarningKind,
 };
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;

@@ -217,8 +217,9 @@ pub struct LinkDetails {
     /// value, in that order.
     pub attributes: Vec<(&'static str, String)>,
     /// An `<a>`'s text: what the source holds from the start tag to its
-    /// `</a>` (or the next `<a`), tags and comments left out, character
-    /// references decoded, white space collapsed, its first 100
+    /// `</a>` (or the next `<a`), tags and comments left out with nothing
+    /// in their place, character references decoded, no-break spaces as
+    /// spaces, white space collapsed, its first 100
     /// characters (as a WAT file keeps it); `None` for another element.
     pub text: Option<String>,
     /// The innermost of the HTML elements `nav`, `header`, `footer`,
@@ -412,6 +413,30 @@ pub struct RecordHeads {
     /// interim `1xx` responses): what a WAT record's `Headers-Length`,
     /// `Entity-Length` and `Entity-Digest` say of it.
     pub entity: Option<HttpEntity>,
+    /// A WARC record as it lies in the file, when its block is whole.
+    pub block: Option<RecordBlock>,
+}
+
+/// A WARC record as it lies in its file: the length of its head, of its
+/// block and of what follows the block, and the block's SHA-1, what a
+/// Common Crawl WAT record's `WARC-Header-Length`, `Actual-Content-Length`,
+/// `Trailing-Slop-Length` and `Block-Digest` say of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordBlock {
+    /// The head's length in bytes: version line, fields and blank line.
+    pub header_length: usize,
+    /// The block's length in bytes.
+    pub length: usize,
+    /// The line ends after the block (`CRLF CRLF`, 4).
+    pub trailing_slop: usize,
+    /// The block's SHA-1, `sha1:` and base32 (RFC 4648).
+    pub digest: String,
+    /// Where the record starts in its file, when the reader knows it as a
+    /// WAT record's `Container` gives it: in a file that is not
+    /// compressed, or at the start of the gzip member that holds it alone.
+    pub offset: Option<u64>,
+    /// Whether that file is gzipped.
+    pub compressed: bool,
 }
 
 /// An HTTP response as it lies in a record's block: the length of its

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
-use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordHeads, RecordName};
+use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName};
 
 /// Which document, message or record a row is in: the rows of one unit
 /// come one after another.
@@ -271,6 +271,8 @@ struct WatUnit {
     heads: Option<Arc<RecordHeads>>,
     /// The record's name for the record ID: the input and the unit.
     name: String,
+    /// The input's file name, as a WAT record's `Container` names it.
+    file: String,
     base: Option<String>,
     /// The HTML head's `Title`, `Metas` and `Scripts`.
     title: Option<String>,
@@ -278,6 +280,12 @@ struct WatUnit {
     scripts: Vec<Value>,
     head_links: Vec<Value>,
     links: Vec<Value>,
+    /// relink's links that no HTML element of the page holds (see
+    /// [`relinks_own`]), under `Relink-Links`.
+    own_links: Vec<Value>,
+    /// Whether the record's payload is an HTML page by its media type
+    /// (`text/html`, `application/xhtml+xml`, or none given).
+    html: bool,
 }
 
 impl WatUnit {
@@ -314,12 +322,22 @@ impl WatUnit {
             header,
             heads: record.and_then(|r| r.heads.clone()),
             name,
+            file: source
+                .name
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
             base: None,
             title: None,
             metas: Vec::new(),
             scripts: Vec::new(),
             head_links: Vec::new(),
             links: Vec::new(),
+            own_links: Vec::new(),
+            html: record
+                .and_then(|r| r.heads.as_deref())
+                .is_none_or(|h| is_html(&h.http)),
         }
     }
 
@@ -359,7 +377,9 @@ impl WatUnit {
                 entry.insert("part".to_owned(), part.into());
             }
         }
-        if element == "LINK" {
+        if relinks_own(&element, &link.place.attribute, self.html) {
+            self.own_links.push(entry);
+        } else if element == "LINK" {
             self.head_links.push(entry);
         } else if element == "SCRIPT" && link.place.attribute == "src" {
             self.scripts.push(entry);
@@ -405,6 +425,14 @@ impl WatUnit {
         let mut header = Map::new();
         let mut response = Map::new();
         let mut payload = Map::new();
+        let mut envelope = Map::new();
+        // A WARC record's version line as written (`WARC/1.0`); `WARC`
+        // when there is none (a file, an ARC record).
+        let version = self.heads.as_deref().and_then(|h| version_line(&h.warc));
+        envelope.insert("Format".into(), version.unwrap_or("WARC").into());
+        if let Some(block) = self.heads.as_deref().and_then(|h| h.block.as_ref()) {
+            block_fields(&mut envelope, &mut payload, block);
+        }
         if let Some(heads) = &self.heads {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
@@ -425,8 +453,14 @@ impl WatUnit {
                 entity_fields(&mut response, entity);
             }
         }
-        let given = self.header.into_iter();
-        header.extend(given.filter(|(_, v)| v.as_str().is_none_or(|v| !v.is_empty())));
+        // The fields of the head as written come first (a target URI in
+        // angle brackets keeps them); those the record's name tells fill in
+        // what the head lacks.
+        for (name, value) in self.header {
+            if value.as_str().is_none_or(|v| !v.is_empty()) && !header.contains_key(&name) {
+                header.insert(name, value);
+            }
+        }
         let mut head = Map::new();
         if let Some(title) = self.title {
             head.insert("Title".into(), title.into());
@@ -443,8 +477,11 @@ impl WatUnit {
         if !self.scripts.is_empty() {
             head.insert("Scripts".into(), self.scripts.into());
         }
-        if !head.is_empty() || !self.links.is_empty() {
-            let html = json!({ "Head": head, "Links": self.links });
+        if !head.is_empty() || !self.links.is_empty() || !self.own_links.is_empty() {
+            let mut html = json!({ "Head": head, "Links": self.links });
+            if let (false, Some(html)) = (self.own_links.is_empty(), html.as_object_mut()) {
+                html.insert("Relink-Links".into(), self.own_links.into());
+            }
             response.insert("HTML-Metadata".into(), html);
         }
         if !response.is_empty() {
@@ -454,16 +491,22 @@ impl WatUnit {
             };
             payload.insert(key.into(), response.into());
         }
-        let mut envelope = json!({
-            "Format": "WARC",
-            "WARC-Header-Metadata": header,
-            "Payload-Metadata": payload,
-        });
-        if let (Some(n), Some(envelope)) = (self.message, envelope.as_object_mut()) {
+        envelope.insert("WARC-Header-Metadata".into(), header.into());
+        envelope.insert("Payload-Metadata".into(), payload.into());
+        if let Some(n) = self.message {
             // relink's: which message of an mbox.
             envelope.insert("Message-Number".into(), n.into());
         }
-        json!({ "Envelope": envelope })
+        let block = self.heads.as_deref().and_then(|h| h.block.as_ref());
+        match block.and_then(|b| Some((b.offset?, b.compressed))) {
+            // Where the source record is, its offset a string as Common
+            // Crawl writes it.
+            Some((offset, compressed)) => json!({
+                "Container": {"Filename": self.file, "Compressed": compressed, "Offset": offset.to_string()},
+                "Envelope": envelope,
+            }),
+            None => json!({ "Envelope": envelope }),
+        }
     }
 }
 
@@ -513,6 +556,28 @@ fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
     response.insert("Entity-Trailing-Slop-Length".into(), slop);
 }
 
+/// The version line of a WARC head (`WARC/1.0`), if it has one.
+fn version_line(head: &str) -> Option<&str> {
+    let line = head.split('\n').next()?.trim_end_matches('\r').trim();
+    line.starts_with("WARC/").then_some(line)
+}
+
+/// What a WAT record says of the source record as it lies in its file:
+/// `WARC-Header-Length` in the envelope; `Actual-Content-Length`,
+/// `Trailing-Slop-Length` and `Block-Digest` in `Payload-Metadata`,
+/// numbers written as strings, as Common Crawl writes them.
+fn block_fields(
+    envelope: &mut Map<String, Value>,
+    payload: &mut Map<String, Value>,
+    block: &RecordBlock,
+) {
+    let length = |n: usize| Value::from(n.to_string());
+    envelope.insert("WARC-Header-Length".into(), length(block.header_length));
+    payload.insert("Actual-Content-Length".into(), length(block.length));
+    payload.insert("Trailing-Slop-Length".into(), length(block.trailing_slop));
+    payload.insert("Block-Digest".into(), block.digest.as_str().into());
+}
+
 /// Whether a record's `WARC-Header-Metadata` is a `request` record's.
 fn is_request(header: &Map<String, Value>) -> bool {
     header
@@ -541,6 +606,49 @@ fn response_message(line: &str) -> Value {
     let status = parts.next().unwrap_or_default();
     let reason = parts.next().unwrap_or_default();
     json!({ "Version": version, "Status": status, "Reason": reason })
+}
+
+/// Whether a link is one of relink's own, written under `Relink-Links`
+/// beside `Links`, where readers of Common Crawl's WAT files (which take
+/// every entry of `Links`, `Head.Link` and `Head.Scripts`) do not see it:
+/// a link no HTML element holds in its attribute or its `style` text. That
+/// is every link of a payload that is no HTML page (a feed, a style sheet),
+/// the HTTP layer's (`HTTP@/Location`, which such readers take from
+/// `Headers` already) and a message part's head's (`MIME@/...`), an
+/// element's text other than `style`'s (a feed's `LINK/#text`), an
+/// attribute outside HTML's and SVG's link table (a feed's `ENCLOSURE@/url`,
+/// one given with `--attr`), and a `meta` refresh's URL, which Common
+/// Crawl keeps in `Head.Metas` only.
+fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
+    use crate::html::arena::Namespace;
+    use crate::html::links::lookup;
+    if !html || element.is_empty() || element == "HTTP" || element == "CSS" {
+        return true;
+    }
+    if attribute.is_empty() {
+        return element != "STYLE";
+    }
+    let lower = element.to_ascii_lowercase();
+    (element == "META" && attribute == "content")
+        || (lookup(Namespace::Html, &lower, attribute).is_none()
+            && lookup(Namespace::Svg, &lower, attribute).is_none())
+}
+
+/// Whether an HTTP head says its body is an HTML page: its `Content-Type`
+/// is `text/html` or `application/xhtml+xml`, or it has none (the payload
+/// was then sniffed).
+fn is_html(head: &str) -> bool {
+    let media = head.split('\n').skip(1).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("content-type")
+            .then_some(value)
+    });
+    media.is_none_or(|media| {
+        let essence = media.split(';').next().unwrap_or("").trim();
+        essence.eq_ignore_ascii_case("text/html")
+            || essence.eq_ignore_ascii_case("application/xhtml+xml")
+    })
 }
 
 /// Common Crawl's name for where a link is: the element upper-cased, then
@@ -586,21 +694,25 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
     Ok(write_record(out, &fields, block.as_bytes())?)
 }
 
-/// One WARC/1.0 record, its own gzip member, as Common Crawl writes each
-/// record of a WAT file.
+/// One WARC/1.0 record, its own gzip member at the default level, as
+/// Common Crawl writes each record of a WAT file. The record is put
+/// together first and compressed in one call: each call into the
+/// compressor costs it a pass over its whole output buffer.
 fn write_record(
     out: &mut (impl Write + ?Sized),
     fields: &[(&str, String)],
     block: &[u8],
 ) -> io::Result<()> {
-    let mut gz = GzEncoder::new(out, Compression::default());
-    gz.write_all(b"WARC/1.0\r\n")?;
+    let mut record = Vec::with_capacity(block.len() + 512);
+    record.extend_from_slice(b"WARC/1.0\r\n");
     for (name, value) in fields {
-        write!(gz, "{name}: {value}\r\n")?;
+        write!(record, "{name}: {value}\r\n")?;
     }
-    write!(gz, "Content-Length: {}\r\n\r\n", block.len())?;
-    gz.write_all(block)?;
-    gz.write_all(b"\r\n\r\n")?;
+    write!(record, "Content-Length: {}\r\n\r\n", block.len())?;
+    record.extend_from_slice(block);
+    record.extend_from_slice(b"\r\n\r\n");
+    let mut gz = GzEncoder::new(out, Compression::fast());
+    gz.write_all(&record)?;
     gz.finish()?;
     Ok(())
 }

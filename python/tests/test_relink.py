@@ -1101,7 +1101,9 @@ def test_wat_read_with_warcio_gives_the_links_of_warc_links() -> None:
         block = json.loads(content)
         html = block["Envelope"]["Payload-Metadata"].get("HTTP-Response-Metadata", {}).get("HTML-Metadata", {})
         head = html.get("Head", {})
-        links = head.get("Link", []) + head.get("Scripts", []) + html.get("Links", [])
+        # relink's own links (the HTTP layer's, a style sheet's) are under
+        # Relink-Links beside Links.
+        links = head.get("Link", []) + head.get("Scripts", []) + html.get("Links", []) + html.get("Relink-Links", [])
         urls = [l["abs"] for l in links]
         if "Base" in head:
             urls.append("BASE")

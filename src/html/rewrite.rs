@@ -277,6 +277,15 @@ impl Work<'_, '_> {
             if head.title.is_none() {
                 head.title = Some(title_text(&text[tag.span.end..]));
             }
+        } else if *tag.name == local_name!("html") {
+            // The document's language, as Common Crawl's WAT records give
+            // it: a meta named `HTML@/lang` (and `HTML@/xml:lang`).
+            for (attribute, name) in [("lang", "HTML@/lang"), ("xml:lang", "HTML@/xml:lang")] {
+                if let Some(value) = tag.attr_value(text, attribute) {
+                    let meta = vec![("name", name.to_owned()), ("content", value.into_owned())];
+                    self.r.out.head.get_or_insert_default().metas.push(meta);
+                }
+            }
         } else if *tag.name == local_name!("meta") {
             let meta: Vec<(&'static str, String)> = HtmlHead::META_NAMES
                 .iter()
@@ -586,7 +595,7 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
 /// case-insensitive), character
 /// references decoded and white space collapsed, as `document.title`
 /// gives it (HTML, "The title element").
-fn title_text(after: &str) -> String {
+pub(crate) fn title_text(after: &str) -> String {
     let bytes = after.as_bytes();
     let end = (0..bytes.len())
         .find(|&i| {
@@ -609,9 +618,11 @@ const ANCHOR_TEXT_CHARS: usize = 100;
 /// The text of an `<a>` whose start tag ends where `after` begins: up to
 /// its `</a` or the next `<a` (which closes it), whichever comes first, so
 /// that reading every anchor of a document reads each byte about once.
-/// Tags and comments are left out, references decoded and white space
-/// collapsed; the first [`ANCHOR_TEXT_CHARS`] characters.
-fn anchor_text(after: &str) -> String {
+/// Tags and comments are left out with nothing in their place (the text of
+/// `<b>char</b>acter` is `character`), references decoded, no-break spaces
+/// taken as spaces and white space collapsed, as Common Crawl's WAT records
+/// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
+pub(crate) fn anchor_text(after: &str) -> String {
     let mut plain = String::new();
     let mut rest = after;
     while let Some(open) = rest.find('<') {
@@ -626,7 +637,6 @@ fn anchor_text(after: &str) -> String {
             rest = "";
             break;
         }
-        plain.push(' ');
         let close = if tag.starts_with(b"!--") {
             rest[open..].find("-->").map(|i| open + i + 3)
         } else {
@@ -636,7 +646,11 @@ fn anchor_text(after: &str) -> String {
     }
     plain.push_str(rest);
     let decoded = charref::decode_attribute(&plain);
-    let words: Vec<&str> = decoded.text.split_ascii_whitespace().collect();
+    let words: Vec<&str> = decoded
+        .text
+        .split(|c: char| c.is_ascii_whitespace() || c == '\u{a0}')
+        .filter(|w| !w.is_empty())
+        .collect();
     words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
 }
 
@@ -777,6 +791,11 @@ mod tests {
             ("<abbr>HTML</abbr> spec</a>", "HTML spec"),
             ("", ""),
             ("unclosed <img src=x", "unclosed"),
+            // Elements join their text with nothing between, and no-break
+            // spaces are spaces, as Common Crawl's WAT records have it.
+            ("<b>char</b>acter</a>", "character"),
+            ("<span>1</span><span>Two</span></a>", "1Two"),
+            ("a&nbsp;b\u{a0}\u{a0}c</a>", "a b c"),
         ];
         for (after, text) in cases {
             assert_eq!(anchor_text(after), text, "{after:?}");

@@ -252,6 +252,14 @@ impl Digest {
         }
     }
 
+    /// This digest as Common Crawl writes a SHA-1 (`sha1:` and upper-case
+    /// base32), when it is a SHA-1 in base32.
+    pub(crate) fn sha1_base32(&self) -> Option<String> {
+        let base32 = matches!(self.form, Form::Base32 { .. });
+        (self.algorithm == Algorithm::Sha1 && base32)
+            .then(|| format!("sha1:{}", self.value.trim_end_matches('=').to_ascii_uppercase()))
+    }
+
     /// The digest of `parts`, written as this one is.
     pub(crate) fn of(&self, parts: &[&[u8]]) -> String {
         let value = self.form.write(&self.algorithm.hash(parts));

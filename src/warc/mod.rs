@@ -69,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, HttpEntity, Link, RecordHeads, RecordName, Warning, WarningKind};
+use crate::links::{HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -508,7 +508,15 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 /// A record's heads as read, when the options keep them (a WAT file's
 /// `WARC-Header-Metadata` and `HTTP-Response-Metadata`): its WARC head,
 /// and the final HTTP head of a response (an ARC record's block is one).
-fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<RecordHeads>> {
+///
+/// `verified` are the record's digests found to match it: a SHA-1 in
+/// base32 is its `Block-Digest` or `Entity-Digest`, not computed again.
+fn record_heads(
+    record: &Record,
+    options: &WarcOptions<'_>,
+    verified: &payload::Verified,
+    container: Option<InFile>,
+) -> Option<Arc<RecordHeads>> {
     if options.document.details != crate::Details::Attributes {
         return None;
     }
@@ -540,14 +548,36 @@ fn record_heads(record: &Record, options: &WarcOptions<'_>) -> Option<Arc<Record
         let said = response.field("Content-Length");
         let length = said.and_then(|n| n.trim().parse::<usize>().ok());
         let length = length.map_or(body.len(), |n| n.min(body.len()));
+        // The payload digest found to match the whole body is the
+        // entity's when the entity is the whole body.
+        let known = verified.body.as_ref().filter(|_| length == body.len());
         one_head.then(|| HttpEntity {
             headers_length: response.head.len(),
             length,
             trailing_slop: body.len() - length,
-            digest: digest::sha1_base32(&body[..length]),
+            digest: known
+                .and_then(digest::Digest::sha1_base32)
+                .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
         })
     });
-    Some(Arc::new(RecordHeads { warc, http, entity }))
+    let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
+        header_length: record.head.len(),
+        length: record.block.len(),
+        trailing_slop: record.trailer.len(),
+        digest: verified
+            .block
+            .as_ref()
+            .and_then(digest::Digest::sha1_base32)
+            .unwrap_or_else(|| digest::sha1_base32(&record.block)),
+        offset: container.map(|(offset, _)| offset),
+        compressed: container.is_some_and(|(_, compressed)| compressed),
+    });
+    Some(Arc::new(RecordHeads {
+        warc,
+        http,
+        entity,
+        block,
+    }))
 }
 
 /// The head of the HTTP request in a `request` record's block: its
@@ -585,13 +615,17 @@ fn process(
     options: &WarcOptions<'_>,
     write: bool,
     (rows, raw): (Option<Rows<'_>>, bool),
+    container: Option<InFile>,
 ) -> (RecordReport, Option<NewRecord>) {
-    let heads = record_heads(record, options);
-    let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     // Rows leave as they are found: whether the record's digests leave it
     // as it is is decided first (and, when they hold, not again).
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
-    let refused = checked && payload::digests_refuse(record.view(), options);
+    let (refused, verified) = match checked {
+        true => payload::digests_refuse(record.view(), options),
+        false => (false, payload::Verified::default()),
+    };
+    let heads = record_heads(record, options, &verified, container);
+    let name = rows.map(|_| Arc::new(record_name(record, heads.clone())));
     let kept = record.bad.is_none() && !raw && !refused;
     let within = Options {
         rows,
@@ -691,13 +725,15 @@ fn run<R: BufRead, W: Write>(
         if batch.is_empty() && stop.is_none() {
             break;
         }
-        let records: Vec<(&Record, bool)> = batch
+        let plain = reader.compression() == Compression::None;
+        let records: Vec<(&Record, bool, Option<InFile>)> = batch
             .iter()
             .flat_map(|held| {
                 let raw = matches!(held, Held::RawPiece { .. });
-                held_records(held)
-                    .into_iter()
-                    .map(move |record| (record, raw))
+                let compressed = placed(held, plain);
+                held_records(held).into_iter().map(move |record| {
+                    (record, raw, compressed.map(|c| (record.offset, c)))
+                })
             })
             .collect();
         // One record hands its rows over as they are found; those of a
@@ -705,13 +741,13 @@ fn run<R: BufRead, W: Write>(
         let alone = records.len() == 1;
         let done: Vec<Done> = records
             .into_par_iter()
-            .map(|(record, raw)| {
+            .map(|(record, raw, container)| {
                 let held = HeldRows::default();
                 let rows = match sink {
                     Some(_) if !alone => Some(Rows(&held)),
                     other => other,
                 };
-                (process(record, options, write, (rows, raw)), held)
+                (process(record, options, write, (rows, raw), container), held)
             })
             .collect();
         let mut done = done.into_iter();
@@ -862,6 +898,25 @@ fn piece_len(piece: &Piece) -> usize {
 }
 
 /// The records a held item holds, in order.
+/// Where a record starts in its file, and whether the file is gzipped
+/// (see [`placed`]).
+type InFile = (u64, bool);
+
+/// Whether the records of a held item start where their `offset` says in
+/// the file, and whether the file is gzipped: in a plain file, yes; in a
+/// gzip member held whole that holds one record, at the member's start;
+/// otherwise (a member streamed, several records in one) the reader knows
+/// only where they lie in the decompressed bytes, and `None`.
+fn placed(held: &Held, plain: bool) -> Option<bool> {
+    match held {
+        Held::Piece(Piece::Record(_)) if plain => Some(false),
+        Held::Member(member) if !plain && held_records(held).len() == 1 => {
+            matches!(member.pieces.first(), Some(Piece::Record(_))).then_some(true)
+        }
+        _ => None,
+    }
+}
+
 fn held_records(held: &Held) -> Vec<&Record> {
     let pieces: &[Piece] = match held {
         Held::Piece(piece) | Held::RawPiece { piece, .. } => std::slice::from_ref(piece),

@@ -156,28 +156,53 @@ pub(crate) fn process(
 /// not compute, or one that does not match the record as read), decided
 /// before its links are read: rows handed to a sink as they are found
 /// must say whether they are written before the rewrite has checked.
-pub(crate) fn digests_refuse(record: RecordView<'_>, options: &WarcOptions<'_>) -> bool {
+/// With it, the digests found to match (a WAT record's `Block-Digest` and
+/// `Entity-Digest` are then not computed again).
+pub(crate) fn digests_refuse(
+    record: RecordView<'_>,
+    options: &WarcOptions<'_>,
+) -> (bool, Verified) {
     let mut quiet = RecordReport::default();
     let record_type = http::field(record.head, "WARC-Type").unwrap_or_default();
     match record_type.to_ascii_lowercase().as_str() {
         "response" => {
             let Some(response) = Response::parse(record.block) else {
-                return false;
+                return (false, Verified::default());
             };
             let first_head = match response.interim {
                 [] => None,
                 interim => http::head_len(interim),
             };
-            checked_block_digest(record, &mut quiet).is_err()
-                || unchanged_payload_digest(record, &response, first_head, options, &mut quiet)
-                    .is_err()
+            let Ok(block) = checked_block_digest(record, &mut quiet) else {
+                return (true, Verified::default());
+            };
+            match unchanged_payload_digest(record, &response, first_head, options, &mut quiet) {
+                Err(_) => (true, Verified { block, body: None }),
+                Ok(found) => {
+                    let body = found.filter(|(_, over)| *over == Over::Body);
+                    (false, Verified { block, body: body.map(|(digest, _)| digest) })
+                }
+            }
         }
-        "resource" => {
-            checked_block_digest(record, &mut quiet).is_err()
-                || checked_payload_digest(record, &[((), Some(record.block))], &mut quiet).is_err()
-        }
-        _ => false,
+        "resource" => match checked_block_digest(record, &mut quiet) {
+            Err(_) => (true, Verified::default()),
+            Ok(block) => {
+                let over = [((), Some(record.block))];
+                let refused = checked_payload_digest(record, &over, &mut quiet).is_err();
+                (refused, Verified { block, body: None })
+            }
+        },
+        _ => (false, Verified::default()),
     }
+}
+
+/// The digests of a record found to match it: its `WARC-Block-Digest`,
+/// and a response's `WARC-Payload-Digest` when it matches the body after
+/// the head as it lies in the block.
+#[derive(Debug, Default)]
+pub(crate) struct Verified {
+    pub block: Option<Digest>,
+    pub body: Option<Digest>,
 }
 
 fn rewrite_response(

@@ -383,7 +383,7 @@ impl Walk<'_, '_, '_> {
                     if let Some(capture) = self.frames.last_mut().and_then(|f| f.capture.as_mut()) {
                         capture.mixed = true;
                     }
-                    self.element(&reader, &e, namespace, at, empty)?;
+                    self.element(&reader, &e, namespace, (at, end), empty)?;
                     if empty && self.frames.is_empty() {
                         self.root_closed = true;
                     }
@@ -477,7 +477,7 @@ impl Walk<'_, '_, '_> {
         reader: &NsReader<&[u8]>,
         e: &BytesStart<'_>,
         namespace: &'static str,
-        at: usize,
+        (at, end): (usize, usize),
         empty: bool,
     ) -> Result<(), Stop> {
         let text = self.r.text;
@@ -512,6 +512,10 @@ impl Walk<'_, '_, '_> {
         let parent = self.frames.last().map(|f| f.base);
         let base = self.base_of(parent, xml_base, at);
         let is_base = namespace == links::XHTML && local == "base";
+        if namespace == links::XHTML && self.r.options.details == crate::Details::Attributes {
+            let named: Vec<(&str, &str)> = attributes.iter().map(|a| (a.0, a.3)).collect();
+            self.xhtml_details(local, &named, text.get(end..).unwrap_or(""));
+        }
         for (qname, attr_ns, attr_local, value, offset) in attributes {
             let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss) else {
                 continue;
@@ -532,6 +536,7 @@ impl Walk<'_, '_, '_> {
                 Syntax::Srcset | Syntax::Css => self.attribute_list(base, place, value, offset, row.syntax),
             }
         }
+        self.r.details = None;
         if !empty {
             let capture = links::content(namespace, local, type_attribute, self.in_rss).map(|row| {
                 Capture {
@@ -545,6 +550,48 @@ impl Walk<'_, '_, '_> {
             self.frames.push(Frame { base, capture });
         }
         Ok(())
+    }
+
+    /// What an XHTML element says besides its links, as an HTML one's (see
+    /// [`crate::html::rewrite`]): the title, metas and language of the
+    /// document's head, and the attributes and text kept with the links of
+    /// the element (set as the resolver's details until its end). `named`
+    /// are its attributes' names and values as written; `after` is the
+    /// text after the start tag.
+    fn xhtml_details(&mut self, local: &str, named: &[(&str, &str)], after: &str) {
+        use crate::links::{HtmlHead, LinkDetails};
+        let value = |n: &str| {
+            let (_, v) = named.iter().find(|(name, _)| *name == n)?;
+            Some(quick_xml::escape::unescape(v).map_or_else(|_| (*v).to_owned(), Cow::into_owned))
+        };
+        match local {
+            "title" => {
+                let head = self.r.out.head.get_or_insert_default();
+                if head.title.is_none() {
+                    head.title = Some(crate::html::rewrite::title_text(after));
+                }
+            }
+            "html" => {
+                for (attribute, name) in [("lang", "HTML@/lang"), ("xml:lang", "HTML@/xml:lang")] {
+                    if let Some(content) = value(attribute) {
+                        let meta = vec![("name", name.to_owned()), ("content", content)];
+                        self.r.out.head.get_or_insert_default().metas.push(meta);
+                    }
+                }
+            }
+            "meta" => {
+                let meta: Vec<(&'static str, String)> =
+                    HtmlHead::META_NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
+                if !meta.is_empty() {
+                    self.r.out.head.get_or_insert_default().metas.push(meta);
+                }
+            }
+            _ => {}
+        }
+        let attributes: Vec<(&'static str, String)> =
+            LinkDetails::NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
+        let text = (local == "a").then(|| crate::html::rewrite::anchor_text(after));
+        self.r.details = (!attributes.is_empty() || text.is_some()).then(|| Box::new(LinkDetails { attributes, text }));
     }
 
     /// The base of an element: its parent's, or the one its `xml:base`

@@ -193,10 +193,13 @@ fn the_lychee_recipe_prints_the_urls_of_a_mirrored_page() {
     );
 }
 
+/// A link as `tests/relink/wat_reader.py` reads it: target, url, abs,
+/// path, and whether it is under relink's own `Relink-Links`.
+type WatLink = (String, String, Option<String>, String, bool);
+
 /// Runs `tests/relink/wat_reader.py` over a WAT file made from `source`:
-/// what a reader of Common Crawl's WAT files gets, `[target, url, abs]`
-/// for each link.
-fn wat_links(wat: &[u8], source: &Path) -> Vec<(String, String, Option<String>)> {
+/// the links a reader of Common Crawl's WAT files gets, and relink's own.
+fn wat_links(wat: &[u8], source: &Path) -> Vec<WatLink> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.wat.gz");
     std::fs::write(&path, wat).unwrap();
@@ -243,15 +246,35 @@ fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
         expected.push((target, original, resolved));
     }
     // The head's `Link` comes before the body's `Links` in a record.
-    let mut got = wat_links(&wat.stdout, &source);
-    let order = |v: &[(String, String, Option<String>)]| {
-        let mut v = v.to_vec();
+    let got = wat_links(&wat.stdout, &source);
+    let order = |v: Vec<(String, String, Option<String>)>| {
+        let mut v = v;
         v.sort();
         v
     };
-    assert_eq!(order(&got), order(&expected));
-    got.dedup_by(|a, b| a.0 == b.0);
-    assert!(got.len() > 5, "links of several records");
+    let all = got.iter().map(|l| (l.0.clone(), l.1.clone(), l.2.clone()));
+    assert_eq!(order(all.collect()), order(expected.clone()));
+    // What cc-pyspark's key paths give is every link an HTML element
+    // holds; the rest, under `Relink-Links`, is the HTTP layer's and a
+    // style sheet's.
+    let (own, read): (Vec<&WatLink>, Vec<&WatLink>) = got.iter().partition(|l| l.4);
+    let own_paths: HashSet<&str> = own.iter().map(|l| l.3.as_str()).collect();
+    assert_eq!(
+        own_paths,
+        HashSet::from(["HTTP@/Location", "HTTP@/Content-Location", "CSS/#text"])
+    );
+    let mut rest = expected;
+    for link in &own {
+        let at = rest
+            .iter()
+            .position(|e| (&e.0, &e.1, &e.2) == (&link.0, &link.1, &link.2));
+        rest.remove(at.expect("an own link is a listed one"));
+    }
+    let read = read.iter().map(|l| (l.0.clone(), l.1.clone(), l.2.clone()));
+    assert_eq!(order(read.collect()), order(rest));
+    let mut targets: Vec<&String> = got.iter().map(|l| &l.0).collect();
+    targets.dedup();
+    assert!(targets.len() > 5, "links of several records");
 }
 
 /// The JSON blocks of a WAT file's metadata records.
@@ -259,7 +282,7 @@ fn wat_blocks(wat: &[u8]) -> Vec<serde_json::Value> {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(wat), &mut text).unwrap();
     text.lines()
-        .filter(|line| line.starts_with("{\"Envelope\""))
+        .filter(|line| line.starts_with("{\"Envelope\"") || line.starts_with("{\"Container\""))
         .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
@@ -578,4 +601,275 @@ fn a_wat_envelope_gives_the_entity_as_it_lies_in_the_block() {
     let request = &payload(2)["HTTP-Request-Metadata"];
     assert_eq!(request["Request-Message"]["Path"], "/");
     assert_eq!(request["Headers"]["Host"], "h.example");
+}
+
+#[test]
+fn a_wat_envelope_gives_the_record_as_it_lies_in_the_file() {
+    // WARC 1.0 writes the target URI in angle brackets.
+    let head = "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: <http://h.example/a>\r\n\
+                WARC-Record-ID: <urn:uuid:r-1>\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n";
+    let archive = [
+        head.as_bytes(),
+        b"abc\r\n\r\n",
+        // The file ends inside this block.
+        &warc_record("resource", "text/plain", b"abc", 10),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 2);
+    let envelope = &blocks[0]["Envelope"];
+    assert_eq!(envelope["Format"], "WARC/1.0");
+    assert_eq!(blocks[1]["Envelope"]["Format"], "WARC/1.1");
+    assert_eq!(
+        envelope["WARC-Header-Metadata"]["WARC-Target-URI"],
+        "<http://h.example/a>"
+    );
+    assert_eq!(envelope["WARC-Header-Length"], head.len().to_string());
+    let payload = &envelope["Payload-Metadata"];
+    assert_eq!(payload["Actual-Content-Length"], "3");
+    assert_eq!(payload["Trailing-Slop-Length"], "4");
+    // The SHA-1 of "abc" in base32.
+    assert_eq!(
+        payload["Block-Digest"],
+        "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+    );
+    // A block cut short is not said to be anything.
+    let cut = &blocks[1]["Envelope"];
+    assert!(cut.get("WARC-Header-Length").is_none());
+    assert!(cut["Payload-Metadata"].get("Block-Digest").is_none());
+}
+
+#[test]
+fn a_wat_record_has_the_pages_language_and_anchor_texts_as_common_crawls() {
+    let page = b"<html lang=en xml:lang=en-GB><title>T</title><meta name=a content=b>\
+        <meta http-equiv=refresh content='0; url=r'>\
+        <a href=x><b>char</b>acter&nbsp;set</a>";
+    let out = relink(
+        &[
+            "--list",
+            "--format",
+            "wat",
+            "-q",
+            "--retrieved-from",
+            "http://h/p",
+            "-",
+        ],
+        page,
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(
+        html["Head"]["Metas"],
+        serde_json::json!([
+            {"name": "HTML@/lang", "content": "en"},
+            {"name": "HTML@/xml:lang", "content": "en-GB"},
+            {"name": "a", "content": "b"},
+            {"http-equiv": "refresh", "content": "0; url=r"}
+        ])
+    );
+    let links = html["Links"].as_array().unwrap();
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0]["text"], "character set");
+    // The refresh URL is relink's own: Common Crawl keeps it in the metas.
+    let own = html["Relink-Links"].as_array().unwrap();
+    assert_eq!(
+        (&own[0]["path"], &own[0]["url"], &own[0]["abs"]),
+        (&"META@/content".into(), &"r".into(), &"http://h/r".into())
+    );
+    assert_eq!(own.len(), 1);
+}
+
+#[test]
+fn a_block_digest_is_the_records_own_when_it_matches_else_computed() {
+    let record = |digest: &str| {
+        format!(
+            "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://h.example/{digest}\r\n\
+             WARC-Block-Digest: {digest}\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n"
+        )
+    };
+    // The SHA-1 of "abc" in base32, written in lower case; then a digest
+    // that does not match the block.
+    let archive = record("sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5")
+        + &record("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    let out = relink(
+        &["--list", "--format", "wat", "-q", "-"],
+        archive.as_bytes(),
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    for block in &blocks {
+        assert_eq!(
+            block["Envelope"]["Payload-Metadata"]["Block-Digest"],
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+    }
+    assert_eq!(blocks.len(), 2);
+}
+
+#[test]
+fn a_feeds_links_are_relinks_own_in_a_wat_record() {
+    let feed = b"HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n\r\n\
+        <rss version='2.0'><channel><link>http://h.example/</link>\
+        <item><link>a.html</link></item></channel></rss>";
+    let archive = warc_record(
+        "response",
+        "application/http; msgtype=response",
+        feed,
+        feed.len(),
+    );
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Links"], serde_json::json!([]));
+    assert!(html["Head"].get("Link").is_none());
+    let own: Vec<(&str, &str)> = html["Relink-Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["path"].as_str().unwrap(), l["url"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        own,
+        [
+            ("LINK/#text", "http://h.example/"),
+            ("LINK/#text", "a.html")
+        ]
+    );
+}
+
+#[test]
+fn an_xhtml_pages_wat_record_has_its_head_and_link_details_as_an_html_pages() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: application/xhtml+xml\r\n\r\n\
+        <?xml version='1.0'?><html xmlns='http://www.w3.org/1999/xhtml' xml:lang='en'>\
+        <head><title>A &amp; B</title><meta name='description' content='D'/></head>\
+        <body><a href='x' rel='next' target='_top'><b>char</b>acter</a>\
+        <img src='i.png' alt='An &lt;image&gt;'/></body></html>";
+    let archive = warc_record(
+        "response",
+        "application/http; msgtype=response",
+        page,
+        page.len(),
+    );
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    let html =
+        &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    assert_eq!(html["Head"]["Title"], "A & B");
+    assert_eq!(
+        html["Head"]["Metas"],
+        serde_json::json!([
+            {"name": "HTML@/xml:lang", "content": "en"},
+            {"name": "description", "content": "D"}
+        ])
+    );
+    let links = html["Links"].as_array().unwrap();
+    assert_eq!(
+        (
+            &links[0]["path"],
+            &links[0]["text"],
+            &links[0]["rel"],
+            &links[0]["target"]
+        ),
+        (
+            &"A@/href".into(),
+            &"character".into(),
+            &"next".into(),
+            &"_top".into()
+        )
+    );
+    assert_eq!(
+        (&links[1]["path"], &links[1]["alt"]),
+        (&"IMG@/src".into(), &"An <image>".into())
+    );
+    assert!(links[1].get("text").is_none());
+}
+
+#[test]
+fn an_entity_digest_is_the_bodys_sha1_whatever_the_payload_digest_says() {
+    let response = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nabc";
+    let record = |digest: &str| {
+        let head = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/{digest}\r\n\
+             WARC-Payload-Digest: {digest}\r\nContent-Type: application/http; msgtype=response\r\n\
+             Content-Length: {}\r\n\r\n",
+            response.len()
+        );
+        [head.as_bytes(), response, b"\r\n\r\n"].concat()
+    };
+    // The SHA-1 of "abc" in lower-case base32, then one that does not
+    // match the body.
+    let archive = [
+        record("sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5"),
+        record("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    ]
+    .concat();
+    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    assert_eq!(blocks.len(), 2);
+    for block in &blocks {
+        let http = &block["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"];
+        assert_eq!(
+            http["Entity-Digest"],
+            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
+        );
+    }
+}
+
+/// The `Container` of each WAT record made of the WARC file `path`.
+fn containers(path: &Path) -> Vec<serde_json::Value> {
+    let out = relink(
+        &["--list", "--format", "wat", "-q", path.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&out);
+    let blocks = wat_blocks(&out.stdout);
+    blocks.iter().map(|b| b["Container"].clone()).collect()
+}
+
+#[test]
+fn a_wat_record_says_where_its_record_is_in_the_file() {
+    let gzip = |bytes: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, bytes).unwrap();
+        gz.finish().unwrap()
+    };
+    let first = warc_record("resource", "text/plain", b"abc", 3);
+    let second = warc_record("resource", "text/plain", b"de", 2);
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("two.warc");
+    std::fs::write(&plain, [&first[..], &second].concat()).unwrap();
+    let members = dir.path().join("two.warc.gz");
+    let member = gzip(&first);
+    std::fs::write(&members, [member.clone(), gzip(&second)].concat()).unwrap();
+    let container = |file: &str, compressed: bool, offset: usize| serde_json::json!({"Filename": file, "Compressed": compressed, "Offset": offset.to_string()});
+    assert_eq!(
+        containers(&plain),
+        [
+            container("two.warc", false, 0),
+            container("two.warc", false, first.len())
+        ]
+    );
+    assert_eq!(
+        containers(&members),
+        [
+            container("two.warc.gz", true, 0),
+            container("two.warc.gz", true, member.len())
+        ]
+    );
+    // One gzip stream over both: where a record is in the compressed file
+    // is not known.
+    let stream = dir.path().join("one.warc.gz");
+    std::fs::write(&stream, gzip(&[&first[..], &second].concat())).unwrap();
+    assert_eq!(
+        containers(&stream),
+        [serde_json::Value::Null, serde_json::Value::Null]
+    );
 }

@@ -26,6 +26,7 @@ mod memory;
 mod no_base;
 mod oracle;
 mod outputs;
+mod real_wat;
 mod resolver;
 mod robust;
 mod rows;

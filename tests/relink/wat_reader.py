@@ -13,8 +13,10 @@ record of SOURCE_WARC has one WAT record, whose WARC-Header-Metadata
 holds every field of its head, and for a response whose
 HTTP-Response-Metadata holds the Response-Message (Version, Status,
 Reason) and Headers warcio reads, and the Head's Title lxml reads in
-its HTML payload. Prints a JSON list of [target_uri, url, abs] for each link, the
-head's Base as [target_uri, base, null], in the order of the file.
+its HTML payload. Prints a JSON list of [target_uri, url, abs, path, own] for each
+link, the head's Base as [target_uri, base, null, "BASE@/href", false], in the order
+of the file: `own` is false for what those key paths give, true for an entry of
+relink's own `Relink-Links` beside `Links`, which cc-pyspark does not read.
 Exits 2 when warcio is missing, 1 when the file is not what it should be.
 """
 
@@ -83,11 +85,20 @@ def title_of(record):
     return None if title is None else " ".join(title.split())
 
 
+def unbracketed(header):
+    """A WARC head with its target URI out of the angle brackets WARC 1.0
+    writes it in: the WAT keeps them as written, warcio drops them."""
+    target = header.get("WARC-Target-URI", "")
+    if target.startswith("<") and target.endswith(">"):
+        header = dict(header, **{"WARC-Target-URI": target[1:-1]})
+    return header
+
+
 def check_heads(n, block, source):
     """A WAT record's heads are its source record's."""
     envelope = block["Envelope"]
     warc, http = source
-    if envelope["WARC-Header-Metadata"] != warc:
+    if unbracketed(envelope["WARC-Header-Metadata"]) != warc:
         fail(f"record {n}: WARC-Header-Metadata {envelope['WARC-Header-Metadata']} is not the source's head {warc}")
     meta = envelope["Payload-Metadata"].get("HTTP-Response-Metadata", {})
     if http is not None:
@@ -104,7 +115,7 @@ def check_heads(n, block, source):
 def links_of(record_json, out):
     """The links of one JSON block, by wat_extract_links.py's key paths."""
     warc_header = record_json["Envelope"]["WARC-Header-Metadata"]
-    url = warc_header.get("WARC-Target-URI")
+    url = unbracketed(warc_header).get("WARC-Target-URI")
     try:
         meta = record_json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
         html = meta["HTML-Metadata"]
@@ -112,10 +123,12 @@ def links_of(record_json, out):
         return warc_header
     head = html.get("Head", {})
     if "Base" in head:
-        out.append([url, head["Base"], None])
+        out.append([url, head["Base"], None, "BASE@/href", False])
     for link in head.get("Link", []) + head.get("Scripts", []) + html.get("Links", []):
         if "url" in link:
-            out.append([url, link["url"], link.get("abs")])
+            out.append([url, link["url"], link.get("abs"), link["path"], False])
+    for link in html.get("Relink-Links", []):
+        out.append([url, link["url"], link.get("abs"), link["path"], True])
     return warc_header
 
 
@@ -146,7 +159,7 @@ def main(wat, source):
                 fail(f"record {n} refers to {refers} again")
             seen.add(refers)
             check_heads(n, block, sources[refers])
-            if record.rec_headers.get_header("WARC-Target-URI") != header.get("WARC-Target-URI"):
+            if record.rec_headers.get_header("WARC-Target-URI") != unbracketed(header).get("WARC-Target-URI"):
                 fail(f"record {n}: its target is not the source's")
         if seen != set(sources):
             fail(f"no WAT record for {sorted(set(sources) - seen)}")

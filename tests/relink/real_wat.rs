@@ -1,0 +1,198 @@
+//! relink's WAT output against real WAT records of the same WARCs.
+//!
+//! The directory named by `RELINK_REAL_WAT` holds WARCs with the WAT
+//! records that Common Crawl's extractor (ia-web-commons, the one its WAT
+//! files are made with) makes of them, and the WAT Common Crawl published
+//! for one of them. The data are not shipped with relink:
+//! `fixtures/real-wat/MANIFEST.tsv` says where each file comes from, so the
+//! tests are ignored unless run with `--ignored` and that variable set.
+//! `tests/relink/real_wat.py` compares each with what `--list --format wat`
+//! writes for the same WARC, record by record: the key paths they have that
+//! we lack, the `path url` pairs of the link lists as multisets and in
+//! order, the other keys of the links both have, and the scalars both have.
+//! relink may add keys and link entries; every other difference must be one
+//! of `fixtures/real-wat-differences.tsv`, which says why each is there, and
+//! each row there must still be seen, so that a difference that goes away,
+//! or a new one, fails the test.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::cli::{assert_ok, relink};
+use crate::table;
+
+/// Each WARC, with the file of their WAT records for it.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "link-extraction-test.warc",
+        "link-extraction-test.wat.jsonl",
+    ),
+    ("html-lang-attribute.warc", "html-lang-attribute.wat.jsonl"),
+    ("meta-itemprop.warc", "meta-itemprop.wat.jsonl"),
+    (
+        "title-extraction-embedded-SVG.warc",
+        "title-extraction-embedded-SVG.wat.jsonl",
+    ),
+    ("IAH-urls-wget.warc.gz", "IAH-urls-wget.wat.jsonl"),
+    ("whirlwind.warc.gz", "whirlwind.wat.jsonl"),
+    ("whirlwind.warc.gz", "whirlwind.warc.wat.gz"),
+];
+
+/// One difference: the file of their records, the record's target, the
+/// kind and the value, as `tests/relink/real_wat.py` reports them.
+#[derive(Debug, Clone, PartialEq)]
+struct Difference {
+    source: String,
+    target: String,
+    kind: String,
+    value: String,
+}
+
+/// What the comparison of one WARC found.
+struct Comparison {
+    differences: Vec<Difference>,
+    matched: u64,
+    shared_links: u64,
+}
+
+/// A file of the real WAT data, in the directory `RELINK_REAL_WAT` names.
+fn corpus(name: &str) -> std::path::PathBuf {
+    let dir = std::env::var_os("RELINK_REAL_WAT").expect(
+        "RELINK_REAL_WAT names the directory of the real WAT data (fixtures/real-wat/README)",
+    );
+    let path = Path::new(&dir).join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: fixtures/real-wat/MANIFEST.tsv says where it comes from",
+        path.display()
+    );
+    path
+}
+
+/// Runs relink's `--list --format wat` on `warc` and compares the WAT file
+/// with `theirs`.
+fn compare(warc: &str, theirs: &str) -> Comparison {
+    let source = corpus(warc);
+    let wat = relink(
+        &["--list", "--format", "wat", "-q", source.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&wat);
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join("ours.wat.gz");
+    std::fs::write(&ours, &wat.stdout).unwrap();
+    let python = crate::python();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/relink/real_wat.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(corpus(theirs))
+        .arg(&ours)
+        .output()
+        .unwrap_or_else(|e| panic!("{} is needed to read WAT files ({e})", python.display()));
+    match out.status.code() {
+        Some(0) => {}
+        Some(2) => panic!(
+            "warcio is needed to read WAT files: set RELINK_TEST_PYTHON to a Python that has it ({} has not)",
+            python.display()
+        ),
+        _ => panic!(
+            "comparing {warc} with {theirs}:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+    let report: Value = serde_json::from_slice(&out.stdout).expect("the comparison's json");
+    let differences = report["differences"]
+        .as_array()
+        .expect("differences")
+        .iter()
+        .map(|row| Difference {
+            source: theirs.to_owned(),
+            target: row[0].as_str().unwrap().to_owned(),
+            kind: row[1].as_str().unwrap().to_owned(),
+            value: row[2].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    Comparison {
+        differences,
+        matched: report["matched"].as_u64().unwrap(),
+        shared_links: report["shared_links"].as_u64().unwrap(),
+    }
+}
+
+/// Whether a row of the table (`source`, `target`, `kind`, `value`) covers
+/// a difference: `*` is any source or target; a `key` row covers its key
+/// path and the paths under it; a link row whose value has no space covers
+/// every URL of that path; other values cover the values they begin.
+fn covers(row: &[String], difference: &Difference) -> bool {
+    let any = |field: &String, value: &String| field == "*" || field == value;
+    if !any(&row[0], &difference.source)
+        || !any(&row[1], &difference.target)
+        || row[2] != difference.kind
+    {
+        return false;
+    }
+    let (pattern, value) = (&row[3], &difference.value);
+    match difference.kind.as_str() {
+        "key" => {
+            value == pattern
+                || value.starts_with(&format!("{pattern}."))
+                || value.starts_with(&format!("{pattern}["))
+        }
+        "link-missing" | "link-extra" if !pattern.contains(' ') => {
+            value.split(' ').next() == Some(pattern.as_str())
+        }
+        _ => value.starts_with(pattern.as_str()),
+    }
+}
+
+#[test]
+#[ignore = "needs real WAT records: RELINK_REAL_WAT=DIR (see fixtures/real-wat/README)"]
+fn relinks_wat_records_agree_with_real_ones_but_for_the_known_differences() {
+    let rows = table("real-wat-differences.tsv", 6);
+    let mut differences = Vec::new();
+    for (warc, theirs) in SOURCES {
+        let comparison = compare(warc, theirs);
+        assert!(comparison.matched > 0, "{theirs}: no record matched");
+        differences.extend(comparison.differences);
+    }
+    let unknown: Vec<&Difference> = differences
+        .iter()
+        .filter(|d| !rows.iter().any(|row| covers(row, d)))
+        .collect();
+    let unseen: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|row| !differences.iter().any(|d| covers(row, d)))
+        .collect();
+    assert!(
+        unknown.is_empty() && unseen.is_empty(),
+        "differences not in fixtures/real-wat-differences.tsv:\n{}\nrows of it no longer seen:\n{}",
+        unknown
+            .iter()
+            .map(|d| format!("{}\t{}\t{}\t{}", d.source, d.target, d.kind, d.value))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        unseen
+            .iter()
+            .map(|row| row[..4].join("\t"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+}
+
+/// The comparison is not empty: on the Wikipedia page that Common Crawl
+/// crawled, and on the extractor's link test pages, the links both list
+/// are many, so their `path` and `url` values are compared one for one.
+#[test]
+#[ignore = "needs real WAT records: RELINK_REAL_WAT=DIR (see fixtures/real-wat/README)"]
+fn the_real_pages_share_their_links_with_relinks_records() {
+    let wikipedia = compare("whirlwind.warc.gz", "whirlwind.wat.jsonl");
+    assert!(wikipedia.shared_links >= 200, "{}", wikipedia.shared_links);
+    let tests = compare(
+        "link-extraction-test.warc",
+        "link-extraction-test.wat.jsonl",
+    );
+    assert!(tests.matched >= 10, "{}", tests.matched);
+    assert!(tests.shared_links >= 20, "{}", tests.shared_links);
+}
