@@ -591,7 +591,10 @@ impl Walk<'_, '_, '_> {
         let attributes: Vec<(&'static str, String)> =
             LinkDetails::NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
         let text = (local == "a").then(|| crate::html::rewrite::anchor_text(after));
-        self.r.details = (!attributes.is_empty() || text.is_some()).then(|| Box::new(LinkDetails { attributes, text }));
+        // (An XHTML link's landmark is not looked for: the XML reader keeps
+        // no stack of element names.)
+        self.r.details = (!attributes.is_empty() || text.is_some())
+            .then(|| Box::new(LinkDetails { attributes, text, context: None }));
     }
 
     /// The base of an element: its parent's, or the one its `xml:base`
