@@ -119,7 +119,8 @@ pub fn sniff_with(
     if let Some(encoding) = declared(bytes) {
         return sniffed(encoding, EncodingSource::Declared);
     }
-    if std::str::from_utf8(bytes).is_ok() {
+    // (encoding_rs's validator, the one decoding takes: vector code.)
+    if Encoding::utf8_valid_up_to(bytes) == bytes.len() {
         sniffed(UTF_8, EncodingSource::Utf8Default)
     } else {
         sniffed(fallback, EncodingSource::Fallback)
@@ -245,7 +246,10 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
         return false;
     };
     let mut budget = rest.len();
-    for found in memchr::memchr_iter(b'<', rest) {
+    // Every `<meta` starts with one of these: a search for the pair passes
+    // over the `<` of scripts and markup that start no `meta`.
+    let starts = memchr::memmem::find_iter(rest, b"<m").chain(memchr::memmem::find_iter(rest, b"<M"));
+    for found in starts {
         let start = at + found;
         if !is_meta_start(bytes, start) {
             continue;
