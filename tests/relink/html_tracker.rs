@@ -312,6 +312,36 @@ fn completes_as_html5ever(cases: &[&str]) {
     }
 }
 
+/// Script and style text ends where html5ever ends it, whatever `<` and
+/// `</` it holds: the tokenizer reads a `<` that cannot start the end tag
+/// as text without leaving the state.
+#[test]
+fn the_tracker_ends_raw_text_where_html5ever_does() {
+    completes_as_html5ever(&[
+        "<script>if (a<b && c</d) x='<a href=y>z</a>'</script><a href=q>",
+        "<script>x</scriptx></script ><p>",
+        "<script>x</SCRIPT\t><p>",
+        "<script>x</script/><p>",
+        "<script>x</scrip></script\n><p>",
+        "<script>x</ script></script><p>",
+        "<script>a<!--b</script>c--></script><p>",
+        "<script>a<!--<script>b</script>c--></script><p>",
+        "<script>s</",
+        "<script>s</scr",
+        "<script>s</script",
+        "<script>s<",
+        "<style>a{b:c}</</styl></style>/<p>",
+        "<style>a<!--b</style><p>",
+        "<style>x</STYLE><p>",
+        "<textarea>a</b</textarea><p>",
+        "<title>a</b<c</title><p>",
+        "<xmp>a</x</xmp><p>",
+        "<noembed>a</b</noembed><p>",
+        "<iframe>a</b</iframe><p>",
+        "<script>\0<</script><p>",
+    ]);
+}
+
 /// `select` as html5ever parses it, in body (the customizable `select`:
 /// no "in select" mode): its options and groups, a `select`, `input` or
 /// `hr` inside it, and one in a table cell.

@@ -300,12 +300,19 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state.
     fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
         let start = self.pos;
-        let Some(i) = memchr2(b'<', 0, &self.bytes[start..]) else {
-            self.chars(start, self.bytes.len());
-            self.pos = self.bytes.len();
-            return self.emit_eof();
+        let mut from = start;
+        let at = loop {
+            let Some(i) = memchr2(b'<', 0, &self.bytes[from..]) else {
+                self.chars(start, self.bytes.len());
+                self.pos = self.bytes.len();
+                return self.emit_eof();
+            };
+            let at = from + i;
+            match self.text_lt(at, raw) {
+                Some(next) => from = next,
+                None => break at,
+            }
         };
-        let at = start + i;
         self.chars(start, at);
         self.pos = at + 1;
         if self.bytes[at] == b'<' {
@@ -316,6 +323,33 @@ impl<S: Sink> Tokenizer<'_, S> {
             self.state = here;
         }
         Flow::Go
+    }
+
+    /// Where RAWTEXT or script data goes on as text after the `<` at
+    /// `at`, when what follows it surely makes it text: any character but
+    /// `/`, or `!` in script data, and a `</` not followed by the name of
+    /// the last start tag and an end (white space, `/`, `>`), which no end
+    /// tag can then be (§13.2.5.9 to §13.2.5.17 emit those characters as
+    /// they are and read on in the same state). `None` leaves the `<` to
+    /// the states. Only without parse errors to report, which the states
+    /// give in order with the characters.
+    #[inline]
+    fn text_lt(&self, at: usize, raw: Raw) -> Option<usize> {
+        if S::PARSE_ERRORS || self.bytes[at] != b'<' {
+            return None;
+        }
+        match self.bytes.get(at + 1)? {
+            b'!' if raw == Raw::ScriptData => None,
+            b'/' => {
+                let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
+                let rest = &self.bytes[at + 2..];
+                let after = rest.get(name.len())?;
+                let may_end = rest[..name.len()].eq_ignore_ascii_case(name)
+                    && (is_tree_space(*after) || matches!(after, b'/' | b'>'));
+                (!may_end && !name.is_empty()).then_some(at + 2)
+            }
+            _ => Some(at + 1),
+        }
     }
 
     /// §13.2.5.5 PLAINTEXT state.
