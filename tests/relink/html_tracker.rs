@@ -313,10 +313,12 @@ fn completes_as_html5ever(cases: &[&str]) {
 }
 
 /// Script and style text ends where html5ever ends it, whatever `<` and
-/// `</` it holds: the tokenizer reads a `<` that cannot start the end tag
-/// as text without leaving the state.
+/// `</` it holds (the tokenizer reads a `<` that cannot start the end tag
+/// as text without leaving the state), and a reference in text is white
+/// space or not as html5ever reads it (a numeric one whose number is not
+/// white space's is not looked up).
 #[test]
-fn the_tracker_ends_raw_text_where_html5ever_does() {
+fn the_tracker_reads_raw_text_and_references_as_html5ever_does() {
     completes_as_html5ever(&[
         "<script>if (a<b && c</d) x='<a href=y>z</a>'</script><a href=q>",
         "<script>x</scriptx></script ><p>",
@@ -339,6 +341,17 @@ fn the_tracker_ends_raw_text_where_html5ever_does() {
         "<noembed>a</b</noembed><p>",
         "<iframe>a</b</iframe><p>",
         "<script>\0<</script><p>",
+    ]);
+    // White space or not, as references in text decide where elements go.
+    completes_as_html5ever(&[
+        "&#32;<title>x</title>",
+        "&#33;<title>x</title>",
+        "&#x;<title>x</title>",
+        "<head>&#10;&#x0C;&#0013;&#9<title>x</title>",
+        "<head>&#65;<title>x</title>",
+        "<head>&#4294967328;<title>x</title>",
+        "<head>&Tab;&NewLine;<title>x</title>",
+        "<table>&#32;&#x0a;&#9<tr><td>x</table>",
     ]);
 }
 

@@ -81,13 +81,37 @@ static ENDS_NAME: [u8; 256] = {
 const TAG_NAME: u8 = 1;
 const ATTR_NAME: u8 = 2;
 
-/// Whether a `&` in text followed by `next` stands for text other than
+/// Whether a `&` in text followed by `rest` stands for text other than
 /// white space, whatever follows: itself, or a named reference, of which
-/// only `&Tab;` and `&NewLine;` stand for white space. A numeric reference
-/// may stand for white space.
+/// only `&Tab;` and `&NewLine;` stand for white space, or a numeric
+/// reference whose number is not that of white space (9, 10, 12, 13 or
+/// 32: any other, 0 and those past Unicode included, is a character that
+/// is not, §13.2.5.80), or `&#` with no digits, which is itself.
 #[inline]
-fn surely_other(next: Option<&u8>) -> bool {
-    next.is_none_or(|&b| b != b'#' && b != b'T' && b != b'N')
+fn surely_other(rest: &[u8]) -> bool {
+    match rest.first() {
+        Some(b'T' | b'N') => false,
+        Some(b'#') => numeric_surely_other(&rest[1..]),
+        _ => true,
+    }
+}
+
+/// [`surely_other`] after `&#`.
+fn numeric_surely_other(rest: &[u8]) -> bool {
+    let (radix, digits) = match rest.first() {
+        Some(b'x' | b'X') => (16, &rest[1..]),
+        _ => (10, rest),
+    };
+    let mut value: u32 = 0;
+    let mut any = false;
+    for &b in digits {
+        let Some(digit) = char::from(b).to_digit(radix) else {
+            break;
+        };
+        value = value.saturating_mul(radix).saturating_add(digit);
+        any = true;
+    }
+    !any || !matches!(value, 9 | 10 | 12 | 13 | 32)
 }
 
 /// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
@@ -257,7 +281,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 self.tag_start = at;
                 return self.tag_open();
             }
-            b'&' if !S::PARSE_ERRORS && self.lean && surely_other(self.bytes.get(self.pos)) => {
+            b'&' if !S::PARSE_ERRORS && self.lean && surely_other(&self.bytes[self.pos..]) => {
                 self.chars(at, at + 1);
             }
             b'&' => self.character_reference(false),
@@ -1852,7 +1876,7 @@ impl<S: Sink> Tokenizer<'_, S> {
 
 #[cfg(test)]
 mod tests {
-    use super::find_byte;
+    use super::{find_byte, surely_other};
     use proptest::prelude::*;
 
     proptest! {
@@ -1862,6 +1886,16 @@ mod tests {
             needle in prop_oneof![Just(b'"'), Just(b'\''), any::<u8>()],
         ) {
             prop_assert_eq!(find_byte(&hay, needle), hay.iter().position(|&b| b == needle));
+        }
+    }
+
+    #[test]
+    fn a_reference_that_may_be_white_space_is_left_to_the_states() {
+        for rest in ["#32;", "#x20", "#X0a;", "#0009", "#13", "#12;", "#10", "Tab;", "NewLine;"] {
+            assert!(!surely_other(rest.as_bytes()), "{rest}");
+        }
+        for rest in ["#33;", "#x21", "#;", "#x;", "#xg", "#4294967328;", "#0", "amp;", "", " ", "#x1F600"] {
+            assert!(surely_other(rest.as_bytes()), "{rest}");
         }
     }
 }
