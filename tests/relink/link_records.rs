@@ -223,6 +223,55 @@ fn wat_links(wat: &[u8], source: &Path) -> Vec<WatLink> {
     serde_json::from_slice(&out.stdout).expect("the reader's json")
 }
 
+/// The Python block of docs/spark.md that reads a WAT record as
+/// cc-pyspark does, run over the WAT file of `site.warc.gz`: it gives the
+/// links `wat_reader.py` reads under those key paths, each by `abs` where
+/// relink has it.
+#[test]
+fn the_spark_guides_wat_reading_gives_what_common_crawls_key_paths_hold() {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/spark.md"))
+            .unwrap();
+    let block = guide
+        .split("```python\n")
+        .find(|b| b.contains("def links_of_wat"))
+        .and_then(|b| b.split("```").next())
+        .expect("docs/spark.md: the block that reads a WAT record");
+    let source = fixture("warc/site.warc.gz");
+    let wat = relink(
+        &["--list", "--format", "wat", "-q", source.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&wat);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("site.wat.gz");
+    std::fs::write(&path, &wat.stdout).unwrap();
+    let driver = format!(
+        "{block}\nimport sys\nwith open(sys.argv[1], 'rb') as s:\n    \
+         print(json.dumps([[u, p] for _, u, p in links_of_wat(s)]))\n"
+    );
+    let out = Command::new(crate::python())
+        .args(["-c", &driver])
+        .arg(&path)
+        .output()
+        .expect("a Python with warcio (RELINK_TEST_PYTHON)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut got: Vec<(String, String)> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut want: Vec<(String, String)> = wat_links(&wat.stdout, &source)
+        .into_iter()
+        .filter(|l| !l.4 && l.3 != "BASE@/href")
+        .map(|l| (l.2.unwrap_or(l.1), l.3))
+        .collect();
+    got.sort();
+    want.sort();
+    assert!(want.len() > 20, "{want:?}");
+    assert_eq!(got, want);
+}
+
 #[test]
 fn a_wat_file_read_as_common_crawls_readers_do_gives_the_listed_links() {
     let source = fixture("warc/site.warc.gz");
