@@ -194,9 +194,10 @@ fn rows() {
         .collect();
     let relink = env!("CARGO_BIN_EXE_relink");
     let dir = tempfile::tempdir().unwrap();
-    let modes: [(&str, &[&str]); 6] = [
+    let modes: [(&str, &[&str]); 7] = [
         ("--list", &["--list"]),
         ("json", &["--list", "--format", "json"]),
+        ("wat", &["--list", "--format", "wat"]),
         ("--check", &["--check"]),
         ("--dry-run", &["--dry-run"]),
         ("-o", &["-o"]),
@@ -335,11 +336,16 @@ fn archives() {
     let relink = env!("CARGO_BIN_EXE_relink");
     let dir = tempfile::tempdir().unwrap();
     println!("peak RSS of relink -j 1 on archives");
-    let jobs: [(&str, &str, &[&str]); 4] = [
+    let jobs: [(&str, &str, &[&str]); 5] = [
         (
             "--list --format json",
             "warc",
             &["--list", "--format", "json"],
+        ),
+        (
+            "--list --format wat",
+            "warc",
+            &["--list", "--format", "wat"],
         ),
         ("--list", "mbox", &["--list"]),
         ("rewrite to -o", "mbox", &[]),
