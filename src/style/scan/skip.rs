@@ -30,8 +30,20 @@ const fn is_significant(b: u8) -> bool {
         | (b == b'<')
 }
 
-/// How many bytes one step of [`first_where`] looks at.
+/// How many bytes one vector compare of [`first_where`] looks at.
 const LANE: usize = 16;
+
+/// The flags of the bytes of `lane` (`stop` of each), as one word.
+#[inline(always)]
+fn lane_word(lane: &[u8; LANE], stop: &impl Fn(u8) -> u8) -> u128 {
+    // One flag byte for each byte, tested as one word: the form that the
+    // compiler turns into a few vector compares for the lane.
+    let mut flags = [0u8; LANE];
+    for (flag, &b) in flags.iter_mut().zip(lane) {
+        *flag = stop(b);
+    }
+    u128::from_le_bytes(flags)
+}
 
 /// Where the first byte at or after `from` is for which `stop` is not 0,
 /// or the end. `stop` must be a few compares and bit operations, with no
@@ -42,15 +54,11 @@ const LANE: usize = 16;
 fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
     let mut at = from;
     let rest = bytes.get(from..).unwrap_or_default();
+    // One lane a step: the next stop is a few lanes away at most, as a
+    // rule, and a wider step would read past it.
     let (lanes, tail) = rest.as_chunks::<LANE>();
     for lane in lanes {
-        // One flag byte for each byte, tested as one word: the form that
-        // the compiler turns into a few vector compares for the lane.
-        let mut flags = [0u8; LANE];
-        for (flag, &b) in flags.iter_mut().zip(lane) {
-            *flag = stop(b);
-        }
-        let word = u128::from_le_bytes(flags);
+        let word = lane_word(lane, &stop);
         if word != 0 {
             return at + (word.trailing_zeros() / 8) as usize;
         }
@@ -80,12 +88,6 @@ pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     })
 }
 
-/// Whether `b` may be part of a name (CSS Syntax 3, 4.3.12): ASCII letters
-/// and digits, `-`, `_`, NUL and every byte of a non-ASCII character.
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == 0 || b >= 0x80
-}
-
 /// Where the token to read again starts, for the `(` at `open`, when
 /// `from` is the start of a token and no byte of `from..open` is
 /// significant: the start of the function name that the `(` ends, if it
@@ -100,10 +102,9 @@ fn is_name_byte(b: u8) -> bool {
 /// identifier (a digit or `-` and a digit start a number, which runs on as
 /// a dimension or another number to the `(`).
 pub(super) fn token_start(bytes: &[u8], from: usize, open: usize) -> usize {
-    let mut start = open;
-    while start > from && is_name_byte(bytes[start - 1]) {
-        start -= 1;
-    }
+    let before = bytes.get(from..open).unwrap_or_default();
+    let run = before.iter().rev().take_while(|&&b| super::NAME_BYTE[usize::from(b)]).count();
+    let start = open - run;
     if start == open || (start > from && bytes[start - 1] == b'#') {
         return open;
     }
