@@ -218,6 +218,11 @@ impl Scanner<'_> {
         }
         let name = start..self.at;
         self.at += 1;
+        // Most functions are none of those that take URLs: a name with no
+        // escape is one of them only if as long (`text_is`).
+        if !matches!(name.len(), 3 | 9 | 17) && !self.bytes[name.clone()].contains(&b'\\') {
+            return Token::Open(Context::Plain, b')');
+        }
         let is = |want: &str| self.text_is(name.clone(), want);
         if is("url") {
             let inner = self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
