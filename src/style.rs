@@ -437,6 +437,7 @@ mod tests {
         "url(a\x01)", "url( a.png )", "url(\\61 )", "\x0c", "\r", "\t", "*/",
         "\"\\\n\"", "'\n", "\"a\\\"", "\"\0\"", "\\0", "\\110000 ", "\\d800 ",
         "\u{1F600}", "\\\u{1F600}", "url(\u{e9})", "--", "-\\\n", "@-", "@\\\n",
+        "/***/", "/* ** */", "**/", "***", "|", "url(aaaaaaaaaaaaaaaaaaaa\\) b)", "'aaaaaaaaaaaaaaaaaaaa\\'",
     ];
 
     proptest::proptest! {
@@ -523,13 +524,50 @@ mod tests {
         /// Long text of name bytes and the bytes around them: the same.
         #[test]
         fn skipping_reads_any_text_as_every_token_is_read(
-            css in "(url\\(|src\\(|[ulrsc\\-_#%!<>.+@eE0-9 ()'\"\\\\/*{}\\[\\]\u{0}\u{e9}]){0,120}"
+            css in "(url\\(|src\\(|[ulrsc\\-_#%!<>.+@eE0-9 ()'\"\\\\/*{}\\[\\]|\u{0}\u{e9}]){0,120}"
         ) {
             let (mut skipped, mut every) = (Vec::new(), Vec::new());
             scan::each_url(&css, &mut |u| skipped.push(u));
             scan::each_url_token_by_token(&css, &mut |u| every.push(u));
             proptest::prop_assert_eq!(&skipped, &every);
             proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
+    /// The bytes that stop the searches of `scan` (or that sit next to
+    /// them in the byte ranges the searches test), and bytes they pass.
+    const STOPS: &[&str] = &[
+        " ", "\t", "\n", "\r", "\x0c", "\x0b", "\0", "\x01", "\x1f", "!", "\"", "'", "(", ")", "*", "\\",
+        "\\)", "\\\\", "\\\n", "\\61 ", "\x7f", "\u{e9}", "[", "]", "{", "}", "|", "z", "/", "/*", "**/", "@",
+        "<", ">", "&", "?", "#", "%",
+    ];
+
+    /// Each stop at each place of a long unquoted URL, string, comment and
+    /// run of names (so in a whole lane of the searches and in the bytes
+    /// after the last): skipping finds what reading every token finds,
+    /// and what cssparser's tokenizer finds.
+    #[test]
+    fn the_searches_stop_where_every_token_is_read() {
+        for stop in STOPS {
+            for at in 0..40 {
+                let (a, b) = ("a".repeat(at), "b".repeat(40 - at));
+                for css in [
+                    format!("p{{x:url({a}{stop}{b}) url(c)}}"),
+                    format!("p{{x:url( {a}{stop}{b} )}} url(c)"),
+                    format!("@import '{a}{stop}{b}'; url(c)"),
+                    format!("@import \"{a}{stop}{b}\"; url(c)"),
+                    format!("p{{x:url({a}{stop}{b}"),
+                    format!("@import '{a}{stop}{b}"),
+                    format!("/*{a}{stop}{b}*/url(c) /*{a}*{stop}"),
+                    format!("{a}{stop}{b} x{a}(url({a}) {a}{stop}url(d)"),
+                ] {
+                    let (mut skipped, mut every) = (Vec::new(), Vec::new());
+                    scan::each_url(&css, &mut |u| skipped.push(u));
+                    scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+                    assert_eq!(skipped, every, "{css:?}");
+                    assert_eq!(skipped, urls_parsed(&css), "{css:?}");
+                }
+            }
         }
     }
 

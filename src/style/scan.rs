@@ -36,6 +36,17 @@ struct Level {
 }
 
 impl Level {
+    /// A block or function just opened, which `close` ends.
+    fn open(close: u8, context: Context, silent: bool) -> Self {
+        Level {
+            close: Some(close),
+            context,
+            after_import: false,
+            seen_argument: false,
+            silent,
+        }
+    }
+
     /// Whether the tokens that do not matter may be skipped: what they
     /// change (a string after `@import`, or first in `url(` or `src(`, is
     /// a URL only when no such token comes between) is already settled.
@@ -207,6 +218,11 @@ impl Scanner<'_> {
         }
         let name = start..self.at;
         self.at += 1;
+        // Most functions are none of those that take URLs: a name with no
+        // escape is one of them only if as long (`text_is`).
+        if !matches!(name.len(), 3 | 9 | 17) && !self.bytes[name.clone()].contains(&b'\\') {
+            return Token::Open(Context::Plain, b')');
+        }
         let is = |want: &str| self.text_is(name.clone(), want);
         if is("url") {
             let inner = self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
@@ -230,6 +246,8 @@ impl Scanner<'_> {
     /// that is not white space, as cssparser reads it.
     fn unquoted_url(&mut self) -> Token {
         loop {
+            // The bytes that are only part of the URL are searched over.
+            self.at = skip::url_stop(self.bytes, self.at);
             let Some(b) = self.byte(self.at) else {
                 return Token::UnquotedUrl { bad: false };
             };
@@ -312,8 +330,9 @@ impl Scanner<'_> {
         }
     }
 
-    /// The next token from `self.at`, which is not the end. The byte that
-    /// starts it decides, as in section 4.3.1.
+    /// The next token from `self.at`, which is not the end and not a
+    /// bracket (`walk` reads those). The byte that starts it decides, as in
+    /// section 4.3.1.
     fn token(&mut self) -> Token {
         let b = self.bytes[self.at];
         if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
@@ -331,18 +350,6 @@ impl Scanner<'_> {
                 Token::Skip
             }
             b'"' | b'\'' => self.string(),
-            b'(' => {
-                self.at += 1;
-                Token::Open(Context::Plain, b')')
-            }
-            b'[' => {
-                self.at += 1;
-                Token::Open(Context::Plain, b']')
-            }
-            b'{' => {
-                self.at += 1;
-                Token::Open(Context::Plain, b'}')
-            }
             b'0'..=b'9' => {
                 self.numeric();
                 Token::Other
@@ -483,9 +490,26 @@ fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
             }
         }
         let start = s.at;
-        if level.close == Some(s.bytes[start]) {
+        let b = s.bytes[start];
+        if level.close == Some(b) {
             s.at += 1;
             levels.pop();
+            continue;
+        }
+        if matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}') {
+            // A block, or the end of a block that is not this one (a
+            // delimiter): read here, without the steps of a token.
+            s.at += 1;
+            level.after_import = false;
+            level.seen_argument = true;
+            let close = match b {
+                b'(' => b')',
+                b'[' => b']',
+                b'{' => b'}',
+                _ => continue,
+            };
+            let silent = level.silent || depth >= MAX_CSS_NESTING;
+            levels.push(Level::open(close, Context::Plain, silent));
             continue;
         }
         let string_is_url = !level.silent
@@ -519,13 +543,9 @@ fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
                     quoting: CssQuoting::Unquoted,
                 });
             }
-            Token::Open(context, close) => levels.push(Level {
-                close: Some(close),
-                context,
-                after_import: false,
-                seen_argument: false,
-                silent: silent || depth >= MAX_CSS_NESTING,
-            }),
+            Token::Open(context, close) => {
+                levels.push(Level::open(close, context, silent || depth >= MAX_CSS_NESTING));
+            }
             _ => {}
         }
     }
