@@ -3,6 +3,7 @@
 //! places, outermost first), and the outcome of one document. One type of
 //! each, shown by the command line and converted by the Python package.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use encoding_rs::Encoding;
@@ -395,6 +396,9 @@ pub struct RecordName {
 /// assert_eq!((entity.headers_length, entity.length), (heads.http.len(), b"<a href=b>b</a>".len()));
 /// assert_eq!(entity.trailing_slop, 0);
 /// assert_eq!(entity.digest, "sha1:6QAIZVDM7SIXYDF5BZQRFVFXPLMG2QCM");
+/// let block = heads.block.as_ref().unwrap();
+/// assert_eq!((block.header_length, block.length), (head.len(), page.len()));
+/// assert_eq!((block.trailing_slop, block.offset, block.compressed), (4, Some(0), false));
 /// // Not kept unless asked.
 /// let out = Rewriter::new().rewrite(&archive)?;
 /// assert!(out.rows()[0].record.as_ref().unwrap().heads.is_none());
@@ -421,6 +425,8 @@ pub struct RecordHeads {
 /// block and of what follows the block, and the block's SHA-1, what a
 /// Common Crawl WAT record's `WARC-Header-Length`, `Actual-Content-Length`,
 /// `Trailing-Slop-Length` and `Block-Digest` say of it.
+///
+/// See the example of [`RecordHeads`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordBlock {
     /// The head's length in bytes: version line, fields and blank line.
@@ -519,5 +525,110 @@ impl LinkRow {
         }
         out.push_str(&format!("{}:{}", self.link.line, self.link.column));
         out
+    }
+}
+
+/// The text of a `title` whose start tag ends where `after` begins (RCDATA:
+/// up to the first `</title` followed by white space, `/` or `>`, ASCII
+/// case-insensitive), `decode`d (the reader's character references) and
+/// white space collapsed, as `document.title` gives it (HTML, "The title
+/// element"). The HTML and XML readers share it, each with its decoder.
+pub(crate) fn title_text(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
+    let bytes = after.as_bytes();
+    let end = (0..bytes.len())
+        .find(|&i| {
+            bytes[i..].len() >= 7
+                && bytes[i..i + 2] == *b"</"
+                && bytes[i + 2..i + 7].eq_ignore_ascii_case(b"title")
+                && bytes
+                    .get(i + 7)
+                    .is_none_or(|b| b"\t\n\x0c\r />".contains(b))
+        })
+        .unwrap_or(after.len());
+    let decoded = decode(&after[..end]);
+    let words: Vec<&str> = decoded.split_ascii_whitespace().collect();
+    words.join(" ")
+}
+
+/// The most characters of an anchor's text kept, as a WAT file keeps them.
+const ANCHOR_TEXT_CHARS: usize = 100;
+
+/// The text of an `<a>` whose start tag ends where `after` begins: up to
+/// its `</a` or the next `<a` (which closes it), whichever comes first, so
+/// that reading every anchor of a document reads each byte about once.
+/// Tags and comments are left out with nothing in their place (the text of
+/// `<b>char</b>acter` is `character`), `decode`d (the reader's references), no-break spaces
+/// taken as spaces and white space collapsed, as Common Crawl's WAT records
+/// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
+pub(crate) fn anchor_text(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
+    let mut plain = String::new();
+    let mut rest = after;
+    while let Some(open) = rest.find('<') {
+        plain.push_str(&rest[..open]);
+        let tag = &rest.as_bytes()[open + 1..];
+        let name = tag.strip_prefix(b"/").unwrap_or(tag);
+        let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+            && name
+                .get(1)
+                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
+        if is_a {
+            rest = "";
+            break;
+        }
+        let close = if tag.starts_with(b"!--") {
+            rest[open..].find("-->").map(|i| open + i + 3)
+        } else {
+            rest[open..].find('>').map(|i| open + i + 1)
+        };
+        rest = close.map_or("", |close| &rest[close..]);
+    }
+    plain.push_str(rest);
+    let decoded = decode(&plain);
+    let words: Vec<&str> = decoded
+        .split(|c: char| c.is_ascii_whitespace() || c == '\u{a0}')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn title_text_plain(after: &str) -> String {
+        title_text(after, |s| Cow::Borrowed(s))
+    }
+
+    fn anchor_text_plain(after: &str) -> String {
+        anchor_text(after, |s| Cow::Borrowed(s))
+    }
+
+    #[test]
+    fn a_titles_text_ends_at_its_end_tag() {
+        assert_eq!(title_text_plain(" A &amp;\n <b>B</b> </TITLE ><p>x"), "A &amp; <b>B</b>");
+        assert_eq!(title_text_plain("a</titles></title>"), "a</titles>");
+        assert_eq!(title_text_plain("no end"), "no end");
+        assert_eq!(title_text_plain("</title"), "");
+    }
+
+    #[test]
+    fn an_anchors_text_is_its_words_up_to_its_end() {
+        let cases = [
+            ("Next <b>page</b></a> after", "Next page"),
+            ("one\n  two <!-- <a> --> three</A>", "one two three"),
+            ("<abbr>HTML</abbr> spec</a>", "HTML spec"),
+            ("", ""),
+            ("unclosed <img src=x", "unclosed"),
+            // Elements join their text with nothing between, and no-break
+            // spaces are spaces, as Common Crawl's WAT records have it.
+            ("<b>char</b>acter</a>", "character"),
+            ("<span>1</span><span>Two</span></a>", "1Two"),
+            ("a\u{a0}\u{a0}b</a>", "a b"),
+        ];
+        for (after, text) in cases {
+            assert_eq!(anchor_text_plain(after), text, "{after:?}");
+        }
+        let long = "x".repeat(300) + "</a>";
+        assert_eq!(anchor_text_plain(&long).len(), ANCHOR_TEXT_CHARS);
     }
 }

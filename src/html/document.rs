@@ -38,7 +38,7 @@ pub struct Tag<'d> {
     pub element: Option<Element>,
     /// The innermost HTML landmark element (`nav`, `header`, `footer`,
     /// `aside`, `main`) that element is or lies in, when the parse found
-    /// them ([`super::tree::finds_landmarks`]; see
+    /// them ([`super::tokenizer::Attributes::finds_landmarks`]; see
     /// [`Tree::landmarks`]), else `None`.
     pub landmark: Option<Landmark>,
     attrs: &'d [AttrSpan],

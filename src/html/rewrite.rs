@@ -14,7 +14,7 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
-use crate::links::{HtmlHead, LinkDetails, Place, WarningKind};
+use crate::links::{HtmlHead, LinkDetails, Place, WarningKind, anchor_text, title_text};
 use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
@@ -275,7 +275,7 @@ impl Work<'_, '_> {
         if *tag.name == local_name!("title") {
             let head = self.r.out.head.get_or_insert_default();
             if head.title.is_none() {
-                head.title = Some(title_text(&text[tag.span.end..]));
+                head.title = Some(title_text(&text[tag.span.end..], decoded_text));
             }
         } else if *tag.name == local_name!("html") {
             // The document's language, as Common Crawl's WAT records give
@@ -579,7 +579,7 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
         .iter()
         .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
         .collect();
-    let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..]));
+    let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..], decoded_text));
     let context = tag.landmark.map(tree::Landmark::name);
     (!attributes.is_empty() || text.is_some() || context.is_some()).then(|| {
         Box::new(LinkDetails {
@@ -590,68 +590,10 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
     })
 }
 
-/// The text of a `title` whose start tag ends where `after` begins (RCDATA:
-/// up to the first `</title` followed by white space, `/` or `>`, ASCII
-/// case-insensitive), character
-/// references decoded and white space collapsed, as `document.title`
-/// gives it (HTML, "The title element").
-pub(crate) fn title_text(after: &str) -> String {
-    let bytes = after.as_bytes();
-    let end = (0..bytes.len())
-        .find(|&i| {
-            bytes[i..].len() >= 7
-                && bytes[i..i + 2] == *b"</"
-                && bytes[i + 2..i + 7].eq_ignore_ascii_case(b"title")
-                && bytes
-                    .get(i + 7)
-                    .is_none_or(|b| b"\t\n\x0c\r />".contains(b))
-        })
-        .unwrap_or(after.len());
-    let decoded = charref::decode_attribute(&after[..end]);
-    let words: Vec<&str> = decoded.text.split_ascii_whitespace().collect();
-    words.join(" ")
-}
-
-/// The most characters of an anchor's text kept, as a WAT file keeps them.
-const ANCHOR_TEXT_CHARS: usize = 100;
-
-/// The text of an `<a>` whose start tag ends where `after` begins: up to
-/// its `</a` or the next `<a` (which closes it), whichever comes first, so
-/// that reading every anchor of a document reads each byte about once.
-/// Tags and comments are left out with nothing in their place (the text of
-/// `<b>char</b>acter` is `character`), references decoded, no-break spaces
-/// taken as spaces and white space collapsed, as Common Crawl's WAT records
-/// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
-pub(crate) fn anchor_text(after: &str) -> String {
-    let mut plain = String::new();
-    let mut rest = after;
-    while let Some(open) = rest.find('<') {
-        plain.push_str(&rest[..open]);
-        let tag = &rest.as_bytes()[open + 1..];
-        let name = tag.strip_prefix(b"/").unwrap_or(tag);
-        let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
-            && name
-                .get(1)
-                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
-        if is_a {
-            rest = "";
-            break;
-        }
-        let close = if tag.starts_with(b"!--") {
-            rest[open..].find("-->").map(|i| open + i + 3)
-        } else {
-            rest[open..].find('>').map(|i| open + i + 1)
-        };
-        rest = close.map_or("", |close| &rest[close..]);
-    }
-    plain.push_str(rest);
-    let decoded = charref::decode_attribute(&plain);
-    let words: Vec<&str> = decoded
-        .text
-        .split(|c: char| c.is_ascii_whitespace() || c == '\u{a0}')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+/// Text as the HTML reader decodes it: character references, for a
+/// title's or an anchor's text ([`crate::links::title_text`]).
+fn decoded_text(text: &str) -> Cow<'_, str> {
+    charref::decode_attribute(text).text
 }
 
 fn needs_quotes(text: &str, raw: &str) -> bool {
@@ -775,33 +717,10 @@ mod tests {
     }
 
     #[test]
-    fn a_titles_text_ends_at_its_end_tag() {
-        assert_eq!(title_text(" A &amp;\n <b>B</b> </TITLE ><p>x"), "A & <b>B</b>");
-        assert_eq!(title_text("a</titles></title>"), "a</titles>");
-        assert_eq!(title_text("no end"), "no end");
-        assert_eq!(title_text("</title"), "");
-    }
-
-    #[test]
-    fn an_anchors_text_is_its_words_up_to_its_end() {
-        let cases = [
-            ("Next <b>page</b></a> after", "Next page"),
-            ("one\n  two <!-- <a> --> three</A>", "one two three"),
-            ("caf&eacute; &amp; co<a href=y>other</a>", "café & co"),
-            ("<abbr>HTML</abbr> spec</a>", "HTML spec"),
-            ("", ""),
-            ("unclosed <img src=x", "unclosed"),
-            // Elements join their text with nothing between, and no-break
-            // spaces are spaces, as Common Crawl's WAT records have it.
-            ("<b>char</b>acter</a>", "character"),
-            ("<span>1</span><span>Two</span></a>", "1Two"),
-            ("a&nbsp;b\u{a0}\u{a0}c</a>", "a b c"),
-        ];
-        for (after, text) in cases {
-            assert_eq!(anchor_text(after), text, "{after:?}");
-        }
-        let long = "x".repeat(300) + "</a>";
-        assert_eq!(anchor_text(&long).len(), ANCHOR_TEXT_CHARS);
+    fn titles_and_anchors_have_their_references_decoded() {
+        assert_eq!(title_text(" A &amp;\n <b>B</b> </TITLE ><p>x", decoded_text), "A & <b>B</b>");
+        assert_eq!(anchor_text("caf&eacute; &amp; co<a href=y>other</a>", decoded_text), "café & co");
+        assert_eq!(anchor_text("a&nbsp;b\u{a0}\u{a0}c</a>", decoded_text), "a b c");
     }
 
     #[test]

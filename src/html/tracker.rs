@@ -93,7 +93,7 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Resu
         lines: false,
         ..tokenizer::Options::default()
     };
-    let landmarks = super::tree::finds_landmarks(attributes);
+    let landmarks = attributes.finds_landmarks();
     let tracker = Tracker::new(&log, (kind, landmarks));
     let tracker = tokenizer::tokenize_into(src, tracker, &log, options);
     let (names, tree) = tracker.finish()?;

@@ -78,7 +78,7 @@ pub fn parse_in_chunks(
         lines: false,
         ..tokenizer::Options::default()
     };
-    let tracker = Tracker::in_chunks(&log, (kind, finds_landmarks(attributes)), on_chunk);
+    let tracker = Tracker::in_chunks(&log, (kind, attributes.finds_landmarks()), on_chunk);
     tokenizer::tokenize_into(src, tracker, &log, options).finish_chunks()
 }
 
@@ -118,15 +118,7 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         | Attributes::TreeBuilderAnyAttribute
         | Attributes::TreeBuilderHead => Arena::default(),
     };
-    parse_on(src, kind, attributes, arena.with_landmarks(finds_landmarks(attributes)))
-}
-
-/// Whether a parse with `attributes` finds each element's landmark
-/// ([`super::arena::Element::landmark`]): for a WAT file's links
-/// ([`Attributes::TreeBuilderHead`]), and in the reference parse the tests
-/// compare the tracker with ([`Attributes::All`]); never on the lean path.
-pub fn finds_landmarks(attributes: Attributes) -> bool {
-    matches!(attributes, Attributes::All | Attributes::TreeBuilderHead)
+    parse_on(src, kind, attributes, arena.with_landmarks(attributes.finds_landmarks()))
 }
 
 /// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena

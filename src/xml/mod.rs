@@ -552,8 +552,7 @@ impl Walk<'_, '_, '_> {
         Ok(())
     }
 
-    /// What an XHTML element says besides its links, as an HTML one's (see
-    /// [`crate::html::rewrite`]): the title, metas and language of the
+    /// What an XHTML element says besides its links, as an HTML one's: the title, metas and language of the
     /// document's head, and the attributes and text kept with the links of
     /// the element (set as the resolver's details until its end). `named`
     /// are its attributes' names and values as written; `after` is the
@@ -568,7 +567,7 @@ impl Walk<'_, '_, '_> {
             "title" => {
                 let head = self.r.out.head.get_or_insert_default();
                 if head.title.is_none() {
-                    head.title = Some(crate::html::rewrite::title_text(after));
+                    head.title = Some(crate::links::title_text(after, xml_text));
                 }
             }
             "html" => {
@@ -590,7 +589,7 @@ impl Walk<'_, '_, '_> {
         }
         let attributes: Vec<(&'static str, String)> =
             LinkDetails::NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
-        let text = (local == "a").then(|| crate::html::rewrite::anchor_text(after));
+        let text = (local == "a").then(|| crate::links::anchor_text(after, xml_text));
         // (An XHTML link's landmark is not looked for: the XML reader keeps
         // no stack of element names.)
         self.r.details = (!attributes.is_empty() || text.is_some())
@@ -1057,6 +1056,13 @@ fn escape_attribute(value: &str, quote: u8) -> String {
         }
     }
     out
+}
+
+/// Text of an XHTML page as XML reads it: its character and entity
+/// references unescaped (as written where one is not XML's), for a
+/// title's or an anchor's text.
+fn xml_text(text: &str) -> Cow<'_, str> {
+    quick_xml::escape::unescape(text).unwrap_or(Cow::Borrowed(text))
 }
 
 #[cfg(test)]

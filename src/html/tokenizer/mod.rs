@@ -120,6 +120,17 @@ pub enum Attributes {
     TreeBuilderHead,
 }
 
+impl Attributes {
+    /// Whether a parse with these attributes finds each element's landmark
+    /// ([`crate::html::arena::Element::landmark`]): for a WAT file's links
+    /// ([`Attributes::TreeBuilderHead`]), and in the reference parse the
+    /// tests compare the tracker with ([`Attributes::All`]); never on the
+    /// lean path.
+    pub fn finds_landmarks(self) -> bool {
+        matches!(self, Attributes::All | Attributes::TreeBuilderHead)
+    }
+}
+
 /// How the tokenizer starts.
 #[derive(Debug, Clone)]
 pub struct Options {
