@@ -303,6 +303,20 @@ def wat_name(url: str) -> str:
     return (name[:-3] if name.endswith(".gz") else name) + ".wat.gz"
 
 
+class NamedStream:
+    """A remote file as relink reads it, named as a local one is: a WAT
+    record's ``Container.Filename`` is the WARC file's name either way."""
+
+    def __init__(self, stream, name: str):
+        self.stream, self.name = stream, name
+
+    def read(self, size: int = -1) -> bytes:
+        return self.stream.read(size)
+
+    def close(self) -> None:
+        self.stream.close()
+
+
 def write_wat(url: str, output: str, rules: str) -> int:
     """Writes the WAT file of one WARC file into the folder OUTPUT, a local
     file whole or not at all, a remote one through fsspec; gives how many
@@ -311,7 +325,7 @@ def write_wat(url: str, output: str, rules: str) -> int:
 
     target = output.rstrip("/") + "/" + wat_name(url)
     path, out = local_path(url), local_path(target)
-    source = path if path is not None else open_remote(url)
+    source = path if path is not None else NamedStream(open_remote(url), url.rsplit("/", 1)[-1])
     try:
         if out is not None:
             return relink.wat(source, out, rules=rules)
