@@ -80,6 +80,37 @@ fn unclosed_metas(n: usize) -> Vec<u8> {
         .into_bytes()
 }
 
+/// A script of `</scrip` and `</script-` near misses, each read as text
+/// where it stands (thousands).
+fn script_near_misses(n: usize) -> Vec<u8> {
+    [
+        "<script>",
+        &"a</scrip b</script-c<d<!x ".repeat(n * 1000),
+        "</script>",
+    ]
+    .concat()
+    .into_bytes()
+}
+
+/// Tags of 15 attributes whose names share their first byte and length
+/// (each looked for among the others), thousands of tags.
+fn like_attribute_names(n: usize) -> Vec<u8> {
+    let tag: String = (0..15)
+        .map(|i| format!(" a{}=1", (b'a' + i) as char))
+        .collect();
+    format!("<p{tag} href=x>").repeat(n * 1000).into_bytes()
+}
+
+/// Text of numeric references, white space and not (thousands).
+fn numeric_references(n: usize) -> Vec<u8> {
+    [
+        "<body>",
+        &"&#32;&#x41;&#9&#;&#x;&#99999999999; ".repeat(n * 1000),
+    ]
+    .concat()
+    .into_bytes()
+}
+
 /// A case: its name, how it is built at a size, the first size, and what
 /// reads it.
 type Case = (&'static str, fn(usize) -> Vec<u8>, usize, Reader);
@@ -143,6 +174,24 @@ const CASES: &[Case] = &[
         "page of unclosed <meta> tags after 1024 bytes (thousands)",
         unclosed_metas,
         800,
+        Reader::Html,
+    ),
+    (
+        "script of end tag near misses (thousands)",
+        script_near_misses,
+        1000,
+        Reader::Html,
+    ),
+    (
+        "tags of attribute names alike in first byte and length (thousands)",
+        like_attribute_names,
+        100,
+        Reader::Html,
+    ),
+    (
+        "text of numeric references (thousands)",
+        numeric_references,
+        1000,
         Reader::Html,
     ),
     (
