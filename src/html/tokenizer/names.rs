@@ -94,18 +94,52 @@ pub(super) fn short_name_key(name: &[u8]) -> u64 {
     }
 }
 
-/// Defines [`short_tag_atom`] over the names given: a `match` on
-/// [`name_key`], which the compiler makes a tree of integer comparisons.
+/// How many bits of a name's key pick its slot in [`SLOTS`].
+const SLOT_BITS: u32 = 10;
+
+/// The multiplier of [`slot`], chosen so that no two names of
+/// [`short_tag_atoms!`] share a slot (building [`SLOTS`] fails to compile
+/// if they do: a name added may need another, found by trying odd numbers).
+const MULTIPLIER: u64 = 0x5c15_fb63_ac73_e4dd;
+
+/// The slot of a key: the top bits of its product with [`MULTIPLIER`].
+const fn slot(key: u64) -> usize {
+    (key.wrapping_mul(MULTIPLIER) >> (64 - SLOT_BITS)) as usize
+}
+
+/// For each slot, one more than the index of the name in it, or 0: a
+/// perfect hash of the names, so that a tag's atom is found by one
+/// multiplication and one comparison, with no tree of comparisons whose
+/// branches the processor mispredicts.
+static SLOTS: [u8; 1 << SLOT_BITS] = {
+    let mut slots = [0u8; 1 << SLOT_BITS];
+    let mut i = 0;
+    while i < SHORT_KEYS.len() {
+        let at = slot(SHORT_KEYS[i]);
+        assert!(slots[at] == 0, "two tag names share a slot: change MULTIPLIER");
+        assert!(i < u8::MAX as usize);
+        slots[at] = i as u8 + 1;
+        i += 1;
+    }
+    slots
+};
+
+/// The static atom of a common tag name of at most eight bytes, by its
+/// [`name_key`].
+pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
+    let index = usize::from(SLOTS[slot(key)]).checked_sub(1)?;
+    (SHORT_KEYS[index] == key).then(|| SHORT_ATOMS[index].clone())
+}
+
+/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in the
+/// same order.
 macro_rules! short_tag_atoms {
     ($($id:ident = $name:tt,)*) => {
-        /// The static atom of a common tag name of at most eight bytes.
-        pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
-            $(const $id: u64 = name_key($name.as_bytes());)*
-            Some(match key {
-                $($id => local_name!($name),)*
-                _ => return None,
-            })
-        }
+        /// The key ([`name_key`]) of each name.
+        const SHORT_KEYS: &[u64] = &[$(name_key($name.as_bytes()),)*];
+
+        /// The static atom of each name.
+        static SHORT_ATOMS: &[LocalName] = &[$(local_name!($name),)*];
 
         /// Every name [`short_tag_atom`] knows.
         #[cfg(test)]
