@@ -345,8 +345,8 @@ fn side(relink: bool, site: &Path, out: &Path) -> Command {
     }
 }
 
-/// The CPU time (user + system) of the children waited for so far.
-fn children_cpu() -> Duration {
+/// The CPU time of the children waited for so far: user and system.
+fn children_cpu() -> (Duration, Duration) {
     // SAFETY: getrusage writes into the zeroed struct it is given.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
@@ -354,15 +354,15 @@ fn children_cpu() -> Duration {
         usage
     };
     let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    time(usage.ru_utime) + time(usage.ru_stime)
+    (time(usage.ru_utime), time(usage.ru_stime))
 }
 
 /// Runs `command`, which must succeed and write a file for each of
-/// `files` into `out`; its CPU time.
-fn run_side(mut command: Command, out: &Path, files: usize) -> Duration {
+/// `files` into `out`; its CPU time, user and system.
+fn run_side(mut command: Command, out: &Path, files: usize) -> (Duration, Duration) {
     let before = children_cpu();
     let status = command.status().unwrap();
-    let cpu = children_cpu() - before;
+    let after = children_cpu();
     assert!(status.success(), "{command:?}");
     assert_eq!(
         std::fs::read_dir(out).unwrap().count(),
@@ -370,7 +370,7 @@ fn run_side(mut command: Command, out: &Path, files: usize) -> Duration {
         "{command:?}"
     );
     std::fs::remove_dir_all(out).unwrap();
-    cpu
+    (after.0 - before.0, after.1 - before.1)
 }
 
 /// The instructions `command` runs under `valgrind --tool=callgrind`
@@ -401,15 +401,17 @@ fn processes(corpus: &Corpus) {
     }
     let files = corpus.files.len();
     let (out, peer_out) = (dir.path().join("out"), dir.path().join("peer"));
-    let mut rounds: Vec<(Duration, Duration)> = (0..ROUNDS)
+    let sides: Vec<[(Duration, Duration); 2]> = (0..ROUNDS)
         .map(|_| {
             let relink = run_side(side(true, &site, &out), &out, files);
-            (
+            [
                 relink,
                 run_side(side(false, &site, &peer_out), &peer_out, files),
-            )
+            ]
         })
         .collect();
+    let mut rounds: Vec<(Duration, Duration)> =
+        sides.iter().map(|[r, p]| (r.0 + r.1, p.0 + p.1)).collect();
     let median = |mut times: Vec<Duration>| {
         times.sort();
         times[ROUNDS / 2]
@@ -429,6 +431,26 @@ fn processes(corpus: &Corpus) {
         ratio(mid),
         ratio(low),
         ratio(high)
+    );
+    // User time is the programs' own work; system time is mostly the
+    // kernel's reading and creating of files, which both sides share.
+    let part = |side: usize, user: bool| {
+        median(
+            sides
+                .iter()
+                .map(|s| if user { s[side].0 } else { s[side].1 })
+                .collect(),
+        )
+        .as_secs_f64()
+    };
+    println!(
+        "  of which user: relink {:.3} s, peer {:.3} s ({:.2}x); system: relink {:.3} s, peer {:.3} s ({:.2}x)",
+        part(0, true),
+        part(1, true),
+        part(1, true) / part(0, true),
+        part(0, false),
+        part(1, false),
+        part(1, false) / part(0, false)
     );
     print_instructions(&site, &out, &peer_out);
 }
