@@ -111,6 +111,28 @@ fn numeric_references(n: usize) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Elements of distinct names of up to eight bytes, none a known tag's
+/// (each looked up in the table of known names, then made an atom).
+fn distinct_tag_names(n: usize) -> Vec<u8> {
+    let mut page = String::from("<body>");
+    for i in 0..n * 1000 {
+        page.push_str(&format!("<t{i:x}>a</t{i:x}><a href=x>"));
+    }
+    page.into_bytes()
+}
+
+/// Text whose every few bytes are `&`, `<` that opens no tag, or NUL, at
+/// every position of an eight-byte word.
+fn text_stops(n: usize) -> Vec<u8> {
+    let stops = ["&", "< ", "\0", "&x", "a&", "ab< "];
+    let mut page = String::from("<body>");
+    for i in 0..n * 1000 {
+        page.push_str(&"b".repeat(i % 9));
+        page.push_str(stops[i % stops.len()]);
+    }
+    page.into_bytes()
+}
+
 /// A case: its name, how it is built at a size, the first size, and what
 /// reads it.
 type Case = (&'static str, fn(usize) -> Vec<u8>, usize, Reader);
@@ -191,6 +213,18 @@ const CASES: &[Case] = &[
     (
         "text of numeric references (thousands)",
         numeric_references,
+        1000,
+        Reader::Html,
+    ),
+    (
+        "elements of distinct unknown names (thousands)",
+        distinct_tag_names,
+        100,
+        Reader::Html,
+    ),
+    (
+        "text of ampersands, NULs and lone < at every offset (thousands)",
+        text_stops,
         1000,
         Reader::Html,
     ),
