@@ -238,11 +238,34 @@ impl Decoded<'_> {
     }
 }
 
+/// The first byte of `bytes` that may start a replacement (`&`, CR, NUL):
+/// its first `probe` bytes are read one at a time, then the rest by
+/// `memchr3`, whose set-up costs more than reading a short value (or the
+/// few bytes between two references of a query) outright.
+#[inline]
+fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
+    let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
+    let probe = probe.min(bytes.len());
+    if let Some(i) = bytes[..probe].iter().position(special) {
+        return Some(i);
+    }
+    if probe == bytes.len() {
+        return None;
+    }
+    memchr::memchr3(b'&', b'\r', 0, &bytes[probe..]).map(|i| i + probe)
+}
+
+/// How many bytes [`find_special`] reads one at a time.
+const PROBE: usize = 16;
+
 /// Decodes `raw`, the source of an attribute value between its quotes.
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
     // Most values hold nothing to decode: they are their source.
-    let Some(first) = memchr::memchr3(b'&', b'\r', 0, bytes) else {
+    // A short one is read outright; a long one, most often a URL with no
+    // reference at all, by `memchr3` at once.
+    let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
+    let Some(first) = find_special(bytes, probe) else {
         return Decoded {
             text: Cow::Borrowed(raw),
             runs: Vec::new(),
@@ -257,7 +280,7 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let mut verbatim_from = 0;
     // Only these bytes can start a replacement: the text between them is
     // skipped whole.
-    while let Some(skip) = memchr::memchr3(b'&', b'\r', 0, &bytes[i..]) {
+    while let Some(skip) = find_special(&bytes[i..], PROBE) {
         i += skip;
         let replaced: Option<(usize, Replacement)> = match bytes[i] {
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, Replacement::Char('\n'))),
@@ -274,7 +297,9 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
                     Replacement::Char(c) => text.push(c),
                     Replacement::Pair(a, b) => {
                         text.push(a);
-                        text.extend(b);
+                        if let Some(b) = b {
+                            text.push(b);
+                        }
                     }
                 }
                 out.push(Piece {
