@@ -163,6 +163,12 @@ pub struct Decoded<'a> {
 }
 
 impl Decoded<'_> {
+    /// Whether the raw text holds no `&`, CR or NUL at all, so that it is
+    /// the decoded text (which then borrows it) with no reference in it.
+    pub fn holds_no_reference(&self) -> bool {
+        matches!(self.text, Cow::Borrowed(_))
+    }
+
     /// Whether the decoded text is the raw text, byte for byte (for tests).
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_verbatim(&self) -> bool {
@@ -259,18 +265,27 @@ fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
 const PROBE: usize = 16;
 
 /// Decodes `raw`, the source of an attribute value between its quotes.
+#[inline]
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
     // Most values hold nothing to decode: they are their source.
     // A short one is read outright; a long one, most often a URL with no
     // reference at all, by `memchr3` at once.
     let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
-    let Some(first) = find_special(bytes, probe) else {
-        return Decoded {
+    match find_special(bytes, probe) {
+        None => Decoded {
             text: Cow::Borrowed(raw),
             runs: Vec::new(),
-        };
-    };
+        },
+        Some(first) => decode_from(raw, first),
+    }
+}
+
+/// [`decode_attribute`] from `first`, the first byte of `raw` that may
+/// start a replacement.
+#[inline(never)]
+fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
+    let bytes = raw.as_bytes();
     let mut out = Decoded {
         text: Cow::Borrowed(""),
         runs: Vec::new(),

@@ -497,7 +497,7 @@ impl Work<'_, '_> {
     ) {
         let src = self.r.text;
         let raw = &src[raw_range.clone()];
-        let amp_style = escapes_ampersands(raw);
+        let amp_style = !decoded.holds_no_reference() && escapes_ampersands(raw);
         if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
             let edits: Vec<Edit> = found
                 .drain(..)
