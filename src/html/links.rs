@@ -195,8 +195,13 @@ fn slot(first: u8, len: usize) -> usize {
 /// as one number: two names of the same length are equal in any ASCII
 /// case when their keys are.
 fn key(name: &[u8]) -> u128 {
-    name.iter()
-        .fold(0, |k, b| k << 8 | u128::from(b.to_ascii_lowercase()))
+    // Folded eight bytes at a time into a word (one shift a byte).
+    let fold = |part: &[u8]| {
+        part.iter()
+            .fold(0u64, |k, b| k << 8 | u64::from(b.to_ascii_lowercase()))
+    };
+    let (head, tail) = name.split_at(name.len().min(8));
+    u128::from(fold(head)) << 64 | u128::from(fold(tail))
 }
 
 static INDEX: std::sync::LazyLock<Index> = std::sync::LazyLock::new(|| {
