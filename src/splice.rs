@@ -153,8 +153,11 @@ fn recent_slot(text: &str) -> usize {
         word[..n].copy_from_slice(&part[..n]);
         u64::from_le_bytes(word)
     };
-    let head = word(bytes);
-    let tail = word(&bytes[bytes.len().saturating_sub(8)..]);
+    // Most texts (URLs) are longer: their ends are read as words whole.
+    let (head, tail) = match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(&head), Some(&tail)) => (u64::from_le_bytes(head), u64::from_le_bytes(tail)),
+        _ => (word(bytes), word(&bytes[bytes.len().saturating_sub(8)..])),
+    };
     let hash = (head ^ tail.rotate_left(29) ^ bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (hash >> 32) as usize % RECENT
 }

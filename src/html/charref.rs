@@ -163,6 +163,12 @@ pub struct Decoded<'a> {
 }
 
 impl Decoded<'_> {
+    /// Whether the raw text holds no `&`, CR or NUL at all, so that it is
+    /// the decoded text (which then borrows it) with no reference in it.
+    pub fn holds_no_reference(&self) -> bool {
+        matches!(self.text, Cow::Borrowed(_))
+    }
+
     /// Whether the decoded text is the raw text, byte for byte (for tests).
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     pub fn is_verbatim(&self) -> bool {
@@ -238,31 +244,68 @@ impl Decoded<'_> {
     }
 }
 
+/// The first byte of `bytes` that may start a replacement (`&`, CR, NUL):
+/// its first `probe` bytes are read one at a time, then the rest by
+/// `memchr3`, whose set-up costs more than reading a short value (or the
+/// few bytes between two references of a query) outright.
+#[inline]
+fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
+    let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
+    let probe = probe.min(bytes.len());
+    if let Some(i) = bytes[..probe].iter().position(special) {
+        return Some(i);
+    }
+    if probe == bytes.len() {
+        return None;
+    }
+    memchr::memchr3(b'&', b'\r', 0, &bytes[probe..]).map(|i| i + probe)
+}
+
+/// How many bytes [`find_special`] reads one at a time.
+const PROBE: usize = 16;
+
 /// Decodes `raw`, the source of an attribute value between its quotes.
+#[inline]
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
     // Most values hold nothing to decode: they are their source.
-    let Some(first) = memchr::memchr3(b'&', b'\r', 0, bytes) else {
-        return Decoded {
+    // A short one is read outright; a long one, most often a URL with no
+    // reference at all, by `memchr3` at once.
+    let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
+    match find_special(bytes, probe) {
+        None => Decoded {
             text: Cow::Borrowed(raw),
             runs: Vec::new(),
-        };
-    };
+        },
+        Some(first) => decode_from(raw, first),
+    }
+}
+
+/// [`decode_attribute`] from `first`, the first byte of `raw` that may
+/// start a replacement.
+#[inline(never)]
+fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
+    let bytes = raw.as_bytes();
     let mut out = Decoded {
         text: Cow::Borrowed(""),
-        runs: Vec::new(),
+        // A value with one reference most often has a few.
+        runs: Vec::with_capacity(8),
     };
     let mut text = String::with_capacity(raw.len());
     let mut i = first;
     let mut verbatim_from = 0;
     // Only these bytes can start a replacement: the text between them is
     // skipped whole.
-    while let Some(skip) = memchr::memchr3(b'&', b'\r', 0, &bytes[i..]) {
+    while let Some(skip) = find_special(&bytes[i..], PROBE) {
         i += skip;
         let replaced: Option<(usize, Replacement)> = match bytes[i] {
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, Replacement::Char('\n'))),
             b'\r' => Some((1, Replacement::Char('\n'))),
             0 => Some((1, Replacement::Char('\u{fffd}'))),
+            // The commonest reference of a URL, between its query's
+            // parameters: the named one `amp;`, which no longer name
+            // starts with.
+            b'&' if bytes[i + 1..].starts_with(b"amp;") => Some((5, Replacement::Char('&'))),
             b'&' => char_reference(&raw[i + 1..]).map(|(len, r)| (len + 1, r)),
             _ => None,
         };
@@ -274,7 +317,9 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
                     Replacement::Char(c) => text.push(c),
                     Replacement::Pair(a, b) => {
                         text.push(a);
-                        text.extend(b);
+                        if let Some(b) = b {
+                            text.push(b);
+                        }
                     }
                 }
                 out.push(Piece {

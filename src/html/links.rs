@@ -1,6 +1,8 @@
 //! Which attributes hold URLs: a table of (namespace, element, attribute,
 //! syntax), not a long `match`.
 
+use html5ever::LocalName;
+
 use super::arena::Namespace;
 
 /// How an attribute's value holds its URLs.
@@ -171,44 +173,63 @@ pub fn is_resource(row: &LinkAttribute) -> bool {
             .any(|&(e, a)| e == row.element && a == row.attribute)
 }
 
-/// The rows of each attribute name, built once: most attributes of a
-/// document hold no URL, and are turned away by one hash lookup.
-static BY_ATTRIBUTE: std::sync::LazyLock<
-    std::collections::HashMap<&'static str, Vec<&'static LinkAttribute>, ShortNames>,
-> = std::sync::LazyLock::new(|| {
-    let mut map: std::collections::HashMap<_, Vec<_>, ShortNames> =
-        std::collections::HashMap::default();
+/// The table indexed for [`lookup_raw`], built once: most attributes of a
+/// document hold no URL, and are turned away by one load from `slots`.
+struct Index {
+    /// For each (first byte's low five bits, length up to 31), up to two
+    /// distinct names of the table: each name's [`key`] and its index in
+    /// `names` plus one (0 for none). Letters of either case share their
+    /// low five bits.
+    slots: [[(u128, u8); 2]; 32 * 32],
+    /// Each distinct attribute name of the table, with its rows and each
+    /// row's element as an atom (`None` for any element), in table order.
+    names: Vec<Vec<(Option<LocalName>, &'static LinkAttribute)>>,
+}
+
+/// Where a name of `len` bytes starting with `first` goes in [`Index::slots`].
+fn slot(first: u8, len: usize) -> usize {
+    usize::from(first & 0x1f) << 5 | len
+}
+
+/// A name of at most 16 bytes (every name of the table), ASCII lowered,
+/// as one number: two names of the same length are equal in any ASCII
+/// case when their keys are.
+fn key(name: &[u8]) -> u128 {
+    // Folded eight bytes at a time into a word (one shift a byte).
+    let fold = |part: &[u8]| {
+        part.iter()
+            .fold(0u64, |k, b| k << 8 | u64::from(b.to_ascii_lowercase()))
+    };
+    let (head, tail) = name.split_at(name.len().min(8));
+    u128::from(fold(head)) << 64 | u128::from(fold(tail))
+}
+
+static INDEX: std::sync::LazyLock<Index> = std::sync::LazyLock::new(|| {
+    let mut index = Index {
+        slots: [[(0, 0); 2]; 32 * 32],
+        names: Vec::new(),
+    };
+    let mut names: Vec<&str> = Vec::new();
     for row in LINK_ATTRIBUTES {
-        map.entry(row.attribute).or_default().push(row);
-    }
-    map
-});
-
-/// The hash of [`BY_ATTRIBUTE`]: FNV-1a, as the keys are a few dozen short
-/// names known in advance, not input an attacker chooses (the default
-/// SipHash costs more than the rest of a lookup).
-type ShortNames = std::hash::BuildHasherDefault<Fnv>;
-
-/// FNV-1a, 64 bits.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        let element = (row.element != "*").then(|| LocalName::from(row.element));
+        if let Some(at) = names.iter().position(|n| *n == row.attribute) {
+            index.names[at].push((element, row));
+            continue;
         }
+        names.push(row.attribute);
+        index.names.push(vec![(element, row)]);
+        let name = row.attribute.as_bytes();
+        assert!(name.len() <= 16, "names of 16 bytes at most");
+        let place = &mut index.slots[slot(name[0], name.len())];
+        // The tests hold the table to two names a slot, and fewer than 255.
+        let free = place
+            .iter_mut()
+            .find(|(_, n)| *n == 0)
+            .expect("two names a slot at most");
+        *free = (key(name), u8::try_from(names.len()).expect("fewer than 255 names"));
     }
-}
+    index
+});
 
 /// For each first letter of an attribute name in the table, a bit for
 /// each length (up to 31) a name of the table has.
@@ -234,17 +255,60 @@ pub fn may_hold_url(raw: &[u8]) -> bool {
     LENGTHS_BY_FIRST[usize::from(first.to_ascii_lowercase())] & (1 << raw.len()) != 0
 }
 
-/// The row for an attribute of an element, if it holds URLs.
+/// The row for an attribute of an element, if it holds URLs; `attribute`
+/// as the tokenizer names it (lower case).
 pub fn lookup(
     namespace: Namespace,
     element: &str,
     attribute: &str,
 ) -> Option<&'static LinkAttribute> {
-    BY_ATTRIBUTE
-        .get(attribute)?
-        .iter()
-        .copied()
-        .find(|r| r.namespace == namespace && (r.element == "*" || r.element == element))
+    if attribute.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    lookup_raw(namespace, &LocalName::from(element), attribute.as_bytes())
+}
+
+/// [`lookup`] by the attribute's name as written in the source, in any
+/// ASCII case (the tokenizer lowers ASCII upper case; a name with a NUL,
+/// which it replaces, is in no row): the row found names the attribute as
+/// the tokenizer does, `row.attribute`. One load turns away most names,
+/// and elements are compared as atoms.
+#[inline]
+pub fn lookup_raw(
+    namespace: Namespace,
+    element: &LocalName,
+    raw: &[u8],
+) -> Option<&'static LinkAttribute> {
+    let &first = raw.first()?;
+    if raw.len() > 16 {
+        return None;
+    }
+    let index = &*INDEX;
+    let slot = &index.slots[slot(first, raw.len())];
+    if slot[0].1 == 0 {
+        return None;
+    }
+    index.find(slot, namespace, element, raw)
+}
+
+impl Index {
+    /// [`lookup_raw`] past its first test: the row for `raw`, one of the
+    /// names of its `slot`, on `element`.
+    #[inline(never)]
+    fn find(
+        &self,
+        slot: &[(u128, u8); 2],
+        namespace: Namespace,
+        element: &LocalName,
+        raw: &[u8],
+    ) -> Option<&'static LinkAttribute> {
+        let k = key(raw);
+        let &(_, n) = slot.iter().find(|&&(key, n)| key == k && n != 0)?;
+        self.names[usize::from(n) - 1]
+            .iter()
+            .find(|(e, r)| r.namespace == namespace && e.as_ref().is_none_or(|e| e == element))
+            .map(|&(_, r)| r)
+    }
 }
 
 #[cfg(test)]
@@ -278,5 +342,45 @@ mod tests {
         assert!(lookup(Namespace::Html, "object", "data").is_some_and(|r| r.codebase));
         assert!(lookup(Namespace::Html, "image", "src").is_some());
         assert!(lookup(Namespace::Svg, "image", "src").is_none());
+        assert!(lookup(Namespace::Html, "a", "HREF").is_none());
+    }
+
+    #[test]
+    fn looks_up_names_as_written_in_any_case() {
+        let a = LocalName::from("a");
+        let div = LocalName::from("div");
+        let iframe = LocalName::from("iframe");
+        for (element, raw, attribute) in [
+            (&a, &b"HREF"[..], "href"),
+            (&a, b"hReF", "href"),
+            (&div, b"Style", "style"),
+            (&iframe, b"SRCDOC", "srcdoc"),
+            (&iframe, b"src", "src"),
+        ] {
+            let row = lookup_raw(Namespace::Html, element, raw);
+            assert_eq!(row.map(|r| r.attribute), Some(attribute));
+        }
+        for raw in [&b"hre\0"[..], b"hre", b"srcse", b"\xe9", b"", b"data-src", b"cite"] {
+            assert!(lookup_raw(Namespace::Html, &a, raw).is_none(), "{raw:?}");
+        }
+        assert!(lookup_raw(Namespace::Svg, &div, b"XLINK:HREF").is_some());
+    }
+
+    #[test]
+    fn every_row_is_found_by_its_names() {
+        for row in LINK_ATTRIBUTES {
+            let element = if row.element == "*" { "x-any" } else { row.element };
+            let found = lookup_raw(row.namespace, &LocalName::from(element), row.attribute.as_bytes());
+            // The first row of a name and element is the one found.
+            let first = LINK_ATTRIBUTES.iter().find(|r| {
+                r.namespace == row.namespace
+                    && r.attribute == row.attribute
+                    && (r.element == "*" || r.element == element)
+            });
+            let found = found.map(|r| format!("{r:?}"));
+            assert_eq!(found, first.map(|r| format!("{r:?}")), "{}", row.attribute);
+            let upper = row.attribute.to_ascii_uppercase();
+            assert!(lookup_raw(row.namespace, &LocalName::from(element), upper.as_bytes()).is_some());
+        }
     }
 }

@@ -215,20 +215,23 @@ impl Work<'_, '_> {
             let extras = !self.r.options.extra_attributes.is_empty();
             for attr in tag.attrs() {
                 let raw_name = &self.r.text.as_bytes()[attr.name()];
-                if !extras && !links::may_hold_url(raw_name) {
-                    continue;
-                }
-                let name = tree::attr_name(self.r.text, attr);
+                // A row of the table names the attribute as the tokenizer
+                // does; a name the user added is lowered here.
                 let extra;
-                let row = match links::lookup(element.namespace, tag.name, &name) {
-                    Some(row) => row,
-                    None => match self.extra_row(element.namespace, &name) {
-                        Some(row) => {
-                            extra = row;
-                            &extra
+                let extra_name;
+                let (row, name) = match links::lookup_raw(element.namespace, tag.name, raw_name) {
+                    Some(row) => (row, row.attribute),
+                    None if extras => {
+                        extra_name = tree::attr_name(self.r.text, attr);
+                        match self.extra_row(element.namespace, &extra_name) {
+                            Some(row) => {
+                                extra = row;
+                                (&extra, &*extra_name)
+                            }
+                            None => continue,
                         }
-                        None => continue,
-                    },
+                    }
+                    None => continue,
                 };
                 if let Some((name, wanted)) = row.only_if {
                     let value = tag.attr_value(self.r.text, name).unwrap_or_default();
@@ -250,7 +253,7 @@ impl Work<'_, '_> {
                 };
                 let place = Place {
                     element: tag.name,
-                    attribute: &name,
+                    attribute: name,
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
@@ -494,7 +497,7 @@ impl Work<'_, '_> {
     ) {
         let src = self.r.text;
         let raw = &src[raw_range.clone()];
-        let amp_style = escapes_ampersands(raw);
+        let amp_style = !decoded.holds_no_reference() && escapes_ampersands(raw);
         if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
             let edits: Vec<Edit> = found
                 .drain(..)
@@ -616,7 +619,9 @@ fn protect_separators(url: &str, syntax: Syntax) -> Cow<'_, str> {
         Syntax::CommaList => b == b',',
         _ => false,
     };
-    if !url.bytes().any(separates) {
+    if matches!(syntax, Syntax::Url | Syntax::Refresh | Syntax::Css | Syntax::Srcdoc)
+        || !url.bytes().any(separates)
+    {
         return Cow::Borrowed(url);
     }
     let mut out = String::with_capacity(url.len() + 8);

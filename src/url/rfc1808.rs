@@ -146,15 +146,28 @@ fn split_at_first(s: &str, delim: u8) -> (&str, Option<&str>) {
 /// Section 2.4.2: a colon after the first character and before any character
 /// not allowed in a scheme name (alphanumerics, `+`, `.`, `-`).
 fn parse_scheme(s: &str) -> (Option<&str>, &str) {
-    for (i, b) in s.bytes().enumerate() {
-        match b {
-            b':' if i > 0 => return (Some(&s[..i]), &s[i + 1..]),
-            b if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-') => {}
-            _ => break,
-        }
+    let end = s
+        .bytes()
+        .position(|b| !SCHEME_BYTES[usize::from(b)])
+        .unwrap_or(s.len());
+    match s.as_bytes().get(end) {
+        Some(b':') if end > 0 => (Some(&s[..end]), &s[end + 1..]),
+        _ => (None, s),
     }
-    (None, s)
 }
+
+/// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`), as a table:
+/// a reference is read up to its first byte of no scheme.
+static SCHEME_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-');
+        b += 1;
+    }
+    table
+};
 
 /// Resolves `reference` against `base` by section 4.
 ///
@@ -198,9 +211,67 @@ fn resolve_with<'b, 'r>(
     if parse_scheme(reference).0.is_some() {
         return Cow::Borrowed(reference);
     }
+    let base = parsed();
+    if let Some(resolved) = resolve_copied(&base, reference) {
+        return Cow::Owned(resolved);
+    }
     // Step 2: both are parsed.
     let embedded = Url::parse(reference);
-    Cow::Owned(resolve_relative(&parsed(), &embedded))
+    Cow::Owned(resolve_relative(&base, &embedded))
+}
+
+/// Steps 2c to 7 for the commonest references without a scheme, whose own
+/// components come out of step 7 as they were written (parsing then
+/// recombining gives back the input): the result is what the base lends
+/// and then the reference's text whole, copied, not parsed. That is a
+/// reference with a net_loc (`//g`, step 3), a rooted path (`/g`, step 4),
+/// and a relative path with no dot segment in it nor in the base's
+/// directory (step 6, where merging is joining). `None` for the rest (an
+/// empty path, step 5; dot segments), which [`resolve_relative`] takes.
+fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
+    let bytes = reference.as_bytes();
+    // Step 3: only the scheme is inherited.
+    let net_loc = if bytes.starts_with(b"//") { None } else { base.net_loc };
+    // Step 6: the base's directory, and whether a slash comes before it.
+    let mut directory = None;
+    if bytes.first() != Some(&b'/') {
+        // The path ends at the first `;`, `?` or `#` (2.4.1, 2.4.4, 2.4.5).
+        let path_end = bytes
+            .iter()
+            .position(|b| matches!(b, b';' | b'?' | b'#'))
+            .unwrap_or(bytes.len());
+        if path_end == 0 {
+            return None;
+        }
+        let slash = base.path.rfind('/');
+        let with_slash = slash.map_or("", |i| &base.path[..=i]);
+        if has_dot_segment(with_slash) || has_dot_segment(&reference[..path_end]) {
+            return None;
+        }
+        directory = Some((base.rooted || base.net_loc.is_some(), with_slash));
+    }
+    let opt = |c: Option<&str>, delim: usize| c.map_or(0, |s| s.len() + delim);
+    let len = opt(base.scheme, 1)
+        + opt(net_loc, 2)
+        + directory.map_or(0, |(rooted, d)| usize::from(rooted) + d.len())
+        + reference.len();
+    let mut out = String::with_capacity(len);
+    if let Some(scheme) = base.scheme {
+        out.push_str(scheme);
+        out.push(':');
+    }
+    if let Some(net_loc) = net_loc {
+        out.push_str("//");
+        out.push_str(net_loc);
+    }
+    if let Some((rooted, directory)) = directory {
+        if rooted {
+            out.push('/');
+        }
+        out.push_str(directory);
+    }
+    out.push_str(reference);
+    Some(out)
 }
 
 /// A parsed base kept as byte ranges of its text, so that a base owned
@@ -417,6 +488,41 @@ mod tests {
             };
             prop_assert_eq!(resolve(&base, &fragment), stepped);
         }
+    }
+
+    proptest! {
+        /// The copied references resolve as steps 2c to 7 say.
+        #[test]
+        fn a_copied_reference_resolves_as_the_steps_say(
+            base in "[a-z]{1,3}:(//[a-z.]{0,3})?/?[a-z./;]{0,8}[?#]?[a-z./;?#]{0,4}",
+            reference in "(//|/)?[a-z./:;?#]{0,12}",
+        ) {
+            let base = Url::parse(&base);
+            if parse_scheme(&reference).0.is_none()
+                && let Some(copied) = resolve_copied(&base, &reference)
+            {
+                prop_assert_eq!(copied, resolve_relative(&base, &Url::parse(&reference)));
+            }
+        }
+    }
+
+    #[test]
+    fn references_are_copied_after_what_the_base_lends() {
+        let base = Url::parse("http://a/b/c/d;p?q#f");
+        let copied = |r| resolve_copied(&base, r);
+        assert_eq!(copied("//g/x;y?z#w").as_deref(), Some("http://g/x;y?z#w"));
+        assert_eq!(copied("/g;x?y#s").as_deref(), Some("http://a/g;x?y#s"));
+        assert_eq!(copied("g;x?y#s").as_deref(), Some("http://a/b/c/g;x?y#s"));
+        assert_eq!(copied("g/h.x?a=../b").as_deref(), Some("http://a/b/c/g/h.x?a=../b"));
+        assert_eq!(copied("?y"), None);
+        assert_eq!(copied("../g"), None);
+        assert_eq!(copied("g/."), None);
+        let dotted = Url::parse("http://a/b/../c");
+        assert_eq!(resolve_copied(&dotted, "g"), None);
+        let bare = Url::parse("http://a");
+        assert_eq!(resolve_copied(&bare, "g").as_deref(), Some("http://a/g"));
+        let mail = Url::parse("mailto:joe@example.com");
+        assert_eq!(resolve_copied(&mail, "g").as_deref(), Some("mailto:g"));
     }
 
     #[test]
