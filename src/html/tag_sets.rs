@@ -118,6 +118,12 @@ pub(super) const ANNOTATION: u32 = 1 << 15;
 pub(super) const ANNOTATION_IP: u32 = 1 << 16;
 /// An element on the list of active formatting elements.
 pub(super) const FORMATTING: u32 = 1 << 17;
+/// An element whose end tag, naming it as the current node in body, does
+/// more than pop it: `body`, `html`, `template`, `form`, `br`, the
+/// marker-inserting and formatting elements. For any other, every rule
+/// finds it in scope at once with no implied end tag to generate, and
+/// pops it.
+pub(super) const END_OWN: u32 = 1 << 18;
 
 /// Which in body rule takes a start tag first (WHATWG HTML §13.2.6.4.7),
 /// by its name: the tracker's `body_start` and `body_start_other` dispatch
@@ -168,13 +174,10 @@ pub(super) enum BodyStart {
 /// step ([`facts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Facts {
-    /// The tag sets it is in ([`classify`]).
+    /// The tag sets it is in ([`classify`]), with [`END_OWN`].
     pub(super) sets: u32,
     /// The in body rule its start tag goes to.
     pub(super) start: BodyStart,
-    /// Whether its end tag, closing the current node in body, does more
-    /// than pop it (see [`pops_as_current`]).
-    pub(super) end_own: bool,
 }
 
 /// A name no rule names: in no set, "any other start tag", and "any other
@@ -182,7 +185,6 @@ pub(super) struct Facts {
 const NAMELESS: Facts = Facts {
     sets: 0,
     start: BodyStart::Other,
-    end_own: false,
 };
 
 /// The tag sets an HTML element of this name is in.
@@ -191,8 +193,7 @@ pub(super) fn classify(name: &LocalName) -> u32 {
     facts(name).sets
 }
 
-/// Every name [`classify_names`], [`body_start_names`] or
-/// [`end_own_names`] knows: the names [`LOOKUP`] holds.
+/// Every name [`classify_names`] or [`body_start_names`] knows: the names [`LOOKUP`] holds.
 const NAMED: &[&str] = &[
     "applet", "marquee", "object", "select", "button", "ol", "ul", "caption", "colgroup", "li",
     "dd", "dt", "p", "h1", "h2", "h3", "h4", "h5", "h6", "html", "table", "tbody", "tfoot",
@@ -225,7 +226,6 @@ static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
             let facts = Facts {
                 sets: classify_names(&name),
                 start: body_start_names(&name),
-                end_own: end_own_names(&name),
             };
             let mut at = slot(&name);
             while slots[at % SLOTS].is_some() {
@@ -256,33 +256,6 @@ pub(super) fn facts(name: &LocalName) -> Facts {
             None => return NAMELESS,
         }
     }
-}
-
-/// Whether an end tag in body that names the current node (an HTML
-/// element) only pops it: every rule then finds it in scope at once and
-/// has no implied end tag to generate, but those of `body`, `html`,
-/// `template`, `form`, `br`, the marker-inserting elements and the
-/// formatting elements (the adoption agency), which do more.
-#[inline]
-pub(super) fn pops_as_current(facts: Facts) -> bool {
-    !facts.end_own
-}
-
-/// The end tags of [`pops_as_current`]'s exceptions, as a `match` (what
-/// [`LOOKUP`] is built from).
-fn end_own_names(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("body")
-            | local_name!("html")
-            | local_name!("template")
-            | local_name!("form")
-            | local_name!("br")
-            | marker_inserting!()
-            | local_name!("a")
-            | local_name!("nobr")
-            | formatting!()
-    )
 }
 
 /// The in body rule of a start tag, as a `match` (what [`LOOKUP`] is
@@ -349,7 +322,7 @@ fn body_start_names(name: &LocalName) -> BodyStart {
 /// The tag sets an HTML element of this name is in, as a `match` (what
 /// [`LOOKUP`] is built from).
 fn classify_names(name: &LocalName) -> u32 {
-    match *name {
+    let sets = match *name {
         marker_inserting!() => SPECIAL | SCOPE,
         local_name!("select") => SPECIAL | SCOPE,
         local_name!("button") => SPECIAL | BUTTON_SCOPE,
@@ -374,7 +347,20 @@ fn classify_names(name: &LocalName) -> u32 {
         | local_name!("rtc") => IMPLIED,
         _ if special_only(name) => SPECIAL,
         _ => 0,
-    }
+    };
+    let end_own = matches!(
+        *name,
+        local_name!("body")
+            | local_name!("html")
+            | local_name!("template")
+            | local_name!("form")
+            | local_name!("br")
+            | marker_inserting!()
+            | local_name!("a")
+            | local_name!("nobr")
+            | formatting!()
+    );
+    sets | if end_own { END_OWN } else { 0 }
 }
 
 /// Inline elements no in body rule names, neither special nor
@@ -615,7 +601,6 @@ mod tests {
             let expected = Facts {
                 sets: classify_names(&name),
                 start: body_start_names(&name),
-                end_own: end_own_names(&name),
             };
             assert_eq!(facts(&name), expected, "{name}");
         }

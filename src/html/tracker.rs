@@ -59,10 +59,10 @@ use html5ever::{LocalName, local_name};
 use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace, Tree};
 use super::document::{Document, DocumentKind};
 use super::tag_sets::{
-    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, BodyStart, CELL, FORMATTING, Facts,
+    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, BodyStart, CELL, END_OWN, FORMATTING, Facts,
     HEADING, IMPLIED, LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER, TABLE_SCOPE,
     TEMPLATE, TEXT_IP, THOROUGH, body_html_br, breaks_out, classify, facts, formatting, heading,
-    in_head_start, list_item, marker_inserting, mathml_text_integration_point, pops_as_current,
+    in_head_start, list_item, marker_inserting, mathml_text_integration_point,
     svg_html_integration_point, table_part, table_section,
 };
 use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Token};
@@ -536,7 +536,7 @@ impl State {
     /// opened ("any other start tag"); any other start tag, to the in body
     /// rules for start tags, by its [`Facts`]; an element closed as the
     /// current node, which all but a few end tags only pop
-    /// ([`pops_as_current`]); formatting elements closed as the current
+    /// ([`END_OWN`](super::tag_sets::END_OWN)); formatting elements closed as the current
     /// node and the last entry of the list of active formatting elements
     /// (the adoption agency then only pops).
     /// Only in body, under an HTML element; `None` leaves the token to
@@ -578,7 +578,7 @@ impl State {
                     self.stack.pop();
                     self.formatting.pop();
                     Some(Ok(Next::Done))
-                } else if pops_as_current(facts(name)) {
+                } else if top.flags & END_OWN == 0 {
                     // The rule for this end tag only pops the current
                     // node.
                     Some(self.pop().map(|()| Next::Done))
