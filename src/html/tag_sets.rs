@@ -213,6 +213,9 @@ const NAMED: &[&str] = &[
 /// names it holds, so that most names are found in their first slot.
 const SLOTS: usize = 1024;
 
+// A look-up ends at an empty slot: the table must never fill.
+const _: () = assert!(NAMED.len() * 4 <= SLOTS && SLOTS.is_power_of_two());
+
 /// The [`Facts`] of each name of [`NAMED`], in an open-addressed hash
 /// table on the atom's hash: a multiplication and mostly one comparison
 /// a tag, where the `match`es it is built from are trees of comparisons,
