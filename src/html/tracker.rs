@@ -462,6 +462,9 @@ impl Sink for Tracker<'_> {
             Chars::Text(text) => is_space(text),
             Chars::StandIn { space, .. } => space,
         };
+        if space && self.state.borrow().space_changes_nothing() {
+            return;
+        }
         self.run(Tok::Text { space }, None);
     }
 
@@ -602,6 +605,24 @@ impl State {
             && matches!(self.mode, Mode::InBody | Mode::Text)
             && self.top().is_some_and(|e| e.namespace == Namespace::Html)
             && !matches!(self.formatting.last(), Some(Entry::Element { open: false, .. }))
+    }
+
+    /// Whether white space would leave the state as it is, told without
+    /// running the rules: in the modes before the body, each of which
+    /// ignores it or inserts it as text (and so does foreign content,
+    /// wherever the rules for it take the token over).
+    #[inline]
+    fn space_changes_nothing(&self) -> bool {
+        self.bailed.is_none()
+            && matches!(
+                self.mode,
+                Mode::Initial
+                    | Mode::BeforeHtml
+                    | Mode::BeforeHead
+                    | Mode::InHead
+                    | Mode::InHeadNoscript
+                    | Mode::AfterHead
+            )
     }
 
     fn top(&self) -> Option<&Open> {
