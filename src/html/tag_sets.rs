@@ -118,10 +118,214 @@ pub(super) const ANNOTATION: u32 = 1 << 15;
 pub(super) const ANNOTATION_IP: u32 = 1 << 16;
 /// An element on the list of active formatting elements.
 pub(super) const FORMATTING: u32 = 1 << 17;
+/// An element whose end tag, naming it as the current node in body, does
+/// more than pop it: `body`, `html`, `template`, `form`, `br`, the
+/// marker-inserting and formatting elements. For any other, every rule
+/// finds it in scope at once with no implied end tag to generate, and
+/// pops it.
+pub(super) const END_OWN: u32 = 1 << 18;
+
+/// Which in body rule takes a start tag first (WHATWG HTML §13.2.6.4.7),
+/// by its name: the tracker's `body_start` and `body_start_other` dispatch
+/// on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BodyStart {
+    /// The rest: the less common rules, and "any other start tag".
+    Other,
+    /// An ordinary element ([`ordinary_names`]): "any other start tag".
+    Ordinary,
+    /// `address`, `div`, `p`, ...: close a `p` in button scope, insert.
+    Block,
+    /// `h1` to `h6`.
+    Heading,
+    /// `li`, `dd`, `dt`.
+    ListItem,
+    /// `a`.
+    A,
+    /// The formatting elements but `a` and `nobr`.
+    Formatting,
+    /// `nobr`.
+    Nobr,
+    /// `area`, `br`, `embed`, `img`, `image`, `keygen`, `wbr`, `input`.
+    Void,
+    /// `param`, `source`, `track`.
+    ParamSourceTrack,
+    /// `hr`.
+    Hr,
+    /// `textarea`.
+    Textarea,
+    /// `xmp`.
+    Xmp,
+    /// `iframe`, `noembed`.
+    IframeNoembed,
+    /// `plaintext`.
+    Plaintext,
+    /// `table`.
+    Table,
+    /// `form`.
+    Form,
+    /// `math`.
+    Math,
+    /// `svg`.
+    Svg,
+}
+
+/// What the tracker's rules read of an HTML element's name, found in one
+/// step ([`facts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Facts {
+    /// The tag sets it is in ([`classify`]), with [`END_OWN`].
+    pub(super) sets: u32,
+    /// The in body rule its start tag goes to.
+    pub(super) start: BodyStart,
+}
+
+/// A name no rule names: in no set, "any other start tag", and "any other
+/// end tag".
+const NAMELESS: Facts = Facts {
+    sets: 0,
+    start: BodyStart::Other,
+};
 
 /// The tag sets an HTML element of this name is in.
+#[inline]
 pub(super) fn classify(name: &LocalName) -> u32 {
+    facts(name).sets
+}
+
+/// Every name [`classify_names`] or [`body_start_names`] knows: the names [`LOOKUP`] holds.
+const NAMED: &[&str] = &[
+    "applet", "marquee", "object", "select", "button", "ol", "ul", "caption", "colgroup", "li",
+    "dd", "dt", "p", "h1", "h2", "h3", "h4", "h5", "h6", "html", "table", "tbody", "tfoot",
+    "thead", "tr", "td", "th", "template", "option", "optgroup", "rb", "rp", "rt", "rtc",
+    "address", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body",
+    "br", "center", "col", "details", "dir", "div", "dl", "embed", "fieldset", "figcaption",
+    "figure", "footer", "form", "frame", "frameset", "head", "header", "hgroup", "hr", "iframe",
+    "img", "input", "isindex", "link", "listing", "main", "menu", "meta", "nav", "noembed",
+    "noframes", "noscript", "param", "plaintext", "pre", "script", "section", "source", "style",
+    "summary", "textarea", "title", "track", "wbr", "xmp", "span", "abbr", "bdi", "bdo", "cite",
+    "data", "del", "dfn", "ins", "kbd", "label", "mark", "q", "samp", "sub", "sup", "time",
+    "var", "dialog", "search", "a", "nobr", "b", "big", "code", "em", "font", "i", "s",
+    "small", "strike", "strong", "tt", "u", "image", "keygen", "math", "svg",
+];
+
+/// How many slots [`LOOKUP`] has: a power of two, over four times the
+/// names it holds, so that most names are found in their first slot.
+const SLOTS: usize = 1024;
+
+// A look-up ends at an empty slot: the table must never fill.
+const _: () = assert!(NAMED.len() * 4 <= SLOTS && SLOTS.is_power_of_two());
+
+/// The [`Facts`] of each name of [`NAMED`], in an open-addressed hash
+/// table on the atom's hash: a multiplication and mostly one comparison
+/// a tag, where the `match`es it is built from are trees of comparisons,
+/// several taken for most tags, with branches hard to predict. A name not
+/// held is [`NAMELESS`].
+static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
+    std::sync::LazyLock::new(|| {
+        let mut slots: [Option<(LocalName, Facts)>; SLOTS] = std::array::from_fn(|_| None);
+        for name in NAMED {
+            let name = LocalName::from(*name);
+            let facts = Facts {
+                sets: classify_names(&name),
+                start: body_start_names(&name),
+            };
+            let mut at = slot(&name);
+            while slots[at % SLOTS].is_some() {
+                at += 1;
+            }
+            slots[at % SLOTS] = Some((name, facts));
+        }
+        slots
+    });
+
+/// The first slot of `name` in [`LOOKUP`] (Fibonacci hashing of its
+/// atom's hash, which for a short name is the name's bytes).
+#[inline]
+fn slot(name: &LocalName) -> usize {
+    // The top ten bits of the product: SLOTS is 2^10.
+    (name.get_hash().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
+}
+
+/// What the rules read of an HTML element's name.
+#[inline]
+pub(super) fn facts(name: &LocalName) -> Facts {
+    let slots = &*LOOKUP;
+    let mut at = slot(name);
+    loop {
+        match &slots[at % SLOTS] {
+            Some((held, facts)) if held == name => return *facts,
+            Some(_) => at += 1,
+            None => return NAMELESS,
+        }
+    }
+}
+
+/// The in body rule of a start tag, as a `match` (what [`LOOKUP`] is
+/// built from).
+fn body_start_names(name: &LocalName) -> BodyStart {
     match *name {
+        local_name!("address")
+        | local_name!("article")
+        | local_name!("aside")
+        | local_name!("blockquote")
+        | local_name!("center")
+        | local_name!("details")
+        | local_name!("dialog")
+        | local_name!("dir")
+        | local_name!("div")
+        | local_name!("dl")
+        | local_name!("fieldset")
+        | local_name!("figcaption")
+        | local_name!("figure")
+        | local_name!("footer")
+        | local_name!("header")
+        | local_name!("hgroup")
+        | local_name!("main")
+        | local_name!("nav")
+        | local_name!("ol")
+        | local_name!("p")
+        | local_name!("search")
+        | local_name!("section")
+        | local_name!("summary")
+        | local_name!("ul")
+        | local_name!("menu")
+        | local_name!("pre")
+        | local_name!("listing") => BodyStart::Block,
+        heading!() => BodyStart::Heading,
+        list_item!() => BodyStart::ListItem,
+        local_name!("a") => BodyStart::A,
+        formatting!() => BodyStart::Formatting,
+        local_name!("nobr") => BodyStart::Nobr,
+        local_name!("area")
+        | local_name!("br")
+        | local_name!("embed")
+        | local_name!("img")
+        | local_name!("image")
+        | local_name!("keygen")
+        | local_name!("wbr")
+        | local_name!("input") => BodyStart::Void,
+        local_name!("param") | local_name!("source") | local_name!("track") => {
+            BodyStart::ParamSourceTrack
+        }
+        local_name!("hr") => BodyStart::Hr,
+        local_name!("textarea") => BodyStart::Textarea,
+        local_name!("xmp") => BodyStart::Xmp,
+        local_name!("iframe") | local_name!("noembed") => BodyStart::IframeNoembed,
+        local_name!("plaintext") => BodyStart::Plaintext,
+        local_name!("table") => BodyStart::Table,
+        local_name!("form") => BodyStart::Form,
+        local_name!("math") => BodyStart::Math,
+        local_name!("svg") => BodyStart::Svg,
+        _ if ordinary_names(name) => BodyStart::Ordinary,
+        _ => BodyStart::Other,
+    }
+}
+
+/// The tag sets an HTML element of this name is in, as a `match` (what
+/// [`LOOKUP`] is built from).
+fn classify_names(name: &LocalName) -> u32 {
+    let sets = match *name {
         marker_inserting!() => SPECIAL | SCOPE,
         local_name!("select") => SPECIAL | SCOPE,
         local_name!("button") => SPECIAL | BUTTON_SCOPE,
@@ -146,15 +350,28 @@ pub(super) fn classify(name: &LocalName) -> u32 {
         | local_name!("rtc") => IMPLIED,
         _ if special_only(name) => SPECIAL,
         _ => 0,
-    }
+    };
+    let end_own = matches!(
+        *name,
+        local_name!("body")
+            | local_name!("html")
+            | local_name!("template")
+            | local_name!("form")
+            | local_name!("br")
+            | marker_inserting!()
+            | local_name!("a")
+            | local_name!("nobr")
+            | formatting!()
+    );
+    sets | if end_own { END_OWN } else { 0 }
 }
 
 /// Inline elements no in body rule names, neither special nor
 /// formatting nor in any scope's list: their start tag is "any other start
 /// tag" (reconstruct, insert) and their end tag "any other end tag".
-/// `span` is a quarter of the tags of a documentation page.
-#[inline]
-pub(super) fn ordinary(name: &LocalName) -> bool {
+/// `span` is a quarter of the tags of a documentation page. As a `match`
+/// (what [`LOOKUP`] is built from).
+fn ordinary_names(name: &LocalName) -> bool {
     matches!(
         *name,
         local_name!("span")
@@ -364,12 +581,35 @@ mod tests {
             "mark", "q", "samp", "sub", "sup", "time", "var",
         ] {
             let name = LocalName::from(name);
-            assert!(ordinary(&name), "{name}");
+            assert!(ordinary_names(&name), "{name}");
+            assert_eq!(facts(&name).start, BodyStart::Ordinary, "{name}");
             assert_eq!(classify(&name), 0, "{name}");
             assert!(!special_only(&name), "{name}");
         }
         for name in ["a", "b", "code", "p", "li", "div", "table", "template", "svg", "x-y"] {
-            assert!(!ordinary(&LocalName::from(name)), "{name}");
+            assert!(!ordinary_names(&LocalName::from(name)), "{name}");
+            assert_ne!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
+        }
+    }
+
+    /// The table answers as the `match`es it is built from, for the names
+    /// it holds and for others (HTML, SVG and MathML names, custom ones).
+    #[test]
+    fn the_lookup_table_answers_as_the_matches() {
+        let others = "svg math ruby desc foreignobject mi mo mn ms mtext annotation-xml g path \
+            rect circle use defs symbol text tspan mglyph malignmark video audio canvas \
+            picture slot menuitem x-y my-element a-very-long-custom-element-name DIV Span";
+        for name in NAMED.iter().copied().chain(others.split_whitespace()) {
+            let name = LocalName::from(name);
+            let expected = Facts {
+                sets: classify_names(&name),
+                start: body_start_names(&name),
+            };
+            assert_eq!(facts(&name), expected, "{name}");
+        }
+        for name in NAMED {
+            let name = LocalName::from(*name);
+            assert_ne!(facts(&name), NAMELESS, "{name} need not be held");
         }
     }
 

@@ -59,13 +59,13 @@ use html5ever::{LocalName, local_name};
 use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace, Tree};
 use super::document::{Document, DocumentKind};
 use super::tag_sets::{
-    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, CELL, FORMATTING, HEADING, IMPLIED,
-    LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER, TABLE_SCOPE, TEMPLATE, TEXT_IP,
-    THOROUGH, body_html_br, breaks_out, classify, formatting, heading, in_head_start, list_item,
-    marker_inserting, mathml_text_integration_point, ordinary, svg_html_integration_point,
-    table_part, table_section,
+    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, BodyStart, CELL, END_OWN, FORMATTING, Facts,
+    HEADING, IMPLIED, LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER, TABLE_SCOPE,
+    TEMPLATE, TEXT_IP, THOROUGH, body_html_br, breaks_out, classify, facts, formatting, heading,
+    in_head_start, list_item, marker_inserting, mathml_text_integration_point,
+    svg_html_integration_point, table_part, table_section,
 };
-use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Tag};
+use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Token};
 
 /// Why the tracker stopped deciding: the construct it met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +107,27 @@ const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
 /// How many times one token may be reprocessed (html5ever needs a handful
 /// at most); more means a rule is missing, and the tracker bails.
 const MAX_REPROCESS: usize = 32;
+
+/// A start tag token with the [`Facts`] of its name, looked up once as
+/// the token comes, for every rule that asks.
+struct Tag<'t> {
+    token: &'t Token<'t>,
+    facts: Facts,
+}
+
+impl<'t> std::ops::Deref for Tag<'t> {
+    type Target = Token<'t>;
+
+    fn deref(&self) -> &Token<'t> {
+        self.token
+    }
+}
+
+impl std::fmt::Debug for Tag<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Tag").field(&self.name).finish()
+    }
+}
 
 /// The tag sets a foreign element is in.
 fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
@@ -408,18 +429,24 @@ impl Sink for Tracker<'_> {
     const HTML5EVER: bool = false;
     const PARSE_ERRORS: bool = false;
 
-    fn tag(&self, tag: Tag<'_>, _line: u64) -> Feedback {
+    fn tag(&self, tag: Token<'_>, _line: u64) -> Feedback {
         let current = self.log.current();
-        if current.is_some() {
-            self.names.borrow_mut().push(tag.name.clone());
-        }
         let feedback = match tag.kind {
-            TagKind::StartTag => self.run(Tok::Start(&tag), current),
+            TagKind::StartTag => {
+                let facts = facts(&tag.name);
+                let tag = Tag { token: &tag, facts };
+                self.run(Tok::Start(&tag), current)
+            }
             TagKind::EndTag => self.run(Tok::End(&tag.name), None),
         };
+        let style = tag.kind == TagKind::StartTag && tag.name == local_name!("style");
+        if current.is_some() {
+            // The token's name goes into the log (no rule reads `names`).
+            self.names.borrow_mut().push(tag.name);
+        }
         if self.chunks.is_some()
             && self.log.len() >= CHUNK_TAGS
-            && !(tag.kind == TagKind::StartTag && tag.name == local_name!("style"))
+            && !style
             && self.state.borrow().bailed.is_none()
         {
             self.hand_over();
@@ -435,6 +462,9 @@ impl Sink for Tracker<'_> {
             Chars::Text(text) => is_space(text),
             Chars::StandIn { space, .. } => space,
         };
+        if space && self.state.borrow().space_changes_nothing() {
+            return;
+        }
         self.run(Tok::Text { space }, None);
     }
 
@@ -505,11 +535,13 @@ impl State {
     }
 
     /// The commonest tags of a page at once, straight to the in body rule
-    /// that takes them: an [`ordinary`] element, opened ("any other start
-    /// tag") or closed as the current node ("any other end tag"); any
-    /// other start tag, to the in body rules for start tags; formatting
-    /// elements closed as the current node and the last entry of the list
-    /// of active formatting elements (the adoption agency then only pops).
+    /// that takes them: an ordinary element ([`BodyStart::Ordinary`])
+    /// opened ("any other start tag"); any other start tag, to the in body
+    /// rules for start tags, by its [`Facts`]; an element closed as the
+    /// current node, which all but a few end tags only pop
+    /// ([`END_OWN`](super::tag_sets::END_OWN)); formatting elements closed as the current
+    /// node and the last entry of the list of active formatting elements
+    /// (the adoption agency then only pops).
     /// Only in body, under an HTML element; `None` leaves the token to
     /// the rules.
     #[inline]
@@ -523,10 +555,12 @@ impl State {
         }
         match tok {
             // (No flag: not special, formatting or in a scope list.)
-            Tok::Start(tag) if ordinary(&tag.name) => Some(self.reconstruct().and_then(|()| {
-                self.create(&tag.name, Namespace::Html, 0, Some(tag), true)?;
-                Ok(Next::Done)
-            })),
+            Tok::Start(tag) if tag.facts.start == BodyStart::Ordinary => {
+                Some(self.reconstruct().and_then(|()| {
+                    self.create(&tag.name, Namespace::Html, 0, Some(tag), true)?;
+                    Ok(Next::Done)
+                }))
+            }
             // Any other start tag in body, past the dispatch to its rule.
             Tok::Start(tag) => Some(match self.body_start(tag) {
                 Ok(Next::Reprocess(mode)) => {
@@ -547,11 +581,10 @@ impl State {
                     self.stack.pop();
                     self.formatting.pop();
                     Some(Ok(Next::Done))
-                } else if ordinary(name) {
-                    // No flag of an ordinary element asks for more on
-                    // leaving.
-                    self.stack.pop();
-                    Some(Ok(Next::Done))
+                } else if top.flags & END_OWN == 0 {
+                    // The rule for this end tag only pops the current
+                    // node.
+                    Some(self.pop().map(|()| Next::Done))
                 } else {
                     None
                 }
@@ -572,6 +605,24 @@ impl State {
             && matches!(self.mode, Mode::InBody | Mode::Text)
             && self.top().is_some_and(|e| e.namespace == Namespace::Html)
             && !matches!(self.formatting.last(), Some(Entry::Element { open: false, .. }))
+    }
+
+    /// Whether white space would leave the state as it is, told without
+    /// running the rules: in the modes before the body, each of which
+    /// ignores it or inserts it as text (and so does foreign content,
+    /// wherever the rules for it take the token over).
+    #[inline]
+    fn space_changes_nothing(&self) -> bool {
+        self.bailed.is_none()
+            && matches!(
+                self.mode,
+                Mode::Initial
+                    | Mode::BeforeHtml
+                    | Mode::BeforeHead
+                    | Mode::InHead
+                    | Mode::InHeadNoscript
+                    | Mode::AfterHead
+            )
     }
 
     fn top(&self) -> Option<&Open> {
@@ -692,8 +743,7 @@ impl State {
 
     /// Inserts an HTML element for the current start tag.
     fn insert(&mut self, tag: &Tag, push: bool) -> Result<u32, Bail> {
-        let flags = classify(&tag.name);
-        self.create(&tag.name, Namespace::Html, flags, Some(tag), push)
+        self.create(&tag.name, Namespace::Html, tag.facts.sets, Some(tag), push)
     }
 
     /// Inserts an HTML element no token asked for.
@@ -1354,39 +1404,13 @@ impl State {
 
     /// Start tags in body that close a `p`, or others that nest.
     fn body_start(&mut self, tag: &Tag) -> Step {
-        match tag.name {
-            local_name!("address")
-            | local_name!("article")
-            | local_name!("aside")
-            | local_name!("blockquote")
-            | local_name!("center")
-            | local_name!("details")
-            | local_name!("dialog")
-            | local_name!("dir")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("fieldset")
-            | local_name!("figcaption")
-            | local_name!("figure")
-            | local_name!("footer")
-            | local_name!("header")
-            | local_name!("hgroup")
-            | local_name!("main")
-            | local_name!("nav")
-            | local_name!("ol")
-            | local_name!("p")
-            | local_name!("search")
-            | local_name!("section")
-            | local_name!("summary")
-            | local_name!("ul")
-            | local_name!("menu")
-            | local_name!("pre")
-            | local_name!("listing") => {
+        match tag.facts.start {
+            BodyStart::Block => {
                 self.close_p_in_button_scope();
                 self.insert(tag, true)?;
                 Ok(Next::Done)
             }
-            heading!() => {
+            BodyStart::Heading => {
                 self.close_p_in_button_scope();
                 if self.top_is(HEADING) {
                     self.pop()?;
@@ -1394,17 +1418,17 @@ impl State {
                 self.insert(tag, true)?;
                 Ok(Next::Done)
             }
-            list_item!() => self.list_item(tag),
-            local_name!("a") => {
+            BodyStart::ListItem => self.list_item(tag),
+            BodyStart::A => {
                 self.misnested_a()?;
                 self.reconstruct()?;
                 self.formatting_element(tag)
             }
-            formatting!() => {
+            BodyStart::Formatting => {
                 self.reconstruct()?;
                 self.formatting_element(tag)
             }
-            local_name!("nobr") => {
+            BodyStart::Nobr => {
                 self.reconstruct()?;
                 if self.in_scope_named(SCOPE, &local_name!("nobr")) {
                     self.adoption_agency(&local_name!("nobr"))?;
@@ -1419,15 +1443,8 @@ impl State {
     /// Start tags in body: void and raw text elements, tables, forms,
     /// foreign content.
     fn body_start_other(&mut self, tag: &Tag) -> Step {
-        match tag.name {
-            local_name!("area")
-            | local_name!("br")
-            | local_name!("embed")
-            | local_name!("img")
-            | local_name!("image")
-            | local_name!("keygen")
-            | local_name!("wbr")
-            | local_name!("input") => {
+        match tag.facts.start {
+            BodyStart::Void => {
                 if tag.name == local_name!("input") && self.select_in_scope() {
                     // An `input` closes an open `select`.
                     self.pop_until_named(&local_name!("select"));
@@ -1440,11 +1457,11 @@ impl State {
                 self.create(&name, Namespace::Html, 0, Some(tag), false)?;
                 Ok(Next::Done)
             }
-            local_name!("param") | local_name!("source") | local_name!("track") => {
+            BodyStart::ParamSourceTrack => {
                 self.insert(tag, false)?;
                 Ok(Next::Done)
             }
-            local_name!("hr") => {
+            BodyStart::Hr => {
                 self.close_p_in_button_scope();
                 if self.select_in_scope() {
                     self.generate_implied(IMPLIED);
@@ -1452,19 +1469,19 @@ impl State {
                 self.insert(tag, false)?;
                 Ok(Next::Done)
             }
-            local_name!("textarea") => self.raw(tag, RawKind::Rcdata),
-            local_name!("xmp") => {
+            BodyStart::Textarea => self.raw(tag, RawKind::Rcdata),
+            BodyStart::Xmp => {
                 self.close_p_in_button_scope();
                 self.reconstruct()?;
                 self.raw(tag, RawKind::Rawtext)
             }
-            local_name!("iframe") | local_name!("noembed") => self.raw(tag, RawKind::Rawtext),
-            local_name!("plaintext") => {
+            BodyStart::IframeNoembed => self.raw(tag, RawKind::Rawtext),
+            BodyStart::Plaintext => {
                 self.close_p_in_button_scope();
                 self.insert(tag, true)?;
                 Ok(Next::Plaintext)
             }
-            local_name!("table") => {
+            BodyStart::Table => {
                 if self.quirks == Quirks::No {
                     self.close_p_in_button_scope();
                 }
@@ -1472,9 +1489,9 @@ impl State {
                 self.mode = Mode::InTable;
                 Ok(Next::Done)
             }
-            local_name!("form") => self.start_form(tag),
-            local_name!("math") => self.enter_foreign(tag, Namespace::Other),
-            local_name!("svg") => self.enter_foreign(tag, Namespace::Svg),
+            BodyStart::Form => self.start_form(tag),
+            BodyStart::Math => self.enter_foreign(tag, Namespace::Other),
+            BodyStart::Svg => self.enter_foreign(tag, Namespace::Svg),
             _ => self.body_start_rare(tag),
         }
     }
