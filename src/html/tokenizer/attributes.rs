@@ -64,7 +64,7 @@ impl CurrentAttr {
 /// and length) says a name like it was kept.
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
-    pub(super) set: HashSet<Box<str>>,
+    pub(super) set: HashSet<Box<[u8]>>,
     /// A bit for each name kept, by [`name_bit`]: a name whose bit is not
     /// set is not among them (most names of a tag differ in first byte or
     /// length).
@@ -91,29 +91,33 @@ impl SeenNames {
     /// those it has in `input` (each of which was asked about here, since
     /// the last [`SeenNames::clear`], before it was kept); notes it if not.
     /// A short scan for the first [`SCAN_LIMIT`] names, then a hash set,
-    /// so that no tag takes more than linear time.
-    #[inline]
-    pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
+    /// so that no tag takes more than linear time. Only the test of the
+    /// name's bit is inlined where names are read: most names are new.
+    #[inline(always)]
+    pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
-            let bit = name_bit(name.as_bytes());
+            let bit = name_bit(name);
             if self.seen & bit == 0 {
                 self.seen |= bit;
                 return false;
             }
-            return kept
-                .iter()
-                .any(|a| is_name(&input.as_bytes()[a.name()], name.as_bytes()));
         }
-        self.seen_in_set(input, kept, name)
+        self.seen_slow(input, kept, name)
     }
 
-    /// [`SeenNames::seen_before`] past [`SCAN_LIMIT`] names: kept out of
-    /// line, so that the short scan is inlined where names are read.
+    /// [`SeenNames::seen_before`] past its first test: a scan of the names
+    /// kept that may be `name`, or, past [`SCAN_LIMIT`] names, the set.
     #[inline(never)]
-    fn seen_in_set(&mut self, input: &str, kept: &[AttrSpan], name: &str) -> bool {
+    fn seen_slow(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
+        if kept.len() < SCAN_LIMIT {
+            return kept
+                .iter()
+                .any(|a| is_name(&input.as_bytes()[a.name()], name));
+        }
         if self.set.is_empty() {
             for a in kept {
-                self.set.insert(Box::from(given_name(&input[a.name()])));
+                self.set
+                    .insert(Box::from(given_name(&input[a.name()]).as_bytes()));
             }
         }
         !self.set.insert(Box::from(name))
@@ -260,15 +264,21 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// builder does not read.
     pub(super) fn finish_attr_lean(&mut self) {
         let input = self.input;
-        if self
-            .seen
-            .seen_before(input, &self.attr_spans, self.attr.name(input))
-        {
+        // The name as written, and as the tokenizer gives it: one look-up
+        // of each serves every test below.
+        let raw = self.bytes.get(self.attr.name_span.clone()).unwrap_or_default();
+        let name = if self.attr.name_is_source {
+            raw
+        } else {
+            self.attr.name.as_bytes()
+        };
+        if self.seen.seen_before(input, &self.attr_spans, name) {
             self.had_duplicate = true;
             self.error("Duplicate attribute");
             return;
         }
-        if let Some(name) = read_by_tree_builder(self.attr.name(input)) {
+        let log = self.log_tag || self.log_any_attribute || crate::html::links::may_hold_url(raw);
+        if let Some(name) = read_by_tree_builder(name) {
             if S::HTML5EVER {
                 let value = StrTendril::from_slice(&self.lean_value());
                 self.attrs.push(Attribute {
@@ -293,10 +303,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             text.push_str(&value);
             self.dropped.push((name, at..text.len()));
         }
-        let span = self.attr.span(self.input);
-        self.log_tag = self.log_tag
-            || self.log_any_attribute
-            || crate::html::links::may_hold_url(&input.as_bytes()[span.name()]);
+        self.log_tag = log;
+        let span = self.attr.span(input);
         self.attr_spans.push(span);
     }
 

@@ -23,17 +23,18 @@ pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "href",
 ];
 
-/// The read attribute named `name`, as a (static) atom.
+/// The read attribute named `name` (as the tokenizer gives it), as a
+/// (static) atom.
 #[inline]
-pub(super) fn read_by_tree_builder(name: &str) -> Option<LocalName> {
+pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     Some(match name {
-        "type" => local_name!("type"),
-        "encoding" => local_name!("encoding"),
-        "color" => local_name!("color"),
-        "face" => local_name!("face"),
-        "size" => local_name!("size"),
-        "shadowrootmode" => local_name!("shadowrootmode"),
-        "href" => local_name!("href"),
+        b"type" => local_name!("type"),
+        b"encoding" => local_name!("encoding"),
+        b"color" => local_name!("color"),
+        b"face" => local_name!("face"),
+        b"size" => local_name!("size"),
+        b"shadowrootmode" => local_name!("shadowrootmode"),
+        b"href" => local_name!("href"),
         _ => return None,
     })
 }

@@ -756,9 +756,13 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// Skips ASCII white space (a CR, alone or before a line feed, is one).
     #[inline]
     fn skip_spaces(&mut self) {
-        while self.bytes.get(self.pos).is_some_and(|&b| is_tree_space(b)) {
-            self.pos += 1;
+        // (In a local: a store to `self.pos` a byte, which the compiler
+        // cannot tell from the bytes read, would cost one more each.)
+        let mut at = self.pos;
+        while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
+            at += 1;
         }
+        self.pos = at;
     }
 
     /// Leaves the rest of a tag to `state`, at the current position.
