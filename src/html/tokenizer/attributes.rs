@@ -155,7 +155,9 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
 pub(super) const SCAN_LIMIT: usize = 16;
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
-    /// Starts a new attribute whose name starts at the current position.
+    /// Starts a new attribute whose name starts at the current position
+    /// (inlined, as is the finishing of the one before).
+    #[inline(always)]
     pub(super) fn start_attr(&mut self) {
         self.finish_attr();
         let at = self.pos;
@@ -261,7 +263,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
 
     /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder): the
     /// same duplicate check on plain strings, no atom for a name the tree
-    /// builder does not read.
+    /// builder does not read. Inlined where attributes end: most are
+    /// finished in a few dozen instructions, which a call's saving and
+    /// restoring of registers would add half as many to.
+    #[inline(always)]
     pub(super) fn finish_attr_lean(&mut self) {
         let input = self.input;
         // The name as written, and as the tokenizer gives it: one look-up

@@ -25,7 +25,7 @@ pub const READ_BY_TREE_BUILDER: &[&str] = &[
 
 /// The read attribute named `name` (as the tokenizer gives it), as a
 /// (static) atom.
-#[inline]
+#[inline(always)]
 pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     Some(match name {
         b"type" => local_name!("type"),
