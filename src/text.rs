@@ -253,7 +253,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 } else {
                     Cow::Owned(trimmed.to_owned())
                 };
-                let changed = resolved != value;
+                // A reference that resolves to itself (an absolute URL)
+                // comes back as the same text, not a copy: known unchanged
+                // without reading it.
+                let same_text = resolved.as_ptr() == value.as_ptr() && resolved.len() == value.len();
+                let changed = !same_text && resolved != value;
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
                 if self.options.details.records() {

@@ -281,6 +281,42 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     }
 }
 
+/// The bytes of `word` that are `&`, CR or NUL: the high bit of each set,
+/// as the lowest set bit of each of three zero tests marks exactly the
+/// first byte equal to its value (a borrow wrongly marks only bytes after
+/// a true one), so the lowest bit of all is the first special byte.
+#[inline]
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let zero = |w: u64| w.wrapping_sub(ONES) & !w;
+    (zero(word ^ (ONES * u64::from(b'&'))) | zero(word ^ (ONES * u64::from(b'\r'))) | zero(word))
+        & HIGH
+}
+
+/// The first byte at or after `from` in `bytes` that may start a
+/// replacement (`&`, CR, NUL): eight bytes to a word, as references in a
+/// value (between a query's parameters) are most often a few bytes apart;
+/// past a long stretch with none, the rest by `memchr3`.
+#[inline]
+fn next_special(bytes: &[u8], from: usize) -> Option<usize> {
+    let rest = bytes.get(from..)?;
+    let mut at = 0;
+    while let Some(chunk) = rest.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let found = special_bytes(u64::from_le_bytes(*chunk));
+        if found != 0 {
+            return Some(from + at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+        if at == 64 {
+            return find_special(&rest[at..], 0).map(|i| from + at + i);
+        }
+    }
+    let tail = rest.get(at..)?;
+    let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
+    tail.iter().position(special).map(|i| from + at + i)
+}
+
 /// [`decode_attribute`] from `first`, the first byte of `raw` that may
 /// start a replacement.
 #[inline(never)]
@@ -292,46 +328,45 @@ fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
         runs: Vec::with_capacity(8),
     };
     let mut text = String::with_capacity(raw.len());
-    let mut i = first;
+    let mut at = Some(first);
     let mut verbatim_from = 0;
     // Only these bytes can start a replacement: the text between them is
     // skipped whole.
-    while let Some(skip) = find_special(&bytes[i..], PROBE) {
-        i += skip;
+    while let Some(i) = at {
         let replaced: Option<(usize, Replacement)> = match bytes[i] {
             b'\r' if bytes.get(i + 1) == Some(&b'\n') => Some((2, Replacement::Char('\n'))),
             b'\r' => Some((1, Replacement::Char('\n'))),
             0 => Some((1, Replacement::Char('\u{fffd}'))),
-            // The commonest reference of a URL, between its query's
-            // parameters: the named one `amp;`, which no longer name
-            // starts with.
+            // The commonest references of a value: the named `amp;`
+            // between a URL query's parameters, and `quot;` in a style
+            // attribute's font names, which no longer names start with.
             b'&' if bytes[i + 1..].starts_with(b"amp;") => Some((5, Replacement::Char('&'))),
+            b'&' if bytes[i + 1..].starts_with(b"quot;") => Some((6, Replacement::Char('"'))),
             b'&' => char_reference(&raw[i + 1..]).map(|(len, r)| (len + 1, r)),
             _ => None,
         };
-        match replaced {
-            Some((len, replacement)) => {
-                text.push_str(&raw[verbatim_from..i]);
-                let start = text.len();
-                match replacement {
-                    Replacement::Char(c) => text.push(c),
-                    Replacement::Pair(a, b) => {
-                        text.push(a);
-                        if let Some(b) = b {
-                            text.push(b);
-                        }
-                    }
+        let Some((len, replacement)) = replaced else {
+            at = next_special(bytes, i + 1);
+            continue;
+        };
+        text.push_str(&raw[verbatim_from..i]);
+        let start = text.len();
+        match replacement {
+            Replacement::Char(c) => text.push(c),
+            Replacement::Pair(a, b) => {
+                text.push(a);
+                if let Some(b) = b {
+                    text.push(b);
                 }
-                out.push(Piece {
-                    decoded: start..text.len(),
-                    raw: i..i + len,
-                    open: bytes[i] == b'&' && bytes[i + len - 1] != b';',
-                });
-                i += len;
-                verbatim_from = i;
             }
-            None => i += 1,
         }
+        out.push(Piece {
+            decoded: start..text.len(),
+            raw: i..i + len,
+            open: bytes[i] == b'&' && bytes[i + len - 1] != b';',
+        });
+        verbatim_from = i + len;
+        at = next_special(bytes, verbatim_from);
     }
     text.push_str(&raw[verbatim_from..]);
     out.text = Cow::Owned(text);
@@ -511,6 +546,33 @@ mod tests {
         assert_eq!(longest_name(b"notin;"), Some((6, 0x2209, 0)));
         assert_eq!(longest_name(b"notit;"), Some((3, 0xac, 0)));
         assert_eq!(longest_name(b"\xff"), None);
+    }
+
+    /// The word search finds what a byte at a time finds: on strings of
+    /// the special bytes, their neighbours and high bytes, at every start,
+    /// short and past the stretch after which `memchr3` reads on.
+    #[test]
+    fn the_word_search_finds_the_first_special_byte() {
+        let alphabet = [b'&', b'\r', 0, b'%', b'\'', 0x0c, 0x0e, 1, 0x80, 0xa6, 0xff, b'a'];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        for round in 0..4_000 {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let len = (state >> 57) as usize + if round % 4 == 0 { 64 } else { 0 };
+            // Mostly plain bytes, so that the first special one lies anywhere.
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| {
+                    let r = state.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37_79b9);
+                    if r.is_multiple_of(23) { alphabet[(r >> 8) as usize % 3] } else { alphabet[3 + (r >> 8) as usize % 9] }
+                })
+                .collect();
+            for from in 0..=len + 1 {
+                let naive = bytes
+                    .get(from..)
+                    .and_then(|rest| rest.iter().position(|b| matches!(b, b'&' | b'\r' | 0)))
+                    .map(|i| from + i);
+                assert_eq!(next_special(&bytes, from), naive, "{bytes:?} from {from}");
+            }
+        }
     }
 
     #[test]

@@ -465,18 +465,21 @@ impl Work<'_, '_> {
             ..*self.r.options
         };
         let inner = rewrite_nested(text, &options, self.depth + 1);
-        let (line, _) = self.r.lines.locate(self.r.text, at);
         self.r.out.links.extend(inner.links);
         self.r.out.rewritten += inner.rewritten;
         // The inner document has its parent's base, or none as its parent
-        // (which says so).
-        self.r.out.warnings.extend(
-            inner
-                .warnings
-                .into_iter()
-                .filter(|w| w.kind != WarningKind::NoBase)
-                .map(|w| w.within(format!("srcdoc at line {line}"))),
-        );
+        // (which says so). The line is found only for a warning to place:
+        // indexing the lines of a long page costs more than its links.
+        let mut warnings = inner
+            .warnings
+            .into_iter()
+            .filter(|w| w.kind != WarningKind::NoBase)
+            .peekable();
+        if warnings.peek().is_some() {
+            let (line, _) = self.r.lines.locate(self.r.text, at);
+            let within = |w: crate::links::Warning| w.within(format!("srcdoc at line {line}"));
+            self.r.out.warnings.extend(warnings.map(within));
+        }
         found.extend(inner.edits.iter().map(|e| Found {
             range: e.range,
             new: e.text.to_owned(),
