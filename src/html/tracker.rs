@@ -771,10 +771,14 @@ impl State {
         }
     }
 
-    /// Pops the current node.
+    /// Pops the current node; [`State::left`] only for an element that
+    /// counts in it (most do not).
+    #[inline]
     fn pop(&mut self) -> Result<(), Bail> {
         let open = self.stack.pop().ok_or(Bail("popping an empty stack"))?;
-        self.left(&open);
+        if open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0 {
+            self.left(&open);
+        }
         Ok(())
     }
 
@@ -1405,6 +1409,11 @@ impl State {
     /// Start tags in body that close a `p`, or others that nest.
     fn body_start(&mut self, tag: &Tag) -> Step {
         match tag.facts.start {
+            BodyStart::Ordinary => {
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+                Ok(Next::Done)
+            }
             BodyStart::Block => {
                 self.close_p_in_button_scope();
                 self.insert(tag, true)?;
