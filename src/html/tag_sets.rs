@@ -132,10 +132,14 @@ pub(super) const END_OWN: u32 = 1 << 18;
 pub(super) enum BodyStart {
     /// The rest: the less common rules, and "any other start tag".
     Other,
-    /// An element in no tag set that no in body rule names (`span`,
-    /// `abbr`, ..., every custom element): "any other start tag", which
-    /// reconstructs the active formatting elements and inserts it.
+    /// An element no in body rule names (`span`, `abbr`, ..., every
+    /// custom element, and a few special ones such as `noscript`): "any
+    /// other start tag", which reconstructs the active formatting elements
+    /// and inserts it.
     Ordinary,
+    /// The start tags in body processed by the rules of "in head"
+    /// ([`in_head_start`]).
+    InHead,
     /// `address`, `div`, `p`, ...: close a `p` in button scope, insert.
     Block,
     /// `h1` to `h6`.
@@ -318,9 +322,23 @@ fn body_start_names(name: &LocalName) -> BodyStart {
         local_name!("form") => BodyStart::Form,
         local_name!("math") => BodyStart::Math,
         local_name!("svg") => BodyStart::Svg,
-        // The names the rarer rules take are all in some tag set.
-        _ if classify_names(name) == 0 => BodyStart::Ordinary,
-        _ => BodyStart::Other,
+        in_head_start!() => BodyStart::InHead,
+        local_name!("html")
+        | local_name!("body")
+        | local_name!("frameset")
+        | local_name!("select")
+        | local_name!("button")
+        | marker_inserting!()
+        | local_name!("option")
+        | local_name!("optgroup")
+        | local_name!("rb")
+        | local_name!("rtc")
+        | local_name!("rp")
+        | local_name!("rt")
+        | table_part!()
+        | local_name!("frame")
+        | local_name!("head") => BodyStart::Other,
+        _ => BodyStart::Ordinary,
     }
 }
 
@@ -558,11 +576,14 @@ mod tests {
             assert_eq!(classify(&name), 0, "{name}");
             assert!(!special_only(&name), "{name}");
         }
-        // Special ones no rule names either, and those the rarer rules
-        // take, are not ordinary.
+        // Special ones no rule names are ordinary, with their sets.
+        for name in ["noscript", "isindex"] {
+            assert_eq!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
+        }
+        assert_eq!(classify(&LocalName::from("noscript")), SPECIAL);
         for name in [
-            "a", "b", "code", "p", "li", "div", "table", "template", "svg", "noscript", "isindex",
-            "select", "option", "rt", "script", "frameset", "td", "object",
+            "a", "b", "code", "p", "li", "div", "table", "template", "svg", "select", "option",
+            "rt", "script", "frameset", "td", "object", "head", "frame", "body",
         ] {
             assert_ne!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
         }

@@ -554,10 +554,10 @@ impl State {
             return None;
         }
         match tok {
-            // (No flag: not special, formatting or in a scope list.)
+            // "Any other start tag": reconstruct, insert.
             Tok::Start(tag) if tag.facts.start == BodyStart::Ordinary => {
                 Some(self.reconstruct().and_then(|()| {
-                    self.create(&tag.name, Namespace::Html, 0, Some(tag), true)?;
+                    self.insert(tag, true)?;
                     Ok(Next::Done)
                 }))
             }
@@ -1499,6 +1499,7 @@ impl State {
                 Ok(Next::Done)
             }
             BodyStart::Form => self.start_form(tag),
+            BodyStart::InHead => self.in_head(Tok::Start(tag)),
             BodyStart::Math => self.enter_foreign(tag, Namespace::Other),
             BodyStart::Svg => self.enter_foreign(tag, Namespace::Svg),
             _ => self.body_start_rare(tag),
@@ -1519,7 +1520,6 @@ impl State {
                     self.record(Namespace::Html, false);
                 }
             }
-            in_head_start!() => return self.in_head(Tok::Start(tag)),
             local_name!("frameset") => return Err(Bail("frameset")),
             local_name!("select") => {
                 // A `select` in a `select` closes it and makes nothing.
