@@ -645,11 +645,16 @@ impl State {
                 namespace,
                 in_template,
             };
-            // A later tie of the same tag wins.
             let elements = &mut self.tree.elements;
-            if elements.len() <= index {
+            if elements.len() == index {
+                // The tag after the last one recorded, as most are.
+                elements.push(Some(element));
+                return;
+            }
+            if elements.len() < index {
                 elements.resize(index + 1, None);
             }
+            // A later tie of the same tag wins.
             elements[index] = Some(element);
         }
     }
