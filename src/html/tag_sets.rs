@@ -132,8 +132,14 @@ pub(super) const END_OWN: u32 = 1 << 18;
 pub(super) enum BodyStart {
     /// The rest: the less common rules, and "any other start tag".
     Other,
-    /// An ordinary element ([`ordinary_names`]): "any other start tag".
+    /// An element no in body rule names (`span`, `abbr`, ..., every
+    /// custom element, and a few special ones such as `noscript`): "any
+    /// other start tag", which reconstructs the active formatting elements
+    /// and inserts it.
     Ordinary,
+    /// The start tags in body processed by the rules of "in head"
+    /// ([`in_head_start`]).
+    InHead,
     /// `address`, `div`, `p`, ...: close a `p` in button scope, insert.
     Block,
     /// `h1` to `h6`.
@@ -180,11 +186,11 @@ pub(super) struct Facts {
     pub(super) start: BodyStart,
 }
 
-/// A name no rule names: in no set, "any other start tag", and "any other
-/// end tag".
+/// A name no rule names: in no set, "any other start tag"
+/// ([`BodyStart::Ordinary`]), and "any other end tag".
 const NAMELESS: Facts = Facts {
     sets: 0,
-    start: BodyStart::Other,
+    start: BodyStart::Ordinary,
 };
 
 /// The tag sets an HTML element of this name is in.
@@ -193,7 +199,8 @@ pub(super) fn classify(name: &LocalName) -> u32 {
     facts(name).sets
 }
 
-/// Every name [`classify_names`] or [`body_start_names`] knows: the names [`LOOKUP`] holds.
+/// Every name [`classify_names`] or [`body_start_names`] knows but the
+/// ordinary ones, which are [`NAMELESS`]: the names [`LOOKUP`] holds.
 const NAMED: &[&str] = &[
     "applet", "marquee", "object", "select", "button", "ol", "ul", "caption", "colgroup", "li",
     "dd", "dt", "p", "h1", "h2", "h3", "h4", "h5", "h6", "html", "table", "tbody", "tfoot",
@@ -203,9 +210,7 @@ const NAMED: &[&str] = &[
     "figure", "footer", "form", "frame", "frameset", "head", "header", "hgroup", "hr", "iframe",
     "img", "input", "isindex", "link", "listing", "main", "menu", "meta", "nav", "noembed",
     "noframes", "noscript", "param", "plaintext", "pre", "script", "section", "source", "style",
-    "summary", "textarea", "title", "track", "wbr", "xmp", "span", "abbr", "bdi", "bdo", "cite",
-    "data", "del", "dfn", "ins", "kbd", "label", "mark", "q", "samp", "sub", "sup", "time",
-    "var", "dialog", "search", "a", "nobr", "b", "big", "code", "em", "font", "i", "s",
+    "summary", "textarea", "title", "track", "wbr", "xmp", "dialog", "search", "a", "nobr", "b", "big", "code", "em", "font", "i", "s",
     "small", "strike", "strong", "tt", "u", "image", "keygen", "math", "svg",
 ];
 
@@ -317,8 +322,23 @@ fn body_start_names(name: &LocalName) -> BodyStart {
         local_name!("form") => BodyStart::Form,
         local_name!("math") => BodyStart::Math,
         local_name!("svg") => BodyStart::Svg,
-        _ if ordinary_names(name) => BodyStart::Ordinary,
-        _ => BodyStart::Other,
+        in_head_start!() => BodyStart::InHead,
+        local_name!("html")
+        | local_name!("body")
+        | local_name!("frameset")
+        | local_name!("select")
+        | local_name!("button")
+        | marker_inserting!()
+        | local_name!("option")
+        | local_name!("optgroup")
+        | local_name!("rb")
+        | local_name!("rtc")
+        | local_name!("rp")
+        | local_name!("rt")
+        | table_part!()
+        | local_name!("frame")
+        | local_name!("head") => BodyStart::Other,
+        _ => BodyStart::Ordinary,
     }
 }
 
@@ -364,35 +384,6 @@ fn classify_names(name: &LocalName) -> u32 {
             | formatting!()
     );
     sets | if end_own { END_OWN } else { 0 }
-}
-
-/// Inline elements no in body rule names, neither special nor
-/// formatting nor in any scope's list: their start tag is "any other start
-/// tag" (reconstruct, insert) and their end tag "any other end tag".
-/// `span` is a quarter of the tags of a documentation page. As a `match`
-/// (what [`LOOKUP`] is built from).
-fn ordinary_names(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("span")
-            | local_name!("abbr")
-            | local_name!("bdi")
-            | local_name!("bdo")
-            | local_name!("cite")
-            | local_name!("data")
-            | local_name!("del")
-            | local_name!("dfn")
-            | local_name!("ins")
-            | local_name!("kbd")
-            | local_name!("label")
-            | local_name!("mark")
-            | local_name!("q")
-            | local_name!("samp")
-            | local_name!("sub")
-            | local_name!("sup")
-            | local_name!("time")
-            | local_name!("var")
-    )
 }
 
 /// The rest of html5ever's `special_tag`.
@@ -578,16 +569,22 @@ mod tests {
     fn ordinary_elements_have_no_flags_and_no_rule_of_their_own() {
         for name in [
             "span", "abbr", "bdi", "bdo", "cite", "data", "del", "dfn", "ins", "kbd", "label",
-            "mark", "q", "samp", "sub", "sup", "time", "var",
+            "mark", "q", "samp", "sub", "sup", "time", "var", "x-y", "video", "picture",
         ] {
             let name = LocalName::from(name);
-            assert!(ordinary_names(&name), "{name}");
             assert_eq!(facts(&name).start, BodyStart::Ordinary, "{name}");
             assert_eq!(classify(&name), 0, "{name}");
             assert!(!special_only(&name), "{name}");
         }
-        for name in ["a", "b", "code", "p", "li", "div", "table", "template", "svg", "x-y"] {
-            assert!(!ordinary_names(&LocalName::from(name)), "{name}");
+        // Special ones no rule names are ordinary, with their sets.
+        for name in ["noscript", "isindex"] {
+            assert_eq!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
+        }
+        assert_eq!(classify(&LocalName::from("noscript")), SPECIAL);
+        for name in [
+            "a", "b", "code", "p", "li", "div", "table", "template", "svg", "select", "option",
+            "rt", "script", "frameset", "td", "object", "head", "frame", "body",
+        ] {
             assert_ne!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
         }
     }
@@ -598,7 +595,8 @@ mod tests {
     fn the_lookup_table_answers_as_the_matches() {
         let others = "svg math ruby desc foreignobject mi mo mn ms mtext annotation-xml g path \
             rect circle use defs symbol text tspan mglyph malignmark video audio canvas \
-            picture slot menuitem x-y my-element a-very-long-custom-element-name DIV Span";
+            picture slot menuitem x-y my-element a-very-long-custom-element-name DIV Span \
+            span abbr var";
         for name in NAMED.iter().copied().chain(others.split_whitespace()) {
             let name = LocalName::from(name);
             let expected = Facts {

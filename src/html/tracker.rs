@@ -554,10 +554,10 @@ impl State {
             return None;
         }
         match tok {
-            // (No flag: not special, formatting or in a scope list.)
+            // "Any other start tag": reconstruct, insert.
             Tok::Start(tag) if tag.facts.start == BodyStart::Ordinary => {
                 Some(self.reconstruct().and_then(|()| {
-                    self.create(&tag.name, Namespace::Html, 0, Some(tag), true)?;
+                    self.insert(tag, true)?;
                     Ok(Next::Done)
                 }))
             }
@@ -645,11 +645,16 @@ impl State {
                 namespace,
                 in_template,
             };
-            // A later tie of the same tag wins.
             let elements = &mut self.tree.elements;
-            if elements.len() <= index {
+            if elements.len() == index {
+                // The tag after the last one recorded, as most are.
+                elements.push(Some(element));
+                return;
+            }
+            if elements.len() < index {
                 elements.resize(index + 1, None);
             }
+            // A later tie of the same tag wins.
             elements[index] = Some(element);
         }
     }
@@ -771,10 +776,14 @@ impl State {
         }
     }
 
-    /// Pops the current node.
+    /// Pops the current node; [`State::left`] only for an element that
+    /// counts in it (most do not).
+    #[inline]
     fn pop(&mut self) -> Result<(), Bail> {
         let open = self.stack.pop().ok_or(Bail("popping an empty stack"))?;
-        self.left(&open);
+        if open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0 {
+            self.left(&open);
+        }
         Ok(())
     }
 
@@ -1405,6 +1414,11 @@ impl State {
     /// Start tags in body that close a `p`, or others that nest.
     fn body_start(&mut self, tag: &Tag) -> Step {
         match tag.facts.start {
+            BodyStart::Ordinary => {
+                self.reconstruct()?;
+                self.insert(tag, true)?;
+                Ok(Next::Done)
+            }
             BodyStart::Block => {
                 self.close_p_in_button_scope();
                 self.insert(tag, true)?;
@@ -1490,6 +1504,7 @@ impl State {
                 Ok(Next::Done)
             }
             BodyStart::Form => self.start_form(tag),
+            BodyStart::InHead => self.in_head(Tok::Start(tag)),
             BodyStart::Math => self.enter_foreign(tag, Namespace::Other),
             BodyStart::Svg => self.enter_foreign(tag, Namespace::Svg),
             _ => self.body_start_rare(tag),
@@ -1510,7 +1525,6 @@ impl State {
                     self.record(Namespace::Html, false);
                 }
             }
-            in_head_start!() => return self.in_head(Tok::Start(tag)),
             local_name!("frameset") => return Err(Bail("frameset")),
             local_name!("select") => {
                 // A `select` in a `select` closes it and makes nothing.
