@@ -74,7 +74,7 @@ pub use error::Error;
 pub use front::{Done, Event, Handler, Input, Output, Report, Unit};
 pub use links::{
     HtmlHead, HttpEntity, Link, LinkDetails, LinkPlace, LinkRow, RecordBlock, RecordHeads,
-    RecordName, Warning, WarningKind,
+    RecordName, UnitKey, Warning, WarningKind,
 };
 pub use mime::maildir;
 pub use mime::mbox::MboxFormat;

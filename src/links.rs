@@ -467,6 +467,45 @@ pub struct HttpEntity {
     pub digest: String,
 }
 
+/// Which document, message or record a [`LinkRow`] is in ([`LinkRow::unit`]):
+/// the rows of one unit come one after another, so a writer that groups
+/// them (a WAT record, the URLs of a document once each) ends a unit where
+/// the key changes.
+///
+/// ```
+/// let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a><a href=c>c</a>";
+/// let record = |id: u32| {
+///     let head = format!(
+///         "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/{id}/\r\n\
+///          WARC-Record-ID: <urn:uuid:{id}>\r\nContent-Length: {}\r\n\r\n",
+///         page.len()
+///     );
+///     [head.as_bytes(), page, b"\r\n\r\n"].concat()
+/// };
+/// let archive = [record(1), record(2)].concat();
+/// let out = relink::Rewriter::new().rewrite(&archive)?;
+/// let units: Vec<_> = out.rows().iter().map(|row| row.unit()).collect();
+/// assert_eq!(units.len(), 4);
+/// assert_eq!(units[0], units[1]);
+/// assert_ne!(units[1], units[2]);
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnitKey {
+    message: Option<usize>,
+    record: Option<(usize, String)>,
+}
+
+impl UnitKey {
+    /// The key of a message (from 1) or a record, or of a lone document.
+    pub(crate) fn new(message: Option<usize>, record: Option<&RecordName>) -> UnitKey {
+        UnitKey {
+            message,
+            record: record.map(|r| (r.number, r.record_id.clone())),
+        }
+    }
+}
+
 /// One link with where it is inside its input: the row every report
 /// shows, the same fields in the command line's JSON Lines and TSV, the
 /// Python package's dicts and the Spark job's columns.
@@ -508,6 +547,11 @@ impl LinkRow {
             record: None,
             link,
         }
+    }
+
+    /// Which document, message or record the link is in.
+    pub fn unit(&self) -> UnitKey {
+        UnitKey::new(self.message, self.record.as_deref())
     }
 
     /// Where the link is, as text: `message 3, part 1.2, 4:7`, or for a

@@ -28,27 +28,7 @@ use serde_json::{Map, Value, json};
 use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
-use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName};
-
-/// Which document, message or record a row is in: the rows of one unit
-/// come one after another.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct UnitKey {
-    message: Option<usize>,
-    record: Option<(usize, String)>,
-}
-
-impl UnitKey {
-    fn of(row: &LinkRow) -> UnitKey {
-        UnitKey {
-            message: row.message,
-            record: row
-                .record
-                .as_deref()
-                .map(|r| (r.number, r.record_id.clone())),
-        }
-    }
-}
+use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey};
 
 /// Whether `text` starts with a scheme (RFC 1808 section 2.1: a letter,
 /// then letters, digits, `+`, `-` or `.`, then `:`): an absolute URL.
@@ -181,7 +161,7 @@ impl WatWriter {
     /// Takes rows; writes the WAT record of each unit they finish.
     pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
-            let key = UnitKey::of(row);
+            let key = row.unit();
             if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
                 self.finish(out)?;
                 self.pending = Some(WatUnit::new(
@@ -212,10 +192,7 @@ impl WatWriter {
             Unit::Message(n) => (Some(*n), None),
             Unit::Record(name) => (None, Some(&**name)),
         };
-        let key = UnitKey {
-            message,
-            record: record.map(|r| (r.number, r.record_id.clone())),
-        };
+        let key = UnitKey::new(message, record);
         if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
             self.finish(out)?;
             self.pending = Some(WatUnit::new(key, &self.source, message, record));

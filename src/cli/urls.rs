@@ -5,29 +5,9 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 
-use relink::LinkRow;
+use relink::{LinkRow, UnitKey};
 
 use super::hints::has_scheme;
-
-/// Which document, message or record a row is in: the rows of one unit
-/// come one after another.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct UnitKey {
-    message: Option<usize>,
-    record: Option<(usize, String)>,
-}
-
-impl UnitKey {
-    fn of(row: &LinkRow) -> UnitKey {
-        UnitKey {
-            message: row.message,
-            record: row
-                .record
-                .as_deref()
-                .map(|r| (r.number, r.record_id.clone())),
-        }
-    }
-}
 
 /// The URL a checker is given for a row: its resolved URL when that is
 /// absolute, with the white space a URL parser drops (tab, CR, LF)
@@ -64,7 +44,7 @@ impl UrlUnit {
     /// Writes each URL of `rows` not yet written for its unit.
     pub(crate) fn rows(&mut self, out: &mut impl Write, rows: &[LinkRow]) -> io::Result<()> {
         for row in rows {
-            let key = UnitKey::of(row);
+            let key = row.unit();
             if self.key.as_ref() != Some(&key) {
                 self.seen.clear();
                 self.key = Some(key);
