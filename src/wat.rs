@@ -17,12 +17,14 @@
 //! The command line's `--list --format wat`, the Python package's `wat`
 //! and the Spark job all write through them.
 
-use std::io::{self, Write};
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::Compression;
-use flate2::write::GzEncoder;
+use flate2::read::DeflateDecoder;
+use flate2::write::{DeflateEncoder, GzEncoder};
 use serde_json::{Map, Value, json};
 
 use crate::base::BaseSource;
@@ -172,7 +174,7 @@ impl WatWriter {
                 ));
             }
             if let Some(unit) = &mut self.pending {
-                unit.push(row, self.source.names);
+                unit.push(row, self.source.names)?;
             }
         }
         Ok(())
@@ -254,12 +256,12 @@ struct WatUnit {
     /// The HTML head's `Title`, `Metas` and `Scripts`.
     title: Option<String>,
     metas: Vec<Map<String, Value>>,
-    scripts: Vec<Value>,
-    head_links: Vec<Value>,
-    links: Vec<Value>,
+    scripts: JsonArray,
+    head_links: JsonArray,
+    links: JsonArray,
     /// relink's links that no HTML element of the page holds (see
     /// [`relinks_own`]), under `Relink-Links`.
-    own_links: Vec<Value>,
+    own_links: JsonArray,
     /// Whether the record's payload is an HTML page by its media type
     /// (`text/html`, `application/xhtml+xml`, or none given).
     html: bool,
@@ -308,10 +310,10 @@ impl WatUnit {
             base: None,
             title: None,
             metas: Vec::new(),
-            scripts: Vec::new(),
-            head_links: Vec::new(),
-            links: Vec::new(),
-            own_links: Vec::new(),
+            scripts: JsonArray::default(),
+            head_links: JsonArray::default(),
+            links: JsonArray::default(),
+            own_links: JsonArray::default(),
             html: record
                 .and_then(|r| r.heads.as_deref())
                 .is_none_or(|h| is_html(&h.http)),
@@ -323,12 +325,12 @@ impl WatUnit {
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
     /// it; `<link>` goes to the head's `Link`, `<script src>` to its
     /// `Scripts`, as Common Crawl puts them.
-    fn push(&mut self, row: &LinkRow, names: SourceNames) {
+    fn push(&mut self, row: &LinkRow, names: SourceNames) -> io::Result<()> {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
         if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
             self.base = Some(link.original.clone());
-            return;
+            return Ok(());
         }
         let mut entry = json!({
             "path": wat_path(&element, &link.place.attribute),
@@ -354,15 +356,16 @@ impl WatUnit {
                 entry.insert("part".to_owned(), part.into());
             }
         }
-        if relinks_own(&element, &link.place.attribute, self.html) {
-            self.own_links.push(entry);
+        let list = if relinks_own(&element, &link.place.attribute, self.html) {
+            &mut self.own_links
         } else if element == "LINK" {
-            self.head_links.push(entry);
+            &mut self.head_links
         } else if element == "SCRIPT" && link.place.attribute == "src" {
-            self.scripts.push(entry);
+            &mut self.scripts
         } else {
-            self.links.push(entry);
-        }
+            &mut self.links
+        };
+        list.push(&entry)
     }
 
     /// The unit's WAT record, one gzip member.
@@ -379,7 +382,7 @@ impl WatUnit {
             .filter(|t| !t.is_empty())
             .map(str::to_owned);
         let name = record_id(&self.name);
-        let block = serde_json::to_vec(&self.block()).map_err(io::Error::from)?;
+        let block = self.block();
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
         if let Some(target) = target {
             fields.push(("WARC-Target-URI", target));
@@ -390,7 +393,16 @@ impl WatUnit {
             fields.push(("WARC-Refers-To", id));
         }
         fields.push(("Content-Type", "application/json".to_owned()));
-        Ok(write_record(out, &fields, &block)?)
+        let length = block.len()?;
+        Ok(write_record(out, &fields, length, |out| {
+            let mut counted = Count(0, out);
+            block.write(&mut counted)?;
+            match counted.0 == length {
+                true => Ok(()),
+                // A record whose length lies would corrupt the file.
+                false => Err(io::Error::other("wat block length miscounted")),
+            }
+        })?)
     }
 
     /// The unit's JSON block: the source record's head (every field of
@@ -398,7 +410,7 @@ impl WatUnit {
     /// response's status line and fields and, when the block is whole, the
     /// lengths and digest of its message, and `HTML-Metadata` when it has
     /// links.
-    fn block(self) -> Value {
+    fn block(self) -> Node {
         let mut header = Map::new();
         let mut response = Map::new();
         let mut payload = Map::new();
@@ -438,52 +450,190 @@ impl WatUnit {
                 header.insert(name, value);
             }
         }
-        let mut head = Map::new();
+        let mut head = Node::map(Map::new());
         if let Some(title) = self.title {
-            head.insert("Title".into(), title.into());
+            head.insert("Title", Node::Value(title.into()));
         }
         if let Some(base) = self.base {
-            head.insert("Base".into(), base.into());
+            head.insert("Base", Node::Value(base.into()));
         }
         if !self.metas.is_empty() {
-            head.insert("Metas".into(), self.metas.into());
+            head.insert("Metas", Node::Value(self.metas.into()));
         }
         if !self.head_links.is_empty() {
-            head.insert("Link".into(), self.head_links.into());
+            head.insert("Link", Node::Array(self.head_links));
         }
         if !self.scripts.is_empty() {
-            head.insert("Scripts".into(), self.scripts.into());
+            head.insert("Scripts", Node::Array(self.scripts));
         }
+        let mut response = Node::map(response);
         if !head.is_empty() || !self.links.is_empty() || !self.own_links.is_empty() {
-            let mut html = json!({ "Head": head, "Links": self.links });
-            if let (false, Some(html)) = (self.own_links.is_empty(), html.as_object_mut()) {
-                html.insert("Relink-Links".into(), self.own_links.into());
+            let own = (!self.own_links.is_empty()).then_some(self.own_links);
+            let mut html = Node::map(Map::new());
+            html.insert("Head", head);
+            html.insert("Links", Node::Array(self.links));
+            if let Some(own) = own {
+                html.insert("Relink-Links", Node::Array(own));
             }
-            response.insert("HTML-Metadata".into(), html);
+            response.insert("HTML-Metadata", html);
         }
+        let mut envelope = Node::map(envelope);
+        let mut payload = Node::map(payload);
         if !response.is_empty() {
             let key = match is_request(&header) {
                 true => "HTTP-Request-Metadata",
                 false => "HTTP-Response-Metadata",
             };
-            payload.insert(key.into(), response.into());
+            payload.insert(key, response);
         }
-        envelope.insert("WARC-Header-Metadata".into(), header.into());
-        envelope.insert("Payload-Metadata".into(), payload.into());
+        envelope.insert("WARC-Header-Metadata", Node::Value(header.into()));
+        envelope.insert("Payload-Metadata", payload);
         if let Some(n) = self.message {
             // relink's: which message of an mbox.
-            envelope.insert("Message-Number".into(), n.into());
+            envelope.insert("Message-Number", Node::Value(n.into()));
         }
+        let mut record = Node::map(Map::new());
         let block = self.heads.as_deref().and_then(|h| h.block.as_ref());
-        match block.and_then(|b| Some((b.offset?, b.compressed))) {
+        if let Some((offset, compressed)) = block.and_then(|b| Some((b.offset?, b.compressed))) {
             // Where the source record is, its offset a string as Common
             // Crawl writes it.
-            Some((offset, compressed)) => json!({
-                "Container": {"Filename": self.file, "Compressed": compressed, "Offset": offset.to_string()},
-                "Envelope": envelope,
-            }),
-            None => json!({ "Envelope": envelope }),
+            let container = json!({"Filename": self.file, "Compressed": compressed, "Offset": offset.to_string()});
+            record.insert("Container", Node::Value(container));
         }
+        record.insert("Envelope", envelope);
+        record
+    }
+}
+
+/// A JSON array written as its elements come: a unit's links are held as
+/// their JSON text (about a hundred bytes a link), not as values (each a
+/// map of its own), and past [`JsonArray::SPILL`] bytes compressed, so that a
+/// record of many links is held in a fraction of its size.
+#[derive(Debug, Default)]
+struct JsonArray {
+    /// The latest elements' text, comma-separated.
+    text: Vec<u8>,
+    /// The text before it, compressed.
+    packed: Option<DeflateEncoder<Vec<u8>>>,
+    /// The length of the elements' text, both parts.
+    len: usize,
+}
+
+impl JsonArray {
+    /// How much text is held as it is before it is compressed.
+    const SPILL: usize = 1 << 18;
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn push(&mut self, value: &Value) -> io::Result<()> {
+        let start = self.text.len();
+        if !self.is_empty() {
+            self.text.push(b',');
+        }
+        serde_json::to_writer(&mut self.text, value)?;
+        self.len += self.text.len() - start;
+        if self.text.len() >= JsonArray::SPILL {
+            let packed = self
+                .packed
+                .get_or_insert_with(|| DeflateEncoder::new(Vec::new(), Compression::fast()));
+            packed.write_all(&self.text)?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the array, `[` to `]`.
+    fn write(self, out: &mut impl Write) -> io::Result<()> {
+        out.write_all(b"[")?;
+        if let Some(packed) = self.packed {
+            let packed = packed.finish()?;
+            io::copy(&mut DeflateDecoder::new(&packed[..]), out)?;
+        }
+        out.write_all(&self.text)?;
+        out.write_all(b"]")
+    }
+}
+
+/// A WAT record's JSON block as it is put together: objects whose members
+/// are values, link arrays ([`JsonArray`]), or objects again. Written as
+/// [`Value`] writes itself, compact, an object's keys in order.
+#[derive(Debug)]
+enum Node {
+    Value(Value),
+    Array(JsonArray),
+    Object(BTreeMap<String, Node>),
+}
+
+impl Node {
+    /// An object of `map`'s members.
+    fn map(map: Map<String, Value>) -> Node {
+        Node::Object(map.into_iter().map(|(k, v)| (k, Node::Value(v))).collect())
+    }
+
+    fn insert(&mut self, key: &str, node: Node) {
+        if let Node::Object(map) = self {
+            map.insert(key.to_owned(), node);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        matches!(self, Node::Object(map) if map.is_empty())
+    }
+
+    /// The length of its JSON text, for the record's `Content-Length`.
+    fn len(&self) -> io::Result<usize> {
+        Ok(match self {
+            Node::Value(value) => {
+                let mut count = Count(0, io::sink());
+                serde_json::to_writer(&mut count, value)?;
+                count.0
+            }
+            Node::Array(array) => array.len + 2,
+            Node::Object(map) => {
+                let mut len = 2 + map.len().saturating_sub(1);
+                for (key, node) in map {
+                    len += Node::Value(key.as_str().into()).len()? + 1 + node.len()?;
+                }
+                len
+            }
+        })
+    }
+
+    /// Writes its JSON text.
+    fn write(self, out: &mut impl Write) -> io::Result<()> {
+        match self {
+            Node::Value(value) => Ok(serde_json::to_writer(out, &value)?),
+            Node::Array(array) => array.write(out),
+            Node::Object(map) => {
+                out.write_all(b"{")?;
+                for (n, (key, node)) in map.into_iter().enumerate() {
+                    if n > 0 {
+                        out.write_all(b",")?;
+                    }
+                    serde_json::to_writer(&mut *out, &key)?;
+                    out.write_all(b":")?;
+                    node.write(out)?;
+                }
+                out.write_all(b"}")
+            }
+        }
+    }
+}
+
+/// A writer that counts what it passes on.
+struct Count<W>(usize, W);
+
+impl<W: Write> Write for Count<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.1.write(buf)?;
+        self.0 += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.1.flush()
     }
 }
 
@@ -668,29 +818,35 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
         ("WARC-Record-ID", record_id(&inputs.join("\0"))),
         ("Content-Type", "application/warc-fields".to_owned()),
     ];
-    Ok(write_record(out, &fields, block.as_bytes())?)
+    Ok(write_record(out, &fields, block.len(), |out| {
+        out.write_all(block.as_bytes())
+    })?)
 }
 
 /// One WARC/1.0 record, its own gzip member at the default level, as
-/// Common Crawl writes each record of a WAT file. The record is put
-/// together first and compressed in one call: each call into the
-/// compressor costs it a pass over its whole output buffer.
-fn write_record(
-    out: &mut (impl Write + ?Sized),
+/// Common Crawl writes each record of a WAT file: its head, then its
+/// block of `length` bytes as `block` writes it. What goes into the
+/// compressor goes in large pieces: each call into it costs it a pass
+/// over its whole output buffer.
+fn write_record<W: Write + ?Sized>(
+    out: &mut W,
     fields: &[(&str, String)],
-    block: &[u8],
+    length: usize,
+    block: impl FnOnce(&mut BufWriter<GzEncoder<&mut W>>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut record = Vec::with_capacity(block.len() + 512);
-    record.extend_from_slice(b"WARC/1.0\r\n");
+    let gz = GzEncoder::new(out, Compression::fast());
+    let mut record = BufWriter::with_capacity(1 << 16, gz);
+    record.write_all(b"WARC/1.0\r\n")?;
     for (name, value) in fields {
         write!(record, "{name}: {value}\r\n")?;
     }
-    write!(record, "Content-Length: {}\r\n\r\n", block.len())?;
-    record.extend_from_slice(block);
-    record.extend_from_slice(b"\r\n\r\n");
-    let mut gz = GzEncoder::new(out, Compression::fast());
-    gz.write_all(&record)?;
-    gz.finish()?;
+    write!(record, "Content-Length: {length}\r\n\r\n")?;
+    block(&mut record)?;
+    record.write_all(b"\r\n\r\n")?;
+    record
+        .into_inner()
+        .map_err(io::IntoInnerError::into_error)?
+        .finish()?;
     Ok(())
 }
 
@@ -755,6 +911,49 @@ fn base_from(row: &LinkRow, names: SourceNames) -> String {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_record_of_many_links_is_whole_and_its_length_true() {
+        use crate::{Details, Input, Output, Rewriter};
+        use std::io::Read;
+        // Enough links for the array to be compressed as it is held.
+        let page = "<a href=x>\u{e9}</a>".repeat(30_000);
+        let mut wat = Vec::new();
+        let mut writer = WatWriter::new("page.html").retrieved_from("http://a/b/c");
+        Rewriter::new()
+            .retrieved_from("http://a/b/c")
+            .details(Details::Attributes)
+            .run(
+                Input::bytes(page.as_bytes()),
+                Output::Nowhere,
+                &mut |event| Ok(writer.event(&mut wat, &event)?),
+            )
+            .unwrap();
+        writer.finish(&mut wat).unwrap();
+        let mut text = Vec::new();
+        flate2::read::GzDecoder::new(&wat[..])
+            .read_to_end(&mut text)
+            .unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(length > JsonArray::SPILL * 2, "{length}");
+        assert_eq!(&rest[length..], "\r\n\r\n");
+        let json: Value = serde_json::from_str(&rest[..length]).unwrap();
+        let html = &json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+        let links = html["Links"].as_array().unwrap();
+        assert_eq!(links.len(), 30_000);
+        assert!(
+            links
+                .iter()
+                .all(|l| l["abs"] == "http://a/b/x" && l["text"] == "\u{e9}")
+        );
+    }
 
     #[test]
     fn warc_dates_are_utc_to_the_second() {
