@@ -17,8 +17,8 @@ pub use crate::style::{CssQuoting, CssUrl, may_hold_url, urls, urls_parsed};
 /// Rewrites a style sheet: decoded by its byte order mark, `@charset` or
 /// transport (CSS Syntax 3.2), its URLs resolved, encoded again.
 pub fn rewrite(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
-    let sniffed = encoding::sniff_css(bytes, options.transport);
-    text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options))
+    let decode = |bytes| encoding::sniff_decode_css(bytes, options.transport);
+    text::rewrite_bytes(bytes, decode, |text| rewrite_text(text, options))
 }
 
 /// The edits of a style sheet given as text.

@@ -33,8 +33,8 @@ use crate::warc::{RecordReport, WarcOptions};
 /// # Ok::<(), relink::Error>(())
 /// ```
 pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
-    let sniffed = encoding::sniff_html(bytes, options.transport);
-    text::rewrite_bytes(bytes, sniffed, |text| rewrite_text(text, options))
+    let decode = |bytes| encoding::sniff_decode_html(bytes, options.transport);
+    text::rewrite_bytes(bytes, decode, |text| rewrite_text(text, options))
 }
 
 /// Rewrites a style sheet.

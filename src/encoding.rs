@@ -2,8 +2,10 @@
 //! mapping positions in the decoded text back to the bytes.
 //!
 //! The HTML order (BOM, transport, `<meta>` prescan, then UTF-8 when the
-//! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_html`]; CSS uses
-//! BOM, `@charset`, transport ([`sniff_css`]).
+//! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_decode_html`];
+//! CSS uses BOM, `@charset`, transport ([`sniff_decode_css`]). Each decodes
+//! as it sniffs: where nothing states the encoding, decoding the bytes as
+//! UTF-8 is the test of whether they are.
 //!
 //! The HTML standard prescans the first 1024 bytes, and a `<meta>` found
 //! later makes the parser "change the encoding" and start over. relink
@@ -58,36 +60,47 @@ pub struct Sniffed {
     pub source: EncodingSource,
 }
 
-/// The encoding of an HTML document.
+/// The encoding of an HTML document (read by the tests: the rewrite
+/// decodes as it sniffs, [`sniff_decode_html`]).
+#[cfg(any(test, feature = "_internal"))]
 pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
     sniff_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// The encoding of a style sheet (CSS Syntax 3.2, with `@charset`).
-pub fn sniff_css(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    let declared = |head: &[u8]| {
-        // CSS Syntax 3.2: the exact bytes `@charset "`, at the start.
-        let rest = head.strip_prefix(b"@charset \"")?;
-        let end = rest.iter().position(|&b| b == b'"')?;
-        if rest.get(end + 1) != Some(&b';') {
-            return None;
-        }
-        Encoding::for_label(&rest[..end]).map(|e| {
-            if e == UTF_16BE || e == UTF_16LE {
-                UTF_8
-            } else {
-                e
-            }
-        })
-    };
-    sniff_with(bytes, transport, declared, WINDOWS_1252)
+/// A style sheet decoded by its byte order mark, `@charset` or transport
+/// (CSS Syntax 3.2), else as UTF-8 if it is, else as windows-1252.
+pub fn sniff_decode_css<'a>(
+    bytes: &'a [u8],
+    transport: Option<&'static Encoding>,
+) -> (Sniffed, Cow<'a, str>) {
+    sniff_decode_with(bytes, transport, charset_rule, WINDOWS_1252)
 }
 
-/// The encoding of a text that declares none (Markdown): a byte order
-/// mark, the transport's charset, else UTF-8 when the bytes are, else
-/// windows-1252.
-pub fn sniff_text(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
-    sniff_with(bytes, transport, |_| None, WINDOWS_1252)
+/// What a style sheet's `@charset` rule declares: CSS Syntax 3.2 reads
+/// the exact bytes `@charset "`, at the start.
+fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
+    let rest = head.strip_prefix(b"@charset \"")?;
+    let end = rest.iter().position(|&b| b == b'"')?;
+    if rest.get(end + 1) != Some(&b';') {
+        return None;
+    }
+    Encoding::for_label(&rest[..end]).map(|e| {
+        if e == UTF_16BE || e == UTF_16LE {
+            UTF_8
+        } else {
+            e
+        }
+    })
+}
+
+/// A text that declares no encoding (Markdown, reStructuredText) decoded
+/// by its byte order mark or the transport's charset, else as UTF-8 if it
+/// is, else as windows-1252.
+pub fn sniff_decode_text<'a>(
+    bytes: &'a [u8],
+    transport: Option<&'static Encoding>,
+) -> (Sniffed, Cow<'a, str>) {
+    sniff_decode_with(bytes, transport, |_| None, WINDOWS_1252)
 }
 
 /// The one order every format sniffs in: a byte order mark, the
@@ -101,29 +114,70 @@ pub fn sniff_with(
     declared: impl Fn(&[u8]) -> Option<&'static Encoding>,
     fallback: &'static Encoding,
 ) -> Sniffed {
+    stated(bytes, transport, declared).unwrap_or_else(|| {
+        // (encoding_rs's validator, the one decoding takes: vector code.)
+        match Encoding::utf8_valid_up_to(bytes) == bytes.len() {
+            true => undeclared(UTF_8, EncodingSource::Utf8Default),
+            false => undeclared(fallback, EncodingSource::Fallback),
+        }
+    })
+}
+
+/// [`sniff_with`] and [`decode`] at once: where nothing states the
+/// encoding, the bytes are decoded as UTF-8 as they are checked, not
+/// checked and then decoded (a second pass over them).
+pub fn sniff_decode_with<'a>(
+    bytes: &'a [u8],
+    transport: Option<&'static Encoding>,
+    declared: impl Fn(&[u8]) -> Option<&'static Encoding>,
+    fallback: &'static Encoding,
+) -> (Sniffed, Cow<'a, str>) {
+    if let Some(sniffed) = stated(bytes, transport, declared) {
+        return (sniffed, decode(bytes, &sniffed));
+    }
+    match UTF_8.decode_without_bom_handling_and_without_replacement(bytes) {
+        Some(text) => (undeclared(UTF_8, EncodingSource::Utf8Default), text),
+        None => {
+            let sniffed = undeclared(fallback, EncodingSource::Fallback);
+            (sniffed, decode(bytes, &sniffed))
+        }
+    }
+}
+
+/// [`sniff_decode_with`] for an HTML document ([`sniff_html`]).
+pub fn sniff_decode_html<'a>(
+    bytes: &'a [u8],
+    transport: Option<&'static Encoding>,
+) -> (Sniffed, Cow<'a, str>) {
+    sniff_decode_with(bytes, transport, meta_declared, WINDOWS_1252)
+}
+
+/// The encoding a document's byte order mark, transport or declaration
+/// (`declared`) states, in that order; `None` if none does.
+fn stated(
+    bytes: &[u8],
+    transport: Option<&'static Encoding>,
+    declared: impl Fn(&[u8]) -> Option<&'static Encoding>,
+) -> Option<Sniffed> {
     if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
-        return Sniffed {
+        return Some(Sniffed {
             encoding,
             bom_len,
             source: EncodingSource::Bom,
-        };
+        });
     }
-    let sniffed = |encoding, source| Sniffed {
+    if let Some(encoding) = transport {
+        return Some(undeclared(encoding, EncodingSource::Transport));
+    }
+    declared(bytes).map(|encoding| undeclared(encoding, EncodingSource::Declared))
+}
+
+/// An encoding with no byte order mark, from `source`.
+fn undeclared(encoding: &'static Encoding, source: EncodingSource) -> Sniffed {
+    Sniffed {
         encoding,
         bom_len: 0,
         source,
-    };
-    if let Some(encoding) = transport {
-        return sniffed(encoding, EncodingSource::Transport);
-    }
-    if let Some(encoding) = declared(bytes) {
-        return sniffed(encoding, EncodingSource::Declared);
-    }
-    // (encoding_rs's validator, the one decoding takes: vector code.)
-    if Encoding::utf8_valid_up_to(bytes) == bytes.len() {
-        sniffed(UTF_8, EncodingSource::Utf8Default)
-    } else {
-        sniffed(fallback, EncodingSource::Fallback)
     }
 }
 
@@ -595,6 +649,25 @@ mod tests {
         ) {
             let doc = " ".repeat(pad) + &pieces.concat();
             proptest::prop_assert_eq!(meta_declared(doc.as_bytes()), prescan(doc.as_bytes()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sniffing_as_it_decodes_answers_as_sniffing_then_decoding(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                &b"a"[..], b"\xc3\xa9", b"\xe9", b"\xc3", b"\xef\xbb\xbf", b"\xff\xfe",
+                b"<meta charset=latin1>", b"<meta charset=utf-8>", b"\0", b"<", b" ",
+            ]), 0..16),
+            transport in proptest::sample::select(vec![None, Some(UTF_8), Some(WINDOWS_1252)]),
+        ) {
+            let doc = pieces.concat();
+            let sniffed = sniff_html(&doc, transport);
+            let (both, text) = sniff_decode_html(&doc, transport);
+            proptest::prop_assert_eq!(both.encoding, sniffed.encoding);
+            proptest::prop_assert_eq!(both.bom_len, sniffed.bom_len);
+            proptest::prop_assert_eq!(both.source, sniffed.source);
+            proptest::prop_assert_eq!(text, decode(&doc, &sniffed));
         }
     }
 

@@ -43,9 +43,9 @@ pub fn rewrite_markdown(
     options: &Options<'_>,
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
-    let sniffed = encoding::sniff_text(bytes, options.transport);
+    let decode = |bytes| encoding::sniff_decode_text(bytes, options.transport);
     // Links are found out of order (a definition's at the end).
-    text::rewrite_bytes_in_order(bytes, sniffed, options, |text, options| {
+    text::rewrite_bytes_in_order(bytes, decode, options, |text, options| {
         rewrite_text(text, options, documents)
     })
 }

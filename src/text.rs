@@ -408,20 +408,20 @@ impl<'t, 'o> Resolver<'t, 'o> {
 /// read, put in order by `rewrite`, and only then handed to the sink of
 /// `options`, if any. `rewrite` takes the text and the options to read it
 /// with (those of the caller, less the sink).
-pub fn rewrite_bytes_in_order(
-    bytes: &[u8],
-    sniffed: Sniffed,
+pub fn rewrite_bytes_in_order<'b>(
+    bytes: &'b [u8],
+    decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
     options: &Options<'_>,
     rewrite: impl FnOnce(&str, &Options<'_>) -> TextRewrite,
 ) -> Result<Outcome, Error> {
     let Some(rows) = options.rows else {
-        return rewrite_bytes(bytes, sniffed, |text| rewrite(text, options));
+        return rewrite_bytes(bytes, decode, |text| rewrite(text, options));
     };
     let kept = Options {
         rows: None,
         ..*options
     };
-    rewrite_bytes(bytes, sniffed, |text| {
+    rewrite_bytes(bytes, decode, |text| {
         let mut out = rewrite(text, &kept);
         for link in out.links.drain(..) {
             rows.0.row(LinkRow::new(link));
@@ -464,17 +464,19 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
     (page, resource, layers, false)
 }
 
-/// Decodes a document as `sniffed` says, lets `rewrite` find the edits of
-/// its text, and splices them, encoded again, into the bytes.
-pub fn rewrite_bytes(
-    bytes: &[u8],
-    sniffed: Sniffed,
+/// Decodes a document by `decode` (its encoding and text, as
+/// [`encoding::sniff_decode_with`] gives them),
+/// lets `rewrite` find the edits of its text, and splices them, encoded
+/// again, into the bytes.
+pub fn rewrite_bytes<'b>(
+    bytes: &'b [u8],
+    decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
     rewrite: impl FnOnce(&str) -> TextRewrite,
 ) -> Result<Outcome, Error> {
     if bytes.len() > MAX_DOCUMENT_BYTES {
         return Err(Error::TooLarge(bytes.len()));
     }
-    let text = encoding::decode(bytes, &sniffed);
+    let (sniffed, text) = decode(bytes);
     let TextRewrite {
         edits,
         links,

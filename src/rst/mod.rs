@@ -94,9 +94,9 @@ pub fn rewrite_rst(
     options: &Options<'_>,
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
-    let sniffed = encoding::sniff_text(bytes, options.transport);
+    let decode = |bytes| encoding::sniff_decode_text(bytes, options.transport);
     // Links of raw HTML come back after the document's own.
-    text::rewrite_bytes_in_order(bytes, sniffed, options, |text, options| {
+    text::rewrite_bytes_in_order(bytes, decode, options, |text, options| {
         rewrite_text(text, options, documents)
     })
 }

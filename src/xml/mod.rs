@@ -28,7 +28,7 @@ use quick_xml::reader::NsReader;
 
 use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
-use crate::encoding::{self, Sniffed};
+use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
@@ -47,9 +47,9 @@ pub fn rewrite(
     options: &Options<'_>,
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
-    let sniffed = sniff(bytes, options.transport);
+    let decode = |bytes| encoding::sniff_decode_with(bytes, options.transport, declared, UTF_8);
     let mut as_html = false;
-    let outcome = text::rewrite_bytes(bytes, sniffed, |text| {
+    let outcome = text::rewrite_bytes(bytes, decode, |text| {
         let (out, html) = rewrite_text_rows(text, options, documents);
         as_html = html;
         out
@@ -63,8 +63,9 @@ pub fn rewrite(
 /// The encoding of an XML document (XML 1.0 appendix F, with the transport
 /// first as RFC 7303 says): a byte order mark, the transport's charset, the
 /// XML declaration's `encoding`, UTF-16 told by its first bytes, else
-/// UTF-8.
-fn sniff(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
+/// UTF-8 (the rewrite decodes as it sniffs, by [`encoding::sniff_decode_with`]).
+#[cfg(test)]
+fn sniff(bytes: &[u8], transport: Option<&'static Encoding>) -> encoding::Sniffed {
     encoding::sniff_with(bytes, transport, declared, UTF_8)
 }
 
