@@ -108,6 +108,7 @@ pub fn sniff_decode_text<'a>(
 /// format's own rule), then UTF-8 when the bytes are UTF-8, else
 /// `fallback` (windows-1252 for HTML, CSS and text; UTF-8 for XML, whose
 /// appendix F has no other default).
+#[cfg(any(test, feature = "_internal"))]
 pub fn sniff_with(
     bytes: &[u8],
     transport: Option<&'static Encoding>,

@@ -397,19 +397,27 @@ fn cannot_read(path: &Path, e: io::Error) -> io::Error {
 
 impl<'a> Opened<'a> {
     fn open(source: Source<'a>, counter: Option<Arc<AtomicU64>>) -> io::Result<Self> {
-        let (reader, file, size): (Box<dyn Read + 'a>, _, _) = match source {
+        match source {
             Source::Path(path) => {
                 let file = File::open(&path).map_err(|e| cannot_read(&path, e))?;
-                let size = file.metadata().map_or(0, |m| m.len());
-                (Box::new(file.try_clone()?), Some(file), size)
+                Opened::of_file(file, counter)
             }
-            Source::File(file) => {
-                let size = file.metadata().map_or(0, |m| m.len());
-                (Box::new(file.try_clone()?), Some(file), size)
+            Source::File(file) => Opened::of_file(file, counter),
+            Source::Reader(reader) => Opened::of_reader(reader, None, 0, counter),
+            Source::Bytes(bytes) => {
+                Opened::of_reader(Box::new(bytes), None, bytes.len() as u64, counter)
             }
-            Source::Reader(reader) => (reader, None, 0),
-            Source::Bytes(bytes) => (Box::new(bytes), None, bytes.len() as u64),
-        };
+        }
+    }
+
+    /// An input read from `reader` (the file it is, if any, of `size`
+    /// bytes if known, else 0): its head read, the rest to read.
+    fn of_reader(
+        reader: Box<dyn Read + 'a>,
+        file: Option<File>,
+        size: u64,
+        counter: Option<Arc<AtomicU64>>,
+    ) -> io::Result<Self> {
         let mut rest: Box<dyn Read + 'a> = match counter {
             Some(count) => Box::new(Counting {
                 inner: reader,
@@ -433,6 +441,32 @@ impl<'a> Opened<'a> {
             size,
             rest,
             file,
+        })
+    }
+
+    /// An open file: a file no larger than its head read whole at once (a
+    /// read the size of the file and one that finds its end, not reads that
+    /// double from 8 KiB and then a second look at its size), else its head
+    /// and the rest to read.
+    fn of_file(file: File, counter: Option<Arc<AtomicU64>>) -> io::Result<Self> {
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size == 0 || size > HEAD_BYTES as u64 {
+            let reader: Box<dyn Read + 'a> = Box::new(file.try_clone()?);
+            return Opened::of_reader(reader, Some(file), size, counter);
+        }
+        // Room for the file and the byte that finds its end; the standard
+        // library reads a file into room for the size it says, and on to
+        // its end if it grew.
+        let mut head = Vec::with_capacity(size as usize + 1);
+        (&file).read_to_end(&mut head)?;
+        if let Some(count) = counter {
+            count.fetch_add(head.len() as u64, Ordering::Relaxed);
+        }
+        Ok(Opened {
+            head,
+            size: size as usize,
+            rest: Box::new(io::empty()),
+            file: Some(file),
         })
     }
 
