@@ -336,25 +336,24 @@ fn wat_blocks(wat: &[u8]) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The WAT blocks of `page` as the command line lists them, retrieved from
+/// `http://h/p`.
+fn page_wat_blocks(page: &[u8]) -> Vec<serde_json::Value> {
+    let args = ["--list", "--format", "wat", "-q"];
+    let out = relink(
+        &[&args[..], &["--retrieved-from", "http://h/p", "-"]].concat(),
+        page,
+    );
+    assert_ok(&out);
+    wat_blocks(&out.stdout)
+}
+
 #[test]
 fn a_wat_link_carries_the_attributes_common_crawl_keeps() {
     let page = b"<base href=http://b.example/d/><link rel=stylesheet type=text/css href=s.css>\
         <a href=x title='T &amp; t' target=_blank rel=nofollow>x</a>\
         <img src=i.png srcset='j.png 2x' alt='An image'><form method=post action=f></form>";
-    let out = relink(
-        &[
-            "--list",
-            "--format",
-            "wat",
-            "-q",
-            "--retrieved-from",
-            "http://h/p",
-            "-",
-        ],
-        page,
-    );
-    assert_ok(&out);
-    let blocks = wat_blocks(&out.stdout);
+    let blocks = page_wat_blocks(page);
     assert_eq!(blocks.len(), 1);
     let envelope = &blocks[0]["Envelope"];
     assert_eq!(
@@ -492,20 +491,7 @@ fn a_wat_head_has_the_title_metas_and_scripts() {
         <meta name=description content=D><meta property=og:image content=/i.png>\
         <script src=s.js></script><svg><title>not it</title></svg></head>\
         <body><title>nor this</title><a href=x>x</a><script src=t.js></script></body>";
-    let out = relink(
-        &[
-            "--list",
-            "--format",
-            "wat",
-            "-q",
-            "--retrieved-from",
-            "http://h/p",
-            "-",
-        ],
-        page,
-    );
-    assert_ok(&out);
-    let blocks = wat_blocks(&out.stdout);
+    let blocks = page_wat_blocks(page);
     let html =
         &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
     let head = &html["Head"];
@@ -695,20 +681,7 @@ fn a_wat_record_has_the_pages_language_and_anchor_texts_as_common_crawls() {
     let page = b"<html lang=en xml:lang=en-GB><title>T</title><meta name=a content=b>\
         <meta http-equiv=refresh content='0; url=r'>\
         <a href=x><b>char</b>acter&nbsp;set</a>";
-    let out = relink(
-        &[
-            "--list",
-            "--format",
-            "wat",
-            "-q",
-            "--retrieved-from",
-            "http://h/p",
-            "-",
-        ],
-        page,
-    );
-    assert_ok(&out);
-    let blocks = wat_blocks(&out.stdout);
+    let blocks = page_wat_blocks(page);
     let html =
         &blocks[0]["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
     assert_eq!(
