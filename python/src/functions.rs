@@ -3,8 +3,8 @@
 //! the [`engine`](crate::engine) with the GIL released, and gives back
 //! Python values, warnings and exceptions.
 
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::atomic;
 use crate::engine::{self, Archive, ArchiveReader};
-use crate::error::{py_err, warn_all};
+use crate::error::{Failure, py_err, warn_all};
 use crate::io::{Data, Input, Output, PyWriter};
 use crate::row::row_dict;
 use crate::stream::{self, LinkStream};
@@ -189,9 +189,29 @@ fn rewrite_stream(
     base: Option<&str>,
     rules: (&str, bool),
 ) -> PyResult<usize> {
+    let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
+    stream_job(py, (src, dst), |input, (path, _), output| {
+        reader.rewrite(input, path, output)
+    })
+}
+
+/// Streams `src` through `job` into `dst`, the two as the streaming
+/// functions take them: refused if the output is the input, a path
+/// written whole or not at all, a file object through a buffer; the job's
+/// failure named after the input, its warnings issued. `job` is given the
+/// input, its path and name (`-` if none), and the output.
+fn stream_job(
+    py: Python<'_>,
+    (src, dst): (&Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    job: impl FnOnce(
+        Box<dyn Read + Send>,
+        (Option<&Path>, &str),
+        &mut (dyn Write + Send),
+    ) -> Result<(usize, Vec<String>), Failure>
+    + Send,
+) -> PyResult<usize> {
     let source = Input::of(src)?;
     let destination = Output::of(dst)?;
-    let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
     if let (Input::Path(from, _), Output::Path(to, name)) = (&source, &destination)
         && to.exists()
         && std::fs::canonicalize(from).ok() == std::fs::canonicalize(to).ok()
@@ -201,10 +221,11 @@ fn rewrite_stream(
         )));
     }
     let label = source.label().map(str::to_owned);
+    let name = label.clone().unwrap_or_else(|| "-".to_owned());
     let path = source.path().map(PathBuf::from);
     let input = source.reader().map_err(py_err)?;
     let run = |output: &mut (dyn Write + Send)| {
-        (reader.rewrite(input, path.as_deref(), output))
+        job(input, (path.as_deref(), &name), output)
             .map_err(|failure| failure.in_file(label.as_deref()))
     };
     let result = match destination {
@@ -216,9 +237,9 @@ fn rewrite_stream(
             Ok(done)
         }),
     };
-    let (changed, warnings) = result.map_err(py_err)?;
+    let (done, warnings) = result.map_err(py_err)?;
     warn_all(py, &warnings)?;
-    Ok(changed)
+    Ok(done)
 }
 
 /// Rewrites a WARC file (plain or gzipped; WARC or ARC) from `src` to
@@ -287,40 +308,7 @@ pub fn wat(
     kind: Option<&str>,
     lazy: bool,
 ) -> PyResult<usize> {
-    let source = Input::of(src)?;
-    let destination = Output::of(dst)?;
-    if let (Input::Path(from, _), Output::Path(to, name)) = (&source, &destination)
-        && to.exists()
-        && std::fs::canonicalize(from).ok() == std::fs::canonicalize(to).ok()
-    {
-        return Err(PyValueError::new_err(format!(
-            "{name}: the output would overwrite the input"
-        )));
-    }
-    let label = source.label().map(str::to_owned);
-    let name = label.clone().unwrap_or_else(|| "-".to_owned());
-    let path = source.path().map(PathBuf::from);
-    let input = source.reader().map_err(py_err)?;
-    let run = |output: &mut (dyn Write + Send)| {
-        engine::wat(
-            input,
-            (path.as_deref(), &name),
-            base,
-            (rules, kind, lazy),
-            output,
-        )
-        .map_err(|failure| failure.in_file(label.as_deref()))
-    };
-    let result = match destination {
-        Output::Path(path, name) => py.detach(|| atomic::write_file(&path, &name, run)),
-        Output::Stream(stream) => py.detach(|| {
-            let mut output = BufWriter::with_capacity(engine::CHUNK, PyWriter { stream });
-            let done = run(&mut output)?;
-            output.flush()?;
-            Ok(done)
-        }),
-    };
-    let (records, warnings) = result.map_err(py_err)?;
-    warn_all(py, &warnings)?;
-    Ok(records)
+    stream_job(py, (src, dst), |input, named, output| {
+        engine::wat(input, named, base, (rules, kind, lazy), output)
+    })
 }
