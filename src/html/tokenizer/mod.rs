@@ -270,6 +270,11 @@ pub struct Tokenizer<'a, S: Sink> {
     /// starts; it ends at the current position.
     temp_start: usize,
     last_start_tag: Option<LocalName>,
+    /// After how many stops at `<` a run of RAWTEXT or script data is
+    /// searched sparsely ([`states::SPARSE_AFTER`]; the tests vary it).
+    sparse_after: usize,
+    /// The sparse search's state, once a run needed it.
+    sparse: Option<states::SparseScan>,
 }
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
@@ -336,6 +341,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             doctype: CurrentDoctype::default(),
             temp_start: 0,
             last_start_tag: options.last_start_tag.map(|s| LocalName::from(s.as_str())),
+            sparse_after: states::SPARSE_AFTER,
+            sparse: None,
         }
     }
 

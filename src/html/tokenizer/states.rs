@@ -6,6 +6,7 @@
 //! state that can take a run of characters at once does so.
 
 use html5ever::tokenizer::TagKind;
+use memchr::memmem::Finder;
 use memchr::{memchr, memchr2, memchr3};
 
 use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
@@ -226,6 +227,87 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
+/// How many stops a run of RAWTEXT or script data makes at `<` that stay
+/// text, within [`SPARSE_SPAN`] bytes, before the rest of the run is
+/// searched sparsely ([`Tokenizer::sparse_run_end`]). Ordinary scripts and
+/// style sheets have few `<`, and are left to one search for `<` or NUL a
+/// stop: the sparse search reads each byte three times (for `</`, `<!`
+/// and NUL), which costs more than a stop every few hundred bytes (as in
+/// the larger scripts of real pages) and less than one every few dozen
+/// (as in web applications' saved pages).
+pub(super) const SPARSE_AFTER: usize = 32;
+
+/// See [`SPARSE_AFTER`]: a `<` every 64 bytes or closer.
+const SPARSE_SPAN: usize = 32 * 64;
+
+/// What [`Tokenizer::sparse_run_end`] keeps from one run to the next: its
+/// searchers, built once, and where the next NUL and `<!` are.
+pub(super) struct SparseScan {
+    end_tag: Finder<'static>,
+    bang: Finder<'static>,
+    nul: Ahead,
+    bang_at: Ahead,
+    /// How far ahead `nul` and `bang_at` search at once ([`WINDOW`]).
+    window: usize,
+}
+
+impl SparseScan {
+    /// A scan whose NUL and `<!` are searched `window` bytes (at least
+    /// two) ahead at a time.
+    pub(super) fn new(window: usize) -> SparseScan {
+        SparseScan {
+            end_tag: Finder::new(b"</"),
+            bang: Finder::new(b"<!"),
+            nul: Ahead::UNSEARCHED,
+            bang_at: Ahead::UNSEARCHED,
+            window: window.max(2),
+        }
+    }
+}
+
+/// How far ahead [`SparseScan`] searches for NUL and `<!` at once: a
+/// document's scripts may all be near its start, and searching the whole
+/// rest of it for what is not there costs ordinary pages more than the
+/// sparse search saves.
+const WINDOW: usize = 16 * 1024;
+
+/// Where the next NUL or `<!` may be, at or after a position: the one
+/// found by a search of a window from `from`, or the window's last byte
+/// when there is none in it (then not the thing searched for, unless a
+/// `<!` starts there, straddling the window's end), or the end of the
+/// input. Good for any position from `from` to before it.
+#[derive(Clone, Copy)]
+struct Ahead {
+    from: usize,
+    to: usize,
+}
+
+impl Ahead {
+    const UNSEARCHED: Ahead = Ahead { from: 1, to: 0 };
+
+    /// Where the next one may be at or after `pos` in `bytes`, searched
+    /// by `find` on the `window` bytes from `pos` unless known.
+    #[inline]
+    fn next(
+        &mut self,
+        bytes: &[u8],
+        pos: usize,
+        window: usize,
+        find: impl FnOnce(&[u8]) -> Option<usize>,
+    ) -> usize {
+        if !(self.from <= pos && pos < self.to) {
+            let limit = bytes.len().min(pos.saturating_add(window));
+            self.to = match find(&bytes[pos..limit]) {
+                Some(i) => pos + i,
+                None if limit == bytes.len() => limit,
+                None => limit - 1,
+            };
+            self.from = pos;
+        }
+        self.to
+    }
+}
+
 impl<S: Sink> Tokenizer<'_, S> {
     pub(super) fn step(&mut self) -> Flow {
         match self.state {
@@ -343,19 +425,35 @@ impl<S: Sink> Tokenizer<'_, S> {
     }
 
     /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state.
+    ///
+    /// Each `<` or NUL is a stop, where [`Tokenizer::text_lt`] says
+    /// whether the run goes on. Once [`SPARSE_AFTER`] stops that went on
+    /// lie within [`SPARSE_SPAN`] bytes (a script full of comparisons and
+    /// markup in strings, as web applications save), the rest of the run
+    /// is found by [`Tokenizer::sparse_run_end`], which stops only where
+    /// the run may end.
     fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
         let start = self.pos;
         let mut from = start;
+        let (mut stops, mut mark) = (0, start);
         let at = loop {
-            let Some(i) = memchr2(b'<', 0, &self.bytes[from..]) else {
+            let found = if stops >= self.sparse_after {
+                self.sparse_run_end(from, raw)
+            } else {
+                memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i)
+            };
+            let Some(at) = found else {
                 self.chars(start, self.bytes.len());
                 self.pos = self.bytes.len();
                 return self.emit_eof();
             };
-            let at = from + i;
             match self.text_lt(at, raw) {
                 Some(next) => from = next,
                 None => break at,
+            }
+            stops += 1;
+            if stops == self.sparse_after && from - mark > SPARSE_SPAN {
+                (stops, mark) = (0, from);
             }
         };
         self.chars(start, at);
@@ -378,7 +476,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// they are and read on in the same state). `None` leaves the `<` to
     /// the states. Only without parse errors to report, which the states
     /// give in order with the characters.
-    #[inline]
+    #[inline(always)]
     fn text_lt(&self, at: usize, raw: Raw) -> Option<usize> {
         if S::PARSE_ERRORS || self.bytes[at] != b'<' {
             return None;
@@ -395,6 +493,59 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
             _ => Some(at + 1),
         }
+    }
+
+    /// Where a run of RAWTEXT or script data from `from` may end, as the
+    /// first stop of [`Tokenizer::rawtext_or_script`] at which
+    /// [`Tokenizer::text_lt`] gives `None` (`None` here: the run goes on to
+    /// the end of the input), found without stopping at each `<`: `text_lt`
+    /// gives `None` only at a NUL, a `<` that is the last byte, `<!` in
+    /// script data or `</`. The next NUL and `<!` are each searched for a
+    /// window ahead and kept in [`SparseScan`] until the position passes
+    /// them, so no byte is searched twice for them; each `</` before them
+    /// is found by a searcher built once and asked to `text_lt`. Only
+    /// without parse errors to report (as `text_lt`).
+    #[inline(never)]
+    fn sparse_run_end(&mut self, mut from: usize, raw: Raw) -> Option<usize> {
+        if S::PARSE_ERRORS {
+            return memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i);
+        }
+        let bytes = self.bytes;
+        let script = raw == Raw::ScriptData;
+        let mut scan = self.sparse.take().unwrap_or_else(|| SparseScan::new(WINDOW));
+        let end = loop {
+            let window = scan.window;
+            let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
+            if script {
+                let bang = &scan.bang;
+                let next = scan.bang_at.next(bytes, from, window, |rest| bang.find(rest));
+                stop = stop.min(next);
+            }
+            if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
+                stop = stop.min(bytes.len() - 1);
+            }
+            // A `</` may start just before `stop`, not at it (a NUL, `<!`,
+            // the last byte, or the end of a window).
+            let hay = &bytes[from..bytes.len().min(stop + 1)];
+            if let Some(i) = scan.end_tag.find(hay) {
+                match self.text_lt(from + i, raw) {
+                    Some(next) => from = next,
+                    None => break Some(from + i),
+                }
+            } else if stop == bytes.len() {
+                break None;
+            } else if bytes[stop] == 0
+                || stop + 1 == bytes.len()
+                || (script && bytes[stop..].starts_with(b"<!"))
+            {
+                break Some(stop);
+            } else {
+                // The end of a window with neither in it.
+                from = stop;
+            }
+        };
+        self.sparse = Some(scan);
+        end
     }
 
     /// §13.2.5.5 PLAINTEXT state.

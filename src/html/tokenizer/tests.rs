@@ -382,3 +382,115 @@ fn duplicates_are_found_however_names_are_written() {
     let sink = run_lean("<a b c>");
     assert!(!sink.tags.into_inner()[0].2);
 }
+
+/// Records what a sink of relink's own gets, without parse errors (so
+/// that runs of RAWTEXT and script data go through
+/// [`Tokenizer::text_lt`] and the sparse search), and asks for script data
+/// after `script` start tags and RAWTEXT after `style` ones.
+#[derive(Default)]
+struct Quiet(RefCell<Vec<String>>);
+
+impl Sink for Quiet {
+    const HTML5EVER: bool = false;
+    const PARSE_ERRORS: bool = false;
+
+    fn tag(&self, tag: TagToken<'_>, _line: u64) -> Feedback {
+        self.0.borrow_mut().push(format!("{:?} {}", tag.kind, tag.name));
+        match (tag.kind, &*tag.name) {
+            (TagKind::StartTag, "script") => Feedback::Raw(RawKind::ScriptData),
+            (TagKind::StartTag, "style") => Feedback::Raw(RawKind::Rawtext),
+            _ => Feedback::Continue,
+        }
+    }
+
+    fn characters(&self, chars: Chars<'_>, _line: u64) {
+        self.0.borrow_mut().push(format!("{chars:?}"));
+    }
+
+    fn null(&self, _line: u64) {
+        self.0.borrow_mut().push("null".to_owned());
+    }
+
+    fn comment(&self, _text: &str, _line: u64) {
+        self.0.borrow_mut().push("comment".to_owned());
+    }
+
+    fn doctype(&self, _doctype: Doctype, _line: u64) {}
+
+    fn parse_error(&self, message: &'static str, _line: u64) {
+        panic!("{message}")
+    }
+
+    fn eof(&self, _line: u64) {
+        self.0.borrow_mut().push("eof".to_owned());
+    }
+
+    fn end(&self) {}
+
+    fn in_foreign_content(&self) -> bool {
+        false
+    }
+}
+
+/// The tokens and, after each step, the position and state of a run of
+/// `input` from `initial` (with `script` or `style` the last start tag),
+/// with the sparse search of RAWTEXT and script data from the first stop
+/// and NUL and `<!` searched `window` bytes ahead (`None`: no sparse
+/// search, one stop at each `<`).
+fn steps(
+    input: &str,
+    initial: InitialState,
+    window: Option<usize>,
+) -> (Vec<String>, Vec<(usize, states::State)>) {
+    let log = SpanLog::default();
+    let last = if initial == InitialState::Rawtext { "style" } else { "script" };
+    let options = Options {
+        initial_state: initial,
+        last_start_tag: Some(last.to_owned()),
+        attributes: Attributes::TreeBuilder,
+        ..Options::default()
+    };
+    let mut tokenizer = Tokenizer::new(input, Quiet::default(), &log, options);
+    match window {
+        Some(window) => {
+            tokenizer.sparse_after = 0;
+            tokenizer.sparse = Some(states::SparseScan::new(window));
+        }
+        None => tokenizer.sparse_after = usize::MAX,
+    }
+    let mut trace = Vec::new();
+    while let states::Flow::Go = tokenizer.step() {
+        trace.push((tokenizer.pos, tokenizer.state));
+    }
+    trace.push((tokenizer.pos, tokenizer.state));
+    (tokenizer.sink.0.into_inner(), trace)
+}
+
+proptest::proptest! {
+    /// The sparse search of RAWTEXT and script data ends each run where a
+    /// stop at each `<` does: at every NUL, `<!` in script data, `<` as
+    /// the last byte and `</` that may be an end tag, whatever the window
+    /// its NUL and `<!` searches look through.
+    #[test]
+    fn the_sparse_search_stops_where_each_lt_does(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "<", "</", "</script", "</scriptx", "</script>", "</SCRIPT ", "</style>",
+                "</style/", "<!", "<!--", "-->", "-", "\0", "<\0", "<script>", "<style>",
+                "a", "<a", "x<y", " ", "\u{e9}", "<p>",
+            ]),
+            0..40,
+        ),
+        initial in proptest::sample::select(vec![
+            InitialState::ScriptData,
+            InitialState::Rawtext,
+            InitialState::Data,
+        ]),
+        window in 2usize..12,
+    ) {
+        let input = pieces.concat();
+        let dense = steps(&input, initial, None);
+        let sparse = steps(&input, initial, Some(window));
+        proptest::prop_assert_eq!(sparse, dense, "{:?}", input);
+    }
+}
