@@ -465,9 +465,8 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
 }
 
 /// Decodes a document by `decode` (its encoding and text, as
-/// [`encoding::sniff_decode_with`] gives them),
-/// lets `rewrite` find the edits of its text, and splices them, encoded
-/// again, into the bytes.
+/// [`encoding::sniff_decode_with`] gives them), lets `rewrite` find the
+/// edits of its text, and splices them, encoded again, into the bytes.
 pub fn rewrite_bytes<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
