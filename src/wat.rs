@@ -209,15 +209,17 @@ impl WatWriter {
         }
         if let Some(html) = html {
             pending.title.clone_from(&html.title);
-            pending.metas = html
-                .metas
-                .iter()
-                .map(|meta| {
-                    meta.iter()
-                        .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
-                        .collect()
-                })
-                .collect();
+            // Held as JSON text, as the links are: a page of many metas
+            // would otherwise hold a map of its own for each.
+            let mut metas = JsonArray::default();
+            for meta in &html.metas {
+                let meta: Map<String, Value> = meta
+                    .iter()
+                    .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
+                    .collect();
+                metas.push(&meta.into())?;
+            }
+            pending.metas = metas;
         }
         self.written += 1;
         pending.write(out)
@@ -255,7 +257,7 @@ struct WatUnit {
     base: Option<String>,
     /// The HTML head's `Title`, `Metas` and `Scripts`.
     title: Option<String>,
-    metas: Vec<Map<String, Value>>,
+    metas: JsonArray,
     scripts: JsonArray,
     head_links: JsonArray,
     links: JsonArray,
@@ -309,7 +311,7 @@ impl WatUnit {
                 .to_owned(),
             base: None,
             title: None,
-            metas: Vec::new(),
+            metas: JsonArray::default(),
             scripts: JsonArray::default(),
             head_links: JsonArray::default(),
             links: JsonArray::default(),
@@ -458,7 +460,7 @@ impl WatUnit {
             head.insert("Base", Node::Value(base.into()));
         }
         if !self.metas.is_empty() {
-            head.insert("Metas", Node::Value(self.metas.into()));
+            head.insert("Metas", Node::Array(self.metas));
         }
         if !self.head_links.is_empty() {
             head.insert("Link", Node::Array(self.head_links));
