@@ -20,7 +20,10 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use relink::warc::{self, WarcOptions, wacz};
-use relink::{Base, BaseSource, BaseUrl, Kind, Options, Rewriter, Rules, rewrite_xml};
+use relink::wat::WatWriter;
+use relink::{
+    Base, BaseSource, BaseUrl, Details, Input, Kind, Options, Output, Rewriter, Rules, rewrite_xml,
+};
 
 /// What reads an input.
 #[derive(Clone, Copy)]
@@ -30,6 +33,8 @@ enum Reader {
     Wacz,
     Html,
     Rst,
+    /// Listed as WAT records (`relink::wat`).
+    Wat,
 }
 
 /// reStructuredText of `n` thousand hyperlink targets.
@@ -131,6 +136,19 @@ fn text_stops(n: usize) -> Vec<u8> {
         page.push_str(stops[i % stops.len()]);
     }
     page.into_bytes()
+}
+
+/// A WARC response whose HTTP head has `n` thousand distinct fields, each
+/// a member of its WAT record's `Headers`.
+fn http_head_fields(n: usize) -> Vec<u8> {
+    let fields: String = (0..n * 1000).map(|i| format!("X-F{i}: v\r\n")).collect();
+    let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{fields}\r\n<a href=x>x</a>");
+    format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n{http}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes()
 }
 
 /// A case: its name, how it is built at a size, the first size, and what
@@ -252,6 +270,12 @@ const CASES: &[Case] = &[
         2000,
         Reader::Rst,
     ),
+    (
+        "WAT of a response of distinct HTTP head fields (thousands)",
+        http_head_fields,
+        20,
+        Reader::Wat,
+    ),
 ];
 
 /// Reads `input` as `reader` does, rewriting it; how long it took, and
@@ -290,6 +314,18 @@ fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
             wacz::rewrite(Cursor::new(input), &mut out, &WarcOptions::default())
                 .err()
                 .map(|e| e.to_string())
+        }
+        Reader::Wat => {
+            let mut wat = Vec::new();
+            let mut writer = WatWriter::new("hostile.warc");
+            let run = Rewriter::new().details(Details::Attributes).run(
+                Input::bytes(input),
+                Output::Nowhere,
+                &mut |event| Ok(writer.event(&mut wat, &event)?),
+            );
+            let finished = writer.finish(&mut wat);
+            black_box(&wat);
+            run.err().or(finished.err()).map(|e| e.to_string())
         }
     };
     black_box(&refused);

@@ -5,7 +5,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 fx="$root/fixtures"
 out="$root/fuzz/corpus"
-mkdir -p "$out/html" "$out/message" "$out/mbox" "$out/resolve" "$out/warc"
+mkdir -p "$out/html" "$out/message" "$out/mbox" "$out/resolve" "$out/warc" "$out/front"
 
 # html: every #data section of the html5lib tree-construction tests, the
 # HTML fixtures, and the first 64 KiB of each real page.
@@ -59,5 +59,24 @@ for f in "$fx"/warc/*.warc.gz "$fx"/warc/fuzz/*.*arc* "$fx"/archives/pywb/*.*arc
 done
 for seed in 1 2 3 4 5 6 7 8; do
     printf "\\000\\$(printf %03o "$seed")\\000\\000\\000\\000\\000\\000\\000" > "$out/warc/seed-$seed"
+done
+# front: the fixtures of every kind under 64 KiB, each twice, behind a
+# first byte choosing the options (see fuzz_targets/front.rs): 0x30, the
+# kind detected, a retrieval URL, attributes, only changes written; 0xf0,
+# every byte written under WHATWG. Some pages gzip- and zstd-compressed.
+for d in html feeds xml mail markdown rst warc archives docs pages corpus/mail corpus/warc; do
+    find "$fx/$d" -type f -size -64k | while read -r f; do
+        case "$f" in *.expected.*|*.tsv|*.sh|*.sed|*.py|*LICENSE) continue ;; esac
+        name=$(printf %s "$f" | cksum | cut -d' ' -f1)-$(basename "$f")
+        { printf '\060'; cat "$f"; } > "$out/front/$name"
+        { printf '\360'; cat "$f"; } > "$out/front/w-$name"
+    done
+done
+for f in "$fx"/html/*.html; do
+    case "$f" in *.expected.html) continue ;; esac
+    { printf '\060'; gzip -c "$f"; } > "$out/front/gz-$(basename "$f")"
+    if command -v zstd > /dev/null; then
+        { printf '\060'; zstd -q -c "$f"; } > "$out/front/zst-$(basename "$f")"
+    fi
 done
 ls "$out"/* | awk '/:$/ { d = $0 } !/:$/ && NF { c[d]++ } END { for (d in c) print d, c[d], "seeds" }'

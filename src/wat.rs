@@ -17,7 +17,7 @@
 //! The command line's `--list --format wat`, the Python package's `wat`
 //! and the Spark job all write through them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -209,15 +209,17 @@ impl WatWriter {
         }
         if let Some(html) = html {
             pending.title.clone_from(&html.title);
-            pending.metas = html
-                .metas
-                .iter()
-                .map(|meta| {
-                    meta.iter()
-                        .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
-                        .collect()
-                })
-                .collect();
+            // Held as JSON text, as the links are: a page of many metas
+            // would otherwise hold a map of its own for each.
+            let mut metas = JsonArray::default();
+            for meta in &html.metas {
+                let meta: Map<String, Value> = meta
+                    .iter()
+                    .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
+                    .collect();
+                metas.push(&meta.into())?;
+            }
+            pending.metas = metas;
         }
         self.written += 1;
         pending.write(out)
@@ -255,7 +257,7 @@ struct WatUnit {
     base: Option<String>,
     /// The HTML head's `Title`, `Metas` and `Scripts`.
     title: Option<String>,
-    metas: Vec<Map<String, Value>>,
+    metas: JsonArray,
     scripts: JsonArray,
     head_links: JsonArray,
     links: JsonArray,
@@ -309,7 +311,7 @@ impl WatUnit {
                 .to_owned(),
             base: None,
             title: None,
-            metas: Vec::new(),
+            metas: JsonArray::default(),
             scripts: JsonArray::default(),
             head_links: JsonArray::default(),
             links: JsonArray::default(),
@@ -458,7 +460,7 @@ impl WatUnit {
             head.insert("Base", Node::Value(base.into()));
         }
         if !self.metas.is_empty() {
-            head.insert("Metas", Node::Value(self.metas.into()));
+            head.insert("Metas", Node::Array(self.metas));
         }
         if !self.head_links.is_empty() {
             head.insert("Link", Node::Array(self.head_links));
@@ -643,6 +645,10 @@ impl<W: Write> Write for Count<W> {
 /// twice has its values joined with `, ` (RFC 9110 section 5.3).
 fn head_fields(head: &str) -> Map<String, Value> {
     let mut fields: Vec<(String, String)> = Vec::new();
+    // Where each name is in `fields`: a head of many fields is looked up,
+    // not searched once a field (quadratic: a 2 MB head of distinct
+    // fields took 25 seconds).
+    let mut index: HashMap<String, usize> = HashMap::new();
     for line in head.split('\n').skip(1) {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if line.is_empty() {
@@ -659,12 +665,16 @@ fn head_fields(head: &str) -> Map<String, Value> {
             continue;
         };
         let (name, value) = (name.trim(), value.trim());
-        match fields.iter_mut().find(|(n, _)| n == name) {
-            Some((_, before)) => {
+        match index.get(name) {
+            Some(&at) => {
+                let before = &mut fields[at].1;
                 before.push_str(", ");
                 before.push_str(value);
             }
-            None => fields.push((name.to_owned(), value.to_owned())),
+            None => {
+                index.insert(name.to_owned(), fields.len());
+                fields.push((name.to_owned(), value.to_owned()));
+            }
         }
     }
     fields.into_iter().map(|(n, v)| (n, v.into())).collect()

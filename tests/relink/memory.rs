@@ -256,3 +256,43 @@ fn rewriting_a_hard_shape_peaks_in_proportion_to_it() {
         );
     }
 }
+
+/// Listing a page of many `meta` elements as WAT peaks in proportion to
+/// the page: the head's metas are held as their JSON text, as the links
+/// are, not as a map each (about a kilobyte a meta, 50 times the page,
+/// before).
+#[test]
+fn a_wat_record_of_many_metas_peaks_in_proportion_to_the_page() {
+    let (binary, sizes) = binary_and_sizes();
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("metas.html");
+    let empty = dir.path().join("empty.html");
+    std::fs::write(&empty, "<meta name=a content=b>").unwrap();
+    shape(&page, "<meta name=a content=b>", sizes[0] / 10);
+    let run = |input: &Path| {
+        let args = [
+            input.as_os_str(),
+            "--retrieved-from".as_ref(),
+            "https://example.com/".as_ref(),
+            "--list".as_ref(),
+            "--format".as_ref(),
+            "wat".as_ref(),
+            "-j".as_ref(),
+            "1".as_ref(),
+        ];
+        peak_rss(&binary, &args).0
+    };
+    let floor = run(&empty);
+    let peak = run(&page);
+    let bytes = std::fs::metadata(&page).unwrap().len();
+    eprintln!(
+        "{:.1} MB of metas: {:.0} MB peak ({:.0} MB on one meta)",
+        bytes as f64 / 1e6,
+        peak as f64 / 1e6,
+        floor as f64 / 1e6
+    );
+    assert!(
+        peak <= floor + 20 * bytes,
+        "{peak} bytes, over 20 times {bytes} above {floor}"
+    );
+}
