@@ -28,6 +28,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::Error;
 
@@ -100,10 +101,12 @@ impl FromStr for Rules {
 #[derive(Debug, Clone)]
 pub struct BaseUrl {
     rules: Rules,
-    text: String,
+    /// Shared, as the parsed WHATWG base: every link recorded carries its
+    /// base, and a clone is then a count, not a copy.
+    text: Arc<str>,
     /// The RFC 1808 components of `text`, parsed once.
     spans: rfc1808::Spans,
-    whatwg: Option<url::Url>,
+    whatwg: Option<Arc<url::Url>>,
 }
 
 impl BaseUrl {
@@ -125,12 +128,12 @@ impl BaseUrl {
             });
         }
         let whatwg = match rules {
-            Rules::Whatwg => Some(whatwg::parse_base(text)?),
+            Rules::Whatwg => Some(Arc::new(whatwg::parse_base(text)?)),
             Rules::Rfc1808 | Rules::Rfc3986 => None,
         };
         Ok(BaseUrl {
             rules,
-            text: text.to_owned(),
+            text: text.into(),
             spans: rfc1808::Spans::of(text),
             whatwg,
         })
