@@ -101,12 +101,19 @@ impl FromStr for Rules {
 #[derive(Debug, Clone)]
 pub struct BaseUrl {
     rules: Rules,
-    /// Shared, as the parsed WHATWG base: every link recorded carries its
-    /// base, and a clone is then a count, not a copy.
-    text: Arc<str>,
-    /// The RFC 1808 components of `text`, parsed once.
+    /// Shared: every link recorded carries its base, and a clone is then a
+    /// count, not a copy.
+    parsed: Arc<Parsed>,
+}
+
+/// A base URL's text and what is parsed of it once.
+#[derive(Debug)]
+struct Parsed {
+    text: String,
+    /// The RFC 1808 components of `text`.
     spans: rfc1808::Spans,
-    whatwg: Option<Arc<url::Url>>,
+    /// The URL Standard's parse, under its rules.
+    whatwg: Option<url::Url>,
 }
 
 impl BaseUrl {
@@ -128,20 +135,23 @@ impl BaseUrl {
             });
         }
         let whatwg = match rules {
-            Rules::Whatwg => Some(Arc::new(whatwg::parse_base(text)?)),
+            Rules::Whatwg => Some(whatwg::parse_base(text)?),
             Rules::Rfc1808 | Rules::Rfc3986 => None,
+        };
+        let parsed = Parsed {
+            text: text.to_owned(),
+            spans: rfc1808::Spans::of(text),
+            whatwg,
         };
         Ok(BaseUrl {
             rules,
-            text: text.into(),
-            spans: rfc1808::Spans::of(text),
-            whatwg,
+            parsed: Arc::new(parsed),
         })
     }
 
     /// The base as given.
     pub fn as_str(&self) -> &str {
-        &self.text
+        &self.parsed.text
     }
 
     /// The rule set this base resolves with.
@@ -154,9 +164,14 @@ impl BaseUrl {
     ///
     /// Only WHATWG rules can fail (a reference the URL Standard rejects).
     pub fn resolve<'r>(&self, reference: &'r str) -> Result<Cow<'r, str>, Error> {
-        match (self.rules, &self.whatwg) {
-            (Rules::Rfc1808, _) => Ok(rfc1808::resolve_parsed(&self.text, &self.spans, reference)),
-            (Rules::Rfc3986, _) => Ok(rfc3986::resolve(&self.text, reference)),
+        let Parsed {
+            text,
+            spans,
+            whatwg,
+        } = &*self.parsed;
+        match (self.rules, whatwg) {
+            (Rules::Rfc1808, _) => Ok(rfc1808::resolve_parsed(text, spans, reference)),
+            (Rules::Rfc3986, _) => Ok(rfc3986::resolve(text, reference)),
             (Rules::Whatwg, Some(base)) => whatwg::resolve(base, reference),
             (Rules::Whatwg, None) => unreachable!("BaseUrl::parse keeps a parsed WHATWG base"),
         }
@@ -165,6 +180,6 @@ impl BaseUrl {
 
 impl fmt::Display for BaseUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(&self.parsed.text)
     }
 }
