@@ -192,6 +192,18 @@ fn memory_does_not_grow_with_the_archive() {
     same_peak("rewrite an mbox", &binary, mboxes, &base, bound);
 }
 
+/// The peak RSS of the command line with one worker on `input`,
+/// retrieved from `https://example.com/`, with `args`.
+fn peak_of_one_worker(binary: &Path, input: &Path, args: &[&std::ffi::OsStr]) -> u64 {
+    let given = [
+        input.as_os_str(),
+        "--retrieved-from".as_ref(),
+        "https://example.com/".as_ref(),
+    ];
+    let one = ["-j", "1"].map(std::ffi::OsStr::new);
+    peak_rss(binary, &[&given[..], &one, args].concat()).0
+}
+
 /// `unit` repeated to about `size` bytes, as one HTML document.
 fn shape(path: &Path, unit: &str, size: usize) {
     repeat(path, unit.as_bytes(), size);
@@ -214,18 +226,8 @@ fn rewriting_a_hard_shape_peaks_in_proportion_to_it() {
     let empty = dir.path().join("empty.html");
     std::fs::write(&empty, "").unwrap();
     let output = dir.path().join("out.html");
-    let run = |input: &Path| {
-        let args = [
-            input.as_os_str(),
-            "--retrieved-from".as_ref(),
-            "https://example.com/".as_ref(),
-            "-j".as_ref(),
-            "1".as_ref(),
-            "-o".as_ref(),
-            output.as_os_str(),
-        ];
-        peak_rss(&binary, &args).0
-    };
+    let run =
+        |input: &Path| peak_of_one_worker(&binary, input, &["-o".as_ref(), output.as_os_str()]);
     let floor = run(&empty);
     let shapes: [(&str, &str, u64); 4] = [
         ("<table><tr><td> nested", "<table><tr><td>", 2),
@@ -243,17 +245,8 @@ fn rewriting_a_hard_shape_peaks_in_proportion_to_it() {
         }
         let peak = run(&input);
         let bytes = std::fs::metadata(&input).unwrap().len();
-        eprintln!(
-            "{name}: {:.1} MB, {:.0} MB peak ({:.0} MB on an empty document)",
-            bytes as f64 / 1e6,
-            peak as f64 / 1e6,
-            floor as f64 / 1e6
-        );
         assert!(std::fs::metadata(&output).unwrap().len() >= bytes);
-        assert!(
-            peak <= floor + times * bytes,
-            "{name}: {peak} bytes, over {times} times {bytes} above {floor}"
-        );
+        assert_in_proportion(name, (peak, floor), bytes, times);
     }
 }
 
@@ -269,30 +262,25 @@ fn a_wat_record_of_many_metas_peaks_in_proportion_to_the_page() {
     let empty = dir.path().join("empty.html");
     std::fs::write(&empty, "<meta name=a content=b>").unwrap();
     shape(&page, "<meta name=a content=b>", sizes[0] / 10);
-    let run = |input: &Path| {
-        let args = [
-            input.as_os_str(),
-            "--retrieved-from".as_ref(),
-            "https://example.com/".as_ref(),
-            "--list".as_ref(),
-            "--format".as_ref(),
-            "wat".as_ref(),
-            "-j".as_ref(),
-            "1".as_ref(),
-        ];
-        peak_rss(&binary, &args).0
-    };
+    let wat = ["--list", "--format", "wat"].map(std::ffi::OsStr::new);
+    let run = |input: &Path| peak_of_one_worker(&binary, input, &wat);
     let floor = run(&empty);
     let peak = run(&page);
     let bytes = std::fs::metadata(&page).unwrap().len();
+    assert_in_proportion("a page of metas", (peak, floor), bytes, 20);
+}
+
+/// Asserts that a `peak` on an input of `bytes` is at most `times` its
+/// size above the `floor` (the peak on a small input), printing the three.
+fn assert_in_proportion(name: &str, (peak, floor): (u64, u64), bytes: u64, times: u64) {
     eprintln!(
-        "{:.1} MB of metas: {:.0} MB peak ({:.0} MB on one meta)",
+        "{name}: {:.1} MB, {:.0} MB peak ({:.0} MB on a small input)",
         bytes as f64 / 1e6,
         peak as f64 / 1e6,
         floor as f64 / 1e6
     );
     assert!(
-        peak <= floor + 20 * bytes,
-        "{peak} bytes, over 20 times {bytes} above {floor}"
+        peak <= floor + times * bytes,
+        "{name}: {peak} bytes, over {times} times {bytes} above {floor}"
     );
 }
