@@ -115,6 +115,9 @@ pub struct Edits {
     texts: String,
     /// Recently stored texts (their numbers), by a hash of their bytes.
     recent: [u32; RECENT],
+    /// The bytes of every edit's text, all told (a text shared counts for
+    /// each edit).
+    text_total: usize,
 }
 
 impl Default for Edits {
@@ -127,6 +130,7 @@ impl Default for Edits {
             spans: Vec::new(),
             texts: String::new(),
             recent: [u32::MAX; RECENT],
+            text_total: 0,
         }
     }
 }
@@ -204,6 +208,17 @@ impl Edits {
         self.push_str(edit.range, edit.text.as_ref());
     }
 
+    /// Adds `edit` of `src` narrowed to what it changes, as
+    /// [`Edit::narrowed`] makes it, with no copy of its text.
+    pub fn push_narrowed(&mut self, edit: Edit<impl AsRef<str>>, src: &str) {
+        let text = edit.text.as_ref();
+        let (prefix, suffix) = common_affixes(&src[edit.range.clone()], text);
+        self.push_str(
+            edit.range.start + prefix..edit.range.end - suffix,
+            &text[prefix..text.len() - suffix],
+        );
+    }
+
     /// Adds an edit replacing `range` with `text`.
     pub fn push_str(&mut self, range: Range<usize>, text: &str) {
         let (Ok(start), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end)) else {
@@ -212,6 +227,7 @@ impl Edits {
         let Some(number) = self.store(text) else {
             return;
         };
+        self.text_total += text.len();
         let in_order = self.count == 0 || (start, end) >= self.last;
         if self.unsorted.is_empty() && in_order && start <= end {
             put(&mut self.stream, start - self.last.0);
@@ -270,7 +286,7 @@ impl Edits {
 
     /// How many bytes the edits' texts have, all told.
     pub fn text_len(&self) -> usize {
-        self.iter().map(|e| e.text.len()).sum()
+        self.text_total
     }
 
     /// Each edit, in the order they are kept.
@@ -313,6 +329,8 @@ impl Edits {
             keep
         });
         self.clear_stream();
+        let span_len = |n: u32| self.spans.get(n as usize).map_or(0, |&(from, to)| (to - from) as usize);
+        self.text_total = edits.iter().map(|p| span_len(p.text)).sum();
         for p in &edits {
             put(&mut self.stream, p.start - self.last.0);
             put(&mut self.stream, p.end - p.start);
@@ -525,6 +543,20 @@ mod tests {
             proptest::prop_assert_eq!(edits.normalize(len), dropped);
             proptest::prop_assert_eq!(edits.iter().collect::<Vec<_>>(), plain);
         }
+    }
+
+    #[test]
+    fn the_texts_are_counted_as_pushed_and_as_normalized() {
+        let mut edits = Edits::new();
+        edits.push_narrowed(Edit::new(2..7, "abXde"), "a=abcde;");
+        edits.push_str(0..1, "QQ");
+        edits.push_str(5..9, "QQ");
+        let count = |e: &Edits| e.iter().map(|e| e.text.len()).sum::<usize>();
+        assert_eq!((edits.text_len(), count(&edits)), (5, 5));
+        assert_eq!(edits.normalize(8), 1);
+        assert_eq!((edits.text_len(), count(&edits)), (3, 3));
+        let kept: Vec<_> = edits.iter().map(|e| (e.range, e.text.to_owned())).collect();
+        assert_eq!(kept, [(0..1, "QQ".to_owned()), (4..5, "X".to_owned())]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! need it: HTML's style and the style sheets of `css.rs`; the core's
 //! `text::Resolver` resolves what it finds.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 #[cfg(any(test, feature = "_internal"))]
@@ -29,18 +30,19 @@ pub enum CssQuoting {
 
 /// One URL in a style sheet.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CssUrl {
+pub struct CssUrl<'a> {
     /// The URL's source, without quotes or `url(`, `)` and white space.
     pub range: Range<usize>,
-    /// The URL, escapes resolved.
-    pub value: String,
+    /// The URL, escapes resolved: the style sheet's own text when it has
+    /// no escape, as most have none.
+    pub value: Cow<'a, str>,
     /// How it is written.
     pub quoting: CssQuoting,
 }
 
 /// Every URL in `css`, in source order.
 #[cfg(any(test, feature = "_internal"))]
-pub fn urls(css: &str) -> Vec<CssUrl> {
+pub fn urls(css: &str) -> Vec<CssUrl<'_>> {
     let mut found = Vec::new();
     each_url(css, &mut |url| found.push(url));
     found
@@ -49,7 +51,7 @@ pub fn urls(css: &str) -> Vec<CssUrl> {
 /// Every URL in `css`, through cssparser's tokenizer whatever the style
 /// sheet holds (what [`urls`] is held to).
 #[cfg(any(test, feature = "_internal"))]
-pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
+pub fn urls_parsed(css: &str) -> Vec<CssUrl<'_>> {
     let mut found = Vec::new();
     each_url_parsed(css, &mut |url| found.push(url));
     found
@@ -60,7 +62,7 @@ pub fn urls_parsed(css: &str) -> Vec<CssUrl> {
 ///
 /// A style sheet that cannot hold a URL ([`may_hold_url`]) costs a scan of
 /// its bytes; the others are tokenized as CSS Syntax 3 says, by `scan.rs`.
-pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+pub fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     if may_hold_url(css.as_bytes()) {
         scan::each_url(css, found);
     }
@@ -69,7 +71,7 @@ pub fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
 /// [`each_url`] through cssparser's tokenizer, whatever the style sheet
 /// holds: the oracle of `scan.rs`.
 #[cfg(any(test, feature = "_internal"))]
-pub fn each_url_parsed(css: &str, found: &mut dyn FnMut(CssUrl)) {
+pub fn each_url_parsed<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut parser = Parser::new(css);
     scan(&mut parser, css, Context::Plain, 0, found);
 }
@@ -203,12 +205,12 @@ enum Seen {
 }
 
 #[cfg(any(test, feature = "_internal"))]
-fn scan(
+fn scan<'a>(
     parser: &mut Parser<'_>,
-    css: &str,
+    css: &'a str,
     context: Context,
     depth: usize,
-    found: &mut dyn FnMut(CssUrl),
+    found: &mut dyn FnMut(CssUrl<'a>),
 ) {
     let mut after_import = false;
     let mut seen_argument = false;
@@ -233,7 +235,7 @@ fn scan(
                 quoted: false,
             } => found(CssUrl {
                 range: unquoted_url_range(css, start, end),
-                value,
+                value: Cow::Owned(value),
                 quoting: CssQuoting::Unquoted,
             }),
             Seen::Url {
@@ -248,7 +250,7 @@ fn scan(
                 };
                 found(CssUrl {
                     range: start + 1..close,
-                    value,
+                    value: Cow::Owned(value),
                     quoting: CssQuoting::Quoted(quote),
                 });
             }
@@ -303,7 +305,7 @@ fn seen(token: &Token<'_>, string_is_url: bool) -> Seen {
 /// The URL inside an unquoted `url( ... )` token spanning `start..end`.
 fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
     let token = &css[start..end];
-    let open = token.find('(').map_or(0, |i| i + 1);
+    let open = token.bytes().position(|b| b == b'(').map_or(0, |i| i + 1);
     let close = if token.ends_with(')') {
         token.len() - 1
     } else {
@@ -317,8 +319,37 @@ fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
     from..from + trimmed.len()
 }
 
-/// Writes `url` to stand where a URL quoted as `quoting` stood.
-pub fn escape(url: &str, quoting: CssQuoting) -> String {
+/// Writes `url` to stand where a URL quoted as `quoting` stood: `url`
+/// itself when none of its characters needs an escape, as most need none.
+pub fn escape(url: String, quoting: CssQuoting) -> String {
+    // Printable ASCII but for what ends or breaks the token: the plain
+    // characters below, read a byte at a time (every byte, with no early
+    // exit, which the compiler turns into vector compares).
+    let bytes = url.as_bytes();
+    let plain = match quoting {
+        CssQuoting::Quoted(q) => {
+            let q = u8::try_from(q).unwrap_or(b'\\');
+            let plain = |b: u8| (b' '..=b'~').contains(&b) & (b != b'\\') & (b != q);
+            bytes.iter().fold(true, |all, &b| all & plain(b))
+        }
+        CssQuoting::Unquoted => {
+            let plain = |b: u8| {
+                (b'!'..=b'~').contains(&b)
+                    & (b.wrapping_sub(b'\'') >= 3)
+                    & (b != b'"')
+                    & (b != b'\\')
+            };
+            bytes.iter().fold(true, |all, &b| all & plain(b))
+        }
+    };
+    if plain {
+        return url;
+    }
+    escape_each(&url, quoting)
+}
+
+/// [`escape`] a character at a time.
+fn escape_each(url: &str, quoting: CssQuoting) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         let plain = match quoting {
@@ -347,7 +378,7 @@ mod tests {
     fn found(css: &str) -> Vec<(&str, String)> {
         urls(css)
             .into_iter()
-            .map(|u| (&css[u.range], u.value))
+            .map(|u| (&css[u.range], u.value.into_owned()))
             .collect()
     }
 
@@ -425,7 +456,7 @@ mod tests {
             ("p { x: \\000075\\000072L(a.png) }", "a.png"),
         ] {
             assert!(may_hold_url(css.as_bytes()), "{css}");
-            let values: Vec<String> = urls(css).into_iter().map(|u| u.value).collect();
+            let values: Vec<String> = urls(css).into_iter().map(|u| u.value.into_owned()).collect();
             assert_eq!(values, [want], "{css}");
         }
     }
@@ -629,8 +660,24 @@ mod tests {
 
     #[test]
     fn escapes_for_the_quoting() {
-        assert_eq!(escape("a b'(", CssQuoting::Unquoted), "a\\20 b\\'\\(");
-        assert_eq!(escape("a\"b'", CssQuoting::Quoted('"')), "a\\\"b'");
-        assert_eq!(escape("a\nb", CssQuoting::Quoted('\'')), "a\\a b");
+        assert_eq!(escape("a b'(".into(), CssQuoting::Unquoted), "a\\20 b\\'\\(");
+        assert_eq!(escape("a\"b'".into(), CssQuoting::Quoted('"')), "a\\\"b'");
+        assert_eq!(escape("a\nb".into(), CssQuoting::Quoted('\'')), "a\\a b");
+    }
+
+    #[test]
+    fn a_url_left_whole_is_one_no_character_of_which_is_escaped() {
+        let quotings = [CssQuoting::Unquoted, CssQuoting::Quoted('"'), CssQuoting::Quoted('\'')];
+        let odd = ['\u{80}', '\u{85}', '\u{9f}', '\u{a0}', '\u{2028}', '\u{3000}', 'é'];
+        for c in (0..0x80u8).map(char::from).chain(odd) {
+            for quoting in quotings {
+                let url = format!("http://h/a{c}b");
+                assert_eq!(escape(url.clone(), quoting), escape_each(&url, quoting), "{c:?} {quoting:?}");
+            }
+        }
+        let plain = "http://h/a.png?x=1&y=%20#z".to_owned();
+        let at = plain.as_ptr();
+        let kept = escape(plain, CssQuoting::Unquoted);
+        assert_eq!(kept.as_ptr(), at);
     }
 }

@@ -396,7 +396,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             }
             let here = at + url.range.start;
             if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found(url.range, style::escape(&new, url.quoting));
+                found(url.range, style::escape(new, url.quoting));
             }
         });
     }

@@ -567,7 +567,7 @@ impl Work<'_, '_> {
         let css_text = &src[text_start..text_end];
         for (range, new) in self.r.css_urls(css_text, text_start, base, place) {
             let range = text_start + range.start..text_start + range.end;
-            self.r.out.edits.push(Edit::new(range, new).narrowed(src));
+            self.r.out.edits.push_narrowed(Edit::new(range, new), src);
         }
     }
 }

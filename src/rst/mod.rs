@@ -452,7 +452,7 @@ impl Work<'_, '_, '_, '_> {
         self.r
             .out
             .edits
-            .push(Edit::new(range, written).narrowed(text));
+            .push_narrowed(Edit::new(range, written), text);
     }
 
     /// A link in a table, which a longer URL would break (its columns are

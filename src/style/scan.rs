@@ -16,6 +16,8 @@
 //! the text of CSS Syntax 3 (it does not preprocess newlines, and ends a
 //! bad URL at a `)` after any escape of `)` or `\`).
 
+use std::borrow::Cow;
+
 use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
 
 mod skip;
@@ -450,18 +452,18 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
 /// `super::each_url_parsed` finds, read token by token as `super::scan`
 /// reads them, except that the tokens that do not matter are skipped
 /// (`skip.rs`).
-pub(super) fn each_url(css: &str, found: &mut dyn FnMut(CssUrl)) {
+pub(super) fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     walk::<true>(css, found);
 }
 
 /// [`each_url`] reading every token, which the skipping is held to.
 #[cfg(test)]
-pub(super) fn each_url_token_by_token(css: &str, found: &mut dyn FnMut(CssUrl)) {
+pub(super) fn each_url_token_by_token<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     walk::<false>(css, found);
 }
 
 /// [`each_url`], skipping the tokens that do not matter when `SKIP`.
-fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
+fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut s = Scanner {
         css,
         bytes: css.as_bytes(),
@@ -533,9 +535,9 @@ fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
                 let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
                     // The escapes are read again from the token's end: an
                     // escaped white space may end the URL.
-                    url_value(css, start, s.at)
+                    Cow::Owned(url_value(css, start, s.at))
                 } else {
-                    css.get(range.clone()).unwrap_or_default().to_owned()
+                    Cow::Borrowed(css.get(range.clone()).unwrap_or_default())
                 };
                 found(CssUrl {
                     range,
@@ -555,16 +557,16 @@ fn walk<const SKIP: bool>(css: &str, found: &mut dyn FnMut(CssUrl)) {
 /// `closed` by its quote (else by the end of the style sheet). Its range
 /// ends before a last byte that is the quote, as `super::scan` has it, even
 /// when an escape wrote that quote at the end.
-fn quoted(s: &Scanner<'_>, start: usize, closed: bool) -> CssUrl {
+fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     let end = s.at;
     let quote = s.bytes[start];
     let close = if end > start + 1 && s.bytes[end - 1] == quote { end - 1 } else { end };
     let contents = start + 1..if closed { end - 1 } else { end };
     let text = &s.bytes[contents.clone()];
     let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
-        unescape(text, None)
+        Cow::Owned(unescape(text, None))
     } else {
-        s.css.get(contents).unwrap_or_default().to_owned()
+        Cow::Borrowed(s.css.get(contents).unwrap_or_default())
     };
     CssUrl {
         range: start + 1..close,

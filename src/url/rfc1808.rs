@@ -243,7 +243,7 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
         if path_end == 0 {
             return None;
         }
-        let slash = base.path.rfind('/');
+        let slash = base.path.bytes().rposition(|b| b == b'/');
         let with_slash = slash.map_or("", |i| &base.path[..=i]);
         if has_dot_segment(with_slash) || has_dot_segment(&reference[..path_end]) {
             return None;
@@ -415,16 +415,30 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
     out.join("/")
 }
 
-/// Whether a complete segment of `path` is `.` or `..`.
+/// Whether a complete segment of `path` is `.` or `..`: a `.` that starts
+/// a segment and ends it, or is followed by one `.` that does.
 fn has_dot_segment(path: &str) -> bool {
-    memchr::memchr(b'.', path.as_bytes()).is_some()
-        && path.split('/').any(|s| s == "." || s == "..")
+    let bytes = path.as_bytes();
+    memchr::memchr_iter(b'.', bytes).any(|at| {
+        let starts = at == 0 || bytes[at - 1] == b'/';
+        let end = at + 1 + usize::from(bytes.get(at + 1) == Some(&b'.'));
+        starts && bytes.get(end).is_none_or(|&b| b == b'/')
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+
+    proptest! {
+        #[test]
+        fn a_dot_segment_is_found_as_the_segments_split_tell(path in "[./a]{0,12}") {
+            let split = path.split('/').any(|s| s == "." || s == "..");
+            prop_assert_eq!(has_dot_segment(&path), split);
+        }
+    }
 
     /// Steps 6a to 6d as the RFC writes them: string pattern removals.
     fn merge_paths_literal(base_path: &str, relative: &str) -> String {

@@ -769,7 +769,7 @@ impl Walk<'_, '_, '_> {
                 Some(b'\'') => edit.text = edit.text.replace('\'', "&apos;"),
                 _ => {}
             }
-            self.r.out.edits.push(edit.narrowed(text));
+            self.r.out.edits.push_narrowed(edit, text);
         }
     }
 
@@ -853,7 +853,7 @@ impl Walk<'_, '_, '_> {
                 if let Some(new) = self.r.resolve(at, value, &base, place, SameDocument::Resolve)
                     && let Some(edit) = content.source_edit(start..start + value.len(), &new)
                 {
-                    self.r.out.edits.push(edit.narrowed(text));
+                    self.r.out.edits.push_narrowed(edit, text);
                 }
             }
             Holder::Html => self.html(&capture, &base),
@@ -863,7 +863,7 @@ impl Walk<'_, '_, '_> {
                     attribute: "",
                 };
                 for edit in css_edits(&mut self.r, content, &base, place) {
-                    self.r.out.edits.push(edit.narrowed(text));
+                    self.r.out.edits.push_narrowed(edit, text);
                 }
             }
             Holder::Attribute(..) => {}
@@ -930,7 +930,7 @@ impl Walk<'_, '_, '_> {
         };
         for (range, new) in content::changes(&content.text, &new) {
             if let Some(edit) = content.source_edit(range, &new) {
-                self.r.out.edits.push(edit.narrowed(text));
+                self.r.out.edits.push_narrowed(edit, text);
             }
         }
     }
@@ -1038,7 +1038,7 @@ fn css_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place: Pl
         }
         let at = content.source_offset(url.range.start);
         if let Some(new) = r.resolve(at, &url.value, base, place, SameDocument::Keep) {
-            edits.extend(content.source_edit(url.range, &style::escape(&new, url.quoting)));
+            edits.extend(content.source_edit(url.range, &style::escape(new, url.quoting)));
         }
     });
     edits

@@ -326,7 +326,7 @@ fn urls_of(syntax: Syntax, value: &str) -> Vec<(Range<usize>, String)> {
             .collect(),
         Syntax::Css => relink::css::urls(value)
             .into_iter()
-            .map(|u| (u.range, u.value))
+            .map(|u| (u.range, u.value.into_owned()))
             .collect(),
         Syntax::Srcdoc => Vec::new(),
     }
