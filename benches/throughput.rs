@@ -5,17 +5,17 @@
 //! installed Python documentation when there is one (`python3-doc`), the
 //! Python tutorial pages of the corpus WARC (crawled by wget), the three
 //! pages of `fixtures/corpus/pages/`, the 264 real pages of
-//! `fixtures/pages/real/`, two saved pages of a web application (1.5 MB of
-//! inline script), a generated page of about 60 MB, and the hostile
-//! shapes of `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
+//! `fixtures/pages/real/` and the 17 of them whose CSS is a fifth or more
+//! of their bytes, two saved pages of a web application (1.5 MB of inline
+//! script), a generated page of about 60 MB, and the hostile shapes of
+//! `shapes.rs` (`RELINK_BENCH_SHAPE_MB`, 5 MB each by default).
 //!
 //! For each corpus: the in-process rows, the ratio to the peer taken in
 //! rounds of both in turn (the median of nine), as the figures of one
 //! row, taken seconds apart, move with the machine, and why the tracker
 //! hands documents to html5ever's tree builder (reason, documents, share
-//! of bytes). For the corpora of files (all but the generated page and
-//! the shapes), both sides also run as whole processes over a directory
-//! of the files, one worker: `relink DIR -o OUT -j 1 --retrieved-from
+//! of bytes). Both sides also run as whole processes over a directory of
+//! the corpus's files (a generated page is one file), one worker: `relink DIR -o OUT -j 1 --retrieved-from
 //! URL` against this bench's binary run again as the peer; the median
 //! CPU time (user + system) of nine rounds in turn, and the instructions
 //! of one run of each under `valgrind --tool=callgrind` (skipped with a
@@ -87,26 +87,27 @@ impl Corpus {
         }
     }
 
-    /// A generated corpus: the in-process rows only.
-    fn of_pages(name: &'static str, pages: Vec<String>, rcdom: bool) -> Self {
+    /// A generated corpus of one page: every row but html5ever's tree
+    /// builder where `rcdom` is false, and the whole processes.
+    fn of_page(name: &'static str, page: String, rcdom: bool) -> Self {
         Corpus {
             name,
-            pages,
-            files: Vec::new(),
+            files: vec![("page.html".into(), page.clone().into_bytes())],
+            pages: vec![page],
             rcdom,
         }
     }
 }
 
-/// The real pages again and again, to about 60 MB.
-fn generated(pages: &[String]) -> Vec<String> {
+/// The three corpus pages again and again, to about 60 MB.
+fn generated(pages: &[String]) -> String {
     let mut page = String::with_capacity(61 << 20);
     while page.len() < 60 << 20 {
         for p in pages {
             page.push_str(p);
         }
     }
-    vec![page]
+    page
 }
 
 /// Every corpus, in the order measured.
@@ -130,6 +131,10 @@ fn corpora() -> Vec<Corpus> {
     corpora.push(three);
     let real = corpora::real_pages().into_iter().map(|(file, _)| file);
     corpora.push(Corpus::of_files("real pages", real.collect()));
+    corpora.push(Corpus::of_files(
+        "CSS-heavy real pages (a fifth or more of the bytes CSS)",
+        corpora::css_heavy_pages(),
+    ));
     for (name, meta) in [
         ("saved app page, 1.5 MB of script, meta charset", true),
         ("saved app page, 1.5 MB of script, no meta charset", false),
@@ -137,7 +142,7 @@ fn corpora() -> Vec<Corpus> {
         let page = corpora::saved_app_page(1_500_000, meta).into_bytes();
         corpora.push(Corpus::of_files(name, vec![("app.html".into(), page)]));
     }
-    corpora.push(Corpus::of_pages(
+    corpora.push(Corpus::of_page(
         "generated 60 MB page",
         generated(&three_pages),
         true,
@@ -147,7 +152,7 @@ fn corpora() -> Vec<Corpus> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
     for (name, page) in shapes::all(shape_mb << 20, &three_pages) {
-        corpora.push(Corpus::of_pages(name, vec![page], false));
+        corpora.push(Corpus::of_page(name, page, false));
     }
     corpora
 }

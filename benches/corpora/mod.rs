@@ -2,7 +2,8 @@
 //! bytes as kept: the three pages of `fixtures/corpus/pages/`, the HTML
 //! payloads of the corpus WARC (read by relink's own WARC reader), the
 //! installed Python documentation, the real pages of
-//! `fixtures/pages/real/`, and saved pages of a web application.
+//! `fixtures/pages/real/` (and those of them heavy in CSS), and saved
+//! pages of a web application.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -100,6 +101,43 @@ pub fn real_pages() -> Vec<(File, String)> {
             ((name, page), fields[2].to_owned())
         })
         .collect()
+}
+
+/// The real pages whose style sheets and `style` attributes are at least
+/// a fifth of their bytes ([`css_share`]): the pages where relink reads
+/// CSS that the peer passes over.
+pub fn css_heavy_pages() -> Vec<File> {
+    real_pages()
+        .into_iter()
+        .map(|(file, _)| file)
+        .filter(|(_, bytes)| css_share(bytes) >= 0.2)
+        .collect()
+}
+
+/// The share of `bytes` inside `<style>` elements and double-quoted
+/// `style` attribute values, found by their bytes (any case), not parsed:
+/// a measure to choose pages by, not relink's reading.
+pub fn css_share(bytes: &[u8]) -> f64 {
+    let lower = bytes.to_ascii_lowercase();
+    let find = |from: usize, what: &[u8]| {
+        memchr::memmem::find(&lower[from.min(lower.len())..], what).map(|at| from + at)
+    };
+    let mut css = 0;
+    let mut at = 0;
+    while let Some(start) = find(at, b"<style") {
+        let Some(open) = find(start, b">") else { break };
+        let end = find(open, b"</style").unwrap_or(lower.len());
+        css += end - open - 1;
+        at = end;
+    }
+    at = 0;
+    while let Some(start) = find(at, b" style=\"") {
+        let open = start + b" style=\"".len();
+        let end = find(open, b"\"").unwrap_or(lower.len());
+        css += end - open;
+        at = end;
+    }
+    css as f64 / bytes.len().max(1) as f64
 }
 
 /// A script's worth of a web application's bundle: strings holding markup

@@ -1,6 +1,6 @@
 //! Generated documents of one shape repeated, for the throughput and
 //! memory benches: deep nesting, long runs of one tag, one huge attribute,
-//! and a link-dense page made of the real pages.
+//! CSS of URLs, and a link-dense page made of the real pages.
 
 /// `head`, then `unit` as often as fits in `bytes`, then `tail`.
 fn repeat(bytes: usize, head: &str, unit: &str, tail: &str) -> String {
@@ -40,6 +40,24 @@ pub fn all(bytes: usize, pages: &[String]) -> Vec<(&'static str, String)> {
         (
             "<a href=\"x\">y</a> lines",
             repeat(bytes, "", "<a href=\"x\">y</a>\n", ""),
+        ),
+        (
+            "<style> of url() rules",
+            repeat(
+                bytes,
+                "<style>",
+                ".a{background:url(i/a.png) no-repeat}\n",
+                "</style>",
+            ),
+        ),
+        (
+            "style attributes with url()",
+            repeat(
+                bytes,
+                "",
+                "<p style=\"background:url(i/a.png)\">x</p>\n",
+                "",
+            ),
         ),
         ("link-dense page", dense),
     ]
