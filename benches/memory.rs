@@ -1,5 +1,6 @@
 //! Peak memory of the command line (one worker): on one large document
-//! of each shape of `shapes/mod.rs`, written to `-o`, as a multiple of the
+//! of each shape of `shapes/mod.rs` (and as a WARC record, a message and
+//! two Markdown documents of links), written to `-o`, as a multiple of the
 //! document's size; then on archives of two sizes, listed and rewritten,
 //! where the peak should not grow with the file: a WARC of the corpus
 //! WARC's records repeated, and an mbox of the messages of
@@ -118,6 +119,14 @@ fn shapes() {
     ));
     let line = "<a href=\"x\">y</a>".repeat(2 * mb * 1_000_000 / 17);
     inputs.push(("one line of links, .eml", "input.eml", html_message(&line)));
+    // Markdown is read whole, through pulldown-cmark's tree of the
+    // document: a line of an inline link each, then of a reference each.
+    let lines = mb * 1_000_000 / 16;
+    let inline: String = (0..lines).map(|i| format!("[l{i}](x{i})\n")).collect();
+    inputs.push(("inline links, Markdown", "input.md", inline.into_bytes()));
+    let mut references: String = (0..lines / 2).map(|i| format!("[l{i}][d{i}]\n")).collect();
+    references.extend((0..lines / 2).map(|i| format!("\n[d{i}]: y{i}")));
+    inputs.push(("references, Markdown", "refs.md", references.into_bytes()));
     for (name, file, page) in inputs {
         let input = dir.path().join(file);
         std::fs::write(&input, &page).unwrap();
