@@ -247,8 +247,55 @@ pub(super) struct SparseScan {
     bang: Finder<'static>,
     nul: Ahead,
     bang_at: Ahead,
-    /// How far ahead `nul` and `bang_at` search at once ([`WINDOW`]).
+    /// The end tags that may end the run, by the first letter of the last
+    /// start tag's name: `</` and that letter in each case.
+    named: Option<Named>,
+    /// How far ahead `nul`, `bang_at` and `named` search at once
+    /// ([`WINDOW`]).
     window: usize,
+}
+
+/// The searches of [`SparseScan`] for `</` and a letter, in each case:
+/// only those may start the run's end tag, and in script that holds markup
+/// in strings (`"</a>"`) most `</` do not.
+struct Named {
+    letter: u8,
+    lower: Finder<'static>,
+    upper: Finder<'static>,
+    lower_at: Ahead,
+    upper_at: Ahead,
+}
+
+impl Named {
+    fn new(letter: u8) -> Named {
+        let lower = letter.to_ascii_lowercase();
+        let upper = letter.to_ascii_uppercase();
+        Named {
+            letter: lower,
+            lower: Finder::new(&[b'<', b'/', lower]).into_owned(),
+            upper: Finder::new(&[b'<', b'/', upper]).into_owned(),
+            lower_at: Ahead::UNSEARCHED,
+            upper_at: Ahead::UNSEARCHED,
+        }
+    }
+
+    /// Where the next `</` and the letter, in either case, may be at or
+    /// after `pos`: found, or a position before which there is none.
+    fn next(&mut self, bytes: &[u8], pos: usize, window: usize) -> usize {
+        let (lower, upper) = (&self.lower, &self.upper);
+        // The searched bytes run two past the window, so that one that
+        // straddles its end is found.
+        let lower_at = self.lower_at.next(bytes, pos, window, |_| find_past(lower, bytes, pos, window));
+        let upper_at = self.upper_at.next(bytes, pos, window, |_| find_past(upper, bytes, pos, window));
+        lower_at.min(upper_at)
+    }
+}
+
+/// `finder`'s first match in `bytes` from `pos`, over `window` bytes and
+/// the two after them.
+fn find_past(finder: &Finder<'_>, bytes: &[u8], pos: usize, window: usize) -> Option<usize> {
+    let limit = bytes.len().min(pos.saturating_add(window).saturating_add(2));
+    finder.find(&bytes[pos..limit])
 }
 
 impl SparseScan {
@@ -260,8 +307,19 @@ impl SparseScan {
             bang: Finder::new(b"<!"),
             nul: Ahead::UNSEARCHED,
             bang_at: Ahead::UNSEARCHED,
+            named: None,
             window: window.max(2),
         }
+    }
+
+    /// The searches for `</` and `letter`, kept while the letter is the
+    /// same.
+    fn named(&mut self, letter: u8) -> &mut Named {
+        let letter = letter.to_ascii_lowercase();
+        if self.named.as_ref().is_none_or(|n| n.letter != letter) {
+            self.named = Some(Named::new(letter));
+        }
+        self.named.as_mut().expect("just made")
     }
 }
 
@@ -506,14 +564,77 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// is found by a searcher built once and asked to `text_lt`. Only
     /// without parse errors to report (as `text_lt`).
     #[inline(never)]
-    fn sparse_run_end(&mut self, mut from: usize, raw: Raw) -> Option<usize> {
+    fn sparse_run_end(&mut self, from: usize, raw: Raw) -> Option<usize> {
         if S::PARSE_ERRORS {
             return memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i);
         }
+        let mut scan = self.sparse.take().unwrap_or_else(|| SparseScan::new(WINDOW));
+        let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
+        let end = match name.first() {
+            Some(&letter) if letter.is_ascii_alphabetic() => {
+                self.sparse_named_end(&mut scan, from, raw, (letter, name.len()))
+            }
+            _ => self.sparse_any_end(&mut scan, from, raw),
+        };
+        self.sparse = Some(scan);
+        end
+    }
+
+    /// [`Tokenizer::sparse_run_end`] where the last start tag's name
+    /// starts with `letter` and is `len` bytes long: the end tags searched
+    /// for are `</` and that letter, in either case, a window ahead like
+    /// NUL and `<!`, and any `</` too near the end to hold the name and a
+    /// byte after it (where [`Tokenizer::text_lt`] stops too).
+    fn sparse_named_end(
+        &self,
+        scan: &mut SparseScan,
+        mut from: usize,
+        raw: Raw,
+        (letter, len): (u8, usize),
+    ) -> Option<usize> {
         let bytes = self.bytes;
         let script = raw == Raw::ScriptData;
-        let mut scan = self.sparse.take().unwrap_or_else(|| SparseScan::new(WINDOW));
-        let end = loop {
+        let near_end = bytes.len().saturating_sub(len + 2);
+        loop {
+            let window = scan.window;
+            let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
+            if script {
+                let bang = &scan.bang;
+                let next = scan.bang_at.next(bytes, from, window, |rest| bang.find(rest));
+                stop = stop.min(next);
+            }
+            if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
+                stop = stop.min(bytes.len() - 1);
+            }
+            stop = stop.min(scan.named(letter).next(bytes, from, window));
+            let tail = from.max(near_end);
+            if let Some(i) = scan.end_tag.find(&bytes[tail..]) {
+                stop = stop.min(tail + i);
+            }
+            if stop == bytes.len() {
+                return None;
+            }
+            let rest = &bytes[stop..];
+            if rest.starts_with(b"</") {
+                match self.text_lt(stop, raw) {
+                    Some(next) => from = next,
+                    None => return Some(stop),
+                }
+            } else if bytes[stop] == 0 || stop + 1 == bytes.len() || (script && rest.starts_with(b"<!")) {
+                return Some(stop);
+            } else {
+                // The end of a window with none of them in it.
+                from = stop;
+            }
+        }
+    }
+
+    /// [`Tokenizer::sparse_run_end`] with no last start tag, where every
+    /// `</` may end the run.
+    fn sparse_any_end(&self, scan: &mut SparseScan, mut from: usize, raw: Raw) -> Option<usize> {
+        let bytes = self.bytes;
+        let script = raw == Raw::ScriptData;
+        loop {
             let window = scan.window;
             let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
             if script {
@@ -543,9 +664,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 // The end of a window with neither in it.
                 from = stop;
             }
-        };
-        self.sparse = Some(scan);
-        end
+        }
     }
 
     /// §13.2.5.5 PLAINTEXT state.

@@ -477,7 +477,8 @@ proptest::proptest! {
             proptest::sample::select(vec![
                 "<", "</", "</script", "</scriptx", "</script>", "</SCRIPT ", "</style>",
                 "</style/", "<!", "<!--", "-->", "-", "\0", "<\0", "<script>", "<style>",
-                "a", "<a", "x<y", " ", "\u{e9}", "<p>",
+                "a", "<a", "x<y", " ", "\u{e9}", "<p>", "</s", "</S", "</Sx", "</st",
+                "</STYLE", "</scrip", "</a>",
             ]),
             0..40,
         ),
