@@ -199,7 +199,9 @@ pub fn gunzip(input: &[u8], limit: usize) -> io::Result<Gunzipped> {
         let header = Header::read(rest);
         let mut decoder = flate2::bufread::GzDecoder::new(rest);
         let before = bytes.len();
-        let cap = u64::try_from(limit - before).unwrap_or(u64::MAX).saturating_add(1);
+        let cap = u64::try_from(limit - before)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
         (&mut decoder).take(cap).read_to_end(&mut bytes)?;
         if bytes.len() > limit {
             return Err(io::Error::new(
@@ -233,7 +235,13 @@ impl Gunzipped {
         let (old, new) = (&self.bytes[..], document);
         let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
         let room = old.len().min(new.len()) - prefix;
-        let suffix = old.iter().rev().zip(new.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(new.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
         let members = &self.members;
         let mut first = members.partition_point(|m| m.data.end <= prefix);
         let tail = old.len() - suffix;
@@ -246,7 +254,8 @@ impl Gunzipped {
                 first = first.saturating_sub(1);
             }
         }
-        let (Some(head), Some(end)) = (members.get(first), members.get(last.wrapping_sub(1))) else {
+        let (Some(head), Some(end)) = (members.get(first), members.get(last.wrapping_sub(1)))
+        else {
             return Ok(input.to_vec());
         };
         let middle = &new[head.data.start..new.len() - (old.len() - end.data.end)];
@@ -290,7 +299,11 @@ mod tests {
     /// A gzip member written by hand: `header`, then `data` deflated, then
     /// the trailer.
     fn member(header: &[u8], data: &[u8]) -> Vec<u8> {
-        let mut encoder = Header { raw: header.to_vec() }.encoder(Vec::new()).unwrap();
+        let mut encoder = Header {
+            raw: header.to_vec(),
+        }
+        .encoder(Vec::new())
+        .unwrap();
         encoder.write_all(data).unwrap();
         encoder.finish().unwrap()
     }
@@ -319,7 +332,9 @@ mod tests {
             assert_eq!(header_len(&file), Some(header.len()));
             let gunzipped = gunzip(&file, 1 << 20).unwrap();
             assert_eq!(gunzipped.bytes, b"<a href=x>x</a>");
-            let again = gunzipped.gzip_again(&file, b"<a href=http://a/x>x</a>").unwrap();
+            let again = gunzipped
+                .gzip_again(&file, b"<a href=http://a/x>x</a>")
+                .unwrap();
             assert_eq!(&again[..header.len()], &header[..], "xfl {xfl}, os {os}");
             // What flate2 and gzip's own reader make of it.
             let back = gunzip(&again, 1 << 20).unwrap();

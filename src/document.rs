@@ -7,18 +7,17 @@ use std::io::{self, BufRead, Write};
 
 use crate::Error;
 use crate::base::{Layer, LayerStatus};
-use crate::kind::Kind;
-use crate::links::{LinkRow, RecordName};
 use crate::encoding;
 use crate::html::rewrite::rewrite_text;
+use crate::kind::Kind;
 use crate::links::Outcome;
 use crate::links::Warning;
+use crate::links::{LinkRow, RecordName};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
 use crate::options::Options;
 use crate::text::{self, Documents, Embedded};
 use crate::warc::{RecordReport, WarcOptions};
-
 
 /// Rewrites an HTML document.
 ///
@@ -138,7 +137,8 @@ impl DocumentReport {
         self.without_base += usize::from(outcome.base.is_none());
         self.warnings.extend(outcome.warnings);
         self.rewritten += outcome.rewritten;
-        self.rows.extend(outcome.links.into_iter().map(LinkRow::new));
+        self.rows
+            .extend(outcome.links.into_iter().map(LinkRow::new));
         self.layers.push((label, outcome.layers));
         self.head = self.head.take().or(outcome.head);
     }
@@ -192,12 +192,13 @@ impl DocumentReport {
             record_type: record.record_type,
             heads: record.heads,
         });
-        self.rows.extend(record.links.into_iter().map(|link| LinkRow {
-            message: None,
-            part: None,
-            record: Some(name.clone()),
-            link,
-        }));
+        self.rows
+            .extend(record.links.into_iter().map(|link| LinkRow {
+                message: None,
+                part: None,
+                record: Some(name.clone()),
+                link,
+            }));
     }
 }
 
@@ -246,9 +247,13 @@ pub fn rewrite_document(
         }
         Kind::Mbox => {
             let mut out = Vec::with_capacity(input.len());
-            let changed = rewrite_mbox(input, MboxFormat::detect(input), &mut out, options, |m, _| {
-                report.add_message(Some(m.number), &m.outcome)
-            })?;
+            let changed = rewrite_mbox(
+                input,
+                MboxFormat::detect(input),
+                &mut out,
+                options,
+                |m, _| report.add_message(Some(m.number), &m.outcome),
+            )?;
             report.output = changed.then_some(out);
         }
         Kind::Warc | Kind::Wacz => {

@@ -303,7 +303,8 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     let mut budget = rest.len();
     // Every `<meta` starts with one of these: a search for the pair passes
     // over the `<` of scripts and markup that start no `meta`.
-    let starts = memchr::memmem::find_iter(rest, b"<m").chain(memchr::memmem::find_iter(rest, b"<M"));
+    let starts =
+        memchr::memmem::find_iter(rest, b"<m").chain(memchr::memmem::find_iter(rest, b"<M"));
     for found in starts {
         let start = at + found;
         if !is_meta_start(bytes, start) {
@@ -539,7 +540,10 @@ fn attribute(bytes: &[u8], i: &mut usize) -> Attr {
         Some(b'>') => none(*i),
         Some(_) => {
             let from = *i;
-            match bytes[from..].iter().position(|&b| b.is_ascii_whitespace() || b == b'>') {
+            match bytes[from..]
+                .iter()
+                .position(|&b| b.is_ascii_whitespace() || b == b'>')
+            {
                 Some(n) => {
                     *i = from + n;
                     Attr::Found(name, from..*i)

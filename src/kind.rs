@@ -179,10 +179,10 @@ pub fn named(name: &str) -> Option<Kind> {
 /// found in a directory, they are copied without a look at their content
 /// (a script that starts with `<!--` is not HTML).
 pub const OTHER_EXTENSIONS: &[&str] = &[
-    "js", "mjs", "json", "map", "xsl", "txt", "csv", "png", "jpg", "jpeg", "gif", "webp",
-    "avif", "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps", "zip",
-    "gz", "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c", "h",
-    "rs", "sh",
+    "js", "mjs", "json", "map", "xsl", "txt", "csv", "png", "jpg", "jpeg", "gif", "webp", "avif",
+    "ico", "bmp", "tif", "tiff", "woff", "woff2", "ttf", "otf", "eot", "pdf", "ps", "zip", "gz",
+    "tgz", "bz2", "xz", "zst", "tar", "mp3", "mp4", "webm", "ogg", "wav", "py", "c", "h", "rs",
+    "sh",
 ];
 
 /// The extension of a file name, lowercase, taken before the first `?`:

@@ -48,22 +48,90 @@ mod front;
 mod rewriter;
 pub mod wat;
 
-/// Declares modules private, or public under the `_internal` feature, which
-/// only relink's own tests, benchmarks and fuzz targets turn on: their
-/// items are no part of the API, and may change in any release.
-macro_rules! internal_modules {
-    ($($name:ident),* $(,)?) => {$(
-        #[cfg(feature = "_internal")]
-        pub mod $name;
-        #[cfg(not(feature = "_internal"))]
-        mod $name;
-    )*};
-}
-
-internal_modules!(
-    base, compressed, css, document, encoding, html, kind, links, markdown, mime, options, refresh,
-    rst, splice, srcset, style, text, url, warc, xml,
-);
+// Modules private, or public under the `_internal` feature, which only
+// relink's own tests, benchmarks and fuzz targets turn on: their items are
+// no part of the API, and may change in any release. (Written out, not by
+// a macro, so that `cargo fmt` reaches their files.)
+#[cfg(feature = "_internal")]
+pub mod base;
+#[cfg(not(feature = "_internal"))]
+mod base;
+#[cfg(feature = "_internal")]
+pub mod compressed;
+#[cfg(not(feature = "_internal"))]
+mod compressed;
+#[cfg(feature = "_internal")]
+pub mod css;
+#[cfg(not(feature = "_internal"))]
+mod css;
+#[cfg(feature = "_internal")]
+pub mod document;
+#[cfg(not(feature = "_internal"))]
+mod document;
+#[cfg(feature = "_internal")]
+pub mod encoding;
+#[cfg(not(feature = "_internal"))]
+mod encoding;
+#[cfg(feature = "_internal")]
+pub mod html;
+#[cfg(not(feature = "_internal"))]
+mod html;
+#[cfg(feature = "_internal")]
+pub mod kind;
+#[cfg(not(feature = "_internal"))]
+mod kind;
+#[cfg(feature = "_internal")]
+pub mod links;
+#[cfg(not(feature = "_internal"))]
+mod links;
+#[cfg(feature = "_internal")]
+pub mod markdown;
+#[cfg(not(feature = "_internal"))]
+mod markdown;
+#[cfg(feature = "_internal")]
+pub mod mime;
+#[cfg(not(feature = "_internal"))]
+mod mime;
+#[cfg(feature = "_internal")]
+pub mod options;
+#[cfg(not(feature = "_internal"))]
+mod options;
+#[cfg(feature = "_internal")]
+pub mod refresh;
+#[cfg(not(feature = "_internal"))]
+mod refresh;
+#[cfg(feature = "_internal")]
+pub mod rst;
+#[cfg(not(feature = "_internal"))]
+mod rst;
+#[cfg(feature = "_internal")]
+pub mod splice;
+#[cfg(not(feature = "_internal"))]
+mod splice;
+#[cfg(feature = "_internal")]
+pub mod srcset;
+#[cfg(not(feature = "_internal"))]
+mod srcset;
+#[cfg(feature = "_internal")]
+pub mod style;
+#[cfg(not(feature = "_internal"))]
+mod style;
+#[cfg(feature = "_internal")]
+pub mod text;
+#[cfg(not(feature = "_internal"))]
+mod text;
+#[cfg(feature = "_internal")]
+pub mod url;
+#[cfg(not(feature = "_internal"))]
+mod url;
+#[cfg(feature = "_internal")]
+pub mod warc;
+#[cfg(not(feature = "_internal"))]
+mod warc;
+#[cfg(feature = "_internal")]
+pub mod xml;
+#[cfg(not(feature = "_internal"))]
+mod xml;
 
 // The API: the front door, its settings, events and reports; the rows and
 // warnings; the resolver; the error.

@@ -265,8 +265,9 @@ impl HtmlHead {
 impl LinkDetails {
     /// The attributes kept: `alt`, `title`, `rel`, `target`, `type`,
     /// `hreflang`, `method`.
-    pub const NAMES: [&'static str; 7] =
-        ["alt", "title", "rel", "target", "type", "hreflang", "method"];
+    pub const NAMES: [&'static str; 7] = [
+        "alt", "title", "rel", "target", "type", "hreflang", "method",
+    ];
 }
 
 /// Where the link rows of a document go as they are found, when
@@ -649,7 +650,10 @@ mod tests {
 
     #[test]
     fn a_titles_text_ends_at_its_end_tag() {
-        assert_eq!(title_text_plain(" A &amp;\n <b>B</b> </TITLE ><p>x"), "A &amp; <b>B</b>");
+        assert_eq!(
+            title_text_plain(" A &amp;\n <b>B</b> </TITLE ><p>x"),
+            "A &amp; <b>B</b>"
+        );
         assert_eq!(title_text_plain("a</titles></title>"), "a</titles>");
         assert_eq!(title_text_plain("no end"), "no end");
         assert_eq!(title_text_plain("</title"), "");

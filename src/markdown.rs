@@ -237,10 +237,7 @@ impl Work<'_, '_, '_> {
         let base = if image { &self.resource } else { &self.page };
         let Some(base) = base.clone() else { return };
         let at = dest.range.start;
-        let Some(new) = self
-            .r
-            .resolve(at, value, &base, place, SameDocument::Keep)
-        else {
+        let Some(new) = self.r.resolve(at, value, &base, place, SameDocument::Keep) else {
             return;
         };
         let text = self.r.text;
@@ -406,11 +403,7 @@ fn parse_destination(text: &str, from: usize, end: usize, inline: bool) -> Optio
 /// undone; one with an entity reference is taken as it is, pulldown-cmark
 /// having decoded it).
 fn reads_as(raw: &str, pointy: bool, value: &str) -> bool {
-    let inner = if pointy {
-        &raw[1..raw.len() - 1]
-    } else {
-        raw
-    };
+    let inner = if pointy { &raw[1..raw.len() - 1] } else { raw };
     if inner.contains('&') {
         return true;
     }
@@ -454,10 +447,7 @@ fn balanced(s: &str) -> bool {
 /// character reference.
 fn starts_reference(rest: &str) -> bool {
     let name = rest.strip_prefix('#').unwrap_or(rest);
-    let len = name
-        .bytes()
-        .take_while(u8::is_ascii_alphanumeric)
-        .count();
+    let len = name.bytes().take_while(u8::is_ascii_alphanumeric).count();
     len > 0 && name.as_bytes().get(len) == Some(&b';')
 }
 

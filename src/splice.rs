@@ -162,7 +162,8 @@ fn recent_slot(text: &str) -> usize {
         (Some(&head), Some(&tail)) => (u64::from_le_bytes(head), u64::from_le_bytes(tail)),
         _ => (word(bytes), word(&bytes[bytes.len().saturating_sub(8)..])),
     };
-    let hash = (head ^ tail.rotate_left(29) ^ bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let hash =
+        (head ^ tail.rotate_left(29) ^ bytes.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (hash >> 32) as usize % RECENT
 }
 
@@ -293,7 +294,9 @@ impl Edits {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Edit<&str>> + '_ {
         let text = |number: u32| {
             let (from, to) = self.spans.get(number as usize).copied().unwrap_or_default();
-            self.texts.get(from as usize..to as usize).unwrap_or_default()
+            self.texts
+                .get(from as usize..to as usize)
+                .unwrap_or_default()
         };
         let len = self.count + self.unsorted.len();
         let edits = self.packed().chain(self.unsorted.iter().copied());
@@ -329,7 +332,11 @@ impl Edits {
             keep
         });
         self.clear_stream();
-        let span_len = |n: u32| self.spans.get(n as usize).map_or(0, |&(from, to)| (to - from) as usize);
+        let span_len = |n: u32| {
+            self.spans
+                .get(n as usize)
+                .map_or(0, |&(from, to)| (to - from) as usize)
+        };
         self.text_total = edits.iter().map(|p| span_len(p.text)).sum();
         for p in &edits {
             put(&mut self.stream, p.start - self.last.0);
@@ -380,7 +387,9 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
     apply_each(
         input,
         grown,
-        edits.iter().map(|e| Edit::new(e.range.clone(), e.text.as_ref())),
+        edits
+            .iter()
+            .map(|e| Edit::new(e.range.clone(), e.text.as_ref())),
     )
 }
 
@@ -389,7 +398,14 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
 /// part once, not once more in the whole.
 pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     match <[Edit<Vec<u8>>; 1]>::try_from(edits) {
-        Ok([Edit { range, text: mut out }]) => {
+        Ok(
+            [
+                Edit {
+                    range,
+                    text: mut out,
+                },
+            ],
+        ) => {
             let (before, after) = (&input[..range.start], &input[range.end..]);
             out.reserve_exact(before.len() + after.len());
             out.splice(0..0, before.iter().copied());
@@ -449,10 +465,16 @@ mod tests {
             vec![Edit::new(2..4, b"XYZ".to_vec())],
             vec![Edit::new(0..0, b"<".to_vec())],
             vec![Edit::new(6..6, b">".to_vec())],
-            vec![Edit::new(1..2, b"1".to_vec()), Edit::new(4..5, b"".to_vec())],
+            vec![
+                Edit::new(1..2, b"1".to_vec()),
+                Edit::new(4..5, b"".to_vec()),
+            ],
             vec![],
         ] {
-            assert_eq!(apply_owned(b"abcdef", edits.clone()), apply(b"abcdef", &edits));
+            assert_eq!(
+                apply_owned(b"abcdef", edits.clone()),
+                apply(b"abcdef", &edits)
+            );
         }
     }
 
@@ -491,7 +513,10 @@ mod tests {
                 Edit::new(8..8, "https://a/")
             ]
         );
-        assert_eq!(apply(b"0123456789", &kept), b"0Z23https://a/4567https://a/89");
+        assert_eq!(
+            apply(b"0123456789", &kept),
+            b"0Z23https://a/4567https://a/89"
+        );
     }
 
     #[test]

@@ -138,7 +138,8 @@ fn find_special(css: &[u8]) -> Option<usize> {
 /// them (CR LF counting as one), or a `\` and any other character; a `\`
 /// before a newline or at the end is taken to may.
 fn escape_may_name(css: &[u8], at: usize) -> Result<(), usize> {
-    let name_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b >= 0x80 || b == 0;
+    let name_byte =
+        |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b >= 0x80 || b == 0;
     // Back over the name to where it starts.
     let mut start = at;
     while start > 0 && name_byte(css[start - 1]) {
@@ -155,7 +156,10 @@ fn escape_may_name(css: &[u8], at: usize) -> Result<(), usize> {
             match css.get(i) {
                 None | Some(b'\n' | b'\r' | b'\x0c') => return Ok(()),
                 Some(b) if b.is_ascii_hexdigit() => {
-                    let digits = css[i..].iter().take(6).take_while(|b| b.is_ascii_hexdigit());
+                    let digits = css[i..]
+                        .iter()
+                        .take(6)
+                        .take_while(|b| b.is_ascii_hexdigit());
                     i += digits.count();
                     if css[i..].starts_with(b"\r\n") {
                         i += 2;
@@ -456,7 +460,10 @@ mod tests {
             ("p { x: \\000075\\000072L(a.png) }", "a.png"),
         ] {
             assert!(may_hold_url(css.as_bytes()), "{css}");
-            let values: Vec<String> = urls(css).into_iter().map(|u| u.value.into_owned()).collect();
+            let values: Vec<String> = urls(css)
+                .into_iter()
+                .map(|u| u.value.into_owned())
+                .collect();
             assert_eq!(values, [want], "{css}");
         }
     }
@@ -464,23 +471,132 @@ mod tests {
     /// Pieces of CSS that make or break the syntax of a URL when joined:
     /// escapes, comments splitting tokens, mixed case.
     const PIECES: &[&str] = &[
-        "\\72\r\nl(", "\\72\tl(", "\\(", "\\9", "\\:", ".sm\\:flex", "\\61 ",
-        "\\ ", "\\\t", "\\\u{e9}", "\\\r\n", "\\\x0c", "\\0000075", "content:\"\\f101\"",
-        "url(", "URL(", "uRl(", "u\\72l(", "\\75 rl(", "\\55RL(", "src(", "SRC(",
-        "image-set(", "-webkit-image-set(", "IMAGE-SET(", "image-\\73 et(", "@import",
-        "@IMPORT", "@\\69mport", "@import/**/", "/*", "*/", "/* url(x) */", "\"", "'",
-        "\"a.png\"", "'b.css'", "(", ")", "{", "}", "[", "]", "x.png", " ", "\n", ";", ":",
-        ",", "\\", "\\\n", "ur", "l(", "u", "r", "l", "ima", "ge-set(", "@", "im", "port",
-        "rgb(", "var(--x)", "calc(1px + 2%)", "color:red", "a{b:c}", "url", "url (",
-        "ur/**/l(", "@media screen", "\u{e9}", "\0", "\r\n", "-", "set(", "ge-",
+        "\\72\r\nl(",
+        "\\72\tl(",
+        "\\(",
+        "\\9",
+        "\\:",
+        ".sm\\:flex",
+        "\\61 ",
+        "\\ ",
+        "\\\t",
+        "\\\u{e9}",
+        "\\\r\n",
+        "\\\x0c",
+        "\\0000075",
+        "content:\"\\f101\"",
+        "url(",
+        "URL(",
+        "uRl(",
+        "u\\72l(",
+        "\\75 rl(",
+        "\\55RL(",
+        "src(",
+        "SRC(",
+        "image-set(",
+        "-webkit-image-set(",
+        "IMAGE-SET(",
+        "image-\\73 et(",
+        "@import",
+        "@IMPORT",
+        "@\\69mport",
+        "@import/**/",
+        "/*",
+        "*/",
+        "/* url(x) */",
+        "\"",
+        "'",
+        "\"a.png\"",
+        "'b.css'",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        "x.png",
+        " ",
+        "\n",
+        ";",
+        ":",
+        ",",
+        "\\",
+        "\\\n",
+        "ur",
+        "l(",
+        "u",
+        "r",
+        "l",
+        "ima",
+        "ge-set(",
+        "@",
+        "im",
+        "port",
+        "rgb(",
+        "var(--x)",
+        "calc(1px + 2%)",
+        "color:red",
+        "a{b:c}",
+        "url",
+        "url (",
+        "ur/**/l(",
+        "@media screen",
+        "\u{e9}",
+        "\0",
+        "\r\n",
+        "-",
+        "set(",
+        "ge-",
         // Tokens whose ends decide where a name starts: numbers,
         // dimensions, hashes, CDO and CDC, bad strings and bad URLs.
-        "5", "1.5e+3", ".5", "+", "+.5", "-5", "1e", "e-", "%", "#", "#-", "<!--", "-->",
-        "<!-", "a b", "url(a b)", "url(a\\)", "url(a\\\\)", "url(a\\\n)", "url(\0)",
-        "url(a\x01)", "url( a.png )", "url(\\61 )", "\x0c", "\r", "\t", "*/",
-        "\"\\\n\"", "'\n", "\"a\\\"", "\"\0\"", "\\0", "\\110000 ", "\\d800 ",
-        "\u{1F600}", "\\\u{1F600}", "url(\u{e9})", "--", "-\\\n", "@-", "@\\\n",
-        "/***/", "/* ** */", "**/", "***", "|", "url(aaaaaaaaaaaaaaaaaaaa\\) b)", "'aaaaaaaaaaaaaaaaaaaa\\'",
+        "5",
+        "1.5e+3",
+        ".5",
+        "+",
+        "+.5",
+        "-5",
+        "1e",
+        "e-",
+        "%",
+        "#",
+        "#-",
+        "<!--",
+        "-->",
+        "<!-",
+        "a b",
+        "url(a b)",
+        "url(a\\)",
+        "url(a\\\\)",
+        "url(a\\\n)",
+        "url(\0)",
+        "url(a\x01)",
+        "url( a.png )",
+        "url(\\61 )",
+        "\x0c",
+        "\r",
+        "\t",
+        "*/",
+        "\"\\\n\"",
+        "'\n",
+        "\"a\\\"",
+        "\"\0\"",
+        "\\0",
+        "\\110000 ",
+        "\\d800 ",
+        "\u{1F600}",
+        "\\\u{1F600}",
+        "url(\u{e9})",
+        "--",
+        "-\\\n",
+        "@-",
+        "@\\\n",
+        "/***/",
+        "/* ** */",
+        "**/",
+        "***",
+        "|",
+        "url(aaaaaaaaaaaaaaaaaaaa\\) b)",
+        "'aaaaaaaaaaaaaaaaaaaa\\'",
     ];
 
     proptest::proptest! {
@@ -516,24 +632,121 @@ mod tests {
     /// name before it starts a function (numbers, dimensions, hashes, CDO
     /// and CDC, at-keywords, escapes, comments, strings).
     const BEFORE_OPEN: &[&str] = &[
-        "", " ", "#", "##", ".", "+", "-", "--", "1", "10", "1.", "1.5", ".5", "+5", "-5", "1e", "1e+",
-        "1e-", "1e+3", "5%", "%", "<!--", "<!-", "<", "-->", "->", "@", "@x", "@-", "@1", "@import",
-        "@\\69mport ", "\\", "\\61 ", "\\\n", "\\(", "/**/", "/", "*", "'s'", "\"s\"", "'", "\n",
-        "a", "_", "\u{e9}", "\0", "!", ":", ";", "{", "}", "[", "]", ")", "a\\62 ", "x-", "u", "ur",
-        "#u", "\\75 ", "\\75 r", "-\\", "#-", "e", "E-", "\x01",
+        "",
+        " ",
+        "#",
+        "##",
+        ".",
+        "+",
+        "-",
+        "--",
+        "1",
+        "10",
+        "1.",
+        "1.5",
+        ".5",
+        "+5",
+        "-5",
+        "1e",
+        "1e+",
+        "1e-",
+        "1e+3",
+        "5%",
+        "%",
+        "<!--",
+        "<!-",
+        "<",
+        "-->",
+        "->",
+        "@",
+        "@x",
+        "@-",
+        "@1",
+        "@import",
+        "@\\69mport ",
+        "\\",
+        "\\61 ",
+        "\\\n",
+        "\\(",
+        "/**/",
+        "/",
+        "*",
+        "'s'",
+        "\"s\"",
+        "'",
+        "\n",
+        "a",
+        "_",
+        "\u{e9}",
+        "\0",
+        "!",
+        ":",
+        ";",
+        "{",
+        "}",
+        "[",
+        "]",
+        ")",
+        "a\\62 ",
+        "x-",
+        "u",
+        "ur",
+        "#u",
+        "\\75 ",
+        "\\75 r",
+        "-\\",
+        "#-",
+        "e",
+        "E-",
+        "\x01",
     ];
 
     /// Names of functions and blocks, the URL ones among them.
     const OPENS: &[&str] = &[
-        "url(", "URL(", "uRl(", "src(", "image-set(", "-webkit-image-set(", "IMAGE-SET(", "x(", "(",
-        "rl(", "l(", "set(", "-url(", "--url(", "rgb(", "var(", "url", "",
+        "url(",
+        "URL(",
+        "uRl(",
+        "src(",
+        "image-set(",
+        "-webkit-image-set(",
+        "IMAGE-SET(",
+        "x(",
+        "(",
+        "rl(",
+        "l(",
+        "set(",
+        "-url(",
+        "--url(",
+        "rgb(",
+        "var(",
+        "url",
+        "",
     ];
 
     /// What comes after a `(`: URLs, strings, ends and the starts of
     /// tokens that a skip must not step into.
     const AFTER_OPEN: &[&str] = &[
-        "a.png)", "'a.png')", " \"b.png\" )", " c d)", ")", "", "'e' 'f')", " 'g' 1x, url(h) 2x)",
-        "i\\)", "j\\ k)", "{", "}", "]", "\"", "/*", "*/", "\\", " ", "\n", "k", "x 'y')",
+        "a.png)",
+        "'a.png')",
+        " \"b.png\" )",
+        " c d)",
+        ")",
+        "",
+        "'e' 'f')",
+        " 'g' 1x, url(h) 2x)",
+        "i\\)",
+        "j\\ k)",
+        "{",
+        "}",
+        "]",
+        "\"",
+        "/*",
+        "*/",
+        "\\",
+        " ",
+        "\n",
+        "k",
+        "x 'y')",
     ];
 
     proptest::proptest! {
@@ -580,9 +793,9 @@ mod tests {
     /// The bytes that stop the searches of `scan` (or that sit next to
     /// them in the byte ranges the searches test), and bytes they pass.
     const STOPS: &[&str] = &[
-        " ", "\t", "\n", "\r", "\x0c", "\x0b", "\0", "\x01", "\x1f", "!", "\"", "'", "(", ")", "*", "\\",
-        "\\)", "\\\\", "\\\n", "\\61 ", "\x7f", "\u{e9}", "[", "]", "{", "}", "|", "z", "/", "/*", "**/", "@",
-        "<", ">", "&", "?", "#", "%",
+        " ", "\t", "\n", "\r", "\x0c", "\x0b", "\0", "\x01", "\x1f", "!", "\"", "'", "(", ")", "*",
+        "\\", "\\)", "\\\\", "\\\n", "\\61 ", "\x7f", "\u{e9}", "[", "]", "{", "}", "|", "z", "/",
+        "/*", "**/", "@", "<", ">", "&", "?", "#", "%",
     ];
 
     /// Each stop at each place of a long unquoted URL, string, comment and
@@ -645,7 +858,13 @@ mod tests {
     fn blocks_nested_too_deep_are_read_to_their_end_without_urls() {
         for depth in [60, 63, 64, 65, 70] {
             for open in ["(", "[", "{", "f(", "image-set("] {
-                let close = if open == "[" { "]" } else if open == "{" { "}" } else { ")" };
+                let close = if open == "[" {
+                    "]"
+                } else if open == "{" {
+                    "}"
+                } else {
+                    ")"
+                };
                 let css = format!(
                     "{}url(a.png) 'b' {} url(c.png) @import 'd'",
                     open.repeat(depth),
@@ -660,19 +879,32 @@ mod tests {
 
     #[test]
     fn escapes_for_the_quoting() {
-        assert_eq!(escape("a b'(".into(), CssQuoting::Unquoted), "a\\20 b\\'\\(");
+        assert_eq!(
+            escape("a b'(".into(), CssQuoting::Unquoted),
+            "a\\20 b\\'\\("
+        );
         assert_eq!(escape("a\"b'".into(), CssQuoting::Quoted('"')), "a\\\"b'");
         assert_eq!(escape("a\nb".into(), CssQuoting::Quoted('\'')), "a\\a b");
     }
 
     #[test]
     fn a_url_left_whole_is_one_no_character_of_which_is_escaped() {
-        let quotings = [CssQuoting::Unquoted, CssQuoting::Quoted('"'), CssQuoting::Quoted('\'')];
-        let odd = ['\u{80}', '\u{85}', '\u{9f}', '\u{a0}', '\u{2028}', '\u{3000}', 'é'];
+        let quotings = [
+            CssQuoting::Unquoted,
+            CssQuoting::Quoted('"'),
+            CssQuoting::Quoted('\''),
+        ];
+        let odd = [
+            '\u{80}', '\u{85}', '\u{9f}', '\u{a0}', '\u{2028}', '\u{3000}', 'é',
+        ];
         for c in (0..0x80u8).map(char::from).chain(odd) {
             for quoting in quotings {
                 let url = format!("http://h/a{c}b");
-                assert_eq!(escape(url.clone(), quoting), escape_each(&url, quoting), "{c:?} {quoting:?}");
+                assert_eq!(
+                    escape(url.clone(), quoting),
+                    escape_each(&url, quoting),
+                    "{c:?} {quoting:?}"
+                );
             }
         }
         let plain = "http://h/a.png?x=1&y=%20#z".to_owned();

@@ -85,7 +85,10 @@ impl LineIndex {
 /// start at `starts`.
 pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
     let line = starts.partition_point(|&s| s <= offset).max(1);
-    (line, offset - starts.get(line - 1).copied().unwrap_or(0) + 1)
+    (
+        line,
+        offset - starts.get(line - 1).copied().unwrap_or(0) + 1,
+    )
 }
 
 /// What rewriting a decoded document gives.
@@ -256,7 +259,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 // A reference that resolves to itself (an absolute URL)
                 // comes back as the same text, not a copy: known unchanged
                 // without reading it.
-                let same_text = resolved.as_ptr() == value.as_ptr() && resolved.len() == value.len();
+                let same_text =
+                    resolved.as_ptr() == value.as_ptr() && resolved.len() == value.len();
                 let changed = !same_text && resolved != value;
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
@@ -305,7 +309,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
         let text = self.text;
         let options = Options {
             outer: Some(page),
-            forced: if page.is_stand_in() { Some(page) } else { self.options.forced },
+            forced: if page.is_stand_in() {
+                Some(page)
+            } else {
+                self.options.forced
+            },
             transport: Some(encoding_rs::UTF_8),
             keep_fragment_links: true,
             ..*self.options
@@ -330,7 +338,9 @@ impl<'t, 'o> Resolver<'t, 'o> {
         let warnings = outcome.warnings.into_iter();
         let warnings = warnings.filter(|w| !(page.is_stand_in() && w.kind == WarningKind::NoBase));
         let here = format!("{label} at line {line}");
-        self.out.warnings.extend(warnings.map(|w| w.within(here.clone())));
+        self.out
+            .warnings
+            .extend(warnings.map(|w| w.within(here.clone())));
         if let Some(output) = outcome.output {
             let Ok(new) = String::from_utf8(output) else {
                 let message = "html that did not come back as utf-8; left as it is";
@@ -454,7 +464,11 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
         } else {
             LayerStatus::Below
         };
-        layers.push(Layer::new(BaseSource::ResourceBase, given.url.as_str(), status));
+        layers.push(Layer::new(
+            BaseSource::ResourceBase,
+            given.url.as_str(),
+            status,
+        ));
     }
     if page.is_none() {
         let page = stand_in(options);
@@ -544,9 +558,13 @@ mod tests {
     #[test]
     fn a_line_is_the_same_counted_or_indexed() {
         let text = "a\nb\n\ncd";
-        let counted: Vec<usize> = (0..=text.len()).map(|at| LineIndex::default().line_of(text, at)).collect();
+        let counted: Vec<usize> = (0..=text.len())
+            .map(|at| LineIndex::default().line_of(text, at))
+            .collect();
         let index = LineIndex::default();
-        let indexed: Vec<usize> = (0..=text.len()).map(|at| index.locate(text, at).0).collect();
+        let indexed: Vec<usize> = (0..=text.len())
+            .map(|at| index.locate(text, at).0)
+            .collect();
         assert_eq!(counted, indexed);
         assert_eq!(counted, [1, 1, 2, 2, 3, 4, 4, 4]);
         assert_eq!(index.line_of(text, 5), 4);

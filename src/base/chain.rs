@@ -161,14 +161,18 @@ mod tests {
     fn the_layer_that_gives_the_base_keeps_what_it_resolved_to() {
         let outer = base("http://a/b/c", BaseSource::RetrievedFrom);
         let mut chain = BaseChain::new(Rules::Rfc1808, None, Some(&outer));
-        chain.offer(BaseSource::XmlBase { line: 1 }, "../d/").unwrap();
+        chain
+            .offer(BaseSource::XmlBase { line: 1 }, "../d/")
+            .unwrap();
         chain.offer(BaseSource::XmlBase { line: 2 }, "e/").unwrap();
         let layers = chain.finish().1;
         let resolved: Vec<Option<&str>> = layers.iter().map(|l| l.resolved.as_deref()).collect();
         // The one below the one used, and the outer base as it stands, have none.
         assert_eq!(resolved, [Some("http://a/d/"), None, None]);
         let mut chain = BaseChain::new(Rules::Rfc1808, None, Some(&outer));
-        chain.offer(BaseSource::XmlBase { line: 1 }, "http://x/").unwrap();
+        chain
+            .offer(BaseSource::XmlBase { line: 1 }, "http://x/")
+            .unwrap();
         assert_eq!(chain.finish().1[0].resolved, None);
     }
 

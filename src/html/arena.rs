@@ -456,7 +456,7 @@ impl Arena {
                 .counts
                 .borrow()
                 .get(index as usize / CHUNK)
-            .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
+                .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
     }
 
     /// Releases a closed element that no longer changes: one the tree
@@ -484,7 +484,10 @@ impl Arena {
             return;
         }
         let mut nodes = self.nodes.borrow_mut();
-        if nodes.get(index as usize).is_none_or(|n| n.generation != generation) {
+        if nodes
+            .get(index as usize)
+            .is_none_or(|n| n.generation != generation)
+        {
             return;
         }
         let mut index = index;
@@ -500,9 +503,7 @@ impl Arena {
                 counts[index as usize % CHUNK].set(u64::from(generation) << 32);
             }
             self.free.borrow_mut().push(index);
-            if parent == NONE
-                || nodes[parent as usize].first_child != NONE
-                || !self.unheld(parent)
+            if parent == NONE || nodes[parent as usize].first_child != NONE || !self.unheld(parent)
             {
                 break;
             }

@@ -7,9 +7,9 @@
 //! touching the rest. The named references are html5ever's own table, kept
 //! sorted (see [`longest_name`], which the tokenizer shares).
 
+use html5ever::data::C1_REPLACEMENTS;
 use std::borrow::Cow;
 use std::ops::Range;
-use html5ever::data::C1_REPLACEMENTS;
 
 use super::entities;
 
@@ -511,7 +511,17 @@ mod tests {
     /// changed, and on pseudo-random strings of name bytes.
     #[test]
     fn longest_name_is_the_prefix_walks() {
-        let afters: [&[u8]; 9] = [b"", b";", b"x", b"=", b"&", b" ", b"1", b"\xc3\xa9", b"amp;"];
+        let afters: [&[u8]; 9] = [
+            b"",
+            b";",
+            b"x",
+            b"=",
+            b"&",
+            b" ",
+            b"1",
+            b"\xc3\xa9",
+            b"amp;",
+        ];
         let mut inputs: Vec<Vec<u8>> = Vec::new();
         for (name, _) in NAMED_ENTITIES.entries() {
             for after in afters {
@@ -528,7 +538,9 @@ mod tests {
         let alphabet = b"aAeElLmnopqstuxyz;01";
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..20_000 {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
             let len = (state >> 59) as usize;
             let input = (0..len)
                 .map(|i| alphabet[((state >> (i * 3 % 50)) as usize) % alphabet.len()])
@@ -553,16 +565,24 @@ mod tests {
     /// short and past the stretch after which `memchr3` reads on.
     #[test]
     fn the_word_search_finds_the_first_special_byte() {
-        let alphabet = [b'&', b'\r', 0, b'%', b'\'', 0x0c, 0x0e, 1, 0x80, 0xa6, 0xff, b'a'];
+        let alphabet = [
+            b'&', b'\r', 0, b'%', b'\'', 0x0c, 0x0e, 1, 0x80, 0xa6, 0xff, b'a',
+        ];
         let mut state: u64 = 0x2545_f491_4f6c_dd1d;
         for round in 0..4_000 {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
             let len = (state >> 57) as usize + if round % 4 == 0 { 64 } else { 0 };
             // Mostly plain bytes, so that the first special one lies anywhere.
             let bytes: Vec<u8> = (0..len)
                 .map(|i| {
                     let r = state.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37_79b9);
-                    if r.is_multiple_of(23) { alphabet[(r >> 8) as usize % 3] } else { alphabet[3 + (r >> 8) as usize % 9] }
+                    if r.is_multiple_of(23) {
+                        alphabet[(r >> 8) as usize % 3]
+                    } else {
+                        alphabet[3 + (r >> 8) as usize % 9]
+                    }
                 })
                 .collect();
             for from in 0..=len + 1 {

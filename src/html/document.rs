@@ -164,4 +164,3 @@ pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
         Cow::Borrowed(raw)
     }
 }
-

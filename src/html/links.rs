@@ -251,7 +251,10 @@ static INDEX: std::sync::LazyLock<Index> = std::sync::LazyLock::new(|| {
             .iter_mut()
             .find(|(_, n)| *n == 0)
             .expect("two names a slot at most");
-        *free = (key(name), u8::try_from(names.len()).expect("fewer than 255 names"));
+        *free = (
+            key(name),
+            u8::try_from(names.len()).expect("fewer than 255 names"),
+        );
     }
     index
 });
@@ -345,21 +348,38 @@ mod tests {
     /// and high bytes whose low seven bits are letters, of every length.
     #[test]
     fn keys_are_equal_exactly_for_names_equal_in_any_case() {
-        let alphabet = [b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b':', b'-', 0xc1, 0xe1, 0xda, 0];
+        let alphabet = [
+            b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b':', b'-', 0xc1, 0xe1, 0xda, 0,
+        ];
         let mut state: u64 = 0x853c_49e6_748f_ea9b;
         let mut next = |n: usize| {
-            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1442695040888963407);
             (state >> 33) as usize % n
         };
         for _ in 0..20_000 {
             let len = 1 + next(16);
             let a: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
             // Mostly the same name in other cases, sometimes with a byte changed.
-            let mut b: Vec<u8> = a.iter().map(|c| if next(2) == 0 { c.to_ascii_uppercase() } else { *c }).collect();
+            let mut b: Vec<u8> = a
+                .iter()
+                .map(|c| {
+                    if next(2) == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        *c
+                    }
+                })
+                .collect();
             if next(3) == 0 {
                 b[next(len)] = alphabet[next(alphabet.len())];
             }
-            assert_eq!(key(&a) == key(&b), a.eq_ignore_ascii_case(&b), "{a:?} {b:?}");
+            assert_eq!(
+                key(&a) == key(&b),
+                a.eq_ignore_ascii_case(&b),
+                "{a:?} {b:?}"
+            );
         }
     }
 
@@ -408,7 +428,15 @@ mod tests {
             let row = lookup_raw(Namespace::Html, element, raw);
             assert_eq!(row.map(|r| r.attribute), Some(attribute));
         }
-        for raw in [&b"hre\0"[..], b"hre", b"srcse", b"\xe9", b"", b"data-src", b"cite"] {
+        for raw in [
+            &b"hre\0"[..],
+            b"hre",
+            b"srcse",
+            b"\xe9",
+            b"",
+            b"data-src",
+            b"cite",
+        ] {
             assert!(lookup_raw(Namespace::Html, &a, raw).is_none(), "{raw:?}");
         }
         assert!(lookup_raw(Namespace::Svg, &div, b"XLINK:HREF").is_some());
@@ -417,8 +445,16 @@ mod tests {
     #[test]
     fn every_row_is_found_by_its_names() {
         for row in LINK_ATTRIBUTES {
-            let element = if row.element == "*" { "x-any" } else { row.element };
-            let found = lookup_raw(row.namespace, &LocalName::from(element), row.attribute.as_bytes());
+            let element = if row.element == "*" {
+                "x-any"
+            } else {
+                row.element
+            };
+            let found = lookup_raw(
+                row.namespace,
+                &LocalName::from(element),
+                row.attribute.as_bytes(),
+            );
             // The first row of a name and element is the one found.
             let first = LINK_ATTRIBUTES.iter().find(|r| {
                 r.namespace == row.namespace
@@ -428,7 +464,9 @@ mod tests {
             let found = found.map(|r| format!("{r:?}"));
             assert_eq!(found, first.map(|r| format!("{r:?}")), "{}", row.attribute);
             let upper = row.attribute.to_ascii_uppercase();
-            assert!(lookup_raw(row.namespace, &LocalName::from(element), upper.as_bytes()).is_some());
+            assert!(
+                lookup_raw(row.namespace, &LocalName::from(element), upper.as_bytes()).is_some()
+            );
         }
     }
 }

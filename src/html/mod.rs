@@ -2,8 +2,8 @@
 
 pub mod arena;
 pub mod charref;
-mod entities;
 mod document;
+mod entities;
 pub mod links;
 pub mod rewrite;
 mod tag_sets;

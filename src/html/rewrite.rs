@@ -9,7 +9,6 @@ use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
 use super::links::{self, LinkAttribute, Syntax};
-use crate::srcset;
 use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
@@ -18,6 +17,7 @@ use crate::links::{HtmlHead, LinkDetails, Place, WarningKind, anchor_text, title
 use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
 use crate::splice::{self, Edit};
+use crate::srcset;
 use crate::text::{self, Resolver, SameDocument, TextRewrite};
 use crate::url::BaseUrl;
 
@@ -257,11 +257,12 @@ impl Work<'_, '_> {
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
-                let same_document = if element.namespace == Namespace::Svg && *tag.name != local_name!("a") {
-                    SameDocument::Keep
-                } else {
-                    SameDocument::Resolve
-                };
+                let same_document =
+                    if element.namespace == Namespace::Svg && *tag.name != local_name!("a") {
+                        SameDocument::Keep
+                    } else {
+                        SameDocument::Resolve
+                    };
                 if options.details == Details::Attributes {
                     self.r.details = element_details(&tag, self.r.text);
                 }
@@ -387,7 +388,10 @@ impl Work<'_, '_> {
                 Cow::Borrowed(_) => new,
                 Cow::Owned(protected) => protected,
             };
-            if let Some(new) = work.r.resolve_as(at, url, base, place, same_document, protect) {
+            if let Some(new) = work
+                .r
+                .resolve_as(at, url, base, place, same_document, protect)
+            {
                 found.push(Found { range, new });
             }
         };
@@ -502,10 +506,7 @@ impl Work<'_, '_> {
         let raw = &src[raw_range.clone()];
         let amp_style = !decoded.holds_no_reference() && escapes_ampersands(raw);
         if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
-            let edits: Vec<Edit> = found
-                .drain(..)
-                .map(|f| Edit::new(f.range, f.new))
-                .collect();
+            let edits: Vec<Edit> = found.drain(..).map(|f| Edit::new(f.range, f.new)).collect();
             let value = splice::apply_str(&decoded.text, &edits);
             let mut text = String::with_capacity(value.len() + 3);
             if equals {
@@ -585,7 +586,8 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
         .iter()
         .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
         .collect();
-    let text = (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..], decoded_text));
+    let text =
+        (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..], decoded_text));
     let context = tag.landmark.map(tree::Landmark::name);
     (!attributes.is_empty() || text.is_some() || context.is_some()).then(|| {
         Box::new(LinkDetails {
@@ -622,8 +624,10 @@ fn protect_separators(url: &str, syntax: Syntax) -> Cow<'_, str> {
         Syntax::CommaList => b == b',',
         _ => false,
     };
-    if matches!(syntax, Syntax::Url | Syntax::Refresh | Syntax::Css | Syntax::Srcdoc)
-        || !url.bytes().any(separates)
+    if matches!(
+        syntax,
+        Syntax::Url | Syntax::Refresh | Syntax::Css | Syntax::Srcdoc
+    ) || !url.bytes().any(separates)
     {
         return Cow::Borrowed(url);
     }
@@ -726,9 +730,18 @@ mod tests {
 
     #[test]
     fn titles_and_anchors_have_their_references_decoded() {
-        assert_eq!(title_text(" A &amp;\n <b>B</b> </TITLE ><p>x", decoded_text), "A & <b>B</b>");
-        assert_eq!(anchor_text("caf&eacute; &amp; co<a href=y>other</a>", decoded_text), "café & co");
-        assert_eq!(anchor_text("a&nbsp;b\u{a0}\u{a0}c</a>", decoded_text), "a b c");
+        assert_eq!(
+            title_text(" A &amp;\n <b>B</b> </TITLE ><p>x", decoded_text),
+            "A & <b>B</b>"
+        );
+        assert_eq!(
+            anchor_text("caf&eacute; &amp; co<a href=y>other</a>", decoded_text),
+            "café & co"
+        );
+        assert_eq!(
+            anchor_text("a&nbsp;b\u{a0}\u{a0}c</a>", decoded_text),
+            "a b c"
+        );
     }
 
     #[test]

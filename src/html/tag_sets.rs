@@ -202,16 +202,114 @@ pub(super) fn classify(name: &LocalName) -> u32 {
 /// Every name [`classify_names`] or [`body_start_names`] knows but the
 /// ordinary ones, which are [`NAMELESS`]: the names [`LOOKUP`] holds.
 const NAMED: &[&str] = &[
-    "applet", "marquee", "object", "select", "button", "ol", "ul", "caption", "colgroup", "li",
-    "dd", "dt", "p", "h1", "h2", "h3", "h4", "h5", "h6", "html", "table", "tbody", "tfoot",
-    "thead", "tr", "td", "th", "template", "option", "optgroup", "rb", "rp", "rt", "rtc",
-    "address", "area", "article", "aside", "base", "basefont", "bgsound", "blockquote", "body",
-    "br", "center", "col", "details", "dir", "div", "dl", "embed", "fieldset", "figcaption",
-    "figure", "footer", "form", "frame", "frameset", "head", "header", "hgroup", "hr", "iframe",
-    "img", "input", "isindex", "link", "listing", "main", "menu", "meta", "nav", "noembed",
-    "noframes", "noscript", "param", "plaintext", "pre", "script", "section", "source", "style",
-    "summary", "textarea", "title", "track", "wbr", "xmp", "dialog", "search", "a", "nobr", "b", "big", "code", "em", "font", "i", "s",
-    "small", "strike", "strong", "tt", "u", "image", "keygen", "math", "svg",
+    "applet",
+    "marquee",
+    "object",
+    "select",
+    "button",
+    "ol",
+    "ul",
+    "caption",
+    "colgroup",
+    "li",
+    "dd",
+    "dt",
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "html",
+    "table",
+    "tbody",
+    "tfoot",
+    "thead",
+    "tr",
+    "td",
+    "th",
+    "template",
+    "option",
+    "optgroup",
+    "rb",
+    "rp",
+    "rt",
+    "rtc",
+    "address",
+    "area",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "bgsound",
+    "blockquote",
+    "body",
+    "br",
+    "center",
+    "col",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "iframe",
+    "img",
+    "input",
+    "isindex",
+    "link",
+    "listing",
+    "main",
+    "menu",
+    "meta",
+    "nav",
+    "noembed",
+    "noframes",
+    "noscript",
+    "param",
+    "plaintext",
+    "pre",
+    "script",
+    "section",
+    "source",
+    "style",
+    "summary",
+    "textarea",
+    "title",
+    "track",
+    "wbr",
+    "xmp",
+    "dialog",
+    "search",
+    "a",
+    "nobr",
+    "b",
+    "big",
+    "code",
+    "em",
+    "font",
+    "i",
+    "s",
+    "small",
+    "strike",
+    "strong",
+    "tt",
+    "u",
+    "image",
+    "keygen",
+    "math",
+    "svg",
 ];
 
 /// How many slots [`LOOKUP`] has: a power of two, over four times the
@@ -578,14 +676,22 @@ mod tests {
         }
         // Special ones no rule names are ordinary, with their sets.
         for name in ["noscript", "isindex"] {
-            assert_eq!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
+            assert_eq!(
+                facts(&LocalName::from(name)).start,
+                BodyStart::Ordinary,
+                "{name}"
+            );
         }
         assert_eq!(classify(&LocalName::from("noscript")), SPECIAL);
         for name in [
             "a", "b", "code", "p", "li", "div", "table", "template", "svg", "select", "option",
             "rt", "script", "frameset", "td", "object", "head", "frame", "body",
         ] {
-            assert_ne!(facts(&LocalName::from(name)).start, BodyStart::Ordinary, "{name}");
+            assert_ne!(
+                facts(&LocalName::from(name)).start,
+                BodyStart::Ordinary,
+                "{name}"
+            );
         }
     }
 
@@ -617,7 +723,16 @@ mod tests {
         for name in kept.split(' ') {
             assert!(!flattenable_foreign(&LocalName::from(name)), "{name}");
         }
-        for name in ["a", "g", "path", "rect", "mglyph", "malignmark", "annotation", "x-y"] {
+        for name in [
+            "a",
+            "g",
+            "path",
+            "rect",
+            "mglyph",
+            "malignmark",
+            "annotation",
+            "x-y",
+        ] {
             assert!(flattenable_foreign(&LocalName::from(name)), "{name}");
         }
     }

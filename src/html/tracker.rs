@@ -59,10 +59,10 @@ use html5ever::{LocalName, local_name};
 use super::arena::{Element, Landmark, MAX_TREE_DEPTH, Namespace, Tree};
 use super::document::{Document, DocumentKind};
 use super::tag_sets::{
-    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, BodyStart, CELL, END_OWN, FORMATTING, Facts,
-    HEADING, IMPLIED, LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER, TABLE_SCOPE,
-    TEMPLATE, TEXT_IP, THOROUGH, body_html_br, breaks_out, classify, facts, formatting, heading,
-    in_head_start, list_item, marker_inserting, mathml_text_integration_point,
+    ANNOTATION, ANNOTATION_IP, BODY_CONTEXT, BUTTON_SCOPE, BodyStart, CELL, END_OWN, FORMATTING,
+    Facts, HEADING, IMPLIED, LIST_SCOPE, ROW_CONTEXT, SCOPE, SPECIAL, SVG_IP, TABLE_OUTER,
+    TABLE_SCOPE, TEMPLATE, TEXT_IP, THOROUGH, body_html_br, breaks_out, classify, facts,
+    formatting, heading, in_head_start, list_item, marker_inserting, mathml_text_integration_point,
     svg_html_integration_point, table_part, table_section,
 };
 use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Token};
@@ -132,14 +132,8 @@ impl std::fmt::Debug for Tag<'_> {
 /// The tag sets a foreign element is in.
 fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
     match (namespace, &tag.name) {
-        (
-            Namespace::Svg,
-            &svg_html_integration_point!(),
-        ) => SVG_IP | SCOPE,
-        (
-            Namespace::Other,
-            &mathml_text_integration_point!(),
-        ) => TEXT_IP | SCOPE,
+        (Namespace::Svg, &svg_html_integration_point!()) => SVG_IP | SCOPE,
+        (Namespace::Other, &mathml_text_integration_point!()) => TEXT_IP | SCOPE,
         (Namespace::Other, &local_name!("annotation-xml")) => {
             let html = attr(tag, &local_name!("encoding")).is_some_and(|v| {
                 v.eq_ignore_ascii_case("text/html")
@@ -198,7 +192,9 @@ enum Tok<'t> {
     Start(&'t Tag<'t>),
     End(&'t LocalName),
     /// Text: white space only, or not.
-    Text { space: bool },
+    Text {
+        space: bool,
+    },
     Nul,
     Comment,
 }
@@ -335,11 +331,7 @@ impl<'l> Tracker<'l> {
     /// `base` is the document's first `base`, if it is among its tags.
     /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
     /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
-    pub fn in_chunks(
-        log: &'l SpanLog,
-        kind: (DocumentKind, bool),
-        on_chunk: OnChunk<'l>,
-    ) -> Self {
+    pub fn in_chunks(log: &'l SpanLog, kind: (DocumentKind, bool), on_chunk: OnChunk<'l>) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
             ..Tracker::new(log, kind)
@@ -604,7 +596,10 @@ impl State {
         self.bailed.is_none()
             && matches!(self.mode, Mode::InBody | Mode::Text)
             && self.top().is_some_and(|e| e.namespace == Namespace::Html)
-            && !matches!(self.formatting.last(), Some(Entry::Element { open: false, .. }))
+            && !matches!(
+                self.formatting.last(),
+                Some(Entry::Element { open: false, .. })
+            )
     }
 
     /// Whether white space would leave the state as it is, told without
@@ -870,7 +865,10 @@ impl State {
     fn close_p_in_button_scope(&mut self) {
         debug_assert_eq!(
             self.paragraphs,
-            self.stack.iter().filter(|e| e.is_html(&local_name!("p"))).count()
+            self.stack
+                .iter()
+                .filter(|e| e.is_html(&local_name!("p")))
+                .count()
         );
         if self.paragraphs > 0 && self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
             self.close_p();
@@ -1005,7 +1003,10 @@ impl State {
     /// The adoption agency's steps 11 to 19: the formatting element at
     /// `at` on the stack, the furthest block at `furthest`.
     fn adopt(&mut self, at: usize, furthest: usize) -> Result<(), Bail> {
-        let common = self.stack.get(at.wrapping_sub(1)).ok_or(Bail("no common ancestor"))?;
+        let common = self
+            .stack
+            .get(at.wrapping_sub(1))
+            .ok_or(Bail("no common ancestor"))?;
         if common.flags & TABLE_OUTER != 0 {
             // The moved block could be foster parented.
             return Err(Bail("the adoption agency under a table"));
@@ -1043,7 +1044,9 @@ impl State {
             }
         }
         let clone = self.next_id();
-        let entry = self.listed(formatting_id).ok_or(Bail("formatting element unlisted"))?;
+        let entry = self
+            .listed(formatting_id)
+            .ok_or(Bail("formatting element unlisted"))?;
         let Some(Entry::Element { name, .. }) = self.formatting.get(entry) else {
             return Err(Bail("formatting element unlisted"));
         };
@@ -1056,14 +1059,17 @@ impl State {
         match after.and_then(|id| self.listed(id)) {
             Some(previous) => {
                 self.formatting.insert(previous + 1, new);
-                self.formatting.retain(
-                    |e| !matches!(e, Entry::Element { id, .. } if *id == formatting_id),
-                );
+                self.formatting
+                    .retain(|e| !matches!(e, Entry::Element { id, .. } if *id == formatting_id));
             }
             None => self.formatting[entry] = new,
         }
         self.stack.remove(at);
-        let block = self.stack.iter().position(|e| e.id == block_id).ok_or(Bail("no block"))?;
+        let block = self
+            .stack
+            .iter()
+            .position(|e| e.id == block_id)
+            .ok_or(Bail("no block"))?;
         let flags = classify(&name) | FORMATTING;
         self.stack.insert(
             block + 1,
@@ -1146,9 +1152,7 @@ impl State {
             let mode = match open.name {
                 local_name!("td") | local_name!("th") if !last => Mode::InCell,
                 local_name!("tr") => Mode::InRow,
-                table_section!() => {
-                    Mode::InTableBody
-                }
+                table_section!() => Mode::InTableBody,
                 local_name!("caption") => Mode::InCaption,
                 local_name!("colgroup") => Mode::InColumnGroup,
                 local_name!("table") => Mode::InTable,
@@ -1278,9 +1282,7 @@ impl State {
                     self.mode = Mode::AfterHead;
                     Ok(Next::Done)
                 }
-                body_html_br!() => {
-                    self.in_head_else()
-                }
+                body_html_br!() => self.in_head_else(),
                 local_name!("template") => self.end_template(),
                 _ => Ok(Next::Done),
             },
@@ -1723,7 +1725,9 @@ impl State {
                     self.pop_until(heading);
                 }
             }
-            local_name!("a") | local_name!("nobr") | formatting!() => return self.adoption_agency(name),
+            local_name!("a") | local_name!("nobr") | formatting!() => {
+                return self.adoption_agency(name);
+            }
             marker_inserting!() => {
                 if self.in_scope_named(SCOPE, name) {
                     self.generate_implied(IMPLIED);
@@ -1870,13 +1874,7 @@ impl State {
 
     fn in_caption(&mut self, tok: Tok<'_>) -> Step {
         let (closes, end) = match tok {
-            Tok::Start(tag) => (
-                matches!(
-                    tag.name,
-                    table_part!()
-                ),
-                false,
-            ),
+            Tok::Start(tag) => (matches!(tag.name, table_part!()), false),
             Tok::End(name) => match *name {
                 local_name!("table") => (true, false),
                 local_name!("caption") => (true, true),
@@ -2070,12 +2068,7 @@ impl State {
                 }
                 Ok(Next::Done)
             }
-            Tok::Start(tag)
-                if matches!(
-                    tag.name,
-                    table_part!()
-                ) =>
-            {
+            Tok::Start(tag) if matches!(tag.name, table_part!()) => {
                 let cell = |e: &Open| e.namespace == Namespace::Html && e.flags & CELL != 0;
                 if !self.in_scope(TABLE_SCOPE, cell) {
                     return Ok(Next::Done);
@@ -2183,15 +2176,17 @@ impl State {
             Tok::Text { .. } | Tok::Nul | Tok::Comment => Ok(Next::Done),
             Tok::Start(tag) => {
                 let font = tag.name == local_name!("font")
-                    && [local_name!("color"), local_name!("face"), local_name!("size")]
-                        .iter()
-                        .any(|name| attr(tag, name).is_some());
+                    && [
+                        local_name!("color"),
+                        local_name!("face"),
+                        local_name!("size"),
+                    ]
+                    .iter()
+                    .any(|name| attr(tag, name).is_some());
                 if breaks_out(&tag.name) || font {
                     return self.break_out(tok);
                 }
-                let namespace = self
-                    .top()
-                    .map_or(Namespace::Html, |e| e.namespace);
+                let namespace = self.top().map_or(Namespace::Html, |e| e.namespace);
                 let flags = classify_foreign(tag, namespace);
                 self.create(&tag.name, namespace, flags, Some(tag), !tag.self_closing)?;
                 Ok(Next::Done)
@@ -2241,10 +2236,7 @@ impl State {
 /// An end tag the "before html" and "before head" modes ignore: any but
 /// `head`, `body`, `html` and `br`.
 fn ignored_before_head(name: &LocalName) -> bool {
-    !matches!(
-        *name,
-        local_name!("head") | body_html_br!()
-    )
+    !matches!(*name, local_name!("head") | body_html_br!())
 }
 
 /// Whether a doctype's public and system identifiers put the document in
@@ -2332,9 +2324,8 @@ const QUIRKY_PUBLIC_MATCHES: &[&str] = &[
 ];
 
 /// System identifiers that mean quirks mode (lower case).
-const QUIRKY_SYSTEM_MATCHES: &[&str] = &[
-    "http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd",
-];
+const QUIRKY_SYSTEM_MATCHES: &[&str] =
+    &["http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd"];
 
 /// Public identifier prefixes of limited quirks mode (lower case).
 const LIMITED_QUIRKY_PUBLIC_PREFIXES: &[&str] = &[

@@ -19,14 +19,14 @@ use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
-use super::tokenizer::{self, Attributes, SpanLog};
 use super::tag_sets::{flattenable, flattenable_foreign};
+use super::tokenizer::{self, Attributes, SpanLog};
 use super::tracker::{self, Tracker};
 
-pub use super::arena::{Landmark, MAX_TREE_DEPTH, Namespace};
 /// What the tree says of a tag's element, as the tests name it.
 #[cfg(feature = "_internal")]
 pub use super::arena::Element;
+pub use super::arena::{Landmark, MAX_TREE_DEPTH, Namespace};
 pub use super::document::{Document, DocumentKind, Tag, attr_name};
 pub use super::tokenizer::Quote;
 pub use super::tracker::Bail;
@@ -118,7 +118,12 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         | Attributes::TreeBuilderAnyAttribute
         | Attributes::TreeBuilderHead => Arena::default(),
     };
-    parse_on(src, kind, attributes, arena.with_landmarks(attributes.finds_landmarks()))
+    parse_on(
+        src,
+        kind,
+        attributes,
+        arena.with_landmarks(attributes.finds_landmarks()),
+    )
 }
 
 /// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena

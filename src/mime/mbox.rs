@@ -419,8 +419,7 @@ fn rewrite_in_batch(
     };
     let mut mapped = None;
     let options = within.mapped(&mut mapped, |row| row.message = Some(number));
-    let mut outcome =
-        rewrite_message(&message.bytes, &options, format.from_lines(), documents);
+    let mut outcome = rewrite_message(&message.bytes, &options, format.from_lines(), documents);
     if let Some(output) = &outcome.output
         && !read_alike_unquoted(&message.bytes, output, format, (&options, documents))
     {

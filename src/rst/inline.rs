@@ -140,11 +140,7 @@ impl<'e, 't> Inline<'e, 't> {
     }
 
     fn ch(&self, i: usize) -> Option<char> {
-        if i >= self.end {
-            None
-        } else {
-            self.e.at(i)
-        }
+        if i >= self.end { None } else { self.e.at(i) }
     }
 
     /// Whether an end-string may end at `i` (the text's end, or a suffix
@@ -164,7 +160,8 @@ impl<'e, 't> Inline<'e, 't> {
         let mut i = start;
         while i < self.end {
             let c = b[i];
-            let candidate = matches!(c, b'*' | b'`' | b'_' | b'|' | b'[' | b':') || c >= 0x80
+            let candidate = matches!(c, b'*' | b'`' | b'_' | b'|' | b'[' | b':')
+                || c >= 0x80
                 || c.is_ascii_alphanumeric();
             let prefix = i == anchor
                 || (!self.e.esc(i.wrapping_sub(1)) && self.e.prev(i).is_some_and(is_prefix_char));
@@ -240,7 +237,9 @@ impl<'e, 't> Inline<'e, 't> {
         if b[i] == b'[' {
             let label_end = (i + 1..self.end)
                 .find(|&k| {
-                    !(b[k].is_ascii_alphanumeric() || matches!(b[k], b'-' | b'.' | b'_' | b'+' | b':' | b'#' | b'*') || b[k] >= 0x80)
+                    !(b[k].is_ascii_alphanumeric()
+                        || matches!(b[k], b'-' | b'.' | b'_' | b'+' | b':' | b'#' | b'*')
+                        || b[k] >= 0x80)
                 })
                 .unwrap_or(self.end);
             let ok = label_end > i + 1
@@ -404,7 +403,8 @@ impl<'e, 't> Inline<'e, 't> {
         let get = |k: usize| if k < self.end { b[k] } else { 0 };
         let before_ok = |escape_too: bool| {
             first
-                || !(self.e.prev(q).is_some_and(char::is_whitespace) || escape_too && self.e.esc(q - 1))
+                || !(self.e.prev(q).is_some_and(char::is_whitespace)
+                    || escape_too && self.e.esc(q - 1))
         };
         let body = match kind {
             End::Emphasis => (get(q) == b'*' && before_ok(true)).then_some(1),
@@ -416,7 +416,10 @@ impl<'e, 't> Inline<'e, 't> {
                     return None;
                 }
                 let unders = (1..=2).take_while(|&k| get(q + k) == b'_').count();
-                return (0..=unders).rev().map(|u| 1 + u).find(|&l| self.suffix_ok(q + l));
+                return (0..=unders)
+                    .rev()
+                    .map(|u| 1 + u)
+                    .find(|&l| self.suffix_ok(q + l));
             }
             End::Phrase => return self.phrase_end_at(q, first),
         };
@@ -461,7 +464,8 @@ impl<'e, 't> Inline<'e, 't> {
         }
         for after_role in roles {
             for unders in [2, 1, 0] {
-                let all = (0..unders).all(|u| after_role + u < self.end && b[after_role + u] == b'_');
+                let all =
+                    (0..unders).all(|u| after_role + u < self.end && b[after_role + u] == b'_');
                 if all && self.suffix_ok(after_role + unders) {
                     return Some(after_role + unders - q);
                 }
@@ -495,7 +499,10 @@ mod tests {
 
     #[test]
     fn embedded_uris_of_phrase_references_only() {
-        assert_eq!(uris("see `the guide <docs/guide.html>`_ now"), ["docs/guide.html"]);
+        assert_eq!(
+            uris("see `the guide <docs/guide.html>`_ now"),
+            ["docs/guide.html"]
+        );
         assert_eq!(uris("`x <a>`__ and `y <b>`_."), ["a", "b"]);
         assert_eq!(uris("`<a.html>`_"), ["a.html"]);
         assert_eq!(uris("``literal `x <a>`_``"), Vec::<&str>::new());

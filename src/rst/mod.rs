@@ -27,7 +27,6 @@ mod inline;
 
 use std::ops::Range;
 
-
 use crate::Error;
 use crate::base::Base;
 use crate::encoding;
@@ -282,10 +281,7 @@ impl Work<'_, '_, '_, '_> {
         let column = body_column(text, &line);
         let listed = column > line.indent;
         let mut end = 1;
-        while end < lines.len()
-            && !lines[end].blank()
-            && (!listed || lines[end].indent >= column)
-        {
+        while end < lines.len() && !lines[end].blank() && (!listed || lines[end].indent >= column) {
             end += 1;
         }
         let last = &lines[end - 1];
@@ -368,10 +364,11 @@ impl Work<'_, '_, '_, '_> {
             "raw" => {
                 let (args, options, content) = parts(text, block, arg_at);
                 let format = decode(text, self.e, args.clone());
-                let from_file = options.iter().any(|(n, _)| {
-                    matches!(&text[n.clone()], "file" | "url")
-                });
-                if format.trim().eq_ignore_ascii_case("html") && !from_file && content < block.len() {
+                let from_file = options
+                    .iter()
+                    .any(|(n, _)| matches!(&text[n.clone()], "file" | "url"));
+                if format.trim().eq_ignore_ascii_case("html") && !from_file && content < block.len()
+                {
                     let range = block[content].start..block[block.len() - 1].end;
                     self.html(range);
                 }
@@ -480,7 +477,8 @@ impl Work<'_, '_, '_, '_> {
         let Some(page) = self.page.as_ref() else {
             return;
         };
-        self.r.embedded_html(self.documents, range, page, "raw html");
+        self.r
+            .embedded_html(self.documents, range, page, "raw html");
     }
 }
 
@@ -516,13 +514,13 @@ fn body_column(text: &str, line: &Line) -> usize {
         1
     } else {
         let open = usize::from(b.first() == Some(&b'('));
-        let digits = b[open..]
-            .iter()
-            .take_while(|c| c.is_ascii_digit())
-            .count();
+        let digits = b[open..].iter().take_while(|c| c.is_ascii_digit()).count();
         let n = if digits > 0 {
             digits
-        } else if b.get(open).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'#') {
+        } else if b
+            .get(open)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'#')
+        {
             1
         } else {
             return line.indent;
@@ -598,10 +596,7 @@ fn literal_block(text: &str, lines: &[Line], column: usize) -> usize {
     }
     let quote = text.as_bytes()[first.text_at];
     if first.indent == column && quote.is_ascii_punctuation() {
-        while i < lines.len()
-            && !lines[i].blank()
-            && text.as_bytes()[lines[i].text_at] == quote
-        {
+        while i < lines.len() && !lines[i].blank() && text.as_bytes()[lines[i].text_at] == quote {
             i += 1;
         }
     }
@@ -678,7 +673,9 @@ fn target_match(c: &[(char, usize)]) -> Option<usize> {
             return None;
         }
         if quote == 1 {
-            (ch(name_end) == Some('`')).then(|| tail(name_end + 1)).flatten()
+            (ch(name_end) == Some('`'))
+                .then(|| tail(name_end + 1))
+                .flatten()
         } else {
             tail(name_end)
         }
@@ -860,7 +857,10 @@ mod tests {
         let text = "a\\ b\n  c\\>d";
         let e = Escaped::new(text);
         assert_eq!(decode(text, &e, 0..text.len()), "a bc>d");
-        assert_eq!(escape("http://h/a b<c>`d\\_", true), "http://h/a\\ b\\<c\\>\\`d\\\\\\_");
+        assert_eq!(
+            escape("http://h/a b<c>`d\\_", true),
+            "http://h/a\\ b\\<c\\>\\`d\\\\\\_"
+        );
         assert!(is_reference("name_"));
         assert!(is_reference("`a name`_"));
         assert!(!is_reference("http://x/a_"));

@@ -90,7 +90,11 @@ static NAME_BYTE: [bool; 256] = {
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
-        table[b] = byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_' || byte == 0 || byte >= 0x80;
+        table[b] = byte.is_ascii_alphanumeric()
+            || byte == b'-'
+            || byte == b'_'
+            || byte == 0
+            || byte >= 0x80;
         b += 1;
     }
     table
@@ -162,7 +166,9 @@ impl Scanner<'_> {
     /// Reads a name (section 4.3.12) from `self.at`.
     fn name(&mut self) {
         loop {
-            let run = self.bytes[self.at..].iter().take_while(|&&b| NAME_BYTE[usize::from(b)]);
+            let run = self.bytes[self.at..]
+                .iter()
+                .take_while(|&&b| NAME_BYTE[usize::from(b)]);
             self.at += run.count();
             if self.byte(self.at) == Some(b'\\') && !self.newline_at(self.at + 1) {
                 self.at += 1;
@@ -190,17 +196,27 @@ impl Scanner<'_> {
 
     /// A numeric token (section 4.3.3) from `self.at`, which starts a number.
     fn numeric(&mut self) {
-        let digits = |s: &Self, at: usize| s.bytes[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = |s: &Self, at: usize| {
+            s.bytes[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
         if matches!(self.byte(self.at), Some(b'+' | b'-')) {
             self.at += 1;
         }
         self.at += digits(self, self.at);
-        if self.byte(self.at) == Some(b'.') && self.byte(self.at + 1).is_some_and(|b| b.is_ascii_digit()) {
+        if self.byte(self.at) == Some(b'.')
+            && self.byte(self.at + 1).is_some_and(|b| b.is_ascii_digit())
+        {
             self.at += 1 + digits(self, self.at + 1);
         }
         if matches!(self.byte(self.at), Some(b'e' | b'E')) {
             let sign = usize::from(matches!(self.byte(self.at + 1), Some(b'+' | b'-')));
-            if self.byte(self.at + 1 + sign).is_some_and(|b| b.is_ascii_digit()) {
+            if self
+                .byte(self.at + 1 + sign)
+                .is_some_and(|b| b.is_ascii_digit())
+            {
                 self.at += 1 + sign + digits(self, self.at + 1 + sign);
             }
         }
@@ -227,7 +243,10 @@ impl Scanner<'_> {
         }
         let is = |want: &str| self.text_is(name.clone(), want);
         if is("url") {
-            let inner = self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+            let inner = self.bytes[self.at..]
+                .iter()
+                .take_while(|&&b| is_space(b))
+                .count();
             if !matches!(self.byte(self.at + inner), Some(b'"' | b'\'')) {
                 self.at += inner;
                 return self.unquoted_url();
@@ -257,7 +276,10 @@ impl Scanner<'_> {
             match b {
                 b')' => return Token::UnquotedUrl { bad: false },
                 b if is_space(b) => {
-                    self.at += self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+                    self.at += self.bytes[self.at..]
+                        .iter()
+                        .take_while(|&&b| is_space(b))
+                        .count();
                     match self.byte(self.at) {
                         None => return Token::UnquotedUrl { bad: false },
                         Some(b')') => {
@@ -343,12 +365,16 @@ impl Scanner<'_> {
         }
         match b {
             b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => {
-                self.at += self.bytes[self.at..].iter().take_while(|&&b| is_space(b)).count();
+                self.at += self.bytes[self.at..]
+                    .iter()
+                    .take_while(|&&b| is_space(b))
+                    .count();
                 Token::Skip
             }
             b'/' if self.byte(self.at + 1) == Some(b'*') => {
                 let from = self.at + 2;
-                self.at = memchr::memmem::find(&self.bytes[from..], b"*/").map_or(self.bytes.len(), |i| from + i + 2);
+                self.at = memchr::memmem::find(&self.bytes[from..], b"*/")
+                    .map_or(self.bytes.len(), |i| from + i + 2);
                 Token::Skip
             }
             b'"' | b'\'' => self.string(),
@@ -372,7 +398,11 @@ impl Scanner<'_> {
                 self.at += 1;
                 let start = self.at;
                 self.name();
-                if self.text_is(start..self.at, "import") { Token::Import } else { Token::Other }
+                if self.text_is(start..self.at, "import") {
+                    Token::Import
+                } else {
+                    Token::Other
+                }
             }
             b'#' if self.ident_start(self.at + 1)
                 || matches!(self.byte(self.at + 1), Some(b'0'..=b'9' | b'-')) =>
@@ -417,11 +447,18 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
                     Some(b'\r') if text.get(i + 1) == Some(&b'\n') => i += 2,
                     Some(&b) if is_newline(b) => i += 1,
                     Some(b) if b.is_ascii_hexdigit() => {
-                        let digits = text[i..].iter().take(6).take_while(|b| b.is_ascii_hexdigit());
+                        let digits = text[i..]
+                            .iter()
+                            .take(6)
+                            .take_while(|b| b.is_ascii_hexdigit());
                         let n = digits.count();
                         let hex = std::str::from_utf8(&text[i..i + n]).unwrap_or("0");
                         let value = u32::from_str_radix(hex, 16).unwrap_or(0);
-                        out.push(if value == 0 { '\u{FFFD}' } else { char::from_u32(value).unwrap_or('\u{FFFD}') });
+                        out.push(if value == 0 {
+                            '\u{FFFD}'
+                        } else {
+                            char::from_u32(value).unwrap_or('\u{FFFD}')
+                        });
                         i += n;
                         if text[i..].starts_with(b"\r\n") {
                             i += 2;
@@ -435,13 +472,17 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
                     }
                     Some(&b) => {
                         let len = char_len(b);
-                        out.push_str(&String::from_utf8_lossy(&text[i..(i + len).min(text.len())]));
+                        out.push_str(&String::from_utf8_lossy(
+                            &text[i..(i + len).min(text.len())],
+                        ));
                         i += len;
                     }
                 }
                 continue;
             }
-            _ => out.push_str(&String::from_utf8_lossy(&text[i..(i + len).min(text.len())])),
+            _ => out.push_str(&String::from_utf8_lossy(
+                &text[i..(i + len).min(text.len())],
+            )),
         }
         i += len;
     }
@@ -481,7 +522,9 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
         let depth = levels.len() - 1;
-        let level = levels.last_mut().expect("the style sheet's level is never left");
+        let level = levels
+            .last_mut()
+            .expect("the style sheet's level is never left");
         if SKIP && s.at >= token_by_token_until && level.may_skip() {
             let next = skip::next_significant(s.bytes, s.at);
             match s.byte(next) {
@@ -546,7 +589,11 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
                 });
             }
             Token::Open(context, close) => {
-                levels.push(Level::open(close, context, silent || depth >= MAX_CSS_NESTING));
+                levels.push(Level::open(
+                    close,
+                    context,
+                    silent || depth >= MAX_CSS_NESTING,
+                ));
             }
             _ => {}
         }
@@ -560,7 +607,11 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
 fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     let end = s.at;
     let quote = s.bytes[start];
-    let close = if end > start + 1 && s.bytes[end - 1] == quote { end - 1 } else { end };
+    let close = if end > start + 1 && s.bytes[end - 1] == quote {
+        end - 1
+    } else {
+        end
+    };
     let contents = start + 1..if closed { end - 1 } else { end };
     let text = &s.bytes[contents.clone()];
     let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
@@ -580,9 +631,17 @@ fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
 /// `(` to the white space or `)` that ends it.
 fn url_value(css: &str, start: usize, end: usize) -> String {
     let bytes = &css.as_bytes()[..end];
-    let open = start + bytes[start..].iter().position(|&b| b == b'(').map_or(0, |i| i + 1);
+    let open = start
+        + bytes[start..]
+            .iter()
+            .position(|&b| b == b'(')
+            .map_or(0, |i| i + 1);
     let from = open + bytes[open..].iter().take_while(|&&b| is_space(b)).count();
-    let mut s = Scanner { css, bytes, at: from };
+    let mut s = Scanner {
+        css,
+        bytes,
+        at: from,
+    };
     while let Some(b) = s.byte(s.at) {
         if is_space(b) || b == b')' {
             break;

@@ -231,7 +231,11 @@ fn resolve_with<'b, 'r>(
 fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
     let bytes = reference.as_bytes();
     // Step 3: only the scheme is inherited.
-    let net_loc = if bytes.starts_with(b"//") { None } else { base.net_loc };
+    let net_loc = if bytes.starts_with(b"//") {
+        None
+    } else {
+        base.net_loc
+    };
     // Step 6: the base's directory, and whether a slash comes before it.
     let mut directory = None;
     if bytes.first() != Some(&b'/') {
@@ -431,7 +435,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-
     proptest! {
         #[test]
         fn a_dot_segment_is_found_as_the_segments_split_tell(path in "[./a]{0,12}") {
@@ -527,7 +530,10 @@ mod tests {
         assert_eq!(copied("//g/x;y?z#w").as_deref(), Some("http://g/x;y?z#w"));
         assert_eq!(copied("/g;x?y#s").as_deref(), Some("http://a/g;x?y#s"));
         assert_eq!(copied("g;x?y#s").as_deref(), Some("http://a/b/c/g;x?y#s"));
-        assert_eq!(copied("g/h.x?a=../b").as_deref(), Some("http://a/b/c/g/h.x?a=../b"));
+        assert_eq!(
+            copied("g/h.x?a=../b").as_deref(),
+            Some("http://a/b/c/g/h.x?a=../b")
+        );
         assert_eq!(copied("?y"), None);
         assert_eq!(copied("../g"), None);
         assert_eq!(copied("g/."), None);

@@ -256,8 +256,12 @@ impl Digest {
     /// base32), when it is a SHA-1 in base32.
     pub(crate) fn sha1_base32(&self) -> Option<String> {
         let base32 = matches!(self.form, Form::Base32 { .. });
-        (self.algorithm == Algorithm::Sha1 && base32)
-            .then(|| format!("sha1:{}", self.value.trim_end_matches('=').to_ascii_uppercase()))
+        (self.algorithm == Algorithm::Sha1 && base32).then(|| {
+            format!(
+                "sha1:{}",
+                self.value.trim_end_matches('=').to_ascii_uppercase()
+            )
+        })
     }
 
     /// The digest of `parts`, written as this one is.
@@ -309,7 +313,10 @@ mod tests {
     fn sha1_in_base32_is_heritrixs() {
         assert_eq!(sha1_base32(b""), "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ");
         let abc = digest("sha1:a9993e364706816aba3e25717850c26c9cd0d89d");
-        assert_eq!(sha1_base32(b"abc"), format!("sha1:{}", base32(&abc.algorithm.hash(&[b"abc"]), false)));
+        assert_eq!(
+            sha1_base32(b"abc"),
+            format!("sha1:{}", base32(&abc.algorithm.hash(&[b"abc"]), false))
+        );
         assert_eq!(sha1_base32(b"abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
     }
 

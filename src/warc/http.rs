@@ -458,7 +458,12 @@ pub(crate) fn decode<'a>(response: &Response<'a>, limit: usize) -> Result<Decode
         .map(|n| ("transfer-encoding", n))
         .chain(content.iter().rev().map(|n| ("content-encoding", n)));
     for (header, name) in all {
-        undo_one((header, name), &mut body, limit, (&mut codings, &mut warnings))?;
+        undo_one(
+            (header, name),
+            &mut body,
+            limit,
+            (&mut codings, &mut warnings),
+        )?;
     }
     Ok(Decoded {
         payload: body,

@@ -69,7 +69,9 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::links::{HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind};
+use crate::links::{
+    HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind,
+};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
 use payload::NewRecord;
@@ -536,30 +538,32 @@ fn record_heads(
         None if kind.eq_ignore_ascii_case("request") => request_head(&record.block),
         None => String::new(),
     };
-    let entity = response.filter(|_| whole_block(record)).and_then(|response| {
-        // One head, ended by its blank line: Common Crawl's reader reads
-        // the first head only, and counts the rest of the block as its
-        // entity.
-        let one_head = response.interim.is_empty()
-            && http::head_len(response.head) == Some(response.head.len());
-        // The entity is as long as the head's Content-Length says, when it
-        // says, and the block has that much.
-        let body = response.body;
-        let said = response.field("Content-Length");
-        let length = said.and_then(|n| n.trim().parse::<usize>().ok());
-        let length = length.map_or(body.len(), |n| n.min(body.len()));
-        // The payload digest found to match the whole body is the
-        // entity's when the entity is the whole body.
-        let known = verified.body.as_ref().filter(|_| length == body.len());
-        one_head.then(|| HttpEntity {
-            headers_length: response.head.len(),
-            length,
-            trailing_slop: body.len() - length,
-            digest: known
-                .and_then(digest::Digest::sha1_base32)
-                .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
-        })
-    });
+    let entity = response
+        .filter(|_| whole_block(record))
+        .and_then(|response| {
+            // One head, ended by its blank line: Common Crawl's reader reads
+            // the first head only, and counts the rest of the block as its
+            // entity.
+            let one_head = response.interim.is_empty()
+                && http::head_len(response.head) == Some(response.head.len());
+            // The entity is as long as the head's Content-Length says, when it
+            // says, and the block has that much.
+            let body = response.body;
+            let said = response.field("Content-Length");
+            let length = said.and_then(|n| n.trim().parse::<usize>().ok());
+            let length = length.map_or(body.len(), |n| n.min(body.len()));
+            // The payload digest found to match the whole body is the
+            // entity's when the entity is the whole body.
+            let known = verified.body.as_ref().filter(|_| length == body.len());
+            one_head.then(|| HttpEntity {
+                headers_length: response.head.len(),
+                length,
+                trailing_slop: body.len() - length,
+                digest: known
+                    .and_then(digest::Digest::sha1_base32)
+                    .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
+            })
+        });
     let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
         header_length: record.head.len(),
         length: record.block.len(),
@@ -731,9 +735,9 @@ fn run<R: BufRead, W: Write>(
             .flat_map(|held| {
                 let raw = matches!(held, Held::RawPiece { .. });
                 let compressed = placed(held, plain);
-                held_records(held).into_iter().map(move |record| {
-                    (record, raw, compressed.map(|c| (record.offset, c)))
-                })
+                held_records(held)
+                    .into_iter()
+                    .map(move |record| (record, raw, compressed.map(|c| (record.offset, c))))
             })
             .collect();
         // One record hands its rows over as they are found; those of a
@@ -747,7 +751,10 @@ fn run<R: BufRead, W: Write>(
                     Some(_) if !alone => Some(Rows(&held)),
                     other => other,
                 };
-                (process(record, options, write, (rows, raw), container), held)
+                (
+                    process(record, options, write, (rows, raw), container),
+                    held,
+                )
             })
             .collect();
         let mut done = done.into_iter();

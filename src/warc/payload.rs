@@ -180,7 +180,13 @@ pub(crate) fn digests_refuse(
                 Err(_) => (true, Verified { block, body: None }),
                 Ok(found) => {
                     let body = found.filter(|(_, over)| *over == Over::Body);
-                    (false, Verified { block, body: body.map(|(digest, _)| digest) })
+                    (
+                        false,
+                        Verified {
+                            block,
+                            body: body.map(|(digest, _)| digest),
+                        },
+                    )
                 }
             }
         }

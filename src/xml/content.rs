@@ -73,9 +73,7 @@ impl Content {
             source,
             written: Written::Reference,
         });
-        self.references
-            .entry(ch)
-            .or_insert_with(|| raw.to_owned());
+        self.references.entry(ch).or_insert_with(|| raw.to_owned());
     }
 
     /// The source offset of a content offset that is not inside a reference.
@@ -124,8 +122,14 @@ impl Content {
         let in_cdata = first == last && a.written == Written::Cdata;
         // Whole references (and, when the edit leaves its CDATA section,
         // whole CDATA sections) are replaced.
-        let whole = |s: &Segment| s.written == Written::Reference || (!in_cdata && s.written == Written::Cdata);
-        let start = if whole(a) { a.decoded.start } else { range.start };
+        let whole = |s: &Segment| {
+            s.written == Written::Reference || (!in_cdata && s.written == Written::Cdata)
+        };
+        let start = if whole(a) {
+            a.decoded.start
+        } else {
+            range.start
+        };
         let end = if whole(b) { b.decoded.end } else { range.end };
         let text = format!(
             "{}{}{}",
@@ -202,7 +206,10 @@ pub fn changes(old: &str, new: &str) -> Vec<(Range<usize>, String)> {
     let mut open: Option<(Range<usize>, Range<usize>)> = None;
     let mut close = |open: &mut Option<(Range<usize>, Range<usize>)>| {
         if let Some((o, n)) = open.take() {
-            out.push((old_at[o.start]..old_at[o.end], new[new_at[n.start]..new_at[n.end]].to_owned()));
+            out.push((
+                old_at[o.start]..old_at[o.end],
+                new[new_at[n.start]..new_at[n.end]].to_owned(),
+            ));
         }
     };
     for op in ops {
@@ -285,7 +292,9 @@ mod tests {
         }
         c.push_reference(chars[0], "&#x100;", at..at + 7);
         let last = *chars.last().unwrap();
-        let e = c.source_edit(0..chars[0].len_utf8(), &format!("{}{last}", chars[0])).unwrap();
+        let e = c
+            .source_edit(0..chars[0].len_utf8(), &format!("{}{last}", chars[0]))
+            .unwrap();
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 

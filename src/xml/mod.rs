@@ -32,8 +32,8 @@ use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
-use crate::{srcset, style};
 use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
+use crate::{srcset, style};
 
 use content::{Content, Written};
 use links::{Holder, LinkRow, Syntax};
@@ -90,7 +90,10 @@ fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
     let end = memchr::memmem::find(&head[..head.len().min(1024)], b"?>")?;
     let decl = &head[..end];
     let at = memchr::memmem::find(decl, b"encoding")? + "encoding".len();
-    let rest = decl[at..].trim_ascii_start().strip_prefix(b"=")?.trim_ascii_start();
+    let rest = decl[at..]
+        .trim_ascii_start()
+        .strip_prefix(b"=")?
+        .trim_ascii_start();
     let quote = *rest.first()?;
     if quote != b'"' && quote != b'\'' {
         return None;
@@ -291,9 +294,10 @@ fn rewrite_text_rows(
         ..*options
     };
     let (out, html) = rewrite_text(text, &counts, documents);
-    let malformed = out.warnings.iter().any(|w| {
-        w.kind == WarningKind::Malformed && w.message.starts_with("not well-formed xml")
-    });
+    let malformed = out
+        .warnings
+        .iter()
+        .any(|w| w.kind == WarningKind::Malformed && w.message.starts_with("not well-formed xml"));
     if html || malformed {
         return (out, html);
     }
@@ -302,7 +306,11 @@ fn rewrite_text_rows(
 
 /// The edits of an XML document given as text, and whether it is HTML
 /// after all.
-fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> (TextRewrite, bool) {
+fn rewrite_text(
+    text: &str,
+    options: &Options<'_>,
+    documents: &dyn Documents,
+) -> (TextRewrite, bool) {
     let mut walk = Walk {
         r: Resolver::new(text, options),
         documents,
@@ -466,8 +474,8 @@ impl Walk<'_, '_, '_> {
         if self.root_html && namespace != links::XHTML {
             return Err(Stop::Html);
         }
-        self.in_rss = (namespace.is_empty() && local == "rss")
-            || (namespace == links::RDF && local == "RDF");
+        self.in_rss =
+            (namespace.is_empty() && local == "rss") || (namespace == links::RDF && local == "RDF");
         Ok(())
     }
 
@@ -518,7 +526,8 @@ impl Walk<'_, '_, '_> {
             self.xhtml_details(local, &named, text.get(end..).unwrap_or(""));
         }
         for (qname, attr_ns, attr_local, value, offset) in attributes {
-            let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss) else {
+            let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss)
+            else {
                 continue;
             };
             debug_assert!(matches!(row.holder, Holder::Attribute(..)));
@@ -528,26 +537,29 @@ impl Walk<'_, '_, '_> {
                 // A `base` element's own `href` resolves against the layer
                 // below the document, as in HTML: not against itself (a
                 // forced base is above both).
-                Syntax::Url if is_base && attr_local == "href" && self.r.options.forced.is_none() => {
+                Syntax::Url
+                    if is_base && attr_local == "href" && self.r.options.forced.is_none() =>
+                {
                     if let Some(fallback) = self.fallback() {
                         self.attribute_url(fallback, name, qname, value, offset, same);
                     }
                 }
                 Syntax::Url => self.attribute_url(base, name, qname, value, offset, same),
-                Syntax::Srcset | Syntax::Css => self.attribute_list(base, place, value, offset, row.syntax),
+                Syntax::Srcset | Syntax::Css => {
+                    self.attribute_list(base, place, value, offset, row.syntax)
+                }
             }
         }
         self.r.details = None;
         if !empty {
-            let capture = links::content(namespace, local, type_attribute, self.in_rss).map(|row| {
-                Capture {
+            let capture =
+                links::content(namespace, local, type_attribute, self.in_rss).map(|row| Capture {
                     row,
                     name: name.to_owned(),
                     at,
                     content: Content::default(),
                     mixed: false,
-                }
-            });
+                });
             self.frames.push(Frame { base, capture });
         }
         Ok(())
@@ -580,27 +592,41 @@ impl Walk<'_, '_, '_> {
                 }
             }
             "meta" => {
-                let meta: Vec<(&'static str, String)> =
-                    HtmlHead::META_NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
+                let meta: Vec<(&'static str, String)> = HtmlHead::META_NAMES
+                    .iter()
+                    .filter_map(|&n| Some((n, value(n)?)))
+                    .collect();
                 if !meta.is_empty() {
                     self.r.out.head.get_or_insert_default().metas.push(meta);
                 }
             }
             _ => {}
         }
-        let attributes: Vec<(&'static str, String)> =
-            LinkDetails::NAMES.iter().filter_map(|&n| Some((n, value(n)?))).collect();
+        let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
+            .iter()
+            .filter_map(|&n| Some((n, value(n)?)))
+            .collect();
         let text = (local == "a").then(|| crate::links::anchor_text(after, xml_text));
         // (An XHTML link's landmark is not looked for: the XML reader keeps
         // no stack of element names.)
-        self.r.details = (!attributes.is_empty() || text.is_some())
-            .then(|| Box::new(LinkDetails { attributes, text, context: None }));
+        self.r.details = (!attributes.is_empty() || text.is_some()).then(|| {
+            Box::new(LinkDetails {
+                attributes,
+                text,
+                context: None,
+            })
+        });
     }
 
     /// The base of an element: its parent's, or the one its `xml:base`
     /// gives; at the root, the document's (the root's `xml:base`, else the
     /// outer base). Returns its index in `bases`.
-    fn base_of(&mut self, parent: Option<usize>, xml_base: Option<(&str, usize)>, at: usize) -> usize {
+    fn base_of(
+        &mut self,
+        parent: Option<usize>,
+        xml_base: Option<(&str, usize)>,
+        at: usize,
+    ) -> usize {
         let options = self.r.options;
         let value = xml_base.map(|(raw, offset)| {
             let value = quick_xml::escape::unescape(raw).map_or(Cow::Borrowed(raw), |v| v);
@@ -633,16 +659,17 @@ impl Walk<'_, '_, '_> {
         let line = self.r.lines.locate(self.r.text, at).0;
         let mut chain = BaseChain::new(options.rules, options.forced, self.bases[parent].as_ref());
         if let Err(err) = chain.offer(BaseSource::XmlBase { line }, &value) {
-            self.r.warn(offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
+            self.r.warn(
+                offset,
+                WarningKind::LayerIgnored,
+                format_args!("xml:base ignored: {err}"),
+            );
         }
         let (base, layers) = chain.finish();
         // The layers are the forced base (if any), this one, the parent's:
         // this one is the first that is not forced.
-        self.nested.extend(
-            layers
-                .into_iter()
-                .find(|l| l.source != BaseSource::Forced),
-        );
+        self.nested
+            .extend(layers.into_iter().find(|l| l.source != BaseSource::Forced));
         self.bases.push(base);
         self.base_depths.push(depth);
         self.bases.len() - 1
@@ -667,7 +694,11 @@ impl Walk<'_, '_, '_> {
         if let Some((value, offset)) = xml_base {
             let line = self.r.lines.locate(self.r.text, at).0;
             if let Err(err) = chain.offer(BaseSource::XmlBase { line }, value) {
-                self.r.warn(*offset, WarningKind::LayerIgnored, format_args!("xml:base ignored: {err}"));
+                self.r.warn(
+                    *offset,
+                    WarningKind::LayerIgnored,
+                    format_args!("xml:base ignored: {err}"),
+                );
             }
         }
         let (base, mut layers) = chain.finish();
@@ -697,7 +728,10 @@ impl Walk<'_, '_, '_> {
         let mut chain = BaseChain::new(options.rules, None, options.outer);
         let line = self.r.lines.locate(self.r.text, at).0;
         let source = BaseSource::BaseElement { line };
-        let scheme = |name: &str| href.get(..name.len()).is_some_and(|s| s.eq_ignore_ascii_case(name));
+        let scheme = |name: &str| {
+            href.get(..name.len())
+                .is_some_and(|s| s.eq_ignore_ascii_case(name))
+        };
         if href.is_empty() {
             chain.ignore(source, href, "empty href");
         } else if scheme("data:") || scheme("javascript:") {
@@ -705,7 +739,11 @@ impl Walk<'_, '_, '_> {
         } else if let Err(err) = chain.offer(source, href)
             && options.forced.is_none()
         {
-            self.r.warn(at, WarningKind::LayerIgnored, format_args!("BASE element ignored: {err}"));
+            self.r.warn(
+                at,
+                WarningKind::LayerIgnored,
+                format_args!("BASE element ignored: {err}"),
+            );
         }
         chain.finish()
     }
@@ -739,7 +777,11 @@ impl Walk<'_, '_, '_> {
         let content = match attribute_content(raw, offset) {
             Ok(content) => content,
             Err(err) => {
-                self.r.warn(offset, WarningKind::Unreadable, format_args!("<{element} {attribute}>: {err}"));
+                self.r.warn(
+                    offset,
+                    WarningKind::Unreadable,
+                    format_args!("<{element} {attribute}>: {err}"),
+                );
                 return;
             }
         };
@@ -791,7 +833,11 @@ impl Walk<'_, '_, '_> {
             match quick_xml::escape::unescape(core) {
                 Ok(value) => value,
                 Err(err) => {
-                    self.r.warn(offset, WarningKind::Unreadable, format_args!("<{element} {attribute}>: {err}"));
+                    self.r.warn(
+                        offset,
+                        WarningKind::Unreadable,
+                        format_args!("<{element} {attribute}>: {err}"),
+                    );
                     return;
                 }
             }
@@ -814,7 +860,11 @@ impl Walk<'_, '_, '_> {
         let place = Place { element, attribute };
         let start = offset + lead;
         if let Some(new) = self.r.resolve(start, &value, base, place, same) {
-            let quote = text.as_bytes().get(offset.wrapping_sub(1)).copied().unwrap_or(b'"');
+            let quote = text
+                .as_bytes()
+                .get(offset.wrapping_sub(1))
+                .copied()
+                .unwrap_or(b'"');
             let escaped = escape_attribute(&new, quote);
             let edit = Edit::new(start..start + core.len(), escaped).narrowed(text);
             self.r.out.edits.push(edit);
@@ -850,7 +900,9 @@ impl Walk<'_, '_, '_> {
                     attribute: "",
                 };
                 let at = content.source_offset(start);
-                if let Some(new) = self.r.resolve(at, value, &base, place, SameDocument::Resolve)
+                if let Some(new) = self
+                    .r
+                    .resolve(at, value, &base, place, SameDocument::Resolve)
                     && let Some(edit) = content.source_edit(start..start + value.len(), &new)
                 {
                     self.r.out.edits.push_narrowed(edit, text);
@@ -882,7 +934,11 @@ impl Walk<'_, '_, '_> {
         // base it names.
         let options = Options {
             outer: Some(base),
-            forced: if base.is_stand_in() { Some(base) } else { self.r.options.forced },
+            forced: if base.is_stand_in() {
+                Some(base)
+            } else {
+                self.r.options.forced
+            },
             transport: Some(UTF_8),
             ..*self.r.options
         };
@@ -894,26 +950,42 @@ impl Walk<'_, '_, '_> {
             .collect();
         let feed_starts = self.r.lines.starts(text);
         let place = |link: &mut crate::Link| {
-            let start = starts.get(link.line.saturating_sub(1)).copied().unwrap_or(0);
+            let start = starts
+                .get(link.line.saturating_sub(1))
+                .copied()
+                .unwrap_or(0);
             let offset = (start + link.column.saturating_sub(1)).min(content.text.len());
             (link.line, link.column) = text::locate(feed_starts, content.source_offset(offset));
         };
         let mut mapped = None;
         let options = options.mapped(&mut mapped, |row| place(&mut row.link));
-        let outcome = match self.documents.rewrite(Embedded::Html, content.text.as_bytes(), &options) {
-            Ok(outcome) => outcome,
-            Err(err) => {
-                self.r.out.warnings.push(
-                    crate::links::Warning::new(WarningKind::Unreadable, format_args!("{err}; left as it is"))
+        let outcome =
+            match self
+                .documents
+                .rewrite(Embedded::Html, content.text.as_bytes(), &options)
+            {
+                Ok(outcome) => outcome,
+                Err(err) => {
+                    self.r.out.warnings.push(
+                        crate::links::Warning::new(
+                            WarningKind::Unreadable,
+                            format_args!("{err}; left as it is"),
+                        )
                         .within(here),
-                );
-                return;
-            }
-        };
+                    );
+                    return;
+                }
+            };
         self.r.out.rewritten += outcome.rewritten;
         // Where the feed has no base, it says so once.
-        let warnings = outcome.warnings.into_iter().filter(|w| !(base.is_stand_in() && w.kind == WarningKind::NoBase));
-        self.r.out.warnings.extend(warnings.map(|w| w.within(here.clone())));
+        let warnings = outcome
+            .warnings
+            .into_iter()
+            .filter(|w| !(base.is_stand_in() && w.kind == WarningKind::NoBase));
+        self.r
+            .out
+            .warnings
+            .extend(warnings.map(|w| w.within(here.clone())));
         for mut link in outcome.links {
             place(&mut link);
             self.r.out.links.push(link);
@@ -923,8 +995,11 @@ impl Walk<'_, '_, '_> {
         };
         let Ok(new) = String::from_utf8(new) else {
             self.r.out.warnings.push(
-                crate::links::Warning::new(WarningKind::Unreadable, "the rewritten html is not utf-8; left as it is")
-                    .within(here),
+                crate::links::Warning::new(
+                    WarningKind::Unreadable,
+                    "the rewritten html is not utf-8; left as it is",
+                )
+                .within(here),
             );
             return;
         };
@@ -961,7 +1036,10 @@ fn xhtml_base(text: &str) -> Option<(String, usize)> {
         if namespace != links::XHTML || local != "base" {
             continue;
         }
-        let href = e.attributes().flatten().find(|a| a.key.into_inner() == "href");
+        let href = e
+            .attributes()
+            .flatten()
+            .find(|a| a.key.into_inner() == "href");
         if let Some(href) = href {
             let value = quick_xml::escape::unescape(&href.value).ok()?;
             return Some((value.trim_matches(is_xml_space).to_owned(), at));
@@ -988,7 +1066,9 @@ fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
                 None => number.parse().ok(),
             }
             .and_then(char::from_u32),
-            None => quick_xml::escape::resolve_predefined_entity(name).and_then(|s| s.chars().next()),
+            None => {
+                quick_xml::escape::resolve_predefined_entity(name).and_then(|s| s.chars().next())
+            }
         };
         let ch = ch.ok_or_else(|| format!("unknown reference &{name};"))?;
         content.push_reference(ch, &raw[amp..=end], offset + amp..offset + end + 1);
@@ -1001,7 +1081,12 @@ fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
 /// The URLs of a `srcset` held in `content`, resolved: their edits of the
 /// source. White space a new URL brings is percent-encoded, as the URL
 /// Standard encodes it, so the list splits as it did.
-fn srcset_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place: Place<'_>) -> Vec<Edit> {
+fn srcset_edits(
+    r: &mut Resolver<'_, '_>,
+    content: &Content,
+    base: &Base,
+    place: Place<'_>,
+) -> Vec<Edit> {
     let protect = |new: String| {
         if !new.bytes().any(|b| b.is_ascii_whitespace()) {
             return new;
@@ -1030,7 +1115,12 @@ fn srcset_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place:
 /// `<style>` element), found by the style module and kept or resolved as
 /// [`Resolver::css_urls`] does (an empty `url()` and `url(#id)` stay),
 /// each recorded at its place in the source: their edits of the source.
-fn css_edits(r: &mut Resolver<'_, '_>, content: &Content, base: &Base, place: Place<'_>) -> Vec<Edit> {
+fn css_edits(
+    r: &mut Resolver<'_, '_>,
+    content: &Content,
+    base: &Base,
+    place: Place<'_>,
+) -> Vec<Edit> {
     let mut edits = Vec::new();
     style::each_url(&content.text, &mut |url| {
         if url.value.is_empty() || url.value.starts_with('#') {
@@ -1073,14 +1163,20 @@ mod tests {
 
     #[test]
     fn the_root_element_tells_an_xml_document() {
-        assert!(looks_like_xml(b"<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"));
+        assert!(looks_like_xml(
+            b"<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+        ));
         assert!(looks_like_xml(b"\xef\xbb\xbf<rss version=\"2.0\">"));
-        assert!(looks_like_xml(b"<?xml version='1.0'?><!-- c --><!DOCTYPE svg [ <!ENTITY a 'b'> ]><svg>"));
+        assert!(looks_like_xml(
+            b"<?xml version='1.0'?><!-- c --><!DOCTYPE svg [ <!ENTITY a 'b'> ]><svg>"
+        ));
         assert!(looks_like_xml(b"<rdf:RDF xmlns:rdf=\"x\">"));
         assert!(looks_like_xml(
             b"<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\">"
         ));
-        assert!(!looks_like_xml(b"<html xmlns=\"http://www.w3.org/1999/xhtml\">"));
+        assert!(!looks_like_xml(
+            b"<html xmlns=\"http://www.w3.org/1999/xhtml\">"
+        ));
         assert!(!looks_like_xml(b"<?xml version=\"1.0\"?><urlset>"));
         assert!(!looks_like_xml(b"<!doctype html><p>"));
         assert!(!looks_like_xml(b"<?xml version="));

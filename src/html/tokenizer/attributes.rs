@@ -271,7 +271,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         let input = self.input;
         // The name as written, and as the tokenizer gives it: one look-up
         // of each serves every test below.
-        let raw = self.bytes.get(self.attr.name_span.clone()).unwrap_or_default();
+        let raw = self
+            .bytes
+            .get(self.attr.name_span.clone())
+            .unwrap_or_default();
         let name = if self.attr.name_is_source {
             raw
         } else {

@@ -64,10 +64,10 @@ use self::attributes::{CurrentAttr, SeenNames};
 #[cfg_attr(not(feature = "_internal"), allow(unused_imports))]
 pub use self::names::READ_BY_TREE_BUILDER;
 use self::names::tag_atom;
-pub use self::sink::{Chars, Feedback, Sink, TagToken};
 use self::sink::Tokens;
-pub use self::spans::{AttrSpan, SpanLog, TagSpan};
+pub use self::sink::{Chars, Feedback, Sink, TagToken};
 use self::spans::offset;
+pub use self::spans::{AttrSpan, SpanLog, TagSpan};
 use self::states::State;
 use self::text::{Collapsed, Text, is_tree_space};
 

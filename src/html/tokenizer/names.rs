@@ -1,7 +1,6 @@
 //! Tag and attribute names: the atoms of tag names (common ones without
 //! hashing), and which attributes the tree builder reads.
 
-
 use html5ever::{LocalName, local_name};
 
 /// The attribute names html5ever's tree builder and relink's arena look at:
@@ -117,7 +116,10 @@ static SLOTS: [u8; 1 << SLOT_BITS] = {
     let mut i = 0;
     while i < SHORT_KEYS.len() {
         let at = slot(SHORT_KEYS[i]);
-        assert!(slots[at] == 0, "two tag names share a slot: change MULTIPLIER");
+        assert!(
+            slots[at] == 0,
+            "two tag names share a slot: change MULTIPLIER"
+        );
         assert!(i < u8::MAX as usize);
         slots[at] = i as u8 + 1;
         i += 1;

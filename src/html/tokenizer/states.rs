@@ -89,8 +89,10 @@ static ENDS_NAME: [u8; 256] = {
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
-        if matches!(byte, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0)
-            || byte.is_ascii_uppercase()
+        if matches!(
+            byte,
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0
+        ) || byte.is_ascii_uppercase()
         {
             table[b] = TAG_NAME | ATTR_NAME;
         } else if byte == b'=' {
@@ -285,8 +287,12 @@ impl Named {
         let (lower, upper) = (&self.lower, &self.upper);
         // The searched bytes run two past the window, so that one that
         // straddles its end is found.
-        let lower_at = self.lower_at.next(bytes, pos, window, |_| find_past(lower, bytes, pos, window));
-        let upper_at = self.upper_at.next(bytes, pos, window, |_| find_past(upper, bytes, pos, window));
+        let lower_at = self
+            .lower_at
+            .next(bytes, pos, window, |_| find_past(lower, bytes, pos, window));
+        let upper_at = self
+            .upper_at
+            .next(bytes, pos, window, |_| find_past(upper, bytes, pos, window));
         lower_at.min(upper_at)
     }
 }
@@ -294,7 +300,9 @@ impl Named {
 /// `finder`'s first match in `bytes` from `pos`, over `window` bytes and
 /// the two after them.
 fn find_past(finder: &Finder<'_>, bytes: &[u8], pos: usize, window: usize) -> Option<usize> {
-    let limit = bytes.len().min(pos.saturating_add(window).saturating_add(2));
+    let limit = bytes
+        .len()
+        .min(pos.saturating_add(window).saturating_add(2));
     finder.find(&bytes[pos..limit])
 }
 
@@ -568,7 +576,10 @@ impl<S: Sink> Tokenizer<'_, S> {
         if S::PARSE_ERRORS {
             return memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i);
         }
-        let mut scan = self.sparse.take().unwrap_or_else(|| SparseScan::new(WINDOW));
+        let mut scan = self
+            .sparse
+            .take()
+            .unwrap_or_else(|| SparseScan::new(WINDOW));
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
         let end = match name.first() {
             Some(&letter) if letter.is_ascii_alphabetic() => {
@@ -600,7 +611,9 @@ impl<S: Sink> Tokenizer<'_, S> {
             let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
             if script {
                 let bang = &scan.bang;
-                let next = scan.bang_at.next(bytes, from, window, |rest| bang.find(rest));
+                let next = scan
+                    .bang_at
+                    .next(bytes, from, window, |rest| bang.find(rest));
                 stop = stop.min(next);
             }
             if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
@@ -620,7 +633,10 @@ impl<S: Sink> Tokenizer<'_, S> {
                     Some(next) => from = next,
                     None => return Some(stop),
                 }
-            } else if bytes[stop] == 0 || stop + 1 == bytes.len() || (script && rest.starts_with(b"<!")) {
+            } else if bytes[stop] == 0
+                || stop + 1 == bytes.len()
+                || (script && rest.starts_with(b"<!"))
+            {
                 return Some(stop);
             } else {
                 // The end of a window with none of them in it.
@@ -639,7 +655,9 @@ impl<S: Sink> Tokenizer<'_, S> {
             let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
             if script {
                 let bang = &scan.bang;
-                let next = scan.bang_at.next(bytes, from, window, |rest| bang.find(rest));
+                let next = scan
+                    .bang_at
+                    .next(bytes, from, window, |rest| bang.find(rest));
                 stop = stop.min(next);
             }
             if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
@@ -990,9 +1008,9 @@ impl<S: Sink> Tokenizer<'_, S> {
                         matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'&' | b'>' | 0)
                     })
                 } else {
-                    bytes[start..].iter().position(|&b| {
-                        matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>')
-                    })
+                    bytes[start..]
+                        .iter()
+                        .position(|&b| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>'))
                 }
                 .unwrap_or(bytes.len() - start);
                 self.pos = start + run;
@@ -1588,11 +1606,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         } else if self.next_is_ignore_case("doctype") {
             self.pos += "doctype".len();
             self.state = State::Doctype;
-        } else if self.bytes[self.pos..].starts_with(b"[CDATA[")
-            && self
-                .sink
-                .in_foreign_content()
-        {
+        } else if self.bytes[self.pos..].starts_with(b"[CDATA[") && self.sink.in_foreign_content() {
             self.pos += "[CDATA[".len();
             self.state = State::CdataSection;
         } else {
@@ -2204,10 +2218,24 @@ mod tests {
 
     #[test]
     fn a_reference_that_may_be_white_space_is_left_to_the_states() {
-        for rest in ["#32;", "#x20", "#X0a;", "#0009", "#13", "#12;", "#10", "Tab;", "NewLine;"] {
+        for rest in [
+            "#32;", "#x20", "#X0a;", "#0009", "#13", "#12;", "#10", "Tab;", "NewLine;",
+        ] {
             assert!(!surely_other(rest.as_bytes()), "{rest}");
         }
-        for rest in ["#33;", "#x21", "#;", "#x;", "#xg", "#4294967328;", "#0", "amp;", "", " ", "#x1F600"] {
+        for rest in [
+            "#33;",
+            "#x21",
+            "#;",
+            "#x;",
+            "#xg",
+            "#4294967328;",
+            "#0",
+            "amp;",
+            "",
+            " ",
+            "#x1F600",
+        ] {
             assert!(surely_other(rest.as_bytes()), "{rest}");
         }
     }

@@ -190,8 +190,15 @@ fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
 fn tag_names_map_to_the_atoms_local_name_from_gives() {
     for &name in SHORT_TAG_NAMES {
         assert!(name.len() <= 8, "{name}");
-        assert_eq!(short_tag_atom(name_key(name.as_bytes())), Some(LocalName::from(name)));
-        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
+        assert_eq!(
+            short_tag_atom(name_key(name.as_bytes())),
+            Some(LocalName::from(name))
+        );
+        assert_eq!(
+            short_name_key(name.as_bytes()),
+            name_key(name.as_bytes()),
+            "{name}"
+        );
         assert_eq!(tag_atom(name), LocalName::from(name));
     }
     for name in [
@@ -208,8 +215,14 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     ] {
         assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
     }
-    for name in ["", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "é"] {
-        assert_eq!(short_name_key(name.as_bytes()), name_key(name.as_bytes()), "{name}");
+    for name in [
+        "", "a", "ab", "abc", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "é",
+    ] {
+        assert_eq!(
+            short_name_key(name.as_bytes()),
+            name_key(name.as_bytes()),
+            "{name}"
+        );
     }
     // Only a known name of at most eight bytes has a key that maps.
     assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
@@ -244,11 +257,9 @@ impl Sink for Lean {
             "{:?} {} {} {}",
             tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
         ));
-        self.tags.borrow_mut().push((
-            tag.name.to_string(),
-            read,
-            tag.had_duplicate_attributes,
-        ));
+        self.tags
+            .borrow_mut()
+            .push((tag.name.to_string(), read, tag.had_duplicate_attributes));
         Feedback::Continue
     }
 
@@ -395,7 +406,9 @@ impl Sink for Quiet {
     const PARSE_ERRORS: bool = false;
 
     fn tag(&self, tag: TagToken<'_>, _line: u64) -> Feedback {
-        self.0.borrow_mut().push(format!("{:?} {}", tag.kind, tag.name));
+        self.0
+            .borrow_mut()
+            .push(format!("{:?} {}", tag.kind, tag.name));
         match (tag.kind, &*tag.name) {
             (TagKind::StartTag, "script") => Feedback::Raw(RawKind::ScriptData),
             (TagKind::StartTag, "style") => Feedback::Raw(RawKind::Rawtext),
@@ -443,7 +456,11 @@ fn steps(
     window: Option<usize>,
 ) -> (Vec<String>, Vec<(usize, states::State)>) {
     let log = SpanLog::default();
-    let last = if initial == InitialState::Rawtext { "style" } else { "script" };
+    let last = if initial == InitialState::Rawtext {
+        "style"
+    } else {
+        "script"
+    };
     let options = Options {
         initial_state: initial,
         last_start_tag: Some(last.to_owned()),

@@ -1,8 +1,6 @@
 //! Runs of text being gathered: the source verbatim as a range until
 //! something else is added, and the stand-in of a run on the lean path.
 
-
-
 /// Text being gathered (a comment, an attribute value, a run of
 /// characters): while it is the source verbatim it is only a range of the
 /// input; the first character that is not (a decoded reference, a

@@ -64,7 +64,10 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         }
         at += LANE;
     }
-    at + tail.iter().position(|&b| stop(b) != 0).unwrap_or(tail.len())
+    at + tail
+        .iter()
+        .position(|&b| stop(b) != 0)
+        .unwrap_or(tail.len())
 }
 
 /// Where the first significant byte at or after `from` is, or the end.
@@ -103,7 +106,11 @@ pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
 /// a dimension or another number to the `(`).
 pub(super) fn token_start(bytes: &[u8], from: usize, open: usize) -> usize {
     let before = bytes.get(from..open).unwrap_or_default();
-    let run = before.iter().rev().take_while(|&&b| super::NAME_BYTE[usize::from(b)]).count();
+    let run = before
+        .iter()
+        .rev()
+        .take_while(|&&b| super::NAME_BYTE[usize::from(b)])
+        .count();
     let start = open - run;
     if start == open || (start > from && bytes[start - 1] == b'#') {
         return open;
