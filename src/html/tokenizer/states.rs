@@ -320,6 +320,25 @@ impl SparseScan {
         }
     }
 
+    /// Where the next NUL, `<!` (in script data) or `<` that is the last
+    /// byte may be at or after `from` in `bytes`, or the end of a window
+    /// ahead with none of them.
+    fn stop(&mut self, bytes: &[u8], from: usize, script: bool) -> usize {
+        let window = self.window;
+        let mut stop = self.nul.next(bytes, from, window, |rest| memchr(0, rest));
+        if script {
+            let bang = &self.bang;
+            let next = self
+                .bang_at
+                .next(bytes, from, window, |rest| bang.find(rest));
+            stop = stop.min(next);
+        }
+        if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
+            stop = stop.min(bytes.len() - 1);
+        }
+        stop
+    }
+
     /// The searches for `</` and `letter`, kept while the letter is the
     /// same.
     fn named(&mut self, letter: u8) -> &mut Named {
@@ -607,18 +626,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         let script = raw == Raw::ScriptData;
         let near_end = bytes.len().saturating_sub(len + 2);
         loop {
+            let mut stop = scan.stop(bytes, from, script);
             let window = scan.window;
-            let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
-            if script {
-                let bang = &scan.bang;
-                let next = scan
-                    .bang_at
-                    .next(bytes, from, window, |rest| bang.find(rest));
-                stop = stop.min(next);
-            }
-            if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
-                stop = stop.min(bytes.len() - 1);
-            }
             stop = stop.min(scan.named(letter).next(bytes, from, window));
             let tail = from.max(near_end);
             if let Some(i) = scan.end_tag.find(&bytes[tail..]) {
@@ -651,18 +660,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bytes = self.bytes;
         let script = raw == Raw::ScriptData;
         loop {
-            let window = scan.window;
-            let mut stop = scan.nul.next(bytes, from, window, |rest| memchr(0, rest));
-            if script {
-                let bang = &scan.bang;
-                let next = scan
-                    .bang_at
-                    .next(bytes, from, window, |rest| bang.find(rest));
-                stop = stop.min(next);
-            }
-            if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
-                stop = stop.min(bytes.len() - 1);
-            }
+            let stop = scan.stop(bytes, from, script);
             // A `</` may start just before `stop`, not at it (a NUL, `<!`,
             // the last byte, or the end of a window).
             let hay = &bytes[from..bytes.len().min(stop + 1)];
