@@ -625,14 +625,25 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bytes = self.bytes;
         let script = raw == Raw::ScriptData;
         let near_end = bytes.len().saturating_sub(len + 2);
+        // The first `</` near the end at or after a position, kept until
+        // passed (the end when there is none).
+        let mut near: Option<usize> = None;
         loop {
             let mut stop = scan.stop(bytes, from, script);
             let window = scan.window;
             stop = stop.min(scan.named(letter).next(bytes, from, window));
-            let tail = from.max(near_end);
-            if let Some(i) = scan.end_tag.find(&bytes[tail..]) {
-                stop = stop.min(tail + i);
-            }
+            let near_at = match near {
+                Some(at) if at >= from => at,
+                _ => {
+                    let tail = from.max(near_end);
+                    let at = scan
+                        .end_tag
+                        .find(&bytes[tail..])
+                        .map_or(bytes.len(), |i| tail + i);
+                    *near.insert(at)
+                }
+            };
+            stop = stop.min(near_at);
             if stop == bytes.len() {
                 return None;
             }
