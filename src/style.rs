@@ -262,11 +262,16 @@ fn scan<'a>(
             Seen::Skip | Seen::Import | Seen::Other => {}
         }
         seen_argument = true;
-        if let Some(inner) = nested
-            && depth < MAX_CSS_NESTING
-        {
+        if let Some(inner) = nested {
+            // A block nested too deep is read to its end here, so that the
+            // next token starts after it (left to cssparser, the block
+            // would be passed inside the next call, after `start`).
             let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
-                scan(p, css, inner, depth + 1, found);
+                if depth < MAX_CSS_NESTING {
+                    scan(p, css, inner, depth + 1, found);
+                } else {
+                    while p.next_including_whitespace_and_comments().is_ok() {}
+                }
                 Ok(())
             });
         }
@@ -782,6 +787,28 @@ mod tests {
         fn skipping_reads_any_text_as_every_token_is_read(
             css in "(url\\(|src\\(|[ulrsc\\-_#%!<>.+@eE0-9 ()'\"\\\\/*{}\\[\\]|\u{0}\u{e9}]){0,120}"
         ) {
+            let (mut skipped, mut every) = (Vec::new(), Vec::new());
+            scan::each_url(&css, &mut |u| skipped.push(u));
+            scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+            proptest::prop_assert_eq!(&skipped, &every);
+            proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        /// Blocks nested to about the depth past which nothing is a URL,
+        /// opened and closed by brackets the skip reads itself, matched or
+        /// not, around URLs: skipping finds what reading every token finds.
+        #[test]
+        fn skipping_reads_deep_blocks_as_every_token_is_read(
+            opens in proptest::collection::vec(proptest::sample::select(&["{", "(", "[", "x("][..]), 58..70),
+            parts in proptest::collection::vec(
+                proptest::sample::select(&["}", ")", "]", "|", " ", "a{", "url(a)", "'b'", "src('c')", "image-set('d')", "@import 'e';", "\\7b ", "/**/"][..]),
+                0..30,
+            )
+        ) {
+            let css = opens.concat() + &parts.concat();
             let (mut skipped, mut every) = (Vec::new(), Vec::new());
             scan::each_url(&css, &mut |u| skipped.push(u));
             scan::each_url_token_by_token(&css, &mut |u| every.push(u));
