@@ -503,6 +503,37 @@ pub(super) fn each_url_token_by_token<'a>(css: &'a str, found: &mut dyn FnMut(Cs
     walk::<false>(css, found);
 }
 
+/// Reads the bracket `b` (`(`, `)`, `[`, `]`, `{` or `}`) as a token of
+/// its own: it opens a block, ends the innermost one, or is a delimiter
+/// (the end of a block that is not the innermost). False for any other
+/// byte. A `(` here opens a block, not a function: the caller has ruled
+/// out a name before it.
+#[inline(always)]
+fn bracket(levels: &mut Vec<Level>, b: u8) -> bool {
+    let depth = levels.len() - 1;
+    let Some(level) = levels.last_mut() else {
+        return false;
+    };
+    if level.close == Some(b) {
+        levels.pop();
+        return true;
+    }
+    let close = match b {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        b')' | b']' | b'}' => 0,
+        _ => return false,
+    };
+    level.after_import = false;
+    level.seen_argument = true;
+    if close != 0 {
+        let silent = level.silent || depth >= MAX_CSS_NESTING;
+        levels.push(Level::open(close, Context::Plain, silent));
+    }
+    true
+}
+
 /// [`each_url`], skipping the tokens that do not matter when `SKIP`.
 fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut s = Scanner {
@@ -521,42 +552,28 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     // skip is in the token being read or a later one.
     let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
-        let depth = levels.len() - 1;
-        let level = levels
-            .last_mut()
-            .expect("the style sheet's level is never left");
-        if SKIP && s.at >= token_by_token_until && level.may_skip() {
-            let next = skip::next_significant(s.bytes, s.at);
-            match s.byte(next) {
+        if SKIP && s.at >= token_by_token_until && levels.last().is_some_and(Level::may_skip) {
+            let stop = skip::next_significant(s.bytes, s.at, &mut levels);
+            match s.byte(stop.at) {
                 None => break,
-                Some(b'\\') => token_by_token_until = next + 1,
-                Some(b'(') => s.at = skip::token_start(s.bytes, s.at, next),
-                Some(_) => s.at = next,
+                Some(b'\\') => {
+                    token_by_token_until = stop.at + 1;
+                    s.at = stop.token;
+                }
+                Some(b'(') => s.at = skip::token_start(s.bytes, stop.token, stop.at),
+                Some(_) => s.at = stop.at,
             }
         }
         let start = s.at;
         let b = s.bytes[start];
-        if level.close == Some(b) {
+        if bracket(&mut levels, b) {
             s.at += 1;
-            levels.pop();
             continue;
         }
-        if matches!(b, b'(' | b')' | b'[' | b']' | b'{' | b'}') {
-            // A block, or the end of a block that is not this one (a
-            // delimiter): read here, without the steps of a token.
-            s.at += 1;
-            level.after_import = false;
-            level.seen_argument = true;
-            let close = match b {
-                b'(' => b')',
-                b'[' => b']',
-                b'{' => b'}',
-                _ => continue,
-            };
-            let silent = level.silent || depth >= MAX_CSS_NESTING;
-            levels.push(Level::open(close, Context::Plain, silent));
-            continue;
-        }
+        let depth = levels.len() - 1;
+        let level = levels
+            .last_mut()
+            .expect("the style sheet's level is never left");
         let string_is_url = !level.silent
             && (level.after_import
                 || level.context == Context::ImageSet

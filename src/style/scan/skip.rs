@@ -7,10 +7,14 @@
 //! delimiter of its own), and none changes what the scan finds where it
 //! is allowed to skip (see `Level::may_skip`). The scan therefore
 //! searches for the next significant byte (a word at a time, in lanes the
-//! compiler turns into vector compares) and reads tokens again
-//! only from there: from the `(` itself, from the start of the function
-//! name before it ([`token_start`]), or, at an escape, from where the
-//! skip began, since an escape can hide anything.
+//! compiler turns into vector compares), reads the brackets it finds on
+//! the way itself ([`next_significant`]), and reads tokens again only
+//! from the first other stop: from the `(` itself, from the start of the
+//! function name before it ([`token_start`]), or, at an escape, from
+//! where the skip began (or its last bracket), since an escape can hide
+//! anything.
+
+use super::Level;
 
 /// The bytes that start or end a token that matters, or that a token that
 /// does not matter never holds: blocks and functions (`(`, `)`, `[`, `]`,
@@ -70,9 +74,68 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         .unwrap_or(tail.len())
 }
 
-/// Where the first significant byte at or after `from` is, or the end.
-pub(super) fn next_significant(bytes: &[u8], from: usize) -> usize {
-    first_where(bytes, from, |b| u8::from(is_significant(b)))
+/// Where a skip stopped: at `at`, the significant byte that the scan must
+/// read as a token (or the end), and where the token before it starts,
+/// `token`: where the skip began, or after the last bracket it read.
+pub(super) struct Stop {
+    pub(super) at: usize,
+    pub(super) token: usize,
+}
+
+/// Skips from `from` (the start of a token, in a block that may skip) to
+/// the first significant byte that the scan must read, or the end.
+///
+/// The brackets on the way are read here, found a lane at a time like
+/// the rest (most significant bytes are brackets: `{}` a rule, `()` a
+/// function): `levels` opens and ends blocks as the scan does
+/// ([`super::bracket`]). Each block the skip opens is one that may skip
+/// too (a plain block), and each that it ends hands back to a block that
+/// has read a token since its function's name, so may skip as well. A `(`
+/// after a name byte stops the skip, since it may end a function's name;
+/// `|` never does: it is a delimiter of its own.
+pub(super) fn next_significant(bytes: &[u8], from: usize, levels: &mut Vec<Level>) -> Stop {
+    let mut token = from;
+    let mut at = from;
+    let rest = bytes.get(from..).unwrap_or_default();
+    let (lanes, tail) = rest.as_chunks::<LANE>();
+    for lane in lanes {
+        let mut word = lane_word(lane, &|b| u8::from(is_significant(b)));
+        // Each flag is one bit, the lowest of its byte: cleared in turn.
+        while word != 0 {
+            let stop = at + (word.trailing_zeros() / 8) as usize;
+            if !read_here(bytes, stop, &mut token, levels) {
+                return Stop { at: stop, token };
+            }
+            word &= word - 1;
+        }
+        at += LANE;
+    }
+    for (i, &b) in tail.iter().enumerate() {
+        if is_significant(b) && !read_here(bytes, at + i, &mut token, levels) {
+            return Stop { at: at + i, token };
+        }
+    }
+    Stop {
+        at: bytes.len(),
+        token,
+    }
+}
+
+/// Reads the significant byte at `at` if it is a token that the skip
+/// reads itself: `|`, a bracket, or a `(` that no name byte comes right
+/// before (in `token..at`), which opens a block. `token` moves past it.
+#[inline(always)]
+fn read_here(bytes: &[u8], at: usize, token: &mut usize, levels: &mut Vec<Level>) -> bool {
+    let b = bytes[at];
+    let read = match b {
+        b'|' => true,
+        b'(' if at > *token && super::NAME_BYTE[usize::from(bytes[at - 1])] => false,
+        _ => super::bracket(levels, b),
+    };
+    if read {
+        *token = at + 1;
+    }
+    read
 }
 
 /// Where the first byte at or after `from` is that an unquoted URL (CSS
