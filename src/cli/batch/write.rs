@@ -247,8 +247,17 @@ pub fn open_into(path: &Path) -> io::Result<File> {
 /// Gives the temporary file the permissions (and, where the process may,
 /// the owner) of `like`.
 fn take_mode(file: &File, like: &Metadata) -> io::Result<()> {
-    // Changing the owner is allowed to fail (only root may give files away).
-    let _ = std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid()));
+    // A new file most often has both already: it is then left as it is,
+    // since each change is a write to the file system's journal.
+    let made = file.metadata()?;
+    if (made.uid(), made.gid()) != (like.uid(), like.gid()) {
+        // Changing the owner is allowed to fail (only root may give files
+        // away).
+        let _ = std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid()));
+    }
+    if made.permissions() == like.permissions() {
+        return Ok(());
+    }
     file.set_permissions(like.permissions())
 }
 
