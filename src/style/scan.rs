@@ -429,6 +429,13 @@ impl Scanner<'_> {
     }
 }
 
+/// Whether `text` holds an escape or a NUL, which its value does not as
+/// it stands: searched for by the vector, as a URL may be a `data:` URL of
+/// hundreds of kilobytes.
+fn has_escape_or_nul(text: &[u8]) -> bool {
+    memchr::memchr2(b'\\', 0, text).is_some()
+}
+
 /// The value of `text` (a name, a string's contents or an unquoted URL),
 /// escapes resolved (section 4.3.7), an escaped newline dropped, NUL read
 /// as U+FFFD; a `\` that ends it gives `at_end`.
@@ -592,7 +599,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
             Token::UnquotedUrl { bad: false } if !silent => {
                 let range = unquoted_url_range(css, start, s.at);
                 let text = &s.bytes[range.clone()];
-                let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
+                let value = if has_escape_or_nul(text) {
                     // The escapes are read again from the token's end: an
                     // escaped white space may end the URL.
                     Cow::Owned(url_value(css, start, s.at))
@@ -631,7 +638,7 @@ fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     };
     let contents = start + 1..if closed { end - 1 } else { end };
     let text = &s.bytes[contents.clone()];
-    let value = if text.iter().any(|&b| b == b'\\' || b == 0) {
+    let value = if has_escape_or_nul(text) {
         Cow::Owned(unescape(text, None))
     } else {
         Cow::Borrowed(s.css.get(contents).unwrap_or_default())
