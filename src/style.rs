@@ -817,6 +817,52 @@ mod tests {
         }
     }
 
+    /// A style sheet as saved pages hold them: runs of names, numbers and
+    /// white space longer than a lane of the skip between its brackets,
+    /// and every kind of token that holds or starts a URL, escapes among
+    /// them.
+    const SHEET: &str = "@import url(a.css) screen;@import 'b.css';\n\
+        .nav-item:hover>.dropdown-menu{display:block;margin:0 auto 12px -3.5em}\n\
+        @media (min-width:768px) and (max-width:1024px){.col-md-6[data-x=y]{width:50%}}\n\
+        .hero{background:#fff url( \"img/hero.jpg\" ) no-repeat 0 0/cover;\
+        background-image:image-set('a.avif' type('image/avif'),url(b.png) 2x)}\n\
+        @font-face{font-family:\"X\";src:url(f.woff2) format('woff2'),src('f.ttf')}\n\
+        /* a comment (with [brackets] and {braces}) */.a\\:b{color:rgb(1 2 3/50%)}\n\
+        li::marker{content:'\\201c';cursor:url(c.cur),auto}|x{mask:-webkit-image-set(\"m.png\" 1x)}\n\
+        .c[x]{y:1}.d\\:e(f){z:0}\\75 rl(e.png) x(y)u\\72 l(g.png) {a:b}\\69 mage-set('h.png')";
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// [`SHEET`] with brackets and `|` put in and brackets taken out
+        /// at random places, which opens and ends blocks where real style
+        /// sheets do not: skipping finds what reading every token finds,
+        /// and what cssparser's tokenizer finds.
+        #[test]
+        fn skipping_reads_a_style_sheet_with_brackets_moved(
+            edits in proptest::collection::vec((0..SHEET.len() + 1, 0..8usize), 0..40)
+        ) {
+            const BRACKETS: &[u8] = b"{}[]()|";
+            let mut css = SHEET.as_bytes().to_vec();
+            for (at, edit) in edits {
+                let at = at.min(css.len());
+                match BRACKETS.get(edit) {
+                    Some(&b) => css.insert(at, b),
+                    None => {
+                        if let Some(i) = css[at..].iter().position(|b| b"{}[]()".contains(b)) {
+                            css.remove(at + i);
+                        }
+                    }
+                }
+            }
+            let css = String::from_utf8(css).expect("the sheet and its edits are ASCII");
+            let (mut skipped, mut every) = (Vec::new(), Vec::new());
+            scan::each_url(&css, &mut |u| skipped.push(u));
+            scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+            proptest::prop_assert_eq!(&skipped, &every);
+            proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
     /// The bytes that stop the searches of `scan` (or that sit next to
     /// them in the byte ranges the searches test), and bytes they pass.
     const STOPS: &[&str] = &[
