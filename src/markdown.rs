@@ -190,12 +190,17 @@ impl<'t> Pieces<'t> {
 
     /// Where the piece from `start` ends, its definitions recorded: the
     /// last cut in a window of `size` bytes, or in one twice as long when
-    /// there is none, up to the rest of the text.
+    /// there is none, up to the rest of the text; `None` when that is the
+    /// whole text.
     fn next(&mut self, start: usize, size: usize) -> Option<usize> {
         let text = self.text;
         let mut size = size;
         loop {
             let end = window_end(text, start, size);
+            if start == 0 && end == text.len() {
+                // One piece: read whole.
+                return None;
+            }
             let window = &text[start..end];
             let parser = Parser::new_ext(window, extensions());
             if end == text.len() {
