@@ -1,6 +1,6 @@
 //! Peak memory of the command line (one worker): on one large document
 //! of each shape of `shapes/mod.rs` (and as a WARC record, a message and
-//! two Markdown documents of links), written to `-o`, as a multiple of the
+//! three Markdown documents of links), written to `-o`, as a multiple of the
 //! document's size; then on archives of two sizes, listed and rewritten,
 //! where the peak should not grow with the file: a WARC of the corpus
 //! WARC's records repeated, and an mbox of the messages of
@@ -9,8 +9,9 @@
 //! `cargo bench --bench memory`; `RELINK_SHAPE_MB` sets the size of the
 //! shapes (50 MB by default), `RELINK_ARCHIVE_MB` the sizes of the
 //! archives (`100,1000` by default), and `RELINK_BENCH=shapes` or
-//! `archives` runs one part. The shapes part also runs every mode (`--list`
-//! as TSV and JSON, `--check`, `--dry-run`, `-o`, `--in-place`) on
+//! `archives` runs one part (`markdown`: the Markdown documents of the
+//! shapes only). The shapes part also runs every mode (`--list` as TSV
+//! and JSON, `--check`, `--dry-run`, `-o`, `--in-place`) on
 //! link-dense inputs of two sizes (`RELINK_ROWS_MB`, `10,25` by default),
 //! where the rows of one document must not be held: the peak should stay
 //! a small multiple of the input. Linux only: the peak comes from `wait4`'s
@@ -84,8 +85,11 @@ fn peak_rss_status(command: &Command) -> (u64, i64) {
 #[cfg(target_os = "linux")]
 fn main() {
     let part = std::env::var("RELINK_BENCH").unwrap_or_default();
+    if part == "markdown" {
+        return shapes(true);
+    }
     if part != "archives" {
-        shapes();
+        shapes(false);
         rows();
     }
     if part != "shapes" {
@@ -94,7 +98,7 @@ fn main() {
 }
 
 #[cfg(target_os = "linux")]
-fn shapes() {
+fn shapes(markdown_only: bool) {
     let mb: usize = std::env::var("RELINK_SHAPE_MB")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -102,31 +106,27 @@ fn shapes() {
     let relink = env!("CARGO_BIN_EXE_relink");
     let dir = tempfile::tempdir().unwrap();
     println!("peak RSS of relink -j 1 -o, as a multiple of the input ({mb} MB shapes)");
-    let mut inputs: Vec<(&str, &str, Vec<u8>)> = shapes::all(mb * 1_000_000, &corpus_pages())
-        .into_iter()
-        .map(|(name, page)| (name, "input.html", page.into_bytes()))
-        .collect();
-    // The link-dense page as one WARC response record, and a single line
-    // of links twice the size as the HTML body of a message.
-    let dense = inputs
-        .last()
-        .map(|(_, _, page)| page.clone())
-        .unwrap_or_default();
-    inputs.push((
-        "link-dense page, WARC",
-        "input.warc",
-        response_record(&dense),
-    ));
-    let line = "<a href=\"x\">y</a>".repeat(2 * mb * 1_000_000 / 17);
-    inputs.push(("one line of links, .eml", "input.eml", html_message(&line)));
-    // Markdown is read whole, through pulldown-cmark's tree of the
-    // document: a line of an inline link each, then of a reference each.
-    let lines = mb * 1_000_000 / 16;
-    let inline: String = (0..lines).map(|i| format!("[l{i}](x{i})\n")).collect();
-    inputs.push(("inline links, Markdown", "input.md", inline.into_bytes()));
-    let mut references: String = (0..lines / 2).map(|i| format!("[l{i}][d{i}]\n")).collect();
-    references.extend((0..lines / 2).map(|i| format!("\n[d{i}]: y{i}")));
-    inputs.push(("references, Markdown", "refs.md", references.into_bytes()));
+    let mut inputs: Vec<(&str, &str, Vec<u8>)> = Vec::new();
+    if !markdown_only {
+        inputs = shapes::all(mb * 1_000_000, &corpus_pages())
+            .into_iter()
+            .map(|(name, page)| (name, "input.html", page.into_bytes()))
+            .collect();
+        // The link-dense page as one WARC response record, and a single
+        // line of links twice the size as the HTML body of a message.
+        let dense = inputs
+            .last()
+            .map(|(_, _, page)| page.clone())
+            .unwrap_or_default();
+        inputs.push((
+            "link-dense page, WARC",
+            "input.warc",
+            response_record(&dense),
+        ));
+        let line = "<a href=\"x\">y</a>".repeat(2 * mb * 1_000_000 / 17);
+        inputs.push(("one line of links, .eml", "input.eml", html_message(&line)));
+    }
+    inputs.extend(markdown(mb * 1_000_000));
     for (name, file, page) in inputs {
         let input = dir.path().join(file);
         std::fs::write(&input, &page).unwrap();
@@ -146,6 +146,35 @@ fn shapes() {
             start.elapsed().as_secs_f64()
         );
     }
+}
+
+/// The Markdown inputs of about `bytes` bytes: a name, a file name and
+/// the bytes. A long document is read in pieces cut between top-level
+/// blocks, so one of many blocks costs a piece's tree; a single block
+/// (here a paragraph of an inline link a line, then of a reference a line,
+/// with the definitions in one run after it) is read whole, through
+/// pulldown-cmark's tree of all of it, about twenty times its size.
+fn markdown(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let lines = bytes / 16;
+    let inline: String = (0..lines).map(|i| format!("[l{i}](x{i})\n")).collect();
+    let mut references: String = (0..lines / 2).map(|i| format!("[l{i}][d{i}]\n")).collect();
+    references.extend((0..lines / 2).map(|i| format!("\n[d{i}]: y{i}")));
+    // Paragraphs of a few lines of links, each followed by its definitions.
+    let unit = |i: usize| {
+        format!(
+            "[l{i}](x{i}) and [r{i}][d{i}]\n![i{i}](y{i}.png) [s{i}]\n\n[d{i}]: z{i}\n[s{i}]: w{i}\n\n"
+        )
+    };
+    let blocks: String = (0..bytes / 80).map(unit).collect();
+    vec![
+        ("inline links, Markdown", "input.md", inline.into_bytes()),
+        ("references, Markdown", "refs.md", references.into_bytes()),
+        (
+            "blocks of links, Markdown",
+            "blocks.md",
+            blocks.into_bytes(),
+        ),
+    ]
 }
 
 /// The link-dense inputs of about `bytes` bytes the modes run on: a name,

@@ -13,7 +13,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, LinkType, Options as Extensions, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    BrokenLink, BrokenLinkCallback, CowStr, Event, LinkType, OffsetIter, Options as Extensions,
+    Parser, RefDefs, Tag, TagEnd,
+};
+use unicase::UniCase;
 
 use crate::Error;
 use crate::base::Base;
@@ -52,6 +56,18 @@ pub fn rewrite_markdown(
 
 /// The edits of a Markdown document given as text.
 pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents) -> TextRewrite {
+    rewrite_in_pieces(text, options, documents, PIECE)
+}
+
+/// The edits of a Markdown document given as text, read in pieces of
+/// about `size` bytes when it is longer: the same edits, links and
+/// warnings as read whole.
+pub(crate) fn rewrite_in_pieces(
+    text: &str,
+    options: &Options<'_>,
+    documents: &dyn Documents,
+    size: usize,
+) -> TextRewrite {
     let (page, resource, layers, no_base) = text::page_bases(options);
     let mut work = Work {
         r: Resolver::new(text, options),
@@ -64,7 +80,7 @@ pub fn rewrite_text(text: &str, options: &Options<'_>, documents: &dyn Documents
         work.r.warn_no_base();
     }
     if work.page.is_some() || work.resource.is_some() {
-        work.run();
+        work.run(size);
     }
     let page = work.page.filter(|page| !page.is_stand_in());
     let mut out = work.r.finish(page);
@@ -81,6 +97,314 @@ fn extensions() -> Extensions {
         | Extensions::ENABLE_STRIKETHROUGH
         | Extensions::ENABLE_TASKLISTS
         | Extensions::ENABLE_GFM
+}
+
+/// Documents longer than this are read in pieces of about this size: the
+/// tree pulldown-cmark builds of what it parses takes about twenty times
+/// the text.
+const PIECE: usize = 1 << 20;
+
+/// What pulldown-cmark lets the reference links of a text copy at least
+/// (destinations and titles, bytes), and at most the text's length when
+/// longer: past it, references are not resolved (`link_ref_expansion_limit`).
+const EXPANSION_FLOOR: usize = 100_000;
+
+/// A string of the definitions: `len` bytes of the text from `at`, or of
+/// [`Pieces::owned`] from `at` less [`OWNED`].
+#[derive(Clone, Copy)]
+struct Str {
+    at: u32,
+    len: u32,
+}
+
+/// Where [`Pieces::owned`] starts among the offsets of a [`Str`]: a text
+/// read in pieces is shorter.
+const OWNED: u32 = 1 << 31;
+
+/// A reference definition of the document, kept small (a document may
+/// hold one every few dozen bytes): where it is, its label, and its
+/// destination and title as pulldown-cmark reads them.
+struct Definition {
+    start: u32,
+    end: u32,
+    label: Str,
+    dest: Str,
+    title: Str,
+}
+
+/// A document cut into pieces that read as they do in the whole document,
+/// and the definitions of all of them.
+///
+/// CommonMark reads blocks line by line (section 3), and a block ended by
+/// a later line has its lines whatever comes after. A piece ends where a
+/// block at the top level starts after a blank line (no open container
+/// or leaf goes on past a blank line and a line that starts a top-level
+/// block, and such a line is read the same with or without what came
+/// before): found by parsing a window of the text, and taking the last
+/// such start in it; lines near the window's end may read otherwise than
+/// in the document (a definition whose destination is past it), but not
+/// the lines before a start. Definitions are global: a reference to one in
+/// another piece is answered through pulldown-cmark's callback for unknown
+/// references, with the same destination and title.
+struct Pieces<'t> {
+    text: &'t str,
+    /// Where each piece starts, then the document's end.
+    bounds: Vec<usize>,
+    /// The definitions in the order they are written, as pulldown-cmark
+    /// keeps them: the first of each label.
+    definitions: Vec<Definition>,
+    /// Each definition by a hash of its label as pulldown-cmark matches
+    /// labels (Unicode case folding); two labels of one hash are read
+    /// whole.
+    labels: HashMap<u64, u32>,
+    /// The strings of the definitions that are not the text's as written.
+    owned: String,
+}
+
+impl<'t> Pieces<'t> {
+    /// The pieces of `text` of about `size` bytes, or `None` when it is to
+    /// be read whole: when it is not longer, is one piece, has a label
+    /// defined in two pieces (the first would be hidden from the second),
+    /// or may have footnotes (`[^`), whose definitions are global too.
+    fn plan(text: &'t str, size: usize) -> Option<Pieces<'t>> {
+        if text.len() <= size
+            || text.len() >= OWNED as usize
+            || memchr::memmem::find(text.as_bytes(), b"[^").is_some()
+        {
+            return None;
+        }
+        let mut pieces = Pieces {
+            text,
+            bounds: vec![0],
+            definitions: Vec::new(),
+            labels: HashMap::new(),
+            owned: String::new(),
+        };
+        let mut start = 0;
+        while start < text.len() {
+            start = pieces.next(start, size.max(1))?;
+            pieces.bounds.push(start);
+        }
+        (pieces.bounds.len() > 2).then_some(pieces)
+    }
+
+    /// Where the piece from `start` ends, its definitions recorded: the
+    /// last cut in a window of `size` bytes, or in one twice as long when
+    /// there is none, up to the rest of the text; `None` when that is the
+    /// whole text.
+    fn next(&mut self, start: usize, size: usize) -> Option<usize> {
+        let text = self.text;
+        let mut size = size;
+        loop {
+            let end = window_end(text, start, size);
+            if start == 0 && end == text.len() {
+                // One piece: read whole.
+                return None;
+            }
+            let window = &text[start..end];
+            let parser = Parser::new_ext(window, extensions());
+            if end == text.len() {
+                self.record(parser.reference_definitions(), start, window.len())?;
+                return Some(end);
+            }
+            let mut events = parser.into_offset_iter();
+            if let Some(cut) = last_cut(window, &mut events) {
+                self.record(events.reference_definitions(), start, cut)?;
+                return Some(start + cut);
+            }
+            size = size.saturating_mul(2);
+        }
+    }
+
+    /// Records the definitions of the window from `start` that are in its
+    /// first `len` bytes; `None` when a label has one already.
+    fn record(&mut self, definitions: &RefDefs<'_>, start: usize, len: usize) -> Option<()> {
+        let mut found: Vec<_> = definitions
+            .iter()
+            .filter(|(_, def)| def.span.start < len)
+            .collect();
+        found.sort_by_key(|(_, def)| def.span.start);
+        for (label, def) in found {
+            let index = u32::try_from(self.definitions.len()).ok()?;
+            if self.labels.insert(hash(label), index).is_some() {
+                return None;
+            }
+            let offset = |at: usize| u32::try_from(at + start).ok();
+            let definition = Definition {
+                start: offset(def.span.start)?,
+                end: offset(def.span.end)?,
+                label: self.keep(label)?,
+                dest: self.keep(&def.dest)?,
+                title: self.keep(def.title.as_deref().unwrap_or(""))?,
+            };
+            self.definitions.push(definition);
+        }
+        Some(())
+    }
+
+    /// `s` kept: where it is in the text, or a copy.
+    fn keep(&mut self, s: &str) -> Option<Str> {
+        let len = u32::try_from(s.len()).ok()?;
+        let at = (s.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
+        if self.text.get(at..at.wrapping_add(s.len())) == Some(s) {
+            return Some(Str { at: at as u32, len });
+        }
+        let at = u32::try_from(self.owned.len()).ok()?.checked_add(OWNED)?;
+        self.owned.push_str(s);
+        Some(Str { at, len })
+    }
+
+    /// The string kept as `s`.
+    fn get(&self, s: Str) -> &str {
+        let (from, at) = match s.at.checked_sub(OWNED) {
+            Some(at) => (self.owned.as_str(), at),
+            None => (self.text, s.at),
+        };
+        &from[at as usize..(at + s.len) as usize]
+    }
+
+    /// The definition of a label, by its number.
+    fn find(&self, label: &str) -> Option<usize> {
+        let at = *self.labels.get(&hash(label))? as usize;
+        let def = self.definitions.get(at)?;
+        (UniCase::new(self.get(def.label)) == UniCase::new(label)).then_some(at)
+    }
+
+    /// The number of the definition at `start`.
+    fn at(&self, start: usize) -> Option<usize> {
+        let start = u32::try_from(start).ok()?;
+        self.definitions
+            .binary_search_by_key(&start, |def| def.start)
+            .ok()
+    }
+
+    /// The destination and title of a label, for pulldown-cmark.
+    fn answer<'a>(&self, label: &str) -> Option<(CowStr<'a>, CowStr<'a>)> {
+        let def = &self.definitions[self.find(label)?];
+        let copy = |s: Str| CowStr::from(self.get(s).to_owned());
+        Some((copy(def.dest), copy(def.title)))
+    }
+
+    /// Whether neither a piece nor the whole document can exhaust what
+    /// pulldown-cmark lets reference links copy, so that each resolves
+    /// the references the whole document does: at most the longest
+    /// destination and title for each `]`, else as counted by reading.
+    fn within_budget(&self) -> bool {
+        let defs = self.definitions.iter();
+        let longest = defs
+            .map(|d| d.dest.len as usize + d.title.len as usize)
+            .max();
+        let longest = longest.unwrap_or(0);
+        let bound = |piece: &str| memchr::memchr_iter(b']', piece.as_bytes()).count() * longest;
+        self.fits(bound) || self.fits(|piece| self.copied(piece))
+    }
+
+    /// Whether what `copied` says each piece's references copy stays below
+    /// the budget of each piece and of the document.
+    fn fits(&self, copied: impl Fn(&str) -> usize) -> bool {
+        let budget = |len: usize| len.max(EXPANSION_FLOOR);
+        let mut total = 0usize;
+        for bounds in self.bounds.windows(2) {
+            let piece = &self.text[bounds[0]..bounds[1]];
+            let copied = copied(piece);
+            if copied >= budget(piece.len()) {
+                return false;
+            }
+            total = total.saturating_add(copied);
+        }
+        total < budget(self.text.len())
+    }
+
+    /// What the reference links of a piece copy: their destinations and
+    /// titles.
+    fn copied(&self, piece: &str) -> usize {
+        let answer = |link: BrokenLink<'_>| self.answer(&link.reference);
+        Parser::new_with_broken_link_callback(piece, extensions(), Some(answer))
+            .map(|event| match event {
+                Event::Start(
+                    Tag::Link {
+                        link_type,
+                        dest_url,
+                        title,
+                        ..
+                    }
+                    | Tag::Image {
+                        link_type,
+                        dest_url,
+                        title,
+                        ..
+                    },
+                ) if link_type != LinkType::Inline => dest_url.len() + title.len(),
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
+/// A hash of a label as pulldown-cmark matches labels.
+fn hash(label: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    UniCase::new(label).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The end of the line at `size` bytes from `start`, or of the text.
+fn window_end(text: &str, start: usize, size: usize) -> usize {
+    let at = start.saturating_add(size).saturating_sub(1);
+    if at >= text.len() {
+        return text.len();
+    }
+    memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i + 1)
+}
+
+/// The start of the line of the last block at the top level of `window`
+/// that follows a blank line. HTML read as one run (adjacent HTML events)
+/// is never split there: a run is one line's inline HTML or an HTML
+/// block's lines, and neither goes on past a blank line.
+fn last_cut(window: &str, events: &mut OffsetIter<'_>) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut cut = None;
+    for (event, range) in events {
+        let top = depth == 0;
+        match event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                continue;
+            }
+            _ => {}
+        }
+        if top && let Some(at) = after_blank_line(window, range.start) {
+            cut = Some(at);
+        }
+    }
+    cut
+}
+
+/// Where the line holding `at` starts, when only spaces or tabs come
+/// before `at` on it and the line before is blank (spaces and tabs).
+fn after_blank_line(text: &str, at: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    // Where the spaces and tabs before `end` start, if a line starts there.
+    let blank_to = |end: usize| {
+        let start = end
+            - b[..end]
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b' ' || c == b'\t')
+                .count();
+        (start == 0 || matches!(b[start - 1], b'\n' | b'\r')).then_some(start)
+    };
+    let start = blank_to(at)?;
+    if start == 0 {
+        return None;
+    }
+    let mut end = start - 1;
+    if b[end] == b'\n' && end > 0 && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    blank_to(end).map(|_| start)
 }
 
 /// An inline link or image being read: its range, and where its text ends
@@ -100,6 +424,17 @@ struct Uses {
     images: usize,
 }
 
+impl Uses {
+    /// One use more, by an image or a link.
+    fn add(&mut self, image: bool) {
+        if image {
+            self.images += 1;
+        } else {
+            self.links += 1;
+        }
+    }
+}
+
 struct Work<'t, 'o, 'd> {
     r: Resolver<'t, 'o>,
     page: Option<Base>,
@@ -107,8 +442,18 @@ struct Work<'t, 'o, 'd> {
     documents: &'d dyn Documents,
 }
 
-impl Work<'_, '_, '_> {
-    fn run(&mut self) {
+impl<'t> Work<'t, '_, '_> {
+    /// Reads the document, in pieces of about `size` bytes when it is
+    /// longer and can be (see [`Pieces`]), else whole.
+    fn run(&mut self, size: usize) {
+        match Pieces::plan(self.r.text, size).filter(Pieces::within_budget) {
+            Some(pieces) => self.run_pieces(&pieces),
+            None => self.run_whole(),
+        }
+    }
+
+    /// Reads the document in one parse.
+    fn run_whole(&mut self) {
         let text = self.r.text;
         let parser = Parser::new_ext(text, extensions());
         let mut definitions: Vec<(Range<usize>, String)> = parser
@@ -118,10 +463,63 @@ impl Work<'_, '_, '_> {
             .collect();
         definitions.sort_by_key(|(span, _)| span.start);
         let mut uses: HashMap<usize, Uses> = HashMap::new();
+        let mut count = |at: usize, image: bool| uses.entry(at).or_default().add(image);
+        self.read(parser.into_offset_iter(), 0, &mut count, |_| None);
+        self.definitions(definitions.iter().map(|(span, dest)| {
+            let used = uses.get(&span.start).copied().unwrap_or_default();
+            (span.clone(), dest.as_str(), used)
+        }));
+    }
+
+    /// Reads the document piece by piece, each piece's references to
+    /// definitions in other pieces answered from the whole document's;
+    /// the definitions are rewritten last, with the uses of every piece.
+    fn run_pieces(&mut self, pieces: &Pieces<'t>) {
+        let text = self.r.text;
+        let mut uses = vec![Uses::default(); pieces.definitions.len()];
+        for bounds in pieces.bounds.windows(2) {
+            let (start, end) = (bounds[0], bounds[1]);
+            let answer = |link: BrokenLink<'t>| pieces.answer(&link.reference);
+            let parser = Parser::new_with_broken_link_callback(
+                &text[start..end],
+                extensions(),
+                Some(answer),
+            );
+            let mut count = |at: usize, image: bool| {
+                if let Some(used) = pieces.at(at).and_then(|i| uses.get_mut(i)) {
+                    used.add(image);
+                }
+            };
+            let find = |label: &str| {
+                let def = pieces.find(label)?;
+                Some(pieces.definitions[def].start as usize)
+            };
+            self.read(parser.into_offset_iter(), start, &mut count, find);
+        }
+        let definitions = pieces.definitions.iter().zip(&uses);
+        self.definitions(definitions.map(|(def, used)| {
+            let span = def.start as usize..def.end as usize;
+            (span, pieces.get(def.dest), *used)
+        }));
+    }
+
+    /// Reads the events of the text from `start` on (their ranges are in
+    /// that text): rewrites its inline links and HTML, and counts the uses
+    /// of each definition (by where it starts): those of this text, and
+    /// through `find` those of other pieces, which pulldown-cmark gives as
+    /// references of unknown definitions.
+    fn read<F: BrokenLinkCallback<'t>>(
+        &mut self,
+        mut events: OffsetIter<'t, F>,
+        start: usize,
+        count: &mut impl FnMut(usize, bool),
+        find: impl Fn(&str) -> Option<usize>,
+    ) {
+        let text = self.r.text;
         let mut stack: Vec<Open> = Vec::new();
         let mut html: Option<Range<usize>> = None;
-        let mut events = parser.into_offset_iter();
         while let Some((event, range)) = events.next() {
+            let range = range.start + start..range.end + start;
             // Adjacent pieces of HTML (the lines of a block) go together.
             if matches!(event, Event::Html(_) | Event::InlineHtml(_)) {
                 match &mut html {
@@ -149,17 +547,18 @@ impl Work<'_, '_, '_> {
                     ..
                 }) => {
                     let image = text[range.start..].starts_with('!');
-                    if matches!(
-                        link_type,
-                        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
-                    ) && let Some(def) = events.reference_definitions().get(&id)
-                    {
-                        let count = uses.entry(def.span.start).or_default();
-                        if image {
-                            count.images += 1;
-                        } else {
-                            count.links += 1;
-                        }
+                    let definition = match link_type {
+                        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => events
+                            .reference_definitions()
+                            .get(&id)
+                            .map(|def| def.span.start + start),
+                        LinkType::ReferenceUnknown
+                        | LinkType::CollapsedUnknown
+                        | LinkType::ShortcutUnknown => find(&id),
+                        _ => None,
+                    };
+                    if let Some(at) = definition {
+                        count(at, image);
                     }
                     stack.push(Open {
                         text_end: range.start + if image { 2 } else { 1 },
@@ -190,10 +589,18 @@ impl Work<'_, '_, '_> {
         if let Some(done) = html.take() {
             self.html(done);
         }
-        for (span, dest) in definitions {
-            let used = uses.get(&span.start).copied().unwrap_or_default();
+    }
+
+    /// Rewrites the reference definitions, given in the order they are
+    /// written with their uses, each against the image base when only
+    /// images use it.
+    fn definitions<'a>(
+        &mut self,
+        definitions: impl Iterator<Item = (Range<usize>, &'a str, Uses)>,
+    ) {
+        for (span, dest, used) in definitions {
             let image = used.images > 0 && used.links == 0;
-            self.definition(span, &dest, image);
+            self.definition(span, dest, image);
         }
     }
 
@@ -503,6 +910,182 @@ fn write_destination(raw: &str, value: &str, new: &str, pointy: bool, following:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::BaseSource;
+    use crate::document::Engine;
+    use crate::url::{BaseUrl, Rules};
+    use proptest::prelude::*;
+
+    /// The rewrite of `text` read whole and read in pieces of `size`
+    /// bytes, as text; and whether it was cut.
+    fn whole_and_pieces(text: &str, size: usize) -> (String, String, bool) {
+        let base = |url| BaseUrl::parse(url, Rules::Rfc1808).unwrap();
+        let page = Base::new(base("http://h/a/b/page.md"), BaseSource::RetrievedFrom);
+        let raw = Base::new(base("http://raw/a/b/page.md"), BaseSource::ResourceBase);
+        let options = Options {
+            outer: Some(&page),
+            resource_base: Some(&raw),
+            ..Options::default()
+        };
+        let whole = rewrite_in_pieces(text, &options, &Engine, usize::MAX);
+        let pieces = rewrite_in_pieces(text, &options, &Engine, size);
+        let cut = Pieces::plan(text, size).is_some_and(|p| p.within_budget());
+        (format!("{whole:#?}"), format!("{pieces:#?}"), cut)
+    }
+
+    /// A block or line of Markdown, `n` choosing its labels and names.
+    fn part(kind: usize, n: usize) -> String {
+        // Labels that match by case folding and collapsed white space.
+        let l = [
+            "a", "A", "Ä", "ä", "Foo  bar", "foo\nBAR", "ǅ", "ǆ", "x y", "X\tY",
+        ][n % 10];
+        let parts: [&str; 44] = [
+            "para [x](u{n}) and ![i](i{n}.png \"t\")\n",
+            "a line of text\nanother [r][{l}] line\n",
+            "[{l}]: d{n}/x \"title\"\n",
+            "[{l}]:\n  <d {n}>\n  'title'\n",
+            "[{l}]\n",
+            "![{l}][]\n",
+            "[text][{l}] and [{l}][] and ![{l}]\n",
+            "- item [x](l{n})\n- item\n",
+            "- item\n\n  para ![i](p{n})\n",
+            "1. one\n   - nested [n](n{n})\n     - deeper\n",
+            "* a\n* b\n",
+            "> quote [q](q{n})\n> > nested\n",
+            "> lazy\ncontinued [c](c{n})\n",
+            "```\n[in](code)\n",
+            "```\n",
+            "~~~ rust\n<a href=x>\n~~~\n",
+            "~~~\n",
+            "    indented [no](code)\n",
+            "<!-- comment [x](y)\n",
+            "-->\n",
+            "<!-- whole --> <a href=\"c{n}\">\n",
+            "<script>\nvar a = '<a href=s>';\n",
+            "</script>\n",
+            "<div>\n<a href=\"d{n}\">x</a>\n",
+            "</div>\n",
+            "<div><img src=\"i{n}\"></div>\n",
+            "<pre>\n[p](q)\n</pre>\n",
+            "<?php x ?>\n",
+            "<!DOCTYPE html>\n",
+            "<![CDATA[\n]]>\n",
+            "text with <a href=\"in{n}\">inline</a> html\n",
+            "<span title='a\n",
+            "b'>x</span>\n",
+            "Heading\n===\n",
+            "---\n",
+            "| a | [t](t{n}) |\n| - | - |\n| <a href=x> | c |\n",
+            "text[^{n}] note\n",
+            "[^{n}]: the note [f](f{n})\n",
+            "<http://auto/{n}> `[code](x)`\n",
+            "[a [nested](n{n})](outer)\n",
+            "\t\n",
+            "   \n",
+            "  ",
+            "\r\n",
+        ];
+        parts[kind % parts.len()]
+            .replace("{n}", &n.to_string())
+            .replace("{l}", l)
+    }
+
+    proptest! {
+        /// Generated Markdown of many kinds of blocks reads the same in
+        /// pieces as whole.
+        #[test]
+        fn pieces_read_as_the_whole_document(
+            parts in proptest::collection::vec((0usize..44, 0usize..10, 0usize..4), 1..80),
+            size in 16usize..256,
+            notes in proptest::bool::weighted(0.1),
+            crlf in proptest::bool::weighted(0.3),
+        ) {
+            let mut text = String::new();
+            for (kind, n, blank) in parts {
+                if !notes && part(kind, n).contains("[^") {
+                    continue;
+                }
+                text.push_str(&part(kind, n));
+                text.push_str(&"\n".repeat(blank / 2));
+            }
+            if crlf {
+                text = text.replace('\n', "\r\n");
+            }
+            let (whole, pieces, cut) = whole_and_pieces(&text, size);
+            if std::env::var_os("RELINK_SHOW_CUTS").is_some() {
+                eprintln!("cut {cut} {}", text.len());
+            }
+            prop_assert_eq!(whole, pieces, "{:?}", text);
+        }
+    }
+
+    /// pulldown-cmark stops resolving references once they have copied
+    /// more than the document's length (at least 100,000 bytes): past it,
+    /// a link no longer makes a definition only images use take the page's
+    /// base. Such a document is read whole; one whose many `]` only seem
+    /// to reach it is still cut.
+    #[test]
+    fn references_past_pulldown_cmarks_budget_read_as_whole() {
+        let long = "x".repeat(1000);
+        let mut text = format!("[d]: {long}\n\n");
+        text.push_str(&"![d]\n\n".repeat(120));
+        text.push_str("[d]\n");
+        let (whole, pieces, cut) = whole_and_pieces(&text, 256);
+        assert_eq!(whole, pieces);
+        assert!(whole.contains("http://raw/"), "{whole}");
+        assert!(!cut);
+        let mut text = format!("[d]: {long}\n\n![d]\n\n");
+        text.push_str(&"x]\n\n".repeat(120));
+        text.push_str("[d]\n");
+        let (whole, pieces, cut) = whole_and_pieces(&text, 256);
+        assert_eq!(whole, pieces);
+        assert!(whole.contains("http://h/"), "{whole}");
+        assert!(cut);
+        // In a longer document, the budget of one piece is the smaller.
+        let mut text = format!("[d]: {long}\n\n");
+        text.push_str(&"filler\n\n".repeat(30_000));
+        text.push_str(&"![d]\n".repeat(120));
+        text.push_str("[d]\n");
+        let (whole, pieces, cut) = whole_and_pieces(&text, 4096);
+        assert_eq!(whole, pieces);
+        assert!(whole.contains("http://h/"), "{whole}");
+        assert!(!cut);
+    }
+
+    /// The project's Markdown files and the CommonMark spec's examples of
+    /// links (one after another, as one document) read the same in pieces
+    /// as whole, at several sizes; most of them are cut.
+    #[test]
+    fn real_documents_read_as_whole_in_pieces() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut documents = Vec::new();
+        let mut dirs = vec![root.join("fixtures"), root.join("docs")];
+        documents.push(std::fs::read_to_string(root.join("README.md")).unwrap());
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    documents.push(std::fs::read_to_string(path).unwrap());
+                }
+            }
+        }
+        let spec = std::fs::read(root.join("fixtures/markdown/commonmark-spec-links.json"));
+        let spec: serde_json::Value = serde_json::from_slice(&spec.unwrap()).unwrap();
+        let examples = spec.as_array().unwrap().iter();
+        let examples = examples.filter_map(|e| e["markdown"].as_str());
+        documents.push(examples.collect::<Vec<_>>().join("\n"));
+        assert!(documents.len() > 10);
+        let mut cut = 0;
+        for text in &documents {
+            for size in [16, 64, 256, 1024] {
+                let (whole, pieces, was_cut) = whole_and_pieces(text, size);
+                assert_eq!(whole, pieces, "{size}: {text}");
+                cut += usize::from(was_cut);
+            }
+        }
+        assert!(cut > documents.len(), "only {cut} cut");
+    }
 
     #[test]
     fn destinations_are_found_as_commonmark_reads_them() {
