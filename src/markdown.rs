@@ -911,12 +911,42 @@ fn write_destination(raw: &str, value: &str, new: &str, pointy: bool, following:
 mod tests {
     use super::*;
     use crate::base::BaseSource;
-    use crate::document::Engine;
     use crate::url::{BaseUrl, Rules};
     use proptest::prelude::*;
 
+    /// The HTML reader as the pieces see it: each document it is handed
+    /// (with its base) is kept, and comes back in capitals, so that where
+    /// its edit lands shows.
+    #[derive(Debug, Default)]
+    struct Capitals(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
+
+    impl Documents for Capitals {
+        fn rewrite(
+            &self,
+            _: crate::text::Embedded,
+            bytes: &[u8],
+            options: &Options<'_>,
+        ) -> Result<Outcome, Error> {
+            let url = options.outer.map_or("", |b| b.url.as_str()).to_owned();
+            let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            kept.push((url, bytes.to_vec()));
+            let upper = bytes.to_ascii_uppercase();
+            Ok(Outcome {
+                rewritten: usize::from(upper != bytes),
+                output: (upper != bytes).then_some(upper),
+                encoding: encoding_rs::UTF_8,
+                base: None,
+                links: Vec::new(),
+                warnings: Vec::new(),
+                layers: Vec::new(),
+                head: None,
+            })
+        }
+    }
+
     /// The rewrite of `text` read whole and read in pieces of `size`
-    /// bytes, as text; and whether it was cut.
+    /// bytes, as text, with the HTML documents handed on; and whether it
+    /// was cut.
     fn whole_and_pieces(text: &str, size: usize) -> (String, String, bool) {
         let base = |url| BaseUrl::parse(url, Rules::Rfc1808).unwrap();
         let page = Base::new(base("http://h/a/b/page.md"), BaseSource::RetrievedFrom);
@@ -926,10 +956,15 @@ mod tests {
             resource_base: Some(&raw),
             ..Options::default()
         };
-        let whole = rewrite_in_pieces(text, &options, &Engine, usize::MAX);
-        let pieces = rewrite_in_pieces(text, &options, &Engine, size);
+        let (html_whole, html_pieces) = (Capitals::default(), Capitals::default());
+        let whole = rewrite_in_pieces(text, &options, &html_whole, usize::MAX);
+        let pieces = rewrite_in_pieces(text, &options, &html_pieces, size);
         let cut = Pieces::plan(text, size).is_some_and(|p| p.within_budget());
-        (format!("{whole:#?}"), format!("{pieces:#?}"), cut)
+        (
+            format!("{whole:#?}{html_whole:?}"),
+            format!("{pieces:#?}{html_pieces:?}"),
+            cut,
+        )
     }
 
     /// A block or line of Markdown, `n` choosing its labels and names.
