@@ -125,6 +125,10 @@ fn shapes(markdown_only: bool) {
         ));
         let line = "<a href=\"x\">y</a>".repeat(2 * mb * 1_000_000 / 17);
         inputs.push(("one line of links, .eml", "input.eml", html_message(&line)));
+        // Blocks of CSS nested far past the depth whose URLs are read,
+        // each of which the scan must still end.
+        let deep = format!("<style>{}url(z)</style>", "({[".repeat(mb * 1_000_000 / 3));
+        inputs.push(("CSS blocks nested deep", "deep.html", deep.into_bytes()));
     }
     inputs.extend(markdown(mb * 1_000_000));
     for (name, file, page) in inputs {

@@ -32,20 +32,16 @@ struct Level {
     after_import: bool,
     /// Whether a token other than white space or a comment was read.
     seen_argument: bool,
-    /// A block nested too deep ([`MAX_CSS_NESTING`]): read to its end, but
-    /// nothing in it is a URL.
-    silent: bool,
 }
 
 impl Level {
     /// A block or function just opened, which `close` ends.
-    fn open(close: u8, context: Context, silent: bool) -> Self {
+    fn open(close: u8, context: Context) -> Self {
         Level {
             close: Some(close),
             context,
             after_import: false,
             seen_argument: false,
-            silent,
         }
     }
 
@@ -54,6 +50,92 @@ impl Level {
     /// a URL only when no such token comes between) is already settled.
     fn may_skip(&self) -> bool {
         !self.after_import && (self.context != Context::UrlFunction || self.seen_argument)
+    }
+}
+
+/// The blocks open where the scan is: the style sheet and those nested in
+/// it down to [`MAX_CSS_NESTING`] as [`Level`]s, and those nested deeper
+/// (read to their ends, nothing in them a URL) as the byte that ends each,
+/// a byte a block however deep a style sheet nests them.
+struct Blocks {
+    levels: Vec<Level>,
+    deep: Vec<u8>,
+}
+
+impl Blocks {
+    fn new() -> Self {
+        let sheet = Level {
+            close: None,
+            context: Context::Plain,
+            after_import: false,
+            seen_argument: false,
+        };
+        Blocks {
+            levels: vec![sheet],
+            deep: Vec::new(),
+        }
+    }
+
+    /// The innermost block that is not nested too deep.
+    fn level(&mut self) -> &mut Level {
+        self.levels
+            .last_mut()
+            .expect("the style sheet's level is never left")
+    }
+
+    /// Whether the scan is in a block nested too deep.
+    fn silent(&self) -> bool {
+        !self.deep.is_empty()
+    }
+
+    /// Whether the tokens that do not matter may be skipped where the scan
+    /// is: always in a block nested too deep (none of its tokens matters).
+    fn may_skip(&self) -> bool {
+        self.silent() || self.levels.last().is_some_and(Level::may_skip)
+    }
+
+    /// Opens a block or function (`context`) that `close` ends.
+    fn open(&mut self, close: u8, context: Context) {
+        if self.silent() || self.levels.len() > MAX_CSS_NESTING {
+            self.deep.push(close);
+        } else {
+            self.levels.push(Level::open(close, context));
+        }
+    }
+
+    /// Reads the bracket `b` (`(`, `)`, `[`, `]`, `{` or `}`) as a token
+    /// of its own: it opens a block, ends the innermost one, or is a
+    /// delimiter (the end of a block that is not the innermost). False for
+    /// any other byte. A `(` here opens a block, not a function: the caller
+    /// has ruled out a name before it.
+    #[inline(always)]
+    fn bracket(&mut self, b: u8) -> bool {
+        let innermost = match self.deep.last() {
+            Some(&close) => Some(close),
+            None => self.level().close,
+        };
+        if innermost == Some(b) {
+            if self.deep.pop().is_none() {
+                self.levels.pop();
+            }
+            return true;
+        }
+        let close = match b {
+            b'(' => b')',
+            b'[' => b']',
+            b'{' => b'}',
+            b')' | b']' | b'}' => 0,
+            _ => return false,
+        };
+        if !self.silent() {
+            let level = self.level();
+            level.after_import = false;
+            level.seen_argument = true;
+        }
+        if close != 0 {
+            self.open(close, Context::Plain);
+        }
+        true
     }
 }
 
@@ -510,37 +592,6 @@ pub(super) fn each_url_token_by_token<'a>(css: &'a str, found: &mut dyn FnMut(Cs
     walk::<false>(css, found);
 }
 
-/// Reads the bracket `b` (`(`, `)`, `[`, `]`, `{` or `}`) as a token of
-/// its own: it opens a block, ends the innermost one, or is a delimiter
-/// (the end of a block that is not the innermost). False for any other
-/// byte. A `(` here opens a block, not a function: the caller has ruled
-/// out a name before it.
-#[inline(always)]
-fn bracket(levels: &mut Vec<Level>, b: u8) -> bool {
-    let depth = levels.len() - 1;
-    let Some(level) = levels.last_mut() else {
-        return false;
-    };
-    if level.close == Some(b) {
-        levels.pop();
-        return true;
-    }
-    let close = match b {
-        b'(' => b')',
-        b'[' => b']',
-        b'{' => b'}',
-        b')' | b']' | b'}' => 0,
-        _ => return false,
-    };
-    level.after_import = false;
-    level.seen_argument = true;
-    if close != 0 {
-        let silent = level.silent || depth >= MAX_CSS_NESTING;
-        levels.push(Level::open(close, Context::Plain, silent));
-    }
-    true
-}
-
 /// [`each_url`], skipping the tokens that do not matter when `SKIP`.
 fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut s = Scanner {
@@ -548,19 +599,13 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
         bytes: css.as_bytes(),
         at: 0,
     };
-    let mut levels = vec![Level {
-        close: None,
-        context: Context::Plain,
-        after_import: false,
-        seen_argument: false,
-        silent: false,
-    }];
+    let mut blocks = Blocks::new();
     // Before this, tokens are read one by one: the escape that stopped a
     // skip is in the token being read or a later one.
     let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
-        if SKIP && s.at >= token_by_token_until && levels.last().is_some_and(Level::may_skip) {
-            let stop = skip::next_significant(s.bytes, s.at, &mut levels);
+        if SKIP && s.at >= token_by_token_until && blocks.may_skip() {
+            let stop = skip::next_significant(s.bytes, s.at, &mut blocks);
             match s.byte(stop.at) {
                 None => break,
                 Some(b'\\') => {
@@ -572,16 +617,13 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
             }
         }
         let start = s.at;
-        let b = s.bytes[start];
-        if bracket(&mut levels, b) {
+        if blocks.bracket(s.bytes[start]) {
             s.at += 1;
             continue;
         }
-        let depth = levels.len() - 1;
-        let level = levels
-            .last_mut()
-            .expect("the style sheet's level is never left");
-        let string_is_url = !level.silent
+        let silent = blocks.silent();
+        let level = blocks.level();
+        let string_is_url = !silent
             && (level.after_import
                 || level.context == Context::ImageSet
                 || (level.context == Context::UrlFunction && !level.seen_argument));
@@ -589,9 +631,10 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
         if matches!(token, Token::Skip) {
             continue;
         }
-        level.after_import = matches!(token, Token::Import);
-        level.seen_argument = true;
-        let silent = level.silent;
+        if !silent {
+            level.after_import = matches!(token, Token::Import);
+            level.seen_argument = true;
+        }
         match token {
             Token::String { bad: false, closed } if string_is_url => {
                 found(quoted(&s, start, closed));
@@ -612,13 +655,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
                     quoting: CssQuoting::Unquoted,
                 });
             }
-            Token::Open(context, close) => {
-                levels.push(Level::open(
-                    close,
-                    context,
-                    silent || depth >= MAX_CSS_NESTING,
-                ));
-            }
+            Token::Open(context, close) => blocks.open(close, context),
             _ => {}
         }
     }

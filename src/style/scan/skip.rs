@@ -14,7 +14,7 @@
 //! where the skip began (or its last bracket), since an escape can hide
 //! anything.
 
-use super::Level;
+use super::Blocks;
 
 /// The bytes that start or end a token that matters, or that a token that
 /// does not matter never holds: blocks and functions (`(`, `)`, `[`, `]`,
@@ -110,13 +110,13 @@ pub(super) struct Stop {
 ///
 /// The brackets on the way are read here, found a lane at a time like
 /// the rest (most significant bytes are brackets: `{}` a rule, `()` a
-/// function): `levels` opens and ends blocks as the scan does
-/// ([`super::bracket`]). Each block the skip opens is one that may skip
+/// function): `blocks` opens and ends them as the scan does
+/// ([`Blocks::bracket`]). Each block the skip opens is one that may skip
 /// too (a plain block), and each that it ends hands back to a block that
 /// has read a token since its function's name, so may skip as well. A `(`
 /// after a name byte stops the skip, since it may end a function's name;
 /// `|` never does: it is a delimiter of its own.
-pub(super) fn next_significant(bytes: &[u8], from: usize, levels: &mut Vec<Level>) -> Stop {
+pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
     let mut token = from;
     let mut at = from;
     let rest = bytes.get(from..).unwrap_or_default();
@@ -126,7 +126,7 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, levels: &mut Vec<Level
         // Each flag is one bit, the lowest of its byte: cleared in turn.
         while word != 0 {
             let stop = at + (word.trailing_zeros() / 8) as usize;
-            if !read_here(bytes, stop, &mut token, levels) {
+            if !read_here(bytes, stop, &mut token, blocks) {
                 return Stop { at: stop, token };
             }
             word &= word - 1;
@@ -134,7 +134,7 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, levels: &mut Vec<Level
         at += LANE;
     }
     for (i, &b) in tail.iter().enumerate() {
-        if is_significant(b) && !read_here(bytes, at + i, &mut token, levels) {
+        if is_significant(b) && !read_here(bytes, at + i, &mut token, blocks) {
             return Stop { at: at + i, token };
         }
     }
@@ -148,12 +148,12 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, levels: &mut Vec<Level
 /// reads itself: `|`, a bracket, or a `(` that no name byte comes right
 /// before (in `token..at`), which opens a block. `token` moves past it.
 #[inline(always)]
-fn read_here(bytes: &[u8], at: usize, token: &mut usize, levels: &mut Vec<Level>) -> bool {
+fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) -> bool {
     let b = bytes[at];
     let read = match b {
         b'|' => true,
         b'(' if at > *token && super::NAME_BYTE[usize::from(bytes[at - 1])] => false,
-        _ => super::bracket(levels, b),
+        _ => blocks.bracket(b),
     };
     if read {
         *token = at + 1;
