@@ -401,7 +401,14 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
+        // Most strings are short, read a byte at a time; past this, the
+        // bytes that are only part of the string (a `data:` URL in quotes)
+        // are searched over.
+        let long = self.at + 32;
         loop {
+            if self.at > long {
+                self.at = skip::string_stop(self.bytes, self.at, quote);
+            }
             let Some(b) = self.byte(self.at) else {
                 return Token::String {
                     bad: false,

@@ -177,6 +177,21 @@ pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     })
 }
 
+/// Where the first byte at or after `from` is that a string quoted by
+/// `quote` (`"` or `'`) must look at, or the end: its quote, an escape,
+/// or a newline (which makes it bad). One search for each quote, so that
+/// each compares with constants only.
+pub(super) fn string_stop(bytes: &[u8], from: usize, quote: u8) -> usize {
+    let common = |b: u8| {
+        u8::from(b == b'\\') | u8::from(b == b'\n') | u8::from(b == b'\r') | u8::from(b == 0x0c)
+    };
+    if quote == b'"' {
+        first_where(bytes, from, |b| common(b) | u8::from(b == b'"'))
+    } else {
+        first_where(bytes, from, |b| common(b) | u8::from(b == b'\''))
+    }
+}
+
 /// Where the token to read again starts, for the `(` at `open`, when
 /// `from` is the start of a token and no byte of `from..open` is
 /// significant: the start of the function name that the `(` ends, if it
@@ -222,6 +237,39 @@ mod tests {
             .iter()
             .position(|&b| stop(b))
             .map_or(bytes.len(), |i| from + i)
+    }
+
+    /// What [`string_stop`] finds, a byte at a time.
+    fn string_stop_bytewise(bytes: &[u8], from: usize, quote: u8) -> usize {
+        let stop = |b: u8| b == quote || matches!(b, b'\\' | b'\n' | b'\r' | 0x0c);
+        bytes[from..]
+            .iter()
+            .position(|&b| stop(b))
+            .map_or(bytes.len(), |i| from + i)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Strings as long as a quoted `data:` URL's start, with either
+        /// quote, escapes, newlines and the other quote anywhere: the first
+        /// stop, as a byte at a time finds it.
+        #[test]
+        fn the_string_search_finds_the_first_stop(
+            len in 0usize..700,
+            stops in proptest::collection::vec((0usize..700, proptest::sample::select(&[b'"', b'\'', b'\\', b'\n', b'\r', 0x0c, 0u8, b' '][..])), 0..3),
+            from in 0usize..40,
+            double in proptest::bool::ANY,
+        ) {
+            let mut bytes = vec![b'A'; len];
+            for (at, b) in stops {
+                if at < len {
+                    bytes[at] = b;
+                }
+            }
+            let from = from.min(len);
+            let quote = if double { b'"' } else { b'\'' };
+            proptest::prop_assert_eq!(string_stop(&bytes, from, quote), string_stop_bytewise(&bytes, from, quote));
+        }
     }
 
     proptest::proptest! {
