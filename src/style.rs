@@ -863,6 +863,34 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Strings long enough to be searched by the vector (a `data:` URL
+        /// in quotes), as URLs and not, with escapes, newlines and quotes
+        /// anywhere: what cssparser's tokenizer finds.
+        #[test]
+        fn long_strings_read_as_the_tokenizer_reads_them(
+            before in proptest::sample::select(&["url(", "@import ", "a:", "image-set("][..]),
+            quote in proptest::sample::select(&["\"", "'"][..]),
+            len in 0usize..200,
+            stops in proptest::collection::vec((0usize..200, proptest::sample::select(&["\"", "'", "\\", "\\\"", "\\\n", "\n", "\r", "\r\n", "\x0c", "\0", ")"][..])), 0..3),
+            after in proptest::sample::select(&["", ")", "\")", "')", " x)", ";url(y)"][..]),
+        ) {
+            let mut body: Vec<String> = vec!["d".to_owned(); len];
+            for (at, stop) in stops {
+                if at < len {
+                    body[at] = stop.to_owned();
+                }
+            }
+            let css = format!("{before}{quote}{}{quote}{after}", body.concat());
+            let (mut skipped, mut every) = (Vec::new(), Vec::new());
+            scan::each_url(&css, &mut |u| skipped.push(u));
+            scan::each_url_token_by_token(&css, &mut |u| every.push(u));
+            proptest::prop_assert_eq!(&skipped, &every);
+            proptest::prop_assert_eq!(skipped, urls_parsed(&css));
+        }
+    }
+
     /// The bytes that stop the searches of `scan` (or that sit next to
     /// them in the byte ranges the searches test), and bytes they pass.
     const STOPS: &[&str] = &[
