@@ -154,10 +154,10 @@ fn shapes(markdown_only: bool) {
 
 /// The Markdown inputs of about `bytes` bytes: a name, a file name and
 /// the bytes. A long document is read in pieces cut between top-level
-/// blocks, so one of many blocks costs a piece's tree; a single block
-/// (here a paragraph of an inline link a line, then of a reference a line,
-/// with the definitions in one run after it) is read whole, through
-/// pulldown-cmark's tree of all of it, about twenty times its size.
+/// blocks, or between the lines of a long paragraph or run of definitions
+/// where nothing is open, so each costs a piece's tree: here a paragraph
+/// of an inline link a line, then one of a reference a line with the
+/// definitions in one run after it, then many blocks.
 fn markdown(bytes: usize) -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let lines = bytes / 16;
     let inline: String = (0..lines).map(|i| format!("[l{i}](x{i})\n")).collect();

@@ -140,10 +140,13 @@ struct Definition {
 /// block at the top level starts after a blank line (no open container
 /// or leaf goes on past a blank line and a line that starts a top-level
 /// block, and such a line is read the same with or without what came
-/// before): found by parsing a window of the text, and taking the last
-/// such start in it; lines near the window's end may read otherwise than
-/// in the document (a definition whose destination is past it), but not
-/// the lines before a start. Definitions are global: a reference to one in
+/// before), or inside a paragraph or run of definitions at the top level,
+/// before a line that reads as the first of a document and with nothing
+/// inline open (see [`last_cut`]): found by parsing a window of the text,
+/// and taking the last such place in it; lines near the window's end may
+/// read otherwise than in the document (a definition whose destination is
+/// past it), but not the lines before a cut, nor the line after one,
+/// which is whole in the window. Definitions are global: a reference to one in
 /// another piece is answered through pulldown-cmark's callback for unknown
 /// references, with the same destination and title.
 struct Pieces<'t> {
@@ -202,7 +205,10 @@ impl<'t> Pieces<'t> {
                 return None;
             }
             let window = &text[start..end];
-            let parser = Parser::new_ext(window, extensions());
+            // Every reference is taken as defined: `[a]` and `[a][b]` then
+            // read as links, closed, whichever piece defines them.
+            let defined = |_: BrokenLink<'_>| Some((CowStr::from(""), CowStr::from("")));
+            let parser = Parser::new_with_broken_link_callback(window, extensions(), Some(defined));
             if end == text.len() {
                 self.record(parser.reference_definitions(), start, window.len())?;
                 return Some(end);
@@ -358,28 +364,218 @@ fn window_end(text: &str, start: usize, size: usize) -> usize {
     memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |i| at + i + 1)
 }
 
-/// The start of the line of the last block at the top level of `window`
-/// that follows a blank line. HTML read as one run (adjacent HTML events)
-/// is never split there: a run is one line's inline HTML or an HTML
-/// block's lines, and neither goes on past a blank line.
-fn last_cut(window: &str, events: &mut OffsetIter<'_>) -> Option<usize> {
+/// The start of the line of the last place in `window` a piece may end:
+/// a block at the top level that follows a blank line, or a line inside a
+/// paragraph or a run of reference definitions at the top level that
+/// reads the same as the start of a document (see [`Paragraph`] and
+/// [`definition_cut`]). HTML read as one run (adjacent HTML events) is
+/// never split there: a run is one line's inline HTML or an HTML block's
+/// lines, and neither goes on past a blank line or into a line that
+/// starts with a letter or `[`.
+fn last_cut<'w, F: BrokenLinkCallback<'w>>(
+    window: &'w str,
+    events: &mut OffsetIter<'w, F>,
+) -> Option<usize> {
     let mut depth = 0usize;
     let mut cut = None;
-    for (event, range) in events {
+    let mut paragraph: Option<Paragraph> = None;
+    // The ranges of the blocks at the top level, for the definitions.
+    let mut blocks: Vec<Range<usize>> = Vec::new();
+    for (event, range) in events.by_ref() {
         let top = depth == 0;
-        match event {
-            Event::Start(_) => depth += 1,
-            Event::End(_) => {
+        match &event {
+            Event::Start(tag) => {
+                if top {
+                    blocks.push(range.clone());
+                    if matches!(tag, Tag::Paragraph) {
+                        paragraph = Some(Paragraph::new(window, &range));
+                    }
+                }
+                depth += 1;
+            }
+            Event::End(tag) => {
                 depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    if let Some(at) = paragraph.take().and_then(|p| p.finish(window)) {
+                        cut = cut.max(Some(at));
+                    }
+                } else if let (Some(p), TagEnd::Link | TagEnd::Image) = (&mut paragraph, tag) {
+                    p.link_end = range.end;
+                }
                 continue;
             }
             _ => {}
         }
-        if top && let Some(at) = after_blank_line(window, range.start) {
-            cut = Some(at);
+        if top {
+            if let Some(at) = after_blank_line(window, range.start) {
+                cut = cut.max(Some(at));
+            }
+        } else if let Some(p) = &mut paragraph {
+            p.event(window, &event, &range);
         }
     }
-    cut
+    cut.max(definition_cut(
+        window,
+        events.reference_definitions(),
+        &blocks,
+    ))
+}
+
+/// A paragraph at the top level of a window being read for where it may
+/// be cut: before a line that a piece may start with.
+///
+/// Such a line `b` reads as the start of a paragraph (see [`starts_piece`])
+/// and nothing inline is open at it, so that the text before it reads as
+/// a paragraph of its own and the text from it as one too, each as in the
+/// whole document. Inline, only code spans, links and images (their text,
+/// destination and title) and raw HTML go on past the end of a line; one
+/// open at `b` either closes in the window (its event's range holds `b`)
+/// or is left as text in it (its opener, `[`, `` ` `` or `<`, unescaped in
+/// a text event; `(` after a link read as a reference, whose inline
+/// destination may close later). Either one stops the cut, the second for
+/// the rest of the paragraph (nothing before it is reread). Every
+/// reference is read as defined, so that a closed `[a]` is a link, not
+/// text. Emphasis may pair across `b`; it is not read.
+struct Paragraph {
+    /// Where its text ends.
+    end: usize,
+    /// The furthest end of an event read so far: a line starting before
+    /// it is inside that event.
+    reach: usize,
+    /// Whether an opener was left as text: no later line is a cut.
+    open: bool,
+    /// Where the last link or image ended.
+    link_end: usize,
+    /// The last line found to be a cut.
+    cut: Option<usize>,
+}
+
+impl Paragraph {
+    fn new(window: &str, range: &Range<usize>) -> Self {
+        // Text that may be the title of a definition before it (its
+        // closing quote on a later line) is not cut.
+        let first = window.as_bytes().get(range.start).copied();
+        Paragraph {
+            end: range.end,
+            reach: range.start + 1,
+            open: matches!(first, Some(b'"' | b'\'' | b'(')),
+            link_end: usize::MAX,
+            cut: None,
+        }
+    }
+
+    /// Reads an event inside the paragraph.
+    fn event(&mut self, window: &str, event: &Event<'_>, range: &Range<usize>) {
+        self.consider(window, range.start);
+        self.reach = self.reach.max(range.end);
+        if let Event::Text(_) = event {
+            let bytes = window.as_bytes();
+            if range.start == self.link_end && bytes.get(range.start) == Some(&b'(') {
+                self.open = true;
+            }
+            let text = &bytes[range.clone()];
+            for at in memchr::memchr3_iter(b'[', b'`', b'<', text) {
+                if !escaped(bytes, range.start + at) {
+                    self.open = true;
+                }
+            }
+        }
+    }
+
+    /// Takes the last line that starts between the furthest end read and
+    /// `upto` as the cut, when a piece may start with it.
+    fn consider(&mut self, window: &str, upto: usize) {
+        if self.open || upto < self.reach {
+            return;
+        }
+        let bytes = window.as_bytes();
+        let upto = upto.min(self.end.saturating_sub(1));
+        let from = self.reach - 1;
+        if upto <= from {
+            return;
+        }
+        if let Some(newline) = memchr::memrchr(b'\n', &bytes[from..upto]) {
+            let line = from + newline + 1;
+            if starts_piece(bytes, line) {
+                self.cut = Some(line);
+            }
+        }
+    }
+
+    /// The last cut, once the paragraph's last event is read.
+    fn finish(mut self, window: &str) -> Option<usize> {
+        self.consider(window, self.end);
+        self.cut
+    }
+}
+
+/// Whether the line at `at` of a paragraph's text may start a piece: it
+/// reads as a paragraph's first line, as it read going on one. It starts
+/// with an ASCII letter (no block does), or with `[` not followed by a
+/// label and `:` on the line (a definition may start only a paragraph);
+/// neither it nor the line after it, which must be whole in `bytes`, has a
+/// `|`, so that neither is read as a table's head.
+fn starts_piece(bytes: &[u8], at: usize) -> bool {
+    let line_end = |from: usize| memchr::memchr(b'\n', &bytes[from..]).map(|i| from + i);
+    let Some(end) = line_end(at) else {
+        return false;
+    };
+    let Some(next_end) = line_end(end + 1) else {
+        return false;
+    };
+    if memchr::memchr(b'|', &bytes[at..next_end]).is_some() {
+        return false;
+    }
+    match bytes[at] {
+        c if c.is_ascii_alphabetic() => true,
+        b'[' => {
+            let mut i = at + 1;
+            while i < end {
+                match bytes[i] {
+                    b'\\' => i += 2,
+                    b'[' => return true,
+                    b']' => return bytes.get(i + 1) != Some(&b':'),
+                    _ => i += 1,
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Whether the byte at `at` is escaped by a backslash.
+fn escaped(bytes: &[u8], at: usize) -> bool {
+    let backslashes = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&c| c == b'\\')
+        .count();
+    backslashes % 2 == 1
+}
+
+/// The start of the last reference definition of `window` at the top
+/// level (in none of `blocks`) that starts a line after another
+/// definition, or after a blank line: a run of definitions may be cut
+/// before it. The line before ends a definition (one of its title cannot
+/// go on into a line that starts with `[`), and the definition reads the
+/// same as the first line of a document.
+fn definition_cut(
+    window: &str,
+    definitions: &RefDefs<'_>,
+    blocks: &[Range<usize>],
+) -> Option<usize> {
+    let bytes = window.as_bytes();
+    definitions
+        .iter()
+        .map(|(_, def)| def.span.start)
+        .filter(|&at| at > 0 && bytes[at - 1] == b'\n' && bytes[at] == b'[')
+        .filter(|&at| {
+            // The last block starting before it, which would hold it.
+            let before = blocks.partition_point(|block| block.start < at);
+            before == 0 || blocks[before - 1].end <= at
+        })
+        .max()
 }
 
 /// Where the line holding `at` starts, when only spaces or tabs come
@@ -967,13 +1163,16 @@ mod tests {
         )
     }
 
+    /// How many kinds of [`part`] there are.
+    const PARTS: usize = 77;
+
     /// A block or line of Markdown, `n` choosing its labels and names.
     fn part(kind: usize, n: usize) -> String {
         // Labels that match by case folding and collapsed white space.
         let l = [
             "a", "A", "Ä", "ä", "Foo  bar", "foo\nBAR", "ǅ", "ǆ", "x y", "X\tY",
         ][n % 10];
-        let parts: [&str; 44] = [
+        let parts: [&str; PARTS] = [
             "para [x](u{n}) and ![i](i{n}.png \"t\")\n",
             "a line of text\nanother [r][{l}] line\n",
             "[{l}]: d{n}/x \"title\"\n",
@@ -1018,6 +1217,41 @@ mod tests {
             "   \n",
             "  ",
             "\r\n",
+            // Lines that join a paragraph, some opening what a later line
+            // closes.
+            "open `code\n",
+            "span` closed [k](k{n})\n",
+            "`` two\n",
+            "[link text\n",
+            "goes on](u{n}) after\n",
+            "[x](u{n}\n",
+            "\"title\n",
+            "ends\") after\n",
+            "[x](\n",
+            "/dest{n}) here\n",
+            "(after{n})\n",
+            "x | y\n",
+            "--|--\n",
+            "2. two\n",
+            "1) one\n",
+            "lettered [r{n}][{l}] line\n",
+            "[{l}]: after{n} text\n",
+            "[{l}]:\n",
+            "  d{n}\n",
+            "\"quoted start\n",
+            "text <!-- comment\n",
+            "<a title='x\n",
+            "y'> end\n",
+            "\\[escaped [e](e{n})\n",
+            "\\\\[not escaped\n",
+            "![img\n",
+            "alt](i{n}.png)\n",
+            "text *emph\n",
+            "closed* [m](m{n})\n",
+            "    four spaces [s](s{n})\n",
+            "===\n",
+            "a [{l}]\n",
+            "[{l}] b\n",
         ];
         parts[kind % parts.len()]
             .replace("{n}", &n.to_string())
@@ -1029,7 +1263,7 @@ mod tests {
         /// pieces as whole.
         #[test]
         fn pieces_read_as_the_whole_document(
-            parts in proptest::collection::vec((0usize..44, 0usize..10, 0usize..4), 1..80),
+            parts in proptest::collection::vec((0usize..PARTS, 0usize..10, 0usize..4), 1..80),
             size in 16usize..256,
             notes in proptest::bool::weighted(0.1),
             crlf in proptest::bool::weighted(0.3),
@@ -1050,6 +1284,59 @@ mod tests {
                 eprintln!("cut {cut} {}", text.len());
             }
             prop_assert_eq!(whole, pieces, "{:?}", text);
+        }
+    }
+
+    /// Paragraphs are cut inside only where nothing is open: texts where
+    /// a cut in the wrong line would change a link, read in pieces of
+    /// every size from 8 bytes up, so that a window ends at every line.
+    #[test]
+    fn paragraphs_cut_only_where_nothing_is_open() {
+        let texts = [
+            // A line that would be a table's head in a piece of its own.
+            "para line\nand more\n[p](u|v) x\n--|--\nend [e](e)\n",
+            // A title going on past lines that start with letters.
+            "text [x](u \"title [n](n)\nword one\nword two\nend\") after [a](a)\ntail\n",
+            // A definition's title on later lines, a link inside it.
+            "[d]: /u\n\"title [n](n)\nword one\nword two\nend\"\n\n[d]\n",
+            // A link read as a reference, its destination on later lines.
+            "[d]: /u\n\ntext [d](\n/dest \"t\nword\nword\n\") [b](b)\n",
+            // A code span and raw HTML over lines.
+            "text `code [c](c)\nword\nword` [a](a)\nword\nword <b title='[x](x)\nword\nword'> [z](z)\nend\n",
+            // A link's text over lines, and a label at the start of a line.
+            "[text\nword\nword](t) [y](y)\n[d]: /v\nword [d]\nword\n",
+            // A definition in a list item, by a lazy line: what follows
+            // is still the item's.
+            "- [a]: /u\n[b]: /v\n\n    [x](y)\n",
+        ];
+        for text in texts {
+            // A paragraph that may be cut comes first.
+            let text = format!("first [f](f)\nword one\nword two\n\n{text}");
+            let mut cut = false;
+            for size in 8..text.len() + 8 {
+                let (whole, pieces, was_cut) = whole_and_pieces(&text, size);
+                assert_eq!(whole, pieces, "{size}: {text:?}");
+                cut |= was_cut;
+            }
+            assert!(cut, "never cut: {text:?}");
+        }
+    }
+
+    /// A paragraph of a link a line, and a run of definitions, are cut
+    /// between lines: pieces stay small however long the block.
+    #[test]
+    fn long_paragraphs_and_runs_of_definitions_are_cut() {
+        let links: String = (0..2000).map(|i| format!("[l{i}](x{i})\n")).collect();
+        let mut references: String = (0..1000).map(|i| format!("[l{i}][d{i}]\n")).collect();
+        references.push('\n');
+        references.extend((0..1000).map(|i| format!("[d{i}]: y{i}\n")));
+        for text in [links, references] {
+            let pieces = Pieces::plan(&text, 1024).expect("cut");
+            let longest = pieces.bounds.windows(2).map(|b| b[1] - b[0]).max();
+            assert!(longest.unwrap() <= 1024, "{longest:?}");
+            let (whole, pieces, cut) = whole_and_pieces(&text, 1024);
+            assert!(cut);
+            assert_eq!(whole, pieces);
         }
     }
 
