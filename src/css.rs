@@ -8,7 +8,7 @@ use crate::base::BaseChain;
 use crate::encoding;
 use crate::links::{Outcome, Place};
 use crate::options::Options;
-use crate::splice::Edit;
+use crate::splice::{Edit, Make};
 use crate::text::{self, Resolver, TextRewrite};
 
 #[cfg(feature = "_internal")]
@@ -16,9 +16,9 @@ pub use crate::style::{CssQuoting, CssUrl, may_hold_url, urls, urls_parsed};
 
 /// Rewrites a style sheet: decoded by its byte order mark, `@charset` or
 /// transport (CSS Syntax 3.2), its URLs resolved, encoded again.
-pub fn rewrite(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
+pub fn rewrite(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcome, Error> {
     let decode = |bytes| encoding::sniff_decode_css(bytes, options.transport);
-    text::rewrite_bytes(bytes, decode, |text| rewrite_text(text, options))
+    text::rewrite_bytes_made(bytes, decode, |text| rewrite_text(text, options), make)
 }
 
 /// The edits of a style sheet given as text.

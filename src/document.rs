@@ -16,6 +16,7 @@ use crate::links::{LinkRow, RecordName};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
 use crate::options::Options;
+use crate::splice::{Make, Splice};
 use crate::text::{self, Documents, Embedded};
 use crate::warc::{RecordReport, WarcOptions};
 
@@ -32,19 +33,25 @@ use crate::warc::{RecordReport, WarcOptions};
 /// # Ok::<(), relink::Error>(())
 /// ```
 pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
+    rewrite_html_made(bytes, options, Make::Bytes)
+}
+
+/// [`rewrite_html`], the new bytes given as `make` says.
+fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcome, Error> {
     let decode = |bytes| encoding::sniff_decode_html(bytes, options.transport);
-    text::rewrite_bytes(bytes, decode, |text| rewrite_text(text, options))
+    text::rewrite_bytes_made(bytes, decode, |text| rewrite_text(text, options), make)
 }
 
 /// Rewrites a style sheet.
 pub fn rewrite_css(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
-    crate::css::rewrite(bytes, options)
+    crate::css::rewrite(bytes, options, Make::Bytes)
 }
 
 /// Rewrites an XML document: an Atom or RSS feed, RSS 1.0, SVG, XHTML.
 /// Escaped HTML in a feed is rewritten by [`Engine`].
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn rewrite_xml(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Error> {
-    crate::xml::rewrite(bytes, options, &Engine)
+    crate::xml::rewrite(bytes, (options, Make::Bytes), &Engine)
 }
 
 /// The documents relink reads inside archives: HTML, CSS and XML.
@@ -61,7 +68,20 @@ impl Documents for Engine {
         match kind {
             Embedded::Html => rewrite_html(bytes, options),
             Embedded::Css => rewrite_css(bytes, options),
-            Embedded::Xml => crate::xml::rewrite(bytes, options, self),
+            Embedded::Xml => crate::xml::rewrite(bytes, (options, Make::Bytes), self),
+        }
+    }
+
+    fn inspect(
+        &self,
+        kind: Embedded,
+        bytes: &[u8],
+        options: &Options<'_>,
+    ) -> Result<Outcome, Error> {
+        match kind {
+            Embedded::Html => rewrite_html_made(bytes, options, Make::Splice),
+            Embedded::Css => crate::css::rewrite(bytes, options, Make::Splice),
+            Embedded::Xml => crate::xml::rewrite(bytes, (options, Make::Splice), self),
         }
     }
 }
@@ -98,8 +118,12 @@ impl Default for WarcOptions<'_> {
 /// done, and the layers of each document's base.
 #[derive(Debug, Default)]
 pub struct DocumentReport {
-    /// The new bytes, or `None` when nothing changed.
+    /// The new bytes, or `None` when nothing changed or they were left as
+    /// a splice.
     pub output: Option<Vec<u8>>,
+    /// The new bytes as the edits to splice into the input, when a text
+    /// document changed and they were asked so ([`Make::Splice`]).
+    pub splice: Option<Splice>,
     /// Every link (none when only counts were asked), in input order.
     pub rows: Vec<LinkRow>,
     /// How many links were rewritten.
@@ -208,38 +232,46 @@ impl DocumentReport {
 /// package are read here in memory; their streaming readers are
 /// [`rewrite_mbox`] and [`crate::warc`]. A web archive's records give their
 /// own bases: `options.outer` is not used for them.
+#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn rewrite_document(
     kind: Kind,
     input: &[u8],
     options: &Options<'_>,
 ) -> Result<DocumentReport, Error> {
+    rewrite_document_made(kind, input, options, Make::Bytes)
+}
+
+/// [`rewrite_document`], the new bytes of a text document (HTML, CSS,
+/// XML, Markdown, reStructuredText) given as `make` says; those of the
+/// other kinds are made.
+pub fn rewrite_document_made(
+    kind: Kind,
+    input: &[u8],
+    options: &Options<'_>,
+    make: Make,
+) -> Result<DocumentReport, Error> {
     let mut report = DocumentReport::default();
+    let text = match kind {
+        Kind::Html => Some(rewrite_html_made(input, options, make)),
+        Kind::Markdown => Some(crate::markdown::rewrite_markdown(
+            input,
+            (options, make),
+            &Engine,
+        )),
+        Kind::Rst => Some(crate::rst::rewrite_rst(input, (options, make), &Engine)),
+        Kind::Css => Some(crate::css::rewrite(input, options, make)),
+        Kind::Xml => Some(crate::xml::rewrite(input, (options, make), &Engine)),
+        _ => None,
+    };
+    if let Some(outcome) = text {
+        let mut outcome = outcome?;
+        report.output = outcome.output.take();
+        report.splice = outcome.splice.take();
+        report.add_outcome("document".to_owned(), outcome);
+        return Ok(report);
+    }
     match kind {
-        Kind::Html => {
-            let mut outcome = rewrite_html(input, options)?;
-            report.output = outcome.output.take();
-            report.add_outcome("document".to_owned(), outcome);
-        }
-        Kind::Markdown => {
-            let mut outcome = crate::markdown::rewrite_markdown(input, options, &Engine)?;
-            report.output = outcome.output.take();
-            report.add_outcome("document".to_owned(), outcome);
-        }
-        Kind::Rst => {
-            let mut outcome = crate::rst::rewrite_rst(input, options, &Engine)?;
-            report.output = outcome.output.take();
-            report.add_outcome("document".to_owned(), outcome);
-        }
-        Kind::Css => {
-            let mut outcome = rewrite_css(input, options)?;
-            report.output = outcome.output.take();
-            report.add_outcome("document".to_owned(), outcome);
-        }
-        Kind::Xml => {
-            let mut outcome = rewrite_xml(input, options)?;
-            report.output = outcome.output.take();
-            report.add_outcome("document".to_owned(), outcome);
-        }
+        Kind::Html | Kind::Markdown | Kind::Rst | Kind::Css | Kind::Xml => {}
         Kind::Message => {
             let outcome = rewrite_message(input, options);
             report.add_message(None, &outcome);

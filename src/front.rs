@@ -23,6 +23,7 @@ use crate::mime::mbox::{ArchiveMessage, MboxFormat};
 use crate::options::Options;
 use crate::options::Rows;
 use crate::rewriter::{Rewriter, Rewritten};
+use crate::splice::{Make, Splice};
 use crate::url::BaseUrl;
 use crate::warc::{self, RecordReport, WarcOptions, wacz};
 
@@ -218,7 +219,8 @@ pub struct Done<'e> {
     pub unit: Unit,
     /// Its bytes as read (gzip undone), for a document or a message.
     pub original: Option<&'e [u8]>,
-    /// Its new bytes, when it changed, for a document or a message.
+    /// Its new bytes, when it changed: a message's, and a document's
+    /// with [`Rewriter::keep_new_bytes`].
     pub output: Option<&'e [u8]>,
     /// Whether any of its bytes changed.
     pub changed: bool,
@@ -533,6 +535,7 @@ struct Run<'r, 'h> {
     options: Options<'r>,
     mbox_format: Option<MboxFormat>,
     keep_layers: bool,
+    keep_new_bytes: bool,
     channel: &'r Channel<'h>,
     gathered: DocumentReport,
 }
@@ -583,6 +586,7 @@ impl Rewriter {
             },
             mbox_format: self.mbox_format,
             keep_layers: self.keep_layers,
+            keep_new_bytes: self.keep_new_bytes,
             channel: &channel,
             gathered: DocumentReport::default(),
         };
@@ -618,9 +622,9 @@ impl Rewriter {
     /// by record; each record's own base serves, not
     /// [`Rewriter::retrieved_from`].
     pub fn rewrite<'i>(&self, input: &'i [u8]) -> Result<Rewritten<'i>, Error> {
-        let mut output = Vec::new();
         let mut rows = Vec::new();
         let mut head = None;
+        let mut output = Vec::with_capacity(input.len());
         let done = Rewriter {
             keep_layers: true,
             ..self.clone()
@@ -643,6 +647,7 @@ impl Rewriter {
         let report = DocumentReport {
             head,
             output: done.changed.then_some(output),
+            splice: None,
             rows,
             rewritten: done.rewritten,
             warnings: done.warnings,
@@ -746,7 +751,12 @@ impl Run<'_, '_> {
             }
             _ => {
                 let bytes = opened.read_all()?;
-                let new = self.in_memory(kind, &bytes)?;
+                let make = if self.keep_new_bytes {
+                    Make::Bytes
+                } else {
+                    Make::Splice
+                };
+                let new = self.in_memory(kind, &bytes, make)?;
                 if guessed && self.gathered.rewritten == 0 && self.gathered.without_base == 0 {
                     self.gathered.warnings.push(Warning::new(
                         WarningKind::KindGuessed,
@@ -754,8 +764,8 @@ impl Run<'_, '_> {
                          sheet, Markdown or XML, give its kind (--type, or kind= in Python)",
                     ));
                 }
-                report.changed = new.is_some();
-                write_whole(output, new.as_deref().unwrap_or(&bytes), report.changed)
+                report.changed = new.changed();
+                new.write(output, &bytes)
             }
         }
     }
@@ -785,21 +795,29 @@ impl Run<'_, '_> {
 
     /// Rewrites a document held in memory (HTML, CSS, XML, Markdown, a
     /// message): its new bytes, if any changed.
-    fn in_memory(&mut self, kind: Kind, document: &[u8]) -> Result<Option<Vec<u8>>, Error> {
-        let mut report = document::rewrite_document(kind, document, &self.options)?;
-        let output = report.output.take();
+    fn in_memory(&mut self, kind: Kind, document: &[u8], make: Make) -> Result<NewBytes, Error> {
+        let mut report = document::rewrite_document_made(kind, document, &self.options, make)?;
+        let new = match (report.output.take(), report.splice.take()) {
+            (Some(bytes), _) => NewBytes::Made(bytes),
+            (None, Some(splice)) => NewBytes::Splice(Box::new(splice)),
+            (None, None) => NewBytes::Unchanged,
+        };
+        let output = match &new {
+            NewBytes::Made(bytes) => Some(&bytes[..]),
+            _ => None,
+        };
         self.channel.rows_of(&mut report);
         self.channel.emit(Some(Event::Done(Done {
             unit: Unit::Document,
             original: Some(document),
-            output: output.as_deref(),
-            changed: output.is_some(),
+            output,
+            changed: new.changed(),
             rewritten: report.rewritten,
             warnings: &report.warnings,
             head: report.head.as_deref(),
         })));
         self.absorb(report);
-        Ok(output)
+        Ok(new)
     }
 
     /// A compressed input. gzip is undone, the document rewritten as its
@@ -852,7 +870,11 @@ impl Run<'_, '_> {
             // decompress to itself).
             return Err(Error::Compressed(inner.name()));
         }
-        let new = self.in_memory(kind, document)?;
+        let new = match self.in_memory(kind, document, Make::Bytes)? {
+            NewBytes::Made(bytes) => Some(bytes),
+            NewBytes::Splice(splice) => Some(splice.bytes(document)),
+            NewBytes::Unchanged => None,
+        };
         let zipped = new
             .as_deref()
             .map(|new| gunzipped.gzip_again(&input, new))
@@ -1059,6 +1081,33 @@ fn record_done(
     absorb(channel, keep, gathered, done);
 }
 
+/// A document's new bytes, if it changed.
+enum NewBytes {
+    Unchanged,
+    Made(Vec<u8>),
+    /// The edits, written between the bytes read.
+    Splice(Box<Splice>),
+}
+
+impl NewBytes {
+    fn changed(&self) -> bool {
+        !matches!(self, NewBytes::Unchanged)
+    }
+
+    /// Writes the document, read as `input`, where `output` says.
+    fn write(&self, output: Output<'_>, input: &[u8]) -> Result<(), Error> {
+        match (self, output) {
+            (NewBytes::Unchanged, output) => write_whole(output, input, false),
+            (NewBytes::Made(bytes), output) => write_whole(output, bytes, true),
+            (NewBytes::Splice(splice), Output::Always(writer) | Output::WhenChanged(writer)) => {
+                splice.write_to(input, writer)?;
+                Ok(writer.flush()?)
+            }
+            (NewBytes::Splice(_), Output::Nowhere) => Ok(()),
+        }
+    }
+}
+
 /// Writes a document whole where `output` says.
 fn write_whole(output: Output<'_>, bytes: &[u8], changed: bool) -> Result<(), Error> {
     match output {
@@ -1090,6 +1139,76 @@ mod tests {
         assert!(!writes_compressed(Kind::Warc, b"WARC/1.1\r\n"));
         assert!(!writes_compressed(Kind::Html, b"<p>"));
         assert!(!writes_compressed(Kind::Mbox, b"From a@b"));
+    }
+
+    /// A document written from its splice is the document made whole,
+    /// in every encoding (decoded in place, or into a copy whose offsets
+    /// are found again in the bytes) and kind; its bytes reach the events
+    /// only when kept.
+    #[test]
+    fn a_splice_writes_the_bytes_made_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut inputs: Vec<(Kind, Vec<u8>)> = [
+            "utf-16le.html",
+            "utf-16be.html",
+            "shift_jis.html",
+            "windows-1252.html",
+            "fallback-1252.html",
+            "crlf.html",
+            "empty-url.css",
+        ]
+        .iter()
+        .map(|name| {
+            let kind = if name.ends_with(".css") {
+                Kind::Css
+            } else {
+                Kind::Html
+            };
+            (
+                kind,
+                std::fs::read(root.join("fixtures/html").join(name)).unwrap(),
+            )
+        })
+        .collect();
+        inputs.push((
+            Kind::Html,
+            b"\xef\xbb\xbf<a href=x>\xff\xfe<img src=y>".to_vec(),
+        ));
+        inputs.push((Kind::Markdown, b"[a](x) <a href=y>\n\n[d]: z\n".to_vec()));
+        inputs.push((
+            Kind::Xml,
+            b"<feed xmlns='http://www.w3.org/2005/Atom'><link href='x'/></feed>".to_vec(),
+        ));
+        let rewriter = Rewriter::new().retrieved_from("http://h/a/");
+        let url = BaseUrl::parse("http://h/a/", crate::url::Rules::Rfc1808).unwrap();
+        let base = Base::new(url, BaseSource::RetrievedFrom);
+        let options = Options::default().outer(Some(&base));
+        for (kind, input) in &inputs {
+            let report = document::rewrite_document(*kind, input, &options).unwrap();
+            let made = report.output.expect("changed");
+            for keep in [false, true] {
+                let mut out = Vec::new();
+                let mut seen = None;
+                let report = rewriter
+                    .clone()
+                    .kind(*kind)
+                    .keep_new_bytes(keep)
+                    .run(
+                        Input::bytes(input),
+                        Output::Always(&mut out),
+                        &mut |event| {
+                            if let Event::Done(done) = event {
+                                seen = Some(done.output.map(<[u8]>::to_vec));
+                            }
+                            Ok(())
+                        },
+                    )
+                    .unwrap();
+                assert!(report.changed);
+                assert_eq!(out, made, "{kind:?}");
+                assert_eq!(seen, Some(keep.then(|| made.clone())), "{kind:?}");
+            }
+        }
     }
 
     #[test]

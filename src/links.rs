@@ -329,8 +329,12 @@ impl LinkSink for HeldRows {
 #[derive(Debug)]
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub struct Outcome {
-    /// The new bytes, or `None` when nothing changed.
+    /// The new bytes, or `None` when nothing changed or they were left
+    /// as a splice.
     pub output: Option<Vec<u8>>,
+    /// The new bytes as the edits to splice into the input, when they were
+    /// asked so ([`crate::splice::Make::Splice`]) and something changed.
+    pub splice: Option<crate::splice::Splice>,
     /// The encoding the document was read and written in.
     pub encoding: &'static Encoding,
     /// The document's base, if it had one.
@@ -354,6 +358,12 @@ impl Outcome {
     /// The bytes to write: the new ones, or the input when nothing changed.
     pub fn bytes<'a>(&'a self, input: &'a [u8]) -> &'a [u8] {
         self.output.as_deref().unwrap_or(input)
+    }
+
+    /// Whether any byte changed, whether the new bytes were made or left as
+    /// a splice.
+    pub fn changed(&self) -> bool {
+        self.output.is_some() || self.splice.is_some()
     }
 }
 

@@ -24,7 +24,7 @@ use crate::base::Base;
 use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
-use crate::splice::Edit;
+use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 /// Where an inline link's destination is, in the place lists.
@@ -44,12 +44,12 @@ const DEFINITION: Place<'static> = Place {
 /// Rewrites a Markdown document; its HTML goes to `documents`.
 pub fn rewrite_markdown(
     bytes: &[u8],
-    options: &Options<'_>,
+    (options, make): (&Options<'_>, Make),
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let decode = |bytes| encoding::sniff_decode_text(bytes, options.transport);
     // Links are found out of order (a definition's at the end).
-    text::rewrite_bytes_in_order(bytes, decode, options, |text, options| {
+    text::rewrite_bytes_in_order(bytes, decode, (options, make), |text, options| {
         rewrite_text(text, options, documents)
     })
 }
@@ -1130,6 +1130,7 @@ mod tests {
             Ok(Outcome {
                 rewritten: usize::from(upper != bytes),
                 output: (upper != bytes).then_some(upper),
+                splice: None,
                 encoding: encoding_rs::UTF_8,
                 base: None,
                 links: Vec::new(),

@@ -83,6 +83,7 @@ pub struct Rewriter {
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_layers: bool,
+    pub(crate) keep_new_bytes: bool,
 }
 
 impl Rewriter {
@@ -187,6 +188,16 @@ impl Rewriter {
     /// that memory stays bounded on large archives.
     pub fn keep_layers(mut self) -> Self {
         self.keep_layers = true;
+        self
+    }
+
+    /// Whether a document's new bytes are made whole and handed to the
+    /// events ([`Done::output`](crate::Done), for a diff). Else, the
+    /// default, they are written straight from its edits, between the
+    /// bytes read (a document then never takes a second copy of itself in
+    /// memory), and not made at all when there is no output.
+    pub fn keep_new_bytes(mut self, keep: bool) -> Self {
+        self.keep_new_bytes = keep;
         self
     }
 }

@@ -1,5 +1,7 @@
 //! Applying edits to bytes: every byte outside an edit is copied unchanged.
 
+use std::borrow::Cow;
+use std::io::{self, Write};
 use std::ops::Range;
 
 /// Replace `range` of the input with `text`.
@@ -446,6 +448,82 @@ pub fn apply_str(input: &str, edits: &[Edit<String>]) -> String {
     }
     out.push_str(&input[copied..]);
     out
+}
+
+/// How a rewrite gives a document's new bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Make {
+    /// Made whole ([`Outcome::output`]).
+    #[default]
+    Bytes,
+    /// Left as the edits to splice into the input ([`Outcome::splice`]),
+    /// written where they go with no copy of the whole document held, or
+    /// never made when only the links are wanted.
+    Splice,
+}
+
+/// A document's new bytes as the edits to splice into its bytes, each
+/// edit's text encoded as it is written.
+#[derive(Debug)]
+pub struct Splice {
+    edits: Edits,
+    /// Where the text starts in the bytes: after a byte order mark.
+    at: usize,
+    /// The byte offsets of each edit's start and end, when the text was
+    /// decoded into a copy (they are not its offsets).
+    offsets: Option<Vec<usize>>,
+    encoding: &'static encoding_rs::Encoding,
+}
+
+impl Splice {
+    /// The edits of a text decoded from bytes of `encoding`: the text is
+    /// the bytes from `at` (after a byte order mark), or a copy decoded
+    /// from them, each edit's start and end then at `offsets` in the bytes.
+    pub fn new(
+        edits: Edits,
+        at: usize,
+        offsets: Option<Vec<usize>>,
+        encoding: &'static encoding_rs::Encoding,
+    ) -> Self {
+        Splice {
+            edits,
+            at,
+            offsets,
+            encoding,
+        }
+    }
+
+    /// The edits in the document's bytes, their texts encoded.
+    fn edits(&self) -> impl Iterator<Item = Edit<Cow<'_, [u8]>>> + '_ {
+        let at = self.at;
+        let offsets = self.offsets.as_deref();
+        self.edits.iter().enumerate().map(move |(i, e)| {
+            let range = match offsets {
+                Some(offsets) => offsets[2 * i]..offsets[2 * i + 1],
+                None => e.range.start + at..e.range.end + at,
+            };
+            Edit::new(range, crate::encoding::encode(e.text, self.encoding))
+        })
+    }
+
+    /// The new bytes of `input`, the document these edits were made for.
+    pub fn bytes(&self, input: &[u8]) -> Vec<u8> {
+        apply_each(input, self.edits.text_len(), self.edits())
+    }
+
+    /// Writes the new bytes of `input` to `writer`, the bytes between the
+    /// edits as they are.
+    pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
+        let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
+        let mut copied = 0;
+        for edit in self.edits() {
+            writer.write_all(&input[copied..edit.range.start])?;
+            writer.write_all(&edit.text)?;
+            copied = edit.range.end;
+        }
+        writer.write_all(&input[copied..])?;
+        writer.flush()
+    }
 }
 
 #[cfg(test)]

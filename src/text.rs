@@ -15,7 +15,7 @@ use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{MAX_DOCUMENT_BYTES, Options};
-use crate::splice::{self, Edit, Edits};
+use crate::splice::{Edit, Edits, Make, Splice};
 use crate::{Error, style};
 
 /// The kinds of document a reader can hand on (a message's part, a WARC
@@ -40,6 +40,18 @@ pub trait Documents: Sync + fmt::Debug {
         bytes: &[u8],
         options: &Options<'_>,
     ) -> Result<Outcome, Error>;
+
+    /// Reads `bytes`, a document of `kind`, as [`Documents::rewrite`]
+    /// does, for its links and whether it changes ([`Outcome::changed`]):
+    /// its new bytes need not be made.
+    fn inspect(
+        &self,
+        kind: Embedded,
+        bytes: &[u8],
+        options: &Options<'_>,
+    ) -> Result<Outcome, Error> {
+        self.rewrite(kind, bytes, options)
+    }
 }
 
 /// Lines of a text, to report where links are. Built on first use: a
@@ -180,7 +192,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
     /// The end of every reader's rewrite of a text: the document's base
     /// set, its edits sorted with overlapping ones dropped (and a warning
     /// counting them), and what was found given back for
-    /// [`rewrite_bytes`] to splice.
+    /// [`rewrite_bytes_made`] to splice.
     pub fn finish(self, base: Option<Base>) -> TextRewrite {
         let mut out = self.out;
         out.base = base;
@@ -412,7 +424,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
     }
 }
 
-/// [`rewrite_bytes`] for a reader whose links are found out of document
+/// [`rewrite_bytes_made`] for a reader whose links are found out of document
 /// order (Markdown's definitions, reStructuredText's targets, HTML runs
 /// read after the text around them): they are kept until the text is
 /// read, put in order by `rewrite`, and only then handed to the sink of
@@ -421,23 +433,24 @@ impl<'t, 'o> Resolver<'t, 'o> {
 pub fn rewrite_bytes_in_order<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
-    options: &Options<'_>,
+    (options, make): (&Options<'_>, Make),
     rewrite: impl FnOnce(&str, &Options<'_>) -> TextRewrite,
 ) -> Result<Outcome, Error> {
     let Some(rows) = options.rows else {
-        return rewrite_bytes(bytes, decode, |text| rewrite(text, options));
+        return rewrite_bytes_made(bytes, decode, |text| rewrite(text, options), make);
     };
     let kept = Options {
         rows: None,
         ..*options
     };
-    rewrite_bytes(bytes, decode, |text| {
+    let rewrite = |text: &str| {
         let mut out = rewrite(text, &kept);
         for link in out.links.drain(..) {
             rows.0.row(LinkRow::new(link));
         }
         out
-    })
+    };
+    rewrite_bytes_made(bytes, decode, rewrite, make)
 }
 
 /// The bases of a page whose embedded resources may have their own (a
@@ -479,12 +492,15 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
 }
 
 /// Decodes a document by `decode` (its encoding and text, as
-/// [`encoding::sniff_decode_with`] gives them), lets `rewrite` find the
-/// edits of its text, and splices them, encoded again, into the bytes.
-pub fn rewrite_bytes<'b>(
+/// [`encoding::sniff_decode_html`] gives), rewrites the text by `rewrite`,
+/// and splices the edits into the original bytes, each encoded in the
+/// document's encoding, or leaves them to be, as `make` says: bytes
+/// outside the edits are never touched.
+pub fn rewrite_bytes_made<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
     rewrite: impl FnOnce(&str) -> TextRewrite,
+    make: Make,
 ) -> Result<Outcome, Error> {
     if bytes.len() > MAX_DOCUMENT_BYTES {
         return Err(Error::TooLarge(bytes.len()));
@@ -499,39 +515,25 @@ pub fn rewrite_bytes<'b>(
         layers,
         head,
     } = rewrite(&text);
-    let output = (!edits.is_empty()).then(|| match &text {
-        // The text is the bytes after the byte order mark: each edit is
-        // encoded as it is spliced in, with no second list of edits.
-        Cow::Borrowed(_) => {
-            let at = sniffed.bom_len;
-            splice::apply_each(
-                bytes,
-                edits.text_len(),
-                edits.iter().map(|e| {
-                    Edit::new(
-                        e.range.start + at..e.range.end + at,
-                        encoding::encode(e.text, sniffed.encoding),
-                    )
-                }),
-            )
-        }
-        Cow::Owned(_) => {
+    let splice = (!edits.is_empty()).then(|| {
+        // The text is the bytes after the byte order mark, or a copy
+        // decoded from them, whose offsets are found in the bytes.
+        let offsets = matches!(text, Cow::Owned(_)).then(|| {
             let bounds: Vec<usize> = edits
                 .iter()
                 .flat_map(|e| [e.range.start, e.range.end])
                 .collect();
-            let offsets = encoding::byte_offsets(bytes, &sniffed, &bounds);
-            splice::apply_each(
-                bytes,
-                edits.text_len(),
-                edits.iter().zip(offsets.chunks(2)).map(|(e, at)| {
-                    Edit::new(at[0]..at[1], encoding::encode(e.text, sniffed.encoding))
-                }),
-            )
-        }
+            encoding::byte_offsets(bytes, &sniffed, &bounds)
+        });
+        Splice::new(edits, sniffed.bom_len, offsets, sniffed.encoding)
     });
+    let (output, splice) = match make {
+        Make::Bytes => (splice.map(|s| s.bytes(bytes)), None),
+        Make::Splice => (None, splice),
+    };
     Ok(Outcome {
         output,
+        splice,
         encoding: sniffed.encoding,
         base,
         links,

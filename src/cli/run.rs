@@ -126,7 +126,7 @@ pub(crate) fn settings(
     });
     let writer_is_terminal = destination == Destination::Writer && io::stdout().is_terminal();
     Ok(Settings {
-        rewriter,
+        rewriter: rewriter.keep_new_bytes(mode == Mode::Diff),
         writer_is_terminal,
         destination,
         diff: mode == Mode::Diff,
@@ -202,6 +202,7 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mut settings = settings(&args.base, destination, mode)?;
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
+    settings.rewriter = settings.rewriter.keep_new_bytes(args.diff);
     if mode == Mode::List && args.format == Format::Wat {
         if io::stdout().is_terminal() {
             return Err(usage(

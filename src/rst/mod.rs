@@ -32,7 +32,7 @@ use crate::base::Base;
 use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
-use crate::splice::Edit;
+use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 use inline::{Escaped, Inline};
@@ -90,12 +90,12 @@ const BODY_DIRECTIVES: &[&str] = &[
 /// Rewrites a reStructuredText document; its raw HTML goes to `documents`.
 pub fn rewrite_rst(
     bytes: &[u8],
-    options: &Options<'_>,
+    (options, make): (&Options<'_>, Make),
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let decode = |bytes| encoding::sniff_decode_text(bytes, options.transport);
     // Links of raw HTML come back after the document's own.
-    text::rewrite_bytes_in_order(bytes, decode, options, |text, options| {
+    text::rewrite_bytes_in_order(bytes, decode, (options, make), |text, options| {
         rewrite_text(text, options, documents)
     })
 }

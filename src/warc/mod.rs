@@ -457,6 +457,7 @@ pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>
             }
             Ok(crate::links::Outcome {
                 output: None,
+                splice: None,
                 encoding: encoding_rs::UTF_8,
                 base: None,
                 links: Vec::new(),

@@ -229,7 +229,7 @@ fn rewrite_response(
         &options.document,
         report,
     );
-    let payload = response_payload(response, &mut target, options, report);
+    let payload = response_payload(response, &mut target, (options, write), report);
     if head_edits.is_empty() && payload.is_none() {
         return None;
     }
@@ -478,7 +478,7 @@ fn unchanged_payload_digest(
 fn response_payload<'a>(
     response: &Response<'a>,
     target: &mut Target,
-    options: &WarcOptions<'_>,
+    (options, write): (&WarcOptions<'_>, bool),
     report: &mut RecordReport,
 ) -> Option<(http::Decoded<'a>, Vec<u8>)> {
     let content_type = response.field("Content-Type");
@@ -521,7 +521,7 @@ fn response_payload<'a>(
         base.as_ref(),
         layers,
         transport,
-        options,
+        (options, write),
         report,
     )?;
     Some((decoded, new_payload))
@@ -665,7 +665,7 @@ fn rewrite_resource(
         base.as_ref(),
         layers,
         transport,
-        options,
+        (options, write),
         report,
     )?;
     if !write && checked {
@@ -817,7 +817,9 @@ impl Target {
     }
 }
 
-/// Hands a payload to the HTML or CSS rewrite; its new bytes, if any.
+/// Hands a payload to the HTML or CSS rewrite; its new bytes, if any
+/// changed: when the record is not written (`write` false), they are not
+/// made, and an empty vector says that it changed.
 #[allow(clippy::too_many_arguments)]
 fn rewrite_payload(
     payload: &[u8],
@@ -826,7 +828,7 @@ fn rewrite_payload(
     base: Option<&Base>,
     layers: Vec<Layer>,
     transport: Option<&'static encoding_rs::Encoding>,
-    options: &WarcOptions<'_>,
+    (options, write): (&WarcOptions<'_>, bool),
     report: &mut RecordReport,
 ) -> Option<Vec<u8>> {
     let document_options = Options {
@@ -834,7 +836,12 @@ fn rewrite_payload(
         transport: transport.or(options.document.transport),
         ..options.document
     };
-    let result = options.documents.rewrite(kind, payload, &document_options);
+    let documents = options.documents;
+    let result = if write {
+        documents.rewrite(kind, payload, &document_options)
+    } else {
+        documents.inspect(kind, payload, &document_options)
+    };
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
@@ -860,7 +867,8 @@ fn rewrite_payload(
     report.links.extend(outcome.links);
     report.rewritten += outcome.rewritten;
     report.head = outcome.head;
-    outcome.output
+    let changed = outcome.splice.is_some();
+    outcome.output.or(changed.then(Vec::new))
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
-use crate::splice::{self, Edit};
+use crate::splice::{self, Edit, Make};
 use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite};
 use crate::{srcset, style};
 
@@ -44,16 +44,17 @@ use links::{Holder, LinkRow, Syntax};
 /// reader through `documents`.
 pub fn rewrite(
     bytes: &[u8],
-    options: &Options<'_>,
+    (options, make): (&Options<'_>, Make),
     documents: &dyn Documents,
 ) -> Result<Outcome, Error> {
     let decode = |bytes| encoding::sniff_decode_with(bytes, options.transport, declared, UTF_8);
     let mut as_html = false;
-    let outcome = text::rewrite_bytes(bytes, decode, |text| {
+    let rewrite = |text: &str| {
         let (out, html) = rewrite_text_rows(text, options, documents);
         as_html = html;
         out
-    })?;
+    };
+    let outcome = text::rewrite_bytes_made(bytes, decode, rewrite, make)?;
     if as_html {
         return documents.rewrite(Embedded::Html, bytes, options);
     }
