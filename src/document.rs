@@ -72,16 +72,17 @@ impl Documents for Engine {
         }
     }
 
-    fn inspect(
+    fn rewrite_made(
         &self,
         kind: Embedded,
         bytes: &[u8],
         options: &Options<'_>,
+        make: Make,
     ) -> Result<Outcome, Error> {
         match kind {
-            Embedded::Html => rewrite_html_made(bytes, options, Make::Splice),
-            Embedded::Css => crate::css::rewrite(bytes, options, Make::Splice),
-            Embedded::Xml => crate::xml::rewrite(bytes, (options, Make::Splice), self),
+            Embedded::Html => rewrite_html_made(bytes, options, make),
+            Embedded::Css => crate::css::rewrite(bytes, options, make),
+            Embedded::Xml => crate::xml::rewrite(bytes, (options, make), self),
         }
     }
 }

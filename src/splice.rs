@@ -511,17 +511,36 @@ impl Splice {
         apply_each(input, self.edits.text_len(), self.edits())
     }
 
-    /// Writes the new bytes of `input` to `writer`, the bytes between the
-    /// edits as they are.
-    pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
-        let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
+    /// Hands the new bytes of `input` to `piece` in order, a run at a time:
+    /// the bytes between the edits as they are, and each edit's text.
+    pub fn each_piece(
+        &self,
+        input: &[u8],
+        mut piece: impl FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
         let mut copied = 0;
         for edit in self.edits() {
-            writer.write_all(&input[copied..edit.range.start])?;
-            writer.write_all(&edit.text)?;
+            piece(&input[copied..edit.range.start])?;
+            piece(&edit.text)?;
             copied = edit.range.end;
         }
-        writer.write_all(&input[copied..])?;
+        piece(&input[copied..])
+    }
+
+    /// How many new bytes `input` has.
+    pub fn len(&self, input: &[u8]) -> usize {
+        let mut len = 0;
+        let _ = self.each_piece(input, |piece| {
+            len += piece.len();
+            Ok(())
+        });
+        len
+    }
+
+    /// Writes the new bytes of `input` to `writer`.
+    pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
+        let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
+        self.each_piece(input, |piece| writer.write_all(piece))?;
         writer.flush()
     }
 }

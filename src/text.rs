@@ -41,15 +41,16 @@ pub trait Documents: Sync + fmt::Debug {
         options: &Options<'_>,
     ) -> Result<Outcome, Error>;
 
-    /// Reads `bytes`, a document of `kind`, as [`Documents::rewrite`]
-    /// does, for its links and whether it changes ([`Outcome::changed`]):
-    /// its new bytes need not be made.
-    fn inspect(
+    /// Rewrites `bytes`, a document of `kind`, its new bytes given as
+    /// `make` asks when the reader can (else made).
+    fn rewrite_made(
         &self,
         kind: Embedded,
         bytes: &[u8],
         options: &Options<'_>,
+        make: Make,
     ) -> Result<Outcome, Error> {
+        let _ = make;
         self.rewrite(kind, bytes, options)
     }
 }

@@ -120,7 +120,7 @@ pub(crate) fn process(
     report.record_type = record_type(&record.head).to_owned();
     let new = new.map(|new| NewRecord {
         head: if write {
-            with_length(&record.head, new.block.len())
+            with_length(&record.head, new.block.len(&record.block))
         } else {
             Vec::new()
         },

@@ -269,6 +269,15 @@ impl Digest {
         let value = self.form.write(&self.algorithm.hash(parts));
         format!("{}:{value}", self.label)
     }
+
+    /// The digest of the bytes `pieces` hands over, in order, written as
+    /// this one is.
+    pub(crate) fn of_pieces(&self, pieces: impl FnOnce(&mut dyn FnMut(&[u8]))) -> String {
+        let mut hasher = self.algorithm.hasher();
+        pieces(&mut |piece| hasher.update(piece));
+        let value = self.form.write(&hasher.finish());
+        format!("{}:{value}", self.label)
+    }
 }
 
 /// The SHA-1 of `bytes` as Heritrix writes a payload's digest and Common

@@ -1067,12 +1067,18 @@ fn large_report(record: &LargeRecord, options: &WarcOptions<'_>) -> RecordReport
     report
 }
 
-/// The head of a record written again: the new one, or for ARC the header
-/// line with its new length.
-fn pieces_of<'a>(record: &'a Record, new: Option<&'a NewRecord>) -> [&'a [u8]; 4] {
+/// Writes a record: as it was read, or with its new head (for ARC the
+/// header line with its new length) and block.
+fn write_record(w: &mut dyn Write, record: &Record, new: Option<&NewRecord>) -> io::Result<()> {
     match new {
-        Some(new) => [&record.lead, &new.head, &new.block, &record.trailer],
-        None => record.parts(),
+        Some(new) => {
+            w.write_all(&record.lead)?;
+            w.write_all(&new.head)?;
+            new.block
+                .each_piece(&record.block, |piece| w.write_all(piece))?;
+            w.write_all(&record.trailer)
+        }
+        None => record.parts().iter().try_for_each(|part| w.write_all(part)),
     }
 }
 
@@ -1157,9 +1163,7 @@ impl<W: Write> Sink<W> {
         }
         let w = self.writer()?;
         match piece {
-            Piece::Record(record) => pieces_of(record, new)
-                .iter()
-                .try_for_each(|part| w.write_all(part)),
+            Piece::Record(record) => write_record(w, record, new),
             Piece::Junk(junk) => w.write_all(&junk.bytes),
         }
     }
@@ -1174,11 +1178,7 @@ impl<W: Write> Sink<W> {
         let mut encoder = GzEncoder::new(w, level());
         for (piece, new) in member.pieces.iter().zip(new) {
             match piece {
-                Piece::Record(record) => {
-                    for part in pieces_of(record, new.as_ref()) {
-                        encoder.write_all(part)?;
-                    }
-                }
+                Piece::Record(record) => write_record(&mut encoder, record, new.as_ref())?,
                 Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
             }
         }

@@ -3,6 +3,7 @@
 //! written again with its codings, lengths and digests.
 
 use std::borrow::Cow;
+use std::io;
 
 use super::digest::Digest;
 use super::http::{self, Response};
@@ -12,7 +13,7 @@ use crate::base::{Base, BaseSource, Layer, LayerStatus};
 use crate::base::{BaseChain, stack_layers};
 use crate::links::{Place, WarningKind};
 use crate::options::Options;
-use crate::splice::{self, Edit};
+use crate::splice::{self, Edit, Make, Splice};
 use crate::text::{self, Embedded, Resolver, SameDocument};
 use crate::url::{BaseUrl, Rules};
 
@@ -25,7 +26,7 @@ pub const HTTP_BASE_HEADERS: [&str; 2] = ["Content-Base", "Content-Location"];
 #[derive(Debug)]
 pub(crate) struct NewRecord {
     pub head: Vec<u8>,
-    pub block: Vec<u8>,
+    pub block: NewBlock,
 }
 
 impl NewRecord {
@@ -33,9 +34,85 @@ impl NewRecord {
     fn listed() -> Self {
         NewRecord {
             head: Vec::new(),
-            block: Vec::new(),
+            block: NewBlock::Made(Vec::new()),
         }
     }
+}
+
+/// A record's new block: made, or new HTTP heads followed by the record's
+/// block as read from `at` on, with a payload's edits spliced in when it
+/// has any (a payload with no coding): written from the record read,
+/// with no copy of it made.
+#[derive(Debug)]
+pub(crate) enum NewBlock {
+    Made(Vec<u8>),
+    Spliced {
+        heads: Vec<u8>,
+        at: usize,
+        splice: Option<Box<Splice>>,
+    },
+}
+
+impl NewBlock {
+    /// Hands the new block's bytes to `piece` in order; `old` is the
+    /// record's block as read.
+    pub(crate) fn each_piece(
+        &self,
+        old: &[u8],
+        mut piece: impl FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        match self {
+            NewBlock::Made(bytes) => piece(bytes),
+            NewBlock::Spliced { heads, at, splice } => {
+                piece(heads)?;
+                let rest = old.get(*at..).unwrap_or_default();
+                match splice {
+                    Some(splice) => splice.each_piece(rest, piece),
+                    None => piece(rest),
+                }
+            }
+        }
+    }
+
+    /// Hands the new block's bytes from `from` on to `piece`.
+    fn each_piece_from(&self, old: &[u8], from: usize, mut piece: impl FnMut(&[u8])) {
+        let mut skip = from;
+        let _ = self.each_piece(old, |bytes| {
+            let cut = skip.min(bytes.len());
+            skip -= cut;
+            piece(&bytes[cut..]);
+            Ok(())
+        });
+    }
+
+    /// How many bytes the new block has.
+    pub(crate) fn len(&self, old: &[u8]) -> usize {
+        let mut len = 0;
+        self.each_piece_from(old, 0, |bytes| len += bytes.len());
+        len
+    }
+}
+
+/// A payload's new bytes: made, or its edits.
+enum NewPayload {
+    Made(Vec<u8>),
+    Spliced(Box<Splice>),
+}
+
+impl NewPayload {
+    /// The new bytes of `payload`, made.
+    fn made(self, payload: &[u8]) -> Vec<u8> {
+        match self {
+            NewPayload::Made(bytes) => bytes,
+            NewPayload::Spliced(splice) => splice.bytes(payload),
+        }
+    }
+}
+
+/// Where `part` lies in `block` when it is all of it from there on.
+fn tail_at(block: &[u8], part: &[u8]) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(block.as_ptr() as usize)?;
+    (at <= block.len() && block.len() - at == part.len()).then_some(at)
 }
 
 /// The media types of XML documents relink reads: feeds, SVG, XHTML (read
@@ -229,7 +306,7 @@ fn rewrite_response(
         &options.document,
         report,
     );
-    let payload = response_payload(response, &mut target, (options, write), report);
+    let payload = response_payload(response, &mut target, options, report);
     if head_edits.is_empty() && payload.is_none() {
         return None;
     }
@@ -260,18 +337,52 @@ fn rewrite_response(
     if !write {
         return Some(NewRecord::listed());
     }
-    let mut new_heads = splice::apply(heads, &head_edits);
+    let new_heads = splice::apply(heads, &head_edits);
+    let digests = (block_digest, payload_digest, first_head);
+    new_response(record, response, (new_heads, payload), digests, report)
+}
+
+/// A response record's new head and block, once its new HTTP heads are
+/// made: its payload's new bytes, if any, written from the record read
+/// when it has no coding, else made and encoded again.
+fn new_response(
+    record: RecordView<'_>,
+    response: &Response<'_>,
+    (mut new_heads, payload): (Vec<u8>, Option<(http::Decoded<'_>, NewPayload)>),
+    digests: (Option<Digest>, Option<(Digest, Over)>, Option<usize>),
+    report: &mut RecordReport,
+) -> Option<NewRecord> {
     let Some((decoded, new_payload)) = payload else {
         // Only the head changed: the body, and the payload digest over
         // it, stay (unless the digest goes over the head too).
-        let block = [&new_heads[..], response.body].concat();
-        let over = |over: Over| match (over, first_head) {
-            (Over::FirstHead, Some(n)) => PayloadDigest::BlockFrom(n),
-            _ => PayloadDigest::Keep,
+        let (heads, at) = match tail_at(record.block, response.body) {
+            Some(at) => (new_heads, at),
+            None => ([&new_heads[..], response.body].concat(), record.block.len()),
         };
-        let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
-        return Some(new_record(record, block, block_digest, payload_digest));
+        return Some(from_read(
+            record,
+            (heads, at, None),
+            digests,
+            PayloadDigest::Keep,
+        ));
     };
+    let new_payload = match (new_payload, tail_at(record.block, &decoded.payload)) {
+        // A body with no coding is the new payload itself: written from
+        // the record read, its edits spliced in.
+        (NewPayload::Spliced(splice), Some(at)) if decoded.codings.identity() => {
+            let body_len = splice.len(&record.block[at..]);
+            follow_content_length(&mut new_heads, response, &decoded, body_len);
+            let body = PayloadDigest::BlockFrom(new_heads.len());
+            return Some(from_read(
+                record,
+                (new_heads, at, Some(splice)),
+                digests,
+                body,
+            ));
+        }
+        (new, _) => new.made(&decoded.payload),
+    };
+    let (block_digest, payload_digest, first_head) = digests;
     // A body with no coding is the new payload itself: the record's block
     // is built in its buffer, with no copy between.
     let (encoded, new_dechunked) = encode_again(&new_payload, &decoded, report)?;
@@ -300,7 +411,12 @@ fn rewrite_response(
         Over::Payload => new_payload.as_deref().map_or(body, PayloadDigest::Over),
     };
     let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
-    Some(new_record(record, block, block_digest, payload_digest))
+    Some(new_record(
+        record,
+        NewBlock::Made(block),
+        block_digest,
+        payload_digest,
+    ))
 }
 
 /// The new body of a payload with codings, done again as the input did
@@ -478,9 +594,9 @@ fn unchanged_payload_digest(
 fn response_payload<'a>(
     response: &Response<'a>,
     target: &mut Target,
-    (options, write): (&WarcOptions<'_>, bool),
+    options: &WarcOptions<'_>,
     report: &mut RecordReport,
-) -> Option<(http::Decoded<'a>, Vec<u8>)> {
+) -> Option<(http::Decoded<'a>, NewPayload)> {
     let content_type = response.field("Content-Type");
     let declared = content_type.as_deref().map(kind_of);
     // A declared type that is neither HTML nor CSS is not decoded at all.
@@ -521,7 +637,7 @@ fn response_payload<'a>(
         base.as_ref(),
         layers,
         transport,
-        (options, write),
+        options,
         report,
     )?;
     Some((decoded, new_payload))
@@ -665,7 +781,7 @@ fn rewrite_resource(
         base.as_ref(),
         layers,
         transport,
-        (options, write),
+        options,
         report,
     )?;
     if !write && checked {
@@ -679,12 +795,38 @@ fn rewrite_resource(
     }
     // A resource record's payload is its block.
     let payload_digest = payload_digest.map(|(digest, ())| (digest, PayloadDigest::Block));
-    Some(new_record(
-        record,
-        new_payload,
-        block_digest,
-        payload_digest,
-    ))
+    let block = match new_payload {
+        NewPayload::Spliced(splice) => NewBlock::Spliced {
+            heads: Vec::new(),
+            at: 0,
+            splice: Some(splice),
+        },
+        NewPayload::Made(bytes) => NewBlock::Made(bytes),
+    };
+    Some(new_record(record, block, block_digest, payload_digest))
+}
+
+/// A response record written from the record read: its new heads, then
+/// its block from `at` on with `splice` in it (or as it is); the payload
+/// digest over `body` (as it was, when only the heads changed), or over
+/// all after the first head when the input's did.
+fn from_read(
+    record: RecordView<'_>,
+    (heads, at, splice): (Vec<u8>, usize, Option<Box<Splice>>),
+    (block_digest, payload_digest, first_head): (
+        Option<Digest>,
+        Option<(Digest, Over)>,
+        Option<usize>,
+    ),
+    body: PayloadDigest<'static>,
+) -> NewRecord {
+    let over = |over: Over| match (over, first_head) {
+        (Over::FirstHead, Some(n)) => PayloadDigest::BlockFrom(n),
+        _ => body,
+    };
+    let payload_digest = payload_digest.map(|(digest, at)| (digest, over(at)));
+    let block = NewBlock::Spliced { heads, at, splice };
+    new_record(record, block, block_digest, payload_digest)
 }
 
 /// What the payload digest of a new record goes over.
@@ -705,7 +847,7 @@ enum PayloadDigest<'p> {
 /// digest over what `payload_digest` tells.
 fn new_record(
     record: RecordView<'_>,
-    block: Vec<u8>,
+    block: NewBlock,
     block_digest: Option<Digest>,
     payload_digest: Option<(Digest, PayloadDigest<'_>)>,
 ) -> NewRecord {
@@ -715,19 +857,24 @@ fn new_record(
             *head = new;
         }
     };
-    set(&mut head, "Content-Length", block.len().to_string());
+    let old = record.block;
+    // The digest of the new block from `from` on.
+    let from = |digest: &Digest, from: usize| {
+        digest.of_pieces(|update| block.each_piece_from(old, from, update))
+    };
+    set(&mut head, "Content-Length", block.len(old).to_string());
     if let Some(digest) = block_digest {
-        set(&mut head, "WARC-Block-Digest", digest.of(&[&block]));
+        set(&mut head, "WARC-Block-Digest", from(&digest, 0));
     }
     if let Some((digest, over)) = payload_digest {
-        let payload = match over {
+        let value = match over {
             PayloadDigest::Keep => None,
-            PayloadDigest::Block => Some(&block[..]),
-            PayloadDigest::BlockFrom(at) => Some(block.get(at..).unwrap_or_default()),
-            PayloadDigest::Over(payload) => Some(payload),
+            PayloadDigest::Block => Some(from(&digest, 0)),
+            PayloadDigest::BlockFrom(at) => Some(from(&digest, at)),
+            PayloadDigest::Over(payload) => Some(digest.of(&[payload])),
         };
-        if let Some(payload) = payload {
-            set(&mut head, "WARC-Payload-Digest", digest.of(&[payload]));
+        if let Some(value) = value {
+            set(&mut head, "WARC-Payload-Digest", value);
         }
     }
     NewRecord { head, block }
@@ -818,8 +965,8 @@ impl Target {
 }
 
 /// Hands a payload to the HTML or CSS rewrite; its new bytes, if any
-/// changed: when the record is not written (`write` false), they are not
-/// made, and an empty vector says that it changed.
+/// changed, made or as the edits to splice in (when the record is not
+/// written, `write` false, only whether it changed is used).
 #[allow(clippy::too_many_arguments)]
 fn rewrite_payload(
     payload: &[u8],
@@ -828,20 +975,16 @@ fn rewrite_payload(
     base: Option<&Base>,
     layers: Vec<Layer>,
     transport: Option<&'static encoding_rs::Encoding>,
-    (options, write): (&WarcOptions<'_>, bool),
+    options: &WarcOptions<'_>,
     report: &mut RecordReport,
-) -> Option<Vec<u8>> {
+) -> Option<NewPayload> {
     let document_options = Options {
         outer: base,
         transport: transport.or(options.document.transport),
         ..options.document
     };
     let documents = options.documents;
-    let result = if write {
-        documents.rewrite(kind, payload, &document_options)
-    } else {
-        documents.inspect(kind, payload, &document_options)
-    };
+    let result = documents.rewrite_made(kind, payload, &document_options, Make::Splice);
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(err) => {
@@ -867,8 +1010,11 @@ fn rewrite_payload(
     report.links.extend(outcome.links);
     report.rewritten += outcome.rewritten;
     report.head = outcome.head;
-    let changed = outcome.splice.is_some();
-    outcome.output.or(changed.then(Vec::new))
+    match (outcome.output, outcome.splice) {
+        (Some(bytes), _) => Some(NewPayload::Made(bytes)),
+        (None, Some(splice)) => Some(NewPayload::Spliced(Box::new(splice))),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
