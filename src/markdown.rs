@@ -453,12 +453,19 @@ struct Paragraph {
 impl Paragraph {
     fn new(window: &str, range: &Range<usize>) -> Self {
         // Text that may be the title of a definition before it (its
-        // closing quote on a later line) is not cut.
-        let first = window.as_bytes().get(range.start).copied();
+        // closing quote on a later line) is not cut, nor one that may be
+        // a definition whose title on its line closes past the window
+        // (read as text without the closing quote).
+        let bytes = window.as_bytes();
+        let open = match bytes.get(range.start) {
+            Some(b'"' | b'\'' | b'(') => true,
+            Some(b'[') => may_define(bytes, range.start, range.end),
+            _ => false,
+        };
         Paragraph {
             end: range.end,
             reach: range.start + 1,
-            open: matches!(first, Some(b'"' | b'\'' | b'(')),
+            open,
             link_end: usize::MAX,
             cut: None,
         }
@@ -528,20 +535,25 @@ fn starts_piece(bytes: &[u8], at: usize) -> bool {
     }
     match bytes[at] {
         c if c.is_ascii_alphabetic() => true,
-        b'[' => {
-            let mut i = at + 1;
-            while i < end {
-                match bytes[i] {
-                    b'\\' => i += 2,
-                    b'[' => return true,
-                    b']' => return bytes.get(i + 1) != Some(&b':'),
-                    _ => i += 1,
-                }
-            }
-            false
-        }
+        b'[' => !may_define(bytes, at, end),
         _ => false,
     }
+}
+
+/// Whether the `[` at `at` may open a reference definition's label: no
+/// `[` comes before its first unescaped `]`, which a `:` follows, or
+/// none comes before `end` (the label may go on).
+fn may_define(bytes: &[u8], at: usize, end: usize) -> bool {
+    let mut i = at + 1;
+    while i < end {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'[' => return false,
+            b']' => return bytes.get(i + 1) == Some(&b':'),
+            _ => i += 1,
+        }
+    }
+    true
 }
 
 /// Whether the byte at `at` is escaped by a backslash.
@@ -1308,6 +1320,12 @@ mod tests {
             // A definition in a list item, by a lazy line: what follows
             // is still the item's.
             "- [a]: /u\n[b]: /v\n\n    [x](y)\n",
+            // A definition whose title on its line closes lines later: a
+            // window that ends before reads it as a paragraph.
+            "[a]: /u \"title\nword [z](z)\nword\nword\nend\"\n\n[a]\n",
+            "[a\nb]: /u 'title\nword [z](z)\nword\nword\nend'\n\n[a b]\n",
+            "[a]:\n/u (title\nword <b title=z>\nword\nword\nend)\n\n[a]\n",
+            "[x]: /x\n[a]: /u \"title\nword [z](z)\nword\nword\nend\"\n\n[a] [x]\n",
         ];
         for text in texts {
             // A paragraph that may be cut comes first.
