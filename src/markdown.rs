@@ -1358,6 +1358,155 @@ mod tests {
         }
     }
 
+    /// Bits of a line of Markdown, most of them opening or closing what
+    /// may go on past a line's end, `l` a label and `n` a name.
+    fn bit(kind: usize, n: usize) -> String {
+        let l = ["a", "A", "Ä", "foo\nBAR", "x y", "ǅ"][n % 6];
+        let bits: [&str; 64] = [
+            "word",
+            "Text ",
+            "z",
+            " ",
+            "[x](u{n})",
+            "[x](<u {n}>)",
+            "[x](u{n} \"t\")",
+            "![i](i{n})",
+            "[r][{l}]",
+            "[{l}]",
+            "[{l}][]",
+            "[",
+            "]",
+            "](u{n})",
+            "[x](",
+            "u{n})",
+            "\"t",
+            "t\")",
+            "(",
+            ")",
+            "`",
+            "``",
+            "<",
+            ">",
+            "<a href='",
+            "'>",
+            "<!--",
+            "-->",
+            "<?",
+            "?>",
+            "<!X",
+            "<![CDATA[",
+            "]]>",
+            "<http://a/{n}>",
+            "\\",
+            "\\[",
+            "&amp;",
+            "&#91;",
+            "*",
+            "_",
+            "~~",
+            "|",
+            "  ",
+            "\t",
+            "[{l}]: d{n}",
+            "[{l}]: d{n} \"t",
+            "[{l}]:",
+            "   ",
+            "    ",
+            "> ",
+            "- ",
+            "1. ",
+            "# ",
+            "===",
+            "---",
+            "```",
+            "<div>",
+            "\"",
+            "'",
+            "Ä",
+            "[{l}]: <d {n}> 't'",
+            " 't'",
+            "(t)",
+            "![",
+        ];
+        bits[kind % bits.len()]
+            .replace("{n}", &n.to_string())
+            .replace("{l}", l)
+    }
+
+    proptest! {
+        /// Lines of links, openers and closers, most of them joined in
+        /// one paragraph or run of definitions, read the same in pieces
+        /// as whole.
+        #[test]
+        fn lines_read_as_the_whole_document(
+            lines in proptest::collection::vec(
+                (proptest::collection::vec((0usize..64, 0usize..12), 0..5), 0usize..40),
+                1..60,
+            ),
+            size in 8usize..300,
+        ) {
+            let mut text = String::new();
+            for (bits, end) in lines {
+                for (kind, n) in bits {
+                    text.push_str(&bit(kind, n));
+                }
+                text.push_str(match end {
+                    0 => "\r\n",
+                    1 => "\r",
+                    2 | 3 => "\n\n",
+                    _ => "\n",
+                });
+            }
+            let (whole, pieces, _) = whole_and_pieces(&text, size);
+            prop_assert_eq!(whole, pieces, "{}: {:?}", size, text);
+        }
+    }
+
+    /// The Markdown files under the directories of `RELINK_MARKDOWN`
+    /// (separated by `:`; by default the project's and the crates' of
+    /// the registry) read the same in pieces as whole, at several sizes.
+    #[test]
+    #[ignore = "reads every Markdown file of many directories"]
+    fn markdown_files_read_as_whole_in_pieces() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let home = std::env::var("HOME").unwrap_or_default();
+        let dirs = std::env::var("RELINK_MARKDOWN").unwrap_or(format!(
+            "{root}/fixtures:{root}/docs:{home}/.cargo/registry/src"
+        ));
+        let mut dirs: Vec<_> = dirs.split(':').map(std::path::PathBuf::from).collect();
+        let (mut files, mut cut) = (0, 0);
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() && !path.ends_with("target") {
+                    dirs.push(path);
+                    continue;
+                }
+                let md = path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+                let Some(text) = md.then(|| std::fs::read_to_string(&path).ok()).flatten() else {
+                    continue;
+                };
+                if text.len() > 4 << 20 {
+                    continue;
+                }
+                files += 1;
+                let mut was = false;
+                for size in [64, 200, 1000] {
+                    let (whole, pieces, was_cut) = whole_and_pieces(&text, size);
+                    assert!(whole == pieces, "{size}: {}", path.display());
+                    was |= was_cut;
+                }
+                cut += usize::from(was);
+            }
+        }
+        eprintln!("{files} files, {cut} cut");
+        assert!(files > 0);
+    }
+
     /// pulldown-cmark stops resolving references once they have copied
     /// more than the document's length (at least 100,000 bytes): past it,
     /// a link no longer makes a definition only images use take the page's
