@@ -477,7 +477,11 @@ impl Paragraph {
         self.reach = self.reach.max(range.end);
         if let Event::Text(_) = event {
             let bytes = window.as_bytes();
-            if range.start == self.link_end && bytes.get(range.start) == Some(&b'(') {
+            // A collapsed reference's range leaves out its `[]`, which an
+            // inline link's `(` may follow.
+            let after = |c| range.start.checked_sub(1).map(|i| bytes[i]) == Some(c);
+            let link = range.start == self.link_end || after(b']');
+            if link && bytes.get(range.start) == Some(&b'(') {
                 self.open = true;
             }
             let text = &bytes[range.clone()];
@@ -1326,6 +1330,10 @@ mod tests {
             "[a\nb]: /u 'title\nword [z](z)\nword\nword\nend'\n\n[a b]\n",
             "[a]:\n/u (title\nword <b title=z>\nword\nword\nend)\n\n[a]\n",
             "[x]: /x\n[a]: /u \"title\nword [z](z)\nword\nword\nend\"\n\n[a] [x]\n",
+            // A collapsed reference, its `[]` an inline link's text when
+            // the label is not defined.
+            "[a][](\nu)\nword\n",
+            "![a][](\nu)\nword\n",
         ];
         for text in texts {
             // A paragraph that may be cut comes first.
