@@ -453,12 +453,19 @@ struct Paragraph {
 impl Paragraph {
     fn new(window: &str, range: &Range<usize>) -> Self {
         // Text that may be the title of a definition before it (its
-        // closing quote on a later line) is not cut.
-        let first = window.as_bytes().get(range.start).copied();
+        // closing quote on a later line) is not cut, nor one that may be
+        // a definition whose title on its line closes past the window
+        // (read as text without the closing quote).
+        let bytes = window.as_bytes();
+        let open = match bytes.get(range.start) {
+            Some(b'"' | b'\'' | b'(') => true,
+            Some(b'[') => may_define(bytes, range.start, range.end),
+            _ => false,
+        };
         Paragraph {
             end: range.end,
             reach: range.start + 1,
-            open: matches!(first, Some(b'"' | b'\'' | b'(')),
+            open,
             link_end: usize::MAX,
             cut: None,
         }
@@ -470,7 +477,11 @@ impl Paragraph {
         self.reach = self.reach.max(range.end);
         if let Event::Text(_) = event {
             let bytes = window.as_bytes();
-            if range.start == self.link_end && bytes.get(range.start) == Some(&b'(') {
+            // A collapsed reference's range leaves out its `[]`, which an
+            // inline link's `(` may follow.
+            let after = |c| range.start.checked_sub(1).map(|i| bytes[i]) == Some(c);
+            let link = range.start == self.link_end || after(b']');
+            if link && bytes.get(range.start) == Some(&b'(') {
                 self.open = true;
             }
             let text = &bytes[range.clone()];
@@ -528,20 +539,25 @@ fn starts_piece(bytes: &[u8], at: usize) -> bool {
     }
     match bytes[at] {
         c if c.is_ascii_alphabetic() => true,
-        b'[' => {
-            let mut i = at + 1;
-            while i < end {
-                match bytes[i] {
-                    b'\\' => i += 2,
-                    b'[' => return true,
-                    b']' => return bytes.get(i + 1) != Some(&b':'),
-                    _ => i += 1,
-                }
-            }
-            false
-        }
+        b'[' => !may_define(bytes, at, end),
         _ => false,
     }
+}
+
+/// Whether the `[` at `at` may open a reference definition's label: no
+/// `[` comes before its first unescaped `]`, which a `:` follows, or
+/// none comes before `end` (the label may go on).
+fn may_define(bytes: &[u8], at: usize, end: usize) -> bool {
+    let mut i = at + 1;
+    while i < end {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'[' => return false,
+            b']' => return bytes.get(i + 1) == Some(&b':'),
+            _ => i += 1,
+        }
+    }
+    true
 }
 
 /// Whether the byte at `at` is escaped by a backslash.
@@ -1309,6 +1325,16 @@ mod tests {
             // A definition in a list item, by a lazy line: what follows
             // is still the item's.
             "- [a]: /u\n[b]: /v\n\n    [x](y)\n",
+            // A definition whose title on its line closes lines later: a
+            // window that ends before reads it as a paragraph.
+            "[a]: /u \"title\nword [z](z)\nword\nword\nend\"\n\n[a]\n",
+            "[a\nb]: /u 'title\nword [z](z)\nword\nword\nend'\n\n[a b]\n",
+            "[a]:\n/u (title\nword <b title=z>\nword\nword\nend)\n\n[a]\n",
+            "[x]: /x\n[a]: /u \"title\nword [z](z)\nword\nword\nend\"\n\n[a] [x]\n",
+            // A collapsed reference, its `[]` an inline link's text when
+            // the label is not defined.
+            "[a][](\nu)\nword\n",
+            "![a][](\nu)\nword\n",
         ];
         for text in texts {
             // A paragraph that may be cut comes first.
@@ -1339,6 +1365,155 @@ mod tests {
             assert!(cut);
             assert_eq!(whole, pieces);
         }
+    }
+
+    /// Bits of a line of Markdown, most of them opening or closing what
+    /// may go on past a line's end, `l` a label and `n` a name.
+    fn bit(kind: usize, n: usize) -> String {
+        let l = ["a", "A", "Ä", "foo\nBAR", "x y", "ǅ"][n % 6];
+        let bits: [&str; 64] = [
+            "word",
+            "Text ",
+            "z",
+            " ",
+            "[x](u{n})",
+            "[x](<u {n}>)",
+            "[x](u{n} \"t\")",
+            "![i](i{n})",
+            "[r][{l}]",
+            "[{l}]",
+            "[{l}][]",
+            "[",
+            "]",
+            "](u{n})",
+            "[x](",
+            "u{n})",
+            "\"t",
+            "t\")",
+            "(",
+            ")",
+            "`",
+            "``",
+            "<",
+            ">",
+            "<a href='",
+            "'>",
+            "<!--",
+            "-->",
+            "<?",
+            "?>",
+            "<!X",
+            "<![CDATA[",
+            "]]>",
+            "<http://a/{n}>",
+            "\\",
+            "\\[",
+            "&amp;",
+            "&#91;",
+            "*",
+            "_",
+            "~~",
+            "|",
+            "  ",
+            "\t",
+            "[{l}]: d{n}",
+            "[{l}]: d{n} \"t",
+            "[{l}]:",
+            "   ",
+            "    ",
+            "> ",
+            "- ",
+            "1. ",
+            "# ",
+            "===",
+            "---",
+            "```",
+            "<div>",
+            "\"",
+            "'",
+            "Ä",
+            "[{l}]: <d {n}> 't'",
+            " 't'",
+            "(t)",
+            "![",
+        ];
+        bits[kind % bits.len()]
+            .replace("{n}", &n.to_string())
+            .replace("{l}", l)
+    }
+
+    proptest! {
+        /// Lines of links, openers and closers, most of them joined in
+        /// one paragraph or run of definitions, read the same in pieces
+        /// as whole.
+        #[test]
+        fn lines_read_as_the_whole_document(
+            lines in proptest::collection::vec(
+                (proptest::collection::vec((0usize..64, 0usize..12), 0..5), 0usize..40),
+                1..60,
+            ),
+            size in 8usize..300,
+        ) {
+            let mut text = String::new();
+            for (bits, end) in lines {
+                for (kind, n) in bits {
+                    text.push_str(&bit(kind, n));
+                }
+                text.push_str(match end {
+                    0 => "\r\n",
+                    1 => "\r",
+                    2 | 3 => "\n\n",
+                    _ => "\n",
+                });
+            }
+            let (whole, pieces, _) = whole_and_pieces(&text, size);
+            prop_assert_eq!(whole, pieces, "{}: {:?}", size, text);
+        }
+    }
+
+    /// The Markdown files under the directories of `RELINK_MARKDOWN`
+    /// (separated by `:`; by default the project's and the crates' of
+    /// the registry) read the same in pieces as whole, at several sizes.
+    #[test]
+    #[ignore = "reads every Markdown file of many directories"]
+    fn markdown_files_read_as_whole_in_pieces() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let home = std::env::var("HOME").unwrap_or_default();
+        let dirs = std::env::var("RELINK_MARKDOWN").unwrap_or(format!(
+            "{root}/fixtures:{root}/docs:{home}/.cargo/registry/src"
+        ));
+        let mut dirs: Vec<_> = dirs.split(':').map(std::path::PathBuf::from).collect();
+        let (mut files, mut cut) = (0, 0);
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() && !path.ends_with("target") {
+                    dirs.push(path);
+                    continue;
+                }
+                let md = path
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+                let Some(text) = md.then(|| std::fs::read_to_string(&path).ok()).flatten() else {
+                    continue;
+                };
+                if text.len() > 4 << 20 {
+                    continue;
+                }
+                files += 1;
+                let mut was = false;
+                for size in [64, 200, 1000] {
+                    let (whole, pieces, was_cut) = whole_and_pieces(&text, size);
+                    assert!(whole == pieces, "{size}: {}", path.display());
+                    was |= was_cut;
+                }
+                cut += usize::from(was);
+            }
+        }
+        eprintln!("{files} files, {cut} cut");
+        assert!(files > 0);
     }
 
     /// pulldown-cmark stops resolving references once they have copied
