@@ -329,6 +329,32 @@ fn peer_process(dirs: &str) {
     }
 }
 
+/// Set to `INPUT_DIR\tOUTPUT_DIR`, this bench's binary copies every file
+/// of the input directory into the output one, read whole and written,
+/// nothing rewritten: the kernel's share of either side's work.
+const COPY_PROCESS: &str = "RELINK_BENCH_COPY_PROCESS";
+
+/// The files copied (see [`COPY_PROCESS`]).
+fn copy_process(dirs: &str) {
+    let (input, output) = dirs.split_once('\t').expect("input and output directories");
+    for entry in std::fs::read_dir(input).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(PathBuf::from(output).join(path.file_name().unwrap()), bytes).unwrap();
+    }
+}
+
+/// The copy of the files as a whole process (see [`COPY_PROCESS`]).
+fn copy_side(site: &Path, out: &Path) -> Command {
+    std::fs::create_dir_all(out).unwrap();
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.env(
+        COPY_PROCESS,
+        format!("{}\t{}", site.display(), out.display()),
+    );
+    command
+}
+
 /// One side as a whole process over the directory `site`, writing into
 /// `out`: the command to run.
 fn side(relink: bool, site: &Path, out: &Path) -> Command {
@@ -406,17 +432,21 @@ fn processes(corpus: &Corpus) {
     }
     let files = corpus.files.len();
     let (out, peer_out) = (dir.path().join("out"), dir.path().join("peer"));
-    let sides: Vec<[(Duration, Duration); 2]> = (0..ROUNDS)
+    let copy_out = dir.path().join("copy");
+    let sides: Vec<[(Duration, Duration); 3]> = (0..ROUNDS)
         .map(|_| {
             let relink = run_side(side(true, &site, &out), &out, files);
             [
                 relink,
                 run_side(side(false, &site, &peer_out), &peer_out, files),
+                run_side(copy_side(&site, &copy_out), &copy_out, files),
             ]
         })
         .collect();
-    let mut rounds: Vec<(Duration, Duration)> =
-        sides.iter().map(|[r, p]| (r.0 + r.1, p.0 + p.1)).collect();
+    let mut rounds: Vec<(Duration, Duration)> = sides
+        .iter()
+        .map(|[r, p, _]| (r.0 + r.1, p.0 + p.1))
+        .collect();
     let median = |mut times: Vec<Duration>| {
         times.sort();
         times[ROUNDS / 2]
@@ -456,6 +486,17 @@ fn processes(corpus: &Corpus) {
         part(0, false),
         part(1, false),
         part(1, false) / part(0, false)
+    );
+    // What a copy of the files costs, nothing rewritten: the floor under
+    // both sides, and what each spends above it.
+    let copy = part(2, true) + part(2, false);
+    let above = |side: usize| part(side, true) + part(side, false) - copy;
+    println!(
+        "  a copy of the files, read and written: {copy:.3} s (system {:.3} s); above it: relink {:.3} s, peer {:.3} s ({:.2}x)",
+        part(2, false),
+        above(0),
+        above(1),
+        above(1) / above(0)
     );
     print_instructions(&site, &out, &peer_out);
 }
@@ -516,6 +557,10 @@ fn measure_corpus(corpus: &Corpus, rows: &[Row<'_>], rewrite: &dyn Fn(&str), pee
 fn main() {
     if let Ok(dirs) = std::env::var(PEER_PROCESS) {
         peer_process(&dirs);
+        return;
+    }
+    if let Ok(dirs) = std::env::var(COPY_PROCESS) {
+        copy_process(&dirs);
         return;
     }
     let base = Base::new(
