@@ -33,8 +33,34 @@ enum Reader {
     Wacz,
     Html,
     Rst,
+    Markdown,
     /// Listed as WAT records (`relink::wat`).
     Wat,
+}
+
+/// Markdown: one paragraph of `n` thousand lines of a link each (read in
+/// pieces cut between its lines).
+fn markdown_link_lines(n: usize) -> Vec<u8> {
+    (0..n * 1000)
+        .map(|i| format!("[l{i}](x{i})\n"))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// Markdown: the same paragraph after a backtick left open on its first
+/// line, so that no line of it is a cut (read whole).
+fn markdown_open_lines(n: usize) -> Vec<u8> {
+    let mut text = String::from("a ` left open\n");
+    text.push_str(&String::from_utf8(markdown_link_lines(n)).unwrap_or_default());
+    text.into_bytes()
+}
+
+/// Markdown: one paragraph of `n` thousand lines, each a label opened and
+/// never closed, a thousand bytes long (each line read for whether it
+/// starts a definition).
+fn markdown_long_labels(n: usize) -> Vec<u8> {
+    let line = format!("w [{}\n", "a".repeat(1000));
+    line.repeat(n * 1000).into_bytes()
 }
 
 /// reStructuredText of `n` thousand hyperlink targets.
@@ -271,6 +297,24 @@ const CASES: &[Case] = &[
         Reader::Rst,
     ),
     (
+        "Markdown paragraph of a link a line (thousands of lines)",
+        markdown_link_lines,
+        100,
+        Reader::Markdown,
+    ),
+    (
+        "Markdown paragraph of a link a line after an open backtick (thousands)",
+        markdown_open_lines,
+        100,
+        Reader::Markdown,
+    ),
+    (
+        "Markdown paragraph of long labels never closed (thousands of lines)",
+        markdown_long_labels,
+        8,
+        Reader::Markdown,
+    ),
+    (
         "WAT of a response of distinct HTTP head fields (thousands)",
         http_head_fields,
         20,
@@ -306,6 +350,12 @@ fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
         Reader::Rst => Rewriter::new()
             .retrieved_from("http://page.example/a/")
             .kind(Kind::Rst)
+            .rewrite(input)
+            .err()
+            .map(|e| e.to_string()),
+        Reader::Markdown => Rewriter::new()
+            .retrieved_from("http://page.example/a/")
+            .kind(Kind::Markdown)
             .rewrite(input)
             .err()
             .map(|e| e.to_string()),
