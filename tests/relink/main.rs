@@ -39,6 +39,7 @@ mod warc;
 mod warc_framing;
 mod warc_fuzz;
 mod warc_http;
+mod warc_splice;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
