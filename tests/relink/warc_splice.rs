@@ -98,6 +98,12 @@ fn decoded_payloads() -> Vec<(&'static str, Vec<u8>, Vec<u8>)> {
     ]
 }
 
+/// The payload warcio read from a record, its bytes given one a character.
+fn payload_of(record: &Value) -> Vec<u8> {
+    let payload = record["payload"].as_str().unwrap();
+    payload.chars().map(|c| c as u8).collect()
+}
+
 #[test]
 fn payloads_decoded_into_a_copy_are_spliced_where_their_bytes_are() {
     let cases = decoded_payloads();
@@ -109,13 +115,7 @@ fn payloads_decoded_into_a_copy_are_spliced_where_their_bytes_are() {
     let records = warcio(&out, "out.warc");
     assert_eq!(records.len(), cases.len());
     for ((name, _, new), record) in cases.iter().zip(&records) {
-        let payload: Vec<u8> = record["payload"]
-            .as_str()
-            .unwrap()
-            .chars()
-            .map(|c| c as u8)
-            .collect();
-        assert_eq!(&payload, new, "{name}");
+        assert_eq!(&payload_of(record), new, "{name}");
         assert_eq!(record["length_ok"], true, "{name}");
     }
 }
@@ -198,13 +198,7 @@ fn records_in_gzip_members_are_spliced_with_their_digests() {
     let records = warcio(&out, "out.warc.gz");
     assert_eq!(records.len(), cases.len());
     for ((name, _, new), record) in cases.iter().zip(&records) {
-        let payload: Vec<u8> = record["payload"]
-            .as_str()
-            .unwrap()
-            .chars()
-            .map(|c| c as u8)
-            .collect();
-        assert_eq!(&payload, new, "{name}");
+        assert_eq!(&payload_of(record), new, "{name}");
     }
 }
 
