@@ -301,11 +301,7 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
         return false;
     };
     let mut budget = rest.len();
-    // Every `<meta` starts with one of these: a search for the pair passes
-    // over the `<` of scripts and markup that start no `meta`.
-    let starts =
-        memchr::memmem::find_iter(rest, b"<m").chain(memchr::memmem::find_iter(rest, b"<M"));
-    for found in starts {
+    for found in MetaStarts::new(rest) {
         let start = at + found;
         if !is_meta_start(bytes, start) {
             continue;
@@ -321,6 +317,84 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
         }
     }
     false
+}
+
+/// Where `<m` or `<M` stands in a text, in order: every `<meta` starts
+/// with one, and the search for the pair passes over the `<` of scripts
+/// and markup that start no `meta`. One pass, testing [`Self::LANES`]
+/// bytes at once in code the compiler makes vector code (two `memmem`
+/// searches, one for each case, took twice the time on a page of script).
+struct MetaStarts<'a> {
+    bytes: &'a [u8],
+    /// Where the lanes tested last start.
+    at: usize,
+    /// The pairs found there and not yet given, a bit each.
+    found: u64,
+}
+
+impl<'a> MetaStarts<'a> {
+    const LANES: usize = 64;
+
+    fn new(bytes: &'a [u8]) -> Self {
+        let mut starts = MetaStarts {
+            bytes,
+            at: 0,
+            found: 0,
+        };
+        starts.found = starts.lanes();
+        starts
+    }
+
+    /// Whether a `<m` or `<M` starts at `i`.
+    fn pair(&self, i: usize) -> bool {
+        self.bytes[i] == b'<' && self.bytes.get(i + 1).is_some_and(|&b| b | 0x20 == b'm')
+    }
+
+    /// Whether no pair starts in the lanes from `at`, when they and the
+    /// byte after them are all in the text (else `None`): one test across
+    /// all of them. (The lanes and the bytes after them are read as two
+    /// arrays, each loaded whole, not one shifted to make the other.)
+    fn none_at(&self, at: usize) -> Option<bool> {
+        let now = self.bytes.get(at..)?.first_chunk::<64>()?;
+        let next = self.bytes.get(at + 1..)?.first_chunk::<64>()?;
+        let mut any = 0u8;
+        for k in 0..Self::LANES {
+            any |= u8::from((now[k] == b'<') & (next[k] | 0x20 == b'm'));
+        }
+        Some(any == 0)
+    }
+
+    /// The pairs that start in the lanes from `at`, a bit each.
+    fn lanes(&self) -> u64 {
+        if self.none_at(self.at) == Some(true) {
+            return 0;
+        }
+        let lanes = self.bytes.len().saturating_sub(self.at).min(Self::LANES);
+        (0..lanes)
+            .filter(|&k| self.pair(self.at + k))
+            .fold(0, |found, k| found | 1 << k)
+    }
+}
+
+impl Iterator for MetaStarts<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.found == 0 {
+            self.at += Self::LANES;
+            // The lanes that hold no pair, passed over in one tight loop.
+            while self.none_at(self.at) == Some(true) {
+                self.at += Self::LANES;
+            }
+            if self.at >= self.bytes.len() {
+                return None;
+            }
+            self.found = self.lanes();
+        }
+        let lane = self.found.trailing_zeros() as usize;
+        self.found &= self.found - 1;
+        Some(self.at + lane)
+    }
 }
 
 /// The HTML standard's "prescan a byte stream to determine its encoding",
@@ -673,6 +747,19 @@ mod tests {
             proptest::prop_assert_eq!(both.bom_len, sniffed.bom_len);
             proptest::prop_assert_eq!(both.source, sniffed.source);
             proptest::prop_assert_eq!(text, decode(&doc, &sniffed));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn meta_starts_are_every_pair_in_order(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(b"<<mMnx ".to_vec()), 0..200),
+        ) {
+            let bytewise: Vec<usize> = (0..bytes.len())
+                .filter(|&i| bytes[i] == b'<' && bytes.get(i + 1).is_some_and(|&b| b == b'm' || b == b'M'))
+                .collect();
+            proptest::prop_assert_eq!(MetaStarts::new(&bytes).collect::<Vec<_>>(), bytewise);
         }
     }
 
