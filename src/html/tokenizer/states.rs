@@ -1058,6 +1058,12 @@ impl<S: Sink> Tokenizer<'_, S> {
         let mut at = self.pos;
         while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
             at += 1;
+            // Attributes on lines of their own are indented: eight spaces
+            // passed over at once (after one space, the next word is
+            // seldom all spaces, and one compare says so).
+            while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
+                at += 8;
+            }
         }
         self.pos = at;
     }

@@ -328,6 +328,9 @@ fn tags_read_at_once_are_what_the_states_read() {
         "<a ab=1 ac=2 AB=3 ba=4 abc=5 ba cb=6 a\0=7 a\u{fffd}=8>",
         "<p id=\"é\" dïr=ltr>ü</p>",
         "<dIv cLaSs=x dAtA-X=y Z>style</sTyLe><style></style >",
+        // Attributes on lines of their own, indented past eight spaces.
+        "<div\n                    class=\"x\"         id=y        \n\t        >t</div          >",
+        "<a                 \t        b         =         c                />",
     ];
     for input in inputs {
         for end in (0..=input.len()).filter(|&e| input.is_char_boundary(e)) {
