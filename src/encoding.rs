@@ -319,9 +319,12 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     false
 }
 
+/// How many bytes [`MetaStarts`] tests at once (a bit each of a `u64`).
+const META_LANES: usize = 64;
+
 /// Where `<m` or `<M` stands in a text, in order: every `<meta` starts
 /// with one, and the search for the pair passes over the `<` of scripts
-/// and markup that start no `meta`. One pass, testing [`Self::LANES`]
+/// and markup that start no `meta`. One pass, testing [`META_LANES`]
 /// bytes at once in code the compiler makes vector code (two `memmem`
 /// searches, one for each case, took twice the time on a page of script).
 struct MetaStarts<'a> {
@@ -333,8 +336,6 @@ struct MetaStarts<'a> {
 }
 
 impl<'a> MetaStarts<'a> {
-    const LANES: usize = 64;
-
     fn new(bytes: &'a [u8]) -> Self {
         let mut starts = MetaStarts {
             bytes,
@@ -355,10 +356,10 @@ impl<'a> MetaStarts<'a> {
     /// all of them. (The lanes and the bytes after them are read as two
     /// arrays, each loaded whole, not one shifted to make the other.)
     fn none_at(&self, at: usize) -> Option<bool> {
-        let now = self.bytes.get(at..)?.first_chunk::<64>()?;
-        let next = self.bytes.get(at + 1..)?.first_chunk::<64>()?;
+        let now = self.bytes.get(at..)?.first_chunk::<META_LANES>()?;
+        let next = self.bytes.get(at + 1..)?.first_chunk::<META_LANES>()?;
         let mut any = 0u8;
-        for k in 0..Self::LANES {
+        for k in 0..META_LANES {
             any |= u8::from((now[k] == b'<') & (next[k] | 0x20 == b'm'));
         }
         Some(any == 0)
@@ -369,7 +370,7 @@ impl<'a> MetaStarts<'a> {
         if self.none_at(self.at) == Some(true) {
             return 0;
         }
-        let lanes = self.bytes.len().saturating_sub(self.at).min(Self::LANES);
+        let lanes = self.bytes.len().saturating_sub(self.at).min(META_LANES);
         (0..lanes)
             .filter(|&k| self.pair(self.at + k))
             .fold(0, |found, k| found | 1 << k)
@@ -381,10 +382,10 @@ impl Iterator for MetaStarts<'_> {
 
     fn next(&mut self) -> Option<usize> {
         while self.found == 0 {
-            self.at += Self::LANES;
+            self.at += META_LANES;
             // The lanes that hold no pair, passed over in one tight loop.
             while self.none_at(self.at) == Some(true) {
-                self.at += Self::LANES;
+                self.at += META_LANES;
             }
             if self.at >= self.bytes.len() {
                 return None;
