@@ -32,18 +32,10 @@ use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey};
 
-/// Whether `text` starts with a scheme (RFC 1808 section 2.1: a letter,
-/// then letters, digits, `+`, `-` or `.`, then `:`): an absolute URL.
+/// Whether `text` starts with a scheme (a letter, then letters, digits,
+/// `+`, `-` or `.`, then `:`): an absolute URL.
 fn has_scheme(text: &str) -> bool {
-    match text.split_once(':') {
-        Some((scheme, _)) => {
-            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        }
-        None => false,
-    }
+    crate::url::rfc3986::parse_scheme(text).0.is_some()
 }
 
 /// How a base's source is named in a link's `base_from`.

@@ -89,7 +89,7 @@ impl<'a> Reference<'a> {
 
 /// Section 3.1: `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`,
 /// followed by `:` before any `/`, `?` or `#`.
-fn parse_scheme(s: &str) -> (Option<&str>, &str) {
+pub(crate) fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     let bytes = s.as_bytes();
     if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
         return (None, s);
