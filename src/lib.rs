@@ -45,6 +45,7 @@
 
 mod error;
 mod front;
+mod lanes;
 mod rewriter;
 pub mod wat;
 

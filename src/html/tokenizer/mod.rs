@@ -273,8 +273,6 @@ pub struct Tokenizer<'a, S: Sink> {
     /// After how many stops at `<` a run of RAWTEXT or script data is
     /// searched sparsely ([`states::SPARSE_AFTER`]; the tests vary it).
     sparse_after: usize,
-    /// The sparse search's state, once a run needed it.
-    sparse: Option<states::SparseScan>,
 }
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
@@ -342,7 +340,6 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             temp_start: 0,
             last_start_tag: options.last_start_tag.map(|s| LocalName::from(s.as_str())),
             sparse_after: states::SPARSE_AFTER,
-            sparse: None,
         }
     }
 

@@ -6,10 +6,10 @@
 //! state that can take a run of characters at once does so.
 
 use html5ever::tokenizer::TagKind;
-use memchr::memmem::Finder;
 use memchr::{memchr, memchr2, memchr3};
 
 use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
+use crate::lanes;
 
 /// Whether to keep stepping.
 pub(super) enum Flow {
@@ -233,165 +233,18 @@ const REPLACEMENT: &str = "\u{fffd}";
 /// text, within [`SPARSE_SPAN`] bytes, before the rest of the run is
 /// searched sparsely ([`Tokenizer::sparse_run_end`]). Ordinary scripts and
 /// style sheets have few `<`, and are left to one search for `<` or NUL a
-/// stop: the sparse search reads each byte three times (for `</`, `<!`
-/// and NUL), which costs more than a stop every few hundred bytes (as in
-/// the larger scripts of real pages) and less than one every few dozen
-/// (as in web applications' saved pages).
+/// stop: the sparse search tests each byte with the two after it, which
+/// costs more than a stop every few hundred bytes (as in the larger
+/// scripts of real pages) and less than one every few dozen (as in web
+/// applications' saved pages).
 pub(super) const SPARSE_AFTER: usize = 32;
 
 /// See [`SPARSE_AFTER`]: a `<` every 64 bytes or closer.
 const SPARSE_SPAN: usize = 32 * 64;
 
-/// What [`Tokenizer::sparse_run_end`] keeps from one run to the next: its
-/// searchers, built once, and where the next NUL and `<!` are.
-pub(super) struct SparseScan {
-    end_tag: Finder<'static>,
-    bang: Finder<'static>,
-    nul: Ahead,
-    bang_at: Ahead,
-    /// The end tags that may end the run, by the first letter of the last
-    /// start tag's name: `</` and that letter in each case.
-    named: Option<Named>,
-    /// How far ahead `nul`, `bang_at` and `named` search at once
-    /// ([`WINDOW`]).
-    window: usize,
-}
-
-/// The searches of [`SparseScan`] for `</` and a letter, in each case:
-/// only those may start the run's end tag, and in script that holds markup
-/// in strings (`"</a>"`) most `</` do not.
-struct Named {
-    letter: u8,
-    lower: Finder<'static>,
-    upper: Finder<'static>,
-    lower_at: Ahead,
-    upper_at: Ahead,
-}
-
-impl Named {
-    fn new(letter: u8) -> Named {
-        let lower = letter.to_ascii_lowercase();
-        let upper = letter.to_ascii_uppercase();
-        Named {
-            letter: lower,
-            lower: Finder::new(&[b'<', b'/', lower]).into_owned(),
-            upper: Finder::new(&[b'<', b'/', upper]).into_owned(),
-            lower_at: Ahead::UNSEARCHED,
-            upper_at: Ahead::UNSEARCHED,
-        }
-    }
-
-    /// Where the next `</` and the letter, in either case, may be at or
-    /// after `pos`: found, or a position before which there is none.
-    fn next(&mut self, bytes: &[u8], pos: usize, window: usize) -> usize {
-        let (lower, upper) = (&self.lower, &self.upper);
-        // The searched bytes run two past the window, so that one that
-        // straddles its end is found.
-        let lower_at = self
-            .lower_at
-            .next(bytes, pos, window, |_| find_past(lower, bytes, pos, window));
-        let upper_at = self
-            .upper_at
-            .next(bytes, pos, window, |_| find_past(upper, bytes, pos, window));
-        lower_at.min(upper_at)
-    }
-}
-
-/// `finder`'s first match in `bytes` from `pos`, over `window` bytes and
-/// the two after them.
-fn find_past(finder: &Finder<'_>, bytes: &[u8], pos: usize, window: usize) -> Option<usize> {
-    let limit = bytes
-        .len()
-        .min(pos.saturating_add(window).saturating_add(2));
-    finder.find(&bytes[pos..limit])
-}
-
-impl SparseScan {
-    /// A scan whose NUL and `<!` are searched `window` bytes (at least
-    /// two) ahead at a time.
-    pub(super) fn new(window: usize) -> SparseScan {
-        SparseScan {
-            end_tag: Finder::new(b"</"),
-            bang: Finder::new(b"<!"),
-            nul: Ahead::UNSEARCHED,
-            bang_at: Ahead::UNSEARCHED,
-            named: None,
-            window: window.max(2),
-        }
-    }
-
-    /// Where the next NUL, `<!` (in script data) or `<` that is the last
-    /// byte may be at or after `from` in `bytes`, or the end of a window
-    /// ahead with none of them.
-    fn stop(&mut self, bytes: &[u8], from: usize, script: bool) -> usize {
-        let window = self.window;
-        let mut stop = self.nul.next(bytes, from, window, |rest| memchr(0, rest));
-        if script {
-            let bang = &self.bang;
-            let next = self
-                .bang_at
-                .next(bytes, from, window, |rest| bang.find(rest));
-            stop = stop.min(next);
-        }
-        if from < bytes.len() && bytes[bytes.len() - 1] == b'<' {
-            stop = stop.min(bytes.len() - 1);
-        }
-        stop
-    }
-
-    /// The searches for `</` and `letter`, kept while the letter is the
-    /// same.
-    fn named(&mut self, letter: u8) -> &mut Named {
-        let letter = letter.to_ascii_lowercase();
-        if self.named.as_ref().is_none_or(|n| n.letter != letter) {
-            self.named = Some(Named::new(letter));
-        }
-        self.named.as_mut().expect("just made")
-    }
-}
-
-/// How far ahead [`SparseScan`] searches for NUL and `<!` at once: a
-/// document's scripts may all be near its start, and searching the whole
-/// rest of it for what is not there costs ordinary pages more than the
-/// sparse search saves.
-const WINDOW: usize = 16 * 1024;
-
-/// Where the next NUL or `<!` may be, at or after a position: the one
-/// found by a search of a window from `from`, or the window's last byte
-/// when there is none in it (then not the thing searched for, unless a
-/// `<!` starts there, straddling the window's end), or the end of the
-/// input. Good for any position from `from` to before it.
-#[derive(Clone, Copy)]
-struct Ahead {
-    from: usize,
-    to: usize,
-}
-
-impl Ahead {
-    const UNSEARCHED: Ahead = Ahead { from: 1, to: 0 };
-
-    /// Where the next one may be at or after `pos` in `bytes`, searched
-    /// by `find` on the `window` bytes from `pos` unless known.
-    #[inline]
-    fn next(
-        &mut self,
-        bytes: &[u8],
-        pos: usize,
-        window: usize,
-        find: impl FnOnce(&[u8]) -> Option<usize>,
-    ) -> usize {
-        if !(self.from <= pos && pos < self.to) {
-            let limit = bytes.len().min(pos.saturating_add(window));
-            self.to = match find(&bytes[pos..limit]) {
-                Some(i) => pos + i,
-                None if limit == bytes.len() => limit,
-                None => limit - 1,
-            };
-            self.from = pos;
-        }
-        self.to
-    }
-}
+/// A byte the sparse search tests for where nothing is to be found: never
+/// in the tokenizer's text (UTF-8), nor [`lanes::PAST_END`].
+const NEVER: u8 = 0xFE;
 
 impl<S: Sink> Tokenizer<'_, S> {
     pub(super) fn step(&mut self) -> Flow {
@@ -585,111 +438,43 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// [`Tokenizer::text_lt`] gives `None` (`None` here: the run goes on to
     /// the end of the input), found without stopping at each `<`: `text_lt`
     /// gives `None` only at a NUL, a `<` that is the last byte, `<!` in
-    /// script data or `</`. The next NUL and `<!` are each searched for a
-    /// window ahead and kept in [`SparseScan`] until the position passes
-    /// them, so no byte is searched twice for them; each `</` before them
-    /// is found by a searcher built once and asked to `text_lt`. Only
+    /// script data or `</`. One pass ([`lanes::first`]) finds the next NUL,
+    /// `<!` in script data, and `</` followed by the first letter of the
+    /// last start tag's name in either case (in script that holds markup in
+    /// strings, `"</a>"`, most `</` are not); the last bytes, too near the
+    /// end to hold `</`, the name and a byte after it, are searched for any
+    /// `</` and a last `<`. Each stop found is asked to `text_lt`. Only
     /// without parse errors to report (as `text_lt`).
     #[inline(never)]
-    fn sparse_run_end(&mut self, from: usize, raw: Raw) -> Option<usize> {
+    fn sparse_run_end(&self, mut from: usize, raw: Raw) -> Option<usize> {
+        let bytes = self.bytes;
         if S::PARSE_ERRORS {
-            return memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i);
+            return memchr2(b'<', 0, &bytes[from..]).map(|i| from + i);
         }
-        let mut scan = self
-            .sparse
-            .take()
-            .unwrap_or_else(|| SparseScan::new(WINDOW));
+        let bang = if raw == Raw::ScriptData { b'!' } else { NEVER };
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
-        let end = match name.first() {
-            Some(&letter) if letter.is_ascii_alphabetic() => {
-                self.sparse_named_end(&mut scan, from, raw, (letter, name.len()))
-            }
-            _ => self.sparse_any_end(&mut scan, from, raw),
-        };
-        self.sparse = Some(scan);
-        end
-    }
-
-    /// [`Tokenizer::sparse_run_end`] where the last start tag's name
-    /// starts with `letter` and is `len` bytes long: the end tags searched
-    /// for are `</` and that letter, in either case, a window ahead like
-    /// NUL and `<!`, and any `</` too near the end to hold the name and a
-    /// byte after it (where [`Tokenizer::text_lt`] stops too).
-    fn sparse_named_end(
-        &self,
-        scan: &mut SparseScan,
-        mut from: usize,
-        raw: Raw,
-        (letter, len): (u8, usize),
-    ) -> Option<usize> {
-        let bytes = self.bytes;
-        let script = raw == Raw::ScriptData;
-        let near_end = bytes.len().saturating_sub(len + 2);
-        // The first `</` near the end at or after a position, kept until
-        // passed (the end when there is none).
-        let mut near: Option<usize> = None;
+        let tail = bytes.len().saturating_sub(name.len() + 2);
         loop {
-            let mut stop = scan.stop(bytes, from, script);
-            let window = scan.window;
-            stop = stop.min(scan.named(letter).next(bytes, from, window));
-            let near_at = match near {
-                Some(at) if at >= from => at,
-                _ => {
-                    let tail = from.max(near_end);
-                    let at = scan
-                        .end_tag
-                        .find(&bytes[tail..])
-                        .map_or(bytes.len(), |i| tail + i);
-                    *near.insert(at)
+            let found = match name.first() {
+                Some(&letter) if letter.is_ascii_alphabetic() => {
+                    let letter = letter.to_ascii_lowercase();
+                    lanes::first(bytes, from, tail, |a, b, c| {
+                        (a == 0)
+                            | ((a == b'<') & ((b == bang) | ((b == b'/') & ((c | 0x20) == letter))))
+                    })
                 }
-            };
-            stop = stop.min(near_at);
-            if stop == bytes.len() {
-                return None;
+                _ => lanes::first(bytes, from, tail, |a, b, _| {
+                    (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/')))
+                }),
             }
-            let rest = &bytes[stop..];
-            if rest.starts_with(b"</") {
-                match self.text_lt(stop, raw) {
-                    Some(next) => from = next,
-                    None => return Some(stop),
-                }
-            } else if bytes[stop] == 0
-                || stop + 1 == bytes.len()
-                || (script && rest.starts_with(b"<!"))
-            {
-                return Some(stop);
-            } else {
-                // The end of a window with none of them in it.
-                from = stop;
-            }
-        }
-    }
-
-    /// [`Tokenizer::sparse_run_end`] with no last start tag, where every
-    /// `</` may end the run.
-    fn sparse_any_end(&self, scan: &mut SparseScan, mut from: usize, raw: Raw) -> Option<usize> {
-        let bytes = self.bytes;
-        let script = raw == Raw::ScriptData;
-        loop {
-            let stop = scan.stop(bytes, from, script);
-            // A `</` may start just before `stop`, not at it (a NUL, `<!`,
-            // the last byte, or the end of a window).
-            let hay = &bytes[from..bytes.len().min(stop + 1)];
-            if let Some(i) = scan.end_tag.find(hay) {
-                match self.text_lt(from + i, raw) {
-                    Some(next) => from = next,
-                    None => break Some(from + i),
-                }
-            } else if stop == bytes.len() {
-                break None;
-            } else if bytes[stop] == 0
-                || stop + 1 == bytes.len()
-                || (script && bytes[stop..].starts_with(b"<!"))
-            {
-                break Some(stop);
-            } else {
-                // The end of a window with neither in it.
-                from = stop;
+            .or_else(|| {
+                lanes::first(bytes, from.max(tail), bytes.len(), |a, b, _| {
+                    (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/') | (b == lanes::PAST_END)))
+                })
+            })?;
+            match self.text_lt(found, raw) {
+                Some(next) => from = next,
+                None => return Some(found),
             }
         }
     }

@@ -449,14 +449,15 @@ impl Sink for Quiet {
 }
 
 /// The tokens and, after each step, the position and state of a run of
-/// `input` from `initial` (with `script` or `style` the last start tag),
+/// `input` from `initial` (with `script` or `style` the last start tag, or
+/// none unless `named`),
 /// with the sparse search of RAWTEXT and script data from the first stop
-/// and NUL and `<!` searched `window` bytes ahead (`None`: no sparse
-/// search, one stop at each `<`).
+/// (`sparse`) or none (one stop at each `<`).
 fn steps(
     input: &str,
     initial: InitialState,
-    window: Option<usize>,
+    named: bool,
+    sparse: bool,
 ) -> (Vec<String>, Vec<(usize, states::State)>) {
     let log = SpanLog::default();
     let last = if initial == InitialState::Rawtext {
@@ -466,18 +467,12 @@ fn steps(
     };
     let options = Options {
         initial_state: initial,
-        last_start_tag: Some(last.to_owned()),
+        last_start_tag: named.then(|| last.to_owned()),
         attributes: Attributes::TreeBuilder,
         ..Options::default()
     };
     let mut tokenizer = Tokenizer::new(input, Quiet::default(), &log, options);
-    match window {
-        Some(window) => {
-            tokenizer.sparse_after = 0;
-            tokenizer.sparse = Some(states::SparseScan::new(window));
-        }
-        None => tokenizer.sparse_after = usize::MAX,
-    }
+    tokenizer.sparse_after = if sparse { 0 } else { usize::MAX };
     let mut trace = Vec::new();
     while let states::Flow::Go = tokenizer.step() {
         trace.push((tokenizer.pos, tokenizer.state));
@@ -486,11 +481,14 @@ fn steps(
     (tokenizer.sink.0.into_inner(), trace)
 }
 
+/// A run of text longer than the lanes the sparse search tests at once.
+const LONG: &str = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz";
+
 proptest::proptest! {
     /// The sparse search of RAWTEXT and script data ends each run where a
     /// stop at each `<` does: at every NUL, `<!` in script data, `<` as
-    /// the last byte and `</` that may be an end tag, whatever the window
-    /// its NUL and `<!` searches look through.
+    /// the last byte and `</` that may be an end tag, in runs longer than
+    /// the lanes it tests at once and in the last bytes.
     #[test]
     fn the_sparse_search_stops_where_each_lt_does(
         pieces in proptest::collection::vec(
@@ -498,7 +496,7 @@ proptest::proptest! {
                 "<", "</", "</script", "</scriptx", "</script>", "</SCRIPT ", "</style>",
                 "</style/", "<!", "<!--", "-->", "-", "\0", "<\0", "<script>", "<style>",
                 "a", "<a", "x<y", " ", "\u{e9}", "<p>", "</s", "</S", "</Sx", "</st",
-                "</STYLE", "</scrip", "</a>",
+                "</STYLE", "</scrip", "</a>", LONG,
             ]),
             0..40,
         ),
@@ -507,11 +505,14 @@ proptest::proptest! {
             InitialState::Rawtext,
             InitialState::Data,
         ]),
-        window in 2usize..12,
+        named in proptest::bool::weighted(0.8),
+        filler in 0usize..140,
     ) {
-        let input = pieces.concat();
-        let dense = steps(&input, initial, None);
-        let sparse = steps(&input, initial, Some(window));
+        // Text before the pieces, so that they fall at every place in the
+        // lanes, and runs reach past them.
+        let input = "x".repeat(filler) + &pieces.concat();
+        let dense = steps(&input, initial, named, false);
+        let sparse = steps(&input, initial, named, true);
         proptest::prop_assert_eq!(sparse, dense, "{:?}", input);
     }
 }

@@ -1,0 +1,97 @@
+//! Searches that test [`LANES`] positions at once, each for a byte and the
+//! two after it: one pass for what would be several `memchr` and `memmem`
+//! searches, in code the compiler makes vector code (the library has no
+//! `unsafe`, so no vector instructions of its own).
+//!
+//! The bytes at each position and the two after it are read as three
+//! arrays, each loaded whole: written over one array shifted to make the
+//! others, the compiler builds each shift and reduces across the vector a
+//! step, ten times slower.
+
+/// How many positions [`first`] tests at once.
+pub(crate) const LANES: usize = 64;
+
+/// What [`first`] reads past the end of the bytes: no text holds it (it is
+/// never in UTF-8), so a test for an ASCII byte fails there.
+pub(crate) const PAST_END: u8 = 0xFF;
+
+/// The first position in `from..to` at which `hit` holds of the byte there
+/// and the two after it ([`PAST_END`] past the end of `bytes`). `hit` is
+/// written with `&` and `|`, not `&&` and `||`, so that every lane is
+/// tested without a branch.
+#[inline(always)]
+pub(crate) fn first(
+    bytes: &[u8],
+    from: usize,
+    to: usize,
+    hit: impl Fn(u8, u8, u8) -> bool,
+) -> Option<usize> {
+    let to = to.min(bytes.len());
+    let mut at = from;
+    // Lanes that hold no hit, passed over in one tight loop.
+    while at.saturating_add(LANES) <= to {
+        let Some((now, next, after)) = arrays(bytes, at) else {
+            break;
+        };
+        let mut any = 0u8;
+        for k in 0..LANES {
+            any |= u8::from(hit(now[k], next[k], after[k]));
+        }
+        if any != 0 {
+            break;
+        }
+        at += LANES;
+    }
+    // The lanes that hold the hit, or the last few positions.
+    let byte = |i: usize| bytes.get(i).copied().unwrap_or(PAST_END);
+    (at..to).find(|&i| hit(bytes[i], byte(i + 1), byte(i + 2)))
+}
+
+/// The [`LANES`] bytes from `at`, from `at + 1` and from `at + 2`, when
+/// all are in `bytes`.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+fn arrays(bytes: &[u8], at: usize) -> Option<(&[u8; LANES], &[u8; LANES], &[u8; LANES])> {
+    let now = bytes.get(at..)?.first_chunk::<LANES>()?;
+    let next = bytes.get(at + 1..)?.first_chunk::<LANES>()?;
+    let after = bytes.get(at + 2..)?.first_chunk::<LANES>()?;
+    Some((now, next, after))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`first`] answers, a position at a time.
+    fn bytewise(bytes: &[u8], from: usize, to: usize, hit: impl Fn(u8, u8, u8) -> bool) -> Option<usize> {
+        let byte = |i: usize| bytes.get(i).copied().unwrap_or(PAST_END);
+        (from..to.min(bytes.len())).find(|&i| hit(byte(i), byte(i + 1), byte(i + 2)))
+    }
+
+    proptest::proptest! {
+        /// Every lane is tested, the last positions too, with the bytes
+        /// after them past the end; none before `from` or at `to`.
+        #[test]
+        fn first_is_the_first_hit_a_position_at_a_time(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(vec![b'<', b'/', b's', b'S', b'x', 0]),
+                0..300,
+            ),
+            from in 0usize..300,
+            to in 0usize..310,
+        ) {
+            let hit = |a: u8, b: u8, c: u8| (a == 0) | ((a == b'<') & (b == b'/') & ((c | 0x20) == b's'));
+            proptest::prop_assert_eq!(first(&bytes, from, to, hit), bytewise(&bytes, from, to, hit));
+        }
+    }
+
+    #[test]
+    fn the_bytes_past_the_end_match_no_ascii_test() {
+        let hit = |a: u8, b: u8, c: u8| (a == b'<') & ((b == b'/') | (c < 0x80));
+        assert_eq!(first(b"x<", 0, 2, hit), None);
+        assert_eq!(first(b"x</", 0, 3, hit), Some(1));
+        let long = [b"x".repeat(200), b"</".to_vec()].concat();
+        assert_eq!(first(&long, 0, long.len(), hit), Some(200));
+        assert_eq!(first(&long, 0, 200, hit), None);
+    }
+}
