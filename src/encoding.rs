@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
+use crate::lanes;
 use encoding_rs::{
     DecoderResult, Encoding, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252, X_USER_DEFINED,
 };
@@ -297,12 +298,8 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
 /// of the document: tags that overlap (a `<meta` in the attributes of
 /// another, again and again) would otherwise be read again and again.
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
-    let Some(rest) = bytes.get(at..) else {
-        return false;
-    };
-    let mut budget = rest.len();
-    for found in MetaStarts::new(rest) {
-        let start = at + found;
+    let mut budget = bytes.len().saturating_sub(at);
+    for start in meta_starts(bytes, at) {
         if !is_meta_start(bytes, start) {
             continue;
         }
@@ -319,83 +316,19 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     false
 }
 
-/// How many bytes [`MetaStarts`] tests at once (a bit each of a `u64`).
-const META_LANES: usize = 64;
-
-/// Where `<m` or `<M` stands in a text, in order: every `<meta` starts
-/// with one, and the search for the pair passes over the `<` of scripts
-/// and markup that start no `meta`. One pass, testing [`META_LANES`]
-/// bytes at once in code the compiler makes vector code (two `memmem`
-/// searches, one for each case, took twice the time on a page of script).
-struct MetaStarts<'a> {
-    bytes: &'a [u8],
-    /// Where the lanes tested last start.
-    at: usize,
-    /// The pairs found there and not yet given, a bit each.
-    found: u64,
-}
-
-impl<'a> MetaStarts<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        let mut starts = MetaStarts {
-            bytes,
-            at: 0,
-            found: 0,
-        };
-        starts.found = starts.lanes();
-        starts
-    }
-
-    /// Whether a `<m` or `<M` starts at `i`.
-    fn pair(&self, i: usize) -> bool {
-        self.bytes[i] == b'<' && self.bytes.get(i + 1).is_some_and(|&b| b | 0x20 == b'm')
-    }
-
-    /// Whether no pair starts in the lanes from `at`, when they and the
-    /// byte after them are all in the text (else `None`): one test across
-    /// all of them. (The lanes and the bytes after them are read as two
-    /// arrays, each loaded whole, not one shifted to make the other.)
-    fn none_at(&self, at: usize) -> Option<bool> {
-        let now = self.bytes.get(at..)?.first_chunk::<META_LANES>()?;
-        let next = self.bytes.get(at + 1..)?.first_chunk::<META_LANES>()?;
-        let mut any = 0u8;
-        for k in 0..META_LANES {
-            any |= u8::from((now[k] == b'<') & (next[k] | 0x20 == b'm'));
-        }
-        Some(any == 0)
-    }
-
-    /// The pairs that start in the lanes from `at`, a bit each.
-    fn lanes(&self) -> u64 {
-        if self.none_at(self.at) == Some(true) {
-            return 0;
-        }
-        let lanes = self.bytes.len().saturating_sub(self.at).min(META_LANES);
-        (0..lanes)
-            .filter(|&k| self.pair(self.at + k))
-            .fold(0, |found, k| found | 1 << k)
-    }
-}
-
-impl Iterator for MetaStarts<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        while self.found == 0 {
-            self.at += META_LANES;
-            // The lanes that hold no pair, passed over in one tight loop.
-            while self.none_at(self.at) == Some(true) {
-                self.at += META_LANES;
-            }
-            if self.at >= self.bytes.len() {
-                return None;
-            }
-            self.found = self.lanes();
-        }
-        let lane = self.found.trailing_zeros() as usize;
-        self.found &= self.found - 1;
-        Some(self.at + lane)
-    }
+/// Where `<m` or `<M` stands in `bytes` from `from` on, in order: every
+/// `<meta` starts with one, and the search for the pair passes over the `<`
+/// of scripts and markup that start no `meta`, in one pass testing
+/// [`lanes::LANES`] positions at once (two `memmem` searches, one for each
+/// case, took twice the time on a page of script).
+fn meta_starts(bytes: &[u8], mut from: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::from_fn(move || {
+        let at = lanes::first(bytes, from, bytes.len(), |a, b, _| {
+            (a == b'<') & ((b | 0x20) == b'm')
+        })?;
+        from = at + 1;
+        Some(at)
+    })
 }
 
 /// The HTML standard's "prescan a byte stream to determine its encoding",
@@ -760,7 +693,7 @@ mod tests {
             let bytewise: Vec<usize> = (0..bytes.len())
                 .filter(|&i| bytes[i] == b'<' && bytes.get(i + 1).is_some_and(|&b| b == b'm' || b == b'M'))
                 .collect();
-            proptest::prop_assert_eq!(MetaStarts::new(&bytes).collect::<Vec<_>>(), bytewise);
+            proptest::prop_assert_eq!(meta_starts(&bytes, 0).collect::<Vec<_>>(), bytewise);
         }
     }
 

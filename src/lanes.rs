@@ -63,7 +63,12 @@ mod tests {
     use super::*;
 
     /// What [`first`] answers, a position at a time.
-    fn bytewise(bytes: &[u8], from: usize, to: usize, hit: impl Fn(u8, u8, u8) -> bool) -> Option<usize> {
+    fn bytewise(
+        bytes: &[u8],
+        from: usize,
+        to: usize,
+        hit: impl Fn(u8, u8, u8) -> bool,
+    ) -> Option<usize> {
         let byte = |i: usize| bytes.get(i).copied().unwrap_or(PAST_END);
         (from..to.min(bytes.len())).find(|&i| hit(byte(i), byte(i + 1), byte(i + 2)))
     }
