@@ -123,6 +123,17 @@ fn script_near_misses(n: usize) -> Vec<u8> {
     .into_bytes()
 }
 
+/// The same in a style sheet (RAWTEXT, where `<!` is text).
+fn style_near_misses(n: usize) -> Vec<u8> {
+    [
+        "<style>",
+        &"a</styl b</style-c<d<!x ".repeat(n * 1000),
+        "</style>",
+    ]
+    .concat()
+    .into_bytes()
+}
+
 /// Tags of 15 attributes whose names share their first byte and length
 /// (each looked for among the others), thousands of tags.
 fn like_attribute_names(n: usize) -> Vec<u8> {
@@ -245,6 +256,12 @@ const CASES: &[Case] = &[
     (
         "script of end tag near misses (thousands)",
         script_near_misses,
+        1000,
+        Reader::Html,
+    ),
+    (
+        "style of end tag near misses (thousands)",
+        style_near_misses,
         1000,
         Reader::Html,
     ),
