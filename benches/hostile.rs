@@ -114,24 +114,20 @@ fn unclosed_metas(n: usize) -> Vec<u8> {
 /// A script of `</scrip` and `</script-` near misses, each read as text
 /// where it stands (thousands).
 fn script_near_misses(n: usize) -> Vec<u8> {
-    [
-        "<script>",
-        &"a</scrip b</script-c<d<!x ".repeat(n * 1000),
-        "</script>",
-    ]
-    .concat()
-    .into_bytes()
+    end_tag_near_misses("script", n)
 }
 
 /// The same in a style sheet (RAWTEXT, where `<!` is text).
 fn style_near_misses(n: usize) -> Vec<u8> {
-    [
-        "<style>",
-        &"a</styl b</style-c<d<!x ".repeat(n * 1000),
-        "</style>",
-    ]
-    .concat()
-    .into_bytes()
+    end_tag_near_misses("style", n)
+}
+
+/// The element `name` holding near misses of its end tag: its name short
+/// of a letter, and whole but followed by `-`, among `<` and `<!`.
+fn end_tag_near_misses(name: &str, n: usize) -> Vec<u8> {
+    let short = &name[..name.len() - 1];
+    let miss = format!("a</{short} b</{name}-c<d<!x ");
+    format!("<{name}>{}</{name}>", miss.repeat(n * 1000)).into_bytes()
 }
 
 /// Tags of 15 attributes whose names share their first byte and length
