@@ -7,12 +7,12 @@
 //! delimiter of its own), and none changes what the scan finds where it
 //! is allowed to skip (see `Level::may_skip`). The scan therefore
 //! searches for the next significant byte (a word at a time, in lanes the
-//! compiler turns into vector compares), reads the brackets it finds on
-//! the way itself ([`next_significant`]), and reads tokens again only
-//! from the first other stop: from the `(` itself, from the start of the
-//! function name before it ([`token_start`]), or, at an escape, from
-//! where the skip began (or its last bracket), since an escape can hide
-//! anything.
+//! compiler turns into vector compares), reads the brackets and the
+//! functions that take no URL it finds on the way itself
+//! ([`next_significant`]), and reads tokens again only from the first
+//! other stop: from the start of the name of a function that may take one
+//! ([`token_start`]), or, at an escape, from where the skip began (or its
+//! last bracket), since an escape can hide anything.
 
 use super::Blocks;
 
@@ -114,8 +114,9 @@ pub(super) struct Stop {
 /// ([`Blocks::bracket`]). Each block the skip opens is one that may skip
 /// too (a plain block), and each that it ends hands back to a block that
 /// has read a token since its function's name, so may skip as well. A `(`
-/// after a name byte stops the skip, since it may end a function's name;
-/// `|` never does: it is a delimiter of its own.
+/// after a name byte stops the skip only when it may end the name of a
+/// function that takes URLs ([`plain_function`]); `|` never does: it is a
+/// delimiter of its own.
 pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
     let mut token = from;
     let mut at = from;
@@ -145,14 +146,16 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -
 }
 
 /// Reads the significant byte at `at` if it is a token that the skip
-/// reads itself: `|`, a bracket, or a `(` that no name byte comes right
-/// before (in `token..at`), which opens a block. `token` moves past it.
+/// reads itself: `|`, a bracket, or a `(` that opens a block or ends the
+/// name of a function that takes no URL. `token` moves past it.
 #[inline(always)]
 fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) -> bool {
     let b = bytes[at];
     let read = match b {
         b'|' => true,
-        b'(' if at > *token && super::NAME_BYTE[usize::from(bytes[at - 1])] => false,
+        b'(' if at > *token && super::NAME_BYTE[usize::from(bytes[at - 1])] => {
+            plain_function(bytes, *token, at) && blocks.bracket(b)
+        }
         _ => blocks.bracket(b),
     };
     if read {
@@ -160,6 +163,30 @@ fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) ->
     }
     read
 }
+
+/// Whether the `(` at `open`, after a name byte, when `from` is the start
+/// of a token and no byte of `from..open` is significant, opens what
+/// reading the tokens would open as a plain block: a `(` block (the name
+/// bytes before it are no function's name, [`token_start`]), or a
+/// function whose name is none of those that take URLs
+/// ([`URL_FUNCTIONS`], in any case, as `Scanner::ident_like` reads them;
+/// there is no escape in it). Both end the same way as the bracket: the
+/// block it is in has read a token, and a plain one is open. (Style
+/// sheets hold thousands of functions, `:not(`, `rgba(`, `translate(`,
+/// each of which stopped the skip.)
+#[inline(always)]
+fn plain_function(bytes: &[u8], from: usize, open: usize) -> bool {
+    let start = token_start(bytes, from, open);
+    let name = &bytes[start..open];
+    start == open
+        || !URL_FUNCTIONS
+            .iter()
+            .any(|f| name.eq_ignore_ascii_case(f.as_bytes()))
+}
+
+/// The functions whose arguments may be URLs: a quoted string first in
+/// `url(` and `src(`, the strings of `image-set(`.
+const URL_FUNCTIONS: [&str; 4] = ["url", "src", "image-set", "-webkit-image-set"];
 
 /// Where the first byte at or after `from` is that an unquoted URL (CSS
 /// Syntax 3, 4.3.6) must look at, or the end: white space, `)`, what makes
