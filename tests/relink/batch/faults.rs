@@ -320,14 +320,25 @@ fn large_warc(records: usize) -> Vec<u8> {
 }
 
 /// Runs relink with `args` and sends it `signal` as soon as a temporary
-/// file shows in `dir`; how it ended.
+/// file shows in `dir`; how it ended. The signal's default action is
+/// restored in the child first: relink leaves a signal ignored when it
+/// starts ignored, as under `nohup`, which would otherwise finish the run.
 fn signalled_once_writing(args: &[&str], dir: &Path, signal: i32) -> std::process::ExitStatus {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_relink"))
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_relink"));
+    command
         .args(args)
         .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    // SAFETY: between fork and exec the child only calls signal(2), which
+    // is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            libc::signal(signal, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
     let started = Instant::now();
     loop {
         let writing = std::fs::read_dir(dir)
