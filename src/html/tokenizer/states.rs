@@ -454,16 +454,19 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bang = if raw == Raw::ScriptData { b'!' } else { NEVER };
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
         let tail = bytes.len().saturating_sub(name.len() + 2);
+        // The letter after `</` that may start the end tag, lowercase; with
+        // no name that starts with a letter, any `</` may.
+        let letter = name
+            .first()
+            .filter(|b| b.is_ascii_alphabetic())
+            .map(u8::to_ascii_lowercase);
         loop {
-            let found = match name.first() {
-                Some(&letter) if letter.is_ascii_alphabetic() => {
-                    let letter = letter.to_ascii_lowercase();
-                    lanes::first(bytes, from, tail, |a, b, c| {
-                        (a == 0)
-                            | ((a == b'<') & ((b == bang) | ((b == b'/') & ((c | 0x20) == letter))))
-                    })
-                }
-                _ => lanes::first(bytes, from, tail, |a, b, _| {
+            let found = match letter {
+                Some(letter) => lanes::first(bytes, from, tail, |a, b, c| {
+                    (a == 0)
+                        | ((a == b'<') & ((b == bang) | ((b == b'/') & ((c | 0x20) == letter))))
+                }),
+                None => lanes::first(bytes, from, tail, |a, b, _| {
                     (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/')))
                 }),
             }
