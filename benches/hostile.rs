@@ -111,6 +111,22 @@ fn unclosed_metas(n: usize) -> Vec<u8> {
         .into_bytes()
 }
 
+/// A page with no `<meta>` in its first 1024 bytes whose script, dense in
+/// `<` (so searched sparsely), holds `<meta` tags among `<!` and NUL
+/// (each ending a run of the script): the tokenizer tests the script for
+/// them as it reads it, keeps the first few, and leaves the rest of the
+/// search to after the rewrite (thousands).
+fn metas_in_script(n: usize) -> Vec<u8> {
+    let dense = "if(a<b)x;".repeat(40);
+    let part = format!("{dense}<meta name=x>{dense}<!x\0<meta charset=utf-8>");
+    format!(
+        "{}<script>{}</script>",
+        " ".repeat(1100),
+        part.repeat(n * 100)
+    )
+    .into_bytes()
+}
+
 /// A script of `</scrip` and `</script-` near misses, each read as text
 /// where it stands (thousands).
 fn script_near_misses(n: usize) -> Vec<u8> {
@@ -247,6 +263,12 @@ const CASES: &[Case] = &[
         "page of unclosed <meta> tags after 1024 bytes (thousands)",
         unclosed_metas,
         800,
+        Reader::Html,
+    ),
+    (
+        "script holding <meta> tags, no <meta> in the first 1024 bytes (thousands)",
+        metas_in_script,
+        200,
         Reader::Html,
     ),
     (

@@ -3,12 +3,15 @@
 //! (messages, mbox, WARC) reach these through [`Engine`], the core's
 //! [`Documents`], so that none of them knows another reader.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
+
+use encoding_rs::UTF_8;
 
 use crate::Error;
 use crate::base::{Layer, LayerStatus};
-use crate::encoding;
-use crate::html::rewrite::rewrite_text;
+use crate::encoding::{self, Sniffed};
+use crate::html::rewrite::{rewrite_text, rewrite_text_watching};
 use crate::kind::Kind;
 use crate::links::Outcome;
 use crate::links::Warning;
@@ -37,9 +40,37 @@ pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Erro
 }
 
 /// [`rewrite_html`], the new bytes given as `make` says.
+///
+/// A document of UTF-8 whose first 1024 bytes state no encoding is read
+/// as UTF-8 at once, the tokenizer testing its script for `<meta` as it
+/// goes; when that rewrite is over, the rest is searched for a late
+/// `<meta>` that declares an encoding, and only if one does (and it is
+/// not UTF-8) is the document read again in it
+/// ([`encoding::HtmlSniff::Unsettled`]). The answer is the one
+/// [`encoding::sniff_decode_html`] gives before reading.
 fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcome, Error> {
-    let decode = |bytes| encoding::sniff_decode_html(bytes, options.transport);
-    text::rewrite_bytes_made(bytes, decode, |text| rewrite_text(text, options), make)
+    let (text, late_from) = match encoding::sniff_decode_html_early(bytes, options.transport) {
+        encoding::HtmlSniff::Settled(sniffed, text) => {
+            let decoded = |_| (sniffed, text);
+            return text::rewrite_bytes_made(bytes, decoded, |t| rewrite_text(t, options), make);
+        }
+        encoding::HtmlSniff::Unsettled { text, late_from } => (text, late_from),
+    };
+    let mut seen = encoding::MetaSeen::default();
+    let utf8 = |_| (Sniffed::utf8_default(), Cow::Borrowed(text));
+    let watching = |t: &str| rewrite_text_watching(t, options, &mut seen);
+    let outcome = text::rewrite_bytes_made(bytes, utf8, watching, make)?;
+    if !encoding::late_meta_may_declare(bytes, late_from, &seen) {
+        return Ok(outcome);
+    }
+    match encoding::meta_declared(bytes) {
+        Some(declared) if declared != UTF_8 => {
+            let sniffed = Sniffed::declared(declared);
+            let decode = |bytes| (sniffed, encoding::decode(bytes, &sniffed));
+            text::rewrite_bytes_made(bytes, decode, |t| rewrite_text(t, options), make)
+        }
+        _ => Ok(outcome),
+    }
 }
 
 /// Rewrites a style sheet.
@@ -323,4 +354,67 @@ pub fn rewrite_document_made(
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::{Base, BaseSource};
+    use crate::url::{BaseUrl, Rules};
+
+    /// Pieces of documents for the late `<meta>` the rewrite settles: a
+    /// script dense enough in `<` to be searched sparsely, the places a
+    /// `<meta` may stand (script, style sheet, comment, attribute value,
+    /// text), and text that is not UTF-8.
+    fn late_pieces() -> Vec<Vec<u8>> {
+        let dense = format!("<script>{}", "if(a<b)x;".repeat(40));
+        [
+            dense.as_str(),
+            "<meta charset=koi8-r>",
+            "<META http-equiv=Content-Type content='text/html; charset=shift_jis'>",
+            "<meta charset=utf-8>",
+            "<meta name=x>",
+            "<meta",
+            "<main>",
+            "</script>",
+            "<style>",
+            "</style>",
+            "<!--",
+            "-->",
+            "<p title='",
+            "'",
+            "a<b;",
+            "<",
+            " ",
+            "<a href=\u{e9}>",
+            "<textarea>",
+            "</textarea>",
+        ]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .chain([b"\xe9".to_vec()])
+        .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The rewrite of a document whose late `<meta>` is settled after
+        /// it ([`encoding::HtmlSniff::Unsettled`]) gives the encoding and the bytes
+        /// the rewrite in the encoding sniffed first gives.
+        #[test]
+        fn a_late_meta_settled_after_the_rewrite_answers_as_sniffed_before(
+            pieces in proptest::collection::vec(proptest::sample::select(late_pieces()), 0..24),
+            pad in proptest::sample::select(vec![0usize, 1030]),
+        ) {
+            let doc = [b" ".repeat(pad), pieces.concat()].concat();
+            let url = BaseUrl::parse("http://a/b/c", Rules::Rfc1808).unwrap();
+            let base = Base::new(url, BaseSource::RetrievedFrom);
+            let options = Options::default().outer(Some(&base));
+            let sniffed = encoding::sniff_html(&doc, None);
+            let got = rewrite_html(&doc, &options).unwrap();
+            let want = rewrite_html(&doc, &options.transport(Some(sniffed.encoding))).unwrap();
+            proptest::prop_assert_eq!(got.encoding, sniffed.encoding);
+            proptest::prop_assert_eq!(got.output, want.output);
+        }
+    }
 }

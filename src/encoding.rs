@@ -154,6 +154,156 @@ pub fn sniff_decode_html<'a>(
     sniff_decode_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
+/// An HTML document's encoding as far as its first bytes tell it: settled,
+/// or left open for the rewrite to settle ([`sniff_decode_html_early`]).
+pub enum HtmlSniff<'a> {
+    /// The encoding, and the text decoded by it.
+    Settled(Sniffed, Cow<'a, str>),
+    /// No byte order mark, transport or `<meta>` in the first
+    /// [`PRESCAN_BYTES`] states the encoding, and the bytes are valid
+    /// UTF-8 (`text`): the document is UTF-8 unless a `<meta>` from
+    /// `late_from` on declares another encoding. The tokenizer tests the
+    /// runs of script and RAWTEXT it reads for `<meta` as it goes
+    /// ([`MetaSeen`]), and [`late_meta_may_declare`] searches only the
+    /// rest, so that a page of megabytes of script is not searched twice.
+    Unsettled {
+        /// The bytes, as text.
+        text: &'a str,
+        /// Where the prescan of the first bytes left off: the first `<`
+        /// it did not read.
+        late_from: usize,
+    },
+}
+
+/// [`sniff_decode_html`], but for a document it would search past its
+/// first [`PRESCAN_BYTES`] for a late `<meta>`: that search is left to
+/// the rewrite when the bytes are UTF-8 ([`HtmlSniff::Unsettled`]).
+pub fn sniff_decode_html_early<'a>(
+    bytes: &'a [u8],
+    transport: Option<&'static Encoding>,
+) -> HtmlSniff<'a> {
+    if transport.is_none()
+        && Encoding::for_bom(bytes).is_none()
+        && let Prescan::Unfinished(late_from) = prescan_until(bytes, 0, PRESCAN_BYTES)
+        && let Some(Cow::Borrowed(text)) =
+            UTF_8.decode_without_bom_handling_and_without_replacement(bytes)
+    {
+        return HtmlSniff::Unsettled { text, late_from };
+    }
+    let (sniffed, text) = sniff_decode_html(bytes, transport);
+    HtmlSniff::Settled(sniffed, text)
+}
+
+impl Sniffed {
+    /// UTF-8, for bytes that are UTF-8 and state no encoding: what an
+    /// unsettled document ([`HtmlSniff::Unsettled`]) is read as until a
+    /// late `<meta>` says otherwise.
+    pub fn utf8_default() -> Sniffed {
+        undeclared(UTF_8, EncodingSource::Utf8Default)
+    }
+
+    /// `encoding`, as a `<meta>` declares it ([`meta_declared`]).
+    pub fn declared(encoding: &'static Encoding) -> Sniffed {
+        undeclared(encoding, EncodingSource::Declared)
+    }
+}
+
+/// What the tokenizer saw of `<meta` in the runs of script and RAWTEXT it
+/// read: where it tested every position, and the `<meta` starts among
+/// them, in the document's offsets (which are its bytes' offsets, the text
+/// being the bytes).
+#[derive(Debug, Default)]
+pub struct MetaSeen {
+    /// Where every position was tested, in order, apart.
+    covered: Vec<Range<usize>>,
+    /// The `<meta` starts found there, in order (the first
+    /// [`MetaSeen::MAX_STARTS`]).
+    starts: Vec<usize>,
+    /// Whether more was seen than is kept: then nothing of it counts.
+    overflow: bool,
+}
+
+impl MetaSeen {
+    /// The `<meta` starts seen (read by the tests).
+    #[cfg(test)]
+    pub(crate) fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// Where every position was tested (read by the tests).
+    #[cfg(test)]
+    pub(crate) fn covered(&self) -> &[Range<usize>] {
+        &self.covered
+    }
+
+    /// How many `<meta` starts are kept: each is read when the rewrite is
+    /// over, so more leave the whole search to [`meta_declared`].
+    const MAX_STARTS: usize = 64;
+    /// How many ranges are kept, in case a document's runs are many and
+    /// short: more leave the whole search to [`meta_declared`].
+    const MAX_RANGES: usize = 1 << 16;
+
+    /// Every position in `range` of `bytes` was tested (the `<meta` starts
+    /// among them given to [`MetaSeen::saw`]). A range that follows the
+    /// last one after a few bytes none of which is `<` extends it.
+    pub(crate) fn cover(&mut self, bytes: &[u8], range: Range<usize>) {
+        if self.overflow || range.is_empty() {
+            return;
+        }
+        if let Some(last) = self.covered.last_mut() {
+            if range.start < last.end {
+                // Not in order: a second reading of the text.
+                self.overflow = true;
+                return;
+            }
+            let gap = &bytes[last.end..range.start];
+            if gap.len() <= 16 && !gap.contains(&b'<') {
+                last.end = range.end;
+                return;
+            }
+        }
+        if self.covered.len() == Self::MAX_RANGES {
+            self.overflow = true;
+            return;
+        }
+        self.covered.push(range);
+    }
+
+    /// A `<meta` start at `at`, in a range [`MetaSeen::cover`] is given.
+    pub(crate) fn saw(&mut self, at: usize) {
+        if self.starts.len() == Self::MAX_STARTS {
+            self.overflow = true;
+        } else {
+            self.starts.push(at);
+        }
+    }
+}
+
+/// Whether a `<meta` from `from` on may declare an encoding, as
+/// `meta_declares_after` tells, with the positions the tokenizer tested
+/// (`seen`) not searched again: only their `<meta` starts are read, and
+/// the positions outside them are searched.
+pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool {
+    if seen.overflow {
+        return meta_declares_after(bytes, from);
+    }
+    // The positions from `from` on that no range covers.
+    let mut gaps = Vec::with_capacity(seen.covered.len() + 1);
+    let mut at = from;
+    for range in &seen.covered {
+        if range.start > at {
+            gaps.push(at..range.start);
+        }
+        at = at.max(range.end);
+    }
+    gaps.push(at..bytes.len());
+    let searched = gaps
+        .into_iter()
+        .flat_map(|gap| meta_starts(bytes, gap.start, gap.end));
+    let read = seen.starts.iter().copied().filter(|&i| i >= from);
+    declares_among(bytes, from, searched.chain(read))
+}
+
 /// The encoding a document's byte order mark, transport or declaration
 /// (`declared`) states, in that order; `None` if none does.
 fn stated(
@@ -298,8 +448,14 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
 /// of the document: tags that overlap (a `<meta` in the attributes of
 /// another, again and again) would otherwise be read again and again.
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
+    declares_among(bytes, at, meta_starts(bytes, at, bytes.len()))
+}
+
+/// [`meta_declares_after`] over the `<m` pairs `starts` (those from
+/// `at` on, in any order).
+fn declares_among(bytes: &[u8], at: usize, starts: impl Iterator<Item = usize>) -> bool {
     let mut budget = bytes.len().saturating_sub(at);
-    for start in meta_starts(bytes, at) {
+    for start in starts {
         if !is_meta_start(bytes, start) {
             continue;
         }
@@ -316,14 +472,14 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     false
 }
 
-/// Where `<m` or `<M` stands in `bytes` from `from` on, in order: every
+/// Where `<m` or `<M` stands in `bytes` in `from..to`, in order: every
 /// `<meta` starts with one, and the search for the pair passes over the `<`
 /// of scripts and markup that start no `meta`, in one pass testing
 /// [`lanes::LANES`] positions at once (two `memmem` searches, one for each
 /// case, took twice the time on a page of script).
-fn meta_starts(bytes: &[u8], mut from: usize) -> impl Iterator<Item = usize> + '_ {
+fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
     std::iter::from_fn(move || {
-        let at = lanes::first(bytes, from, bytes.len(), |a, b, _| {
+        let at = lanes::first(bytes, from, to, |a, b, _| {
             (a == b'<') & ((b | 0x20) == b'm')
         })?;
         from = at + 1;
@@ -418,7 +574,7 @@ fn prescan_until(bytes: &[u8], from: usize, limit: usize) -> Prescan {
 }
 
 /// Whether `<meta` and a white space or `/` start at `i`, in any case.
-fn is_meta_start(bytes: &[u8], i: usize) -> bool {
+pub(crate) fn is_meta_start(bytes: &[u8], i: usize) -> bool {
     bytes
         .get(i..i + 5)
         .is_some_and(|s| s.eq_ignore_ascii_case(b"<meta"))
@@ -693,7 +849,7 @@ mod tests {
             let bytewise: Vec<usize> = (0..bytes.len())
                 .filter(|&i| bytes[i] == b'<' && bytes.get(i + 1).is_some_and(|&b| b == b'm' || b == b'M'))
                 .collect();
-            proptest::prop_assert_eq!(meta_starts(&bytes, 0).collect::<Vec<_>>(), bytewise);
+            proptest::prop_assert_eq!(meta_starts(&bytes, 0, bytes.len()).collect::<Vec<_>>(), bytewise);
         }
     }
 
@@ -707,6 +863,59 @@ mod tests {
         assert_eq!(meta_declared(doc.as_bytes()), Some(encoding_rs::KOI8_R));
         let unclosed = " ".repeat(1100) + &"<meta a='<meta ".repeat(5000);
         assert_eq!(meta_declared(unclosed.as_bytes()), None);
+    }
+
+    #[test]
+    fn only_the_positions_the_tokenizer_did_not_test_are_searched() {
+        let doc = format!(
+            "{}<script>x<meta charset=koi8-r></script><p>",
+            " ".repeat(1030)
+        );
+        let meta = doc.find("<meta").unwrap();
+        let script = doc.find("<script>").unwrap() + 8..doc.find("</script>").unwrap();
+        let HtmlSniff::Unsettled { late_from, .. } = sniff_decode_html_early(doc.as_bytes(), None)
+        else {
+            panic!("settled before the rewrite");
+        };
+        assert_eq!(late_from, 1030);
+        let mut seen = MetaSeen::default();
+        seen.cover(doc.as_bytes(), script.clone());
+        seen.saw(meta);
+        assert!(late_meta_may_declare(doc.as_bytes(), late_from, &seen));
+        // Where the tokenizer tested, only what it handed over is read.
+        let mut unseen = MetaSeen::default();
+        unseen.cover(doc.as_bytes(), script);
+        assert!(!late_meta_may_declare(doc.as_bytes(), late_from, &unseen));
+        // Elsewhere the search finds it.
+        assert!(late_meta_may_declare(
+            doc.as_bytes(),
+            late_from,
+            &MetaSeen::default()
+        ));
+        // And nothing before where the prescan left off counts.
+        assert!(!late_meta_may_declare(
+            doc.as_bytes(),
+            meta + 1,
+            &MetaSeen::default()
+        ));
+    }
+
+    #[test]
+    fn ranges_a_few_bytes_apart_with_no_lt_between_are_one() {
+        let bytes = b"aaaa<bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+        let mut seen = MetaSeen::default();
+        seen.cover(bytes, 0..2);
+        seen.cover(bytes, 3..4);
+        seen.cover(bytes, 6..8);
+        seen.cover(bytes, 30..32);
+        assert_eq!(seen.covered, [0..4, 6..8, 30..32]);
+        seen.cover(bytes, 31..33);
+        assert!(seen.overflow);
+        let mut seen = MetaSeen::default();
+        for at in 0..=MetaSeen::MAX_STARTS {
+            seen.saw(at);
+        }
+        assert!(seen.overflow);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
 use crate::base::{Base, BaseSource};
+use crate::encoding::MetaSeen;
 use crate::links::{HtmlHead, LinkDetails, Place, WarningKind, anchor_text, title_text};
 use crate::options::{AttrSyntax, Details, Options};
 use crate::refresh;
@@ -26,7 +27,18 @@ pub const MAX_SRCDOC_DEPTH: usize = 8;
 
 /// Rewrites an HTML document given as text.
 pub fn rewrite_text(src: &str, options: &Options<'_>) -> TextRewrite {
-    rewrite_nested(src, options, 0)
+    rewrite_nested(src, options, 0, None)
+}
+
+/// [`rewrite_text`] of a document whose encoding a late `<meta>` may still
+/// change: what the tokenizer saw of `<meta` as it read the document's
+/// script goes to `watch` ([`tree::parse_in_chunks`]).
+pub fn rewrite_text_watching(
+    src: &str,
+    options: &Options<'_>,
+    watch: &mut MetaSeen,
+) -> TextRewrite {
+    rewrite_nested(src, options, 0, Some(watch))
 }
 
 /// [`rewrite_text`] with the whole document parsed first, never in pieces:
@@ -39,13 +51,18 @@ pub fn rewrite_text_whole(src: &str, options: &Options<'_>) -> TextRewrite {
     finish(base, r)
 }
 
-fn rewrite_nested(src: &str, options: &Options<'_>, depth: usize) -> TextRewrite {
+fn rewrite_nested(
+    src: &str,
+    options: &Options<'_>,
+    depth: usize,
+    watch: Option<&mut MetaSeen>,
+) -> TextRewrite {
     let kind = if depth > 0 {
         DocumentKind::IframeSrcdoc
     } else {
         DocumentKind::Document
     };
-    let (base, r) = rewrite_in_chunks(src, options, depth, kind).unwrap_or_else(|bail| {
+    let (base, r) = rewrite_in_chunks(src, options, (depth, kind), watch).unwrap_or_else(|bail| {
         // Nothing of the pieces counts: the whole document, from its start.
         let doc = tree::parse_after_chunks(src, (kind, logged(options)), bail);
         rewrite_whole(src, options, depth, doc)
@@ -75,8 +92,8 @@ fn logged(options: &Options<'_>) -> Attributes {
 fn rewrite_in_chunks<'s, 'o>(
     src: &'s str,
     options: &'o Options<'o>,
-    depth: usize,
-    kind: DocumentKind,
+    (depth, kind): (usize, DocumentKind),
+    watch: Option<&mut MetaSeen>,
 ) -> Result<(Option<Base>, Resolver<'s, 'o>), tree::Bail> {
     let mut work = Work {
         r: Resolver::new(src, options),
@@ -85,7 +102,7 @@ fn rewrite_in_chunks<'s, 'o>(
     };
     let mut base: Option<Option<Base>> = None;
     let stand_in = text::stand_in(options);
-    tree::parse_in_chunks(src, (kind, logged(options)), &mut |piece| {
+    tree::parse_in_chunks(src, (kind, logged(options)), watch, &mut |piece| {
         if base.is_some() && piece.base.is_some() {
             return false;
         }
@@ -468,7 +485,7 @@ impl Work<'_, '_> {
             forced: base.is_stand_in().then_some(base),
             ..*self.r.options
         };
-        let inner = rewrite_nested(text, &options, self.depth + 1);
+        let inner = rewrite_nested(text, &options, self.depth + 1, None);
         self.r.out.links.extend(inner.links);
         self.r.out.rewritten += inner.rewritten;
         // The inner document has its parent's base, or none as its parent
@@ -689,6 +706,24 @@ fn escape_attribute<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_tokenizer_hands_over_the_metas_of_script_it_reads_sparsely() {
+        // Forty `<` make the rest of the script searched sparsely.
+        let script = format!("<script>{}", "if(a<b)x;".repeat(40));
+        let doc = format!("{script}<meta charset=koi8-r><main></script><p>");
+        let mut seen = MetaSeen::default();
+        rewrite_text_watching(&doc, &Options::default(), &mut seen);
+        let meta = doc.find("<meta").unwrap();
+        assert_eq!(seen.starts(), [meta]);
+        assert_eq!(seen.covered().len(), 1);
+        assert_eq!(seen.covered()[0], 8..doc.find("</script>").unwrap());
+        // Read densely, the same.
+        let doc = "<script>a<b<meta charset=koi8-r></script><p>";
+        let mut seen = MetaSeen::default();
+        rewrite_text_watching(doc, &Options::default(), &mut seen);
+        assert_eq!(seen.starts(), [doc.find("<meta").unwrap()]);
+    }
 
     #[test]
     fn escapes_only_what_the_value_needs() {

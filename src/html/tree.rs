@@ -22,6 +22,7 @@ use super::arena::{Arena, NodeRef};
 use super::tag_sets::{flattenable, flattenable_foreign};
 use super::tokenizer::{self, Attributes, SpanLog};
 use super::tracker::{self, Tracker};
+use crate::encoding::MetaSeen;
 
 /// What the tree says of a tag's element, as the tests name it.
 #[cfg(feature = "_internal")]
@@ -60,9 +61,14 @@ pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
 /// On an error nothing handed over counts: [`tracker::BASE_AFTER_LINKS`]
 /// when `on_chunk` stopped, else why the tracker bailed; then
 /// [`parse_after_chunks`] parses the whole document.
+///
+/// With `watch`, the tokenizer tests the runs of script and RAWTEXT for
+/// `<meta` as it reads them, and leaves what it tested and found there
+/// (see [`tokenizer::Options::watch_meta`]).
 pub fn parse_in_chunks(
     src: &str,
     (kind, attributes): (DocumentKind, Attributes),
+    watch: Option<&mut MetaSeen>,
     on_chunk: &mut dyn FnMut(Document) -> bool,
 ) -> Result<(), Bail> {
     if u32::try_from(src.len()).is_err() {
@@ -76,10 +82,15 @@ pub fn parse_in_chunks(
         attributes,
         formatting_stand_in: false,
         lines: false,
+        watch_meta: watch.is_some(),
         ..tokenizer::Options::default()
     };
     let tracker = Tracker::in_chunks(&log, (kind, attributes.finds_landmarks()), on_chunk);
-    tokenizer::tokenize_into(src, tracker, &log, options).finish_chunks()
+    let parsed = tokenizer::tokenize_into(src, tracker, &log, options).finish_chunks();
+    if let Some(watch) = watch {
+        *watch = log.meta.take();
+    }
+    parsed
 }
 
 /// The whole document, after [`parse_in_chunks`] failed with `bail`: on

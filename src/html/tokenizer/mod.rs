@@ -153,6 +153,11 @@ pub struct Options {
     /// reads it; the tracker does not, and counting lines costs a pass
     /// over the input). Without it every token is on line 0.
     pub lines: bool,
+    /// Whether the runs of script and RAWTEXT are tested for `<meta` as
+    /// they are read, what was tested and found going to
+    /// [`SpanLog::meta`]: for a document whose encoding a late `<meta>`
+    /// may still change ([`crate::encoding::HtmlSniff::Unsettled`]).
+    pub watch_meta: bool,
 }
 
 impl Default for Options {
@@ -164,6 +169,7 @@ impl Default for Options {
             attributes: Attributes::All,
             formatting_stand_in: true,
             lines: true,
+            watch_meta: false,
         }
     }
 }
@@ -273,6 +279,8 @@ pub struct Tokenizer<'a, S: Sink> {
     /// After how many stops at `<` a run of RAWTEXT or script data is
     /// searched sparsely ([`states::SPARSE_AFTER`]; the tests vary it).
     sparse_after: usize,
+    /// See [`Options::watch_meta`].
+    watch_meta: bool,
 }
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
@@ -340,6 +348,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             temp_start: 0,
             last_start_tag: options.last_start_tag.map(|s| LocalName::from(s.as_str())),
             sparse_after: states::SPARSE_AFTER,
+            watch_meta: options.watch_meta,
         }
     }
 

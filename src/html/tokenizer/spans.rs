@@ -7,6 +7,7 @@ use std::ops::Range;
 use html5ever::tokenizer::TagKind;
 
 use super::Quote;
+use crate::encoding::MetaSeen;
 
 /// An offset as stored: documents are at most `u32::MAX` bytes (what
 /// html5ever's tendrils hold), and a document has millions of tags, so
@@ -123,6 +124,9 @@ pub struct SpanLog {
     pub(super) tags: RefCell<Vec<TagSpan>>,
     pub(super) attrs: RefCell<Vec<AttrSpan>>,
     pub(super) current: Cell<Option<usize>>,
+    /// What the runs of script and RAWTEXT showed of `<meta`, with
+    /// [`super::Options::watch_meta`].
+    pub meta: RefCell<MetaSeen>,
 }
 
 impl SpanLog {

@@ -9,7 +9,7 @@ use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
 use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
-use crate::lanes;
+use crate::{encoding, lanes};
 
 /// Whether to keep stepping.
 pub(super) enum Flow {
@@ -375,12 +375,22 @@ impl<S: Sink> Tokenizer<'_, S> {
         let mut from = start;
         let (mut stops, mut mark) = (0, start);
         let at = loop {
-            let found = if stops >= self.sparse_after {
-                self.sparse_run_end(from, raw)
+            let found = if stops < self.sparse_after {
+                let found = memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i);
+                if self.watch_meta {
+                    self.watch_stop(found);
+                }
+                found
+            } else if self.watch_meta {
+                self.sparse_run_end::<true>(from, raw)
             } else {
-                memchr2(b'<', 0, &self.bytes[from..]).map(|i| from + i)
+                self.sparse_run_end::<false>(from, raw)
             };
             let Some(at) = found else {
+                if self.watch_meta {
+                    let end = self.bytes.len();
+                    self.log.meta.borrow_mut().cover(self.bytes, start..end);
+                }
                 self.chars(start, self.bytes.len());
                 self.pos = self.bytes.len();
                 return self.emit_eof();
@@ -394,6 +404,9 @@ impl<S: Sink> Tokenizer<'_, S> {
                 (stops, mark) = (0, from);
             }
         };
+        if self.watch_meta {
+            self.log.meta.borrow_mut().cover(self.bytes, start..at);
+        }
         self.chars(start, at);
         self.pos = at + 1;
         if self.bytes[at] == b'<' {
@@ -404,6 +417,15 @@ impl<S: Sink> Tokenizer<'_, S> {
             self.state = here;
         }
         Flow::Go
+    }
+
+    /// With [`Tokenizer::watch_meta`]: a stop of a run of RAWTEXT or
+    /// script data, which may start a `<meta` (each position before it in
+    /// the run holds no `<`).
+    fn watch_stop(&self, stop: Option<usize>) {
+        if let Some(at) = stop.filter(|&at| encoding::is_meta_start(self.bytes, at)) {
+            self.log.meta.borrow_mut().saw(at);
+        }
     }
 
     /// Where RAWTEXT or script data goes on as text after the `<` at
@@ -445,8 +467,12 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// end to hold `</`, the name and a byte after it, are searched for any
     /// `</` and a last `<`. Each stop found is asked to `text_lt`. Only
     /// without parse errors to report (as `text_lt`).
+    ///
+    /// With `WATCH` ([`Tokenizer::watch_meta`]) it also stops at `<m` and
+    /// `<M`, and hands each `<meta` start to [`super::SpanLog::meta`]: every
+    /// position it passes is tested.
     #[inline(never)]
-    fn sparse_run_end(&self, mut from: usize, raw: Raw) -> Option<usize> {
+    fn sparse_run_end<const WATCH: bool>(&self, mut from: usize, raw: Raw) -> Option<usize> {
         let bytes = self.bytes;
         if S::PARSE_ERRORS {
             return memchr2(b'<', 0, &bytes[from..]).map(|i| from + i);
@@ -460,24 +486,31 @@ impl<S: Sink> Tokenizer<'_, S> {
             .first()
             .filter(|b| b.is_ascii_alphabetic())
             .map(u8::to_ascii_lowercase);
+        let meta = |a: u8, b: u8| WATCH & (a == b'<') & ((b | 0x20) == b'm');
         loop {
             let found = match letter {
                 Some(letter) => lanes::first(bytes, from, tail, |a, b, c| {
                     (a == 0)
                         | ((a == b'<') & ((b == bang) | ((b == b'/') & ((c | 0x20) == letter))))
+                        | meta(a, b)
                 }),
                 None => lanes::first(bytes, from, tail, |a, b, _| {
-                    (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/')))
+                    (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/'))) | meta(a, b)
                 }),
             }
             .or_else(|| {
                 lanes::first(bytes, from.max(tail), bytes.len(), |a, b, _| {
-                    (a == 0) | ((a == b'<') & ((b == bang) | (b == b'/') | (b == lanes::PAST_END)))
+                    (a == 0)
+                        | ((a == b'<') & ((b == bang) | (b == b'/') | (b == lanes::PAST_END)))
+                        | meta(a, b)
                 })
-            })?;
-            match self.text_lt(found, raw) {
+            });
+            if WATCH {
+                self.watch_stop(found);
+            }
+            match self.text_lt(found?, raw) {
                 Some(next) => from = next,
-                None => return Some(found),
+                None => return found,
             }
         }
     }
