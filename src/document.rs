@@ -47,9 +47,18 @@ pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Erro
 /// `<meta>` that declares an encoding, and only if one does (and it is
 /// not UTF-8) is the document read again in it
 /// ([`encoding::HtmlSniff::Unsettled`]). The answer is the one
-/// [`encoding::sniff_decode_html`] gives before reading.
+/// [`encoding::sniff_decode_html`] gives before reading. Links handed
+/// to a sink as they are found ([`Options::rows`]) cannot be taken back,
+/// so with one the page is searched before it is read, as before.
 fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcome, Error> {
-    let (text, late_from) = match encoding::sniff_decode_html_early(bytes, options.transport) {
+    let early = match options.rows {
+        None => encoding::sniff_decode_html_early(bytes, options.transport),
+        Some(_) => {
+            let (sniffed, text) = encoding::sniff_decode_html(bytes, options.transport);
+            encoding::HtmlSniff::Settled(sniffed, text)
+        }
+    };
+    let (text, late_from) = match early {
         encoding::HtmlSniff::Settled(sniffed, text) => {
             let decoded = |_| (sniffed, text);
             return text::rewrite_bytes_made(bytes, decoded, |t| rewrite_text(t, options), make);
@@ -65,6 +74,7 @@ fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<
     }
     match encoding::meta_declared(bytes) {
         Some(declared) if declared != UTF_8 => {
+            drop(outcome);
             let sniffed = Sniffed::declared(declared);
             let decode = |bytes| (sniffed, encoding::decode(bytes, &sniffed));
             text::rewrite_bytes_made(bytes, decode, |t| rewrite_text(t, options), make)
@@ -361,6 +371,32 @@ mod tests {
     use super::*;
     use crate::base::{Base, BaseSource};
     use crate::url::{BaseUrl, Rules};
+
+    #[test]
+    fn links_handed_to_a_sink_are_read_once_in_the_late_meta_encoding() {
+        use std::sync::Mutex;
+        let found = Mutex::new(Vec::new());
+        let sink = |row: LinkRow| found.lock().unwrap().push(row.link.resolved);
+        let url = BaseUrl::parse("http://a/", Rules::Rfc1808).unwrap();
+        let base = Base::new(url, BaseSource::RetrievedFrom);
+        // `\xc3\xa9` is `é` in UTF-8, two other letters in KOI8-R.
+        let doc = [
+            b" ".repeat(1030),
+            b"<a href=\xc3\xa9>x</a><meta charset=koi8-r>".to_vec(),
+        ]
+        .concat();
+        let koi8 = format!("http://a/{}", encoding_rs::KOI8_R.decode(b"\xc3\xa9").0);
+        assert_ne!(koi8, "http://a/\u{e9}");
+        let options = Options::default().outer(Some(&base)).rows(Some(&sink));
+        let outcome = rewrite_html(&doc, &options).unwrap();
+        assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
+        assert_eq!(found.lock().unwrap().as_slice(), std::slice::from_ref(&koi8));
+        let quiet = Options::default().outer(Some(&base));
+        let outcome = rewrite_html(&doc, &quiet).unwrap();
+        assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
+        assert_eq!(outcome.links.len(), 1);
+        assert_eq!(outcome.links[0].resolved, koi8);
+    }
 
     /// Pieces of documents for the late `<meta>` the rewrite settles: a
     /// script dense enough in `<` to be searched sparsely, the places a

@@ -152,9 +152,20 @@ pub mod known {
 
 /// With no base, nothing changes: a document without the letters `base`
 /// (so no BASE element) given no outer layer comes out as it went in, and
-/// any document that ends up without a base reports no change.
+/// any document that ends up without a base reports no change. Either
+/// way it is read in the encoding sniffing gives before any reading.
 pub fn html_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
     let run = html(bytes, None)?;
+    // A page whose late `<meta>` is settled after its rewrite is read in
+    // the encoding sniffing gives before any reading.
+    let sniffed = relink::encoding::sniff_html(bytes, None).encoding;
+    if run.encoding != sniffed {
+        return Err(format!(
+            "read as {} where sniffing says {}",
+            run.encoding.name(),
+            sniffed.name()
+        ));
+    }
     if !contains_ignore_case(bytes, b"base") && run.has_base {
         return Err("a base without a BASE element or outer layer".to_owned());
     }
