@@ -268,7 +268,7 @@ const CASES: &[Case] = &[
     (
         "script holding <meta> tags, no <meta> in the first 1024 bytes (thousands)",
         metas_in_script,
-        200,
+        400,
         Reader::Html,
     ),
     (
