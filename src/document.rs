@@ -390,7 +390,10 @@ mod tests {
         let options = Options::default().outer(Some(&base)).rows(Some(&sink));
         let outcome = rewrite_html(&doc, &options).unwrap();
         assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
-        assert_eq!(found.lock().unwrap().as_slice(), std::slice::from_ref(&koi8));
+        assert_eq!(
+            found.lock().unwrap().as_slice(),
+            std::slice::from_ref(&koi8)
+        );
         let quiet = Options::default().outer(Some(&base));
         let outcome = rewrite_html(&doc, &quiet).unwrap();
         assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
