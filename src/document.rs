@@ -13,12 +13,12 @@ use crate::base::{Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::html::rewrite::{rewrite_text, rewrite_text_watching};
 use crate::kind::Kind;
-use crate::links::Outcome;
 use crate::links::Warning;
+use crate::links::{HeldRows, Outcome};
 use crate::links::{LinkRow, RecordName};
 use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::mime::message::{self, FromLines, MessageOutcome};
-use crate::options::Options;
+use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::splice::{Make, Splice};
 use crate::text::{self, Documents, Embedded};
 use crate::warc::{RecordReport, WarcOptions};
@@ -47,16 +47,18 @@ pub fn rewrite_html(bytes: &[u8], options: &Options<'_>) -> Result<Outcome, Erro
 /// `<meta>` that declares an encoding, and only if one does (and it is
 /// not UTF-8) is the document read again in it
 /// ([`encoding::HtmlSniff::Unsettled`]). The answer is the one
-/// [`encoding::sniff_decode_html`] gives before reading. Links handed
-/// to a sink as they are found ([`Options::rows`]) cannot be taken back,
-/// so with one the page is searched before it is read, as before.
+/// [`encoding::sniff_decode_html`] gives before reading. Links for a
+/// sink ([`Options::rows`]) are held until the encoding is settled, and
+/// handed over then (once, read in it); a page larger than
+/// [`ROWS_BATCH_BYTES`] hands them over as they are found, so it is
+/// searched before it is read, as before.
 fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcome, Error> {
     let early = match options.rows {
-        None => encoding::sniff_decode_html_early(bytes, options.transport),
-        Some(_) => {
+        Some(_) if bytes.len() > ROWS_BATCH_BYTES => {
             let (sniffed, text) = encoding::sniff_decode_html(bytes, options.transport);
             encoding::HtmlSniff::Settled(sniffed, text)
         }
+        _ => encoding::sniff_decode_html_early(bytes, options.transport),
     };
     let (text, late_from) = match early {
         encoding::HtmlSniff::Settled(sniffed, text) => {
@@ -65,22 +67,29 @@ fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<
         }
         encoding::HtmlSniff::Unsettled { text, late_from } => (text, late_from),
     };
+    let held = HeldRows::default();
+    let holding = Options {
+        rows: options.rows.map(|_| Rows(&held)),
+        ..*options
+    };
     let mut seen = encoding::MetaSeen::default();
     let utf8 = |_| (Sniffed::utf8_default(), Cow::Borrowed(text));
-    let watching = |t: &str| rewrite_text_watching(t, options, &mut seen);
+    let watching = |t: &str| rewrite_text_watching(t, &holding, &mut seen);
     let outcome = text::rewrite_bytes_made(bytes, utf8, watching, make)?;
-    if !encoding::late_meta_may_declare(bytes, late_from, &seen) {
-        return Ok(outcome);
-    }
-    match encoding::meta_declared(bytes) {
-        Some(declared) if declared != UTF_8 => {
-            drop(outcome);
-            let sniffed = Sniffed::declared(declared);
-            let decode = |bytes| (sniffed, encoding::decode(bytes, &sniffed));
-            text::rewrite_bytes_made(bytes, decode, |t| rewrite_text(t, options), make)
+    let declared = match encoding::late_meta_may_declare(bytes, late_from, &seen) {
+        true => encoding::meta_declared(bytes).filter(|&declared| declared != UTF_8),
+        false => None,
+    };
+    let Some(declared) = declared else {
+        if let Some(Rows(sink)) = options.rows {
+            held.take().into_iter().for_each(|row| sink.row(row));
         }
-        _ => Ok(outcome),
-    }
+        return Ok(outcome);
+    };
+    drop((outcome, held));
+    let sniffed = Sniffed::declared(declared);
+    let decode = |bytes| (sniffed, encoding::decode(bytes, &sniffed));
+    text::rewrite_bytes_made(bytes, decode, |t| rewrite_text(t, options), make)
 }
 
 /// Rewrites a style sheet.
@@ -373,7 +382,7 @@ mod tests {
     use crate::url::{BaseUrl, Rules};
 
     #[test]
-    fn links_handed_to_a_sink_are_read_once_in_the_late_meta_encoding() {
+    fn links_handed_to_a_sink_are_handed_once_in_the_encoding_settled() {
         use std::sync::Mutex;
         let found = Mutex::new(Vec::new());
         let sink = |row: LinkRow| found.lock().unwrap().push(row.link.resolved);
@@ -389,6 +398,26 @@ mod tests {
         assert_ne!(koi8, "http://a/\u{e9}");
         let options = Options::default().outer(Some(&base)).rows(Some(&sink));
         let outcome = rewrite_html(&doc, &options).unwrap();
+        assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
+        assert_eq!(
+            found.lock().unwrap().as_slice(),
+            std::slice::from_ref(&koi8)
+        );
+        // Read as UTF-8 after all (the late `<meta>` declares nothing),
+        // the rows held are handed over once, in order.
+        found.lock().unwrap().clear();
+        let utf8 = [
+            b" ".repeat(1030),
+            b"<a href=\xc3\xa9>x</a><meta name=x><a href=b>".to_vec(),
+        ]
+        .concat();
+        let outcome = rewrite_html(&utf8, &options).unwrap();
+        assert_eq!(outcome.encoding, encoding_rs::UTF_8);
+        assert_eq!(*found.lock().unwrap(), ["http://a/\u{e9}", "http://a/b"]);
+        // A page too large to hold its rows is searched first.
+        found.lock().unwrap().clear();
+        let large = [b" ".repeat(ROWS_BATCH_BYTES), doc.clone()].concat();
+        let outcome = rewrite_html(&large, &options).unwrap();
         assert_eq!(outcome.encoding, encoding_rs::KOI8_R);
         assert_eq!(
             found.lock().unwrap().as_slice(),
