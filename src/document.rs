@@ -77,7 +77,7 @@ fn rewrite_html_made(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<
     let watching = |t: &str| rewrite_text_watching(t, &holding, &mut seen);
     let outcome = text::rewrite_bytes_made(bytes, utf8, watching, make)?;
     let declared = match encoding::late_meta_may_declare(bytes, late_from, &seen) {
-        true => encoding::meta_declared(bytes).filter(|&declared| declared != UTF_8),
+        true => encoding::declared_after(bytes, late_from).filter(|&d| d != UTF_8),
         false => None,
     };
     let Some(declared) = declared else {

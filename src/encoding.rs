@@ -185,10 +185,20 @@ pub fn sniff_decode_html_early<'a>(
     if transport.is_none()
         && Encoding::for_bom(bytes).is_none()
         && let Prescan::Unfinished(late_from) = prescan_until(bytes, 0, PRESCAN_BYTES)
-        && let Some(Cow::Borrowed(text)) =
-            UTF_8.decode_without_bom_handling_and_without_replacement(bytes)
     {
-        return HtmlSniff::Unsettled { text, late_from };
+        if let Some(Cow::Borrowed(text)) =
+            UTF_8.decode_without_bom_handling_and_without_replacement(bytes)
+        {
+            return HtmlSniff::Unsettled { text, late_from };
+        }
+        // Not UTF-8: searched now, neither the first bytes prescanned nor
+        // the bytes checked again.
+        let sniffed = match meta_declares_after(bytes, late_from) {
+            true => declared_after(bytes, late_from).map(Sniffed::declared),
+            false => None,
+        }
+        .unwrap_or_else(|| undeclared(WINDOWS_1252, EncodingSource::Fallback));
+        return HtmlSniff::Settled(sniffed, decode(bytes, &sniffed));
     }
     let (sniffed, text) = sniff_decode_html(bytes, transport);
     HtmlSniff::Settled(sniffed, text)
@@ -429,13 +439,19 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, PRESCAN_BYTES) {
         Prescan::Found(encoding) => Some(encoding),
         Prescan::Stopped => None,
-        Prescan::Unfinished(at) if meta_declares_after(bytes, at) => {
-            match prescan_until(bytes, at, bytes.len()) {
-                Prescan::Found(encoding) => Some(encoding),
-                Prescan::Stopped | Prescan::Unfinished(_) => None,
-            }
-        }
+        Prescan::Unfinished(at) if meta_declares_after(bytes, at) => declared_after(bytes, at),
         Prescan::Unfinished(_) => None,
+    }
+}
+
+/// What the prescan of the constructs from `at` on finds, where the
+/// prescan of the first [`PRESCAN_BYTES`] left off
+/// ([`HtmlSniff::Unsettled`]'s `late_from`): [`meta_declared`]'s answer
+/// for such a document.
+pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
+    match prescan_until(bytes, at, bytes.len()) {
+        Prescan::Found(encoding) => Some(encoding),
+        Prescan::Stopped | Prescan::Unfinished(_) => None,
     }
 }
 
