@@ -5,6 +5,7 @@
 //! namespaces, template contents or RFC 1808, so it is a floor for what a
 //! rewriter costs, not a rival in exactness.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use lol_html::html_content::Element;
@@ -31,6 +32,18 @@ const URL_ATTRIBUTES: &[(&str, &str)] = &[
     ("q[cite]", "cite"),
     ("object[data]", "data"),
 ];
+
+/// A page's bytes as the text [`rewrite`] takes, as a careful user of the
+/// peer reads a file: as they are when they are UTF-8 (one check), else
+/// with U+FFFD for what is not. `String::from_utf8_lossy` alone would check
+/// a valid page byte by byte, several times slower: on a saved application
+/// page of 1.5 MB, 0.7 ms against 0.06 ms, more than the peer's rewrite.
+pub fn text_of(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
 
 /// Rewrites one page retrieved from `page_url`.
 pub fn rewrite(text: &str, page_url: &Url) -> String {
