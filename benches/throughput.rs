@@ -29,7 +29,9 @@
 //!
 //! `RELINK_BENCH_ONLY=python,real` measures only the corpora whose names
 //! contain one of those words (case-insensitive), and skips listing the
-//! WARC's links unless one of them is `command`.
+//! WARC's links unless one of them is `command`. `RELINK_BENCH_PAGES=1`
+//! also times each document of a corpus against the peer and lists the
+//! ten furthest behind it.
 
 #[path = "corpora/mod.rs"]
 mod corpora;
@@ -582,7 +584,51 @@ fn measure_corpus(corpus: &Corpus, rows: &[Row<'_>], rewrite: &dyn Fn(&str), pee
     println!(
         "  whole rewrite / lol_html peer, {ROUNDS} rounds in turn: {median:.2}x (rounds {low:.2} to {high:.2})"
     );
+    if std::env::var_os(PAGES).is_some() {
+        print_furthest_pages(corpus, rewrite, peer);
+    }
     print_bails(&corpus.pages);
+}
+
+/// Set (to anything), the bench also times each document of a corpus of
+/// several against the peer, in turn, and lists the ones furthest behind
+/// it: where a corpus's ratio comes from.
+const PAGES: &str = "RELINK_BENCH_PAGES";
+
+/// How many documents [`print_furthest_pages`] lists.
+const FURTHEST: usize = 10;
+
+/// Each document of `corpus` timed against the peer in turn ([`ROUNDS`]
+/// rounds of a tenth of [`ROUND`] a side, the median ratio), and the
+/// [`FURTHEST`] with the lowest ratio listed, with their sizes and names.
+fn print_furthest_pages(corpus: &Corpus, rewrite: &dyn Fn(&str), peer: &dyn Fn(&str)) {
+    if corpus.pages.len() < 2 {
+        return;
+    }
+    let mut ratios: Vec<(f64, usize)> = corpus
+        .pages
+        .iter()
+        .enumerate()
+        .map(|(i, page)| {
+            let page = std::slice::from_ref(page);
+            let mut rounds: Vec<f64> = (0..ROUNDS)
+                .map(|_| {
+                    measure_for(page, rewrite, ROUND / 10) / measure_for(page, peer, ROUND / 10)
+                })
+                .collect();
+            rounds.sort_by(f64::total_cmp);
+            (rounds[ROUNDS / 2], i)
+        })
+        .collect();
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    println!("  the documents furthest behind the peer, each timed in turn (median of {ROUNDS}):");
+    for &(ratio, i) in ratios.iter().take(FURTHEST) {
+        let name = corpus.files.get(i).map_or("", |(name, _)| name.as_str());
+        println!(
+            "    {ratio:.2}x  {:>9} bytes  {name}",
+            corpus.pages[i].len()
+        );
+    }
 }
 
 fn main() {
