@@ -171,14 +171,19 @@ fn measure(pages: &[String], work: &dyn Fn(&str)) -> f64 {
 const ROUNDS: usize = 9;
 const ROUND: Duration = Duration::from_millis(400);
 
-/// Times `a` and `b` in turn, [`ROUNDS`] rounds of [`ROUND`] each: the
+/// Times `a` and `b` in turn, [`ROUNDS`] rounds of `round` each: the
 /// median of the rounds' ratios (`a`'s throughput over `b`'s), and the
 /// lowest and highest. On a machine whose speed drifts, as shared ones
 /// do, the ratio of runs taken side by side holds where figures taken a
 /// few seconds apart do not.
-fn in_turn(pages: &[String], a: &dyn Fn(&str), b: &dyn Fn(&str)) -> (f64, f64, f64) {
+fn in_turn(
+    pages: &[String],
+    a: &dyn Fn(&str),
+    b: &dyn Fn(&str),
+    round: Duration,
+) -> (f64, f64, f64) {
     let mut ratios: Vec<f64> = (0..ROUNDS)
-        .map(|_| measure_for(pages, a, ROUND) / measure_for(pages, b, ROUND))
+        .map(|_| measure_for(pages, a, round) / measure_for(pages, b, round))
         .collect();
     ratios.sort_by(f64::total_cmp);
     (ratios[ROUNDS / 2], ratios[0], ratios[ROUNDS - 1])
@@ -580,7 +585,7 @@ fn measure_corpus(corpus: &Corpus, rows: &[Row<'_>], rewrite: &dyn Fn(&str), pee
         figures[6] / figures[1],
         figures[6] / figures[0]
     );
-    let (median, low, high) = in_turn(&corpus.pages, rewrite, peer);
+    let (median, low, high) = in_turn(&corpus.pages, rewrite, peer, ROUND);
     println!(
         "  whole rewrite / lol_html peer, {ROUNDS} rounds in turn: {median:.2}x (rounds {low:.2} to {high:.2})"
     );
@@ -610,14 +615,8 @@ fn print_furthest_pages(corpus: &Corpus, rewrite: &dyn Fn(&str), peer: &dyn Fn(&
         .iter()
         .enumerate()
         .map(|(i, page)| {
-            let page = std::slice::from_ref(page);
-            let mut rounds: Vec<f64> = (0..ROUNDS)
-                .map(|_| {
-                    measure_for(page, rewrite, ROUND / 10) / measure_for(page, peer, ROUND / 10)
-                })
-                .collect();
-            rounds.sort_by(f64::total_cmp);
-            (rounds[ROUNDS / 2], i)
+            let (median, ..) = in_turn(std::slice::from_ref(page), rewrite, peer, ROUND / 10);
+            (median, i)
         })
         .collect();
     ratios.sort_by(|a, b| a.0.total_cmp(&b.0));

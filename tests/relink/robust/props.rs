@@ -156,8 +156,6 @@ pub mod known {
 /// way it is read in the encoding sniffing gives before any reading.
 pub fn html_without_a_base_is_unchanged(bytes: &[u8]) -> Result<(), String> {
     let run = html(bytes, None)?;
-    // A page whose late `<meta>` is settled after its rewrite is read in
-    // the encoding sniffing gives before any reading.
     let sniffed = relink::encoding::sniff_html(bytes, None).encoding;
     if run.encoding != sniffed {
         return Err(format!(
