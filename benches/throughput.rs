@@ -471,14 +471,22 @@ fn processes(corpus: &Corpus) {
     }
     let (out, peer_out) = (dir.path().join("out"), dir.path().join("peer"));
     let copy_out = dir.path().join("copy");
+    // The three run in a different order each round (relink, the peer,
+    // the copy; then the peer first; then the copy first), so that none
+    // is always the one that runs just after the files of another were
+    // written and removed.
     let sides: Vec<[(Duration, Duration); 3]> = (0..ROUNDS)
-        .map(|_| {
-            let relink = run_side(side(true, &site, &out), &out, files);
-            [
-                relink,
-                run_side(side(false, &site, &peer_out), &peer_out, files),
-                run_side(copy_side(&site, &copy_out), &copy_out, files),
-            ]
+        .map(|round| {
+            let mut times = [(Duration::ZERO, Duration::ZERO); 3];
+            for turn in 0..3 {
+                let which = (turn + round) % 3;
+                times[which] = match which {
+                    0 => run_side(side(true, &site, &out), &out, files),
+                    1 => run_side(side(false, &site, &peer_out), &peer_out, files),
+                    _ => run_side(copy_side(&site, &copy_out), &copy_out, files),
+                };
+            }
+            times
         })
         .collect();
     let mut rounds: Vec<(Duration, Duration)> = sides
