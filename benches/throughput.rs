@@ -471,24 +471,7 @@ fn processes(corpus: &Corpus) {
     }
     let (out, peer_out) = (dir.path().join("out"), dir.path().join("peer"));
     let copy_out = dir.path().join("copy");
-    // The three run in a different order each round (relink, the peer,
-    // the copy; then the peer first; then the copy first), so that none
-    // is always the one that runs just after the files of another were
-    // written and removed.
-    let sides: Vec<[(Duration, Duration); 3]> = (0..ROUNDS)
-        .map(|round| {
-            let mut times = [(Duration::ZERO, Duration::ZERO); 3];
-            for turn in 0..3 {
-                let which = (turn + round) % 3;
-                times[which] = match which {
-                    0 => run_side(side(true, &site, &out), &out, files),
-                    1 => run_side(side(false, &site, &peer_out), &peer_out, files),
-                    _ => run_side(copy_side(&site, &copy_out), &copy_out, files),
-                };
-            }
-            times
-        })
-        .collect();
+    let sides = rounds_of_processes(&site, [&out, &peer_out, &copy_out], files);
     let mut rounds: Vec<(Duration, Duration)> = sides
         .iter()
         .map(|[r, p, _]| (r.0 + r.1, p.0 + p.1))
@@ -553,6 +536,35 @@ fn processes(corpus: &Corpus) {
         peer / copy
     );
     print_instructions(&site, &out, &peer_out);
+}
+
+/// [`ROUNDS`] rounds of relink, the peer and the copy as whole processes
+/// over `site`, writing into `outs` (in that order), each of which must
+/// write `files` files: the CPU time of each, user and system, a round.
+fn rounds_of_processes(
+    site: &Path,
+    outs: [&Path; 3],
+    files: usize,
+) -> Vec<[(Duration, Duration); 3]> {
+    let [out, peer_out, copy_out] = outs;
+    // The three run in a different order each round (relink, the peer,
+    // the copy; then the peer first; then the copy first), so that none
+    // is always the one that runs just after the files of another were
+    // written and removed.
+    (0..ROUNDS)
+        .map(|round| {
+            let mut times = [(Duration::ZERO, Duration::ZERO); 3];
+            for turn in 0..3 {
+                let which = (turn + round) % 3;
+                times[which] = match which {
+                    0 => run_side(side(true, site, out), out, files),
+                    1 => run_side(side(false, site, peer_out), peer_out, files),
+                    _ => run_side(copy_side(site, copy_out), copy_out, files),
+                };
+            }
+            times
+        })
+        .collect()
 }
 
 /// The instructions of each side, once (they do not move with the load).
