@@ -1198,11 +1198,12 @@ impl Parser {
     }
 
     /// The rest of the record whose head a bad record's `block` ran into,
-    /// when its own `Content-Length` says where it ends and a record
-    /// boundary follows there: junk, copied as it is ([`Parser::pending`]),
-    /// so that the record text its block may quote is never read as
-    /// records. Nothing is read when there is no such record; reading then
-    /// goes on at the next record line.
+    /// up to where its own `Content-Length` says it ends: junk, copied as
+    /// it is ([`Parser::pending`]), so that the record text its block may
+    /// quote is never read as records, even when no record boundary
+    /// follows there (its length is wrong too: what follows is then read
+    /// as after a bad record). Nothing is read when there is no such
+    /// record; reading then goes on at the next record line.
     ///
     /// The head is found where the damage left it: a record line in the
     /// block whose head runs on past the block (completed by the lines
@@ -1210,8 +1211,9 @@ impl Parser {
     /// and whose block runs on past it; else the lines after the block, up
     /// to a blank line, when they hold a `Content-Length` (the block ended
     /// inside a head, after its record line). What is read is held (at most
-    /// a head and a block within the size limit), and given back when no
-    /// boundary follows: each byte is read at most twice. A block past the
+    /// a head and a block within the size limit); the line ends after it
+    /// are given back when no boundary follows: each byte is read at most
+    /// twice. A block past the
     /// size limit is given as junk in pieces ([`Parser::skip`]), its end
     /// not checked, as a record's past the limit is not.
     fn spoiled<B: BufRead>(
@@ -1254,7 +1256,9 @@ impl Parser {
         if !whole || self.boundary(input, Format::Warc, &taken[end..])? {
             self.pending = Some(junk(taken));
         } else {
-            input.unread(&taken);
+            input.unread(&taken[end..]);
+            taken.truncate(end);
+            self.pending = Some(junk(taken));
         }
         Ok(())
     }

@@ -536,6 +536,47 @@ fn quoted_record_after_a_length_too_long_is_never_read_as_a_record() {
     }
 }
 
+// Found by the fuzzer: a length too long runs into the record line of a
+// record quoting a record, and that record's own length is too long as
+// well (it takes its line ends, and a stray line follows).
+
+#[test]
+fn quoted_record_after_two_lengths_too_long_is_never_read_as_a_record() {
+    let first = page("http://a.example/1/", "<a href=x>x</a>");
+    let block = memchr::memmem::find(&first, b"\r\n\r\n").unwrap() + 4;
+    let length = first.len() - block - 4;
+    let text = quoted();
+    let quoting = record_with_length(
+        "resource",
+        "http://a.example/text",
+        "text/plain",
+        &text,
+        text.len() + 4,
+    );
+    let after = after();
+    // Record 1's block runs through its line ends into `WA` of the next.
+    let long = with_length(&first, (length + 6) as u64);
+    let file = [long, quoting, b"stray line\r\n".to_vec(), after.clone()].concat();
+    for input in [file.clone(), gzip(&file)] {
+        let gzipped = input.starts_with(&[0x1f, 0x8b]);
+        let (out, _, reports) = rewrite(&input, &WarcOptions::default());
+        let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+        // The quoting record is stepped over by its own length, though no
+        // boundary follows there: what it quotes stays its text.
+        assert_eq!(
+            uris,
+            ["http://a.example/1/", "http://a.example/after/"],
+            "gzip {gzipped}"
+        );
+        let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
+        let expected = replaced(&plain(&input), &after, &alone(&after));
+        assert!(
+            plain(&out) == expected,
+            "gzip {gzipped}: bytes outside the URL"
+        );
+    }
+}
+
 // A gzip member of several records, one of them past the payload limit.
 
 #[test]
