@@ -516,20 +516,10 @@ fn quoted_record_after_a_length_too_long_is_never_read_as_a_record() {
         let long = with_length(&first, (length + over) as u64);
         let file = [long, quoting.clone(), after.clone()].concat();
         for input in [file.clone(), gzip(&file)] {
-            let gzipped = input.starts_with(&[0x1f, 0x8b]);
-            let (out, _, reports) = rewrite(&input, &WarcOptions::default());
-            let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
             // Record 1, bad and copied; the quoting record, its head
             // spoiled, copied as junk; the record after it, rewritten.
-            assert_eq!(
-                uris,
-                ["http://a.example/1/", "http://a.example/after/"],
-                "{name} (gzip {gzipped})"
-            );
+            let (out, reports) = quoting_stepped_over(&input, &after, name);
             assert!(!reports[0].changed && reports[1].changed, "{name}");
-            let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
-            let expected = replaced(&plain(&input), &after, &alone(&after));
-            assert!(plain(&out) == expected, "{name}: bytes outside the URL");
             let (before, now) = (warcio(&input), warcio(&out));
             assert_eq!(before.records, now.records, "{name}");
         }
@@ -558,23 +548,28 @@ fn quoted_record_after_two_lengths_too_long_is_never_read_as_a_record() {
     let long = with_length(&first, (length + 6) as u64);
     let file = [long, quoting, b"stray line\r\n".to_vec(), after.clone()].concat();
     for input in [file.clone(), gzip(&file)] {
-        let gzipped = input.starts_with(&[0x1f, 0x8b]);
-        let (out, _, reports) = rewrite(&input, &WarcOptions::default());
-        let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
         // The quoting record is stepped over by its own length, though no
         // boundary follows there: what it quotes stays its text.
-        assert_eq!(
-            uris,
-            ["http://a.example/1/", "http://a.example/after/"],
-            "gzip {gzipped}"
-        );
-        let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
-        let expected = replaced(&plain(&input), &after, &alone(&after));
-        assert!(
-            plain(&out) == expected,
-            "gzip {gzipped}: bytes outside the URL"
-        );
+        quoting_stepped_over(&input, &after, "two lengths too long");
     }
+}
+
+/// `input` (plain or gzip) rewritten: it must give record 1 and `after`
+/// only, the quoting record between them copied as junk, and no byte
+/// changed but `after`'s URL. Its output and reports.
+fn quoting_stepped_over(input: &[u8], after: &[u8], name: &str) -> (Vec<u8>, Vec<RecordReport>) {
+    let gzipped = input.starts_with(&[0x1f, 0x8b]);
+    let (out, _, reports) = rewrite(input, &WarcOptions::default());
+    let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
+    assert_eq!(
+        uris,
+        ["http://a.example/1/", "http://a.example/after/"],
+        "{name} (gzip {gzipped})"
+    );
+    let plain = |b: &[u8]| if gzipped { gunzip(b) } else { b.to_vec() };
+    let expected = replaced(&plain(input), after, &alone(after));
+    assert!(plain(&out) == expected, "{name}: bytes outside the URL");
+    (out, reports)
 }
 
 // A gzip member of several records, one of them past the payload limit.
