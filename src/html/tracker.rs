@@ -338,6 +338,18 @@ impl<'l> Tracker<'l> {
         }
     }
 
+    /// Makes room for `tags` more logged tags: in the log, their names and
+    /// what the tree says of each.
+    pub fn reserve(&self, tags: usize) {
+        self.log.reserve(tags);
+        self.names.borrow_mut().reserve(tags);
+        let mut state = self.state.borrow_mut();
+        state.tree.elements.reserve(tags);
+        if state.landmarks {
+            state.tree.landmarks.reserve(tags);
+        }
+    }
+
     /// Hands the logged tags over as a piece of the document.
     fn hand_over(&self) {
         let Some(chunks) = &self.chunks else { return };
@@ -442,6 +454,8 @@ impl Sink for Tracker<'_> {
             && self.state.borrow().bailed.is_none()
         {
             self.hand_over();
+            // A document of a piece already is likely one of several.
+            self.reserve(CHUNK_TAGS);
         }
         feedback
     }

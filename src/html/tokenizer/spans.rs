@@ -141,6 +141,15 @@ impl SpanLog {
         }
     }
 
+    /// Makes room for `tags` more tag tokens and their attributes (a
+    /// logged tag has two or three), so that a page's log does not grow by
+    /// copying, step by step, from nothing.
+    #[inline]
+    pub fn reserve(&self, tags: usize) {
+        self.tags.borrow_mut().reserve(tags);
+        self.attrs.borrow_mut().reserve(tags.saturating_mul(3));
+    }
+
     /// How many tag tokens have been emitted.
     #[inline]
     pub fn len(&self) -> usize {
