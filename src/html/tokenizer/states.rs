@@ -120,19 +120,28 @@ fn surely_other(rest: &[u8]) -> bool {
     }
 }
 
-/// [`surely_other`] after `&#`.
+/// [`surely_other`] after `&#`. The digits are read only while the number
+/// may still be that of white space: past 32 it only grows.
 fn numeric_surely_other(rest: &[u8]) -> bool {
-    let (radix, digits) = match rest.first() {
-        Some(b'x' | b'X') => (16, &rest[1..]),
-        _ => (10, rest),
+    let (hex, digits) = match rest.first() {
+        Some(b'x' | b'X') => (true, &rest[1..]),
+        _ => (false, rest),
     };
     let mut value: u32 = 0;
     let mut any = false;
     for &b in digits {
-        let Some(digit) = char::from(b).to_digit(radix) else {
+        let digit = if hex {
+            char::from(b).to_digit(16)
+        } else {
+            b.is_ascii_digit().then(|| u32::from(b - b'0'))
+        };
+        let Some(digit) = digit else {
             break;
         };
-        value = value.saturating_mul(radix).saturating_add(digit);
+        value = value * if hex { 16 } else { 10 } + digit;
+        if value > 32 {
+            return true;
+        }
         any = true;
     }
     !any || !matches!(value, 9 | 10 | 12 | 13 | 32)
@@ -2041,6 +2050,22 @@ mod tests {
                 find_in_text(&hay),
                 hay.iter().position(|&b| matches!(b, b'<' | b'&' | 0))
             );
+        }
+
+        /// Reading the digits only while the number may be white space
+        /// answers as reading them all does.
+        #[test]
+        fn numeric_references_are_read_as_far_as_they_matter(
+            hex in any::<bool>(),
+            digits in "[0-9a-fA-F]{0,12}",
+            after in "[;g ]?",
+        ) {
+            let rest = format!("{}{digits}{after}", if hex { "x" } else { "" });
+            let radix = if hex { 16 } else { 10 };
+            let all: Vec<u32> = digits.chars().map_while(|c| c.to_digit(radix)).collect();
+            let value = all.iter().fold(0u32, |n, &d| n.saturating_mul(radix).saturating_add(d));
+            let want = all.is_empty() || !matches!(value, 9 | 10 | 12 | 13 | 32);
+            prop_assert_eq!(super::numeric_surely_other(rest.as_bytes()), want, "{}", rest);
         }
 
         #[test]
