@@ -355,8 +355,8 @@ fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
     }
 }
 
-/// How many bytes from its first special byte on a value holds before
-/// [`decode_from`] looks for CR and NUL in them.
+/// How many bytes a value must hold from its first special byte on for
+/// [`decode_from`] to look for CR and NUL in them.
 const AMP_ONLY_FROM: usize = 64;
 
 /// [`decode_from`], with [`next_special`]'s `AMP_ONLY`.
@@ -398,7 +398,7 @@ fn decode_with<const AMP_ONLY: bool>(raw: &str, first: usize) -> Decoded<'_> {
         text.push_str(&raw[verbatim_from..i]);
         let start = text.len();
         match replacement {
-            // (Masked, the compiler knows it one byte long.)
+            // (Masked, so that the compiler knows it is one byte long.)
             Replacement::Ascii(b) => text.push(char::from(b & 0x7f)),
             Replacement::Char(c) => text.push(c),
             Replacement::Pair(a, b) => {
