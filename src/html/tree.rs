@@ -95,7 +95,8 @@ pub fn parse_in_chunks(
 }
 
 /// How many logged tags to make room for in a document of `len` bytes
-/// before its first piece: one a [`BYTES_A_TAG`], at most a piece's.
+/// before its first piece: one in each [`BYTES_A_TAG`] bytes, at most a
+/// piece's worth.
 fn expected_tags(len: usize) -> usize {
     (len / BYTES_A_TAG + 16).min(tracker::CHUNK_TAGS)
 }

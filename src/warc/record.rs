@@ -1213,9 +1213,9 @@ impl Parser {
     /// inside a head, after its record line). What is read is held (at most
     /// a head and a block within the size limit); the line ends after it
     /// are given back when no boundary follows: each byte is read at most
-    /// twice. A block past the
-    /// size limit is given as junk in pieces ([`Parser::skip`]), its end
-    /// not checked, as a record's past the limit is not.
+    /// twice. A block past the size limit is given as junk in pieces
+    /// ([`Parser::skip`]), its end not checked, as a record's past the
+    /// limit is not.
     fn spoiled<B: BufRead>(
         &mut self,
         input: &mut Pushback<B>,
@@ -1252,14 +1252,14 @@ impl Parser {
         if whole {
             taken.extend_from_slice(&read_line_ends(input)?);
         }
-        // A block that runs to the end of the input ends at a boundary.
-        if !whole || self.boundary(input, Format::Warc, &taken[end..])? {
-            self.pending = Some(junk(taken));
-        } else {
+        // A block that runs to the end of the input ends at a boundary;
+        // with none where it ends, the line ends after it are read again
+        // as what follows a bad record.
+        if whole && !self.boundary(input, Format::Warc, &taken[end..])? {
             input.unread(&taken[end..]);
             taken.truncate(end);
-            self.pending = Some(junk(taken));
         }
+        self.pending = Some(junk(taken));
         Ok(())
     }
 
