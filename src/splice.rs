@@ -537,12 +537,86 @@ impl Splice {
         len
     }
 
-    /// Writes the new bytes of `input` to `writer`.
+    /// Writes the new bytes of `input` to `writer`: the pieces handed over
+    /// as they are, [`WRITE_BATCH`] edits at a time, with no copy into a
+    /// buffer when `writer` takes several pieces in one call (a file does:
+    /// one `writev`); through a buffer when it takes one piece a call.
     pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
-        let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
-        self.each_piece(input, |piece| writer.write_all(piece))?;
-        writer.flush()
+        let mut edits = self.edits();
+        let mut batch = Vec::with_capacity(self.edits.iter().len().min(WRITE_BATCH));
+        let mut copied = 0;
+        loop {
+            batch.clear();
+            batch.extend(edits.by_ref().take(WRITE_BATCH));
+            let last = batch.len() < WRITE_BATCH;
+            let mut slices = Vec::with_capacity(2 * batch.len() + 1);
+            for edit in &batch {
+                slices.push(io::IoSlice::new(&input[copied..edit.range.start]));
+                slices.push(io::IoSlice::new(&edit.text));
+                copied = edit.range.end;
+            }
+            if last {
+                slices.push(io::IoSlice::new(&input[copied..]));
+            }
+            if !write_all_vectored(writer, &mut slices)? {
+                // The writer takes a piece a call: the rest go through a
+                // buffer, from where this batch was left.
+                let mut buffered = io::BufWriter::with_capacity(64 << 10, writer);
+                for slice in &slices {
+                    buffered.write_all(slice)?;
+                }
+                let mut rest = Ok(());
+                for edit in edits {
+                    rest = rest
+                        .and_then(|()| buffered.write_all(&input[copied..edit.range.start]))
+                        .and_then(|()| buffered.write_all(&edit.text));
+                    copied = edit.range.end;
+                }
+                rest?;
+                if !last {
+                    buffered.write_all(&input[copied..])?;
+                }
+                return buffered.flush();
+            }
+            if last {
+                return Ok(());
+            }
+        }
     }
+}
+
+/// How many edits [`Splice::write_to`] hands over in one call: their pieces
+/// and those between them stay within the 1,024 a `writev` takes.
+const WRITE_BATCH: usize = 511;
+
+/// Writes `slices` whole to `writer` and true, or, when `writer` took only
+/// the first piece of several in one call (as a writer that does not
+/// write vectors does), false and `slices` left at what is still to write.
+fn write_all_vectored<'a>(
+    writer: &mut dyn io::Write,
+    slices: &mut Vec<io::IoSlice<'a>>,
+) -> io::Result<bool> {
+    slices.retain(|slice| !slice.is_empty());
+    let all = slices.len();
+    let mut left: &mut [io::IoSlice<'a>] = slices;
+    while !left.is_empty() {
+        match writer.write_vectored(left) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => {
+                let one_only = left.len() > 1 && n <= left[0].len();
+                io::IoSlice::advance_slices(&mut left, n);
+                if one_only {
+                    // A piece partly written stays as what is left of it.
+                    let done = all - left.len();
+                    slices.drain(..done);
+                    return Ok(false);
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -664,6 +738,77 @@ mod tests {
             let dropped = normalize(&mut plain, len);
             proptest::prop_assert_eq!(edits.normalize(len), dropped);
             proptest::prop_assert_eq!(edits.iter().collect::<Vec<_>>(), plain);
+        }
+    }
+
+    /// A writer that takes at most `most` bytes a call, and of a vector of
+    /// pieces only the first unless `vectored`.
+    struct Trickle {
+        out: Vec<u8>,
+        most: usize,
+        vectored: bool,
+        calls: usize,
+    }
+
+    impl io::Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.calls += 1;
+            let n = buf.len().min(self.most);
+            self.out.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+            if !self.vectored {
+                let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| b);
+                return self.write(first);
+            }
+            self.calls += 1;
+            let mut n = 0;
+            for buf in bufs {
+                let take = buf.len().min(self.most - n);
+                self.out.extend_from_slice(&buf[..take]);
+                n += take;
+                if n == self.most {
+                    break;
+                }
+            }
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_splice_is_written_as_its_bytes_whatever_the_writer_takes(
+            list in proptest::collection::vec((0usize..3000, 0usize..6, 0usize..4), 0..1200),
+            most in 1usize..200,
+            vectored: bool,
+            legacy: bool,
+        ) {
+            let input: Vec<u8> = (0..3000u32).map(|i| b'a' + (i % 26) as u8).collect();
+            let texts = ["", "x", "https://example.com/", "\u{e9}t\u{e9}"];
+            let mut edits = Edits::new();
+            for (start, width, text) in list {
+                edits.push(Edit::new(start..(start + width).min(3000), texts[text]));
+            }
+            edits.normalize(input.len());
+            let encoding = if legacy { encoding_rs::WINDOWS_1252 } else { encoding_rs::UTF_8 };
+            let splice = Splice::new(edits, 0, None, encoding);
+            let want = splice.bytes(&input);
+            let mut whole = Vec::new();
+            splice.write_to(&input, &mut whole).unwrap();
+            proptest::prop_assert_eq!(&whole, &want);
+            let mut trickle = Trickle { out: Vec::new(), most, vectored, calls: 0 };
+            splice.write_to(&input, &mut trickle).unwrap();
+            proptest::prop_assert_eq!(&trickle.out, &want);
+            // A writer that takes a piece a call is written through a
+            // buffer: a call for each full buffer or partial piece, not one
+            // for each piece.
+            if !vectored && most >= 64 {
+                proptest::prop_assert!(trickle.calls <= want.len() / most + 4 + want.len() / 64);
+            }
         }
     }
 

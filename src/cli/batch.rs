@@ -391,15 +391,25 @@ impl LazyTemp<'_> {
             None => write::temp_file_beside(self.beside),
         }
     }
+
+    /// The temporary file, made now if none is yet.
+    fn made(&mut self) -> io::Result<&mut Temporary> {
+        if self.temp.is_none() {
+            self.temp = Some(write::temp_file_beside(self.beside)?);
+        }
+        Ok(self.temp.as_mut().expect("made just now"))
+    }
 }
 
 impl Write for LazyTemp<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let temp = match &mut self.temp {
-            Some(temp) => temp,
-            None => self.temp.insert(write::temp_file_beside(self.beside)?),
-        };
-        let n = temp.write(buf)?;
+        let n = self.made()?.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let n = self.made()?.write_vectored(bufs)?;
         self.written += n;
         Ok(n)
     }

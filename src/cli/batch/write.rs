@@ -125,6 +125,9 @@ impl Write for Temporary {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.file.write(buf)
     }
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.file.write_vectored(bufs)
+    }
     fn flush(&mut self) -> io::Result<()> {
         self.file.flush()
     }
