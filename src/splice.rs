@@ -565,14 +565,11 @@ impl Splice {
                 for slice in &slices {
                     buffered.write_all(slice)?;
                 }
-                let mut rest = Ok(());
                 for edit in edits {
-                    rest = rest
-                        .and_then(|()| buffered.write_all(&input[copied..edit.range.start]))
-                        .and_then(|()| buffered.write_all(&edit.text));
+                    buffered.write_all(&input[copied..edit.range.start])?;
+                    buffered.write_all(&edit.text)?;
                     copied = edit.range.end;
                 }
-                rest?;
                 if !last {
                     buffered.write_all(&input[copied..])?;
                 }
