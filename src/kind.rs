@@ -1,6 +1,6 @@
 //! What a file is: by the extension of its name first, by its content when
 //! the name has no known extension. A Maildir, a directory, is found by
-//! [`crate::mime::maildir::is_maildir`].
+//! the command line's walk.
 
 use std::path::Path;
 

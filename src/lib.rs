@@ -145,7 +145,6 @@ pub use links::{
     HtmlHead, HttpEntity, Link, LinkDetails, LinkPlace, LinkRow, RecordBlock, RecordHeads,
     RecordName, UnitKey, Warning, WarningKind,
 };
-pub use mime::maildir;
 pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};

@@ -472,7 +472,7 @@ fn to_destination(
     // A Maildir message's `,S=` size follows its new length.
     let target = if job.role == Role::MaildirMessage {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        path.with_file_name(relink::maildir::sized_name(&name, temp.written))
+        path.with_file_name(crate::cli::maildir::sized_name(&name, temp.written))
     } else {
         path.clone()
     };

@@ -16,6 +16,7 @@ pub mod batch;
 pub mod color;
 pub mod explain;
 pub mod hints;
+pub mod maildir;
 pub mod man;
 pub mod names;
 pub mod progress;

@@ -243,13 +243,8 @@ fn every_public_item_has_an_example() {
     assert!(names.len() > 20, "too few public names read: {names:?}");
     let mut without = Vec::new();
     for name in &names {
-        // A module: each of its public functions.
-        let items: Vec<String> = if name == "maildir" {
-            vec!["is_maildir".into(), "sized_name".into()]
-        } else {
-            vec![name.clone()]
-        };
-        for item in items {
+        {
+            let item = name.clone();
             match doc_of(&item) {
                 Some(doc)
                     if doc.contains("```")
@@ -267,5 +262,73 @@ fn every_public_item_has_an_example() {
     assert!(
         without.is_empty(),
         "public items without an example: {without:?}"
+    );
+}
+
+/// The top-level public items of a public module of the crate root
+/// (`pub mod NAME;`): each `pub` fn, struct, enum, type, const or trait at
+/// the start of a line of its file.
+fn public_module_items(name: &str, file: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).expect("reading a public module");
+    let mut items = Vec::new();
+    for line in text.lines() {
+        for keyword in ["fn", "struct", "enum", "type", "const", "trait"] {
+            if let Some(rest) = line.strip_prefix(&format!("pub {keyword} ")) {
+                let item: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                items.push(format!("{name}::{item}"));
+            }
+        }
+    }
+    items
+}
+
+/// The public modules the crate root declares outside `_internal`.
+fn public_modules() -> Vec<String> {
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("reading src/lib.rs");
+    let mut modules = Vec::new();
+    let mut internal = false;
+    for line in lib.lines() {
+        if let Some(name) = line.strip_prefix("pub mod ")
+            && !internal
+        {
+            modules.push(name.trim_end_matches(';').to_owned());
+        }
+        internal = line.trim() == "#[cfg(feature = \"_internal\")]";
+    }
+    modules
+}
+
+#[test]
+fn the_public_api_stays_at_most_forty_items() {
+    // A module re-exported by `pub use` counts as its items, as one
+    // declared `pub mod` does.
+    let sources = crate::files_under(&root().join("src"));
+    let module_file = |name: &str| {
+        sources
+            .iter()
+            .map(|(file, _)| file)
+            .find(|file| !file.starts_with("cli/") && file.ends_with(&format!("/{name}.rs")))
+            .map(|file| root().join("src").join(file))
+    };
+    let mut items = Vec::new();
+    for name in public_names() {
+        match module_file(&name) {
+            Some(file) => items.extend(public_module_items(&name, &file)),
+            None => items.push(name),
+        }
+    }
+    for module in public_modules() {
+        let inside = public_module_items(&module, &root().join(format!("src/{module}.rs")));
+        assert!(!inside.is_empty(), "no public items read in {module}");
+        items.extend(inside);
+    }
+    assert!(items.len() > 30, "too few public items read: {items:?}");
+    assert!(
+        items.len() <= 40,
+        "the public API has {} items (at most 40): {items:?}",
+        items.len()
     );
 }

@@ -10,7 +10,9 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::{Job, Role, Source, mirror_url, write::is_temporary_name};
-use relink::{Kind, maildir};
+use relink::Kind;
+
+use crate::cli::maildir;
 
 /// What the walk has seen: directories by device and inode (so a link loop
 /// or a directory named twice is walked once), and files, so none is

@@ -5,26 +5,11 @@
 use std::path::Path;
 
 /// Whether `path` is a Maildir: a directory with `cur/` or `new/`.
-///
-/// ```
-/// let dir = std::env::temp_dir().join(format!("relink-maildir-doc-{}", std::process::id()));
-/// std::fs::create_dir_all(dir.join("cur"))?;
-/// assert!(relink::maildir::is_maildir(&dir));
-/// assert!(!relink::maildir::is_maildir(&dir.join("cur")));
-/// std::fs::remove_dir_all(&dir)?;
-/// # Ok::<(), std::io::Error>(())
-/// ```
 pub fn is_maildir(path: &Path) -> bool {
     path.is_dir() && (path.join("cur").is_dir() || path.join("new").is_dir())
 }
 
 /// A message file's name with its `,S=<size>` (if any) set to `size`.
-///
-/// ```
-/// use relink::maildir::sized_name;
-/// assert_eq!(sized_name("1700000000.M1P2.host,S=1234:2,S", 1300), "1700000000.M1P2.host,S=1300:2,S");
-/// assert_eq!(sized_name("1700000000.M1P2.host:2,S", 1300), "1700000000.M1P2.host:2,S");
-/// ```
 pub fn sized_name(name: &str, size: usize) -> String {
     let Some(at) = name.find(",S=") else {
         return name.to_owned();
@@ -59,5 +44,15 @@ mod tests {
             "1700000000.M1P2.host:2,S"
         );
         assert_eq!(sized_name("x,S=:2,", 5), "x,S=:2,");
+    }
+
+    #[test]
+    fn a_maildir_is_a_directory_with_cur_or_new() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!is_maildir(dir.path()));
+        std::fs::create_dir(dir.path().join("new")).unwrap();
+        assert!(is_maildir(dir.path()));
+        assert!(!is_maildir(&dir.path().join("new")));
+        assert!(!is_maildir(&dir.path().join("absent")));
     }
 }
