@@ -1214,6 +1214,38 @@ fn help_and_manual_name_web_archives() {
     assert!(!man.contains("resolve http://a/b/c/d;p?q"), "{man}");
 }
 
+/// `--help` and the manual's description name every kind of the kind
+/// table, by the words a user looks for.
+#[test]
+fn help_and_manual_name_every_kind() {
+    let words = |name: &str| -> &[&str] {
+        match name {
+            "html" => &["HTML"],
+            "css" => &["CSS"],
+            "message" => &["message", "MHTML"],
+            "mbox" => &["mbox", "Maildir"],
+            "warc" => &["WARC", "ARC"],
+            "wacz" => &["WACZ"],
+            "xml" => &["XML", "feed", "SVG", "XHTML"],
+            "markdown" => &["Markdown"],
+            "rst" => &["reStructuredText"],
+            other => panic!("kind {other} has no words here: add them"),
+        }
+    };
+    let help = stdout(&relink(&["--help"], b"")).to_string();
+    let man = stdout(&relink(&["man"], b"")).to_string();
+    let description = &man[man.find(".SH DESCRIPTION").unwrap()..man.find(".SH OPTIONS").unwrap()];
+    for entry in relink::Kind::entries() {
+        for word in words(entry.name) {
+            assert!(help.contains(word), "--help does not name {word}");
+            assert!(
+                description.contains(word),
+                "the manual does not name {word}"
+            );
+        }
+    }
+}
+
 #[test]
 fn no_progress_bar_is_drawn_off_a_terminal() {
     let archive = crate::fixture("mail/archive.mboxrd");
