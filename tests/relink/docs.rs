@@ -461,3 +461,23 @@ fn the_guide_s_install_steps_work_as_written() {
     let ignored = read(".gitignore");
     assert!(ignored.lines().any(|l| l.trim_end_matches('/') == ".venv"));
 }
+
+/// The README's list of documentation names every page of docs/.
+#[test]
+fn the_readme_lists_every_docs_page() {
+    let readme = read("README.md");
+    let list = &readme[readme
+        .find("## Documentation")
+        .expect("a Documentation section")..];
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && !list.contains(&format!("(docs/{name})")) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs pages the README does not list: {missing:?}"
+    );
+}
