@@ -19,6 +19,7 @@ use crate::compressed::{self, Compression};
 use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
 use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
+use crate::local::SavedFolders;
 use crate::mime::mbox::{ArchiveMessage, MboxFormat};
 use crate::options::Options;
 use crate::options::Rows;
@@ -129,6 +130,16 @@ impl<'a> Input<'a> {
     pub fn resource_base(mut self, url: &str) -> Self {
         self.resource_base = Some(url.to_owned());
         self
+    }
+
+    /// The file the input is, on disk: where the folder a browser saved
+    /// with a page is looked for.
+    fn local_path(&self) -> Option<&Path> {
+        match self.source {
+            Source::Path(ref path) => Some(path),
+            Source::File(_) => self.name.as_deref(),
+            _ => None,
+        }
     }
 
     /// Adds every byte read from the input to `counter` as it is read: a
@@ -573,10 +584,13 @@ impl Rewriter {
         output: Output<'_>,
         events: Handler<'_>,
     ) -> Result<Report, Error> {
-        let bases = self.parsed_bases(
+        let mut bases = self.parsed_bases(
             input.retrieved_from.as_deref(),
             input.resource_base.as_deref(),
         )?;
+        if !self.absolute_saved_assets {
+            bases.saved = input.local_path().and_then(SavedFolders::of);
+        }
         let channel = Channel::new(events);
         let details = self.details;
         let mut run = Run {
@@ -665,6 +679,7 @@ impl Rewriter {
             outer: bases.outer.as_ref(),
             resource_base: bases.resource.as_ref(),
             transport: self.encoding,
+            saved: bases.saved.as_ref(),
             keep_fragment_links: self.keep_fragment_links,
             extra_attributes: &self.attributes,
             details: self.details,
@@ -678,6 +693,7 @@ pub(crate) struct Bases {
     pub(crate) forced: Option<Base>,
     pub(crate) outer: Option<Base>,
     pub(crate) resource: Option<Base>,
+    pub(crate) saved: Option<SavedFolders>,
 }
 
 impl Rewriter {
@@ -701,6 +717,7 @@ impl Rewriter {
                 resource_base.or(self.resource_base.as_deref()),
                 BaseSource::ResourceBase,
             )?,
+            saved: None,
         })
     }
 }

@@ -86,6 +86,10 @@ pub mod links;
 #[cfg(not(feature = "_internal"))]
 mod links;
 #[cfg(feature = "_internal")]
+pub mod local;
+#[cfg(not(feature = "_internal"))]
+mod local;
+#[cfg(feature = "_internal")]
 pub mod markdown;
 #[cfg(not(feature = "_internal"))]
 mod markdown;

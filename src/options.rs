@@ -8,6 +8,7 @@ use encoding_rs::Encoding;
 use crate::Error;
 use crate::base::Base;
 use crate::links::LinkSink;
+use crate::local::SavedFolders;
 use crate::url::Rules;
 
 /// The largest document relink takes (html5ever indexes text by `u32`).
@@ -38,6 +39,9 @@ pub struct Options<'a> {
     pub resource_base: Option<&'a Base>,
     /// The transport's charset (a MIME part's, or `--encoding`).
     pub transport: Option<&'static Encoding>,
+    /// The folders a browser saved with the page, whose files its links
+    /// already point at: such links are left as they are.
+    pub saved: Option<&'a SavedFolders>,
     /// Leave `#name` links as they are.
     pub keep_fragment_links: bool,
     /// Further attributes holding URLs on every HTML element (`--attr`).

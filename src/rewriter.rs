@@ -80,6 +80,7 @@ pub struct Rewriter {
     pub(crate) attributes: Vec<ExtraAttribute>,
     pub(crate) kind: Option<Kind>,
     pub(crate) keep_fragment_links: bool,
+    pub(crate) absolute_saved_assets: bool,
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_layers: bool,
@@ -166,6 +167,15 @@ impl Rewriter {
     /// Leaves `#name` links as they are.
     pub fn keep_fragment_links(mut self) -> Self {
         self.keep_fragment_links = true;
+        self
+    }
+
+    /// Makes absolute the links of a page saved by a browser to the files
+    /// it saved beside the page (the folder named after the page's file,
+    /// `post_files/`), which are otherwise left as they are: absolute,
+    /// they name URLs that never held those files.
+    pub fn absolute_saved_assets(mut self) -> Self {
+        self.absolute_saved_assets = true;
         self
     }
 

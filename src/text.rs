@@ -245,6 +245,16 @@ impl<'t, 'o> Resolver<'t, 'o> {
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
         }
+        if let Some(saved) = self.options.saved
+            && matches!(
+                base.source,
+                BaseSource::RetrievedFrom | BaseSource::SavedFrom
+            )
+            && let Some(file) = saved.holds(value)
+        {
+            self.record_held(at, value, place, file, saved.base());
+            return None;
+        }
         let keep = value.starts_with('#')
             && (same_document == SameDocument::Keep || self.options.keep_fragment_links);
         let resolved = if keep {
@@ -301,6 +311,25 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 );
                 None
             }
+        }
+    }
+
+    /// Records a link to a file saved with the page, left as it is: its
+    /// `file:` URL is what it resolves to.
+    fn record_held(&mut self, at: usize, value: &str, place: Place<'_>, file: String, page: &Base) {
+        if self.options.details.records() {
+            let (line, column) = self.lines.locate(self.text, at);
+            self.record(Link {
+                line,
+                column,
+                place: place.to_link_place(),
+                original: value.to_owned(),
+                resolved: file,
+                base: Some(page.clone()),
+                changed: false,
+                unresolved: false,
+                details: self.details.clone(),
+            });
         }
     }
 

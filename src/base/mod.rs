@@ -41,6 +41,13 @@ pub enum BaseSource {
     Enclosing(Box<BaseSource>),
     /// The URL the document was retrieved from (section 3.3).
     RetrievedFrom,
+    /// The URL a browser's mark at the top of a page it saved names
+    /// (`<!-- saved from url=(NNNN)URL -->`): the URL the page was
+    /// retrieved from (section 3.3), when no other was given.
+    SavedFrom,
+    /// The page's own file, for a link to a file a browser saved with it
+    /// (in the folder named after the page): left as it is.
+    SavedWithPage,
     /// The URL a WARC record was retrieved from, its `WARC-Target-URI`
     /// (section 3.3).
     TargetUri,
@@ -62,6 +69,8 @@ impl fmt::Display for BaseSource {
             BaseSource::XmlBase { line } => write!(f, "xml:base at line {line}"),
             BaseSource::Enclosing(outer) => write!(f, "the enclosing document ({outer})"),
             BaseSource::RetrievedFrom => f.write_str("the retrieval URL"),
+            BaseSource::SavedFrom => f.write_str("the saved-from mark"),
+            BaseSource::SavedWithPage => f.write_str("the page's file (saved with it)"),
             BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),
             BaseSource::ResourceBase => f.write_str("the base for resources"),
         }

@@ -101,6 +101,10 @@ pub(crate) struct BaseArgs {
     /// Leave `#name` links as they are.
     #[arg(long)]
     pub(crate) keep_fragment_links: bool,
+    /// Make absolute a saved page's links to the files the browser saved
+    /// beside it (`NAME_files/`), which are otherwise left pointing at them.
+    #[arg(long)]
+    pub(crate) absolute_saved_assets: bool,
     /// What every input is, instead of telling it by its name's extension
     /// or (with none known, and for standard input) its content.
     #[arg(long = "type", value_enum, value_name = "KIND")]

@@ -112,6 +112,9 @@ pub(crate) fn settings(
     if base.keep_fragment_links {
         rewriter = rewriter.keep_fragment_links();
     }
+    if base.absolute_saved_assets {
+        rewriter = rewriter.absolute_saved_assets();
+    }
     if let Some(format) = base.mbox_format {
         rewriter = rewriter.mbox_format(MboxFormat::from(format));
     }

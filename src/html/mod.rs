@@ -6,6 +6,7 @@ mod document;
 mod entities;
 pub mod links;
 pub mod rewrite;
+mod saved;
 mod tag_sets;
 pub mod tokenizer;
 pub mod tracker;

@@ -9,6 +9,7 @@ use html5ever::tokenizer::TagKind;
 
 use super::charref::{self, Decoded};
 use super::links::{self, LinkAttribute, Syntax};
+use super::saved;
 use super::tokenizer::{AttrSpan, Attributes};
 use super::tree::{self, Document, DocumentKind, Namespace, Quote, Tag};
 use crate::base::BaseChain;
@@ -177,7 +178,20 @@ impl Work<'_, '_> {
     /// layer (RFC 1808 section 3).
     fn document_base(&mut self, doc: &Document) -> Option<Base> {
         let options = self.r.options;
-        let mut chain = BaseChain::new(options.rules, options.forced, options.outer);
+        // With no retrieval URL given, a browser's saved-from mark is it.
+        let mark = options
+            .outer
+            .is_none()
+            .then(|| saved::saved_from(self.r.text))
+            .flatten();
+        let saved = mark
+            .and_then(|url| BaseUrl::parse(url, options.rules).ok())
+            .map(|url| Base::new(url, BaseSource::SavedFrom));
+        let mut chain = BaseChain::new(
+            options.rules,
+            options.forced,
+            options.outer.or(saved.as_ref()),
+        );
         if let Some(tag) = doc.base.and_then(|index| doc.tag(index)) {
             let href = tag.attr_value(self.r.text, "href").unwrap_or_default();
             let href = trim_ascii_space(&href).1;
@@ -198,6 +212,9 @@ impl Work<'_, '_> {
                 );
             }
         }
+        if let (Some(url), None) = (mark, &saved) {
+            chain.ignore(BaseSource::SavedFrom, url, "not an absolute URL");
+        }
         let (base, layers) = chain.finish();
         self.r.out.layers = layers;
         base
@@ -207,7 +224,14 @@ impl Work<'_, '_> {
         // The resource base stands in for the retrieval URL only.
         let options = self.r.options;
         let resource = match options.resource_base {
-            Some(resource) if base.source == BaseSource::RetrievedFrom => resource,
+            Some(resource)
+                if matches!(
+                    base.source,
+                    BaseSource::RetrievedFrom | BaseSource::SavedFrom
+                ) =>
+            {
+                resource
+            }
             _ => base,
         };
         for tag in doc.tags() {

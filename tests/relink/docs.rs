@@ -24,6 +24,8 @@ use crate::cli::{assert_ok, relink};
 /// the fixture each is a copy of.
 const SANDBOX: &[(&str, &str)] = &[
     ("page.html", "docs/page.html"),
+    ("post.html", "saved/chrome/post.html"),
+    ("post_files", "saved/chrome/post_files"),
     ("lazy.html", "html/lazy-preset.html"),
     ("site", "docs/site"),
     ("README.md", "docs/README.md"),

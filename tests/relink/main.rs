@@ -32,6 +32,7 @@ mod robust;
 mod rows;
 mod rst;
 mod rst_fuzz;
+mod saved;
 mod tidy;
 mod tokenizer;
 mod wacz;
