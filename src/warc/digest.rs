@@ -63,7 +63,7 @@ impl Algorithm {
         use sha2::Digest;
         match self {
             Algorithm::Md5 => Hasher::Md5(md5::Md5::new()),
-            Algorithm::Sha1 => Hasher::Sha1(Box::default()),
+            Algorithm::Sha1 => Hasher::Sha1(sha1::Sha1::default()),
             Algorithm::Sha224 => Hasher::Sha224(sha2::Sha224::new()),
             Algorithm::Sha256 => Hasher::Sha256(sha2::Sha256::new()),
             Algorithm::Sha384 => Hasher::Sha384(sha2::Sha384::new()),
@@ -84,7 +84,7 @@ impl Algorithm {
 /// A hash being computed.
 pub(crate) enum Hasher {
     Md5(md5::Md5),
-    Sha1(Box<sha1_smol::Sha1>),
+    Sha1(sha1::Sha1),
     Sha224(sha2::Sha224),
     Sha256(sha2::Sha256),
     Sha384(sha2::Sha384),
@@ -108,7 +108,7 @@ impl Hasher {
         use sha2::Digest;
         match self {
             Hasher::Md5(h) => h.finalize().to_vec(),
-            Hasher::Sha1(h) => h.digest().bytes().to_vec(),
+            Hasher::Sha1(h) => h.finalize().to_vec(),
             Hasher::Sha224(h) => h.finalize().to_vec(),
             Hasher::Sha256(h) => h.finalize().to_vec(),
             Hasher::Sha384(h) => h.finalize().to_vec(),
