@@ -6,9 +6,6 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::time::{Duration, Instant};
-
-use similar::{Algorithm, DiffTag};
 
 use crate::splice::Edit;
 
@@ -176,57 +173,6 @@ fn cdata_end(s: &Segment) -> usize {
     }
 }
 
-/// How long a diff of rewritten content may take before it settles for a
-/// coarser (still right) set of changes.
-const DIFF_TIME: Duration = Duration::from_secs(2);
-
-/// The changes that make `old` into `new`, as ranges of `old` (on character
-/// boundaries) and their new text. An embedded document's reader gives back
-/// whole new bytes; these are the places that differ.
-pub fn changes(old: &str, new: &str) -> Vec<(Range<usize>, String)> {
-    let old_chars: Vec<char> = old.chars().collect();
-    let new_chars: Vec<char> = new.chars().collect();
-    let old_at: Vec<usize> = old
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([old.len()])
-        .collect();
-    let new_at: Vec<usize> = new
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([new.len()])
-        .collect();
-    let ops = similar::capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &old_chars,
-        &new_chars,
-        Some(Instant::now() + DIFF_TIME),
-    );
-    let mut out: Vec<(Range<usize>, String)> = Vec::new();
-    let mut open: Option<(Range<usize>, Range<usize>)> = None;
-    let mut close = |open: &mut Option<(Range<usize>, Range<usize>)>| {
-        if let Some((o, n)) = open.take() {
-            out.push((
-                old_at[o.start]..old_at[o.end],
-                new[new_at[n.start]..new_at[n.end]].to_owned(),
-            ));
-        }
-    };
-    for op in ops {
-        let (tag, o, n) = op.as_tag_tuple();
-        if tag == DiffTag::Equal {
-            close(&mut open);
-            continue;
-        }
-        open = Some(match open {
-            Some((oo, on)) => (oo.start..o.end, on.start..n.end),
-            None => (o, n),
-        });
-    }
-    close(&mut open);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,18 +242,5 @@ mod tests {
             .source_edit(0..chars[0].len_utf8(), &format!("{}{last}", chars[0]))
             .unwrap();
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
-    }
-
-    #[test]
-    fn changes_are_the_places_that_differ() {
-        let old = "<a href=x>é</a><img src=y>";
-        let new = "<a href=http://h/x>é</a><img src=http://h/y>";
-        let got = changes(old, new);
-        let mut applied = old.to_owned();
-        for (range, text) in got.iter().rev() {
-            applied.replace_range(range.clone(), text);
-        }
-        assert_eq!(applied, new);
-        assert_eq!(got.len(), 2);
     }
 }

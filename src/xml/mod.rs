@@ -960,23 +960,24 @@ impl Walk<'_, '_, '_> {
         };
         let mut mapped = None;
         let options = options.mapped(&mut mapped, |row| place(&mut row.link));
-        let outcome =
-            match self
-                .documents
-                .rewrite(Embedded::Html, content.text.as_bytes(), &options)
-            {
-                Ok(outcome) => outcome,
-                Err(err) => {
-                    self.r.out.warnings.push(
-                        crate::links::Warning::new(
-                            WarningKind::Unreadable,
-                            format_args!("{err}; left as it is"),
-                        )
-                        .within(here),
-                    );
-                    return;
-                }
-            };
+        let outcome = match self.documents.rewrite_made(
+            Embedded::Html,
+            content.text.as_bytes(),
+            &options,
+            Make::Splice,
+        ) {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                self.r.out.warnings.push(
+                    crate::links::Warning::new(
+                        WarningKind::Unreadable,
+                        format_args!("{err}; left as it is"),
+                    )
+                    .within(here),
+                );
+                return;
+            }
+        };
         self.r.out.rewritten += outcome.rewritten;
         // Where the feed has no base, it says so once.
         let warnings = outcome
@@ -991,21 +992,55 @@ impl Walk<'_, '_, '_> {
             place(&mut link);
             self.r.out.links.push(link);
         }
-        let Some(new) = outcome.output else {
-            return;
-        };
-        let Ok(new) = String::from_utf8(new) else {
-            self.r.out.warnings.push(
+        self.html_edits(content, (outcome.splice, outcome.output), here);
+    }
+
+    /// The HTML reader's edits of escaped HTML `content`, each a range of
+    /// the content and its new text, written back into the source where
+    /// they are, as the content was written: no diff, so the same edits
+    /// every run, in time linear in the content.
+    fn html_edits(
+        &mut self,
+        content: &Content,
+        (splice, output): (Option<splice::Splice>, Option<Vec<u8>>),
+        here: String,
+    ) {
+        let text = self.r.text;
+        let unreadable = |r: &mut Resolver<'_, '_>| {
+            r.out.warnings.push(
                 crate::links::Warning::new(
                     WarningKind::Unreadable,
                     "the rewritten html is not utf-8; left as it is",
                 )
-                .within(here),
+                .within(here.clone()),
             );
-            return;
         };
-        for (range, new) in content::changes(&content.text, &new) {
-            if let Some(edit) = content.source_edit(range, &new) {
+        // A reader that gives whole bytes makes one edit of the whole.
+        let whole = output.map(|new| (0..content.text.len(), new));
+        let each = || {
+            let whole = whole.iter().map(|(range, new)| (range.clone(), &new[..]));
+            let splice = splice.iter().flat_map(|s| s.edits());
+            let splice = splice.map(|e| (e.range, e.text));
+            // The texts of a splice are borrowed or, in another encoding
+            // than UTF-8 (which the HTML was read in), owned.
+            whole
+                .map(|(range, new)| (range, Cow::Borrowed(new)))
+                .chain(splice)
+        };
+        let fits = |(range, new): &(std::ops::Range<usize>, Cow<'_, [u8]>)| {
+            range.start <= range.end
+                && content.text.get(range.clone()).is_some()
+                && std::str::from_utf8(new).is_ok()
+        };
+        if !each().all(|edit| fits(&edit)) {
+            return unreadable(&mut self.r);
+        }
+        for (range, new) in each() {
+            let new = std::str::from_utf8(&new).unwrap_or_default();
+            // Only what changed: the bytes around it are the content's own.
+            let (prefix, suffix) = splice::common_affixes(&content.text[range.clone()], new);
+            let range = range.start + prefix..range.end - suffix;
+            if let Some(edit) = content.source_edit(range, &new[prefix..new.len() - suffix]) {
                 self.r.out.edits.push_narrowed(edit, text);
             }
         }
