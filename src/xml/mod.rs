@@ -183,13 +183,13 @@ fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
 /// An element whose content is being gathered: a URL in its text, or an
 /// HTML document.
 #[derive(Debug)]
-struct Capture {
+struct Capture<'t> {
     row: &'static LinkRow,
     /// The element's name as written.
     name: String,
     /// Where its start tag is.
     at: usize,
-    content: Content,
+    content: Content<'t>,
     /// Whether the content has an element or an unknown entity in it: it
     /// is no URL or HTML document relink can rewrite.
     mixed: bool,
@@ -211,10 +211,10 @@ const TOO_DEEP: usize = usize::MAX;
 
 /// An open element.
 #[derive(Debug)]
-struct Frame {
+struct Frame<'t> {
     /// Its base, an index into [`Walk::bases`].
     base: usize,
-    capture: Option<Capture>,
+    capture: Option<Capture<'t>>,
 }
 
 /// Why a document is not read.
@@ -237,7 +237,7 @@ struct Walk<'t, 'o, 'd> {
     base_depths: Vec<u32>,
     /// Whether an `xml:base` nested past [`MAX_XML_BASE_DEPTH`] was met.
     too_deep: bool,
-    frames: Vec<Frame>,
+    frames: Vec<Frame<'t>>,
     /// Whether the root is RSS's, so that elements in no namespace are
     /// read as RSS.
     in_rss: bool,
@@ -558,7 +558,7 @@ impl Walk<'_, '_, '_> {
                     row,
                     name: name.to_owned(),
                     at,
-                    content: Content::default(),
+                    content: Content::new(self.r.text, 0),
                     mixed: false,
                 });
             self.frames.push(Frame { base, capture });
@@ -873,7 +873,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// The end of an element whose content holds a URL or an HTML document.
-    fn captured(&mut self, capture: Capture, base: usize) {
+    fn captured(&mut self, capture: Capture<'_>, base: usize) {
         let text = self.r.text;
         let content = &capture.content;
         if base == TOO_DEEP {
@@ -925,7 +925,7 @@ impl Walk<'_, '_, '_> {
 
     /// Escaped HTML: rewritten by the HTML reader against the element's
     /// base, each change written back as the content was written.
-    fn html(&mut self, capture: &Capture, base: &Base) {
+    fn html(&mut self, capture: &Capture<'_>, base: &Base) {
         let text = self.r.text;
         let content = &capture.content;
         if content.text.trim_matches(is_xml_space).is_empty() {
@@ -1001,7 +1001,7 @@ impl Walk<'_, '_, '_> {
     /// every run, in time linear in the content.
     fn html_edits(
         &mut self,
-        content: &Content,
+        content: &Content<'_>,
         (splice, output): (Option<splice::Splice>, Option<Vec<u8>>),
         here: String,
     ) {
@@ -1086,8 +1086,8 @@ fn xhtml_base(text: &str) -> Option<(String, usize)> {
 /// An attribute value, `raw` as written at `offset`, as content: its
 /// character and entity references resolved, with the map back to the
 /// source.
-fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
-    let mut content = Content::default();
+fn attribute_content(raw: &str, offset: usize) -> Result<Content<'_>, String> {
+    let mut content = Content::new(raw, offset);
     let mut from = 0;
     while let Some(amp) = raw[from..].find('&').map(|i| from + i) {
         content.push(&raw[from..amp], offset + from, Written::Literal);
@@ -1119,7 +1119,7 @@ fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
 /// Standard encodes it, so the list splits as it did.
 fn srcset_edits(
     r: &mut Resolver<'_, '_>,
-    content: &Content,
+    content: &Content<'_>,
     base: &Base,
     place: Place<'_>,
 ) -> Vec<Edit> {
@@ -1153,7 +1153,7 @@ fn srcset_edits(
 /// each recorded at its place in the source: their edits of the source.
 fn css_edits(
     r: &mut Resolver<'_, '_>,
-    content: &Content,
+    content: &Content<'_>,
     base: &Base,
     place: Place<'_>,
 ) -> Vec<Edit> {
