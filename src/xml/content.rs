@@ -149,8 +149,10 @@ impl<'s> Content<'s> {
         let (mut d, mut s) = (stretch.decoded, stretch.source);
         loop {
             let rest = source.get(s.checked_sub(self.origin)?..)?;
-            let literal = memchr::memchr(b'&', rest).unwrap_or(rest.len());
-            let literal = literal.min(end - d);
+            // No further than the stretch's end: the source after it is
+            // none of this content's.
+            let within = rest.get(..end - d).unwrap_or(rest);
+            let literal = memchr::memchr(b'&', within).unwrap_or(within.len());
             if at < d + literal {
                 let (decoded, source) = (d..d + literal, s..s + literal);
                 let written = Written::Literal;
