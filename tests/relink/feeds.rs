@@ -680,3 +680,29 @@ fn a_large_escaped_feed_comes_out_the_same_under_load() {
 /// The SHA-256 of the output of [`escaped_feed`] with 20,000 links.
 const ESCAPED_FEED_SHA256: &str =
     "d27d998c13f5f5ca6974fd9b9de9a37b8117d6088810450b6f2c6bb9aadb78f7";
+
+/// The HTML reader's edits land where they were made in the content: past
+/// a byte order mark the content opens with (the HTML reader's offsets
+/// start after it), a late `meta` charset (the content is text, read as
+/// UTF-8 whatever it says), references and a CDATA section around them.
+#[test]
+fn escaped_html_edits_land_past_a_content_bom_and_a_meta_charset() {
+    let cases = [
+        (
+            "<rss version=\"2.0\"><channel><item><description>&lt;meta charset=\"iso-8859-1\"&gt;caf\u{e9} &#233; \
+             &lt;a href=\"x&amp;amp;y\"&gt;\u{e9}&lt;/a&gt;<![CDATA[<img src=\"i.png\">]]></description></item></channel></rss>",
+            "<rss version=\"2.0\"><channel><item><description>&lt;meta charset=\"iso-8859-1\"&gt;caf\u{e9} &#233; \
+             &lt;a href=\"http://h/d/x&amp;amp;y\"&gt;\u{e9}&lt;/a&gt;<![CDATA[<img src=\"http://h/d/i.png\">]]></description></item></channel></rss>",
+        ),
+        (
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><content type=\"html\">&#xFEFF;&lt;a href=\"x\"&gt;</content></feed>",
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><content type=\"html\">&#xFEFF;&lt;a href=\"http://h/d/x\"&gt;</content></feed>",
+        ),
+    ];
+    for (input, expected) in cases {
+        let report = rewrite(Kind::Xml, input.as_bytes(), Rules::Rfc1808, "http://h/d/");
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let output = String::from_utf8(report.output.unwrap()).unwrap();
+        assert_eq!(output, expected);
+    }
+}
