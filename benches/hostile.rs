@@ -38,6 +38,21 @@ enum Reader {
     Wat,
 }
 
+/// An Atom feed of one element holding `n` thousand links of escaped
+/// HTML, their quotes written as they are (each edit is placed through the
+/// content's map, where a diff of the old and new HTML once ran to a
+/// deadline).
+fn feed_escaped_links(n: usize) -> Vec<u8> {
+    let links: String = (0..n * 1000)
+        .map(|i| format!("&lt;a href=\"p{i}.html\"&gt;{i}&lt;/a&gt;\n"))
+        .collect();
+    format!(
+        "<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>\
+         <content type=\"html\">&lt;p title=&quot;t&quot;&gt;\n{links}</content></entry></feed>\n"
+    )
+    .into_bytes()
+}
+
 /// Markdown: one paragraph of `n` thousand lines of a link each (read in
 /// pieces cut between its lines).
 fn markdown_link_lines(n: usize) -> Vec<u8> {
@@ -241,6 +256,12 @@ const CASES: &[Case] = &[
         "feed of distinct character references (thousands)",
         hostile::feed_references,
         150,
+        Reader::Feed,
+    ),
+    (
+        "feed of escaped links in one element (thousands)",
+        feed_escaped_links,
+        20,
         Reader::Feed,
     ),
     (

@@ -129,6 +129,16 @@ fn shapes(markdown_only: bool) {
         // each of which the scan must still end.
         let deep = format!("<style>{}url(z)</style>", "({[".repeat(mb * 1_000_000 / 3));
         inputs.push(("CSS blocks nested deep", "deep.html", deep.into_bytes()));
+        // One feed element of escaped HTML, its quotes written as
+        // references: the HTML reader's edits placed through the map of
+        // the content.
+        let unit = "&lt;a href=&quot;x&quot;&gt;y&lt;/a&gt;\n";
+        let feed = format!(
+            "<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>\
+             <content type=\"html\">{}</content></entry></feed>\n",
+            unit.repeat(mb * 1_000_000 / unit.len())
+        );
+        inputs.push(("escaped HTML in a feed", "escaped.xml", feed.into_bytes()));
     }
     inputs.extend(markdown(mb * 1_000_000));
     for (name, file, page) in inputs {

@@ -6,9 +6,6 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
-use std::time::{Duration, Instant};
-
-use similar::{Algorithm, DiffTag};
 
 use crate::splice::Edit;
 
@@ -23,7 +20,7 @@ pub enum Written {
     Cdata,
 }
 
-/// One piece of content.
+/// One piece of content, as the map gives it back.
 #[derive(Debug, Clone)]
 pub struct Segment {
     /// Its range in the content string.
@@ -34,13 +31,35 @@ pub struct Segment {
     pub written: Written,
 }
 
-/// An element's content: the string and its pieces.
-#[derive(Debug, Default)]
-pub struct Content {
+/// Where a stretch of the content starts: in the content string and in the
+/// source. A stretch of text (literal text and references, contiguous in
+/// the source) is read again from the source to find a place inside it;
+/// a CDATA section's inside maps byte for byte.
+#[derive(Debug, Clone, Copy)]
+struct Stretch {
+    decoded: usize,
+    source: usize,
+    cdata: bool,
+}
+
+/// How many references a stretch of text holds at most: finding a place
+/// reads at most these again, and the map takes a few bytes for each (a
+/// piece each would be ten times the content of escaped HTML).
+const STRETCH_REFERENCES: usize = 32;
+
+/// An element's content: the string and the map of its stretches.
+#[derive(Debug)]
+pub struct Content<'s> {
     /// The content, references replaced by what they stand for.
     pub text: String,
-    /// Its pieces, in order.
-    pub segments: Vec<Segment>,
+    /// The source the content is in, starting at `origin`.
+    source: &'s str,
+    origin: usize,
+    stretches: Vec<Stretch>,
+    /// Where the last piece added ends in the source.
+    source_end: usize,
+    /// How many references the last stretch holds.
+    last_references: usize,
     /// The first reference written for each character a reference stood
     /// for, so that new text is escaped the same way (looked up by the
     /// character, so a content of many distinct references takes linear
@@ -48,41 +67,124 @@ pub struct Content {
     references: HashMap<char, String>,
 }
 
-impl Content {
+impl<'s> Content<'s> {
+    /// An empty content of `source`, a text whose first byte is at
+    /// `origin` in the offsets given to and by this content.
+    pub fn new(source: &'s str, origin: usize) -> Self {
+        Content {
+            text: String::new(),
+            source,
+            origin,
+            stretches: Vec::new(),
+            source_end: origin,
+            last_references: 0,
+            references: HashMap::new(),
+        }
+    }
+
+    /// Starts a stretch at `at` in the source unless the piece there goes
+    /// on the last one (text right after text, the stretch not full).
+    fn extend(&mut self, at: usize, written: Written) {
+        let cdata = written == Written::Cdata;
+        let goes_on = self.stretches.last().is_some_and(|s| !s.cdata)
+            && !cdata
+            && at == self.source_end
+            && self.last_references < STRETCH_REFERENCES;
+        if !goes_on {
+            self.stretches.push(Stretch {
+                decoded: self.text.len(),
+                source: at,
+                cdata,
+            });
+            self.last_references = 0;
+        }
+        self.last_references += usize::from(written == Written::Reference);
+    }
+
     /// Adds literal text or the inside of a CDATA section, found at
-    /// `source` in the source text.
+    /// `source` in the source text. Literal text holds no `&` (each is a
+    /// reference's start, pushed as one).
     pub fn push(&mut self, text: &str, at: usize, written: Written) {
         if text.is_empty() {
             return;
         }
-        let start = self.text.len();
+        self.extend(at, written);
         self.text.push_str(text);
-        self.segments.push(Segment {
-            decoded: start..self.text.len(),
-            source: at..at + text.len(),
-            written,
-        });
+        self.source_end = at + text.len();
     }
 
     /// Adds a reference, `raw` as written at `source`, standing for `ch`.
     pub fn push_reference(&mut self, ch: char, raw: &str, source: Range<usize>) {
-        let start = self.text.len();
+        self.extend(source.start, Written::Reference);
         self.text.push(ch);
-        self.segments.push(Segment {
-            decoded: start..self.text.len(),
-            source,
-            written: Written::Reference,
-        });
+        self.source_end = source.end;
         self.references.entry(ch).or_insert_with(|| raw.to_owned());
+    }
+
+    /// The piece of content that holds offset `at`: a run of literal text,
+    /// a reference or a CDATA section's inside (`None` past the end, or
+    /// where the source does not read as it was given).
+    fn segment_at(&self, at: usize) -> Option<Segment> {
+        let i = self.stretches.partition_point(|s| s.decoded <= at);
+        let stretch = *self.stretches.get(i.checked_sub(1)?)?;
+        let end = self
+            .stretches
+            .get(i)
+            .map_or(self.text.len(), |next| next.decoded);
+        if at >= end {
+            return None;
+        }
+        if stretch.cdata {
+            let source = stretch.source..stretch.source + (end - stretch.decoded);
+            let decoded = stretch.decoded..end;
+            let written = Written::Cdata;
+            return Some(Segment {
+                decoded,
+                source,
+                written,
+            });
+        }
+        // Literal text runs to the next `&`, a reference to its `;`.
+        let source = self.source.as_bytes();
+        let (mut d, mut s) = (stretch.decoded, stretch.source);
+        loop {
+            let rest = source.get(s.checked_sub(self.origin)?..)?;
+            // No further than the stretch's end: the source after it is
+            // none of this content's.
+            let within = rest.get(..end - d).unwrap_or(rest);
+            let literal = memchr::memchr(b'&', within).unwrap_or(within.len());
+            if at < d + literal {
+                let (decoded, source) = (d..d + literal, s..s + literal);
+                let written = Written::Literal;
+                return Some(Segment {
+                    decoded,
+                    source,
+                    written,
+                });
+            }
+            (d, s) = (d + literal, s + literal);
+            let raw = rest.get(literal..)?;
+            let semicolon = memchr::memchr(b';', raw)?;
+            let ch = self.text.get(d..)?.chars().next()?;
+            let (decoded, source) = (d..d + ch.len_utf8(), s..s + semicolon + 1);
+            if at < decoded.end {
+                let written = Written::Reference;
+                return Some(Segment {
+                    decoded,
+                    source,
+                    written,
+                });
+            }
+            (d, s) = (decoded.end, source.end);
+        }
     }
 
     /// The source offset of a content offset that is not inside a reference.
     pub fn source_offset(&self, at: usize) -> usize {
-        let i = self.segments.partition_point(|s| s.decoded.end <= at);
-        match self.segments.get(i) {
+        match self.segment_at(at) {
             Some(s) if s.written == Written::Reference => s.source.start,
             Some(s) => s.source.start + (at - s.decoded.start).min(s.source.len()),
-            None => self.segments.last().map_or(0, |s| s.source.end),
+            None => self.source_end,
         }
     }
 
@@ -107,18 +209,22 @@ impl Content {
     /// pieces it replaces were (inside CDATA when it lies wholly in one
     /// CDATA section, escaped otherwise).
     pub fn source_edit(&self, range: Range<usize>, new: &str) -> Option<Edit> {
-        if self.segments.is_empty() {
+        let len = self.text.len();
+        if len == 0 || range.start > range.end || range.end > len {
             return None;
         }
-        let first = self
-            .segments
-            .partition_point(|s| s.decoded.end <= range.start)
-            .min(self.segments.len() - 1);
-        let last = self
-            .segments
-            .partition_point(|s| s.decoded.end < range.end)
-            .clamp(first, self.segments.len() - 1);
-        let (a, b) = (&self.segments[first], &self.segments[last]);
+        // The piece that holds the start (the last one past the end), and
+        // the first whose end is at or past the range's end, not before.
+        let a = self.segment_at(range.start.min(len - 1))?;
+        let b = self.segment_at(range.end.max(1) - 1)?;
+        let b = if b.decoded.start < a.decoded.start {
+            a.clone()
+        } else {
+            b
+        };
+        let (a, b) = (&a, &b);
+        let first = a.decoded.start;
+        let last = b.decoded.start;
         let in_cdata = first == last && a.written == Written::Cdata;
         // Whole references (and, when the edit leaves its CDATA section,
         // whole CDATA sections) are replaced.
@@ -176,70 +282,19 @@ fn cdata_end(s: &Segment) -> usize {
     }
 }
 
-/// How long a diff of rewritten content may take before it settles for a
-/// coarser (still right) set of changes.
-const DIFF_TIME: Duration = Duration::from_secs(2);
-
-/// The changes that make `old` into `new`, as ranges of `old` (on character
-/// boundaries) and their new text. An embedded document's reader gives back
-/// whole new bytes; these are the places that differ.
-pub fn changes(old: &str, new: &str) -> Vec<(Range<usize>, String)> {
-    let old_chars: Vec<char> = old.chars().collect();
-    let new_chars: Vec<char> = new.chars().collect();
-    let old_at: Vec<usize> = old
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([old.len()])
-        .collect();
-    let new_at: Vec<usize> = new
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([new.len()])
-        .collect();
-    let ops = similar::capture_diff_slices_deadline(
-        Algorithm::Myers,
-        &old_chars,
-        &new_chars,
-        Some(Instant::now() + DIFF_TIME),
-    );
-    let mut out: Vec<(Range<usize>, String)> = Vec::new();
-    let mut open: Option<(Range<usize>, Range<usize>)> = None;
-    let mut close = |open: &mut Option<(Range<usize>, Range<usize>)>| {
-        if let Some((o, n)) = open.take() {
-            out.push((
-                old_at[o.start]..old_at[o.end],
-                new[new_at[n.start]..new_at[n.end]].to_owned(),
-            ));
-        }
-    };
-    for op in ops {
-        let (tag, o, n) = op.as_tag_tuple();
-        if tag == DiffTag::Equal {
-            close(&mut open);
-            continue;
-        }
-        open = Some(match open {
-            Some((oo, on)) => (oo.start..o.end, on.start..n.end),
-            None => (o, n),
-        });
-    }
-    close(&mut open);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The content of `&lt;a href="x"&gt;` and a CDATA section.
-    fn sample() -> (String, Content) {
+    fn sample() -> (&'static str, Content<'static>) {
         let src = "&lt;a href=\"x\"&gt;<![CDATA[<b>y</b>]]>";
-        let mut c = Content::default();
+        let mut c = Content::new(src, 0);
         c.push_reference('<', "&lt;", 0..4);
         c.push("a href=\"x\"", 4, Written::Literal);
         c.push_reference('>', "&gt;", 14..18);
         c.push("<b>y</b>", 27, Written::Cdata);
-        (src.to_owned(), c)
+        (src, c)
     }
 
     #[test]
@@ -253,7 +308,7 @@ mod tests {
         let at = c.text.find('y').unwrap();
         let e = c.source_edit(at..at + 1, "z]]>").unwrap();
         assert_eq!(e.text, "z]]]]><![CDATA[>");
-        let mut c = Content::default();
+        let mut c = Content::new("&#192;", 0);
         c.push_reference('À', "&#192;", 0..6);
         let e = c.source_edit(0..2, "http://h/À").unwrap();
         assert_eq!((e.range, e.text.as_str()), (0..6, "http://h/&#192;"));
@@ -280,11 +335,16 @@ mod tests {
     fn many_distinct_references_each_escape_as_first_written() {
         // A feed's content of 300,000 distinct character references: each
         // character is escaped with the reference first written for it.
-        let mut c = Content::default();
-        let mut at = 0;
         let chars: Vec<char> = (0x100..0x100 + 300_000)
             .filter_map(char::from_u32)
             .collect();
+        let mut src: String = chars
+            .iter()
+            .map(|&ch| format!("&#{};", ch as u32))
+            .collect();
+        src.push_str("&#x100;");
+        let mut c = Content::new(&src, 0);
+        let mut at = 0;
         for &ch in &chars {
             let raw = format!("&#{};", ch as u32);
             c.push_reference(ch, &raw, at..at + raw.len());
@@ -298,16 +358,62 @@ mod tests {
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 
+    /// The pieces of a long content (more references than a stretch holds,
+    /// a comment between texts, CDATA sections), each offset mapped as a
+    /// list of every piece maps it.
     #[test]
-    fn changes_are_the_places_that_differ() {
-        let old = "<a href=x>é</a><img src=y>";
-        let new = "<a href=http://h/x>é</a><img src=http://h/y>";
-        let got = changes(old, new);
-        let mut applied = old.to_owned();
-        for (range, text) in got.iter().rev() {
-            applied.replace_range(range.clone(), text);
+    fn the_map_of_stretches_agrees_with_a_list_of_pieces() {
+        let mut src = String::from("<c>");
+        let mut pieces: Vec<(Range<usize>, Written, char)> = Vec::new();
+        for i in 0..200 {
+            let (raw, written, ch) = match i % 7 {
+                0 => ("&lt;", Written::Reference, '<'),
+                1 => ("a \u{e9}b", Written::Literal, ' '),
+                2 => ("&#192;", Written::Reference, '\u{c0}'),
+                3 if i % 3 == 0 => ("<!-- -->", Written::Literal, ' '),
+                4 => ("<![CDATA[x&y]]>", Written::Cdata, ' '),
+                _ => ("q", Written::Literal, ' '),
+            };
+            let at = src.len();
+            src.push_str(raw);
+            if raw.starts_with("<!--") {
+                continue;
+            }
+            pieces.push((at..src.len(), written, ch));
         }
-        assert_eq!(applied, new);
-        assert_eq!(got.len(), 2);
+        let mut c = Content::new(&src, 0);
+        // (decoded, source) of every content offset, from the pieces.
+        let mut oracle = Vec::new();
+        for (range, written, ch) in &pieces {
+            match written {
+                Written::Reference => {
+                    c.push_reference(*ch, &src[range.clone()], range.clone());
+                    oracle.push((c.text.len() - ch.len_utf8(), range.start));
+                }
+                Written::Cdata => {
+                    let inner = range.start + 9..range.end - 3;
+                    c.push(&src[inner.clone()], inner.start, Written::Cdata);
+                    oracle.extend(
+                        (0..inner.len()).map(|i| (c.text.len() - inner.len() + i, inner.start + i)),
+                    );
+                }
+                Written::Literal => {
+                    c.push(&src[range.clone()], range.start, Written::Literal);
+                    let len = range.len();
+                    oracle.extend((0..len).map(|i| (c.text.len() - len + i, range.start + i)));
+                }
+            }
+        }
+        assert!(c.stretches.len() > 20, "{} stretches", c.stretches.len());
+        for (decoded, source) in oracle {
+            if c.text.is_char_boundary(decoded) {
+                assert_eq!(c.source_offset(decoded), source, "at {decoded}");
+            }
+        }
+        assert_eq!(c.source_offset(c.text.len()), src.len());
+        // An edit inside the twentieth reference takes it whole.
+        let nth = c.text.match_indices('<').nth(20).unwrap().0;
+        let e = c.source_edit(nth..nth + 1, "<x").unwrap();
+        assert_eq!((&src[e.range.clone()], e.text.as_str()), ("&lt;", "&lt;x"));
     }
 }

@@ -183,13 +183,13 @@ fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
 /// An element whose content is being gathered: a URL in its text, or an
 /// HTML document.
 #[derive(Debug)]
-struct Capture {
+struct Capture<'t> {
     row: &'static LinkRow,
     /// The element's name as written.
     name: String,
     /// Where its start tag is.
     at: usize,
-    content: Content,
+    content: Content<'t>,
     /// Whether the content has an element or an unknown entity in it: it
     /// is no URL or HTML document relink can rewrite.
     mixed: bool,
@@ -211,10 +211,10 @@ const TOO_DEEP: usize = usize::MAX;
 
 /// An open element.
 #[derive(Debug)]
-struct Frame {
+struct Frame<'t> {
     /// Its base, an index into [`Walk::bases`].
     base: usize,
-    capture: Option<Capture>,
+    capture: Option<Capture<'t>>,
 }
 
 /// Why a document is not read.
@@ -237,7 +237,7 @@ struct Walk<'t, 'o, 'd> {
     base_depths: Vec<u32>,
     /// Whether an `xml:base` nested past [`MAX_XML_BASE_DEPTH`] was met.
     too_deep: bool,
-    frames: Vec<Frame>,
+    frames: Vec<Frame<'t>>,
     /// Whether the root is RSS's, so that elements in no namespace are
     /// read as RSS.
     in_rss: bool,
@@ -558,7 +558,7 @@ impl Walk<'_, '_, '_> {
                     row,
                     name: name.to_owned(),
                     at,
-                    content: Content::default(),
+                    content: Content::new(self.r.text, 0),
                     mixed: false,
                 });
             self.frames.push(Frame { base, capture });
@@ -873,7 +873,7 @@ impl Walk<'_, '_, '_> {
     }
 
     /// The end of an element whose content holds a URL or an HTML document.
-    fn captured(&mut self, capture: Capture, base: usize) {
+    fn captured(&mut self, capture: Capture<'_>, base: usize) {
         let text = self.r.text;
         let content = &capture.content;
         if base == TOO_DEEP {
@@ -925,7 +925,7 @@ impl Walk<'_, '_, '_> {
 
     /// Escaped HTML: rewritten by the HTML reader against the element's
     /// base, each change written back as the content was written.
-    fn html(&mut self, capture: &Capture, base: &Base) {
+    fn html(&mut self, capture: &Capture<'_>, base: &Base) {
         let text = self.r.text;
         let content = &capture.content;
         if content.text.trim_matches(is_xml_space).is_empty() {
@@ -960,23 +960,24 @@ impl Walk<'_, '_, '_> {
         };
         let mut mapped = None;
         let options = options.mapped(&mut mapped, |row| place(&mut row.link));
-        let outcome =
-            match self
-                .documents
-                .rewrite(Embedded::Html, content.text.as_bytes(), &options)
-            {
-                Ok(outcome) => outcome,
-                Err(err) => {
-                    self.r.out.warnings.push(
-                        crate::links::Warning::new(
-                            WarningKind::Unreadable,
-                            format_args!("{err}; left as it is"),
-                        )
-                        .within(here),
-                    );
-                    return;
-                }
-            };
+        let outcome = match self.documents.rewrite_made(
+            Embedded::Html,
+            content.text.as_bytes(),
+            &options,
+            Make::Splice,
+        ) {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                self.r.out.warnings.push(
+                    crate::links::Warning::new(
+                        WarningKind::Unreadable,
+                        format_args!("{err}; left as it is"),
+                    )
+                    .within(here),
+                );
+                return;
+            }
+        };
         self.r.out.rewritten += outcome.rewritten;
         // Where the feed has no base, it says so once.
         let warnings = outcome
@@ -991,21 +992,55 @@ impl Walk<'_, '_, '_> {
             place(&mut link);
             self.r.out.links.push(link);
         }
-        let Some(new) = outcome.output else {
-            return;
-        };
-        let Ok(new) = String::from_utf8(new) else {
-            self.r.out.warnings.push(
+        self.html_edits(content, (outcome.splice, outcome.output), here);
+    }
+
+    /// The HTML reader's edits of escaped HTML `content`, each a range of
+    /// the content and its new text, written back into the source where
+    /// they are, as the content was written: no diff, so the same edits
+    /// every run, in time linear in the content.
+    fn html_edits(
+        &mut self,
+        content: &Content<'_>,
+        (splice, output): (Option<splice::Splice>, Option<Vec<u8>>),
+        here: String,
+    ) {
+        let text = self.r.text;
+        let unreadable = |r: &mut Resolver<'_, '_>| {
+            r.out.warnings.push(
                 crate::links::Warning::new(
                     WarningKind::Unreadable,
                     "the rewritten html is not utf-8; left as it is",
                 )
-                .within(here),
+                .within(here.clone()),
             );
-            return;
         };
-        for (range, new) in content::changes(&content.text, &new) {
-            if let Some(edit) = content.source_edit(range, &new) {
+        // A reader that gives whole bytes makes one edit of the whole.
+        let whole = output.map(|new| (0..content.text.len(), new));
+        let each = || {
+            let whole = whole.iter().map(|(range, new)| (range.clone(), &new[..]));
+            let splice = splice.iter().flat_map(|s| s.edits());
+            let splice = splice.map(|e| (e.range, e.text));
+            // The texts of a splice are borrowed or, in another encoding
+            // than UTF-8 (which the HTML was read in), owned.
+            whole
+                .map(|(range, new)| (range, Cow::Borrowed(new)))
+                .chain(splice)
+        };
+        let fits = |(range, new): &(std::ops::Range<usize>, Cow<'_, [u8]>)| {
+            range.start <= range.end
+                && content.text.get(range.clone()).is_some()
+                && std::str::from_utf8(new).is_ok()
+        };
+        if !each().all(|edit| fits(&edit)) {
+            return unreadable(&mut self.r);
+        }
+        for (range, new) in each() {
+            let new = std::str::from_utf8(&new).unwrap_or_default();
+            // Only what changed: the bytes around it are the content's own.
+            let (prefix, suffix) = splice::common_affixes(&content.text[range.clone()], new);
+            let range = range.start + prefix..range.end - suffix;
+            if let Some(edit) = content.source_edit(range, &new[prefix..new.len() - suffix]) {
                 self.r.out.edits.push_narrowed(edit, text);
             }
         }
@@ -1051,8 +1086,8 @@ fn xhtml_base(text: &str) -> Option<(String, usize)> {
 /// An attribute value, `raw` as written at `offset`, as content: its
 /// character and entity references resolved, with the map back to the
 /// source.
-fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
-    let mut content = Content::default();
+fn attribute_content(raw: &str, offset: usize) -> Result<Content<'_>, String> {
+    let mut content = Content::new(raw, offset);
     let mut from = 0;
     while let Some(amp) = raw[from..].find('&').map(|i| from + i) {
         content.push(&raw[from..amp], offset + from, Written::Literal);
@@ -1084,7 +1119,7 @@ fn attribute_content(raw: &str, offset: usize) -> Result<Content, String> {
 /// Standard encodes it, so the list splits as it did.
 fn srcset_edits(
     r: &mut Resolver<'_, '_>,
-    content: &Content,
+    content: &Content<'_>,
     base: &Base,
     place: Place<'_>,
 ) -> Vec<Edit> {
@@ -1118,7 +1153,7 @@ fn srcset_edits(
 /// each recorded at its place in the source: their edits of the source.
 fn css_edits(
     r: &mut Resolver<'_, '_>,
-    content: &Content,
+    content: &Content<'_>,
     base: &Base,
     place: Place<'_>,
 ) -> Vec<Edit> {

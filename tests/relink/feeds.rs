@@ -609,3 +609,100 @@ fn a_declaration_after_white_space_or_a_comment_is_read_with_a_warning() {
         report.warnings
     );
 }
+
+/// One `content` of escaped HTML with `links` links, their quotes written
+/// as they are (one `&quot;` in a title, so `"` has a reference too), and
+/// what it becomes against `http://example.org/feed/`: each `href` value
+/// absolute, every other byte as it was.
+fn escaped_feed(links: usize) -> (String, String) {
+    let feed = |href: &dyn Fn(usize) -> String| {
+        let anchors: String = (0..links)
+            .map(|i| format!("&lt;a href=\"{}\"&gt;link {i}&lt;/a&gt;\n", href(i)))
+            .collect();
+        format!(
+            "<?xml version=\"1.0\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>\
+             <content type=\"html\">&lt;p title=&quot;t&quot;&gt;\n{anchors}</content>\
+             </entry></feed>\n"
+        )
+    };
+    (
+        feed(&|i| format!("p{i}.html")),
+        feed(&|i| format!("http://example.org/feed/p{i}.html")),
+    )
+}
+
+/// The output depends on the input alone: a feed of 20,000 escaped links
+/// in one element comes out as the same bytes while other threads keep
+/// every core busy (a diff of the old and new HTML under a deadline
+/// settled, under load, for coarser changes that wrote `href="` as
+/// `href=&quot;`).
+#[test]
+fn a_large_escaped_feed_comes_out_the_same_under_load() {
+    use sha2::Digest as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (input, expected) = escaped_feed(20_000);
+    let stop = AtomicBool::new(false);
+    let busy = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let outputs: Vec<Vec<u8>> = std::thread::scope(|scope| {
+        for _ in 0..busy {
+            scope.spawn(|| {
+                let mut x = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                }
+            });
+        }
+        let outputs = (0..2)
+            .map(|_| {
+                let report = rewrite(
+                    Kind::Xml,
+                    input.as_bytes(),
+                    Rules::Rfc1808,
+                    "http://example.org/feed/",
+                );
+                assert_eq!(report.rewritten, 20_000);
+                report.output.expect("changed")
+            })
+            .collect();
+        stop.store(true, Ordering::Relaxed);
+        outputs
+    });
+    for output in &outputs {
+        assert!(output == expected.as_bytes(), "the output differs");
+        let digest: String = sha2::Sha256::digest(output)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(digest, ESCAPED_FEED_SHA256);
+    }
+}
+
+/// The SHA-256 of the output of [`escaped_feed`] with 20,000 links.
+const ESCAPED_FEED_SHA256: &str =
+    "d27d998c13f5f5ca6974fd9b9de9a37b8117d6088810450b6f2c6bb9aadb78f7";
+
+/// The HTML reader's edits land where they were made in the content: past
+/// a byte order mark the content opens with (the HTML reader's offsets
+/// start after it), a late `meta` charset (the content is text, read as
+/// UTF-8 whatever it says), references and a CDATA section around them.
+#[test]
+fn escaped_html_edits_land_past_a_content_bom_and_a_meta_charset() {
+    let cases = [
+        (
+            "<rss version=\"2.0\"><channel><item><description>&lt;meta charset=\"iso-8859-1\"&gt;caf\u{e9} &#233; \
+             &lt;a href=\"x&amp;amp;y\"&gt;\u{e9}&lt;/a&gt;<![CDATA[<img src=\"i.png\">]]></description></item></channel></rss>",
+            "<rss version=\"2.0\"><channel><item><description>&lt;meta charset=\"iso-8859-1\"&gt;caf\u{e9} &#233; \
+             &lt;a href=\"http://h/d/x&amp;amp;y\"&gt;\u{e9}&lt;/a&gt;<![CDATA[<img src=\"http://h/d/i.png\">]]></description></item></channel></rss>",
+        ),
+        (
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><content type=\"html\">&#xFEFF;&lt;a href=\"x\"&gt;</content></feed>",
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><content type=\"html\">&#xFEFF;&lt;a href=\"http://h/d/x\"&gt;</content></feed>",
+        ),
+    ];
+    for (input, expected) in cases {
+        let report = rewrite(Kind::Xml, input.as_bytes(), Rules::Rfc1808, "http://h/d/");
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        let output = String::from_utf8(report.output.unwrap()).unwrap();
+        assert_eq!(output, expected);
+    }
+}

@@ -1,8 +1,8 @@
 //! Tidy checks over the source itself, as rust-analyzer's tidy tests keep
 //! its own: no module names another that names it back (an import cycle
-//! between files), and no function over 100 lines. Both read the code
-//! roughly (comments and literals blanked, no parser): enough for what
-//! they check.
+//! between files), no function over 100 lines, and no clock read where it
+//! could change the output. All read the code roughly (comments and
+//! literals blanked, no parser): enough for what they check.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,6 +14,18 @@ const ALLOWED_EDGES: &[(&str, &str)] = &[];
 /// Functions allowed over [`MAX_FN_LINES`] for now, each to be split:
 /// (file, function name).
 const LONG_FNS: &[(&str, &str)] = &[];
+
+/// The clock reads the library and command line may make, none of which
+/// reaches a rewritten document's bytes: (file, word). The WAT writer dates
+/// the metadata records it makes (`WARC-Date`, the time they were made);
+/// the progress bar wakes on a timer to redraw.
+const CLOCK_READS: &[(&str, &str)] = &[
+    ("src/cli/progress.rs", "park_timeout"),
+    ("src/cli/progress.rs", "std::time"),
+    ("src/wat.rs", "std::time"),
+    ("src/wat.rs", "SystemTime"),
+    ("src/wat.rs", "UNIX_EPOCH"),
+];
 
 /// The longest a function may be, from its `fn` to its closing brace.
 const MAX_FN_LINES: usize = 100;
@@ -517,5 +529,82 @@ fn the_length_check_counts_from_fn_to_its_brace() {
     let src = "fn a() -> [u8; 2] {\n    let s = \"}\";\n    '}';\n}\nfn b();\n// fn c() {}\nfn d<'a>(x: &'a str) { }";
     let found = functions(&code_of(src));
     let want = [("a", 1, 4), ("d", 7, 1)].map(|(n, l, c)| (n.to_string(), l, c));
+    assert_eq!(found, want);
+}
+
+/// The words of `code` (comments and literals blanked) that read a clock or
+/// wait on one, each with its line: the clock types and `std::time`, and
+/// any name that speaks of a deadline, a timeout or the time elapsed.
+fn clock_reads(code: &[u8]) -> Vec<(String, usize)> {
+    let mut found = Vec::new();
+    let mut line = 1;
+    for i in 0..code.len() {
+        if code[i] == b'\n' {
+            line += 1;
+        }
+        if code[i..].starts_with(b"std::time") && (i == 0 || !is_ident(code[i - 1])) {
+            found.push(("std::time".to_owned(), line));
+        }
+        let Some(word) = ident_at(code, i) else {
+            continue;
+        };
+        let lower = word.to_ascii_lowercase();
+        let clock = matches!(word, "Instant" | "SystemTime" | "UNIX_EPOCH")
+            || ["deadline", "timeout", "elapsed"]
+                .iter()
+                .any(|w| lower.contains(w));
+        if clock {
+            found.push((word.to_owned(), line));
+        }
+    }
+    found
+}
+
+/// The output depends on the input and the options alone: no clock read in
+/// `src/` but those of [`CLOCK_READS`] (a diff under a deadline once made
+/// the bytes of escaped HTML in a feed depend on the load).
+#[test]
+fn no_clock_is_read_on_the_output_path() {
+    let mut unlisted = Vec::new();
+    let mut listed = BTreeSet::new();
+    for file in rust_files(&root().join("src")) {
+        let name = relative(&file);
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for (word, line) in clock_reads(&code) {
+            let allowed = CLOCK_READS.iter().find(|(f, w)| *f == name && *w == word);
+            match allowed {
+                Some(entry) => {
+                    listed.insert(*entry);
+                }
+                None => unlisted.push(format!("{name}:{line}: {word}")),
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "clock reads on the output path:\n{}",
+        unlisted.join("\n")
+    );
+    for entry in CLOCK_READS {
+        assert!(
+            listed.contains(entry),
+            "{entry:?} is gone: drop it from CLOCK_READS"
+        );
+    }
+}
+
+#[test]
+fn the_clock_check_finds_deadlines_and_clock_types() {
+    let src = "use std::time::{Duration, Instant};\n// Instant::now()\nlet s = \"SystemTime\";\n\
+               diff_deadline(Some(Instant::now() + DIFF_TIME));\nrx.recv_timeout(d);";
+    let found = clock_reads(&code_of(src));
+    let want = [
+        ("std::time", 1),
+        ("Instant", 1),
+        ("diff_deadline", 4),
+        ("Instant", 4),
+        ("recv_timeout", 5),
+    ]
+    .map(|(w, l)| (w.to_owned(), l));
     assert_eq!(found, want);
 }
