@@ -1,12 +1,10 @@
 //! relink's WAT output against real WAT records of the same WARCs.
 //!
-//! The directory named by `RELINK_REAL_WAT` holds WARCs with the WAT
-//! records that Common Crawl's extractor (ia-web-commons, the one its WAT
-//! files are made with) makes of them, and the WAT Common Crawl published
-//! for one of them. The data are not shipped with relink:
-//! `fixtures/real-wat/MANIFEST.tsv` says where each file comes from, so the
-//! tests are ignored unless run with `--ignored` and that variable set.
-//! `tests/relink/real_wat.py` compares each with what `--list --format wat`
+//! `fixtures/corpus/wat` (or the directory `RELINK_REAL_WAT` names) holds
+//! WARCs with the WAT records that Common Crawl's extractor (ia-web-commons,
+//! the one its WAT files are made with) makes of them, and the WAT Common
+//! Crawl published for one of them; its `MANIFEST.tsv` says where each file
+//! comes from. `tests/relink/real_wat.py` compares each with what `--list --format wat`
 //! writes for the same WARC, record by record: the key paths they have that
 //! we lack, the `path url` pairs of the link lists as multisets and in
 //! order, the other keys of the links both have, and the scalars both have.
@@ -57,15 +55,16 @@ struct Comparison {
     shared_links: u64,
 }
 
-/// A file of the real WAT data, in the directory `RELINK_REAL_WAT` names.
+/// A file of the real WAT data: in `fixtures/corpus/wat`, or in the
+/// directory `RELINK_REAL_WAT` names.
 fn corpus(name: &str) -> std::path::PathBuf {
-    let dir = std::env::var_os("RELINK_REAL_WAT").expect(
-        "RELINK_REAL_WAT names the directory of the real WAT data (fixtures/real-wat/README)",
-    );
-    let path = Path::new(&dir).join(name);
+    let dir = std::env::var_os("RELINK_REAL_WAT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/wat"));
+    let path = dir.join(name);
     assert!(
         path.exists(),
-        "{} is missing: fixtures/real-wat/MANIFEST.tsv says where it comes from",
+        "{} is missing: fixtures/corpus/wat/MANIFEST.tsv says where it comes from",
         path.display()
     );
     path
@@ -148,7 +147,6 @@ fn covers(row: &[String], difference: &Difference) -> bool {
 }
 
 #[test]
-#[ignore = "needs real WAT records: RELINK_REAL_WAT=DIR (see fixtures/real-wat/README)"]
 fn relinks_wat_records_agree_with_real_ones_but_for_the_known_differences() {
     let rows = table("real-wat-differences.tsv", 6);
     let mut differences = Vec::new();
@@ -185,7 +183,6 @@ fn relinks_wat_records_agree_with_real_ones_but_for_the_known_differences() {
 /// crawled, and on the extractor's link test pages, the links both list
 /// are many, so their `path` and `url` values are compared one for one.
 #[test]
-#[ignore = "needs real WAT records: RELINK_REAL_WAT=DIR (see fixtures/real-wat/README)"]
 fn the_real_pages_share_their_links_with_relinks_records() {
     let wikipedia = compare("whirlwind.warc.gz", "whirlwind.wat.jsonl");
     assert!(wikipedia.shared_links >= 200, "{}", wikipedia.shared_links);
@@ -195,4 +192,61 @@ fn the_real_pages_share_their_links_with_relinks_records() {
     );
     assert!(tests.matched >= 10, "{}", tests.matched);
     assert!(tests.shared_links >= 20, "{}", tests.shared_links);
+}
+
+/// The JSON blocks of a WAT file's `metadata` records, with each record's
+/// own `WARC-Target-URI`.
+fn metadata_blocks(wat: &[u8]) -> Vec<(Option<String>, Value)> {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(wat)
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut out = Vec::new();
+    let mut rest = text.as_str();
+    while let Some((head, after)) = rest.split_once("\r\n\r\n") {
+        let field = |name: &str| {
+            head.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(str::to_owned)
+        };
+        let length: usize = field("Content-Length: ").unwrap().parse().unwrap();
+        if field("WARC-Type: ").as_deref() == Some("metadata") {
+            let json = serde_json::from_str(&after[..length]).unwrap();
+            out.push((field("WARC-Target-URI: "), json));
+        }
+        rest = &after[length + 4..];
+    }
+    out
+}
+
+/// relink's WAT records of a WARC of the corpus.
+fn wat_of(warc: &str) -> Vec<(Option<String>, Value)> {
+    let source = corpus(warc);
+    let wat = relink(
+        &["--list", "--format", "wat", "-q", source.to_str().unwrap()],
+        b"",
+    );
+    assert_ok(&wat);
+    metadata_blocks(&wat.stdout)
+}
+
+/// A target URI written in angle brackets (WARC/1.0 as wget writes it) is
+/// given to WAT readers without them, in the record's head and in its
+/// `WARC-Header-Metadata` where cc-pyspark reads it.
+#[test]
+fn a_target_uri_in_angle_brackets_is_given_without_them() {
+    let records = wat_of("link-extraction-test.warc");
+    let anchor = "http://example.org/cc/link-extraction-test-anchor-text.html";
+    let (target, json) = records
+        .iter()
+        .find(|(t, _)| t.as_deref() == Some(anchor))
+        .expect("the anchor text page's record");
+    assert_eq!(target.as_deref(), Some(anchor));
+    let header = &json["Envelope"]["WARC-Header-Metadata"];
+    assert_eq!(header["WARC-Target-URI"], anchor);
+    for (target, json) in &records {
+        let header = json["Envelope"]["WARC-Header-Metadata"]["WARC-Target-URI"].as_str();
+        assert!(header.is_none_or(|t| !t.starts_with('<')), "{target:?}");
+    }
 }
