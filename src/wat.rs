@@ -420,6 +420,7 @@ impl WatUnit {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
             header = head_fields(&heads.warc);
+            unbracket_target(&mut header);
             if let Some((line, _)) = heads.http.split_once('\n') {
                 // What the block was read as, named as Common Crawl's
                 // reader names it whatever the record's head spells.
@@ -436,9 +437,8 @@ impl WatUnit {
                 entity_fields(&mut response, entity);
             }
         }
-        // The fields of the head as written come first (a target URI in
-        // angle brackets keeps them); those the record's name tells fill in
-        // what the head lacks.
+        // The fields of the head as written come first; those the record's
+        // name tells fill in what the head lacks.
         for (name, value) in self.header {
             if value.as_str().is_none_or(|v| !v.is_empty()) && !header.contains_key(&name) {
                 header.insert(name, value);
@@ -670,6 +670,19 @@ fn head_fields(head: &str) -> Map<String, Value> {
         }
     }
     fields.into_iter().map(|(n, v)| (n, v.into())).collect()
+}
+
+/// A `WARC-Target-URI` written in angle brackets (as WARC/1.0's grammar
+/// shows it, and wget and others write it) out of them: WAT readers take
+/// the field as the URL itself (cc-pyspark builds `<http:...` links and
+/// hosts from it otherwise), and WARC/1.1 writes it bare. Common Crawl's
+/// extractor keeps the brackets.
+fn unbracket_target(header: &mut Map<String, Value>) {
+    if let Some(Value::String(target)) = header.get_mut("WARC-Target-URI")
+        && let Some(bare) = target.strip_prefix('<').and_then(|t| t.strip_suffix('>'))
+    {
+        *target = bare.to_owned();
+    }
 }
 
 /// What a WAT record says of a response's message as it lies in the
