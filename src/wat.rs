@@ -30,7 +30,9 @@ use serde_json::{Map, Value, json};
 use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
-use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey};
+use crate::links::{
+    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
+};
 
 /// Whether `text` starts with a scheme (a letter, then letters, digits,
 /// `+`, `-` or `.`, then `:`): an absolute URL.
@@ -212,6 +214,9 @@ impl WatWriter {
                 metas.push(&meta.into())?;
             }
             pending.metas = metas;
+            for link in &html.listed {
+                pending.push_listed(link, self.source.names)?;
+            }
         }
         self.written += 1;
         pending.write(out)
@@ -326,13 +331,7 @@ impl WatUnit {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = json!({
-            "path": wat_path(&element, &link.place.attribute),
-            "url": link.original,
-            "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
-            "base": link.base.as_ref().map(|b| b.url.as_str()),
-            "base_from": base_from(row, names),
-        });
+        let mut entry = link_entry(link, &element, names);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -360,6 +359,14 @@ impl WatUnit {
             &mut self.links
         };
         list.push(&entry)
+    }
+
+    /// A link a WAT file lists that relink does not rewrite (`data-href`,
+    /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
+    /// take it, after the links of the page's rows.
+    fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
+        let element = link.place.element.to_ascii_uppercase();
+        self.links.push(&link_entry(link, &element, names))
     }
 
     /// The unit's WAT record, one gzip member.
@@ -912,11 +919,23 @@ fn warc_date(time: SystemTime) -> String {
     )
 }
 
+/// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
+/// character references decoded, as Common Crawl's extractor gives it),
+/// and relink's `abs`, `base` and `base_from`.
+fn link_entry(link: &Link, element: &str, names: SourceNames) -> Value {
+    json!({
+        "path": wat_path(element, &link.place.attribute),
+        "url": link.original,
+        "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+        "base": link.base.as_ref().map(|b| b.url.as_str()),
+        "base_from": base_from(link, names),
+    })
+}
+
 /// Where a link's base came from, named by `names`; `none` when it had
 /// none.
-fn base_from(row: &LinkRow, names: SourceNames) -> String {
-    row.link
-        .base
+fn base_from(link: &Link, names: SourceNames) -> String {
+    link.base
         .as_ref()
         .map(|b| names(&b.source))
         .unwrap_or_else(|| "none".to_owned())

@@ -250,3 +250,88 @@ fn a_target_uri_in_angle_brackets_is_given_without_them() {
         assert!(header.is_none_or(|t| !t.starts_with('<')), "{target:?}");
     }
 }
+
+/// How many link entries a file of the extractor's WAT record bodies has
+/// where Common Crawl's readers take them (`Head.Link`, `Head.Scripts`,
+/// `Links`).
+fn their_links(jsonl: &str) -> u64 {
+    let text = std::fs::read_to_string(corpus(jsonl)).unwrap();
+    let mut count = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let body: Value = serde_json::from_str(line).unwrap();
+        let html = &body["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+        for list in [
+            &html["Head"]["Link"],
+            &html["Head"]["Scripts"],
+            &html["Links"],
+        ] {
+            count += list.as_array().map_or(0, |l| l.len() as u64);
+        }
+    }
+    count
+}
+
+/// Every link Common Crawl's extractor lists for a record is in relink's
+/// WAT record, with the same `path` and `url`: on its own test pages
+/// (`data-href`, `data-uri`, URLs in `onclick`...) and on the Wikipedia
+/// page Common Crawl crawled.
+#[test]
+fn every_link_common_crawls_extractor_lists_is_listed() {
+    for (warc, theirs) in [
+        (
+            "link-extraction-test.warc",
+            "link-extraction-test.wat.jsonl",
+        ),
+        ("whirlwind.warc.gz", "whirlwind.wat.jsonl"),
+        ("IAH-urls-wget.warc.gz", "IAH-urls-wget.wat.jsonl"),
+    ] {
+        let listed = their_links(theirs);
+        assert!(listed > 50, "{theirs}: {listed}");
+        assert_eq!(compare(warc, theirs).shared_links, listed, "{theirs}");
+    }
+}
+
+/// What a WAT file lists but relink never rewrites (`data-href`, a URL in
+/// `onclick`) is in the WAT record's `Links`, resolved, and in no other
+/// output: the page is written unchanged there, and `--list` has no row
+/// for it.
+#[test]
+fn data_href_and_onclick_are_listed_in_wat_only() {
+    let page =
+        b"<div data-href=a.html onclick=\"location.href='b.html'\"></div><a href=c.html>c</a>";
+    let args = ["--retrieved-from", "http://h.example/d/", "-q", "-"];
+    let wat = relink(&[&["--list", "--format", "wat"][..], &args].concat(), page);
+    assert_ok(&wat);
+    let records = metadata_blocks(&wat.stdout);
+    let html =
+        &records[0].1["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let links: Vec<(&str, &str, &str)> = html["Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let field = |k: &str| l[k].as_str().unwrap();
+            (field("path"), field("url"), field("abs"))
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("A@/href", "c.html", "http://h.example/d/c.html"),
+            ("DIV@/data-href", "a.html", "http://h.example/d/a.html"),
+            ("DIV@/onclick", "b.html", "http://h.example/d/b.html"),
+        ]
+    );
+    let rewritten = relink(&args, page);
+    assert_ok(&rewritten);
+    let out = String::from_utf8(rewritten.stdout).unwrap();
+    assert!(
+        out.starts_with("<div data-href=a.html onclick=\"location.href='b.html'\">"),
+        "{out}"
+    );
+    assert!(out.contains("href=http://h.example/d/c.html"), "{out}");
+    let json = relink(&[&["--list", "--format", "json"][..], &args].concat(), page);
+    assert_ok(&json);
+    let rows = String::from_utf8(json.stdout).unwrap();
+    assert_eq!(rows.lines().count(), 1, "{rows}");
+}
