@@ -31,7 +31,8 @@ use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
-    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
+    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
+    WarningKind,
 };
 
 /// Whether `text` starts with a scheme (a letter, then letters, digits,
@@ -100,6 +101,8 @@ pub struct WatWriter {
     pending: Option<WatUnit>,
     /// How many `metadata` records were written.
     written: usize,
+    /// What was left out, not yet taken.
+    warnings: Vec<Warning>,
 }
 
 impl WatWriter {
@@ -116,12 +119,30 @@ impl WatWriter {
             },
             pending: None,
             written: 0,
+            warnings: Vec::new(),
         }
     }
 
     /// How many `metadata` records it has written.
     pub fn records(&self) -> usize {
         self.written
+    }
+
+    /// The warnings of the records it left out since it was last asked: a
+    /// response record with no `WARC-Target-URI` gets no WAT record, as
+    /// Common Crawl's extractor writes none for it.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Writes `unit`'s record, or leaves it out with a warning.
+    fn emit(&mut self, out: &mut (impl Write + ?Sized), unit: WatUnit) -> Result<(), Error> {
+        if let Some(warning) = unit.left_out() {
+            self.warnings.push(warning);
+            return Ok(());
+        }
+        self.written += 1;
+        unit.write(out)
     }
 
     /// The URL the input was retrieved from: the target URI of the
@@ -218,18 +239,14 @@ impl WatWriter {
                 pending.push_listed(link, self.source.names)?;
             }
         }
-        self.written += 1;
-        pending.write(out)
+        self.emit(out, pending)
     }
 
     /// Writes the pending unit's WAT record, if any: call it once the run
     /// is done, for a unit whose rows came but no [`Event::Done`].
     pub fn finish(&mut self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         match self.pending.take() {
-            Some(unit) => {
-                self.written += 1;
-                unit.write(out)
-            }
+            Some(unit) => self.emit(out, unit),
             None => Ok(()),
         }
     }
@@ -242,6 +259,8 @@ struct WatUnit {
     key: UnitKey,
     /// The mbox message it is, from 1.
     message: Option<usize>,
+    /// The archive record it is: its number in the file and its ID.
+    record: Option<(usize, String)>,
     /// The source record's `WARC-Header-Metadata`, as far as its name
     /// tells it.
     header: Map<String, Value>,
@@ -296,6 +315,7 @@ impl WatUnit {
         };
         WatUnit {
             message,
+            record: record.map(|r| (r.number, r.record_id.clone())),
             key,
             header,
             heads: record.and_then(|r| r.heads.clone()),
@@ -367,6 +387,23 @@ impl WatUnit {
     fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
         let element = link.place.element.to_ascii_uppercase();
         self.links.push(&link_entry(link, &element, names))
+    }
+
+    /// Why the unit gets no WAT record, if it gets none: a response
+    /// record with no target URI.
+    fn left_out(&self) -> Option<Warning> {
+        let (number, id) = self.record.as_ref()?;
+        let field = |name: &str| self.header.get(name).and_then(Value::as_str);
+        let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
+        let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
+        (response && !target).then(|| {
+            let message = "response with no WARC-Target-URI: no WAT record";
+            let warning = Warning::new(WarningKind::Malformed, message);
+            match id.is_empty() {
+                true => warning.within(format!("record {number}")),
+                false => warning.within(format!("record {number} {id}")),
+            }
+        })
     }
 
     /// The unit's WAT record, one gzip member.

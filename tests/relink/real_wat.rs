@@ -335,3 +335,33 @@ fn data_href_and_onclick_are_listed_in_wat_only() {
     let rows = String::from_utf8(json.stdout).unwrap();
     assert_eq!(rows.lines().count(), 1, "{rows}");
 }
+
+/// A response record with no `WARC-Target-URI` gets no WAT record, as
+/// Common Crawl's extractor writes none, with a warning naming it; the
+/// records after it get theirs.
+#[test]
+fn a_response_with_no_target_uri_gets_no_wat_record_but_a_warning() {
+    let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
+    let record = |fields: &str| {
+        let head = format!(
+            "WARC/1.0\r\nWARC-Type: response\r\n{fields}Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            page.len()
+        );
+        [head.as_bytes(), page, b"\r\n\r\n"].concat()
+    };
+    let archive = [
+        record("WARC-Record-ID: <urn:uuid:1>\r\n"),
+        record("WARC-Target-URI: http://a.example/x\r\nWARC-Record-ID: <urn:uuid:2>\r\n"),
+    ]
+    .concat();
+    let wat = relink(&["--list", "--format", "wat", "-"], &archive);
+    assert_ok(&wat);
+    let records = metadata_blocks(&wat.stdout);
+    let targets: Vec<Option<&str>> = records.iter().map(|(t, _)| t.as_deref()).collect();
+    assert_eq!(targets, [Some("http://a.example/x")]);
+    let stderr = String::from_utf8_lossy(&wat.stderr);
+    assert!(
+        stderr.contains("warning: standard input: record 1 <urn:uuid:1>: response with no WARC-Target-URI: no WAT record"),
+        "{stderr}"
+    );
+}

@@ -9,7 +9,7 @@ each JSON block by the key paths cc-pyspark's wat_extract_links.py reads
 (Envelope.WARC-Header-Metadata, Envelope.Payload-Metadata.
 HTTP-Response-Metadata.HTML-Metadata, its Head's Base, Link and
 Scripts and its Links, a record without them skipped as it skips one). Checks each
-record of SOURCE_WARC has one WAT record, whose WARC-Header-Metadata
+record of SOURCE_WARC (but a response with no target URI) has one WAT record, whose WARC-Header-Metadata
 holds every field of its head, and for a response whose
 HTTP-Response-Metadata holds the Response-Message (Version, Status,
 Reason) and Headers warcio reads, and the Head's Title lxml reads in
@@ -54,6 +54,9 @@ def source_records(path):
     records = {}
     with open(path, "rb") as stream:
         for r in ArchiveIterator(stream):
+            if r.rec_type == "response" and not r.rec_headers.get_header("WARC-Target-URI"):
+                # No WAT record, as Common Crawl's extractor writes none.
+                continue
             http = None
             if r.rec_type == "response" and r.http_headers is not None:
                 status = r.http_headers.statusline.split(" ", 1)
