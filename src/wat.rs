@@ -8,8 +8,11 @@
 //! `HTML-Metadata` → `Head` and `Links`). relink writes the same keys for
 //! what it knows of a record, and adds its own: each link's resolved URL
 //! (`abs`), the base it was resolved against and where that base came
-//! from (`base`, `base_from`). A link's `url` stays as written, so that a
-//! reader that resolves it itself gets what a Common Crawl WAT gives it.
+//! from (`base`, `base_from`). A link's `url` stays as written (character
+//! references decoded, as Common Crawl's extractor gives it), so that a
+//! reader that resolves it itself gets what a Common Crawl WAT gives it;
+//! every link that extractor lists is listed, also those relink never
+//! rewrites (`data-href`, URLs in `onclick`: [`HtmlHead::listed`]).
 //!
 //! [`WatWriter`] is fed what [`Rewriter::run`](crate::Rewriter::run) hands
 //! over ([`Event`]s, or their rows and units), a unit (document, message
