@@ -49,6 +49,7 @@ struct Difference {
 }
 
 /// What the comparison of one WARC found.
+#[derive(Clone)]
 struct Comparison {
     differences: Vec<Difference>,
     matched: u64,
@@ -71,8 +72,26 @@ fn corpus(name: &str) -> std::path::PathBuf {
 }
 
 /// Runs relink's `--list --format wat` on `warc` and compares the WAT file
-/// with `theirs`.
+/// with `theirs`, once for all the tests that ask (each comparison runs
+/// relink and Python).
 fn compare(warc: &str, theirs: &str) -> Comparison {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static DONE: Mutex<Option<HashMap<(String, String), Comparison>>> = Mutex::new(None);
+    let key = (warc.to_owned(), theirs.to_owned());
+    let held = |done: &Option<HashMap<_, Comparison>>| done.as_ref()?.get(&key).cloned();
+    if let Some(found) = held(&DONE.lock().unwrap_or_else(|e| e.into_inner())) {
+        return found;
+    }
+    // Run without the lock: tests asking for other WARCs go on meanwhile.
+    let found = run_comparison(warc, theirs);
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    done.get_or_insert_default().insert(key, found.clone());
+    found
+}
+
+/// [`compare`], run.
+fn run_comparison(warc: &str, theirs: &str) -> Comparison {
     let source = corpus(warc);
     let wat = relink(
         &["--list", "--format", "wat", "-q", source.to_str().unwrap()],
