@@ -805,9 +805,10 @@ fn response_message(line: &str) -> Value {
 /// the HTTP layer's (`HTTP@/Location`, which such readers take from
 /// `Headers` already) and a message part's head's (`MIME@/...`), an
 /// element's text other than `style`'s (a feed's `LINK/#text`), an
-/// attribute outside HTML's and SVG's link table (a feed's `ENCLOSURE@/url`,
-/// one given with `--attr`), and a `meta` refresh's URL, which Common
-/// Crawl keeps in `Head.Metas` only.
+/// attribute outside HTML's and SVG's link table and those Common Crawl's
+/// extractor lists (a feed's `ENCLOSURE@/url`, one given with `--attr`),
+/// and a `meta` refresh's URL, which Common Crawl keeps in `Head.Metas`
+/// only.
 fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
     use crate::html::arena::Namespace;
     use crate::html::links::lookup;
@@ -820,7 +821,8 @@ fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
     let lower = element.to_ascii_lowercase();
     (element == "META" && attribute == "content")
         || (lookup(Namespace::Html, &lower, attribute).is_none()
-            && lookup(Namespace::Svg, &lower, attribute).is_none())
+            && lookup(Namespace::Svg, &lower, attribute).is_none()
+            && crate::wat_links::listed(&lower, attribute).is_none())
 }
 
 /// Whether an HTTP head says its body is an HTML page: its `Content-Type`

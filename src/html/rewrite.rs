@@ -332,12 +332,16 @@ impl Work<'_, '_> {
                 continue;
             }
             let name = tree::attr_name(text, attr);
-            if links::lookup(Namespace::Html, tag.name, &name).is_some() {
-                continue;
-            }
             let Some(how) = listed(tag.name, &name) else {
                 continue;
             };
+            // One the table or the user's names rewrite is a row already.
+            let extras = &self.r.options.extra_attributes;
+            if links::lookup(Namespace::Html, tag.name, &name).is_some()
+                || extras.iter().any(|e| e.name == *name)
+            {
+                continue;
+            }
             let raw = &text[attr.value()];
             let decoded;
             let urls: Vec<&str> = match how {

@@ -384,3 +384,35 @@ fn a_response_with_no_target_uri_gets_no_wat_record_but_a_warning() {
         "{stderr}"
     );
 }
+
+/// An attribute a WAT file lists that the user has relink rewrite
+/// (`--attr data-href`) is listed once, in `Links` where Common Crawl's
+/// readers take it, resolved and rewritten.
+#[test]
+fn a_listed_attribute_given_with_attr_is_listed_once_in_links() {
+    let page = b"<div data-href=a.html></div>";
+    let args = [
+        "--attr",
+        "data-href",
+        "--retrieved-from",
+        "http://h.example/d/",
+        "-q",
+        "-",
+    ];
+    let wat = relink(&[&["--list", "--format", "wat"][..], &args].concat(), page);
+    assert_ok(&wat);
+    let records = metadata_blocks(&wat.stdout);
+    let html =
+        &records[0].1["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let links = html["Links"].as_array().unwrap();
+    assert_eq!(links.len(), 1, "{html}");
+    assert_eq!(links[0]["path"], "DIV@/data-href");
+    assert_eq!(links[0]["abs"], "http://h.example/d/a.html");
+    assert!(html.get("Relink-Links").is_none(), "{html}");
+    let rewritten = relink(&args, page);
+    assert_ok(&rewritten);
+    assert_eq!(
+        String::from_utf8(rewritten.stdout).unwrap(),
+        "<div data-href=http://h.example/d/a.html></div>"
+    );
+}
