@@ -6,10 +6,11 @@
 //! `data-href`, `data-uri` and `background` on any element, `cdata` of an
 //! `applet` or `object`, `icon` of a `menuitem`, and a URL that a `div`'s or
 //! an `input`'s `onclick` sets the location to or opens, as the extractor
-//! finds it. The HTML reader gathers them with
-//! [`Details::Attributes`](crate::Details::Attributes) only, for a link
-//! table row it does not have, into [`HtmlHead::listed`](crate::HtmlHead):
-//! the document is never changed there.
+//! finds it. The HTML and XHTML readers gather them with
+//! [`Details::Attributes`](crate::Details::Attributes) only, for an
+//! attribute their link tables do not rewrite, into
+//! [`HtmlHead::listed`](crate::HtmlHead): the document is never changed
+//! there.
 
 /// How a WAT-only attribute holds its URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -416,3 +416,46 @@ fn a_listed_attribute_given_with_attr_is_listed_once_in_links() {
         "<div data-href=http://h.example/d/a.html></div>"
     );
 }
+
+/// An XHTML page read as XML lists what an HTML page lists but relink
+/// never rewrites, as Common Crawl's extractor does.
+#[test]
+fn an_xhtml_page_lists_data_href_and_onclick_too() {
+    let page: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/xhtml+xml\r\n\r\n\
+        <html xmlns=\"http://www.w3.org/1999/xhtml\"><body>\
+        <div data-href=\"a.html?x=1&amp;y=2\" onclick=\"location.href='b.html'\"/>\
+        <a href=\"c.html\">c</a></body></html>";
+    let head = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/d/\r\n\
+         WARC-Record-ID: <urn:uuid:1>\r\nContent-Type: application/http; msgtype=response\r\n\
+         Content-Length: {}\r\n\r\n",
+        page.len()
+    );
+    let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
+    let wat = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
+    assert_ok(&wat);
+    let records = metadata_blocks(&wat.stdout);
+    let html =
+        &records[0].1["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"];
+    let links: Vec<(&str, &str, &str)> = html["Links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let field = |k: &str| l[k].as_str().unwrap();
+            (field("path"), field("url"), field("abs"))
+        })
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("A@/href", "c.html", "http://h.example/d/c.html"),
+            (
+                "DIV@/data-href",
+                "a.html?x=1&y=2",
+                "http://h.example/d/a.html?x=1&y=2"
+            ),
+            ("DIV@/onclick", "b.html", "http://h.example/d/b.html"),
+        ]
+    );
+}
