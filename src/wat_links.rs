@@ -181,4 +181,33 @@ mod tests {
         assert!(urls("").is_empty());
         assert!(urls("window.open(&#39;").is_empty());
     }
+
+    /// Every prefix of values with multi-byte characters and entities is
+    /// read without a panic, and what it gives lies in the value.
+    #[test]
+    fn onclick_values_cut_anywhere_are_read_without_a_panic() {
+        let values = [
+            "javascript:window.open(&#39;h\u{e9}.html&#39;,'\u{1f600}')",
+            "self.location = '\u{e9}\u{e9}\u{e9}'",
+            "parent.open(\"a\u{e9}b\")",
+            "location.href=&#39;&#39;&#39;",
+        ];
+        for value in values {
+            for (at, _) in value.char_indices() {
+                let cut = &value[..at];
+                for url in onclick_urls(cut) {
+                    assert!(cut.contains(url), "{cut:?} gave {url:?}");
+                }
+            }
+        }
+        assert_eq!(
+            onclick_urls(values[0]).collect::<Vec<_>>(),
+            ["h\u{e9}.html"]
+        );
+        assert_eq!(
+            onclick_urls(values[1]).collect::<Vec<_>>(),
+            ["\u{e9}\u{e9}\u{e9}"]
+        );
+        assert_eq!(onclick_urls(values[2]).collect::<Vec<_>>(), ["a\u{e9}b"]);
+    }
 }
