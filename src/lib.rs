@@ -48,6 +48,7 @@ mod front;
 mod lanes;
 mod rewriter;
 pub mod wat;
+mod wat_links;
 
 // Modules private, or public under the `_internal` feature, which only
 // relink's own tests, benchmarks and fuzz targets turn on: their items are

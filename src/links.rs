@@ -246,7 +246,7 @@ pub struct LinkDetails {
 /// assert_eq!(head.metas, [vec![("name", "robots".to_owned()), ("content", "noindex".to_owned())]]);
 /// # Ok::<(), relink::Error>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct HtmlHead {
     /// The first HTML `title` element's text: character references
     /// decoded, white space collapsed.
@@ -254,6 +254,10 @@ pub struct HtmlHead {
     /// Each HTML `meta` element with any of [`HtmlHead::META_NAMES`], those
     /// it has with their decoded values, in that order.
     pub metas: Vec<Vec<(&'static str, String)>>,
+    /// The links a WAT file lists that relink never rewrites (`data-href`,
+    /// a URL in `onclick`...), as Common Crawl's WAT extractor lists them,
+    /// in document order: no browser fetches them, so they are in no row.
+    pub listed: Vec<Link>,
 }
 
 impl HtmlHead {

@@ -8,8 +8,11 @@
 //! `HTML-Metadata` → `Head` and `Links`). relink writes the same keys for
 //! what it knows of a record, and adds its own: each link's resolved URL
 //! (`abs`), the base it was resolved against and where that base came
-//! from (`base`, `base_from`). A link's `url` stays as written, so that a
-//! reader that resolves it itself gets what a Common Crawl WAT gives it.
+//! from (`base`, `base_from`). A link's `url` stays as written (character
+//! references decoded, as Common Crawl's extractor gives it), so that a
+//! reader that resolves it itself gets what a Common Crawl WAT gives it;
+//! every link that extractor lists is listed, also those relink never
+//! rewrites (`data-href`, URLs in `onclick`: [`HtmlHead::listed`]).
 //!
 //! [`WatWriter`] is fed what [`Rewriter::run`](crate::Rewriter::run) hands
 //! over ([`Event`]s, or their rows and units), a unit (document, message
@@ -30,7 +33,10 @@ use serde_json::{Map, Value, json};
 use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
-use crate::links::{HtmlHead, HttpEntity, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey};
+use crate::links::{
+    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
+    WarningKind,
+};
 
 /// Whether `text` starts with a scheme (a letter, then letters, digits,
 /// `+`, `-` or `.`, then `:`): an absolute URL.
@@ -98,6 +104,8 @@ pub struct WatWriter {
     pending: Option<WatUnit>,
     /// How many `metadata` records were written.
     written: usize,
+    /// What was left out, not yet taken.
+    warnings: Vec<Warning>,
 }
 
 impl WatWriter {
@@ -114,12 +122,30 @@ impl WatWriter {
             },
             pending: None,
             written: 0,
+            warnings: Vec::new(),
         }
     }
 
     /// How many `metadata` records it has written.
     pub fn records(&self) -> usize {
         self.written
+    }
+
+    /// The warnings of the records it left out since it was last asked: a
+    /// response record with no `WARC-Target-URI` gets no WAT record, as
+    /// Common Crawl's extractor writes none for it.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// Writes `unit`'s record, or leaves it out with a warning.
+    fn emit(&mut self, out: &mut (impl Write + ?Sized), unit: WatUnit) -> Result<(), Error> {
+        if let Some(warning) = unit.left_out() {
+            self.warnings.push(warning);
+            return Ok(());
+        }
+        self.written += 1;
+        unit.write(out)
     }
 
     /// The URL the input was retrieved from: the target URI of the
@@ -212,19 +238,18 @@ impl WatWriter {
                 metas.push(&meta.into())?;
             }
             pending.metas = metas;
+            for link in &html.listed {
+                pending.push_listed(link, self.source.names)?;
+            }
         }
-        self.written += 1;
-        pending.write(out)
+        self.emit(out, pending)
     }
 
     /// Writes the pending unit's WAT record, if any: call it once the run
     /// is done, for a unit whose rows came but no [`Event::Done`].
     pub fn finish(&mut self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
         match self.pending.take() {
-            Some(unit) => {
-                self.written += 1;
-                unit.write(out)
-            }
+            Some(unit) => self.emit(out, unit),
             None => Ok(()),
         }
     }
@@ -237,6 +262,8 @@ struct WatUnit {
     key: UnitKey,
     /// The mbox message it is, from 1.
     message: Option<usize>,
+    /// The archive record it is: its number in the file and its ID.
+    record: Option<(usize, String)>,
     /// The source record's `WARC-Header-Metadata`, as far as its name
     /// tells it.
     header: Map<String, Value>,
@@ -291,6 +318,7 @@ impl WatUnit {
         };
         WatUnit {
             message,
+            record: record.map(|r| (r.number, r.record_id.clone())),
             key,
             header,
             heads: record.and_then(|r| r.heads.clone()),
@@ -326,13 +354,7 @@ impl WatUnit {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = json!({
-            "path": wat_path(&element, &link.place.attribute),
-            "url": link.original,
-            "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
-            "base": link.base.as_ref().map(|b| b.url.as_str()),
-            "base_from": base_from(row, names),
-        });
+        let mut entry = link_entry(link, &element, names);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -360,6 +382,31 @@ impl WatUnit {
             &mut self.links
         };
         list.push(&entry)
+    }
+
+    /// A link a WAT file lists that relink does not rewrite (`data-href`,
+    /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
+    /// take it, after the links of the page's rows.
+    fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
+        let element = link.place.element.to_ascii_uppercase();
+        self.links.push(&link_entry(link, &element, names))
+    }
+
+    /// Why the unit gets no WAT record, if it gets none: a response
+    /// record with no target URI.
+    fn left_out(&self) -> Option<Warning> {
+        let (number, id) = self.record.as_ref()?;
+        let field = |name: &str| self.header.get(name).and_then(Value::as_str);
+        let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
+        let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
+        (response && !target).then(|| {
+            let message = "response with no WARC-Target-URI: no WAT record";
+            let warning = Warning::new(WarningKind::Malformed, message);
+            match id.is_empty() {
+                true => warning.within(format!("record {number}")),
+                false => warning.within(format!("record {number} {id}")),
+            }
+        })
     }
 
     /// The unit's WAT record, one gzip member.
@@ -420,6 +467,7 @@ impl WatUnit {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
             header = head_fields(&heads.warc);
+            unbracket_target(&mut header);
             if let Some((line, _)) = heads.http.split_once('\n') {
                 // What the block was read as, named as Common Crawl's
                 // reader names it whatever the record's head spells.
@@ -436,9 +484,8 @@ impl WatUnit {
                 entity_fields(&mut response, entity);
             }
         }
-        // The fields of the head as written come first (a target URI in
-        // angle brackets keeps them); those the record's name tells fill in
-        // what the head lacks.
+        // The fields of the head as written come first; those the record's
+        // name tells fill in what the head lacks.
         for (name, value) in self.header {
             if value.as_str().is_none_or(|v| !v.is_empty()) && !header.contains_key(&name) {
                 header.insert(name, value);
@@ -672,6 +719,19 @@ fn head_fields(head: &str) -> Map<String, Value> {
     fields.into_iter().map(|(n, v)| (n, v.into())).collect()
 }
 
+/// A `WARC-Target-URI` written in angle brackets (as WARC/1.0's grammar
+/// shows it, and wget and others write it) out of them: WAT readers take
+/// the field as the URL itself (cc-pyspark builds `<http:...` links and
+/// hosts from it otherwise), and WARC/1.1 writes it bare. Common Crawl's
+/// extractor keeps the brackets.
+fn unbracket_target(header: &mut Map<String, Value>) {
+    if let Some(Value::String(target)) = header.get_mut("WARC-Target-URI")
+        && let Some(bare) = target.strip_prefix('<').and_then(|t| t.strip_suffix('>'))
+    {
+        *target = bare.to_owned();
+    }
+}
+
 /// What a WAT record says of a response's message as it lies in the
 /// block: `Headers-Length`, `Entity-Length`, `Entity-Digest` and
 /// `Entity-Trailing-Slop-Length`, numbers
@@ -745,9 +805,10 @@ fn response_message(line: &str) -> Value {
 /// the HTTP layer's (`HTTP@/Location`, which such readers take from
 /// `Headers` already) and a message part's head's (`MIME@/...`), an
 /// element's text other than `style`'s (a feed's `LINK/#text`), an
-/// attribute outside HTML's and SVG's link table (a feed's `ENCLOSURE@/url`,
-/// one given with `--attr`), and a `meta` refresh's URL, which Common
-/// Crawl keeps in `Head.Metas` only.
+/// attribute outside HTML's and SVG's link table and those Common Crawl's
+/// extractor lists (a feed's `ENCLOSURE@/url`, one given with `--attr`),
+/// and a `meta` refresh's URL, which Common Crawl keeps in `Head.Metas`
+/// only.
 fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
     use crate::html::arena::Namespace;
     use crate::html::links::lookup;
@@ -760,7 +821,8 @@ fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
     let lower = element.to_ascii_lowercase();
     (element == "META" && attribute == "content")
         || (lookup(Namespace::Html, &lower, attribute).is_none()
-            && lookup(Namespace::Svg, &lower, attribute).is_none())
+            && lookup(Namespace::Svg, &lower, attribute).is_none()
+            && crate::wat_links::listed(&lower, attribute).is_none())
 }
 
 /// Whether an HTTP head says its body is an HTML page: its `Content-Type`
@@ -899,11 +961,23 @@ fn warc_date(time: SystemTime) -> String {
     )
 }
 
+/// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
+/// character references decoded, as Common Crawl's extractor gives it),
+/// and relink's `abs`, `base` and `base_from`.
+fn link_entry(link: &Link, element: &str, names: SourceNames) -> Value {
+    json!({
+        "path": wat_path(element, &link.place.attribute),
+        "url": link.original,
+        "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+        "base": link.base.as_ref().map(|b| b.url.as_str()),
+        "base_from": base_from(link, names),
+    })
+}
+
 /// Where a link's base came from, named by `names`; `none` when it had
 /// none.
-fn base_from(row: &LinkRow, names: SourceNames) -> String {
-    row.link
-        .base
+fn base_from(link: &Link, names: SourceNames) -> String {
+    link.base
         .as_ref()
         .map(|b| names(&b.source))
         .unwrap_or_else(|| "none".to_owned())

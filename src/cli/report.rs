@@ -283,11 +283,13 @@ impl<'a> Printer<'a> {
 
     /// Takes the report of input `index`, done: prints it and every
     /// report after it that is done, in order.
-    pub(crate) fn done(&self, index: usize, report: Report) -> io::Result<()> {
-        // The input's last unit is done too.
+    pub(crate) fn done(&self, index: usize, mut report: Report) -> io::Result<()> {
+        // The input's last unit is done too; the records its WAT file
+        // left out are warned of with the input's.
         let mut last = Vec::new();
         if let Some(mut wat) = self.units().remove(&index).and_then(|u| u.wat) {
             wat.finish(&mut last)?;
+            report.warnings.extend(wat.take_warnings());
         }
         let mut guard = self.state();
         let state = &mut *guard;

@@ -242,6 +242,7 @@ impl Work<'_, '_> {
             let Some(element) = tag.element else { continue };
             if options.details == Details::Attributes && element.namespace == Namespace::Html {
                 self.head_details(&tag);
+                self.wat_only_links(&tag, base);
             }
             if element.namespace == Namespace::Html && *tag.name == local_name!("style") {
                 self.rewrite_style_element(doc, index, tag.span.end, resource);
@@ -338,6 +339,62 @@ impl Work<'_, '_> {
                 .collect();
             if !meta.is_empty() {
                 self.r.out.head.get_or_insert_default().metas.push(meta);
+            }
+        }
+    }
+
+    /// Keeps the URLs of a tag's attributes that a WAT file lists but the
+    /// link table does not rewrite (`data-href`, `onclick`...: see
+    /// [`crate::wat_links`]), resolved against `base`, for the WAT file
+    /// only: the document does not change there.
+    fn wat_only_links(&mut self, tag: &Tag<'_>, base: &Base) {
+        use crate::links::{Link, LinkPlace};
+        use crate::wat_links::{Listed, listed, onclick_urls};
+        let text = self.r.text;
+        for attr in tag.attrs() {
+            if attr.quote(text) == Quote::Valueless {
+                continue;
+            }
+            let name = tree::attr_name(text, attr);
+            let Some(how) = listed(tag.name, &name) else {
+                continue;
+            };
+            // One the table or the user's names rewrite is a row already.
+            let extras = &self.r.options.extra_attributes;
+            if links::lookup(Namespace::Html, tag.name, &name).is_some()
+                || extras.iter().any(|e| e.name == *name)
+            {
+                continue;
+            }
+            let raw = &text[attr.value()];
+            let decoded;
+            let urls: Vec<&str> = match how {
+                Listed::Value => {
+                    decoded = charref::decode_attribute(raw).text;
+                    vec![&decoded]
+                }
+                Listed::OnClick => onclick_urls(raw).collect(),
+            };
+            let (line, column) = self.r.lines.locate(text, attr.value().start);
+            for url in urls {
+                let resolved = (!base.is_stand_in())
+                    .then(|| base.url.resolve(trim_ascii_space(url).1).ok())
+                    .flatten();
+                let link = Link {
+                    line,
+                    column,
+                    place: LinkPlace {
+                        element: tag.name.to_string(),
+                        attribute: name.to_string(),
+                    },
+                    original: url.to_owned(),
+                    resolved: resolved.as_deref().unwrap_or(url).to_owned(),
+                    base: resolved.is_some().then(|| base.clone()),
+                    changed: false,
+                    unresolved: resolved.is_none(),
+                    details: None,
+                };
+                self.r.out.head.get_or_insert_default().listed.push(link);
             }
         }
     }

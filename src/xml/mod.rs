@@ -525,6 +525,7 @@ impl Walk<'_, '_, '_> {
         if namespace == links::XHTML && self.r.options.details == crate::Details::Attributes {
             let named: Vec<(&str, &str)> = attributes.iter().map(|a| (a.0, a.3)).collect();
             self.xhtml_details(local, &named, text.get(end..).unwrap_or(""));
+            self.xhtml_listed((name, local), &attributes, base);
         }
         for (qname, attr_ns, attr_local, value, offset) in attributes {
             let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss)
@@ -617,6 +618,58 @@ impl Walk<'_, '_, '_> {
                 context: None,
             })
         });
+    }
+
+    /// Keeps the URLs of an XHTML element's attributes that a WAT file
+    /// lists but the link table does not rewrite (`data-href`,
+    /// `onclick`...: see [`crate::wat_links`]), as an HTML element's: for
+    /// the WAT file only, the document does not change there.
+    fn xhtml_listed(
+        &mut self,
+        (name, local): (&str, &str),
+        attributes: &[(&str, &'static str, &str, &str, usize)],
+        base: usize,
+    ) {
+        use crate::links::{Link, LinkPlace};
+        use crate::wat_links::{Listed, listed, onclick_urls};
+        let base = self.bases.get(base).cloned().flatten();
+        for &(qname, attr_ns, attr_local, value, offset) in attributes {
+            let Some(how) = listed(local, attr_local).filter(|_| attr_ns.is_empty()) else {
+                continue;
+            };
+            if links::attribute(links::XHTML, local, attr_ns, attr_local, self.in_rss).is_some() {
+                continue;
+            }
+            let unescaped;
+            let urls: Vec<&str> = match how {
+                Listed::Value => {
+                    unescaped = quick_xml::escape::unescape(value).unwrap_or(Cow::Borrowed(value));
+                    vec![&unescaped]
+                }
+                Listed::OnClick => onclick_urls(value).collect(),
+            };
+            let (line, column) = self.r.lines.locate(self.r.text, offset);
+            for url in urls {
+                let resolved = base
+                    .as_ref()
+                    .and_then(|b| b.url.resolve(url.trim_matches(is_xml_space)).ok());
+                let link = Link {
+                    line,
+                    column,
+                    place: LinkPlace {
+                        element: name.to_owned(),
+                        attribute: qname.to_owned(),
+                    },
+                    original: url.to_owned(),
+                    resolved: resolved.as_deref().unwrap_or(url).to_owned(),
+                    base: resolved.is_some().then(|| base.clone()).flatten(),
+                    changed: false,
+                    unresolved: resolved.is_none(),
+                    details: None,
+                };
+                self.r.out.head.get_or_insert_default().listed.push(link);
+            }
+        }
     }
 
     /// The base of an element: its parent's, or the one its `xml:base`

@@ -657,9 +657,10 @@ fn a_wat_envelope_gives_the_record_as_it_lies_in_the_file() {
     let envelope = &blocks[0]["Envelope"];
     assert_eq!(envelope["Format"], "WARC/1.0");
     assert_eq!(blocks[1]["Envelope"]["Format"], "WARC/1.1");
+    // Given to WAT readers without the brackets.
     assert_eq!(
         envelope["WARC-Header-Metadata"]["WARC-Target-URI"],
-        "<http://h.example/a>"
+        "http://h.example/a"
     );
     assert_eq!(envelope["WARC-Header-Length"], head.len().to_string());
     let payload = &envelope["Payload-Metadata"];

@@ -9,7 +9,7 @@ each JSON block by the key paths cc-pyspark's wat_extract_links.py reads
 (Envelope.WARC-Header-Metadata, Envelope.Payload-Metadata.
 HTTP-Response-Metadata.HTML-Metadata, its Head's Base, Link and
 Scripts and its Links, a record without them skipped as it skips one). Checks each
-record of SOURCE_WARC has one WAT record, whose WARC-Header-Metadata
+record of SOURCE_WARC (but a response with no target URI) has one WAT record, whose WARC-Header-Metadata
 holds every field of its head, and for a response whose
 HTTP-Response-Metadata holds the Response-Message (Version, Status,
 Reason) and Headers warcio reads, and the Head's Title lxml reads in
@@ -54,6 +54,9 @@ def source_records(path):
     records = {}
     with open(path, "rb") as stream:
         for r in ArchiveIterator(stream):
+            if r.rec_type == "response" and not r.rec_headers.get_header("WARC-Target-URI"):
+                # No WAT record, as Common Crawl's extractor writes none.
+                continue
             http = None
             if r.rec_type == "response" and r.http_headers is not None:
                 status = r.http_headers.statusline.split(" ", 1)
@@ -85,20 +88,13 @@ def title_of(record):
     return None if title is None else " ".join(title.split())
 
 
-def unbracketed(header):
-    """A WARC head with its target URI out of the angle brackets WARC 1.0
-    writes it in: the WAT keeps them as written, warcio drops them."""
-    target = header.get("WARC-Target-URI", "")
-    if target.startswith("<") and target.endswith(">"):
-        header = dict(header, **{"WARC-Target-URI": target[1:-1]})
-    return header
-
-
 def check_heads(n, block, source):
     """A WAT record's heads are its source record's."""
     envelope = block["Envelope"]
     warc, http = source
-    if unbracketed(envelope["WARC-Header-Metadata"]) != warc:
+    # warcio gives a target URI out of the angle brackets WARC/1.0 writes
+    # it in; so must the WAT, whose readers take it as the URL.
+    if envelope["WARC-Header-Metadata"] != warc:
         fail(f"record {n}: WARC-Header-Metadata {envelope['WARC-Header-Metadata']} is not the source's head {warc}")
     meta = envelope["Payload-Metadata"].get("HTTP-Response-Metadata", {})
     if http is not None:
@@ -115,7 +111,7 @@ def check_heads(n, block, source):
 def links_of(record_json, out):
     """The links of one JSON block, by wat_extract_links.py's key paths."""
     warc_header = record_json["Envelope"]["WARC-Header-Metadata"]
-    url = unbracketed(warc_header).get("WARC-Target-URI")
+    url = warc_header.get("WARC-Target-URI")
     try:
         meta = record_json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
         html = meta["HTML-Metadata"]
@@ -159,7 +155,7 @@ def main(wat, source):
                 fail(f"record {n} refers to {refers} again")
             seen.add(refers)
             check_heads(n, block, sources[refers])
-            if record.rec_headers.get_header("WARC-Target-URI") != unbracketed(header).get("WARC-Target-URI"):
+            if record.rec_headers.get_header("WARC-Target-URI") != header.get("WARC-Target-URI"):
                 fail(f"record {n}: its target is not the source's")
         if seen != set(sources):
             fail(f"no WAT record for {sorted(set(sources) - seen)}")
