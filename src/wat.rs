@@ -917,10 +917,11 @@ fn write_record<W: Write + ?Sized>(
 /// A record ID named after what the record is about (a SHA-1 name-based
 /// UUID, RFC 9562 section 5.5), so that the same input gives the same IDs.
 fn record_id(name: &str) -> String {
-    let mut hash = sha1_smol::Sha1::new();
+    use sha1::Digest;
+    let mut hash = sha1::Sha1::new();
     hash.update(b"relink wat\0");
     hash.update(name.as_bytes());
-    let mut b = hash.digest().bytes();
+    let mut b: [u8; 20] = hash.finalize().into();
     b[6] = (b[6] & 0x0f) | 0x50;
     b[8] = (b[8] & 0x3f) | 0x80;
     let hex: String = b[..16].iter().map(|b| format!("{b:02x}")).collect();
