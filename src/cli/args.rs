@@ -256,6 +256,10 @@ pub(crate) struct LinksArgs {
     /// How many inputs to read at once (default: one per core).
     #[arg(short, long, value_name = "N")]
     pub(crate) jobs: Option<usize>,
+    /// Exit with status 1 when there were warnings, such as a document
+    /// with no base url (its relative links are not listed).
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 impl LinksArgs {
@@ -279,7 +283,7 @@ impl LinksArgs {
             jobs: self.jobs,
             quiet: true,
             verbose: false,
-            strict: false,
+            strict: self.strict,
         }
     }
 }

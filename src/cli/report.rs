@@ -313,7 +313,7 @@ impl<'a> Printer<'a> {
 
     /// Prints one report, done, and adds it to the tally.
     fn print(&self, state: &mut Printed, mut held: Held) -> io::Result<()> {
-        let Some(report) = held.report else {
+        let Some(mut report) = held.report.take() else {
             return Ok(());
         };
         held.rows.write_to(&mut state.out)?;
@@ -326,6 +326,14 @@ impl<'a> Printer<'a> {
             tally.changed += 1;
         } else if report.changed && report.error.is_none() {
             tally.would_change += 1;
+        }
+        // A check that passes needs no base: a document without one whose
+        // links are all absolute is not worth a word.
+        if self.mode == Mode::Check && held.left == 0 && report.no_base > 0 {
+            report
+                .warnings
+                .retain(|w| w.kind != relink::WarningKind::NoBase);
+            report.no_base = 0;
         }
         tally.warnings += report.warnings.len();
         tally.no_base += report.no_base;
