@@ -12,8 +12,14 @@ use super::hints::has_scheme;
 /// The URL a checker is given for a row: its resolved URL when that is
 /// absolute, with the white space a URL parser drops (tab, CR, LF)
 /// dropped and spaces written `%20`, so that it is one line and one word.
-/// `data:` and `javascript:` URLs name nothing to check: none.
+/// `data:` and `javascript:` URLs name nothing to check: none. Nor does a
+/// message part's own `Content-Location`: it is the part's address (the
+/// base of its links, which `explain` shows), not a link of it.
 pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
+    let place = &row.link.place;
+    if place.element.is_empty() && place.attribute.eq_ignore_ascii_case("Content-Location") {
+        return None;
+    }
     let url = row.link.resolved.as_str();
     if !has_scheme(url) {
         return None;
