@@ -13,7 +13,7 @@ use super::color::{paint_diff, use_color};
 use super::hints::*;
 pub(crate) use super::names::{base_from, source_name};
 use super::progress::Progress;
-use super::urls::UrlUnit;
+use super::urls::{Syntax, UrlUnit};
 use relink::LinkRow;
 use relink::wat::{self, WatWriter};
 
@@ -227,13 +227,17 @@ impl<'a> Printer<'a> {
         let mut differences = 0;
         let mut left = 0;
         match self.mode {
-            Mode::List if self.format == Format::Urls => {
+            Mode::List if matches!(self.format, Format::Urls | Format::Lychee) => {
+                let syntax = match self.format {
+                    Format::Lychee => Syntax::lychee(name),
+                    _ => Syntax::Bare,
+                };
                 let mut units = self.units();
                 units
                     .entry(index)
                     .or_default()
                     .urls
-                    .rows(&mut bytes, rows)?;
+                    .rows(&mut bytes, rows, syntax)?;
             }
             Mode::List if self.format == Format::Wat => {
                 let mut units = self.units();
@@ -644,7 +648,7 @@ pub(crate) fn list_row(
         Format::Tsv => tsv_row(out, file, row, (&base, &from)),
         Format::Json => json_row(out, file, row, &from),
         // Listed a unit at a time by the printer.
-        Format::Urls | Format::Wat => Ok(()),
+        Format::Urls | Format::Lychee | Format::Wat => Ok(()),
     }
 }
 
