@@ -829,8 +829,10 @@ impl<'t> Work<'t, '_, '_> {
         range: &Range<usize>,
         outside_links: bool,
     ) {
+        // Only a listing reads them: a rewrite does no work for them.
+        let listing = self.r.options.details.records();
         match event {
-            Event::Text(words) if outside_links && prose.code == 0 => {
+            Event::Text(words) if listing && outside_links && prose.code == 0 => {
                 prose.push(words, range.clone());
             }
             _ => self.bare_urls(prose),
@@ -1398,6 +1400,24 @@ mod tests {
     use crate::base::BaseSource;
     use crate::url::{BaseUrl, Rules};
     use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: no panic, and each bare URL is the text where it is
+        /// found (`http://` given to `www.`, `mailto:` to an address).
+        #[test]
+        fn bare_urls_are_read_from_the_text_where_found(
+            text in "([ (*_~]|www\\.|https?://|mailto:|xmpp:|@|[a-z_.-]{1,4}|[é🦀]|[)&;<?.,/])*"
+        ) {
+            for (at, url) in gfm_autolinks(&text) {
+                let rest = &text[at..];
+                let given = [("http://www.", "www."), ("mailto:", "")]
+                    .iter()
+                    .filter_map(|(given, kept)| Some(format!("{kept}{}", url.strip_prefix(given)?)));
+                let read = rest.starts_with(&url) || given.into_iter().any(|w| rest.starts_with(&w));
+                prop_assert!(read, "{text:?}: {url} at {at}");
+            }
+        }
+    }
 
     /// The HTML reader as the pieces see it: each document it is handed
     /// (with its base) is kept, and comes back in capitals, so that where
