@@ -45,9 +45,12 @@ pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
 /// extension of the file it gave, whatever the preprocessor prints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Syntax {
-    /// The URL alone: what lychee's plain text parser, and any pipeline,
-    /// reads.
+    /// The URL alone, for any pipeline.
     Bare,
+    /// The URL alone, for lychee's plain text parser (linkify), which
+    /// leaves a last `.`, `,`, `:`, `;`, `!`, `?`, `'` or `*` off a URL: an
+    /// empty fragment (`#`, never sent) is added after one.
+    Text,
     /// `<a href="URL">`, `&` written `&amp;`.
     Html,
     /// `[](<URL>)`: an inline link, whose destination lychee takes as
@@ -74,12 +77,12 @@ impl Syntax {
             | "mkdown" => Syntax::Markdown,
             "css" => Syntax::Css,
             "xml" => Syntax::Xml,
-            _ => Syntax::Bare,
+            _ => Syntax::Text,
         }
     }
 
-    /// Writes `url` (one word, from [`checkable_url`]) on a line. In a
-    /// markup, `"`, `<` and `>` are written `%22`, `%3C` and `%3E`, as a
+    /// Writes `url` (one word, from [`checkable_url`]) on a line. For
+    /// lychee, `"`, `<` and `>` are written `%22`, `%3C` and `%3E`, as a
     /// URL parser writes them in every part of a URL, so none ends the
     /// value early.
     fn write(self, out: &mut impl Write, url: &str) -> io::Result<()> {
@@ -101,11 +104,17 @@ impl Syntax {
             }
         }
         match self {
+            Syntax::Text
+                if !value.contains('#')
+                    && value.ends_with(['.', ',', ':', ';', '!', '?', '\'', '*']) =>
+            {
+                writeln!(out, "{value}#")
+            }
             Syntax::Html => writeln!(out, "<a href=\"{value}\">"),
             Syntax::Markdown => writeln!(out, "[](<{value}>)"),
             Syntax::Css => writeln!(out, "url(\"{value}\")"),
             Syntax::Xml => writeln!(out, "<link href=\"{value}\"/>"),
-            Syntax::Bare => writeln!(out, "{value}"),
+            Syntax::Bare | Syntax::Text => writeln!(out, "{value}"),
         }
     }
 }

@@ -133,7 +133,10 @@ fn documents(dir: &Path, port: u16) -> (Vec<&'static str>, Vec<&'static str>) {
         b"Title\n=====\n\nSee `the guide <docs/guide-rst.html>`_.\n",
     );
     // A web archive: the record's target URI is the base.
-    let payload = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=\"next.html\">n</a>";
+    // A URL that ends in a period, which lychee's plain text reader would
+    // leave off.
+    let payload = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n\
+                   <a href=\"next.html\">n</a><a href=\"end.\">e</a>";
     let record = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-000000000001>\r\n\
          WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Target-URI: {host}/warc/page.html\r\n\
@@ -166,6 +169,7 @@ fn documents(dir: &Path, port: u16) -> (Vec<&'static str>, Vec<&'static str>) {
         "/img/logo.png",
         "/mail/m.html",
         "/sub/page.html",
+        "/warc/end.",
         "/warc/next.html",
     ];
     (inputs, expected)
@@ -264,19 +268,20 @@ fn each_extension_gets_the_syntax_lychees_parser_reads() {
         );
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{name}");
     }
-    // Any other extension, and standard input: the URL alone.
-    let out = crate::cli::relink(
-        &[
-            "links",
-            "--lychee",
-            "--retrieved-from",
-            "https://h.example/",
-            "-",
-        ],
-        page,
-    );
+    // Any other extension, and standard input: the URL alone, with an
+    // empty fragment after a last character linkify leaves off.
+    let page =
+        b"<a href=\"a?x=1&amp;y=2\">a</a><a href='b\"c'>b</a><a href=t.>t</a><a href=u.#f>u</a>";
+    let base = ["--retrieved-from", "https://h.example/", "-"];
+    let out = crate::cli::relink(&[&["links", "--lychee"][..], &base].concat(), page);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "https://h.example/a?x=1&y=2\nhttps://h.example/b\"c\n"
+        "https://h.example/a?x=1&y=2\nhttps://h.example/b%22c\nhttps://h.example/t.#\nhttps://h.example/u.#f\n"
+    );
+    // Without --lychee, each URL as it is.
+    let out = crate::cli::relink(&[&["links"][..], &base].concat(), page);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "https://h.example/a?x=1&y=2\nhttps://h.example/b\"c\nhttps://h.example/t.\nhttps://h.example/u.#f\n"
     );
 }
