@@ -119,8 +119,8 @@ fn a_record_linking_twice_to_a_url_gives_it_once_and_the_next_record_again() {
 }
 
 #[test]
-fn urls_and_wat_need_list() {
-    for format in ["urls", "wat"] {
+fn urls_lychee_and_wat_need_list() {
+    for format in ["urls", "lychee", "wat"] {
         let out = relink(&["--format", format, "x.html"], b"");
         assert_eq!(out.status.code(), Some(2), "{format}");
     }
