@@ -4,7 +4,9 @@
 //! of reference definitions; HTML blocks and inline HTML go to the HTML
 //! reader through [`Documents`], their edits placed back at their offsets.
 //! Code spans, code blocks, autolinks and link text stay as they are, and
-//! so does a link to the document itself (`#name`, or empty).
+//! so does a link to the document itself (`#name`, or empty). Autolinks
+//! (`<URL>`) and the bare URLs GitHub's autolink extension makes links
+//! are absolute: listed, never rewritten.
 //!
 //! Images (and reference definitions only images use) take the resource
 //! base (`--resource-base`) when one is given and the page's base is the
@@ -22,7 +24,7 @@ use unicase::UniCase;
 use crate::Error;
 use crate::base::Base;
 use crate::encoding;
-use crate::links::{Outcome, Place, WarningKind};
+use crate::links::{Link, Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
@@ -31,6 +33,11 @@ use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 const LINK: Place<'static> = Place {
     element: "",
     attribute: "link",
+};
+/// An autolink, or a bare URL GitHub makes a link.
+const AUTOLINK: Place<'static> = Place {
+    element: "",
+    attribute: "autolink",
 };
 const IMAGE: Place<'static> = Place {
     element: "",
@@ -730,8 +737,10 @@ impl<'t> Work<'t, '_, '_> {
         let text = self.r.text;
         let mut stack: Vec<Open> = Vec::new();
         let mut html: Option<Range<usize>> = None;
+        let mut prose = Prose::default();
         while let Some((event, range)) = events.next() {
             let range = range.start + start..range.end + start;
+            self.follow_prose(&mut prose, &event, &range, stack.is_empty());
             // Adjacent pieces of HTML (the lines of a block) go together.
             if matches!(event, Event::Html(_) | Event::InlineHtml(_)) {
                 match &mut html {
@@ -772,6 +781,15 @@ impl<'t> Work<'t, '_, '_> {
                     if let Some(at) = definition {
                         count(at, image);
                     }
+                    match link_type {
+                        LinkType::Autolink => {
+                            self.listed(range.start + 1, &dest_url, dest_url.to_string())
+                        }
+                        LinkType::Email => {
+                            self.listed(range.start + 1, &dest_url, format!("mailto:{dest_url}"))
+                        }
+                        _ => {}
+                    }
                     stack.push(Open {
                         text_end: range.start + if image { 2 } else { 1 },
                         range,
@@ -798,9 +816,67 @@ impl<'t> Work<'t, '_, '_> {
                 top.text_end = top.text_end.max(range.end);
             }
         }
+        self.bare_urls(&mut prose);
         if let Some(done) = html.take() {
             self.html(done);
         }
+    }
+
+    /// Runs together the text outside links and code, for its bare URLs;
+    /// lists them when something else comes.
+    fn follow_prose(
+        &mut self,
+        prose: &mut Prose,
+        event: &Event<'_>,
+        range: &Range<usize>,
+        outside_links: bool,
+    ) {
+        // Only a listing reads them: a rewrite does no work for them.
+        let listing = self.r.options.details.records();
+        match event {
+            Event::Text(words) if listing && outside_links && prose.code == 0 => {
+                prose.push(words, range.clone());
+            }
+            _ => self.bare_urls(prose),
+        }
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => prose.code += 1,
+            Event::End(TagEnd::CodeBlock) => prose.code = prose.code.saturating_sub(1),
+            _ => {}
+        }
+    }
+
+    /// Lists the bare URLs of the text run together so far, and empties it.
+    fn bare_urls(&mut self, prose: &mut Prose) {
+        if prose.text.is_empty() {
+            return;
+        }
+        for (found, url) in gfm_autolinks(&prose.text) {
+            let at = prose.source(found.start);
+            self.listed(at, &prose.text[found], url);
+        }
+        prose.text.clear();
+        prose.pieces.clear();
+    }
+
+    /// Lists an absolute URL found at `at` (an autolink, a bare URL): a
+    /// row that says it stays as it is, whatever the base.
+    fn listed(&mut self, at: usize, written: &str, url: String) {
+        if !self.r.options.details.records() {
+            return;
+        }
+        let (line, column) = self.r.lines.locate(self.r.text, at);
+        self.r.record(Link {
+            line,
+            column,
+            place: AUTOLINK.to_link_place(),
+            original: written.to_owned(),
+            resolved: url,
+            base: self.page.clone().filter(|page| !page.is_stand_in()),
+            changed: false,
+            unresolved: false,
+            details: self.r.details.clone(),
+        });
     }
 
     /// Rewrites the reference definitions, given in the order they are
@@ -877,6 +953,211 @@ impl<'t> Work<'t, '_, '_> {
         };
         self.r.embedded_html(self.documents, range, page, "html");
     }
+}
+
+/// Text events run together, with where each came from: the source
+/// offset of a character of the text is known where the source reads as
+/// the text (no escape, no character reference), else its event's start.
+#[derive(Default)]
+struct Prose {
+    text: String,
+    /// Where each event starts in `text`, its range in the source.
+    pieces: Vec<(usize, Range<usize>)>,
+    /// How many code blocks are open.
+    code: usize,
+}
+
+impl Prose {
+    fn push(&mut self, words: &str, range: Range<usize>) {
+        self.pieces.push((self.text.len(), range));
+        self.text.push_str(words);
+    }
+
+    /// The source offset of offset `at` of the text.
+    fn source(&self, at: usize) -> usize {
+        let i = self.pieces.partition_point(|(start, _)| *start <= at);
+        let Some((start, range)) = i.checked_sub(1).and_then(|i| self.pieces.get(i)) else {
+            return 0;
+        };
+        let end = self
+            .pieces
+            .get(i)
+            .map_or(self.text.len(), |(next, _)| *next);
+        if end - start == range.len() {
+            range.start + (at - start)
+        } else {
+            range.start
+        }
+    }
+}
+
+/// The bare URLs GitHub's autolink extension makes links in `text` (GFM
+/// spec, "Autolinks (extension)"): `www.` (given `http://`), `http://`
+/// and `https://` URLs, `mailto:` and `xmpp:` addresses, where a line or
+/// a word starts or after `*`, `_`, `~` or `(`, and e-mail addresses
+/// (given `mailto:`); each with where it is written in `text`.
+fn gfm_autolinks(text: &str) -> Vec<(Range<usize>, String)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut done = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = text.is_char_boundary(i)
+            && text[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~' | '('));
+        let link = if starts {
+            extended_link(&text[i..])
+        } else {
+            None
+        };
+        if let Some((len, url)) = link {
+            found.push((i..i + len, url));
+            i += len;
+            done = i;
+            continue;
+        }
+        if bytes[i] == b'@'
+            && let Some((from, len)) = email_at(bytes, done, i)
+        {
+            found.push((
+                from..from + len,
+                format!("mailto:{}", &text[from..from + len]),
+            ));
+            i = from + len;
+            done = i;
+            continue;
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The extended www, url or protocol autolink `rest` starts with: its
+/// length and its URL.
+fn extended_link(rest: &str) -> Option<(usize, String)> {
+    let prefix = |p: &str| {
+        rest.get(..p.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(p))
+    };
+    if rest.starts_with("www.") {
+        let domain = valid_domain(rest, false)?;
+        let len = autolink_end(rest, domain);
+        return Some((len, format!("http://{}", &rest[..len])));
+    }
+    for scheme in ["http://", "https://"] {
+        if prefix(scheme) {
+            let domain = valid_domain(&rest[scheme.len()..], true)?;
+            let len = autolink_end(rest, scheme.len() + domain);
+            return Some((len, rest[..len].to_owned()));
+        }
+    }
+    for scheme in ["mailto:", "xmpp:"] {
+        if prefix(scheme) {
+            let bytes = rest.as_bytes();
+            let at = scheme.len() + bytes[scheme.len()..].iter().position(|&b| b == b'@')?;
+            let (from, mut len) = email_at(bytes, scheme.len(), at)?;
+            (from == scheme.len()).then_some(())?;
+            len += from;
+            // An XMPP address may name a resource: `/` and more.
+            if scheme == "xmpp:" && bytes.get(len) == Some(&b'/') {
+                let resource = bytes[len + 1..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'@' | b'.'))
+                    .count();
+                let resource = rest[len + 1..len + 1 + resource].trim_end_matches('.');
+                if !resource.is_empty() {
+                    len += 1 + resource.len();
+                }
+            }
+            return Some((len, rest[..len].to_owned()));
+        }
+    }
+    None
+}
+
+/// The length of the valid domain `text` starts with: segments of
+/// letters, digits, `_` and `-` between periods, with no `_` in the last
+/// two, and a period unless `short` is allowed (`http://localhost`).
+fn valid_domain(text: &str, short: bool) -> Option<usize> {
+    let first = text.chars().next()?;
+    if !first.is_alphanumeric() {
+        return None;
+    }
+    let len = text
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(text.len());
+    let domain = text[..len].trim_end_matches('.');
+    let mut segments = domain.rsplit('.');
+    let last_two = segments.next().into_iter().chain(segments.next());
+    if last_two.clone().any(|s| s.contains('_')) || !short && !domain.contains('.') {
+        return None;
+    }
+    Some(len)
+}
+
+/// Where an extended autolink whose domain ends at `from` ends: at white
+/// space or `<`, less its trailing punctuation, an entity-like `&name;` and
+/// the `)` that close no `(` of its own.
+fn autolink_end(text: &str, from: usize) -> usize {
+    let mut end = from
+        + text[from..]
+            .find(|c: char| c.is_whitespace() || c == '<')
+            .unwrap_or(text.len() - from);
+    loop {
+        let link = &text[..end];
+        match link.as_bytes().last() {
+            Some(b'?' | b'!' | b'.' | b',' | b':' | b'*' | b'_' | b'~' | b'\'' | b'"') => end -= 1,
+            Some(b';') => {
+                let name = link[..end - 1]
+                    .bytes()
+                    .rev()
+                    .take_while(u8::is_ascii_alphanumeric)
+                    .count();
+                let amp = end - 1 - name;
+                end = if name > 0 && link[..amp].ends_with('&') {
+                    amp - 1
+                } else {
+                    end - 1
+                };
+            }
+            Some(b')') if link.matches(')').count() > link.matches('(').count() => end -= 1,
+            _ => return end,
+        }
+    }
+}
+
+/// The e-mail address whose `@` is at `at`, starting at or after `from`:
+/// its start and length. Letters, digits and `.+-_` before the `@`;
+/// letters, digits, `-`, `_` and at least one `.` (followed by a letter or
+/// digit) after it, ending in a letter (a last `.` left out).
+fn email_at(bytes: &[u8], from: usize, at: usize) -> Option<(usize, usize)> {
+    let local = bytes[from..at]
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
+        .count();
+    if local == 0 {
+        return None;
+    }
+    let start = at - local;
+    let mut end = at + 1;
+    let mut periods = 0;
+    while let Some(&c) = bytes.get(end) {
+        let next_alnum = bytes.get(end + 1).is_some_and(u8::is_ascii_alphanumeric);
+        if c == b'.' && next_alnum {
+            periods += 1;
+        } else if !(c.is_ascii_alphanumeric() || c == b'-' || c == b'_') {
+            break;
+        }
+        end += 1;
+    }
+    let last = bytes[end - 1];
+    if periods == 0 || end == at + 1 || !last.is_ascii_alphabetic() {
+        return None;
+    }
+    Some((start, end - start))
 }
 
 /// A destination in the source: its range (with the `<` `>` of one
@@ -1125,6 +1406,25 @@ mod tests {
     use crate::base::BaseSource;
     use crate::url::{BaseUrl, Rules};
     use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: no panic, and each bare URL is the text where it is
+        /// found (`http://` given to `www.`, `mailto:` to an address).
+        #[test]
+        fn bare_urls_are_read_from_the_text_where_found(
+            text in "([ (*_~]|www\\.|https?://|mailto:|xmpp:|@|[a-z_.-]{1,4}|[é🦀]|[)&;<?.,/])*"
+        ) {
+            for (found, url) in gfm_autolinks(&text) {
+                let at = found.start;
+                let rest = &text[found];
+                let given = [("http://www.", "www."), ("mailto:", "")]
+                    .iter()
+                    .filter_map(|(given, kept)| Some(format!("{kept}{}", url.strip_prefix(given)?)));
+                let read = rest == url || given.into_iter().any(|w| rest == w);
+                prop_assert!(read, "{text:?}: {url} at {at}");
+            }
+        }
+    }
 
     /// The HTML reader as the pieces see it: each document it is handed
     /// (with its base) is kept, and comes back in capitals, so that where

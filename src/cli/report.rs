@@ -13,7 +13,7 @@ use super::color::{paint_diff, use_color};
 use super::hints::*;
 pub(crate) use super::names::{base_from, source_name};
 use super::progress::Progress;
-use super::urls::UrlUnit;
+use super::urls::{Syntax, UrlUnit};
 use relink::LinkRow;
 use relink::wat::{self, WatWriter};
 
@@ -227,13 +227,17 @@ impl<'a> Printer<'a> {
         let mut differences = 0;
         let mut left = 0;
         match self.mode {
-            Mode::List if self.format == Format::Urls => {
+            Mode::List if matches!(self.format, Format::Urls | Format::Lychee) => {
+                let syntax = match self.format {
+                    Format::Lychee => Syntax::lychee(name),
+                    _ => Syntax::Bare,
+                };
                 let mut units = self.units();
                 units
                     .entry(index)
                     .or_default()
                     .urls
-                    .rows(&mut bytes, rows)?;
+                    .rows(&mut bytes, rows, syntax)?;
             }
             Mode::List if self.format == Format::Wat => {
                 let mut units = self.units();
@@ -315,7 +319,7 @@ impl<'a> Printer<'a> {
 
     /// Prints one report, done, and adds it to the tally.
     fn print(&self, state: &mut Printed, mut held: Held) -> io::Result<()> {
-        let Some(report) = held.report else {
+        let Some(mut report) = held.report.take() else {
             return Ok(());
         };
         held.rows.write_to(&mut state.out)?;
@@ -328,6 +332,14 @@ impl<'a> Printer<'a> {
             tally.changed += 1;
         } else if report.changed && report.error.is_none() {
             tally.would_change += 1;
+        }
+        // A check that passes needs no base: a document without one whose
+        // links are all absolute is not worth a word.
+        if self.mode == Mode::Check && held.left == 0 && report.no_base > 0 {
+            report
+                .warnings
+                .retain(|w| w.kind != relink::WarningKind::NoBase);
+            report.no_base = 0;
         }
         tally.warnings += report.warnings.len();
         tally.no_base += report.no_base;
@@ -638,7 +650,7 @@ pub(crate) fn list_row(
         Format::Tsv => tsv_row(out, file, row, (&base, &from)),
         Format::Json => json_row(out, file, row, &from),
         // Listed a unit at a time by the printer.
-        Format::Urls | Format::Wat => Ok(()),
+        Format::Urls | Format::Lychee | Format::Wat => Ok(()),
     }
 }
 

@@ -1118,3 +1118,28 @@ fn rewriter_streams_an_mbox_of_either_variant() {
         assert!(out == want, "{name}: {}", String::from_utf8_lossy(&out));
     }
 }
+
+/// A part's own Content-Location is its address, the base of its links,
+/// not a link: `relink links` leaves it out; `--list` keeps its row, since
+/// a rewrite writes a relative one resolved; `explain` shows it as a base.
+#[test]
+fn a_parts_content_location_is_no_link_to_check() {
+    let message = b"From: a@b.example\nSubject: x\nMIME-Version: 1.0\n\
+Content-Type: multipart/related; boundary=b\n\n--b\nContent-Type: text/html\n\
+Content-Location: https://m.example/dir/page.html\n\n<a href=\"x.html\">x</a>\n\
+--b\nContent-Type: text/html\nContent-Location: other.html\n\n<img src=\"i.png\">\n--b--\n";
+    let out = relink(&["links", "--type", "message", "-"], message);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "https://m.example/dir/x.html\n"
+    );
+    let listed = relink(&["--list", "--type", "message", "-"], message);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("Content-Location https://m.example/dir/page.html"),
+        "{listed}"
+    );
+    let explained = relink(&["explain", "--type", "message", "-"], message);
+    let explained = String::from_utf8_lossy(&explained.stdout);
+    assert!(explained.contains("Content-Location"), "{explained}");
+}

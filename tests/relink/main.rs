@@ -20,6 +20,7 @@ mod html_pieces;
 mod html_shapes;
 mod html_tracker;
 mod link_records;
+mod lychee;
 mod mail;
 mod markdown;
 mod memory;

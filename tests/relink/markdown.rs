@@ -481,3 +481,41 @@ fn a_directory_gives_each_file_its_resource_base_below_the_given_one() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+#[test]
+fn autolinks_and_bare_urls_are_listed_never_rewritten() {
+    let rewriter = rewriter().details(relink::Details::Links);
+    let mut failed = Vec::new();
+    for row in crate::table("markdown/autolinks.tsv", 2) {
+        let text = row[0].replace("\\n", "\n");
+        let expected: Vec<&str> = row[1].split(' ').filter(|u| *u != "-").collect();
+        let out = rewriter.rewrite(text.as_bytes()).unwrap();
+        assert!(!out.changed(), "{text:?} changed");
+        let got: Vec<&str> = out.links().iter().map(|l| l.resolved.as_str()).collect();
+        if got != expected {
+            failed.push(format!("{text:?}: {got:?}, not {expected:?}"));
+        }
+        // Each listed as written, where it is written.
+        for link in out.links() {
+            let line = text.lines().nth(link.line - 1).unwrap_or_default();
+            let written = line.get(link.column - 1..).unwrap_or_default();
+            if !written.starts_with(&link.original) {
+                failed.push(format!(
+                    "{text:?}: {:?} placed at {written:?}",
+                    link.original
+                ));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+fn autolinks_of_a_page_without_base_are_listed() {
+    let page = b"<https://a.example/> [x](y.md) www.b.example\n";
+    let out = crate::cli::relink(&["links", "--type", "markdown", "-"], page);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "https://a.example/\nhttp://www.b.example\n"
+    );
+}

@@ -145,3 +145,58 @@ fn restructured_text_lists_its_links_left() {
     ];
     assert_eq!(left(Kind::Rst, readme), pairs(&want));
 }
+
+/// Runs relink with `args` on standard input; its exit code, standard
+/// output and standard error.
+fn run(args: &[&str], input: &[u8]) -> (Option<i32>, String, String) {
+    let out = crate::cli::relink(args, input);
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn links_and_list_with_strict_fail_on_a_document_without_base() {
+    let page = b"<a href=x.html>x</a><a href=https://h.example/>h</a>";
+    for args in [
+        &["links", "--strict", "-"][..],
+        &["--list", "--strict", "-"],
+        &["--list", "--format", "urls", "--strict", "-"],
+    ] {
+        let (code, out, err) = run(args, page);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(out.contains("https://h.example/"), "{args:?}: {out}");
+        assert!(err.contains("no base url"), "{args:?}: {err}");
+    }
+    // Without --strict, the same warning and success.
+    let (code, out, err) = run(&["links", "-"], page);
+    assert_eq!((code, out.as_str()), (Some(0), "https://h.example/\n"));
+    assert!(
+        err.contains("warning: standard input: no base url"),
+        "{err}"
+    );
+    // With a base, --strict passes.
+    let args = [
+        "links",
+        "--strict",
+        "--retrieved-from",
+        "https://h.example/d/",
+        "-",
+    ];
+    let (code, out, _) = run(&args, page);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, "https://h.example/d/x.html\nhttps://h.example/\n");
+}
+
+#[test]
+fn a_passing_check_says_nothing_of_a_base_no_link_needs() {
+    let absolute = b"<a href=https://h.example/>h</a><img src=data:,x>";
+    let (code, out, err) = run(&["--check", "-"], absolute);
+    assert_eq!((code, out.as_str()), (Some(0), ""));
+    assert!(!err.contains("no base"), "{err}");
+    assert!(err.contains("no warnings"), "{err}");
+    // A relative link left: the check fails and says why.
+    let (code, out, err) = run(&["--check", "-"], b"<a href=x.html>x</a>");
+    assert_eq!(code, Some(1));
+    assert!(out.contains("no base for standard input"), "{out}");
+    assert!(err.contains("no base url"), "{err}");
+}
