@@ -494,7 +494,7 @@ impl Splice {
     }
 
     /// The edits in the document's bytes, their texts encoded.
-    fn edits(&self) -> impl Iterator<Item = Edit<Cow<'_, [u8]>>> + '_ {
+    pub fn edits(&self) -> impl Iterator<Item = Edit<Cow<'_, [u8]>>> + '_ {
         let at = self.at;
         let offsets = self.offsets.as_deref();
         self.edits.iter().enumerate().map(move |(i, e)| {
