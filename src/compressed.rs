@@ -459,6 +459,56 @@ mod tests {
         assert!(gunzip(&[file.as_slice(), b"junk"].concat(), 1 << 20).is_err());
     }
 
+    /// Wherever the members end and whatever the edits, the members come
+    /// back as many, each header as it was, holding the edited document,
+    /// and a member no edit reaches is copied byte for byte.
+    #[test]
+    fn members_cut_anywhere_hold_the_edited_document() {
+        let text = b"<a href=../x>x</a><img src=y>";
+        let edit_sets: [&[Edit<&str>]; 4] = [
+            &[Edit::new(8..10, "http://h")],
+            &[Edit::new(8..10, "http://h"), Edit::new(28..28, "http://h/")],
+            &[Edit::new(0..29, "")],
+            &[Edit::new(3..3, "X"), Edit::new(18..22, "")],
+        ];
+        let headers = [
+            full_header(2, 3, b"one"),
+            full_header(4, 11, b"two"),
+            PLAIN_HEADER.to_vec(),
+        ];
+        for one in 0..=text.len() {
+            for two in one..=text.len() {
+                let parts = [&text[..one], &text[one..two], &text[two..]];
+                let members: Vec<Vec<u8>> = headers
+                    .iter()
+                    .zip(parts)
+                    .map(|(h, p)| member(h, p))
+                    .collect();
+                let file = members.concat();
+                let gunzipped = gunzip(&file, 1 << 20).unwrap();
+                for edits in edit_sets {
+                    let again = gunzipped.gzip_edits(&file, edits.iter().cloned()).unwrap();
+                    let back = gunzip(&again, 1 << 20).unwrap();
+                    let case = format!("cut at {one} and {two}, edits {edits:?}");
+                    assert_eq!(back.bytes, crate::splice::apply(text, edits), "{case}");
+                    assert_eq!(back.members.len(), 3, "{case}");
+                    for (i, (m, header)) in back.members.iter().zip(&headers).enumerate() {
+                        let bytes = &again[m.range.clone()];
+                        assert!(bytes.starts_with(header), "{case}: member {i}");
+                        let old = &gunzipped.members[i].data;
+                        let reached = edits.iter().any(|e| {
+                            e.range.start < old.end && e.range.end > old.start
+                                || (e.range.start..=e.range.end).contains(&old.start)
+                        });
+                        if !reached {
+                            assert_eq!(bytes, &members[i][..], "{case}: member {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_inner_name_drops_the_suffix() {
         assert_eq!(inner_name("page.html.gz"), Some("page.html"));
