@@ -622,6 +622,11 @@ impl<R: BufRead> RecordReader<R> {
                 }
                 Some(Parsed::Large(mut large)) => {
                     open.records += 1;
+                    if !open.streaming && open.pieces.is_empty() {
+                        // First in its member: found by the member's
+                        // offset, whether the member is kept or not.
+                        large.offset = open.offset;
+                    }
                     // A member copied as it was read stays so, whatever
                     // else it holds: a second large record in it is copied
                     // raw too, never written out of its member.
@@ -631,7 +636,6 @@ impl<R: BufRead> RecordReader<R> {
                         // inflated only to find where it ends.
                         open.raw = true;
                         large.raw_member = true;
-                        large.offset = open.offset;
                         return Ok(Some(Item::Large(large)));
                     }
                     if !open.streaming {

@@ -500,6 +500,47 @@ fn a_length_past_the_end_lists_what_the_block_holds_and_is_copied_as_it_is() {
     }
 }
 
+/// The same, its gzip member cut short too (a killed crawl): what decodes
+/// of the block is listed when it is within the size limit (else only
+/// copied, with the warning that says so), and the member copied as it was
+/// read; the record is named by its member's offset in every mode.
+#[test]
+fn a_length_past_the_end_in_a_member_cut_short_lists_what_decodes() {
+    let body: String = (0..300).map(|n| format!("<a href=p{n}>{n}</a>")).collect();
+    let first = gzip(&page("http://a.example/1/", "<a href=x>x</a>"));
+    let long = with_length(&page("http://a.example/2/", &body), 10u64.pow(15));
+    let member = gzip(&long);
+    let cut = &member[..member.len() / 2];
+    let input = [first.clone(), cut.to_vec()].concat();
+    for options in [WarcOptions::default(), small_limit()] {
+        let limit = options.max_payload_bytes;
+        let mut listed = Vec::new();
+        warc::inspect(&input[..], &options, |r| listed.push(r)).unwrap();
+        let (out, _, reports) = rewrite(&input, &options);
+        for (mode, reports) in [("listed", &listed), ("rewritten", &reports)] {
+            let case = format!("{mode}, limit {limit}");
+            let (links, warnings) = (&reports[1].links, &reports[1].warnings);
+            let said = |text: &str| warnings.iter().any(|w| w.to_string().contains(text));
+            if limit < 2000 {
+                assert!(links.is_empty(), "{case}");
+                assert!(
+                    said("passes the limit of 1000 bytes"),
+                    "{case}: {warnings:?}"
+                );
+                continue;
+            }
+            assert!(links.len() > 10, "{case}: {} links", links.len());
+            for (n, link) in links.iter().enumerate() {
+                assert_eq!(link.resolved, format!("http://a.example/2/p{n}"), "{case}");
+                assert!(!link.changed, "{case}");
+            }
+            let at = format!("at offset {}: the input ends", first.len());
+            assert!(said(&at), "{case}: {warnings:?}");
+        }
+        assert!(out.ends_with(cut), "limit {limit}");
+    }
+}
+
 /// The bytes of a file, gzip undone when it is gzipped.
 fn gunzip_or_plain(bytes: &[u8]) -> Vec<u8> {
     if bytes.starts_with(&[0x1f, 0x8b]) {
