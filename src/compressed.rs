@@ -12,6 +12,8 @@ use std::ops::Range;
 use flate2::Crc;
 use flate2::write::DeflateEncoder;
 
+use crate::splice::Edit;
+
 /// The most bytes a compressed document is undone to.
 pub const MAX_DECOMPRESSED_BYTES: usize = 1 << 30;
 
@@ -223,14 +225,69 @@ pub fn gunzip(input: &[u8], limit: usize) -> io::Result<Gunzipped> {
 }
 
 impl Gunzipped {
-    /// `document`, a rewrite of [`Gunzipped::bytes`], in gzip again, as
-    /// much of `input` (the file it came from) kept as can be: the members
-    /// before the first changed byte and after the last are copied as they
-    /// were, header and data; the members between are compressed again as
-    /// one, with the header of the first of them. They are not cut where
-    /// they were: a member may end inside a rewritten URL, and where its
-    /// end falls in the new text is not known. A file of one member keeps
-    /// its header byte for byte.
+    /// The document made new by `edits` (sorted byte edits of
+    /// [`Gunzipped::bytes`], none overlapping), in gzip again, each member
+    /// kept: a member whose bytes are unchanged is copied as it was,
+    /// header and data; a changed one is compressed again under its own
+    /// header. An edit goes to the member that holds its first byte (an
+    /// insertion, to the one that holds the byte after it; at the end, to
+    /// the last): a URL whose old text spans a member boundary is written
+    /// whole where it starts, and the members after lose what they held of
+    /// it (one that held nothing else is left empty, its header kept).
+    pub fn gzip_edits<T: AsRef<[u8]>>(
+        &self,
+        input: &[u8],
+        edits: impl IntoIterator<Item = Edit<T>>,
+    ) -> io::Result<Vec<u8>> {
+        let old = &self.bytes[..];
+        let mut edits = edits.into_iter().peekable();
+        let mut out = Vec::with_capacity(input.len() + 64);
+        let (mut copied, mut written) = (0, 0);
+        let last = self.members.len().saturating_sub(1);
+        for (i, member) in self.members.iter().enumerate() {
+            out.extend_from_slice(&input[written..member.range.start]);
+            written = member.range.end;
+            let mut touched = copied > member.data.start;
+            copied = copied.max(member.data.start);
+            let mut data = Vec::new();
+            while let Some(edit) = edits.next_if(|e| e.range.start < member.data.end || i == last) {
+                if edit.range.start < copied || edit.range.end < edit.range.start {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "edits out of order",
+                    ));
+                }
+                let Some(before) = old.get(copied..edit.range.start) else {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "an edit past the end",
+                    ));
+                };
+                data.extend_from_slice(before);
+                data.extend_from_slice(edit.text.as_ref());
+                copied = edit.range.end.min(old.len());
+                touched = true;
+            }
+            if copied < member.data.end {
+                data.extend_from_slice(&old[copied..member.data.end]);
+                copied = member.data.end;
+            }
+            if !touched || data == old[member.data.clone()] {
+                out.extend_from_slice(&input[member.range.clone()]);
+                continue;
+            }
+            let mut encoder = member.header.encoder(out)?;
+            encoder.write_all(&data)?;
+            out = encoder.finish()?;
+        }
+        out.extend_from_slice(&input[written..]);
+        Ok(out)
+    }
+
+    /// `document`, a rewrite of [`Gunzipped::bytes`] made whole (a
+    /// message's), in gzip again: its one changed stretch (from the first
+    /// byte that differs to the last) placed in the members as
+    /// [`Gunzipped::gzip_edits`] places an edit.
     pub fn gzip_again(&self, input: &[u8], document: &[u8]) -> io::Result<Vec<u8>> {
         let (old, new) = (&self.bytes[..], document);
         let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
@@ -242,30 +299,8 @@ impl Gunzipped {
             .take(room)
             .take_while(|(a, b)| a == b)
             .count();
-        let members = &self.members;
-        let mut first = members.partition_point(|m| m.data.end <= prefix);
-        let tail = old.len() - suffix;
-        let mut last = members.partition_point(|m| m.data.start < tail).max(first);
-        if first == last {
-            // Only inserted bytes: they join a neighbouring member.
-            if last < members.len() {
-                last += 1;
-            } else {
-                first = first.saturating_sub(1);
-            }
-        }
-        let (Some(head), Some(end)) = (members.get(first), members.get(last.wrapping_sub(1)))
-        else {
-            return Ok(input.to_vec());
-        };
-        let middle = &new[head.data.start..new.len() - (old.len() - end.data.end)];
-        let mut out = Vec::with_capacity(input.len() + 64);
-        out.extend_from_slice(&input[..head.range.start]);
-        let mut encoder = head.header.encoder(out)?;
-        encoder.write_all(middle)?;
-        let mut out = encoder.finish()?;
-        out.extend_from_slice(&input[end.range.end..]);
-        Ok(out)
+        let edit = Edit::new(prefix..old.len() - suffix, &new[prefix..new.len() - suffix]);
+        self.gzip_edits(input, [edit])
     }
 }
 
@@ -356,7 +391,7 @@ mod tests {
     }
 
     #[test]
-    fn a_multi_member_file_keeps_the_members_around_the_change() {
+    fn a_multi_member_file_keeps_every_member_and_its_header() {
         let a = member(&full_header(2, 3, b"one"), b"<p>first member</p>\n");
         let b = member(&full_header(4, 11, b"two"), b"<a href=x>x</a>\n");
         let c = member(&PLAIN_HEADER, b"<p>last member</p>\n");
@@ -372,16 +407,106 @@ mod tests {
         let middle = &again[a.len()..again.len() - c.len()];
         assert!(middle.starts_with(&full_header(4, 11, b"two")));
         assert_eq!(gunzip(&again, 1 << 20).unwrap().bytes, new);
-        // A change across a member boundary: the two members become one,
-        // with the first one's header.
+        // Changes in the first and last members: the middle one as it was.
+        let b = &file[a.len()..file.len() - c.len()];
+        let new = b"<p>first member</p>X\n<a href=x>x</a>\n<p>last member</p>Y\n";
+        let again = gunzipped
+            .gzip_edits(&file, [Edit::new(19..19, "X"), Edit::new(54..54, "Y")])
+            .unwrap();
+        let back = gunzip(&again, 1 << 20).unwrap();
+        assert_eq!((back.bytes.as_slice(), back.members.len()), (&new[..], 3));
+        assert_eq!(&again[back.members[1].range.clone()], b);
+        // A change across a member boundary goes to the member where it
+        // starts; the next one keeps its header and the rest of its bytes.
+        let new = b"<p>first member</p>\n<a hrefXlast member</p>\n";
+        let again = gunzipped
+            .gzip_edits(&file, [Edit::new(27..39, "X")])
+            .unwrap();
+        let back = gunzip(&again, 1 << 20).unwrap();
+        assert_eq!((back.bytes.as_slice(), back.members.len()), (&new[..], 3));
+        assert_eq!(&back.bytes[back.members[1].data.clone()], b"<a hrefX");
+        assert_eq!(
+            &back.bytes[back.members[2].data.clone()],
+            b"last member</p>\n"
+        );
+        assert!(again[back.members[2].range.clone()].starts_with(&PLAIN_HEADER));
+        // One that swallows a whole member leaves it empty, its header kept.
+        let again = gunzipped
+            .gzip_edits(&file, [Edit::new(10..40, "")])
+            .unwrap();
+        let back = gunzip(&again, 1 << 20).unwrap();
+        assert_eq!(back.members.len(), 3);
+        assert!(back.members[1].data.is_empty());
+        assert!(again[back.members[1].range.clone()].starts_with(&full_header(4, 11, b"two")));
+        // Made whole, the one changed stretch is placed the same way.
         let new = b"<p>first member</p>\nX<a href=x>x</a>\n<p>last member</p>Y\n";
         let again = gunzipped.gzip_again(&file, new).unwrap();
         assert!(again.starts_with(&a));
-        assert!(again[a.len()..].starts_with(&full_header(4, 11, b"two")));
         let back = gunzip(&again, 1 << 20).unwrap();
-        assert_eq!((back.bytes.as_slice(), back.members.len()), (&new[..], 2));
+        assert_eq!((back.bytes.as_slice(), back.members.len()), (&new[..], 3));
+        // Edits out of order or past the end: an error, never a panic.
+        assert!(
+            gunzipped
+                .gzip_edits(&file, [Edit::new(9..9, ""), Edit::new(3..4, "")])
+                .is_err()
+        );
+        assert!(
+            gunzipped
+                .gzip_edits(&file, [Edit::new(99..99, "")])
+                .is_err()
+        );
         // Bytes after the last member that are no gzip: an error, as gunzip's.
         assert!(gunzip(&[file.as_slice(), b"junk"].concat(), 1 << 20).is_err());
+    }
+
+    /// Wherever the members end and whatever the edits, the members come
+    /// back as many, each header as it was, holding the edited document,
+    /// and a member no edit reaches is copied byte for byte.
+    #[test]
+    fn members_cut_anywhere_hold_the_edited_document() {
+        let text = b"<a href=../x>x</a><img src=y>";
+        let edit_sets: [&[Edit<&str>]; 4] = [
+            &[Edit::new(8..10, "http://h")],
+            &[Edit::new(8..10, "http://h"), Edit::new(28..28, "http://h/")],
+            &[Edit::new(0..29, "")],
+            &[Edit::new(3..3, "X"), Edit::new(18..22, "")],
+        ];
+        let headers = [
+            full_header(2, 3, b"one"),
+            full_header(4, 11, b"two"),
+            PLAIN_HEADER.to_vec(),
+        ];
+        for one in 0..=text.len() {
+            for two in one..=text.len() {
+                let parts = [&text[..one], &text[one..two], &text[two..]];
+                let members: Vec<Vec<u8>> = headers
+                    .iter()
+                    .zip(parts)
+                    .map(|(h, p)| member(h, p))
+                    .collect();
+                let file = members.concat();
+                let gunzipped = gunzip(&file, 1 << 20).unwrap();
+                for edits in edit_sets {
+                    let again = gunzipped.gzip_edits(&file, edits.iter().cloned()).unwrap();
+                    let back = gunzip(&again, 1 << 20).unwrap();
+                    let case = format!("cut at {one} and {two}, edits {edits:?}");
+                    assert_eq!(back.bytes, crate::splice::apply(text, edits), "{case}");
+                    assert_eq!(back.members.len(), 3, "{case}");
+                    for (i, (m, header)) in back.members.iter().zip(&headers).enumerate() {
+                        let bytes = &again[m.range.clone()];
+                        assert!(bytes.starts_with(header), "{case}: member {i}");
+                        let old = &gunzipped.members[i].data;
+                        let reached = edits.iter().any(|e| {
+                            e.range.start < old.end && e.range.end > old.start
+                                || (e.range.start..=e.range.end).contains(&old.start)
+                        });
+                        if !reached {
+                            assert_eq!(bytes, &members[i][..], "{case}: member {i}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -819,9 +819,16 @@ impl Run<'_, '_> {
             (None, Some(splice)) => NewBytes::Splice(Box::new(splice)),
             (None, None) => NewBytes::Unchanged,
         };
+        // Asked for a splice (a gzipped document, whose edits place it in
+        // its members), the new bytes are made for the handler only when
+        // it keeps them.
+        let made = match &new {
+            NewBytes::Splice(splice) if self.keep_new_bytes => Some(splice.bytes(document)),
+            _ => None,
+        };
         let output = match &new {
             NewBytes::Made(bytes) => Some(&bytes[..]),
-            _ => None,
+            _ => made.as_deref(),
         };
         self.channel.rows_of(&mut report);
         self.channel.emit(Some(Event::Done(Done {
@@ -887,15 +894,12 @@ impl Run<'_, '_> {
             // decompress to itself).
             return Err(Error::Compressed(inner.name()));
         }
-        let new = match self.in_memory(kind, document, Make::Bytes)? {
-            NewBytes::Made(bytes) => Some(bytes),
-            NewBytes::Splice(splice) => Some(splice.bytes(document)),
+        // Each member kept: the edits say which members changed.
+        let zipped = match self.in_memory(kind, document, Make::Splice)? {
+            NewBytes::Made(bytes) => Some(gunzipped.gzip_again(&input, &bytes)?),
+            NewBytes::Splice(splice) => Some(gunzipped.gzip_edits(&input, splice.edits())?),
             NewBytes::Unchanged => None,
         };
-        let zipped = new
-            .as_deref()
-            .map(|new| gunzipped.gzip_again(&input, new))
-            .transpose()?;
         report.changed = zipped.is_some();
         write_whole(output, zipped.as_deref().unwrap_or(&input), report.changed)
     }

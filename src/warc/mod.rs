@@ -837,7 +837,6 @@ fn copy_stop<R: BufRead, W: Write>(
 ) -> Result<(), WarcError> {
     match stop {
         Item::Large(record) => {
-            let mut report = large_report(&record, options);
             let copied = match writer {
                 Some(writer) if record.raw_member => {
                     reader.copy_member_raw(&record, writer.writer()?)?
@@ -845,25 +844,7 @@ fn copy_stop<R: BufRead, W: Write>(
                 Some(writer) => writer.large(reader, &record)?,
                 None => reader.copy_block(&record, &mut io::sink())?,
             };
-            if copied.bad {
-                report.warn(
-                    WarningKind::Malformed,
-                    "what follows its block is no record boundary: its length is wrong, or \
-                     stray bytes follow (the bytes up to the next record follow it); copied as it is",
-                );
-            }
-            let copied = copied.block;
-            if copied < record.length {
-                // Read as warcio reads it: the block runs to the end.
-                report.warn(
-                    WarningKind::Malformed,
-                    format_args!(
-                        "the input ends {copied} bytes into its block of {}; copied as it is",
-                        record.length
-                    ),
-                );
-            }
-            summary.add(report, on_record);
+            summary.add(large_done(record, copied, options), on_record);
         }
         Item::Unreadable {
             offset,
@@ -1034,6 +1015,54 @@ impl WarcSummary {
     fn warn(&mut self, warning: Warning) {
         self.warnings.push(warning);
     }
+}
+
+/// The report of a record too large to hold, once its block was copied.
+/// When the input ended inside the block and what it held was kept, the
+/// record is read as one cut short is: its links listed, never rewritten.
+fn large_done(
+    record: LargeRecord,
+    copied: record::Copied,
+    options: &WarcOptions<'_>,
+) -> RecordReport {
+    if let Some(block) = copied.held {
+        let bad = format!(
+            "the input ends {} bytes into its block of {}",
+            block.len(),
+            record.length
+        );
+        let cut = Record {
+            number: record.number,
+            offset: record.offset,
+            format: record.format,
+            lead: record.lead,
+            head: record.head,
+            block,
+            trailer: Vec::new(),
+            bad: Some(bad),
+        };
+        return process(&cut, options, false, (options.document.rows, false), None).0;
+    }
+    let mut report = large_report(&record, options);
+    if copied.bad {
+        report.warn(
+            WarningKind::Malformed,
+            "what follows its block is no record boundary: its length is wrong, or \
+             stray bytes follow (the bytes up to the next record follow it); copied as it is",
+        );
+    }
+    let copied = copied.block;
+    if copied < record.length {
+        // Read as warcio reads it: the block runs to the end.
+        report.warn(
+            WarningKind::Malformed,
+            format_args!(
+                "the input ends {copied} bytes into its block of {}; copied as it is",
+                record.length
+            ),
+        );
+    }
+    report
 }
 
 /// The report of a record too large to hold: a warning when its payload

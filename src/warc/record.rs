@@ -166,6 +166,8 @@ pub(crate) struct Member {
 #[derive(Debug)]
 pub(crate) struct LargeRecord {
     pub number: usize,
+    /// Where it starts, as [`Record::offset`] says.
+    pub offset: u64,
     pub format: Format,
     pub lead: Vec<u8>,
     pub head: Vec<u8>,
@@ -620,6 +622,11 @@ impl<R: BufRead> RecordReader<R> {
                 }
                 Some(Parsed::Large(mut large)) => {
                     open.records += 1;
+                    if !open.streaming && open.pieces.is_empty() {
+                        // First in its member: found by the member's
+                        // offset, whether the member is kept or not.
+                        large.offset = open.offset;
+                    }
                     // A member copied as it was read stays so, whatever
                     // else it holds: a second large record in it is copied
                     // raw too, never written out of its member.
@@ -677,6 +684,7 @@ impl<R: BufRead> RecordReader<R> {
             return Ok(Copied::default());
         };
         let mut tail = Vec::new();
+        let mut start = BlockStart::new(self.parser.large);
         let mut chunk = vec![0u8; 1 << 16];
         let mut left = record.length;
         while left > 0 {
@@ -687,6 +695,7 @@ impl<R: BufRead> RecordReader<R> {
             }
             left -= n as u64;
             keep_tail(&mut tail, &chunk[..n]);
+            start.push(&chunk[..n]);
             sink.write_all(&std::mem::take(&mut open.tee().taken))?;
         }
         let mut bad = false;
@@ -699,6 +708,7 @@ impl<R: BufRead> RecordReader<R> {
             block: record.length - left,
             trailer: Vec::new(),
             bad,
+            held: start.bytes.filter(|_| left > 0),
         })
     }
 
@@ -731,6 +741,43 @@ pub(crate) struct Copied {
     pub block: u64,
     pub trailer: Vec<u8>,
     pub bad: bool,
+    /// The block's bytes, when the input ended inside it and they were at
+    /// most [`MAX_CUT_HOLD`] and the size limit: the record is then read as
+    /// a record cut short is, its links listed.
+    pub held: Option<Vec<u8>>,
+}
+
+/// The most bytes of a large record's block kept as it streams by, so that
+/// a block the input ends inside (a length of 10^15, a file cut short) is
+/// read for links; a longer one is only copied.
+const MAX_CUT_HOLD: usize = MAX_MEMBER_HOLD;
+
+/// The first bytes of a block streamed through, while there are at most
+/// `cap` of them.
+struct BlockStart {
+    bytes: Option<Vec<u8>>,
+    cap: usize,
+}
+
+impl BlockStart {
+    fn new(large: u64) -> Self {
+        BlockStart {
+            bytes: Some(Vec::new()),
+            cap: usize::try_from(large)
+                .unwrap_or(usize::MAX)
+                .min(MAX_CUT_HOLD),
+        }
+    }
+
+    fn push(&mut self, more: &[u8]) {
+        if let Some(bytes) = &mut self.bytes {
+            if bytes.len() + more.len() > self.cap {
+                self.bytes = None;
+            } else {
+                bytes.extend_from_slice(more);
+            }
+        }
+    }
 }
 
 /// The last bytes of a block streamed through, which [`Parser::spoiled`]
@@ -742,16 +789,19 @@ fn keep_tail(tail: &mut Vec<u8>, bytes: &[u8]) {
     }
 }
 
-/// A sink that keeps the tail of what goes through it.
+/// A sink that keeps the tail of what goes through it, and its start
+/// while it is short.
 struct TailWriter<'a> {
     sink: &'a mut dyn Write,
     tail: Vec<u8>,
+    start: BlockStart,
 }
 
 impl Write for TailWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.sink.write(buf)?;
         keep_tail(&mut self.tail, &buf[..n]);
+        self.start.push(&buf[..n]);
         Ok(n)
     }
 
@@ -1083,6 +1133,7 @@ impl Parser {
         if length > self.large && bad_length.is_none() {
             return Ok(Parsed::Large(LargeRecord {
                 number,
+                offset: record_offset,
                 format: self.format.unwrap_or_default(),
                 lead,
                 head,
@@ -1306,11 +1357,13 @@ impl Parser {
         let mut tail = TailWriter {
             sink,
             tail: Vec::new(),
+            start: BlockStart::new(self.large),
         };
         let block = io::copy(&mut input.take(record.length), &mut tail)?;
         if block < record.length {
             return Ok(Copied {
                 block,
+                held: tail.start.bytes,
                 ..Copied::default()
             });
         }
@@ -1319,6 +1372,7 @@ impl Parser {
             block,
             bad: trailer.is_none(),
             trailer: trailer.unwrap_or_default(),
+            held: None,
         })
     }
 

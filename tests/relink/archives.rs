@@ -497,6 +497,101 @@ fn a_gzipped_document_keeps_each_header_byte_for_byte() {
     assert_ne!(out, one);
 }
 
+/// Each gzip member of `file`: where it starts, and what it holds.
+fn gzip_members(file: &[u8]) -> Vec<(usize, Vec<u8>)> {
+    use std::io::Read;
+    let mut members = Vec::new();
+    let mut rest = file;
+    while !rest.is_empty() {
+        let start = file.len() - rest.len();
+        let mut decoder = flate2::bufread::GzDecoder::new(rest);
+        let mut data = Vec::new();
+        decoder.read_to_end(&mut data).unwrap();
+        rest = decoder.into_inner();
+        members.push((start, data));
+    }
+    members
+}
+
+/// A gzipped document of several members keeps them all, each with its
+/// header: a member whose text changed is compressed again under its own
+/// header, the others copied as they were. A URL whose change spans a
+/// member boundary is written whole into the member where it starts; the
+/// next member loses what it held of the old URL.
+#[test]
+fn a_multi_member_gzipped_document_keeps_each_member_and_its_header() {
+    // FEXTRA, FNAME, FCOMMENT, a time, XFL 4, OS 3; FHCRC, XFL 2, OS 11;
+    // FNAME alone, no time, OS 255.
+    let mut first = vec![0x1f, 0x8b, 8, 4 | 8 | 16, 0x00, 0xe1, 0xf5, 0x05, 4, 3];
+    first.extend_from_slice(b"\x04\x00Ab\x00\x00page.html\0kept\0");
+    let mut second = vec![0x1f, 0x8b, 8, 2, 1, 2, 3, 4, 2, 11];
+    let mut crc = flate2::Crc::new();
+    crc.update(&second);
+    second.extend_from_slice(&(crc.sum() as u16).to_le_bytes());
+    let mut third = vec![0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 255];
+    third.extend_from_slice(b"part3\0");
+    let headers = [first, second, third];
+    let html = [
+        "<p><a href=x>x</a></p>\n",
+        "<p>unchanged</p>\n",
+        "<img src=y.png>\n",
+    ];
+    let css = [
+        "a { background: url(.",
+        "./x.png) }\nb { color: red }\n",
+        "i { color: blue }\n",
+    ];
+    let base = "http://a.example/d/e/";
+    for (name, kind, parts, kept) in [
+        ("page.html.gz", relink::Kind::Html, html, 1),
+        ("style.css.gz", relink::Kind::Css, css, 2),
+    ] {
+        let members: Vec<Vec<u8>> = headers
+            .iter()
+            .zip(parts)
+            .map(|(header, part)| gzip_member(header, part.as_bytes()))
+            .collect();
+        let file = members.concat();
+        let (out, _) = cli_rewrite(name, &file, &["--retrieved-from", base]);
+        let got = gzip_members(&out);
+        assert_eq!(got.len(), 3, "{name}: members");
+        for ((start, _), header) in got.iter().zip(&headers) {
+            assert!(
+                out[*start..].starts_with(header),
+                "{name}: header at {start}"
+            );
+        }
+        let ends: Vec<usize> = got.iter().skip(1).map(|m| m.0).chain([out.len()]).collect();
+        assert_eq!(out[got[kept].0..ends[kept]], members[kept], "{name}: kept");
+        let document = parts.concat();
+        let want = relink::Rewriter::new()
+            .retrieved_from(base)
+            .kind(kind)
+            .rewrite(document.as_bytes())
+            .unwrap();
+        let whole: Vec<u8> = got.iter().flat_map(|(_, data)| data.clone()).collect();
+        assert_eq!(
+            String::from_utf8_lossy(&whole),
+            String::from_utf8_lossy(want.bytes()),
+            "{name}"
+        );
+    }
+    // The boundary inside `../x.png`: the new URL in the first member.
+    let (out, _) = cli_rewrite(
+        "style.css.gz",
+        &headers
+            .iter()
+            .zip(css)
+            .map(|(h, p)| gzip_member(h, p.as_bytes()))
+            .collect::<Vec<_>>()
+            .concat(),
+        &["--retrieved-from", base],
+    );
+    let got = gzip_members(&out);
+    assert_eq!(got[0].1, b"a { background: url(http://a.example/d");
+    assert!(got[1].1.starts_with(b"/x.png) }"), "{:?}", got[1].1);
+}
+
 #[test]
 fn an_archive_is_never_a_document_even_when_told() {
     let file = record("WARC/0.18", "http://a.example/", "<a href=x>x</a>");

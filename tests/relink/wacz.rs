@@ -726,3 +726,43 @@ fn a_wacz_with_two_entries_of_one_name_is_refused() {
     let err = wacz::links(Cursor::new(&twin), &WarcOptions::default(), |_, _| {}).unwrap_err();
     assert!(matches!(err, WaczError::DuplicateNames), "{err}");
 }
+
+/// py-wacz writes a ZipNum summary line with its block's first key cut at
+/// its first `{` and no timestamp (readers find the JSON at the first
+/// `{`): the line cannot be read as a CDXJ line, so the summary is built
+/// again from the rewritten blocks, each line as py-wacz writes it.
+#[test]
+fn a_zipnum_summary_cut_at_a_brace_is_built_again_from_the_blocks() {
+    use sha2::Digest;
+    let input = read("brace.wacz");
+    let old = String::from_utf8(entry(&input, "indexes/index.idx")).unwrap();
+    let old_lines: Vec<&str> = old.lines().collect();
+    assert!(
+        old_lines[1].starts_with("com,example)/a?q= {\"offset\": 0, "),
+        "{old}"
+    );
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed(), 2);
+    assert!(
+        summary.rewritten.iter().any(|r| r == "indexes/index.idx"),
+        "{:?}",
+        summary.rewritten
+    );
+    assert_indexes_point_at_records(&out, 2);
+    let blocks = entry(&out, "indexes/index.cdx.gz");
+    assert_ne!(blocks, entry(&input, "indexes/index.cdx.gz"));
+    let hex: String = sha2::Sha256::digest(&blocks)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let new = String::from_utf8(entry(&out, "indexes/index.idx")).unwrap();
+    let want = format!(
+        "{}\ncom,example)/a?q= {{\"offset\": 0, \"length\": {}, \"digest\": \"sha256:{hex}\"}}\n",
+        old_lines[0],
+        blocks.len()
+    );
+    assert_eq!(new, want);
+    if let Some(result) = validate(&out) {
+        result.unwrap_or_else(|e| panic!("wacz validate rejects the output:\n{e}"));
+    }
+}

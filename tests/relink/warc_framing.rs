@@ -439,6 +439,122 @@ fn a_member_cut_short_lists_what_warcio_reads_and_is_copied_as_it_is() {
     assert_eq!(warcio_uris(&whole[..whole.len() - 4]).len(), 3);
 }
 
+/// A record whose `Content-Length` runs past the end of the file (10^15,
+/// or a file cut short) lists the links of what its block holds, as the
+/// last record of a gzip member cut short does, whatever the size limit;
+/// rewritten, it is copied as it is, with the warning that says so.
+#[test]
+fn a_length_past_the_end_lists_what_the_block_holds_and_is_copied_as_it_is() {
+    let first = page("http://a.example/1/", "<a href=x>x</a>");
+    let last = page("http://a.example/2/", "<a href=y>y</a> <img src=z.png>");
+    for length in [10u64.pow(15), 5000] {
+        let long = with_length(&last, length);
+        let plain = [first.clone(), long.clone()].concat();
+        let members = [gzip(&first), gzip(&long)].concat();
+        for (shape, input) in [
+            ("plain", plain.clone()),
+            ("one gzip stream", gzip(&plain)),
+            ("a member a record", members.clone()),
+        ] {
+            for options in [WarcOptions::default(), small_limit()] {
+                let limit = options.max_payload_bytes;
+                let case = format!("{shape}, length {length}, limit {limit}");
+                let mut listed = Vec::new();
+                warc::inspect(&input[..], &options, |r| listed.push(r)).unwrap();
+                let (out, summary, reports) = rewrite(&input, &options);
+                for reports in [&listed, &reports] {
+                    assert_eq!(reports.len(), 2, "{case}");
+                    let links: Vec<(&str, bool)> = reports[1]
+                        .links
+                        .iter()
+                        .map(|l| (l.resolved.as_str(), l.changed))
+                        .collect();
+                    assert_eq!(
+                        links,
+                        [
+                            ("http://a.example/2/y", false),
+                            ("http://a.example/2/z.png", false)
+                        ],
+                        "{case}"
+                    );
+                    assert!(!reports[1].changed, "{case}");
+                    assert!(
+                        reports[1]
+                            .warnings
+                            .iter()
+                            .any(|w| w.to_string().contains("the input ends")),
+                        "{case}: {:?}",
+                        reports[1].warnings
+                    );
+                }
+                assert_eq!(summary.changed, 1, "{case}");
+                let kept = match shape {
+                    "plain" => &long,
+                    "a member a record" => &members[gzip(&first).len()..],
+                    _ => &out[..0],
+                };
+                assert!(out.ends_with(kept), "{case}: not copied as it is");
+                assert_eq!(gunzip_or_plain(&out), alone_then(&first, &long), "{case}");
+            }
+        }
+    }
+}
+
+/// The same, its gzip member cut short too (a killed crawl): what decodes
+/// of the block is listed when it is within the size limit (else only
+/// copied, with the warning that says so), and the member copied as it was
+/// read; the record is named by its member's offset in every mode.
+#[test]
+fn a_length_past_the_end_in_a_member_cut_short_lists_what_decodes() {
+    let body: String = (0..300).map(|n| format!("<a href=p{n}>{n}</a>")).collect();
+    let first = gzip(&page("http://a.example/1/", "<a href=x>x</a>"));
+    let long = with_length(&page("http://a.example/2/", &body), 10u64.pow(15));
+    let member = gzip(&long);
+    let cut = &member[..member.len() / 2];
+    let input = [first.clone(), cut.to_vec()].concat();
+    for options in [WarcOptions::default(), small_limit()] {
+        let limit = options.max_payload_bytes;
+        let mut listed = Vec::new();
+        warc::inspect(&input[..], &options, |r| listed.push(r)).unwrap();
+        let (out, _, reports) = rewrite(&input, &options);
+        for (mode, reports) in [("listed", &listed), ("rewritten", &reports)] {
+            let case = format!("{mode}, limit {limit}");
+            let (links, warnings) = (&reports[1].links, &reports[1].warnings);
+            let said = |text: &str| warnings.iter().any(|w| w.to_string().contains(text));
+            if limit < 2000 {
+                assert!(links.is_empty(), "{case}");
+                assert!(
+                    said("passes the limit of 1000 bytes"),
+                    "{case}: {warnings:?}"
+                );
+                continue;
+            }
+            assert!(links.len() > 10, "{case}: {} links", links.len());
+            for (n, link) in links.iter().enumerate() {
+                assert_eq!(link.resolved, format!("http://a.example/2/p{n}"), "{case}");
+                assert!(!link.changed, "{case}");
+            }
+            let at = format!("at offset {}: the input ends", first.len());
+            assert!(said(&at), "{case}: {warnings:?}");
+        }
+        assert!(out.ends_with(cut), "limit {limit}");
+    }
+}
+
+/// The bytes of a file, gzip undone when it is gzipped.
+fn gunzip_or_plain(bytes: &[u8]) -> Vec<u8> {
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        gunzip(bytes)
+    } else {
+        bytes.to_vec()
+    }
+}
+
+/// `first` as relink rewrites it alone, then `rest` as it is.
+fn alone_then(first: &[u8], rest: &[u8]) -> Vec<u8> {
+    [alone(first), rest.to_vec()].concat()
+}
+
 // Shapes that once took time or memory out of proportion; they are timed
 // in the benches, here only checked to be copied as they are.
 

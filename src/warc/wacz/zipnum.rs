@@ -97,9 +97,9 @@ pub(super) fn rewrite_summary(
     let Some(blocks) = blocks.get(&target) else {
         return Ok(None);
     };
-    if !new.contains_key(&target) {
+    let Some(file) = new.get_mut(&target) else {
         return Ok(None);
-    }
+    };
     let mut out = String::with_capacity(text.len());
     for (i, line) in text.split_inclusive('\n').enumerate() {
         let number = i + 1;
@@ -108,15 +108,11 @@ pub(super) fn rewrite_summary(
             out.push_str(line);
             continue;
         }
-        let Some(json_at) = cdxj_json(body) else {
-            return Err(fail(number, "not a summary line"));
-        };
-        let fields = object_fields(&body[json_at..]).map_err(|e| fail(number, &e))?;
-        let (Some(offset), Some(length)) = (
-            fields.get("offset").and_then(RawField::number),
-            fields.get("length").and_then(RawField::number),
-        ) else {
-            return Err(fail(number, "no offset and length"));
+        let Some((json_at, fields, offset, length)) = summary_line(body) else {
+            // Not a line relink can read (py-wacz cuts a key at its first
+            // `{`): the summary is made again from the blocks.
+            out = summary_from_blocks(entry, text, blocks, file)?;
+            break;
         };
         // The blocks lie in order: found by halving, not by a scan of
         // them all for each line.
@@ -137,7 +133,6 @@ pub(super) fn rewrite_summary(
         ];
         if let Some(digest) = fields.get("digest")
             && let Some(value) = digest.string()
-            && let Some(file) = new.get_mut(&target)
             && let Some(hash) = hash_range(
                 &value,
                 file,
@@ -153,4 +148,61 @@ pub(super) fn rewrite_summary(
         return Ok(None);
     }
     Ok(Some(text_file(&out)?))
+}
+
+/// A summary line read as a CDXJ line (key, timestamp, JSON): where its
+/// JSON starts, its fields, and the `offset` and `length` of its block.
+fn summary_line(body: &str) -> Option<(usize, HashMap<String, RawField<'_>>, u64, u64)> {
+    let json_at = cdxj_json(body)?;
+    let fields = object_fields(&body[json_at..]).ok()?;
+    let offset = fields.get("offset").and_then(RawField::number)?;
+    let length = fields.get("length").and_then(RawField::number)?;
+    Some((json_at, fields, offset, length))
+}
+
+/// The longest first line of a block read to name it in its summary.
+const MAX_KEY_LINE: u64 = 1 << 20;
+
+/// A ZipNum summary made again from its blocks (`file`, the new blocks
+/// file), as py-wacz's `CompressedWriter` writes one: the old summary's `!`
+/// lines as they were, then a line a block, the block's first line cut at
+/// its first `{` and trimmed, a space, and the JSON of its `offset`,
+/// `length` and, when the old summary gave digests, its `digest` in the
+/// algorithm the old one named.
+fn summary_from_blocks(
+    entry: &str,
+    text: &str,
+    blocks: &[Block],
+    file: &mut File,
+) -> Result<String, WaczError> {
+    let digest = text.lines().find_map(|line| {
+        let fields = object_fields(&line[line.find('{')?..]).ok()?;
+        fields.get("digest").and_then(RawField::string)
+    });
+    let mut out: String = text
+        .split_inclusive('\n')
+        .filter(|line| line.starts_with('!'))
+        .collect();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    for block in blocks {
+        let length = block.new.end - block.new.start;
+        file.seek(SeekFrom::Start(block.new.start))?;
+        let decoder = flate2::read::GzDecoder::new((&mut *file).take(length));
+        let mut first = Vec::new();
+        BufReader::new(decoder.take(MAX_KEY_LINE)).read_until(b'\n', &mut first)?;
+        let first = std::str::from_utf8(&first)
+            .map_err(|_| WaczError::entry(entry, "a block's first line is not UTF-8 text"))?;
+        let prefix = first.split('{').next().unwrap_or_default().trim();
+        let offset = block.new.start;
+        out += &format!("{prefix} {{\"offset\": {offset}, \"length\": {length}");
+        if let Some(old) = &digest
+            && let Some(hash) = hash_range(old, file, offset, length)?
+        {
+            out += &format!(", \"digest\": \"{hash}\"");
+        }
+        out += "}\n";
+    }
+    Ok(out)
 }
