@@ -49,27 +49,13 @@ pub struct Row {
     pub changed: bool,
 }
 
-/// Where a base came from, as the command line names it (the same mapping
-/// as its report's `source_name`): the flags the user gave by their
-/// names, every other layer as the library says it.
-fn source_name(source: &BaseSource) -> String {
-    match source {
-        BaseSource::Forced => "--base".to_owned(),
-        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
-        BaseSource::Enclosing(outer) => {
-            format!("the enclosing document ({})", source_name(outer))
-        }
-        other => other.to_string(),
-    }
-}
-
 fn row(row: LinkRow) -> Row {
     let link = row.link;
     let resolved = link.base.is_some().then_some(link.resolved);
     let (base, base_from) = match link.base {
         Some(base) => (
             Some(base.url.as_str().to_owned()),
-            source_name(&base.source),
+            base.source.option_name(),
         ),
         None => (None, "none".to_owned()),
     };
@@ -427,7 +413,7 @@ pub fn wat(
 ) -> Result<(usize, Vec<String>), Failure> {
     let rewriter =
         rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Attributes);
-    let mut writer = WatWriter::new(name).source_names(source_name);
+    let mut writer = WatWriter::new(name).source_names(BaseSource::option_name);
     if let Some(base) = base {
         // A bad base fails here, before anything is written.
         relink::resolve(base, "", rules(rules_name)?)?;
