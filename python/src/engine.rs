@@ -160,6 +160,7 @@ pub fn links(
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<(Vec<Row>, Vec<String>), Failure> {
     let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    given_kind_fits(data, path, kind_name)?;
     let mut rows = Vec::new();
     let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
         if let Event::Rows(found) = event {
@@ -181,6 +182,7 @@ pub fn rewrite(
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<Rewritten, Failure> {
     let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    given_kind_fits(data, path, kind_name)?;
     let mut output = Vec::new();
     let report = rewriter.run(
         input(data, path),
@@ -190,6 +192,39 @@ pub fn rewrite(
     let warnings = report.warnings.iter().map(ToString::to_string).collect();
     let bytes = report.changed.then_some(output);
     Ok(Rewritten { bytes, warnings })
+}
+
+/// The kind `data` (the file at `path`, if any) reads as when none is
+/// given, as the command line finds it: a run stopped at its start.
+fn found_kind(data: &[u8], path: Option<&Path>) -> Option<Kind> {
+    let mut found = None;
+    let _ = Rewriter::new().run(input(data, path), Output::Nowhere, &mut |event| {
+        if let Event::Start { kind, .. } = event {
+            found = Some(kind);
+        }
+        Err(io::Error::other("the kind is known"))
+    });
+    found
+}
+
+/// Refuses an archive kind given for data that is no such archive (a page
+/// read as a web archive would have no links, never an error), naming
+/// what the data reads as. An empty input is an empty archive.
+fn given_kind_fits(data: &[u8], path: Option<&Path>, given: Option<&str>) -> Result<(), Failure> {
+    let archive = match given.map(kind).transpose()? {
+        Some(Kind::Warc) => Archive::Warc,
+        Some(Kind::Mbox) => Archive::Mbox,
+        _ => return Ok(()),
+    };
+    match found_kind(data, path) {
+        Some(found) if !data.is_empty() && found != archive.kind() => Err(Failure::Value(format!(
+            "{}: it reads as {} (give kind=\"{}\" or none)",
+            archive.not(),
+            kind_name(found),
+            kind_name(found)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The archives read as streams.

@@ -1269,3 +1269,19 @@ def test_what_cannot_be_written_into_is_refused_and_left(tmp_path: pathlib.Path)
     assert stat.S_ISSOCK(os.lstat(tmp_path / "sock").st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "folder", "sock", "to-folder"]
 
+
+# arguments of the wrong kind
+
+
+def test_an_archive_kind_given_for_a_page_raises_value_error() -> None:
+    page = b"<a href=x>y</a>"
+    for kind, what in (("warc", "not a web archive"), ("mbox", "not an mbox")):
+        for call in (relink.links, relink.rewrite):
+            with pytest.raises(ValueError, match=f"{what}.*: it reads as html"):
+                call(page, "http://a/", kind=kind)
+    # The kind that fits, and an empty archive, are read.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", relink.RelinkWarning)
+        assert relink.links(SITE_WARC.read_bytes(), kind="warc")
+        assert relink.links(MBOX.read_bytes(), kind="mbox")
+    assert relink.links(b"", kind="warc") == []
