@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use crate::atomic;
 use crate::engine::{self, Archive, ArchiveReader};
 use crate::error::{Failure, py_err, warn_all};
-use crate::io::{Data, Input, Output, PyWriter};
+use crate::io::{Data, Input, Output, PyWriter, unicode};
 use crate::row::row_dict;
 use crate::stream::{self, LinkStream};
 
@@ -34,11 +34,18 @@ fn rewritten<'py>(
 /// Resolves `reference` against the absolute URL `base`.
 ///
 /// `rules` is "rfc1808" (the default), "rfc3986" or "whatwg". Raises
-/// ValueError for a base that is not absolute or a rules name not known.
+/// ValueError for a base that is not absolute, a rules name not known, or
+/// a str that is not Unicode text (a lone surrogate).
 #[pyfunction]
 #[pyo3(signature = (base, reference, rules = "rfc1808"))]
-pub fn resolve(py: Python<'_>, base: &str, reference: &str, rules: &str) -> PyResult<String> {
-    py.detach(|| engine::resolve(base, reference, rules))
+pub fn resolve(
+    py: Python<'_>,
+    base: &Bound<'_, PyString>,
+    reference: &Bound<'_, PyString>,
+    rules: &str,
+) -> PyResult<String> {
+    let (base, reference) = (unicode(base, "base")?, unicode(reference, "reference")?);
+    py.detach(|| engine::resolve(&base, &reference, rules))
         .map_err(py_err)
 }
 

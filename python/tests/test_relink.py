@@ -1285,3 +1285,11 @@ def test_an_archive_kind_given_for_a_page_raises_value_error() -> None:
         assert relink.links(SITE_WARC.read_bytes(), kind="warc")
         assert relink.links(MBOX.read_bytes(), kind="mbox")
     assert relink.links(b"", kind="warc") == []
+
+
+def test_a_lone_surrogate_raises_value_error_naming_the_argument() -> None:
+    for args, name, at in ((("http://a/\ud800", "g"), "base", 9), (("http://a/", "x\udc80"), "reference", 1)):
+        with pytest.raises(ValueError) as caught:
+            relink.resolve(*args)
+        assert type(caught.value) is ValueError
+        assert str(caught.value) == f"{name}: a lone surrogate at position {at}: not Unicode text"
