@@ -53,6 +53,7 @@ pub fn py_err(failure: Failure) -> PyErr {
     if error.get_ref().is_some_and(|e| e.is::<PyErr>()) {
         return error.into();
     }
+    let hint = not_a_path_hint(&error, file.as_deref());
     if let Some(errno) = error.raw_os_error() {
         // OSError(errno, strerror, filename) is made the subclass its errno
         // names, as Python's own open() raises it.
@@ -61,16 +62,31 @@ pub fn py_err(failure: Failure) -> PyErr {
             Some(at) => text[..at].to_owned(),
             None => text,
         };
-        return PyOSError::new_err((errno, strerror, file));
+        return PyOSError::new_err((errno, strerror + hint, file));
     }
     let named = match &file {
-        Some(file) => format!("{file}: {error}"),
+        Some(file) => format!("{file}: {error}{hint}"),
         None => error.to_string(),
     };
     match error.kind() {
         // Bytes that do not decode (a gzip stream cut short or corrupt).
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => PyValueError::new_err(named),
         kind => io::Error::new(kind, named).into(),
+    }
+}
+
+/// What to add to the error of a path that names no file but reads as a
+/// document (markup, a style sheet, lines): a `str` given as the data.
+fn not_a_path_hint(error: &io::Error, file: Option<&str>) -> &'static str {
+    let missing = matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::InvalidFilename | io::ErrorKind::InvalidInput
+    );
+    match file {
+        Some(file) if missing && file.contains(['<', '{', '\n']) => {
+            " (a str is a path: pass a document as bytes, text.encode())"
+        }
+        _ => "",
     }
 }
 

@@ -1293,3 +1293,15 @@ def test_a_lone_surrogate_raises_value_error_naming_the_argument() -> None:
             relink.resolve(*args)
         assert type(caught.value) is ValueError
         assert str(caught.value) == f"{name}: a lone surrogate at position {at}: not Unicode text"
+
+
+def test_a_str_of_a_document_says_to_pass_bytes(tmp_path: pathlib.Path) -> None:
+    hint = "a str is a path: pass a document as bytes"
+    for text in ("<p><a href='../x'>x</a>", "<p>" * 200, "a { color: red }", "line\nline"):
+        for call in (relink.links, relink.rewrite, relink.warc_links, lambda t: relink.rewrite_warc(t, io.BytesIO())):
+            with pytest.raises(OSError, match=re.escape(hint)):
+                call(text)
+    # A path that names no file and looks like one is told as it is.
+    with pytest.raises(FileNotFoundError) as caught:
+        relink.links(str(tmp_path / "page.html"))
+    assert hint not in str(caught.value)
