@@ -11,7 +11,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::engine::CHUNK;
-use crate::error::Failure;
+use crate::error::{Failure, Refused};
 
 /// A temporary file in `folder`, made with the permissions a new file gets
 /// (0666 less the umask on Unix, where a temporary file would be 0600).
@@ -64,22 +64,41 @@ fn target(path: &Path) -> io::Result<Target> {
     if meta.is_file() {
         return Ok(Target::Replace(path.to_owned()));
     }
-    let (kind, what) = if meta.file_type().is_symlink() {
+    let (kind, errno, why) = if meta.file_type().is_symlink() {
         match std::fs::metadata(path) {
             Ok(to) if to.is_file() => return std::fs::canonicalize(path).map(Target::Replace),
             Ok(_) => (
                 io::ErrorKind::InvalidInput,
-                "a symbolic link to something not a regular file",
+                EINVAL,
+                "a symbolic link to something not a regular file: not replaced",
             ),
-            Err(_) => (io::ErrorKind::NotFound, "a symbolic link to nothing"),
+            Err(_) => (
+                io::ErrorKind::NotFound,
+                ENOENT,
+                "a symbolic link to nothing: not replaced",
+            ),
         }
     } else if meta.is_dir() {
-        (io::ErrorKind::IsADirectory, "a directory")
+        (
+            io::ErrorKind::IsADirectory,
+            EISDIR,
+            "a directory: not replaced",
+        )
     } else {
-        (io::ErrorKind::InvalidInput, "not a regular file")
+        (
+            io::ErrorKind::InvalidInput,
+            EINVAL,
+            "not a regular file: not replaced",
+        )
     };
-    Err(io::Error::new(kind, format!("{what}: not replaced")))
+    Err(io::Error::new(kind, Refused { errno, why }))
 }
+
+// The errno values of a refusal (the same on every Unix), which Python
+// makes `FileNotFoundError`, `IsADirectoryError` and `OSError`.
+const ENOENT: i32 = 2;
+const EINVAL: i32 = 22;
+const EISDIR: i32 = 21;
 
 /// Gives the file that replaces another the permissions of the one it
 /// replaces and, where the process may, its owner (only root may give a

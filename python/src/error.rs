@@ -34,6 +34,22 @@ impl Failure {
     }
 }
 
+/// A path that is not written, and why: raised as the `OSError` of
+/// `errno`, its `strerror` the reason, its `filename` the path.
+#[derive(Debug)]
+pub struct Refused {
+    pub errno: i32,
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.why)
+    }
+}
+
+impl std::error::Error for Refused {}
+
 pyo3::create_exception!(
     relink,
     RelinkWarning,
@@ -52,6 +68,9 @@ pub fn py_err(failure: Failure) -> PyErr {
     };
     if error.get_ref().is_some_and(|e| e.is::<PyErr>()) {
         return error.into();
+    }
+    if let Some(refused) = error.get_ref().and_then(|e| e.downcast_ref::<Refused>()) {
+        return PyOSError::new_err((refused.errno, refused.why, file));
     }
     let hint = not_a_path_hint(&error, file.as_deref());
     if let Some(errno) = error.raw_os_error() {
