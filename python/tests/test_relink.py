@@ -1307,3 +1307,12 @@ def test_a_str_of_a_document_says_to_pass_bytes(tmp_path: pathlib.Path) -> None:
     with pytest.raises(FileNotFoundError) as caught:
         relink.links(str(tmp_path / "page.html"))
     assert hint not in str(caught.value)
+
+
+def test_rows_of_a_document_with_no_base_resolve_to_none() -> None:
+    with pytest.warns(relink.RelinkWarning, match="no base url"):
+        rows = relink.links(b"<a href=x>y</a><img src=i.png>")
+    assert [(r["original"], r["resolved"], r["base"], r["base_from"], r["changed"]) for r in rows] == [
+        ("x", None, None, "none", False),
+        ("i.png", None, None, "none", False),
+    ]
