@@ -197,6 +197,14 @@ pub fn unicode<'a>(text: &'a Bound<'_, PyString>, name: &str) -> PyResult<Cow<'a
     })
 }
 
+/// The text of an optional `str` argument, as [`unicode`] takes it.
+pub fn optional<'a>(
+    text: Option<&'a Bound<'_, PyString>>,
+    name: &str,
+) -> PyResult<Option<Cow<'a, str>>> {
+    text.map(|text| unicode(text, name)).transpose()
+}
+
 /// The bytes of any bytes-like object: a `bytes` object as it is, any
 /// other (`bytearray`, `memoryview`, `mmap`, `array`) copied once, since
 /// its memory may change while relink reads it without the GIL.

@@ -1316,3 +1316,20 @@ def test_rows_of_a_document_with_no_base_resolve_to_none() -> None:
         ("x", None, None, "none", False),
         ("i.png", None, None, "none", False),
     ]
+
+
+def test_a_base_with_a_lone_surrogate_raises_value_error_in_every_function() -> None:
+    page = b"<a href=x>y</a>"
+    base = "http://a/\ud800"
+    for call in (
+        lambda: relink.absolutize(page, base),
+        lambda: relink.links(page, base),
+        lambda: relink.rewrite(page, base),
+        lambda: relink.mbox_links(MBOX, base),
+        lambda: relink.rewrite_mbox(MBOX, io.BytesIO(), base),
+        lambda: relink.wat(page, io.BytesIO(), base),
+    ):
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert type(caught.value) is ValueError
+        assert str(caught.value) == "base: a lone surrogate at position 9: not Unicode text"

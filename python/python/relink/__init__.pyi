@@ -2,7 +2,8 @@
 
 Every function takes ``rules``: ``"rfc1808"`` (the default), ``"rfc3986"``
 or ``"whatwg"``. A base that is not an absolute URL under those rules, or a
-rules name not known, raises ``ValueError``. Every function but
+rules name not known, raises ``ValueError``; so does a base that is not
+Unicode text (a lone surrogate). Every function but
 ``resolve`` takes ``lazy`` too: ``True`` reads the lazy-loading attributes
 (``data-src``, ``data-srcset``, ``data-original``, ``data-lazy-src``,
 ``data-background``) as links on every HTML element, as ``relink --lazy``
