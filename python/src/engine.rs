@@ -49,27 +49,13 @@ pub struct Row {
     pub changed: bool,
 }
 
-/// Where a base came from, as the command line names it (the same mapping
-/// as its report's `source_name`): the flags the user gave by their
-/// names, every other layer as the library says it.
-fn source_name(source: &BaseSource) -> String {
-    match source {
-        BaseSource::Forced => "--base".to_owned(),
-        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
-        BaseSource::Enclosing(outer) => {
-            format!("the enclosing document ({})", source_name(outer))
-        }
-        other => other.to_string(),
-    }
-}
-
 fn row(row: LinkRow) -> Row {
     let link = row.link;
     let resolved = link.base.is_some().then_some(link.resolved);
     let (base, base_from) = match link.base {
         Some(base) => (
             Some(base.url.as_str().to_owned()),
-            source_name(&base.source),
+            base.source.option_name(),
         ),
         None => (None, "none".to_owned()),
     };
@@ -174,6 +160,7 @@ pub fn links(
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<(Vec<Row>, Vec<String>), Failure> {
     let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    given_kind_fits(data, path, kind_name)?;
     let mut rows = Vec::new();
     let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
         if let Event::Rows(found) = event {
@@ -195,6 +182,7 @@ pub fn rewrite(
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<Rewritten, Failure> {
     let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    given_kind_fits(data, path, kind_name)?;
     let mut output = Vec::new();
     let report = rewriter.run(
         input(data, path),
@@ -204,6 +192,39 @@ pub fn rewrite(
     let warnings = report.warnings.iter().map(ToString::to_string).collect();
     let bytes = report.changed.then_some(output);
     Ok(Rewritten { bytes, warnings })
+}
+
+/// The kind `data` (the file at `path`, if any) reads as when none is
+/// given, as the command line finds it: a run stopped at its start.
+fn found_kind(data: &[u8], path: Option<&Path>) -> Option<Kind> {
+    let mut found = None;
+    let _ = Rewriter::new().run(input(data, path), Output::Nowhere, &mut |event| {
+        if let Event::Start { kind, .. } = event {
+            found = Some(kind);
+        }
+        Err(io::Error::other("the kind is known"))
+    });
+    found
+}
+
+/// Refuses an archive kind given for data that is no such archive (a page
+/// read as a web archive would have no links, never an error), naming
+/// what the data reads as. An empty input is an empty archive.
+fn given_kind_fits(data: &[u8], path: Option<&Path>, given: Option<&str>) -> Result<(), Failure> {
+    let archive = match given.map(kind).transpose()? {
+        Some(Kind::Warc) => Archive::Warc,
+        Some(Kind::Mbox) => Archive::Mbox,
+        _ => return Ok(()),
+    };
+    match found_kind(data, path) {
+        Some(found) if !data.is_empty() && found != archive.kind() => Err(Failure::Value(format!(
+            "{}: it reads as {} (give kind=\"{}\" or none)",
+            archive.not(),
+            kind_name(found),
+            kind_name(found)
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The archives read as streams.
@@ -427,7 +448,7 @@ pub fn wat(
 ) -> Result<(usize, Vec<String>), Failure> {
     let rewriter =
         rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Attributes);
-    let mut writer = WatWriter::new(name).source_names(source_name);
+    let mut writer = WatWriter::new(name).source_names(BaseSource::option_name);
     if let Some(base) = base {
         // A bad base fails here, before anything is written.
         relink::resolve(base, "", rules(rules_name)?)?;

@@ -34,6 +34,22 @@ impl Failure {
     }
 }
 
+/// A path that is not written, and why: raised as the `OSError` of
+/// `errno`, its `strerror` the reason, its `filename` the path.
+#[derive(Debug)]
+pub struct Refused {
+    pub errno: i32,
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.why)
+    }
+}
+
+impl std::error::Error for Refused {}
+
 pyo3::create_exception!(
     relink,
     RelinkWarning,
@@ -53,6 +69,10 @@ pub fn py_err(failure: Failure) -> PyErr {
     if error.get_ref().is_some_and(|e| e.is::<PyErr>()) {
         return error.into();
     }
+    if let Some(refused) = error.get_ref().and_then(|e| e.downcast_ref::<Refused>()) {
+        return PyOSError::new_err((refused.errno, refused.why, file));
+    }
+    let hint = not_a_path_hint(&error, file.as_deref());
     if let Some(errno) = error.raw_os_error() {
         // OSError(errno, strerror, filename) is made the subclass its errno
         // names, as Python's own open() raises it.
@@ -61,16 +81,31 @@ pub fn py_err(failure: Failure) -> PyErr {
             Some(at) => text[..at].to_owned(),
             None => text,
         };
-        return PyOSError::new_err((errno, strerror, file));
+        return PyOSError::new_err((errno, strerror + hint, file));
     }
     let named = match &file {
-        Some(file) => format!("{file}: {error}"),
+        Some(file) => format!("{file}: {error}{hint}"),
         None => error.to_string(),
     };
     match error.kind() {
         // Bytes that do not decode (a gzip stream cut short or corrupt).
         io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof => PyValueError::new_err(named),
         kind => io::Error::new(kind, named).into(),
+    }
+}
+
+/// What to add to the error of a path that names no file but reads as a
+/// document (markup, a style sheet, lines): a `str` given as the data.
+fn not_a_path_hint(error: &io::Error, file: Option<&str>) -> &'static str {
+    let missing = matches!(
+        error.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::InvalidFilename | io::ErrorKind::InvalidInput
+    );
+    match file {
+        Some(file) if missing && file.contains(['<', '{', '\n']) => {
+            " (a str is a path: pass a document as bytes, text.encode())"
+        }
+        _ => "",
     }
 }
 

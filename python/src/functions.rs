@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use crate::atomic;
 use crate::engine::{self, Archive, ArchiveReader};
 use crate::error::{Failure, py_err, warn_all};
-use crate::io::{Data, Input, Output, PyWriter};
+use crate::io::{Data, Input, Output, PyWriter, optional, unicode};
 use crate::row::row_dict;
 use crate::stream::{self, LinkStream};
 
@@ -34,11 +34,18 @@ fn rewritten<'py>(
 /// Resolves `reference` against the absolute URL `base`.
 ///
 /// `rules` is "rfc1808" (the default), "rfc3986" or "whatwg". Raises
-/// ValueError for a base that is not absolute or a rules name not known.
+/// ValueError for a base that is not absolute, a rules name not known, or
+/// a str that is not Unicode text (a lone surrogate).
 #[pyfunction]
 #[pyo3(signature = (base, reference, rules = "rfc1808"))]
-pub fn resolve(py: Python<'_>, base: &str, reference: &str, rules: &str) -> PyResult<String> {
-    py.detach(|| engine::resolve(base, reference, rules))
+pub fn resolve(
+    py: Python<'_>,
+    base: &Bound<'_, PyString>,
+    reference: &Bound<'_, PyString>,
+    rules: &str,
+) -> PyResult<String> {
+    let (base, reference) = (unicode(base, "base")?, unicode(reference, "reference")?);
+    py.detach(|| engine::resolve(&base, &reference, rules))
         .map_err(py_err)
 }
 
@@ -55,10 +62,12 @@ pub fn resolve(py: Python<'_>, base: &str, reference: &str, rules: &str) -> PyRe
 pub fn absolutize<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    base: &str,
+    base: &Bound<'py, PyString>,
     rules: &str,
     lazy: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let base = unicode(base, "base")?;
+    let base = base.as_ref();
     let input = Input::of(data)?;
     let label = input.label().map(str::to_owned);
     let data = input.data(py)?;
@@ -89,11 +98,13 @@ pub fn absolutize<'py>(
 pub fn links<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    base: Option<&str>,
+    base: Option<&Bound<'_, PyString>>,
     rules: &str,
     kind: Option<&str>,
     lazy: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let base = optional(base, "base")?;
+    let base = base.as_deref();
     let input = Input::of(data)?;
     let file = input.file().map(|n| PyString::new(py, n).unbind());
     let label = input.label().map(str::to_owned);
@@ -123,11 +134,13 @@ pub fn links<'py>(
 pub fn rewrite<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    base: Option<&str>,
+    base: Option<&Bound<'_, PyString>>,
     rules: &str,
     kind: Option<&str>,
     lazy: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let base = optional(base, "base")?;
+    let base = base.as_deref();
     let input = Input::of(data)?;
     let label = input.label().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
@@ -173,10 +186,12 @@ pub fn warc_links(
 pub fn mbox_links(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
-    base: Option<&str>,
+    base: Option<&Bound<'_, PyString>>,
     rules: &str,
     lazy: bool,
 ) -> PyResult<LinkStream> {
+    let base = optional(base, "base")?;
+    let base = base.as_deref();
     stream::start(py, Archive::Mbox, Input::of(source)?, base, (rules, lazy))
 }
 
@@ -275,10 +290,12 @@ pub fn rewrite_mbox(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
     dst: &Bound<'_, PyAny>,
-    base: Option<&str>,
+    base: Option<&Bound<'_, PyString>>,
     rules: &str,
     lazy: bool,
 ) -> PyResult<usize> {
+    let base = optional(base, "base")?;
+    let base = base.as_deref();
     rewrite_stream(py, Archive::Mbox, (src, dst), base, (rules, lazy))
 }
 
@@ -303,11 +320,13 @@ pub fn wat(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
     dst: &Bound<'_, PyAny>,
-    base: Option<&str>,
+    base: Option<&Bound<'_, PyString>>,
     rules: &str,
     kind: Option<&str>,
     lazy: bool,
 ) -> PyResult<usize> {
+    let base = optional(base, "base")?;
+    let base = base.as_deref();
     stream_job(py, (src, dst), |input, named, output| {
         engine::wat(input, named, base, (rules, kind, lazy), output)
     })

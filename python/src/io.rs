@@ -3,6 +3,7 @@
 //! object), or a binary file object, read and written through its `read`
 //! and `write` with the GIL taken for each call only.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::ops::Deref;
@@ -181,6 +182,27 @@ impl Output {
             object.get_type().name()?
         )))
     }
+}
+
+/// The text of a `str` argument named `name`: one with a lone surrogate,
+/// which is no Unicode text, raises ValueError saying where.
+pub fn unicode<'a>(text: &'a Bound<'_, PyString>, name: &str) -> PyResult<Cow<'a, str>> {
+    text.to_cow().map_err(|error| {
+        let py = text.py();
+        let at = error.value(py).getattr(intern!(py, "start"));
+        let at = at.and_then(|at| at.extract::<usize>()).unwrap_or_default();
+        PyValueError::new_err(format!(
+            "{name}: a lone surrogate at position {at}: not Unicode text"
+        ))
+    })
+}
+
+/// The text of an optional `str` argument, as [`unicode`] takes it.
+pub fn optional<'a>(
+    text: Option<&'a Bound<'_, PyString>>,
+    name: &str,
+) -> PyResult<Option<Cow<'a, str>>> {
+    text.map(|text| unicode(text, name)).transpose()
 }
 
 /// The bytes of any bytes-like object: a `bytes` object as it is, any

@@ -11,6 +11,8 @@ import mmap
 import os
 import pathlib
 import re
+import socket
+import stat
 import subprocess
 import sys
 import urllib.request
@@ -22,7 +24,7 @@ import zlib
 import pytest
 
 import relink
-from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, table
+from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, require_all, table
 
 CORPUS_WARC = FIXTURES / "corpus" / "warc" / "python-tutorial.warc.gz"
 SITE_WARC = FIXTURES / "warc" / "site.warc.gz"
@@ -1137,3 +1139,197 @@ def test_wat_with_a_bad_base_raises_and_writes_nothing(tmp_path: pathlib.Path) -
     with pytest.raises(ValueError, match="unknown kind"):
         relink.wat(b"<a href=x>x</a>", out, kind="pdf")
     assert not out.exists()
+
+
+# destinations that are not regular files
+
+
+MBOX = FIXTURES / "mail" / "archive.mboxrd"
+
+
+def writers() -> list:
+    """Each function that writes a destination, called on an input of its
+    own, with the bytes it writes (None where they differ run to run)."""
+    expected_warc = relink.rewrite(SITE_WARC.read_bytes())
+    expected_mbox = (FIXTURES / "mail" / "archive.expected.mboxrd").read_bytes()
+    return [
+        (lambda dst: relink.rewrite_warc(SITE_WARC, dst), expected_warc),
+        (lambda dst: relink.rewrite_mbox(MBOX, dst), expected_mbox),
+        (lambda dst: relink.wat(SITE_WARC, dst), None),
+    ]
+
+
+def test_a_fifo_destination_is_written_into_never_replaced(tmp_path: pathlib.Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for write, expected in writers():
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+        reader.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", relink.RelinkWarning)
+            write(fifo)
+        reader.join(timeout=20)
+        assert not reader.is_alive()
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+        if expected is None:
+            assert gzip.decompress(got[0]).startswith(b"WARC/1.")
+        else:
+            assert got[0] == expected
+    # Written through a link to it, the link left a link.
+    link = tmp_path / "to-pipe"
+    link.symlink_to(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    relink.rewrite_warc(SITE_WARC, link)
+    reader.join(timeout=20)
+    assert got[0] == relink.rewrite(SITE_WARC.read_bytes())
+    assert link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "to-pipe"]
+
+
+def require_root() -> None:
+    """Device nodes are made by root alone."""
+    if os.geteuid() != 0:
+        if require_all():
+            pytest.fail("device nodes need root: run as root")
+        pytest.skip("device nodes need root")
+
+
+def test_a_null_device_destination_is_written_into_never_replaced(tmp_path: pathlib.Path) -> None:
+    require_root()
+    null = tmp_path / "null"
+    os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    for write, _ in writers():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", relink.RelinkWarning)
+            assert write(null) > 0
+        assert stat.S_ISCHR(os.lstat(null).st_mode)
+        assert os.lstat(null).st_rdev == os.makedev(1, 3)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]
+
+
+def test_a_full_device_destination_raises_and_stays(tmp_path: pathlib.Path) -> None:
+    require_root()
+    full = tmp_path / "full"
+    os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    with pytest.raises(OSError) as caught:
+        relink.rewrite_warc(SITE_WARC, full)
+    assert caught.value.errno == errno.ENOSPC
+    assert caught.value.filename == str(full)
+    assert stat.S_ISCHR(os.lstat(full).st_mode)
+
+
+def test_a_link_to_a_file_is_written_through(tmp_path: pathlib.Path) -> None:
+    real = tmp_path / "real.warc.gz"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.warc.gz"
+    link.symlink_to(real.name)
+    relink.rewrite_warc(SITE_WARC, link)
+    assert link.is_symlink() and os.readlink(link) == real.name
+    assert real.read_bytes() == relink.rewrite(SITE_WARC.read_bytes())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.warc.gz", "real.warc.gz"]
+
+
+def test_a_file_replaced_keeps_its_mode(tmp_path: pathlib.Path) -> None:
+    private = tmp_path / "private.warc.gz"
+    private.write_bytes(b"old")
+    private.chmod(0o600)
+    link = tmp_path / "link"
+    link.symlink_to(private)
+    for dst in (private, link):
+        relink.rewrite_warc(SITE_WARC, dst)
+        assert private.stat().st_mode & 0o777 == 0o600
+        assert private.read_bytes() == relink.rewrite(SITE_WARC.read_bytes())
+
+
+def test_what_cannot_be_written_into_is_refused_and_left(tmp_path: pathlib.Path) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to("nothing")
+    to_folder = tmp_path / "to-folder"
+    to_folder.symlink_to(folder)
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    cases = [
+        (folder, IsADirectoryError, errno.EISDIR, "a directory: not replaced"),
+        (dangling, FileNotFoundError, errno.ENOENT, "a symbolic link to nothing: not replaced"),
+        (to_folder, OSError, errno.EINVAL, "a symbolic link to something not a regular file: not replaced"),
+        (tmp_path / "sock", OSError, errno.EINVAL, "not a regular file: not replaced"),
+    ]
+    for write, _ in writers():
+        for path, error, number, words in cases:
+            with pytest.raises(error) as caught:
+                write(path)
+            assert type(caught.value) is error
+            assert (caught.value.errno, caught.value.strerror, caught.value.filename) == (number, words, str(path))
+    sock.close()
+    assert folder.is_dir() and not any(folder.iterdir())
+    assert dangling.is_symlink() and to_folder.is_symlink()
+    assert stat.S_ISSOCK(os.lstat(tmp_path / "sock").st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "folder", "sock", "to-folder"]
+
+
+# arguments of the wrong kind
+
+
+def test_an_archive_kind_given_for_a_page_raises_value_error() -> None:
+    page = b"<a href=x>y</a>"
+    for kind, what in (("warc", "not a web archive"), ("mbox", "not an mbox")):
+        for call in (relink.links, relink.rewrite):
+            with pytest.raises(ValueError, match=f"{what}.*: it reads as html"):
+                call(page, "http://a/", kind=kind)
+    # The kind that fits, and an empty archive, are read.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", relink.RelinkWarning)
+        assert relink.links(SITE_WARC.read_bytes(), kind="warc")
+        assert relink.links(MBOX.read_bytes(), kind="mbox")
+    assert relink.links(b"", kind="warc") == []
+
+
+def test_a_lone_surrogate_raises_value_error_naming_the_argument() -> None:
+    for args, name, at in ((("http://a/\ud800", "g"), "base", 9), (("http://a/", "x\udc80"), "reference", 1)):
+        with pytest.raises(ValueError) as caught:
+            relink.resolve(*args)
+        assert type(caught.value) is ValueError
+        assert str(caught.value) == f"{name}: a lone surrogate at position {at}: not Unicode text"
+
+
+def test_a_str_of_a_document_says_to_pass_bytes(tmp_path: pathlib.Path) -> None:
+    hint = "a str is a path: pass a document as bytes"
+    for text in ("<p><a href='../x'>x</a>", "<p>" * 200, "a { color: red }", "line\nline"):
+        for call in (relink.links, relink.rewrite, relink.warc_links, lambda t: relink.rewrite_warc(t, io.BytesIO())):
+            with pytest.raises(OSError, match=re.escape(hint)):
+                call(text)
+    # A path that names no file and looks like one is told as it is.
+    with pytest.raises(FileNotFoundError) as caught:
+        relink.links(str(tmp_path / "page.html"))
+    assert hint not in str(caught.value)
+
+
+def test_rows_of_a_document_with_no_base_resolve_to_none() -> None:
+    with pytest.warns(relink.RelinkWarning, match="no base url"):
+        rows = relink.links(b"<a href=x>y</a><img src=i.png>")
+    assert [(r["original"], r["resolved"], r["base"], r["base_from"], r["changed"]) for r in rows] == [
+        ("x", None, None, "none", False),
+        ("i.png", None, None, "none", False),
+    ]
+
+
+def test_a_base_with_a_lone_surrogate_raises_value_error_in_every_function() -> None:
+    page = b"<a href=x>y</a>"
+    base = "http://a/\ud800"
+    for call in (
+        lambda: relink.absolutize(page, base),
+        lambda: relink.links(page, base),
+        lambda: relink.rewrite(page, base),
+        lambda: relink.mbox_links(MBOX, base),
+        lambda: relink.rewrite_mbox(MBOX, io.BytesIO(), base),
+        lambda: relink.wat(page, io.BytesIO(), base),
+    ):
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert type(caught.value) is ValueError
+        assert str(caught.value) == "base: a lone surrogate at position 9: not Unicode text"

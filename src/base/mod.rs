@@ -57,6 +57,30 @@ pub enum BaseSource {
     ResourceBase,
 }
 
+impl BaseSource {
+    /// Where a base came from, as the command line (and every report of
+    /// it: JSON rows, WAT files, the Python package) names it: a base the
+    /// user gave by the option that gave it, every other layer as it
+    /// displays itself.
+    ///
+    /// ```
+    /// use relink::BaseSource;
+    /// assert_eq!(BaseSource::RetrievedFrom.option_name(), "--retrieved-from");
+    /// assert_eq!(BaseSource::TargetUri.option_name(), "WARC-Target-URI of the record");
+    /// ```
+    pub fn option_name(&self) -> String {
+        match self {
+            BaseSource::Forced => "--base".to_owned(),
+            BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
+            BaseSource::ResourceBase => "--resource-base".to_owned(),
+            BaseSource::Enclosing(outer) => {
+                format!("the enclosing document ({})", outer.option_name())
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for BaseSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -14,13 +14,5 @@ pub(crate) fn base_from(row: &LinkRow) -> String {
 /// Where a base came from, as the command line names it: the library says
 /// "the retrieval URL", the user gave `--retrieved-from`.
 pub(crate) fn source_name(source: &BaseSource) -> String {
-    match source {
-        BaseSource::Forced => "--base".to_owned(),
-        BaseSource::RetrievedFrom => "--retrieved-from".to_owned(),
-        BaseSource::ResourceBase => "--resource-base".to_owned(),
-        BaseSource::Enclosing(outer) => {
-            format!("the enclosing document ({})", source_name(outer))
-        }
-        other => other.to_string(),
-    }
+    source.option_name()
 }

@@ -2,7 +2,8 @@
 
 Every function takes ``rules``: ``"rfc1808"`` (the default), ``"rfc3986"``
 or ``"whatwg"``. A base that is not an absolute URL under those rules, or a
-rules name not known, raises ``ValueError``. Every function but
+rules name not known, raises ``ValueError``; so does a base that is not
+Unicode text (a lone surrogate). Every function but
 ``resolve`` takes ``lazy`` too: ``True`` reads the lazy-loading attributes
 (``data-src``, ``data-srcset``, ``data-original``, ``data-lazy-src``,
 ``data-background``) as links on every HTML element, as ``relink --lazy``
@@ -15,8 +16,12 @@ is read), any bytes-like object (``bytes``, ``bytearray``, ``memoryview``,
 file, a ``gzip.open`` stream, an HTTP response, an fsspec or boto3
 stream). An archive read as a stream is read in chunks; one written goes to
 a path or any binary file object with ``write``. An input of the wrong
-kind (a page given to ``warc_links``, a WARC file to ``mbox_links``) raises
-``ValueError`` naming what it is, never gives an empty result.
+kind (a page given to ``warc_links``, a WARC file to ``mbox_links``, a page
+given ``kind="warc"``) raises ``ValueError`` naming what it is, never gives
+an empty result. A ``str`` is always a path: one that names no file and
+reads as a document says to pass bytes. A path written is never replaced
+when it is not a regular file: a character device or a FIFO is written
+into, a link to a file written through, anything else refused.
 """
 
 from __future__ import annotations
@@ -120,7 +125,8 @@ class LinkStream(Iterator[Link]):
         read, once the iteration has ended; None before."""
 
 def resolve(base: str, reference: str, rules: Rules = "rfc1808") -> str:
-    """Resolves ``reference`` against the absolute URL ``base``.
+    """Resolves ``reference`` against the absolute URL ``base``. A str
+    that is not Unicode text (a lone surrogate) raises ``ValueError``.
 
     >>> resolve("http://a/b/c/d;p?q", "../g")
     'http://a/b/g'
