@@ -96,7 +96,10 @@ fn rewrite_in_chunks<'s, 'o>(
     watch: Option<&mut MetaSeen>,
 ) -> Result<(Option<Base>, Resolver<'s, 'o>), tree::Bail> {
     let mut work = Work {
-        r: Resolver::new(src, options),
+        r: Resolver {
+            browser: true,
+            ..Resolver::new(src, options)
+        },
         depth,
         found: Vec::new(),
     };
@@ -123,7 +126,10 @@ fn rewrite_whole<'s, 'o>(
     doc: Document,
 ) -> (Option<Base>, Resolver<'s, 'o>) {
     let mut work = Work {
-        r: Resolver::new(src, options),
+        r: Resolver {
+            browser: true,
+            ..Resolver::new(src, options)
+        },
         depth,
         found: Vec::new(),
     };
@@ -180,7 +186,8 @@ impl Work<'_, '_> {
         let mut chain = BaseChain::new(options.rules, options.forced, options.outer);
         if let Some(tag) = doc.base.and_then(|index| doc.tag(index)) {
             let href = tag.attr_value(self.r.text, "href").unwrap_or_default();
-            let href = trim_ascii_space(&href).1;
+            let href = text::without_tabs_and_newlines(text::browser_trim(&href).1);
+            let href = &*href;
             let at = tag.span.start;
             let line = self.r.lines.line_of(self.r.text, at);
             let source = BaseSource::BaseElement { line };
@@ -356,7 +363,7 @@ impl Work<'_, '_> {
         }
         let at = tag.span.start;
         let value = tag.attr_value(self.r.text, "codebase")?;
-        let (_, value) = trim_ascii_space(&value);
+        let (_, value) = text::browser_trim(&value);
         if value.is_empty() {
             return None;
         }
@@ -397,7 +404,8 @@ impl Work<'_, '_> {
         let text: &str = &decoded.text;
         let mut found = std::mem::take(&mut self.found);
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
-            let (lead, url) = trim_ascii_space(&text[range.clone()]);
+            // The URL a browser reads: the rest keeps its bytes.
+            let (lead, url) = text::browser_trim(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
             // A URL written into a list must not split it: a separator the
             // base brought in is percent-encoded.

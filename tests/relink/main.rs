@@ -4,6 +4,7 @@ mod architecture;
 mod architecture_md;
 mod archives;
 mod batch;
+mod browser_urls;
 mod cli;
 mod corpus;
 mod css;
