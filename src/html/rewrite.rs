@@ -678,9 +678,17 @@ fn escapes_ampersands(raw: &str) -> bool {
     })
 }
 
+/// Whether a character ends an unquoted attribute value (ASCII white
+/// space, `>`).
+fn ends_unquoted(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ' | '>')
+}
+
 /// Escapes text for an attribute value quoted by `quote`: the quote itself,
 /// and each `&` when the value's style escapes them or a bare one would be
-/// read as a character reference. `following` is the raw text after.
+/// read as a character reference. `following` is the raw text after. In an
+/// unquoted value, what would end it (white space or `>` that the text
+/// cut out of references) is written as a reference again.
 fn escape_attribute<'t>(
     text: &'t str,
     quote: Option<u8>,
@@ -688,8 +696,11 @@ fn escape_attribute<'t>(
     following: &str,
 ) -> Cow<'t, str> {
     // Most URLs hold nothing to escape.
-    let quote_char = quote.unwrap_or(b'&');
-    if memchr::memchr2(b'&', quote_char, text.as_bytes()).is_none() {
+    let nothing = match quote {
+        Some(quote) => memchr::memchr2(b'&', quote, text.as_bytes()).is_none(),
+        None => !text.contains(|c| c == '&' || ends_unquoted(c)),
+    };
+    if nothing {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -705,6 +716,9 @@ fn escape_attribute<'t>(
             }
             '"' if quote == Some(b'"') => out.push_str("&quot;"),
             '\'' if quote == Some(b'\'') => out.push_str("&#39;"),
+            c if quote.is_none() && ends_unquoted(c) => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
             c => out.push(c),
         }
     }

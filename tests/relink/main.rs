@@ -20,6 +20,7 @@ mod html_lazy;
 mod html_pieces;
 mod html_shapes;
 mod html_tracker;
+mod html_values;
 mod link_records;
 mod mail;
 mod markdown;
