@@ -431,6 +431,17 @@ fn escape_each(url: &str, quoting: CssQuoting) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_source_of_characters_steps_over_escapes_and_line_continuations() {
+        // `\b ` is one character; a line continuation none.
+        assert_eq!(source_of_chars("\\b m.png", 1..6), Some(3..8));
+        assert_eq!(source_of_chars("\\b \\\nn.png", 1..6), Some(5..10));
+        assert_eq!(source_of_chars("\\00000bx\\1f", 1..2), Some(7..8));
+        assert_eq!(source_of_chars("\\0b\r\nx", 1..2), Some(5..6));
+        assert_eq!(source_of_chars("\\\"x", 1..2), Some(2..3));
+        assert_eq!(source_of_chars("ab", 1..3), None);
+    }
+
     fn found(css: &str) -> Vec<(&str, String)> {
         urls(css)
             .into_iter()

@@ -363,11 +363,11 @@ impl Work<'_, '_> {
         }
         let at = tag.span.start;
         let value = tag.attr_value(self.r.text, "codebase")?;
-        let (_, value) = text::browser_trim(&value);
+        let value = text::without_tabs_and_newlines(text::browser_trim(&value).1);
         if value.is_empty() {
             return None;
         }
-        let resolved = base.url.resolve(value).map(Cow::into_owned);
+        let resolved = base.url.resolve(&value).map(Cow::into_owned);
         match resolved.and_then(|url| BaseUrl::parse(&url, self.r.options.rules)) {
             Ok(url) => Some(Base::new(url, base.source.clone())),
             Err(err) => {
