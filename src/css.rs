@@ -24,7 +24,10 @@ pub fn rewrite(bytes: &[u8], options: &Options<'_>, make: Make) -> Result<Outcom
 /// The edits of a style sheet given as text.
 fn rewrite_text(text: &str, options: &Options<'_>) -> TextRewrite {
     let (base, layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
-    let mut resolver = Resolver::new(text, options);
+    let mut resolver = Resolver {
+        browser: true,
+        ..Resolver::new(text, options)
+    };
     resolver.out.layers = layers;
     let Some(base) = base.or_else(|| {
         resolver.warn_no_base();

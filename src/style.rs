@@ -357,6 +357,53 @@ pub fn escape(url: String, quoting: CssQuoting) -> String {
     escape_each(&url, quoting)
 }
 
+/// Where, in `raw` (a URL's source as [`CssUrl::range`] gives it), the
+/// characters `chars` of its value (counted in characters) come from:
+/// escapes read as CSS Syntax 3 (4.3.7) consumes them, a backslash before a
+/// newline (a string's line continuation) standing for nothing. `None` when
+/// the value is shorter.
+pub fn source_of_chars(raw: &str, chars: Range<usize>) -> Option<Range<usize>> {
+    let b = raw.as_bytes();
+    let newline = |at: usize| match b.get(at) {
+        Some(b'\r') if b.get(at + 1) == Some(&b'\n') => 2,
+        Some(b'\r' | b'\n' | b'\x0c') => 1,
+        _ => 0,
+    };
+    let (mut i, mut count, mut start) = (0, 0, None);
+    loop {
+        if count == chars.end && (start.is_some() || chars.is_empty()) {
+            return Some(start.unwrap_or(i)..i);
+        }
+        let c = raw.get(i..)?.chars().next()?;
+        // The range starts at the first character it holds: a line
+        // continuation before it stays out.
+        if count == chars.start && start.is_none() && (c != '\\' || newline(i + 1) == 0) {
+            start = Some(i);
+        }
+        if c != '\\' {
+            i += c.len_utf8();
+            count += 1;
+        } else if newline(i + 1) > 0 {
+            i += 1 + newline(i + 1);
+        } else if b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) {
+            let digits = b[i + 1..]
+                .iter()
+                .take(6)
+                .take_while(|d| d.is_ascii_hexdigit());
+            i += 1 + digits.count();
+            i += match b.get(i) {
+                Some(b' ' | b'\t') => 1,
+                _ => newline(i),
+            };
+            count += 1;
+        } else {
+            // An escaped character, or a backslash at the end.
+            i += 1 + raw[i + 1..].chars().next().map_or(0, char::len_utf8);
+            count += 1;
+        }
+    }
+}
+
 /// [`escape`] a character at a time.
 fn escape_each(url: &str, quoting: CssQuoting) -> String {
     let mut out = String::with_capacity(url.len());
@@ -383,6 +430,17 @@ fn escape_each(url: &str, quoting: CssQuoting) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_source_of_characters_steps_over_escapes_and_line_continuations() {
+        // `\b ` is one character; a line continuation none.
+        assert_eq!(source_of_chars("\\b m.png", 1..6), Some(3..8));
+        assert_eq!(source_of_chars("\\b \\\nn.png", 1..6), Some(5..10));
+        assert_eq!(source_of_chars("\\00000bx\\1f", 1..2), Some(7..8));
+        assert_eq!(source_of_chars("\\0b\r\nx", 1..2), Some(5..6));
+        assert_eq!(source_of_chars("\\\"x", 1..2), Some(2..3));
+        assert_eq!(source_of_chars("ab", 1..3), None);
+    }
 
     fn found(css: &str) -> Vec<(&str, String)> {
         urls(css)

@@ -160,6 +160,10 @@ pub struct Resolver<'t, 'o> {
     /// What the element being read says of its links, given to each
     /// (with [`Details::Attributes`](crate::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
+    /// Whether the links are read as a browser reads them (HTML, XML, CSS):
+    /// ASCII tab and newline inside a URL are removed before it is
+    /// resolved, as the URL Standard's basic URL parser removes them.
+    pub browser: bool,
 }
 
 impl<'t, 'o> Resolver<'t, 'o> {
@@ -171,6 +175,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             lines: LineIndex::default(),
             out: TextRewrite::default(),
             details: None,
+            browser: false,
         }
     }
 
@@ -245,26 +250,33 @@ impl<'t, 'o> Resolver<'t, 'o> {
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
         }
+        // What a browser reads: the URL without its tabs and newlines. It
+        // is unchanged when it resolves to that, whatever bytes it has.
+        let read = if self.browser {
+            without_tabs_and_newlines(value)
+        } else {
+            Cow::Borrowed(value)
+        };
         if let Some(saved) = self.options.saved
             && matches!(
                 base.source,
                 BaseSource::RetrievedFrom | BaseSource::SavedFrom
             )
-            && let Some(file) = saved.holds(value)
+            && let Some(file) = saved.holds(&read)
         {
             self.record_held(at, value, place, file, saved.base());
             return None;
         }
-        let keep = value.starts_with('#')
+        let keep = read.starts_with('#')
             && (same_document == SameDocument::Keep || self.options.keep_fragment_links);
         let resolved = if keep {
-            Ok(Cow::Borrowed(value))
+            Ok(Cow::Borrowed(&*read))
         } else {
-            base.url.resolve(value)
+            base.url.resolve(&read)
         };
         if base.is_stand_in() {
             // No base: the link is recorded as it is, never written.
-            let left = resolved.is_ok_and(|resolved| resolved.trim_ascii() != value);
+            let left = resolved.is_ok_and(|resolved| resolved.trim_ascii() != read);
             self.record_left(at, value, place, left);
             return None;
         }
@@ -282,9 +294,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 // A reference that resolves to itself (an absolute URL)
                 // comes back as the same text, not a copy: known unchanged
                 // without reading it.
-                let same_text =
-                    resolved.as_ptr() == value.as_ptr() && resolved.len() == value.len();
-                let changed = !same_text && resolved != value;
+                let same_text = resolved.as_ptr() == read.as_ptr() && resolved.len() == read.len();
+                let changed = !same_text && resolved != read;
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
                 if self.options.details.records() {
@@ -294,7 +305,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
                         column,
                         place: place.to_link_place(),
                         original: value.to_owned(),
-                        resolved: new.clone().unwrap_or_else(|| value.to_owned()),
+                        resolved: new.clone().unwrap_or_else(|| read.into_owned()),
                         base: Some(base.clone()),
                         changed,
                         unresolved: false,
@@ -443,15 +454,72 @@ impl<'t, 'o> Resolver<'t, 'o> {
         found: &mut dyn FnMut(Range<usize>, String),
     ) {
         style::each_url(css, &mut |url| {
-            if url.value.is_empty() || url.value.starts_with('#') {
+            // An empty `url()` is no link; one of C0 controls alone is.
+            let (empty, quoting) = (url.value.is_empty(), url.quoting);
+            let (range, value) = css_url_read(css, url);
+            if empty || value.starts_with('#') {
                 return;
             }
-            let here = at + url.range.start;
-            if let Some(new) = self.resolve(here, &url.value, base, place, SameDocument::Keep) {
-                found(url.range, style::escape(new, url.quoting));
+            let here = at + range.start;
+            if let Some(new) = self.resolve(here, &value, base, place, SameDocument::Keep) {
+                found(range, style::escape(new, quoting));
             }
         });
     }
+}
+
+/// A URL of a style sheet as a browser reads it ([`browser_trim`]), with
+/// the range of `css` it comes from: the characters stripped at either
+/// end keep their bytes. Should their source not be found, the URL is
+/// read as the style sheet writes it.
+pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow<'a, str>) {
+    let (lead, core) = browser_trim(&url.value);
+    if core.len() == url.value.len() {
+        return (url.range, url.value);
+    }
+    let raw = &css[url.range.clone()];
+    let source = if raw == url.value {
+        Some(lead..lead + core.len())
+    } else {
+        let before = url.value[..lead].chars().count();
+        style::source_of_chars(raw, before..before + core.chars().count())
+    };
+    let Some(source) = source else {
+        return (url.range, url.value);
+    };
+    let range = url.range.start + source.start..url.range.start + source.end;
+    let value = match url.value {
+        Cow::Borrowed(value) => Cow::Borrowed(browser_trim(value).1),
+        Cow::Owned(value) => Cow::Owned(browser_trim(&value).1.to_owned()),
+    };
+    (range, value)
+}
+
+/// A URL as a browser reads it (the URL Standard's basic URL parser,
+/// whose first step strips leading and trailing C0 controls and spaces):
+/// the length stripped at its start, and what is left.
+pub fn browser_trim(value: &str) -> (usize, &str) {
+    let core = value.trim_start_matches(|c| c <= ' ');
+    (
+        value.len() - core.len(),
+        core.trim_end_matches(|c| c <= ' '),
+    )
+}
+
+/// `value` without the ASCII tabs and newlines (tab, LF, CR) the basic URL
+/// parser removes from anywhere in its input.
+pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
+    // A short URL is read outright: `memchr3`'s set-up costs more.
+    let bytes = value.as_bytes();
+    let found = if bytes.len() <= 32 {
+        bytes.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'))
+    } else {
+        memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_some()
+    };
+    if !found {
+        return Cow::Borrowed(value);
+    }
+    Cow::Owned(value.replace(['\t', '\n', '\r'], ""))
 }
 
 /// [`rewrite_bytes_made`] for a reader whose links are found out of document

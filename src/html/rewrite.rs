@@ -97,7 +97,10 @@ fn rewrite_in_chunks<'s, 'o>(
     watch: Option<&mut MetaSeen>,
 ) -> Result<(Option<Base>, Resolver<'s, 'o>), tree::Bail> {
     let mut work = Work {
-        r: Resolver::new(src, options),
+        r: Resolver {
+            browser: true,
+            ..Resolver::new(src, options)
+        },
         depth,
         found: Vec::new(),
     };
@@ -124,7 +127,10 @@ fn rewrite_whole<'s, 'o>(
     doc: Document,
 ) -> (Option<Base>, Resolver<'s, 'o>) {
     let mut work = Work {
-        r: Resolver::new(src, options),
+        r: Resolver {
+            browser: true,
+            ..Resolver::new(src, options)
+        },
         depth,
         found: Vec::new(),
     };
@@ -194,7 +200,8 @@ impl Work<'_, '_> {
         );
         if let Some(tag) = doc.base.and_then(|index| doc.tag(index)) {
             let href = tag.attr_value(self.r.text, "href").unwrap_or_default();
-            let href = trim_ascii_space(&href).1;
+            let href = text::without_tabs_and_newlines(text::browser_trim(&href).1);
+            let href = &*href;
             let at = tag.span.start;
             let line = self.r.lines.line_of(self.r.text, at);
             let source = BaseSource::BaseElement { line };
@@ -437,11 +444,11 @@ impl Work<'_, '_> {
         }
         let at = tag.span.start;
         let value = tag.attr_value(self.r.text, "codebase")?;
-        let (_, value) = trim_ascii_space(&value);
+        let value = text::without_tabs_and_newlines(text::browser_trim(&value).1);
         if value.is_empty() {
             return None;
         }
-        let resolved = base.url.resolve(value).map(Cow::into_owned);
+        let resolved = base.url.resolve(&value).map(Cow::into_owned);
         match resolved.and_then(|url| BaseUrl::parse(&url, self.r.options.rules)) {
             Ok(url) => Some(Base::new(url, base.source.clone())),
             Err(err) => {
@@ -478,7 +485,8 @@ impl Work<'_, '_> {
         let text: &str = &decoded.text;
         let mut found = std::mem::take(&mut self.found);
         let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
-            let (lead, url) = trim_ascii_space(&text[range.clone()]);
+            // The URL a browser reads: the rest keeps its bytes.
+            let (lead, url) = text::browser_trim(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
             // A URL written into a list must not split it: a separator the
             // base brought in is percent-encoded.
@@ -751,9 +759,17 @@ fn escapes_ampersands(raw: &str) -> bool {
     })
 }
 
+/// Whether a character ends an unquoted attribute value (ASCII white
+/// space, `>`).
+fn ends_unquoted(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ' | '>')
+}
+
 /// Escapes text for an attribute value quoted by `quote`: the quote itself,
 /// and each `&` when the value's style escapes them or a bare one would be
-/// read as a character reference. `following` is the raw text after.
+/// read as a character reference. `following` is the raw text after. In an
+/// unquoted value, what would end it (white space or `>` that the text
+/// cut out of references) is written as a reference again.
 fn escape_attribute<'t>(
     text: &'t str,
     quote: Option<u8>,
@@ -761,8 +777,11 @@ fn escape_attribute<'t>(
     following: &str,
 ) -> Cow<'t, str> {
     // Most URLs hold nothing to escape.
-    let quote_char = quote.unwrap_or(b'&');
-    if memchr::memchr2(b'&', quote_char, text.as_bytes()).is_none() {
+    let nothing = match quote {
+        Some(quote) => memchr::memchr2(b'&', quote, text.as_bytes()).is_none(),
+        None => !text.contains(|c| c == '&' || ends_unquoted(c)),
+    };
+    if nothing {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -778,6 +797,9 @@ fn escape_attribute<'t>(
             }
             '"' if quote == Some(b'"') => out.push_str("&quot;"),
             '\'' if quote == Some(b'\'') => out.push_str("&#39;"),
+            c if quote.is_none() && ends_unquoted(c) => {
+                out.push_str(&format!("&#{};", u32::from(c)));
+            }
             c => out.push(c),
         }
     }

@@ -20,6 +20,7 @@ mod content;
 mod links;
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use encoding_rs::{Encoding, UTF_8, UTF_16BE, UTF_16LE};
 use quick_xml::events::{BytesStart, Event};
@@ -313,7 +314,10 @@ fn rewrite_text(
     documents: &dyn Documents,
 ) -> (TextRewrite, bool) {
     let mut walk = Walk {
-        r: Resolver::new(text, options),
+        r: Resolver {
+            browser: true,
+            ..Resolver::new(text, options)
+        },
         documents,
         bases: Vec::new(),
         base_depths: Vec::new(),
@@ -881,7 +885,6 @@ impl Walk<'_, '_, '_> {
     ) {
         let text = self.r.text;
         let trimmed = raw.trim_start_matches(is_xml_space);
-        let lead = raw.len() - trimmed.len();
         let core = trimmed.trim_end_matches(is_xml_space);
         let value = if core.contains('&') {
             match quick_xml::escape::unescape(core) {
@@ -911,6 +914,12 @@ impl Walk<'_, '_, '_> {
                 stand_in
             }
         };
+        // The URL a browser reads: what it strips keeps its bytes.
+        let (value, core) = match browser_core(core, &value) {
+            Some((range, read)) => (Cow::Owned(read.to_owned()), &core[range.clone()]),
+            None => (value, core),
+        };
+        let lead = core.as_ptr() as usize - raw.as_ptr() as usize;
         let place = Place { element, attribute };
         let start = offset + lead;
         if let Some(new) = self.r.resolve(start, &value, base, place, same) {
@@ -1191,7 +1200,8 @@ fn srcset_edits(
     };
     let mut edits = Vec::new();
     for range in srcset::urls(&content.text) {
-        let url = &content.text[range.clone()];
+        let (lead, url) = text::browser_trim(&content.text[range.clone()]);
+        let range = range.start + lead..range.start + lead + url.len();
         let at = content.source_offset(range.start);
         if let Some(new) = r.resolve_as(at, url, base, place, SameDocument::Resolve, protect) {
             edits.extend(content.source_edit(range, &new));
@@ -1212,15 +1222,44 @@ fn css_edits(
 ) -> Vec<Edit> {
     let mut edits = Vec::new();
     style::each_url(&content.text, &mut |url| {
-        if url.value.is_empty() || url.value.starts_with('#') {
+        let (empty, quoting) = (url.value.is_empty(), url.quoting);
+        let (range, value) = text::css_url_read(&content.text, url);
+        if empty || value.starts_with('#') {
             return;
         }
-        let at = content.source_offset(url.range.start);
-        if let Some(new) = r.resolve(at, &url.value, base, place, SameDocument::Keep) {
-            edits.extend(content.source_edit(url.range, &style::escape(new, url.quoting)));
+        let at = content.source_offset(range.start);
+        if let Some(new) = r.resolve(at, &value, base, place, SameDocument::Keep) {
+            edits.extend(content.source_edit(range, &style::escape(new, quoting)));
         }
     });
     edits
+}
+
+/// The URL a browser reads in an attribute value whose source is `raw` and
+/// whose value (references decoded) is `value`, when it strips characters
+/// at either end ([`text::browser_trim`]): the range of `raw` the URL is
+/// written in, and the URL. A reference is read whole, `&` to `;`.
+fn browser_core<'v>(raw: &str, value: &'v str) -> Option<(Range<usize>, &'v str)> {
+    let (lead, core) = text::browser_trim(value);
+    if core.len() == value.len() {
+        return None;
+    }
+    let before = value[..lead].chars().count();
+    let chars = before..before + core.chars().count();
+    let (mut i, mut count, mut start) = (0, 0, None);
+    loop {
+        if count == chars.start && start.is_none() {
+            start = Some(i);
+        }
+        if count == chars.end {
+            return Some((start?..i, core));
+        }
+        i += match raw.get(i..)?.chars().next()? {
+            '&' => raw[i..].find(';')? + 1,
+            c => c.len_utf8(),
+        };
+        count += 1;
+    }
 }
 
 /// A URL written into an attribute value quoted with `quote`.

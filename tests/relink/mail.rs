@@ -315,9 +315,9 @@ fn a_quoted_from_line_inside_a_tag_leaves_the_message() {
 
 #[test]
 fn a_rewrite_that_would_start_a_line_with_from_leaves_the_body() {
-    // A BASE whose URL holds a line break and `From `: the link resolved
-    // against it would start a new line with `From `.
-    let input = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<base href=\"http://h/a\nFrom x/\"><a href=\"g\">\n\n";
+    // An unquoted srcset whose new URL brings a `'` is quoted and written
+    // decoded: its `&#10;` would become a line break before `From `.
+    let input = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<base href=\"http://h/it's/\"><img srcset=g&#10;From&#32;1x>\n\n";
     for format in [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl] {
         let (out, warnings, changed) = rewrite_as(input, format);
         assert!(!changed, "{format:?}");
@@ -335,8 +335,27 @@ fn a_rewrite_that_would_start_a_line_with_from_leaves_the_body() {
     assert!(
         String::from_utf8(out)
             .unwrap()
-            .contains("<a href=\"http://h/a\nFrom x/g\">")
+            .contains("<img srcset=\"http://h/it's/g\nFrom 1x\">")
     );
+}
+
+/// A BASE whose URL holds a line break and `From `: a browser reads the
+/// URL without its line break, so no link resolved against it starts a
+/// line with `From `, and every format writes the body.
+#[test]
+fn a_base_with_a_line_break_before_from_is_read_without_it() {
+    let input = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\n\n<base href=\"http://h/a\nFrom x/\"><a href=\"g\">\n\n";
+    for format in [
+        MboxFormat::Mboxo,
+        MboxFormat::Mboxrd,
+        MboxFormat::Mboxcl,
+        MboxFormat::Mboxcl2,
+    ] {
+        let (out, warnings, changed) = rewrite_as(input, format);
+        assert!(changed, "{format:?} {warnings:?}");
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("<a href=\"http://h/aFrom x/g\">"), "{out}");
+    }
 }
 
 #[test]

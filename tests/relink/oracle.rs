@@ -70,6 +70,19 @@ fn is_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0c' | '\r' | ' ')
 }
 
+/// What the URL Standard's basic URL parser strips at either end of a
+/// URL: C0 controls and space.
+fn is_c0_or_space(c: char) -> bool {
+    c <= ' '
+}
+
+/// A URL as a browser reads it: its ends stripped, tabs and newlines
+/// inside removed.
+fn browser_read(url: &str) -> String {
+    url.trim_matches(is_c0_or_space)
+        .replace(['\t', '\n', '\r'], "")
+}
+
 /// The document's base, found independently of relink: the first HTML
 /// base element with an href, outside template contents, in tree order,
 /// resolved against `outer` under its rules. An empty, `data:` or
@@ -92,7 +105,7 @@ pub fn document_base(dom: &RcDom, outer: &BaseUrl) -> BaseUrl {
                     .find(|a| a.name.ns == ns!() && a.name.local == local_name!("href"))
                     .map(|a| a.value.to_string());
                 if let Some(href) = href {
-                    let href = href.trim_matches(is_space);
+                    let href = &*browser_read(&href);
                     let lower = href.to_ascii_lowercase();
                     if href.is_empty()
                         || lower.starts_with("data:")
@@ -295,8 +308,8 @@ fn compare_element(
 fn urls_of(syntax: Syntax, value: &str) -> Vec<(Range<usize>, String)> {
     let trimmed = |r: Range<usize>| {
         let part = &value[r.clone()];
-        let lead = part.len() - part.trim_start_matches(is_space).len();
-        let url = part.trim_matches(is_space);
+        let lead = part.len() - part.trim_start_matches(is_c0_or_space).len();
+        let url = part.trim_matches(is_c0_or_space);
         (r.start + lead..r.start + lead + url.len(), url.to_owned())
     };
     let split = |separator: fn(char) -> bool| {
@@ -326,7 +339,7 @@ fn urls_of(syntax: Syntax, value: &str) -> Vec<(Range<usize>, String)> {
             .collect(),
         Syntax::Css => relink::css::urls(value)
             .into_iter()
-            .map(|u| (u.range, u.value.into_owned()))
+            .map(|u| (u.range, u.value.trim_matches(is_c0_or_space).to_owned()))
             .collect(),
         Syntax::Srcdoc => Vec::new(),
     }
@@ -347,8 +360,9 @@ fn check_value(
     if values == Values::Counted {
         if syntax == Syntax::Url && resolved {
             let want = base
-                .resolve(before.trim_matches(is_space))
-                .map_err(|e| e.to_string())?;
+                .resolve(&browser_read(before))
+                .map_err(|e| e.to_string())?
+                .into_owned();
             if after.trim_matches(is_space) != want.trim_matches(is_space) {
                 return Err(format!("{before:?} became {after:?}, want {want:?}"));
             }
@@ -388,7 +402,10 @@ fn check_value(
         if a == b || !resolved {
             continue;
         }
-        let want = base.resolve(b).map_err(|e| e.to_string())?;
+        let want = base
+            .resolve(&browser_read(b))
+            .map_err(|e| e.to_string())?
+            .into_owned();
         let want = want.trim_matches(is_space);
         if a != want {
             return Err(format!(
