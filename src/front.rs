@@ -103,7 +103,8 @@ impl<'a> Input<'a> {
     }
 
     /// The input's name: its extension tells its kind before its content
-    /// does (`.md`, `.mbox`, `.warc.gz`).
+    /// does (`.md`, `.mbox`, `.warc.gz`). When it names a page on disk, the
+    /// folder a browser saved beside it is looked for there.
     pub fn named(mut self, name: impl Into<PathBuf>) -> Self {
         self.name = Some(name.into());
         self
@@ -132,14 +133,10 @@ impl<'a> Input<'a> {
         self
     }
 
-    /// The file the input is, on disk: where the folder a browser saved
-    /// with a page is looked for.
+    /// The file the input is, on disk, by its path or name: where the
+    /// folder a browser saved with a page is looked for.
     fn local_path(&self) -> Option<&Path> {
-        match self.source {
-            Source::Path(ref path) => Some(path),
-            Source::File(_) => self.name.as_deref(),
-            _ => None,
-        }
+        self.name.as_deref()
     }
 
     /// Adds every byte read from the input to `counter` as it is read: a
