@@ -19,7 +19,7 @@ use crate::compressed::{self, Compression};
 use crate::document::{self, DocumentReport, Engine};
 use crate::kind::{self, Kind};
 use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
-use crate::local::SavedFolders;
+use crate::local::{Mirror, MirrorDocument, SavedFolders};
 use crate::mime::mbox::{ArchiveMessage, MboxFormat};
 use crate::options::Options;
 use crate::options::Rows;
@@ -588,6 +588,10 @@ impl Rewriter {
         if !self.absolute_saved_assets {
             bases.saved = input.local_path().and_then(SavedFolders::of);
         }
+        if let Some((root, prefix)) = &self.local_mirror {
+            let mirror = Mirror::new(root, prefix)?;
+            bases.local = input.local_path().and_then(|path| mirror.document(path));
+        }
         let channel = Channel::new(events);
         let details = self.details;
         let mut run = Run {
@@ -677,6 +681,7 @@ impl Rewriter {
             resource_base: bases.resource.as_ref(),
             transport: self.encoding,
             saved: bases.saved.as_ref(),
+            local: bases.local.as_ref(),
             keep_fragment_links: self.keep_fragment_links,
             extra_attributes: &self.attributes,
             details: self.details,
@@ -691,6 +696,7 @@ pub(crate) struct Bases {
     pub(crate) outer: Option<Base>,
     pub(crate) resource: Option<Base>,
     pub(crate) saved: Option<SavedFolders>,
+    pub(crate) local: Option<MirrorDocument>,
 }
 
 impl Rewriter {
@@ -715,6 +721,7 @@ impl Rewriter {
                 BaseSource::ResourceBase,
             )?,
             saved: None,
+            local: None,
         })
     }
 }

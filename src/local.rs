@@ -3,7 +3,8 @@
 //! or `post-Dateien/` as the browser localizes it), whose files the page's
 //! links already point at. A link to a file in that folder that exists is
 //! left as it is: made absolute, it would point at a URL that never held
-//! the file.
+//! the file. And a mirror made local ([`Mirror`]): links to its files
+//! made relative paths to them.
 
 use std::path::{Path, PathBuf};
 
@@ -164,6 +165,174 @@ fn has_scheme(reference: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
+/// A site mirror made local (wget's `--convert-links`): a link whose
+/// resolved URL names a file of the mirror becomes the shortest relative
+/// path to that file from its document.
+#[derive(Debug, Clone)]
+pub struct Mirror {
+    /// The mirror's root folder, its links resolved.
+    root: PathBuf,
+    /// The URL of the root, ending in `/`.
+    prefix: String,
+}
+
+/// One document of a [`Mirror`]: where its links are made relative from.
+#[derive(Debug, Clone)]
+pub struct MirrorDocument {
+    mirror: Mirror,
+    /// The document's folder, its links resolved, inside the root.
+    dir: PathBuf,
+}
+
+impl Mirror {
+    /// The mirror whose root folder `root` was retrieved from `prefix`.
+    pub fn new(root: &Path, prefix: &str) -> std::io::Result<Mirror> {
+        let mut prefix = prefix.to_owned();
+        if !prefix.ends_with('/') {
+            prefix.push('/');
+        }
+        Ok(Mirror {
+            root: std::fs::canonicalize(root)?,
+            prefix,
+        })
+    }
+
+    /// The document at `path`, if it lies in the mirror.
+    pub fn document(&self, path: &Path) -> Option<MirrorDocument> {
+        let path = std::fs::canonicalize(path).ok()?;
+        let dir = path.parent()?;
+        dir.starts_with(&self.root).then(|| MirrorDocument {
+            mirror: self.clone(),
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+impl MirrorDocument {
+    /// The relative path (its fragment kept) that `url` becomes, when it
+    /// names a file of the mirror.
+    pub fn local(&self, url: &str) -> Option<String> {
+        let (url, fragment) = match url.split_once('#') {
+            Some((url, fragment)) => (url, Some(fragment)),
+            None => (url, None),
+        };
+        let prefix = &self.mirror.prefix;
+        if url.len() < prefix.len() || !url[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            return None;
+        }
+        let file = self.file_of(&url[prefix.len()..])?;
+        let mut path = relative_path(&self.dir, &file);
+        if let Some(fragment) = fragment {
+            path.push('#');
+            path.push_str(fragment);
+        }
+        Some(path)
+    }
+
+    /// The file of the mirror a URL's path and query (below the root)
+    /// name: the path itself, `index.html` for a folder, the query in the
+    /// file's name (`?` as wget keeps it on Unix, `@` on Windows), `.html`
+    /// or `.css` added (wget's `--adjust-extension`).
+    fn file_of(&self, rest: &str) -> Option<PathBuf> {
+        let (path, query) = match rest.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (rest, None),
+        };
+        let mut below = PathBuf::new();
+        for segment in path.split('/').filter(|s| !s.is_empty()) {
+            let segment = percent_decoded(segment)?;
+            // Only names: never `..` out of the root, never a root.
+            if segment == "." || segment == ".." || segment.contains(['/', '\\', '\0']) {
+                return None;
+            }
+            below.push(segment);
+        }
+        let mut names = Vec::new();
+        let base = self.mirror.root.join(&below);
+        if path.is_empty() || path.ends_with('/') {
+            names.push(base.join("index.html"));
+        } else {
+            let mut stems = Vec::new();
+            match query {
+                Some(query) => {
+                    let query = percent_decoded(query)?;
+                    stems.push(format!("{}?{query}", base.to_str()?));
+                    stems.push(format!("{}@{query}", base.to_str()?));
+                }
+                None => stems.push(base.to_str()?.to_owned()),
+            }
+            for stem in stems {
+                for extension in ["", ".html", ".css"] {
+                    names.push(PathBuf::from(format!("{stem}{extension}")));
+                }
+            }
+            if query.is_none() {
+                names.push(base.join("index.html"));
+            }
+        }
+        names.into_iter().find_map(|name| {
+            // A file inside the root, by its own path: a link out of the
+            // mirror is not followed.
+            let real = std::fs::canonicalize(&name).ok()?;
+            (real.is_file() && real.starts_with(&self.mirror.root)).then_some(real)
+        })
+    }
+}
+
+/// `text` with its `%XX` escapes decoded, if the result is UTF-8.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The shortest relative URL path from folder `from` to `file`, each
+/// segment escaped as a URL path segment.
+fn relative_path(from: &Path, file: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = file.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut path = "../".repeat(from.len() - common);
+    let segments: Vec<String> = to[common..]
+        .iter()
+        .map(|c| escape_segment(&c.as_os_str().to_string_lossy()))
+        .collect();
+    path.push_str(&segments.join("/"));
+    // A first segment with a `:` would read as a scheme.
+    if !path.starts_with("../") && path.split('/').next().is_some_and(|s| s.contains(':')) {
+        path.insert_str(0, "./");
+    }
+    path
+}
+
+/// A file name as a URL path segment: what a path cannot hold as it is
+/// (space, `%`, `?`, `#`, non-ASCII...) percent-encoded.
+fn escape_segment(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +392,93 @@ mod tests {
         let folders = SavedFolders::of(&sheet).unwrap();
         assert!(folders.holds("paper.png").is_some());
         assert!(folders.holds("../post.html").is_none());
+    }
+}
+
+#[cfg(test)]
+mod mirror_tests {
+    use super::*;
+
+    fn mirror(files: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for file in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn urls_of_the_mirror_become_the_shortest_paths_to_their_files() {
+        let dir = mirror(&[
+            "index.html",
+            "a/b.html",
+            "a/c d.html",
+            "a/q.php?x=1",
+            "a/w.php@y=2",
+            "a/e.html",
+            "a/sub/index.html",
+            "caf\u{e9}.html",
+            "a/ti:me.html",
+        ]);
+        let m = Mirror::new(dir.path(), "http://h/s").unwrap();
+        let doc = m.document(&dir.path().join("a/b.html")).unwrap();
+        let local = |u: &str| doc.local(u);
+        assert_eq!(
+            local("http://h/s/a/b.html#top").as_deref(),
+            Some("b.html#top")
+        );
+        assert_eq!(local("http://h/s/").as_deref(), Some("../index.html"));
+        assert_eq!(
+            local("http://h/s/a/c%20d.html").as_deref(),
+            Some("c%20d.html")
+        );
+        assert_eq!(
+            local("http://h/s/a/q.php?x=1").as_deref(),
+            Some("q.php%3Fx=1")
+        );
+        assert_eq!(
+            local("http://h/s/a/w.php?y=2").as_deref(),
+            Some("w.php@y=2")
+        );
+        assert_eq!(local("http://h/s/a/e").as_deref(), Some("e.html"));
+        assert_eq!(
+            local("http://h/s/a/sub/").as_deref(),
+            Some("sub/index.html")
+        );
+        assert_eq!(local("http://h/s/a/sub").as_deref(), Some("sub/index.html"));
+        assert_eq!(
+            local("http://h/s/caf%C3%A9.html").as_deref(),
+            Some("../caf%C3%A9.html")
+        );
+        assert_eq!(
+            local("http://h/s/a/ti:me.html").as_deref(),
+            Some("./ti:me.html")
+        );
+        assert_eq!(local("HTTP://H/s/a/b.html").as_deref(), Some("b.html"));
+        // Not in the mirror: left for the caller to write absolute.
+        assert_eq!(local("http://h/s/a/absent.html"), None);
+        assert_eq!(local("http://h/other/a/b.html"), None);
+        assert_eq!(local("http://h/s/../s/a/b.html"), None);
+        assert_eq!(local("http://h/s/a/%2e%2e/b.html"), None);
+    }
+
+    #[test]
+    fn a_link_out_of_the_mirror_is_not_followed() {
+        let outside = mirror(&["secret.html"]);
+        let dir = mirror(&["index.html"]);
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.html"),
+            dir.path().join("s.html"),
+        )
+        .unwrap();
+        let m = Mirror::new(dir.path(), "http://h/").unwrap();
+        let doc = m.document(&dir.path().join("index.html")).unwrap();
+        assert_eq!(doc.local("http://h/s.html"), None);
+        assert_eq!(
+            doc.local("http://h/index.html").as_deref(),
+            Some("index.html")
+        );
     }
 }

@@ -8,7 +8,7 @@ use encoding_rs::Encoding;
 use crate::Error;
 use crate::base::Base;
 use crate::links::LinkSink;
-use crate::local::SavedFolders;
+use crate::local::{MirrorDocument, SavedFolders};
 use crate::url::Rules;
 
 /// The largest document relink takes (html5ever indexes text by `u32`).
@@ -42,6 +42,9 @@ pub struct Options<'a> {
     /// The folders a browser saved with the page, whose files its links
     /// already point at: such links are left as they are.
     pub saved: Option<&'a SavedFolders>,
+    /// The document's place in a mirror made local: links to the
+    /// mirror's files become relative paths to them.
+    pub local: Option<&'a MirrorDocument>,
     /// Leave `#name` links as they are.
     pub keep_fragment_links: bool,
     /// Further attributes holding URLs on every HTML element (`--attr`).

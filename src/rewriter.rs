@@ -1,6 +1,8 @@
 //! The settings of a rewrite ([`Rewriter`], whose [`Rewriter::run`] is the
 //! front door), and one call for the common cases.
 
+use std::path::PathBuf;
+
 use encoding_rs::Encoding;
 
 use crate::Error;
@@ -81,6 +83,7 @@ pub struct Rewriter {
     pub(crate) kind: Option<Kind>,
     pub(crate) keep_fragment_links: bool,
     pub(crate) absolute_saved_assets: bool,
+    pub(crate) local_mirror: Option<(PathBuf, String)>,
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_layers: bool,
@@ -176,6 +179,20 @@ impl Rewriter {
     /// they name URLs that never held those files.
     pub fn absolute_saved_assets(mut self) -> Self {
         self.absolute_saved_assets = true;
+        self
+    }
+
+    /// Makes a site mirror local, as wget's `--convert-links` does: the
+    /// mirror's root folder `root` was retrieved from `prefix`, and a link
+    /// of one of its documents (an input named by its path in `root`)
+    /// whose resolved URL names a file of the mirror becomes the shortest
+    /// relative path to that file, its fragment kept; every other link is
+    /// made absolute. A file is found as relink's own mapping names it
+    /// (`prefix` plus its path), or as wget saves it: `index.html` for a
+    /// folder's URL, the query in the name (`?`, or `@`), `.html` or
+    /// `.css` added. See docs/files.md.
+    pub fn local_mirror(mut self, root: impl Into<PathBuf>, prefix: &str) -> Self {
+        self.local_mirror = Some((root.into(), prefix.to_owned()));
         self
     }
 

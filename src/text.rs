@@ -291,6 +291,12 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 } else {
                     Cow::Owned(trimmed.to_owned())
                 };
+                // In a mirror made local, a URL of one of its files is
+                // written as the path to that file.
+                let resolved = match self.options.local.and_then(|doc| doc.local(&resolved)) {
+                    Some(path) => Cow::Owned(path),
+                    None => resolved,
+                };
                 // A reference that resolves to itself (an absolute URL)
                 // comes back as the same text, not a copy: known unchanged
                 // without reading it.

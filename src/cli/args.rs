@@ -140,6 +140,12 @@ pub(crate) struct RewriteArgs {
     pub(crate) files: Vec<PathBuf>,
     #[command(flatten)]
     pub(crate) base: BaseArgs,
+    /// Make a site mirror work offline, as wget's --convert-links: a link
+    /// to a file of the mirror becomes the relative path to it, every
+    /// other link absolute. Takes one directory and --retrieved-from, the
+    /// URL of its root.
+    #[arg(long)]
+    pub(crate) local: bool,
     /// Write to this file (one input) or under this directory (several, or
     /// a directory), instead of standard output.
     #[arg(short, long, value_name = "PATH", conflicts_with = "in_place")]
@@ -285,6 +291,7 @@ impl LinksArgs {
         RewriteArgs {
             files: self.files,
             base: self.base,
+            local: false,
             output: None,
             in_place: false,
             backup: None,

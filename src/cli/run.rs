@@ -2,7 +2,7 @@
 //! jobs, the destination chosen, the jobs run in parallel in input order.
 
 use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -193,6 +193,22 @@ pub(crate) fn destination(
     })
 }
 
+/// `--local`: the mirror's root and the URL it was retrieved from.
+fn local_mirror(args: &RewriteArgs) -> anyhow::Result<(&Path, &str)> {
+    let (Some(prefix), [root]) = (&args.base.retrieved_from, &args.files[..]) else {
+        return Err(usage(
+            "--local takes one mirror directory and --retrieved-from, the URL of its root",
+        ));
+    };
+    if !root.is_dir() {
+        return Err(usage(format!(
+            "--local: {}: not a directory",
+            root.display()
+        )));
+    }
+    Ok((root, prefix))
+}
+
 /// `relink FILE...`: rewrite inputs.
 pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
     let mode = args.mode();
@@ -200,9 +216,13 @@ pub(crate) fn run_rewrite(args: &RewriteArgs) -> anyhow::Result<Exit> {
         check_backup_suffix(suffix)?;
     }
     let backup = args.backup.as_deref();
+    let local = args.local.then(|| local_mirror(args)).transpose()?;
     let (jobs, errors) = inputs(&args.files, &args.base, (Hint::Subcommands, backup))?;
     let destination = destination(args, &jobs, errors)?;
     let mut settings = settings(&args.base, destination, mode)?;
+    if let Some((root, prefix)) = local {
+        settings.rewriter = settings.rewriter.local_mirror(root, prefix);
+    }
     // --check --diff: the diff of each file too.
     settings.diff = args.diff;
     settings.rewriter = settings.rewriter.keep_new_bytes(args.diff);

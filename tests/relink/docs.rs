@@ -47,6 +47,7 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("pip install", "installs packages from a registry"),
     ("spark-submit", "needs Spark and Java"),
     ("curl ", "needs the network"),
+    ("wget -m", "mirrors a site over the network"),
     ("benches/peers/", "needs the Python packages of the peers"),
     ("lychee ", "needs lychee"),
     (

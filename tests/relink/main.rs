@@ -22,6 +22,7 @@ mod html_shapes;
 mod html_tracker;
 mod html_values;
 mod link_records;
+mod local;
 mod lychee;
 mod mail;
 mod markdown;
