@@ -248,12 +248,22 @@ impl Work<'_, '_, '_, '_> {
             return;
         }
         let text = self.r.text;
+        // The first line read from `first` on, its indentation that of
+        // where it is read from (the block of explicit markup after a
+        // list item's bullet is what is indented more than its text).
+        let owned: Vec<Line>;
+        let lines = match first {
+            Some(at) if !lines.is_empty() => {
+                let mut copy = lines.to_vec();
+                copy[0] = lines[0].from(text, at);
+                owned = copy;
+                &owned[..]
+            }
+            _ => lines,
+        };
         let mut i = 0;
         while i < lines.len() {
-            let line = match first {
-                Some(at) if i == 0 => lines[0].from(text, at),
-                _ => lines[i],
-            };
+            let line = lines[i];
             if line.blank() {
                 i += 1;
                 continue;
@@ -266,8 +276,13 @@ impl Work<'_, '_, '_, '_> {
                 let end = block_end(slice, true);
                 self.target(slice, &line, line.text_at + 2, end);
                 i += end;
+            } else if let Some(item) = item_body(text, &line) {
+                // A list item or a field: its body is body elements.
+                let end = item_end(slice, &item);
+                self.body(&slice[..end], Some(item.at), depth + 1);
+                i += end;
             } else {
-                i += self.paragraph(slice, line);
+                i += self.paragraph(slice, line, depth);
             }
         }
     }
@@ -276,12 +291,22 @@ impl Work<'_, '_, '_, '_> {
     /// a table) from `lines[0]` (read as `line`): its inline markup, then
     /// the literal block after it if it ends with `::`. Returns how many
     /// lines it took.
-    fn paragraph(&mut self, lines: &[Line], line: Line) -> usize {
+    fn paragraph(&mut self, lines: &[Line], line: Line, depth: usize) -> usize {
         let text = self.r.text;
-        let column = body_column(text, &line);
-        let listed = column > line.indent;
+        let column = line.indent;
+        if lines
+            .get(1)
+            .is_some_and(|l| !l.blank() && l.indent > column)
+        {
+            // A definition list item: its term is this one line, its
+            // definition the block indented after it.
+            self.term(line);
+            let end = block_end(lines, false);
+            self.body(&lines[1..end], None, depth + 1);
+            return end;
+        }
         let mut end = 1;
-        while end < lines.len() && !lines[end].blank() && (!listed || lines[end].indent >= column) {
+        while end < lines.len() && !lines[end].blank() && lines[end].indent == column {
             end += 1;
         }
         let last = &lines[end - 1];
@@ -311,6 +336,14 @@ impl Work<'_, '_, '_, '_> {
             end += literal_block(text, &lines[end..], column);
         }
         end
+    }
+
+    /// A definition list item's term (with its classifiers): its inline
+    /// markup alone, a reference left open in it being text.
+    fn term(&mut self, line: Line) {
+        for uri in Inline::scan(self.e, line.text_at..line.end) {
+            self.rewrite(uri, false, LINK);
+        }
     }
 
     /// An explicit markup block (`.. `): returns how many lines it took.
@@ -505,46 +538,106 @@ fn trim(text: &str, range: Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
-/// The column where a text block's body starts: after a bullet or an
-/// enumerator and their space, else its indentation.
-fn body_column(text: &str, line: &Line) -> usize {
+/// Where a list item's or a field's body starts on its first line.
+struct Item {
+    /// The body's first byte (the line's end when it starts below).
+    at: usize,
+    /// The column its following lines are indented to at least.
+    column: usize,
+}
+
+/// A bullet (`-`, `*`, `+`, `•`, `‣`, `⁃`), an enumerator (`1.`, `a)`,
+/// `(iv)`, `#.`) or a field marker (`:name:`) at the start of a line,
+/// then spaces or the line's end, as docutils' `Body` patterns read them:
+/// where the item's body starts.
+fn item_body(text: &str, line: &Line) -> Option<Item> {
     let rest = &text[line.text_at..line.end];
+    let (marker, field) = if rest.starts_with([':']) {
+        (field_marker(rest)?, true)
+    } else if let Some(c) = rest.chars().next().filter(|c| "-*+•‣⁃".contains(*c)) {
+        (c.len_utf8(), false)
+    } else {
+        (enumerator(rest)?, false)
+    };
+    let after = &rest[marker..];
+    let spaces = after.len() - after.trim_start_matches([' ', '\t']).len();
+    if spaces == 0 && !after.is_empty() {
+        return None;
+    }
+    let at = line.text_at + marker + spaces;
+    let column = if field {
+        line.indent + 1
+    } else {
+        measure(text, line.start, line.end, at).indent
+    };
+    Some(Item { at, column })
+}
+
+/// The length of an enumerator with its `.`, `)` or parentheses: arabic
+/// numbers, one letter, roman numerals, or `#`.
+fn enumerator(rest: &str) -> Option<usize> {
     let b = rest.as_bytes();
-    let marker_len = if matches!(b.first(), Some(b'-' | b'*' | b'+')) {
+    let open = usize::from(b.first() == Some(&b'('));
+    let body = &b[open..];
+    let digits = body.iter().take_while(|c| c.is_ascii_digit()).count();
+    let roman = |set: &[u8]| body.iter().take_while(|c| set.contains(c)).count();
+    let n = if digits > 0 {
+        digits
+    } else if body.first() == Some(&b'#') {
         1
     } else {
-        let open = usize::from(b.first() == Some(&b'('));
-        let digits = b[open..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let n = if digits > 0 {
-            digits
-        } else if b
-            .get(open)
-            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'#')
-        {
+        let n = roman(b"ivxlcdm").max(roman(b"IVXLCDM"));
+        if n > 0 {
+            n
+        } else if body.first().is_some_and(u8::is_ascii_alphabetic) {
             1
         } else {
-            return line.indent;
-        };
-        match b.get(open + n) {
-            Some(b'.') if open == 0 => open + n + 1,
-            Some(b')') => open + n + 1,
-            _ => return line.indent,
+            return None;
         }
     };
-    match b.get(marker_len) {
-        Some(b' ' | b'\t') => {
-            let spaces = b[marker_len..]
-                .iter()
-                .take_while(|c| matches!(c, b' ' | b'\t'))
-                .count();
-            if marker_len + spaces == b.len() {
-                line.indent + marker_len + 1
-            } else {
-                line.indent + marker_len + spaces
-            }
-        }
-        _ => line.indent,
+    match body.get(n) {
+        Some(b'.') if open == 0 => Some(n + 1),
+        Some(b')') => Some(open + n + 1),
+        _ => None,
     }
+}
+
+/// The length of a field marker (`:name:`) at the start of `rest`, as
+/// docutils' pattern reads it: a name not starting with a space or a
+/// colon, its colons not before a space or a backquote, backslash escapes
+/// kept, no space before the closing colon.
+fn field_marker(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    if matches!(b.get(1), None | Some(b':' | b' ' | b'\t')) {
+        return None;
+    }
+    let mut i = 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b':' => match b.get(i + 1) {
+                None | Some(b' ' | b'\t') => return (b[i - 1] != b' ').then_some(i + 1),
+                Some(b'`') => return None,
+                _ => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// How many lines a list item or field starting at `lines[0]` takes: the
+/// blank lines and those indented to its body, trailing blank lines left
+/// out.
+fn item_end(lines: &[Line], item: &Item) -> usize {
+    let mut end = 1;
+    while end < lines.len() && (lines[end].blank() || lines[end].indent >= item.column) {
+        end += 1;
+    }
+    while end > 1 && lines[end - 1].blank() {
+        end -= 1;
+    }
+    end
 }
 
 /// Whether a text block is a table: a grid table's border (`+---+`), or
