@@ -24,18 +24,20 @@
 //! too (it would make an embedded URI an alias).
 
 mod inline;
+mod table;
 
 use std::ops::Range;
 
 use crate::Error;
 use crate::base::Base;
 use crate::encoding;
-use crate::links::{Outcome, Place, WarningKind};
+use crate::links::{Link, Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 use inline::{Escaped, Inline};
+use table::Table;
 
 /// How deep directives, footnotes and the like nest before their content
 /// is left as it is.
@@ -315,17 +317,14 @@ impl Work<'_, '_, '_, '_> {
         let doctest = content.starts_with(">>>")
             && (content.len() == 3 || content[3..].starts_with([' ', '\t', '\n', '\r']));
         if !doctest {
-            let table = is_table(content);
+            let mut table = is_table(content)
+                .then(|| Table::new(text, &lines[..end], content.starts_with('+')));
             for uri in Inline::scan(self.e, range.clone()) {
-                if table {
-                    self.in_table(uri);
-                } else {
-                    self.rewrite(uri, false, LINK);
-                }
+                self.rewrite_in(uri, false, LINK, table.as_mut());
             }
-            if table {
-                for path in cell_images(text, range.clone()) {
-                    self.in_table(path);
+            if let Some(table) = table.as_mut() {
+                for (url, image, place) in cell_links(text, range.clone()) {
+                    self.rewrite_in(url, image, place, Some(table));
                 }
             }
         }
@@ -459,6 +458,19 @@ impl Work<'_, '_, '_, '_> {
     /// Resolves the URL written at `range` against the resource base
     /// (`image`) or the page's, and writes the new one.
     fn rewrite(&mut self, range: Range<usize>, image: bool, place: Place<'_>) {
+        self.rewrite_in(range, image, place, None);
+    }
+
+    /// [`Work::rewrite`], in a table's cell when `table` is given: there
+    /// the new URL is written only where its cell line has the spaces to
+    /// give for it (taken out), else it is left, with a warning.
+    fn rewrite_in(
+        &mut self,
+        range: Range<usize>,
+        image: bool,
+        place: Place<'_>,
+        table: Option<&mut Table>,
+    ) {
         let base = if image { &self.resource } else { &self.page };
         let Some(base) = base.clone() else { return };
         let text = self.r.text;
@@ -466,41 +478,57 @@ impl Work<'_, '_, '_, '_> {
         if value.is_empty() || is_email(&value) {
             return;
         }
+        let raw = &text[range.clone()];
+        let mut spaces = None;
+        if let Some(table) = table
+            && !base.is_stand_in()
+            && !value.starts_with('#')
+            && let Ok(new) = base.url.resolve(&value)
+            && new.trim_ascii() != value
+        {
+            let written = written(raw, &value, new.trim_ascii());
+            let room = table::growth(raw, &written).and_then(|g| table.room(text, range.start, g));
+            if room.is_none() {
+                self.left_in_table(range.start, &value, &base, place);
+                return;
+            }
+            spaces = room;
+        }
         let Some(new) = self
             .r
             .resolve(range.start, &value, &base, place, SameDocument::Keep)
         else {
             return;
         };
-        let raw = &text[range.clone()];
-        let written = match new.strip_suffix(value.as_str()) {
-            Some(prefix) if !prefix.is_empty() && !value.ends_with('_') => {
-                format!("{}{raw}", escape(prefix, false))
-            }
-            _ => escape(&new, true),
-        };
-        self.r
-            .out
-            .edits
-            .push_narrowed(Edit::new(range, written), text);
+        let written = written(raw, &value, &new);
+        let edits = &mut self.r.out.edits;
+        edits.push_narrowed(Edit::new(range, written), text);
+        if let Some(spaces) = spaces.filter(|s| !s.is_empty()) {
+            edits.push(Edit::new(spaces, ""));
+        }
     }
 
-    /// A link in a table, which a longer URL would break (its columns are
-    /// where its text is): left, with a warning when it would change.
-    fn in_table(&mut self, range: Range<usize>) {
-        let Some(base) = self.page.as_ref() else {
-            return;
-        };
-        let value = decode(self.r.text, self.e, range.clone());
-        if value.is_empty() || value.starts_with('#') || is_email(&value) {
-            return;
-        }
-        if base.url.resolve(&value).is_ok_and(|new| new != value) {
-            self.r.warn(
-                range.start,
-                WarningKind::Unreadable,
-                "link in a table left as it is: a longer url would break its columns",
-            );
+    /// A link in a table's cell that has no room for its longer URL: left
+    /// as it is, listed as left, with a warning.
+    fn left_in_table(&mut self, at: usize, value: &str, base: &Base, place: Place<'_>) {
+        self.r.warn(
+            at,
+            WarningKind::InTable,
+            "link in a table left as it is: its cell has no room for the longer url",
+        );
+        if self.r.options.details.records() {
+            let (line, column) = self.r.lines.locate(self.r.text, at);
+            self.r.record(Link {
+                line,
+                column,
+                place: place.to_link_place(),
+                original: value.to_owned(),
+                resolved: value.to_owned(),
+                base: Some(base.clone()),
+                changed: false,
+                unresolved: true,
+                details: self.r.details.clone(),
+            });
         }
     }
 
@@ -652,18 +680,45 @@ fn is_table(content: &str) -> bool {
     columns > 1 && first.bytes().all(|b| matches!(b, b'=' | b' '))
 }
 
-/// The paths of `image` and `figure` directives in a table's cells (a
-/// cell's text is body elements to docutils).
-fn cell_images(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+/// The URLs of explicit markup in a table's cells (a cell's text is body
+/// elements to docutils), each with whether it is an image's and its
+/// place: the paths of `image` and `figure` directives (in substitution
+/// definitions too), their `:target:` options, and hyperlink targets'
+/// URLs, each up to a space or a `|`.
+fn cell_links(text: &str, range: Range<usize>) -> Vec<(Range<usize>, bool, Place<'static>)> {
+    let marks = [
+        (".. image::", true),
+        (".. figure::", true),
+        ("| image::", true),
+        (":target:", false),
+        (".. _", false),
+    ];
     let mut out = Vec::new();
-    for mark in [".. image::", ".. figure::"] {
-        for (at, _) in text[range.clone()].match_indices(mark) {
-            let start = skip_spaces(text, range.start + at + mark.len(), range.end);
+    let cells = &text[range.clone()];
+    for (mark, image) in marks {
+        for (at, _) in cells.match_indices(mark) {
+            let mut from = range.start + at + mark.len();
+            let place = if image {
+                IMAGE
+            } else if mark == ".. _" {
+                // The target's name, up to its `: `.
+                let line_end = text[from..range.end]
+                    .find(is_line_end)
+                    .map_or(range.end, |n| from + n);
+                let Some(colon) = text[from..line_end].find(": ") else {
+                    continue;
+                };
+                from += colon + 1;
+                TARGET
+            } else {
+                TARGET
+            };
+            let start = skip_spaces(text, from, range.end);
             let len = text[start..range.end]
                 .find([' ', '\t', '\n', '\r', '|'])
                 .unwrap_or(range.end - start);
-            if len > 0 {
-                out.push(start..start + len);
+            if len > 0 && !is_reference(&text[start..start + len]) {
+                out.push((start..start + len, image, place));
             }
         }
     }
@@ -884,6 +939,18 @@ fn is_email(value: &str) -> bool {
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_!~*'{|}/#?^`&=+$%.@".contains(c))
+}
+
+/// What is written for a URL whose text is `raw` (read as `value`) and
+/// which resolved to `new`: the base's part before the text as it was
+/// when `new` ends with it, else the whole URL.
+fn written(raw: &str, value: &str, new: &str) -> String {
+    match new.strip_suffix(value) {
+        Some(prefix) if !prefix.is_empty() && !value.ends_with('_') => {
+            format!("{}{raw}", escape(prefix, false))
+        }
+        _ => escape(new, true),
+    }
 }
 
 /// A URL as docutils reads it from `range` (`directives.uri`,
