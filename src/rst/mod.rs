@@ -12,7 +12,8 @@
 //!   `:target:` option: the page base;
 //! - `.. raw:: html` content: the HTML reader, through [`Documents`].
 //!
-//! Left alone: standalone URIs and e-mail addresses, internal and indirect
+//! Listed, never rewritten: standalone URIs and e-mail addresses
+//! (`implicit.rs`). Left alone: internal and indirect
 //! targets, interpreted text with a role (Sphinx's `:doc:`), literal
 //! blocks (after `::`), doctest blocks, comments, inline literals, and the
 //! content of any directive not known to hold body elements (`code`,
@@ -23,6 +24,7 @@
 //! backslash, white space, `<`, `>` and backquote escaped, and a final `_`
 //! too (it would make an embedded URI an alias).
 
+mod implicit;
 mod inline;
 mod table;
 
@@ -36,6 +38,7 @@ use crate::options::Options;
 use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
+use implicit::{Standalone, implicit};
 use inline::{Escaped, Inline};
 use table::Table;
 
@@ -237,8 +240,9 @@ struct Work<'t, 'o, 'd, 'e> {
 }
 
 impl Work<'_, '_, '_, '_> {
-    /// Body elements: `lines`, the first read from `first` on when given.
-    fn body(&mut self, lines: &[Line], first: Option<usize>, depth: usize) {
+    /// Body elements: `lines`, the first read from `first` on when given
+    /// (with whether its indentation is known there).
+    fn body(&mut self, lines: &[Line], first: Option<(usize, bool)>, depth: usize) {
         if depth > MAX_DEPTH {
             if let Some(line) = lines.first() {
                 self.r.warn(
@@ -250,14 +254,25 @@ impl Work<'_, '_, '_, '_> {
             return;
         }
         let text = self.r.text;
-        // The first line read from `first` on, its indentation that of
-        // where it is read from (the block of explicit markup after a
-        // list item's bullet is what is indented more than its text).
+        // The first line read from `first` on. Its indentation is that of
+        // where it is read from after a bullet or an enumerator (docutils'
+        // known indentation: explicit markup after a bullet takes what is
+        // indented more than its text); after a field marker or explicit
+        // markup, the block's other lines are taken as indented as it
+        // (docutils' first known indentation: their least is its).
         let owned: Vec<Line>;
         let lines = match first {
-            Some(at) if !lines.is_empty() => {
+            Some((at, known)) if !lines.is_empty() => {
                 let mut copy = lines.to_vec();
                 copy[0] = lines[0].from(text, at);
+                let least = lines[1..]
+                    .iter()
+                    .filter(|l| !l.blank())
+                    .map(|l| l.indent)
+                    .min();
+                if let Some(least) = least.filter(|_| !known) {
+                    copy[0].indent = least;
+                }
                 owned = copy;
                 &owned[..]
             }
@@ -281,7 +296,7 @@ impl Work<'_, '_, '_, '_> {
             } else if let Some(item) = item_body(text, &line) {
                 // A list item or a field: its body is body elements.
                 let end = item_end(slice, &item);
-                self.body(&slice[..end], Some(item.at), depth + 1);
+                self.body(&slice[..end], Some((item.at, item.known)), depth + 1);
                 i += end;
             } else {
                 i += self.paragraph(slice, line, depth);
@@ -319,9 +334,7 @@ impl Work<'_, '_, '_, '_> {
         if !doctest {
             let mut table = is_table(content)
                 .then(|| Table::new(text, &lines[..end], content.starts_with('+')));
-            for uri in Inline::scan(self.e, range.clone()) {
-                self.rewrite_in(uri, false, LINK, table.as_mut());
-            }
+            self.inline(range.clone(), table.as_mut());
             if let Some(table) = table.as_mut() {
                 for (url, image, place) in cell_links(text, range.clone()) {
                     self.rewrite_in(url, image, place, Some(table));
@@ -340,9 +353,55 @@ impl Work<'_, '_, '_, '_> {
     /// A definition list item's term (with its classifiers): its inline
     /// markup alone, a reference left open in it being text.
     fn term(&mut self, line: Line) {
-        for uri in Inline::scan(self.e, line.text_at..line.end) {
-            self.rewrite(uri, false, LINK);
+        self.inline(line.text_at..line.end, None);
+    }
+
+    /// The inline markup of `range`: its embedded URIs rewritten (in a
+    /// table's cell when `table` is given), its standalone URIs and
+    /// e-mail addresses listed.
+    fn inline(&mut self, range: Range<usize>, mut table: Option<&mut Table>) {
+        let found = Inline::scan(self.e, range);
+        for uri in found.embedded {
+            self.rewrite_in(uri, false, LINK, table.as_deref_mut());
         }
+        let mut standalone = Vec::new();
+        for plain in found.plain {
+            implicit(self.e, plain, &mut standalone);
+        }
+        for one in standalone {
+            self.standalone(one);
+        }
+    }
+
+    /// A standalone URI or e-mail address: absolute, so never rewritten;
+    /// listed as an absolute link is, an address as its `mailto:` URL.
+    fn standalone(&mut self, (range, email): Standalone) {
+        let Some(page) = self.page.as_ref() else {
+            return;
+        };
+        if !self.r.options.details.records() {
+            return;
+        }
+        let text = self.r.text;
+        let mut url = String::from(if email { "mailto:" } else { "" });
+        url.extend(
+            text[range.clone()]
+                .char_indices()
+                .filter(|&(i, _)| !self.e.esc(range.start + i))
+                .map(|(_, c)| c),
+        );
+        let (line, column) = self.r.lines.locate(text, range.start);
+        self.r.record(Link {
+            line,
+            column,
+            place: LINK.to_link_place(),
+            original: url.clone(),
+            resolved: url,
+            base: (!page.is_stand_in()).then(|| page.clone()),
+            changed: false,
+            unresolved: false,
+            details: self.r.details.clone(),
+        });
     }
 
     /// An explicit markup block (`.. `): returns how many lines it took.
@@ -367,7 +426,7 @@ impl Work<'_, '_, '_, '_> {
         let block = &lines[..end];
         if let Some(label_end) = footnote_label_end(rest) {
             let at = skip_spaces(text, after + label_end, line.end);
-            self.body(block, Some(at), depth + 1);
+            self.body(block, Some((at, false)), depth + 1);
             return end;
         }
         let mut directive_at = after;
@@ -410,12 +469,12 @@ impl Work<'_, '_, '_, '_> {
                 let (_, _, content) = parts(text, block, arg_at);
                 if content < block.len() {
                     let range = block[content].start..block[block.len() - 1].end;
-                    for uri in Inline::scan(self.e, range) {
-                        self.rewrite(uri, false, LINK);
-                    }
+                    self.inline(range, None);
                 }
             }
-            name if BODY_DIRECTIVES.contains(&name) => self.body(block, Some(arg_at), depth + 1),
+            name if BODY_DIRECTIVES.contains(&name) => {
+                self.body(block, Some((arg_at, false)), depth + 1)
+            }
             _ => {}
         }
     }
@@ -572,6 +631,9 @@ struct Item {
     at: usize,
     /// The column its following lines are indented to at least.
     column: usize,
+    /// Whether its body's indentation is that column (a list item's),
+    /// else its following lines' (a field's).
+    known: bool,
 }
 
 /// A bullet (`-`, `*`, `+`, `•`, `‣`, `⁃`), an enumerator (`1.`, `a)`,
@@ -598,7 +660,11 @@ fn item_body(text: &str, line: &Line) -> Option<Item> {
     } else {
         measure(text, line.start, line.end, at).indent
     };
-    Some(Item { at, column })
+    Some(Item {
+        at,
+        column,
+        known: !field,
+    })
 }
 
 /// The length of an enumerator with its `.`, `)` or parentheses: arabic
