@@ -293,7 +293,7 @@ impl Work<'_, '_, '_, '_> {
                 let end = block_end(slice, true);
                 self.target(slice, &line, line.text_at + 2, end);
                 i += end;
-            } else if let Some(item) = item_body(text, &line) {
+            } else if let Some(item) = item_body(text, &line, slice.get(1)) {
                 // A list item or a field: its body is body elements.
                 let end = item_end(slice, &item);
                 self.body(&slice[..end], Some((item.at, item.known)), depth + 1);
@@ -638,16 +638,22 @@ struct Item {
 
 /// A bullet (`-`, `*`, `+`, `•`, `‣`, `⁃`), an enumerator (`1.`, `a)`,
 /// `(iv)`, `#.`) or a field marker (`:name:`) at the start of a line,
-/// then spaces or the line's end, as docutils' `Body` patterns read them:
-/// where the item's body starts.
-fn item_body(text: &str, line: &Line) -> Option<Item> {
+/// then spaces or the line's end, as docutils' `Body` patterns read them
+/// (`next` the line after it): where the item's body starts.
+fn item_body(text: &str, line: &Line, next: Option<&Line>) -> Option<Item> {
     let rest = &text[line.text_at..line.end];
     let (marker, field) = if rest.starts_with([':']) {
         (field_marker(rest)?, true)
     } else if let Some(c) = rest.chars().next().filter(|c| "-*+•‣⁃".contains(*c)) {
         (c.len_utf8(), false)
     } else {
-        (enumerator(rest)?, false)
+        // An enumerator starts a list only before a blank line, an
+        // indented one or another enumerator (else "A. Name wrote" is
+        // text).
+        let followed = next.is_none_or(|n| {
+            n.blank() || n.indent > line.indent || enumerator(&text[n.text_at..n.end]).is_some()
+        });
+        (enumerator(rest).filter(|_| followed)?, false)
     };
     let after = &rest[marker..];
     let spaces = after.len() - after.trim_start_matches([' ', '\t']).len();
