@@ -48,6 +48,10 @@ pub enum WarningKind {
     /// The kind of an input was guessed (nothing told it) and nothing in
     /// it was rewritten: it may be of another kind.
     KindGuessed,
+    /// A link in a reStructuredText grid or simple table that its cell has
+    /// no room to make longer (the table's columns are where its text
+    /// is), or that relink does not read there: left as it is.
+    InTable,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

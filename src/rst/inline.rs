@@ -10,10 +10,16 @@
 
 use std::ops::Range;
 
-/// What the inline scanner found in a text: each embedded URI of a phrase
-/// reference (`` `text <URI>`_ `` or `__`), the range of its bytes between
-/// `<` and `>`.
-pub type Found = Vec<Range<usize>>;
+/// What the inline scanner found in a text.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Each embedded URI of a phrase reference (`` `text <URI>`_ `` or
+    /// `__`): the range of its bytes between `<` and `>`.
+    pub embedded: Vec<Range<usize>>,
+    /// The runs of text outside inline markup (docutils'
+    /// `implicit_inline` text), where standalone URIs are.
+    pub plain: Vec<Range<usize>>,
+}
 
 /// The end-strings searched for, each with its own cache.
 #[derive(Clone, Copy)]
@@ -27,6 +33,10 @@ enum End {
 }
 
 const ENDS: usize = 6;
+
+/// Where the text goes on after a start-string, and where the node it
+/// made starts, if it made one.
+type Step = (usize, Option<usize>);
 
 /// Where an end-string is, and its length.
 type Match = (usize, usize);
@@ -73,7 +83,7 @@ impl<'t> Escaped<'t> {
 /// The ASCII openers and delimiters a start-string may follow, as
 /// docutils' `punctuation_chars` lists them; any other punctuation
 /// outside ASCII counts too.
-fn is_prefix_char(c: char) -> bool {
+pub(super) fn is_prefix_char(c: char) -> bool {
     c.is_whitespace()
         || matches!(c, '"' | '\'' | '(' | '<' | '[' | '{' | '-' | '/' | ':')
         || (!c.is_ascii() && !c.is_alphanumeric())
@@ -81,7 +91,7 @@ fn is_prefix_char(c: char) -> bool {
 
 /// Whether `c` may follow an end-string: white space, closing delimiters,
 /// delimiters and closers.
-fn is_suffix_char(c: char) -> bool {
+pub(super) fn is_suffix_char(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
@@ -155,8 +165,11 @@ impl<'e, 't> Inline<'e, 't> {
 
     fn run(&mut self, start: usize) -> Found {
         let b = self.e.text.as_bytes();
-        let mut found = Vec::new();
+        let mut found = Found::default();
         let mut anchor = start;
+        // Where the text outside inline markup (docutils' `implicit_inline`
+        // text) started.
+        let mut plain = start;
         let mut i = start;
         while i < self.end {
             let c = b[i];
@@ -169,19 +182,26 @@ impl<'e, 't> Inline<'e, 't> {
                 i += 1;
                 continue;
             }
-            match self.at(i, anchor, &mut found) {
-                Some(next) => {
+            match self.at(i, anchor, &mut found.embedded) {
+                Some((next, node)) => {
+                    if let Some(node) = node {
+                        found.plain.push(plain..node);
+                        plain = next;
+                    }
                     i = next;
                     anchor = next;
                 }
                 None => i += 1,
             }
         }
+        found.plain.push(plain..self.end);
         found
     }
 
-    /// The construct starting at `i`, if any: where the text goes on.
-    fn at(&mut self, i: usize, anchor: usize, found: &mut Found) -> Option<usize> {
+    /// The construct starting at `i`, if any: where the text goes on, and
+    /// where the node it makes starts (`None`: a quoted start-string, which
+    /// stays text).
+    fn at(&mut self, i: usize, anchor: usize, found: &mut Vec<Range<usize>>) -> Option<Step> {
         let b = self.e.text.as_bytes();
         let get = |k: usize| if k < self.end { b[k] } else { 0 };
         let simple = |len: usize, end: End| Some((len, end));
@@ -196,10 +216,10 @@ impl<'e, 't> Inline<'e, 't> {
         if let Some((len, end)) = start
             && self.not_space(i + len)
         {
-            return Some(self.inline_obj(i, len, anchor, end).1);
+            return Some(self.inline_obj(i, len, anchor, end));
         }
         if let Some(next) = self.whole(i) {
-            return Some(next);
+            return Some((next, Some(i)));
         }
         self.backquote(i, anchor, found)
     }
@@ -217,16 +237,17 @@ impl<'e, 't> Inline<'e, 't> {
         }
     }
 
-    /// A start-string with its end-string (docutils' `inline_obj`): returns
-    /// whether it was markup, and where the text goes on.
-    fn inline_obj(&mut self, i: usize, len: usize, anchor: usize, end: End) -> (bool, usize) {
+    /// A start-string with its end-string (docutils' `inline_obj`): where
+    /// the text goes on, and the node it made (markup, or a start-string
+    /// without its end-string, which docutils marks problematic).
+    fn inline_obj(&mut self, i: usize, len: usize, anchor: usize, end: End) -> Step {
         let after = i + len;
         if self.quoted(i, len, anchor) {
-            return (false, after);
+            return (after, None);
         }
         match self.find_end(end, after) {
-            Some((q, l)) => (true, q + l),
-            None => (false, after),
+            Some((q, l)) => (q + l, Some(i)),
+            None => (after, Some(i)),
         }
     }
 
@@ -292,7 +313,12 @@ impl<'e, 't> Inline<'e, 't> {
 
     /// Interpreted text or a phrase reference, with an optional role
     /// before it.
-    fn backquote(&mut self, i: usize, anchor: usize, found: &mut Found) -> Option<usize> {
+    fn backquote(
+        &mut self,
+        i: usize,
+        anchor: usize,
+        found: &mut Vec<Range<usize>>,
+    ) -> Option<Step> {
         let b = self.e.text.as_bytes();
         let mut tick = i;
         let mut role = false;
@@ -318,10 +344,11 @@ impl<'e, 't> Inline<'e, 't> {
         }
         let after = tick + 1;
         if !role && self.quoted(tick, 1, anchor) {
-            return Some(after);
+            return Some((after, None));
         }
         let Some((q, l)) = self.find_end(End::Phrase, after) else {
-            return Some(after);
+            // Problematic: the backquote alone, a role before it text.
+            return Some((after, Some(tick)));
         };
         let suffix = &b[q + 1..q + l];
         let suffix_role = suffix.first() == Some(&b':');
@@ -332,7 +359,7 @@ impl<'e, 't> Inline<'e, 't> {
         {
             found.push(uri);
         }
-        Some(q + l)
+        Some((q + l, Some(i)))
     }
 
     /// The embedded URI of a phrase reference's content, if it has one
@@ -492,6 +519,7 @@ mod tests {
     fn uris(text: &str) -> Vec<&str> {
         let e = Escaped::new(text);
         Inline::scan(&e, 0..text.len())
+            .embedded
             .into_iter()
             .map(|r| &text[r])
             .collect()

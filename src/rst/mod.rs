@@ -12,7 +12,8 @@
 //!   `:target:` option: the page base;
 //! - `.. raw:: html` content: the HTML reader, through [`Documents`].
 //!
-//! Left alone: standalone URIs and e-mail addresses, internal and indirect
+//! Listed, never rewritten: standalone URIs and e-mail addresses
+//! (`implicit.rs`). Left alone: internal and indirect
 //! targets, interpreted text with a role (Sphinx's `:doc:`), literal
 //! blocks (after `::`), doctest blocks, comments, inline literals, and the
 //! content of any directive not known to hold body elements (`code`,
@@ -23,19 +24,23 @@
 //! backslash, white space, `<`, `>` and backquote escaped, and a final `_`
 //! too (it would make an embedded URI an alias).
 
+mod implicit;
 mod inline;
+mod table;
 
 use std::ops::Range;
 
 use crate::Error;
 use crate::base::Base;
 use crate::encoding;
-use crate::links::{Outcome, Place, WarningKind};
+use crate::links::{Link, Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
+use implicit::{Standalone, implicit};
 use inline::{Escaped, Inline};
+use table::Table;
 
 /// How deep directives, footnotes and the like nest before their content
 /// is left as it is.
@@ -235,8 +240,9 @@ struct Work<'t, 'o, 'd, 'e> {
 }
 
 impl Work<'_, '_, '_, '_> {
-    /// Body elements: `lines`, the first read from `first` on when given.
-    fn body(&mut self, lines: &[Line], first: Option<usize>, depth: usize) {
+    /// Body elements: `lines`, the first read from `first` on when given
+    /// (with whether its indentation is known there).
+    fn body(&mut self, lines: &[Line], first: Option<(usize, bool)>, depth: usize) {
         if depth > MAX_DEPTH {
             if let Some(line) = lines.first() {
                 self.r.warn(
@@ -248,12 +254,33 @@ impl Work<'_, '_, '_, '_> {
             return;
         }
         let text = self.r.text;
+        // The first line read from `first` on. Its indentation is that of
+        // where it is read from after a bullet or an enumerator (docutils'
+        // known indentation: explicit markup after a bullet takes what is
+        // indented more than its text); after a field marker or explicit
+        // markup, the block's other lines are taken as indented as it
+        // (docutils' first known indentation: their least is its).
+        let owned: Vec<Line>;
+        let lines = match first {
+            Some((at, known)) if !lines.is_empty() => {
+                let mut copy = lines.to_vec();
+                copy[0] = lines[0].from(text, at);
+                let least = lines[1..]
+                    .iter()
+                    .filter(|l| !l.blank())
+                    .map(|l| l.indent)
+                    .min();
+                if let Some(least) = least.filter(|_| !known) {
+                    copy[0].indent = least;
+                }
+                owned = copy;
+                &owned[..]
+            }
+            _ => lines,
+        };
         let mut i = 0;
         while i < lines.len() {
-            let line = match first {
-                Some(at) if i == 0 => lines[0].from(text, at),
-                _ => lines[i],
-            };
+            let line = lines[i];
             if line.blank() {
                 i += 1;
                 continue;
@@ -266,8 +293,13 @@ impl Work<'_, '_, '_, '_> {
                 let end = block_end(slice, true);
                 self.target(slice, &line, line.text_at + 2, end);
                 i += end;
+            } else if let Some(item) = item_body(text, &line, slice.get(1)) {
+                // A list item or a field: its body is body elements.
+                let end = item_end(slice, &item);
+                self.body(&slice[..end], Some((item.at, item.known)), depth + 1);
+                i += end;
             } else {
-                i += self.paragraph(slice, line);
+                i += self.paragraph(slice, line, depth);
             }
         }
     }
@@ -276,12 +308,22 @@ impl Work<'_, '_, '_, '_> {
     /// a table) from `lines[0]` (read as `line`): its inline markup, then
     /// the literal block after it if it ends with `::`. Returns how many
     /// lines it took.
-    fn paragraph(&mut self, lines: &[Line], line: Line) -> usize {
+    fn paragraph(&mut self, lines: &[Line], line: Line, depth: usize) -> usize {
         let text = self.r.text;
-        let column = body_column(text, &line);
-        let listed = column > line.indent;
+        let column = line.indent;
+        if lines
+            .get(1)
+            .is_some_and(|l| !l.blank() && l.indent > column)
+        {
+            // A definition list item: its term is this one line, its
+            // definition the block indented after it.
+            self.term(line);
+            let end = block_end(lines, false);
+            self.body(&lines[1..end], None, depth + 1);
+            return end;
+        }
         let mut end = 1;
-        while end < lines.len() && !lines[end].blank() && (!listed || lines[end].indent >= column) {
+        while end < lines.len() && !lines[end].blank() && lines[end].indent == column {
             end += 1;
         }
         let last = &lines[end - 1];
@@ -290,17 +332,12 @@ impl Work<'_, '_, '_, '_> {
         let doctest = content.starts_with(">>>")
             && (content.len() == 3 || content[3..].starts_with([' ', '\t', '\n', '\r']));
         if !doctest {
-            let table = is_table(content);
-            for uri in Inline::scan(self.e, range.clone()) {
-                if table {
-                    self.in_table(uri);
-                } else {
-                    self.rewrite(uri, false, LINK);
-                }
-            }
-            if table {
-                for path in cell_images(text, range.clone()) {
-                    self.in_table(path);
+            let mut table = is_table(content)
+                .then(|| Table::new(text, &lines[..end], content.starts_with('+')));
+            self.inline(range.clone(), table.as_mut());
+            if let Some(table) = table.as_mut() {
+                for (url, image, place) in cell_links(text, range.clone()) {
+                    self.rewrite_in(url, image, place, Some(table));
                 }
             }
         }
@@ -311,6 +348,60 @@ impl Work<'_, '_, '_, '_> {
             end += literal_block(text, &lines[end..], column);
         }
         end
+    }
+
+    /// A definition list item's term (with its classifiers): its inline
+    /// markup alone, a reference left open in it being text.
+    fn term(&mut self, line: Line) {
+        self.inline(line.text_at..line.end, None);
+    }
+
+    /// The inline markup of `range`: its embedded URIs rewritten (in a
+    /// table's cell when `table` is given), its standalone URIs and
+    /// e-mail addresses listed.
+    fn inline(&mut self, range: Range<usize>, mut table: Option<&mut Table>) {
+        let found = Inline::scan(self.e, range);
+        for uri in found.embedded {
+            self.rewrite_in(uri, false, LINK, table.as_deref_mut());
+        }
+        let mut standalone = Vec::new();
+        for plain in found.plain {
+            implicit(self.e, plain, &mut standalone);
+        }
+        for one in standalone {
+            self.standalone(one);
+        }
+    }
+
+    /// A standalone URI or e-mail address: absolute, so never rewritten;
+    /// listed as an absolute link is, an address as its `mailto:` URL.
+    fn standalone(&mut self, (range, email): Standalone) {
+        let Some(page) = self.page.as_ref() else {
+            return;
+        };
+        if !self.r.options.details.records() {
+            return;
+        }
+        let text = self.r.text;
+        let mut url = String::from(if email { "mailto:" } else { "" });
+        url.extend(
+            text[range.clone()]
+                .char_indices()
+                .filter(|&(i, _)| !self.e.esc(range.start + i))
+                .map(|(_, c)| c),
+        );
+        let (line, column) = self.r.lines.locate(text, range.start);
+        self.r.record(Link {
+            line,
+            column,
+            place: LINK.to_link_place(),
+            original: url.clone(),
+            resolved: url,
+            base: (!page.is_stand_in()).then(|| page.clone()),
+            changed: false,
+            unresolved: false,
+            details: self.r.details.clone(),
+        });
     }
 
     /// An explicit markup block (`.. `): returns how many lines it took.
@@ -335,7 +426,7 @@ impl Work<'_, '_, '_, '_> {
         let block = &lines[..end];
         if let Some(label_end) = footnote_label_end(rest) {
             let at = skip_spaces(text, after + label_end, line.end);
-            self.body(block, Some(at), depth + 1);
+            self.body(block, Some((at, false)), depth + 1);
             return end;
         }
         let mut directive_at = after;
@@ -378,12 +469,12 @@ impl Work<'_, '_, '_, '_> {
                 let (_, _, content) = parts(text, block, arg_at);
                 if content < block.len() {
                     let range = block[content].start..block[block.len() - 1].end;
-                    for uri in Inline::scan(self.e, range) {
-                        self.rewrite(uri, false, LINK);
-                    }
+                    self.inline(range, None);
                 }
             }
-            name if BODY_DIRECTIVES.contains(&name) => self.body(block, Some(arg_at), depth + 1),
+            name if BODY_DIRECTIVES.contains(&name) => {
+                self.body(block, Some((arg_at, false)), depth + 1)
+            }
             _ => {}
         }
     }
@@ -426,6 +517,19 @@ impl Work<'_, '_, '_, '_> {
     /// Resolves the URL written at `range` against the resource base
     /// (`image`) or the page's, and writes the new one.
     fn rewrite(&mut self, range: Range<usize>, image: bool, place: Place<'_>) {
+        self.rewrite_in(range, image, place, None);
+    }
+
+    /// [`Work::rewrite`], in a table's cell when `table` is given: there
+    /// the new URL is written only where its cell line has the spaces to
+    /// give for it (taken out), else it is left, with a warning.
+    fn rewrite_in(
+        &mut self,
+        range: Range<usize>,
+        image: bool,
+        place: Place<'_>,
+        table: Option<&mut Table>,
+    ) {
         let base = if image { &self.resource } else { &self.page };
         let Some(base) = base.clone() else { return };
         let text = self.r.text;
@@ -433,41 +537,57 @@ impl Work<'_, '_, '_, '_> {
         if value.is_empty() || is_email(&value) {
             return;
         }
+        let raw = &text[range.clone()];
+        let mut spaces = None;
+        if let Some(table) = table
+            && !base.is_stand_in()
+            && !value.starts_with('#')
+            && let Ok(new) = base.url.resolve(&value)
+            && new.trim_ascii() != value
+        {
+            let written = written(raw, &value, new.trim_ascii());
+            let room = table::growth(raw, &written).and_then(|g| table.room(text, range.start, g));
+            if room.is_none() {
+                self.left_in_table(range.start, &value, &base, place);
+                return;
+            }
+            spaces = room;
+        }
         let Some(new) = self
             .r
             .resolve(range.start, &value, &base, place, SameDocument::Keep)
         else {
             return;
         };
-        let raw = &text[range.clone()];
-        let written = match new.strip_suffix(value.as_str()) {
-            Some(prefix) if !prefix.is_empty() && !value.ends_with('_') => {
-                format!("{}{raw}", escape(prefix, false))
-            }
-            _ => escape(&new, true),
-        };
-        self.r
-            .out
-            .edits
-            .push_narrowed(Edit::new(range, written), text);
+        let written = written(raw, &value, &new);
+        let edits = &mut self.r.out.edits;
+        edits.push_narrowed(Edit::new(range, written), text);
+        if let Some(spaces) = spaces.filter(|s| !s.is_empty()) {
+            edits.push(Edit::new(spaces, ""));
+        }
     }
 
-    /// A link in a table, which a longer URL would break (its columns are
-    /// where its text is): left, with a warning when it would change.
-    fn in_table(&mut self, range: Range<usize>) {
-        let Some(base) = self.page.as_ref() else {
-            return;
-        };
-        let value = decode(self.r.text, self.e, range.clone());
-        if value.is_empty() || value.starts_with('#') || is_email(&value) {
-            return;
-        }
-        if base.url.resolve(&value).is_ok_and(|new| new != value) {
-            self.r.warn(
-                range.start,
-                WarningKind::Unreadable,
-                "link in a table left as it is: a longer url would break its columns",
-            );
+    /// A link in a table's cell that has no room for its longer URL: left
+    /// as it is, listed as left, with a warning.
+    fn left_in_table(&mut self, at: usize, value: &str, base: &Base, place: Place<'_>) {
+        self.r.warn(
+            at,
+            WarningKind::InTable,
+            "link in a table left as it is: its cell has no room for the longer url",
+        );
+        if self.r.options.details.records() {
+            let (line, column) = self.r.lines.locate(self.r.text, at);
+            self.r.record(Link {
+                line,
+                column,
+                place: place.to_link_place(),
+                original: value.to_owned(),
+                resolved: value.to_owned(),
+                base: Some(base.clone()),
+                changed: false,
+                unresolved: true,
+                details: self.r.details.clone(),
+            });
         }
     }
 
@@ -505,46 +625,119 @@ fn trim(text: &str, range: Range<usize>) -> Range<usize> {
     start..end.max(start)
 }
 
-/// The column where a text block's body starts: after a bullet or an
-/// enumerator and their space, else its indentation.
-fn body_column(text: &str, line: &Line) -> usize {
+/// Where a list item's or a field's body starts on its first line.
+struct Item {
+    /// The body's first byte (the line's end when it starts below).
+    at: usize,
+    /// The column its following lines are indented to at least.
+    column: usize,
+    /// Whether its body's indentation is that column (a list item's),
+    /// else its following lines' (a field's).
+    known: bool,
+}
+
+/// A bullet (`-`, `*`, `+`, `•`, `‣`, `⁃`), an enumerator (`1.`, `a)`,
+/// `(iv)`, `#.`) or a field marker (`:name:`) at the start of a line,
+/// then spaces or the line's end, as docutils' `Body` patterns read them
+/// (`next` the line after it): where the item's body starts.
+fn item_body(text: &str, line: &Line, next: Option<&Line>) -> Option<Item> {
     let rest = &text[line.text_at..line.end];
+    let (marker, field) = if rest.starts_with([':']) {
+        (field_marker(rest)?, true)
+    } else if let Some(c) = rest.chars().next().filter(|c| "-*+•‣⁃".contains(*c)) {
+        (c.len_utf8(), false)
+    } else {
+        // An enumerator starts a list only before a blank line, an
+        // indented one or another enumerator (else "A. Name wrote" is
+        // text).
+        let followed = next.is_none_or(|n| {
+            n.blank() || n.indent > line.indent || enumerator(&text[n.text_at..n.end]).is_some()
+        });
+        (enumerator(rest).filter(|_| followed)?, false)
+    };
+    let after = &rest[marker..];
+    let spaces = after.len() - after.trim_start_matches([' ', '\t']).len();
+    if spaces == 0 && !after.is_empty() {
+        return None;
+    }
+    let at = line.text_at + marker + spaces;
+    let column = if field {
+        line.indent + 1
+    } else {
+        measure(text, line.start, line.end, at).indent
+    };
+    Some(Item {
+        at,
+        column,
+        known: !field,
+    })
+}
+
+/// The length of an enumerator with its `.`, `)` or parentheses: arabic
+/// numbers, one letter, roman numerals, or `#`.
+fn enumerator(rest: &str) -> Option<usize> {
     let b = rest.as_bytes();
-    let marker_len = if matches!(b.first(), Some(b'-' | b'*' | b'+')) {
+    let open = usize::from(b.first() == Some(&b'('));
+    let body = &b[open..];
+    let digits = body.iter().take_while(|c| c.is_ascii_digit()).count();
+    let roman = |set: &[u8]| body.iter().take_while(|c| set.contains(c)).count();
+    let n = if digits > 0 {
+        digits
+    } else if body.first() == Some(&b'#') {
         1
     } else {
-        let open = usize::from(b.first() == Some(&b'('));
-        let digits = b[open..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let n = if digits > 0 {
-            digits
-        } else if b
-            .get(open)
-            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'#')
-        {
+        let n = roman(b"ivxlcdm").max(roman(b"IVXLCDM"));
+        if n > 0 {
+            n
+        } else if body.first().is_some_and(u8::is_ascii_alphabetic) {
             1
         } else {
-            return line.indent;
-        };
-        match b.get(open + n) {
-            Some(b'.') if open == 0 => open + n + 1,
-            Some(b')') => open + n + 1,
-            _ => return line.indent,
+            return None;
         }
     };
-    match b.get(marker_len) {
-        Some(b' ' | b'\t') => {
-            let spaces = b[marker_len..]
-                .iter()
-                .take_while(|c| matches!(c, b' ' | b'\t'))
-                .count();
-            if marker_len + spaces == b.len() {
-                line.indent + marker_len + 1
-            } else {
-                line.indent + marker_len + spaces
-            }
-        }
-        _ => line.indent,
+    match body.get(n) {
+        Some(b'.') if open == 0 => Some(n + 1),
+        Some(b')') => Some(open + n + 1),
+        _ => None,
     }
+}
+
+/// The length of a field marker (`:name:`) at the start of `rest`, as
+/// docutils' pattern reads it: a name not starting with a space or a
+/// colon, its colons not before a space or a backquote, backslash escapes
+/// kept, no space before the closing colon.
+fn field_marker(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    if matches!(b.get(1), None | Some(b':' | b' ' | b'\t')) {
+        return None;
+    }
+    let mut i = 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b':' => match b.get(i + 1) {
+                None | Some(b' ' | b'\t') => return (b[i - 1] != b' ').then_some(i + 1),
+                Some(b'`') => return None,
+                _ => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// How many lines a list item or field starting at `lines[0]` takes: the
+/// blank lines and those indented to its body, trailing blank lines left
+/// out.
+fn item_end(lines: &[Line], item: &Item) -> usize {
+    let mut end = 1;
+    while end < lines.len() && (lines[end].blank() || lines[end].indent >= item.column) {
+        end += 1;
+    }
+    while end > 1 && lines[end - 1].blank() {
+        end -= 1;
+    }
+    end
 }
 
 /// Whether a text block is a table: a grid table's border (`+---+`), or
@@ -559,18 +752,45 @@ fn is_table(content: &str) -> bool {
     columns > 1 && first.bytes().all(|b| matches!(b, b'=' | b' '))
 }
 
-/// The paths of `image` and `figure` directives in a table's cells (a
-/// cell's text is body elements to docutils).
-fn cell_images(text: &str, range: Range<usize>) -> Vec<Range<usize>> {
+/// The URLs of explicit markup in a table's cells (a cell's text is body
+/// elements to docutils), each with whether it is an image's and its
+/// place: the paths of `image` and `figure` directives (in substitution
+/// definitions too), their `:target:` options, and hyperlink targets'
+/// URLs, each up to a space or a `|`.
+fn cell_links(text: &str, range: Range<usize>) -> Vec<(Range<usize>, bool, Place<'static>)> {
+    let marks = [
+        (".. image::", true),
+        (".. figure::", true),
+        ("| image::", true),
+        (":target:", false),
+        (".. _", false),
+    ];
     let mut out = Vec::new();
-    for mark in [".. image::", ".. figure::"] {
-        for (at, _) in text[range.clone()].match_indices(mark) {
-            let start = skip_spaces(text, range.start + at + mark.len(), range.end);
+    let cells = &text[range.clone()];
+    for (mark, image) in marks {
+        for (at, _) in cells.match_indices(mark) {
+            let mut from = range.start + at + mark.len();
+            let place = if image {
+                IMAGE
+            } else if mark == ".. _" {
+                // The target's name, up to its `: `.
+                let line_end = text[from..range.end]
+                    .find(is_line_end)
+                    .map_or(range.end, |n| from + n);
+                let Some(colon) = text[from..line_end].find(": ") else {
+                    continue;
+                };
+                from += colon + 1;
+                TARGET
+            } else {
+                TARGET
+            };
+            let start = skip_spaces(text, from, range.end);
             let len = text[start..range.end]
                 .find([' ', '\t', '\n', '\r', '|'])
                 .unwrap_or(range.end - start);
-            if len > 0 {
-                out.push(start..start + len);
+            if len > 0 && !is_reference(&text[start..start + len]) {
+                out.push((start..start + len, image, place));
             }
         }
     }
@@ -791,6 +1011,18 @@ fn is_email(value: &str) -> bool {
         && value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_!~*'{|}/#?^`&=+$%.@".contains(c))
+}
+
+/// What is written for a URL whose text is `raw` (read as `value`) and
+/// which resolved to `new`: the base's part before the text as it was
+/// when `new` ends with it, else the whole URL.
+fn written(raw: &str, value: &str, new: &str) -> String {
+    match new.strip_suffix(value) {
+        Some(prefix) if !prefix.is_empty() && !value.ends_with('_') => {
+            format!("{}{raw}", escape(prefix, false))
+        }
+        _ => escape(new, true),
+    }
 }
 
 /// A URL as docutils reads it from `range` (`directives.uri`,

@@ -65,6 +65,12 @@ fn block() -> impl Strategy<Value = String> {
         u().prop_map(|u| format!("===  ===\na    `b <{u}>`_\n===  ===")),
         u().prop_map(|u| format!("- item `a <{u}>`_\n\n  .. image:: {u}")),
         u().prop_map(|u| format!(">>> `a <{u}>`_")),
+        (u(), u()).prop_map(|(a, b)| format!(
+            "- .. image:: {a}\n     :target: {b}\n\n  * - .. figure:: {a}"
+        )),
+        (u(), u()).prop_map(|(a, b)| format!(
+            ":f: .. image:: {a}\nterm `x <{b}>\n   `_ see http://x/{b} me@x.org"
+        )),
         u().prop_map(|u| format!(".. parsed-literal::\n\n   x `a <{u}>`_\n     y")),
         "[a-z*`_|:.<> \\\\-]{0,20}",
     ]
