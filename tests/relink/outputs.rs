@@ -76,14 +76,27 @@ fn run(binary: &Path, name: &str, (mode, args): (&str, &[&str])) -> [String; 5] 
     // A link to a file saved with a page resolves to its `file:` URL,
     // which names the checkout: recorded without it.
     let checkout = format!("file://{}/", env!("CARGO_MANIFEST_DIR"));
-    let stdout = String::from_utf8_lossy(&out.stdout).replace(&checkout, "file:///checkout/");
+    let stdout = replace_bytes(&out.stdout, checkout.as_bytes(), b"file:///checkout/");
     [
         name.to_owned(),
         mode.to_owned(),
         out.status.code().unwrap_or(-1).to_string(),
-        digest(stdout.as_bytes()),
+        digest(&stdout),
         digest(&out.stderr),
     ]
+}
+
+/// `bytes` with every `from` made `to`.
+fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = memchr::memmem::find(rest, from) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(to);
+        rest = &rest[at + from.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// Every row of the table, computed now, on two threads.

@@ -522,7 +522,10 @@ fn urls_are_written_to_read_back_as_the_new_url() {
         ("\\`a <b>`_", "\\`a <b>`_"),
         // An enumerator before an unindented line is text: a reference
         // over the two lines is one.
-        ("A. Name wrote `a\n<b.html>`_", "A. Name wrote `a\n<http://h/dir/b.html>`_"),
+        (
+            "A. Name wrote `a\n<b.html>`_",
+            "A. Name wrote `a\n<http://h/dir/b.html>`_",
+        ),
         ("1. `a\n   <b.html>`_", "1. `a\n   <http://h/dir/b.html>`_"),
         // A reference left open in a definition list's term.
         ("`a <b.html>\n   `_ c", "`a <b.html>\n   `_ c"),
