@@ -25,8 +25,17 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
         reference: reference.to_owned(),
         reason,
     };
-    // The `url` crate (2.5) has a debug assertion that some inputs trip
-    // (base `file:///a/e:`, reference `..`); release builds resolve them.
+    // The `url` crate (2.5) keeps a `file:` path's last segment when it
+    // looks like a drive letter wherever it stands (`file:///a/e:` with
+    // `..`): a wrong path in a release build, a tripped debug assertion
+    // otherwise. The URL Standard keeps only a first one: such a base is
+    // refused for references that reach its path.
+    let reaches_path = !(reference.is_empty() || reference.starts_with(['?', '#']));
+    if reaches_path && has_inner_drive_letter(base) {
+        return Err(unresolvable(
+            "a file: base with a drive letter inside its path".to_owned(),
+        ));
+    }
     // No input may panic relink, so a tripped assertion is an error here.
     let joined = std::panic::catch_unwind(|| base.join(reference))
         .map_err(|_| unresolvable("the url crate failed on it".to_owned()))?
@@ -35,5 +44,33 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
         Ok(Cow::Borrowed(reference))
     } else {
         Ok(Cow::Owned(joined.into()))
+    }
+}
+
+/// Whether `base` is a `file:` URL with a segment shaped as a Windows drive
+/// letter (`c:`, `c|`) past its first.
+fn has_inner_drive_letter(base: &url::Url) -> bool {
+    base.scheme() == "file"
+        && base.path().split('/').skip(2).any(|segment| {
+            let b = segment.as_bytes();
+            b.len() == 2 && b[0].is_ascii_alphabetic() && matches!(b[1], b':' | b'|')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_base_with_an_inner_drive_letter_is_refused_where_its_path_is_reached() {
+        let base = parse_base("file:///a/p:").unwrap();
+        for reference in ["..", "../l", "x", "./"] {
+            assert!(resolve(&base, reference).is_err(), "{reference}");
+        }
+        assert_eq!(resolve(&base, "?q").unwrap(), "file:///a/p:?q");
+        assert_eq!(resolve(&base, "#f").unwrap(), "file:///a/p:#f");
+        // A drive letter where the URL Standard has one resolves.
+        let drive = parse_base("file:///c:/a/b").unwrap();
+        assert_eq!(resolve(&drive, "../x").unwrap(), "file:///c:/x");
     }
 }
