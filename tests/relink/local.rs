@@ -453,3 +453,62 @@ fn relink_agrees_with_wget_k_and_the_browser_says_who_is_right_where_not() {
             .replace("\"/img/sprite.png\"", "\"img/sprite.png\"")
     );
 }
+
+#[test]
+fn an_httrack_mirror_made_local_still_works_in_a_browser() {
+    // HTTrack writes its mirror local already, under its own names (the
+    // page `/index.html` beside `/` becomes `index-2.html`); relink reads
+    // its links against the mirror's own paths and keeps them local.
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let run = std::process::Command::new(tool("httrack", "httrack"))
+        .arg(server.prefix())
+        .args([
+            "-O",
+            s(dir.path()),
+            "-q",
+            "-%v0",
+            "-c8",
+            "-%c0",
+            "-A0",
+            "-I0",
+            "-s0",
+        ])
+        // Without its limits HTTrack takes a second or more per file.
+        .arg("--disable-security-limits")
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "httrack: {run:?}");
+    let root = dir.path().join(format!("127.0.0.1_{}", server.1));
+    let prefix = server.prefix();
+    drop(server);
+    assert!(root.join("index-2.html").is_file());
+    assert_ok(&relink(
+        &[
+            s(&root),
+            "--retrieved-from",
+            &prefix,
+            "--local",
+            "--in-place",
+        ],
+        b"",
+    ));
+    let top = url::Url::from_directory_path(std::fs::canonicalize(&root).unwrap()).unwrap();
+    for (page, requests, links) in seen(&root) {
+        for (url, outcome) in requests {
+            assert!(
+                url.starts_with("./") && outcome == "ok",
+                "{page}: {url} {outcome}"
+            );
+        }
+        for link in links {
+            let file = link.split('#').next().unwrap();
+            let file = top.join(file.trim_start_matches("./")).unwrap();
+            assert!(
+                link.starts_with("http://example.invalid/")
+                    || file.to_file_path().is_ok_and(|f| f.is_file()),
+                "{page}: {link}"
+            );
+        }
+    }
+}
