@@ -174,6 +174,10 @@ pub struct Mirror {
     root: PathBuf,
     /// The URL of the root, ending in `/`.
     prefix: String,
+    /// An HTTrack mirror (its `hts-cache/` beside the root): a page with
+    /// a query is saved under a name of its own and linked with the
+    /// query after it (`search6a04.html?q=x`).
+    query_after_name: bool,
 }
 
 /// One document of a [`Mirror`]: where its links are made relative from.
@@ -191,9 +195,14 @@ impl Mirror {
         if !prefix.ends_with('/') {
             prefix.push('/');
         }
+        let root = std::fs::canonicalize(root)?;
+        let query_after_name = root
+            .parent()
+            .is_some_and(|up| up.join("hts-cache").is_dir());
         Ok(Mirror {
-            root: std::fs::canonicalize(root)?,
+            root,
             prefix,
+            query_after_name,
         })
     }
 
@@ -220,8 +229,22 @@ impl MirrorDocument {
         if url.len() < prefix.len() || !url[..prefix.len()].eq_ignore_ascii_case(prefix) {
             return None;
         }
-        let file = self.file_of(&url[prefix.len()..])?;
+        let rest = &url[prefix.len()..];
+        let (file, query) = match self.file_of(rest) {
+            Some(file) => (file, None),
+            // HTTrack's link to a page with a query: its file, the query
+            // kept after the path, as HTTrack wrote it.
+            None if self.mirror.query_after_name => {
+                let (path, query) = rest.split_once('?')?;
+                (self.file_of(path)?, Some(query))
+            }
+            None => return None,
+        };
         let mut path = relative_path(&self.dir, &file);
+        if let Some(query) = query {
+            path.push('?');
+            path.push_str(query);
+        }
         if let Some(fragment) = fragment {
             path.push('#');
             path.push_str(fragment);
@@ -462,6 +485,27 @@ mod mirror_tests {
         assert_eq!(local("http://h/other/a/b.html"), None);
         assert_eq!(local("http://h/s/../s/a/b.html"), None);
         assert_eq!(local("http://h/s/a/%2e%2e/b.html"), None);
+    }
+
+    #[test]
+    fn an_httrack_mirror_keeps_the_query_after_the_name() {
+        let dir = mirror(&[
+            "site/index.html",
+            "site/search6a04.html",
+            "hts-cache/new.txt",
+        ]);
+        let m = Mirror::new(&dir.path().join("site"), "http://h/").unwrap();
+        let doc = m.document(&dir.path().join("site/index.html")).unwrap();
+        assert_eq!(
+            doc.local("http://h/search6a04.html?q=x#r").as_deref(),
+            Some("search6a04.html?q=x#r")
+        );
+        assert_eq!(doc.local("http://h/absent.html?q=x"), None);
+        // Elsewhere another query is another page, not that file.
+        std::fs::remove_dir_all(dir.path().join("hts-cache")).unwrap();
+        let m = Mirror::new(&dir.path().join("site"), "http://h/").unwrap();
+        let doc = m.document(&dir.path().join("site/index.html")).unwrap();
+        assert_eq!(doc.local("http://h/search6a04.html?q=x"), None);
     }
 
     #[test]

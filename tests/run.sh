@@ -10,7 +10,9 @@
 #    link checker the lychee recipe is run with (RELINK_TEST_PYTHON tells
 #    them its python; lychee is beside it). A virtualenv, because Debian's and Ubuntu's own Python
 #    refuses `pip install` outside one ("externally-managed-environment").
-# 2. The crate's tests: cargo test.
+# 2. The crate's tests: cargo test. The mirror tests also need wget,
+#    httrack and chromium on the PATH (Debian packages; .ci/run installs
+#    them), and fail saying so when one is missing.
 # 3. The Python package's and the Spark job's: python/run-tests.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

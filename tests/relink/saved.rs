@@ -177,3 +177,69 @@ fn files_that_happen_to_exist_change_nothing_elsewhere() {
     );
     assert!(!listed.contains("file:"), "{listed}");
 }
+
+/// Opens the saved page fixture, rewritten by relink with `args`, in
+/// headless Chromium (network blocked): each request the page made, by
+/// its name below the page's folder (`post_files/site.css`) or its URL.
+fn opened_in_a_browser(args: &[&str]) -> (Vec<(String, String)>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let from = fixture("mirror/saved");
+    for (name, bytes) in crate::files_under(&from) {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    let page = dir.path().join("post.html");
+    let page_arg = page.to_str().unwrap();
+    assert_ok(&relink(&[&[page_arg, "--in-place"], args].concat(), b""));
+    let seen = crate::local::browse(std::slice::from_ref(&page));
+    let top = url::Url::from_directory_path(std::fs::canonicalize(dir.path()).unwrap()).unwrap();
+    let name = |url: &serde_json::Value| {
+        let url = url.as_str().unwrap();
+        url.strip_prefix(top.as_str()).unwrap_or(url).to_owned()
+    };
+    let one = &seen[page_arg];
+    let requests = one["requests"].as_array().unwrap().iter();
+    let mut requests: Vec<_> = requests
+        .map(|r| (name(&r[0]), r[1].as_str().unwrap().to_owned()))
+        .collect();
+    // In the order of their names: the browser's order may vary.
+    requests.sort();
+    let links = one["links"].as_array().unwrap().iter().map(name).collect();
+    (requests, links)
+}
+
+#[test]
+fn a_saved_page_rewritten_loads_its_folder_in_a_browser() {
+    let (requests, links) = opened_in_a_browser(&[]);
+    let ok = |file: &str| (file.to_owned(), "ok".to_owned());
+    // Its style sheet, the image the style sheet loads beside it, and
+    // its image, all from its folder; nothing else asked for.
+    assert_eq!(
+        requests,
+        [
+            ok("post.html"),
+            ok("post_files/chart.png"),
+            ok("post_files/paper.png"),
+            ok("post_files/site.css")
+        ]
+    );
+    // Its links lead to the site.
+    assert_eq!(
+        links,
+        [
+            "https://example.com/about/",
+            "https://example.org/elsewhere",
+            "https://example.com/blog/2024/post.html#comments",
+            "https://example.com/blog/2024/feed.xml"
+        ]
+    );
+    // Made absolute as well, the saved files are asked of the network,
+    // which has them not.
+    let (requests, _) = opened_in_a_browser(&["--absolute-saved-assets"]);
+    let sheet = requests
+        .iter()
+        .find(|r| r.0 == "https://example.com/blog/2024/post_files/site.css")
+        .unwrap();
+    assert_ne!(sheet.1, "ok");
+}
