@@ -11,12 +11,27 @@
 #    them its python; lychee is beside it). A virtualenv, because Debian's and Ubuntu's own Python
 #    refuses `pip install` outside one ("externally-managed-environment").
 # 2. The crate's tests: cargo test. The mirror tests also need wget,
-#    httrack and chromium on the PATH (Debian packages; .ci/run installs
-#    them), and fail saying so when one is missing.
+#    httrack and chromium on the PATH: Debian packages, installed here
+#    when missing (as root, or through sudo); a test fails saying so when
+#    one is still missing.
 # 3. The Python package's and the Spark job's: python/run-tests.sh.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+
+# The mirror tests mirror a fixture site with wget and HTTrack and open
+# it in headless Chromium: Debian packages, installed when missing.
+need=()
+command -v wget >/dev/null 2>&1 || need+=(wget)
+command -v httrack >/dev/null 2>&1 || need+=(httrack)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y "${need[@]}" \
+    || { $sudo apt-get update && $sudo apt-get install -y "${need[@]}"; }
+fi
 
 venv="$root/target/test-venv"
 if [ ! -x "$venv/bin/python" ]; then
