@@ -30,8 +30,7 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
     // `..`): a wrong path in a release build, a tripped debug assertion
     // otherwise. The URL Standard keeps only a first one: such a base is
     // refused for references that reach its path.
-    let reaches_path = !(reference.is_empty() || reference.starts_with(['?', '#']));
-    if reaches_path && has_inner_drive_letter(base) {
+    if reaches_base_path(reference) && has_inner_drive_letter(base) {
         return Err(unresolvable(
             "a file: base with a drive letter inside its path".to_owned(),
         ));
@@ -45,6 +44,33 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
     } else {
         Ok(Cow::Owned(joined.into()))
     }
+}
+
+/// Whether resolving `reference` against a `file:` base starts from the
+/// base's path and shortens it: a relative path, bare or after `file:`
+/// (read as the URL parser reads it: its ends trimmed, tabs and newlines
+/// dropped).
+fn reaches_base_path(reference: &str) -> bool {
+    let read: String = reference
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let path = match read.find(':') {
+        Some(colon)
+            if read[..colon].starts_with(|c: char| c.is_ascii_alphabetic())
+                && read[..colon]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            if !read[..colon].eq_ignore_ascii_case("file") {
+                return false;
+            }
+            &read[colon + 1..]
+        }
+        _ => &read[..],
+    };
+    !(path.is_empty() || path.starts_with(['?', '#', '/', '\\']))
 }
 
 /// Whether `base` is a `file:` URL with a segment shaped as a Windows drive
@@ -69,6 +95,13 @@ mod tests {
         }
         assert_eq!(resolve(&base, "?q").unwrap(), "file:///a/p:?q");
         assert_eq!(resolve(&base, "#f").unwrap(), "file:///a/p:#f");
+        for reference in ["file:..", "\t../x", "file:x"] {
+            assert!(resolve(&base, reference).is_err(), "{reference:?}");
+        }
+        // References that do not start from its path resolve.
+        assert_eq!(resolve(&base, "/x").unwrap(), "file:///x");
+        assert_eq!(resolve(&base, "file:///a/p:").unwrap(), "file:///a/p:");
+        assert_eq!(resolve(&base, "http://h/x").unwrap(), "http://h/x");
         // A drive letter where the URL Standard has one resolves.
         let drive = parse_base("file:///c:/a/b").unwrap();
         assert_eq!(resolve(&drive, "../x").unwrap(), "file:///c:/x");
