@@ -588,8 +588,8 @@ impl Rewriter {
         if !self.absolute_saved_assets {
             bases.saved = input.local_path().and_then(SavedFolders::of);
         }
-        if let Some((root, prefix)) = &self.local_mirror {
-            let mirror = Mirror::new(root, prefix)?;
+        if let Some((root, prefix, files)) = &self.local_mirror {
+            let mirror = Mirror::new(root, prefix)?.sharing(files);
             bases.local = input.local_path().and_then(|path| mirror.document(path));
         }
         let channel = Channel::new(events);

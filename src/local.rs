@@ -6,7 +6,9 @@
 //! the file. And a mirror made local ([`Mirror`]): links to its files
 //! made relative paths to them.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use url::Url;
 
@@ -178,14 +180,23 @@ pub struct Mirror {
     /// a query is saved under a name of its own and linked with the
     /// query after it (`search6a04.html?q=x`).
     query_after_name: bool,
+    /// The file each URL below the root names, as found, shared by every
+    /// document of the mirror (a site links to the same pages from each).
+    files: MirrorFiles,
 }
 
+/// The files of a mirror found so far, by the URL below its root.
+pub type MirrorFiles = Arc<Mutex<HashMap<String, Option<PathBuf>>>>;
+
 /// One document of a [`Mirror`]: where its links are made relative from.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct MirrorDocument {
     mirror: Mirror,
     /// The document's folder, its links resolved, inside the root.
     dir: PathBuf,
+    /// The relative path to the file each URL below the root named, as
+    /// found: a page links to the same few pages many times.
+    found: Mutex<HashMap<String, Option<String>>>,
 }
 
 impl Mirror {
@@ -203,7 +214,14 @@ impl Mirror {
             root,
             prefix,
             query_after_name,
+            files: MirrorFiles::default(),
         })
+    }
+
+    /// The mirror, its files found shared with others made with `files`.
+    pub fn sharing(mut self, files: &MirrorFiles) -> Mirror {
+        self.files = Arc::clone(files);
+        self
     }
 
     /// The document at `path`, if it lies in the mirror.
@@ -213,6 +231,7 @@ impl Mirror {
         dir.starts_with(&self.root).then(|| MirrorDocument {
             mirror: self.clone(),
             dir: dir.to_path_buf(),
+            found: Mutex::default(),
         })
     }
 }
@@ -230,17 +249,16 @@ impl MirrorDocument {
             return None;
         }
         let rest = &url[prefix.len()..];
-        let (file, query) = match self.file_of(rest) {
-            Some(file) => (file, None),
+        let (mut path, query) = match self.found(rest) {
+            Some(path) => (path, None),
             // HTTrack's link to a page with a query: its file, the query
             // kept after the path, as HTTrack wrote it.
             None if self.mirror.query_after_name => {
                 let (path, query) = rest.split_once('?')?;
-                (self.file_of(path)?, Some(query))
+                (self.found(path)?, Some(query))
             }
             None => return None,
         };
-        let mut path = relative_path(&self.dir, &file);
         if let Some(query) = query {
             path.push('?');
             path.push_str(query);
@@ -295,10 +313,37 @@ impl MirrorDocument {
         }
         names.into_iter().find_map(|name| {
             // A file inside the root, by its own path: a link out of the
-            // mirror is not followed.
+            // mirror is not followed. (One `stat` for a name that is not
+            // there, the path resolved only for one that is.)
+            if !std::fs::metadata(&name).is_ok_and(|m| m.is_file()) {
+                return None;
+            }
             let real = std::fs::canonicalize(&name).ok()?;
-            (real.is_file() && real.starts_with(&self.mirror.root)).then_some(real)
+            real.starts_with(&self.mirror.root).then_some(real)
         })
+    }
+
+    /// The relative path to [`MirrorDocument::file_of`], each URL looked
+    /// up once.
+    fn found(&self, rest: &str) -> Option<String> {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(path) = found.get(rest) {
+            return path.clone();
+        }
+        let file = {
+            let mut files = self.mirror.files.lock().unwrap_or_else(|e| e.into_inner());
+            match files.get(rest) {
+                Some(file) => file.clone(),
+                None => {
+                    let file = self.file_of(rest);
+                    files.insert(rest.to_owned(), file.clone());
+                    file
+                }
+            }
+        };
+        let path = file.map(|file| relative_path(&self.dir, &file));
+        found.insert(rest.to_owned(), path.clone());
+        path
     }
 }
 

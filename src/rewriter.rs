@@ -10,6 +10,7 @@ use crate::base::Layer;
 use crate::document::DocumentReport;
 use crate::kind::Kind;
 use crate::links::{Link, LinkRow, Warning};
+use crate::local::MirrorFiles;
 use crate::mime::mbox::MboxFormat;
 use crate::options::{Details, ExtraAttribute};
 use crate::url::{BaseUrl, Rules};
@@ -83,7 +84,7 @@ pub struct Rewriter {
     pub(crate) kind: Option<Kind>,
     pub(crate) keep_fragment_links: bool,
     pub(crate) absolute_saved_assets: bool,
-    pub(crate) local_mirror: Option<(PathBuf, String)>,
+    pub(crate) local_mirror: Option<(PathBuf, String, MirrorFiles)>,
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_layers: bool,
@@ -192,7 +193,7 @@ impl Rewriter {
     /// folder's URL, the query in the name (`?`, or `@`), `.html` or
     /// `.css` added. See docs/files.md.
     pub fn local_mirror(mut self, root: impl Into<PathBuf>, prefix: &str) -> Self {
-        self.local_mirror = Some((root.into(), prefix.to_owned()));
+        self.local_mirror = Some((root.into(), prefix.to_owned(), MirrorFiles::default()));
         self
     }
 
