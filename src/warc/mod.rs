@@ -118,6 +118,10 @@ pub struct WarcOptions<'a> {
     pub max_payload_bytes: usize,
     /// What rewrites the HTML and CSS payloads.
     pub documents: &'a dyn Documents,
+    /// Whether a run that writes nothing verifies each record's digests
+    /// (and warns of each that does not match). A rewrite always does: a
+    /// record is rewritten only when its digests hold.
+    pub verify_digests: bool,
 }
 
 impl<'a> WarcOptions<'a> {
@@ -127,6 +131,7 @@ impl<'a> WarcOptions<'a> {
             document: Options::default(),
             max_payload_bytes: MAX_PAYLOAD_BYTES,
             documents,
+            verify_digests: false,
         }
     }
 }
@@ -514,6 +519,8 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 ///
 /// `verified` are the record's digests found to match it: a SHA-1 in
 /// base32 is its `Block-Digest` or `Entity-Digest`, not computed again.
+/// When digests are not verified, a SHA-1 in base32 in the head is the
+/// `Block-Digest` as written.
 fn record_heads(
     record: &Record,
     options: &WarcOptions<'_>,
@@ -565,6 +572,11 @@ fn record_heads(
                     .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
             })
         });
+    // Unverified, the block digest is the one the head says.
+    let said = (!options.verify_digests)
+        .then(|| http::field(&record.head, "WARC-Block-Digest"))
+        .flatten()
+        .and_then(|written| digest::Digest::parse(&written).ok());
     let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
         header_length: record.head.len(),
         length: record.block.len(),
@@ -572,6 +584,7 @@ fn record_heads(
         digest: verified
             .block
             .as_ref()
+            .or(said.as_ref())
             .and_then(digest::Digest::sha1_base32)
             .unwrap_or_else(|| digest::sha1_base32(&record.block)),
         offset: container.map(|(offset, _)| offset),
@@ -622,6 +635,12 @@ fn process(
     (rows, raw): (Option<Rows<'_>>, bool),
     container: Option<InFile>,
 ) -> (RecordReport, Option<NewRecord>) {
+    // Digests are hashed only where a decision rests on them: a rewrite,
+    // or a reading that asked for it. Otherwise they are only read.
+    let options = &WarcOptions {
+        verify_digests: write || options.verify_digests,
+        ..*options
+    };
     // Rows leave as they are found: whether the record's digests leave it
     // as it is is decided first (and, when they hold, not again).
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
