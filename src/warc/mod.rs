@@ -69,6 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
+use crate::compressed::Deflater;
 use crate::links::{
     HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind,
 };
@@ -1134,14 +1135,15 @@ fn write_record(w: &mut dyn Write, record: &Record, new: Option<&NewRecord>) -> 
 /// input's one to one.
 enum Sink<W: Write> {
     Plain(W),
-    /// Between members.
-    Members(W),
+    /// Between members; the compressor of members held whole.
+    Members(W, Box<Deflater>),
     /// Inside a member being streamed: compressed again into a spool
     /// (`Tap`), written out when the member ends, or as soon as a record in
     /// it changed; the input's bytes are written instead when nothing did.
     Open {
-        encoder: GzEncoder<Tap<W>>,
+        encoder: Box<GzEncoder<Tap<W>>>,
         changed: bool,
+        deflater: Box<Deflater>,
     },
     /// After an error while switching.
     Gone,
@@ -1188,7 +1190,7 @@ fn level() -> flate2::Compression {
 impl<W: Write> Sink<W> {
     fn new(output: W, gzip: bool) -> Self {
         if gzip {
-            Sink::Members(output)
+            Sink::Members(output, Box::default())
         } else {
             Sink::Plain(output)
         }
@@ -1196,7 +1198,7 @@ impl<W: Write> Sink<W> {
 
     fn writer(&mut self) -> io::Result<&mut dyn Write> {
         match self {
-            Sink::Plain(w) | Sink::Members(w) => Ok(w),
+            Sink::Plain(w) | Sink::Members(w, _) => Ok(w),
             Sink::Open { encoder, .. } => Ok(encoder),
             Sink::Gone => Err(io::Error::other("output lost after an error")),
         }
@@ -1205,7 +1207,13 @@ impl<W: Write> Sink<W> {
     /// A piece outside a held member: in a member being streamed, or in a
     /// plain file.
     fn piece(&mut self, piece: &Piece, new: Option<&NewRecord>) -> io::Result<()> {
-        if let (Sink::Open { encoder, changed }, Some(_)) = (&mut *self, new) {
+        if let (
+            Sink::Open {
+                encoder, changed, ..
+            },
+            Some(_),
+        ) = (&mut *self, new)
+        {
             *changed = true;
             encoder.get_mut().release()?;
         }
@@ -1219,32 +1227,45 @@ impl<W: Write> Sink<W> {
     /// A member held whole: as it was read when nothing in it changed,
     /// else compressed again, in one member.
     fn member(&mut self, member: &Member, new: &[Option<NewRecord>]) -> io::Result<()> {
-        let w = self.writer()?;
         if let (Some(bytes), true) = (&member.bytes, new.iter().all(Option::is_none)) {
-            return w.write_all(bytes);
+            return self.writer()?.write_all(bytes);
         }
-        let mut encoder = GzEncoder::new(w, level());
-        for (piece, new) in member.pieces.iter().zip(new) {
-            match piece {
-                Piece::Record(record) => write_record(&mut encoder, record, new.as_ref())?,
-                Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
+        let pieces = |encoder: &mut dyn Write| {
+            for (piece, new) in member.pieces.iter().zip(new) {
+                match piece {
+                    Piece::Record(record) => write_record(encoder, record, new.as_ref())?,
+                    Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
+                }
+            }
+            Ok(())
+        };
+        // Compressed again at the level its header names.
+        let level = member.bytes.as_deref().map_or_else(level, |bytes| {
+            crate::compressed::Header::read(bytes).level()
+        });
+        match self {
+            Sink::Members(w, deflater) => deflater.member(w, level, pieces),
+            _ => {
+                let mut encoder = GzEncoder::new(self.writer()?, level);
+                pieces(&mut encoder)?;
+                encoder.finish().map(drop)
             }
         }
-        encoder.finish().map(drop)
     }
 
     /// A streamed member begins.
     fn open(&mut self) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Members(out) => Sink::Open {
-                encoder: GzEncoder::new(
+            Sink::Members(out, deflater) => Sink::Open {
+                encoder: Box::new(GzEncoder::new(
                     Tap {
                         out,
                         held: Some(Spool::default()),
                     },
                     level(),
-                ),
+                )),
                 changed: false,
+                deflater,
             },
             other => other,
         };
@@ -1256,14 +1277,18 @@ impl<W: Write> Sink<W> {
     /// compressed again.
     fn close(&mut self, original: Option<Spool>) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Open { encoder, changed } => {
-                let Tap { mut out, held } = encoder.finish()?;
+            Sink::Open {
+                encoder,
+                changed,
+                deflater,
+            } => {
+                let Tap { mut out, held } = (*encoder).finish()?;
                 match (original.filter(|o| !changed && o.whole()), held) {
                     (Some(original), _) => original.copy_to(&mut out)?,
                     (None, Some(held)) => held.copy_to(&mut out)?,
                     (None, None) => {}
                 }
-                Sink::Members(out)
+                Sink::Members(out, deflater)
             }
             other => other,
         };
@@ -1301,9 +1326,9 @@ impl<W: Write> Sink<W> {
 
     fn finish(self) -> io::Result<()> {
         match self {
-            Sink::Plain(mut w) | Sink::Members(mut w) => w.flush(),
+            Sink::Plain(mut w) | Sink::Members(mut w, _) => w.flush(),
             Sink::Open { encoder, .. } => {
-                let Tap { mut out, held } = encoder.finish()?;
+                let Tap { mut out, held } = (*encoder).finish()?;
                 if let Some(held) = held {
                     held.copy_to(&mut out)?;
                 }
