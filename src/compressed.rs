@@ -121,7 +121,7 @@ impl Header {
     /// The compression its extra flags announce (RFC 1952: 2 for the
     /// slowest, best compression, 4 for the fastest), so that they stay
     /// true of the data written after them.
-    fn level(&self) -> flate2::Compression {
+    pub(crate) fn level(&self) -> flate2::Compression {
         match self.raw.get(8) {
             Some(2) => flate2::Compression::best(),
             Some(4) => flate2::Compression::fast(),
@@ -168,6 +168,59 @@ impl<W: Write> GzWriter<W> {
         output.write_all(&self.crc.sum().to_le_bytes())?;
         output.write_all(&self.crc.amount().to_le_bytes())?;
         Ok(output)
+    }
+}
+
+/// Gzip members written one after another by one compressor, reset
+/// between them: a member is not worth a compressor made and its tables
+/// cleared again.
+#[derive(Default)]
+pub struct Deflater {
+    encoder: Option<(flate2::Compression, DeflateEncoder<Vec<u8>>)>,
+}
+
+impl std::fmt::Debug for Deflater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Deflater")
+    }
+}
+
+impl Deflater {
+    /// Writes into `out` one gzip member of what `data` writes, at
+    /// `level`, with the header flate2's `GzEncoder` writes (no name, no
+    /// time, the extra flags of the level, an unknown system).
+    pub fn member(
+        &mut self,
+        out: &mut dyn Write,
+        level: flate2::Compression,
+        data: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let encoder = match &mut self.encoder {
+            Some((made, encoder)) if *made == level => encoder,
+            slot => {
+                &mut slot
+                    .insert((level, DeflateEncoder::new(Vec::new(), level)))
+                    .1
+            }
+        };
+        let xfl = match level.level() {
+            l if l >= flate2::Compression::best().level() => 2,
+            l if l <= flate2::Compression::fast().level() => 4,
+            _ => 0,
+        };
+        out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 255])?;
+        let mut crc = flate2::CrcWriter::new(&mut *encoder);
+        let written = data(&mut crc);
+        let (sum, amount) = (crc.crc().sum(), crc.crc().amount());
+        // The compressor is reset whatever happened, for the next member.
+        let mut deflated = encoder.reset(Vec::new())?;
+        written?;
+        out.write_all(&deflated)?;
+        out.write_all(&sum.to_le_bytes())?;
+        out.write_all(&amount.to_le_bytes())?;
+        deflated.clear();
+        *encoder.get_mut() = deflated;
+        Ok(())
     }
 }
 
@@ -506,6 +559,27 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn one_deflater_writes_each_member_as_a_new_encoder_would() {
+        let texts: [&[u8]; 3] = [b"<a href=x>x</a>", b"", &[b'a'; 70_000]];
+        let levels = [
+            flate2::Compression::best(),
+            flate2::Compression::default(),
+            flate2::Compression::fast(),
+        ];
+        let mut deflater = Deflater::default();
+        for (i, text) in texts.iter().cycle().take(7).enumerate() {
+            let level = levels[i % 3];
+            let mut ours = Vec::new();
+            deflater
+                .member(&mut ours, level, |w| w.write_all(text))
+                .unwrap();
+            let mut theirs = flate2::write::GzEncoder::new(Vec::new(), level);
+            theirs.write_all(text).unwrap();
+            assert_eq!(ours, theirs.finish().unwrap(), "member {i}");
         }
     }
 

@@ -544,6 +544,7 @@ struct Run<'r, 'h> {
     mbox_format: Option<MboxFormat>,
     keep_layers: bool,
     keep_new_bytes: bool,
+    verify_digests: bool,
     channel: &'r Channel<'h>,
     gathered: DocumentReport,
 }
@@ -602,6 +603,7 @@ impl Rewriter {
             mbox_format: self.mbox_format,
             keep_layers: self.keep_layers,
             keep_new_bytes: self.keep_new_bytes,
+            verify_digests: self.verify_digests,
             channel: &channel,
             gathered: DocumentReport::default(),
         };
@@ -980,6 +982,7 @@ impl Run<'_, '_> {
     ) -> Result<(), Error> {
         let options = WarcOptions {
             document: self.options,
+            verify_digests: self.verify_digests,
             ..WarcOptions::new(&Engine)
         };
         let (channel, keep) = (self.channel, self.keep_layers);
@@ -1022,6 +1025,7 @@ impl Run<'_, '_> {
         };
         let options = WarcOptions {
             document: self.options,
+            verify_digests: self.verify_digests,
             ..WarcOptions::new(&Engine)
         };
         let (channel, keep) = (self.channel, self.keep_layers);

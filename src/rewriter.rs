@@ -89,6 +89,7 @@ pub struct Rewriter {
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_layers: bool,
     pub(crate) keep_new_bytes: bool,
+    pub(crate) verify_digests: bool,
 }
 
 impl Rewriter {
@@ -171,6 +172,14 @@ impl Rewriter {
     /// Leaves `#name` links as they are.
     pub fn keep_fragment_links(mut self) -> Self {
         self.keep_fragment_links = true;
+        self
+    }
+
+    /// Verifies the digests of every web archive record in a run that
+    /// writes nothing too, warning of each that does not match (a
+    /// rewrite always verifies them; else they are only read).
+    pub fn verify_digests(mut self) -> Self {
+        self.verify_digests = true;
         self
     }
 

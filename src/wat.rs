@@ -554,8 +554,9 @@ impl WatUnit {
 struct JsonArray {
     /// The latest elements' text, comma-separated.
     text: Vec<u8>,
-    /// The text before it, compressed.
-    packed: Option<DeflateEncoder<Vec<u8>>>,
+    /// The text before it, compressed (boxed: a compressor is large, and
+    /// most arrays never need one).
+    packed: Option<Box<DeflateEncoder<Vec<u8>>>>,
     /// The length of the elements' text, both parts.
     len: usize,
 }
@@ -576,9 +577,9 @@ impl JsonArray {
         serde_json::to_writer(&mut self.text, value)?;
         self.len += self.text.len() - start;
         if self.text.len() >= JsonArray::SPILL {
-            let packed = self
-                .packed
-                .get_or_insert_with(|| DeflateEncoder::new(Vec::new(), Compression::fast()));
+            let packed = self.packed.get_or_insert_with(|| {
+                Box::new(DeflateEncoder::new(Vec::new(), Compression::fast()))
+            });
             packed.write_all(&self.text)?;
             self.text.clear();
         }

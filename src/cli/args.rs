@@ -105,6 +105,11 @@ pub(crate) struct BaseArgs {
     /// beside it (`NAME_files/`), which are otherwise left pointing at them.
     #[arg(long)]
     pub(crate) absolute_saved_assets: bool,
+    /// Verify each web archive record's digests when writing nothing
+    /// (--list, --check, --dry-run), warning of each that does not match;
+    /// a rewrite always verifies them.
+    #[arg(long)]
+    pub(crate) verify_digests: bool,
     /// What every input is, instead of telling it by its name's extension
     /// or (with none known, and for standard input) its content.
     #[arg(long = "type", value_enum, value_name = "KIND")]

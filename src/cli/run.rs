@@ -115,6 +115,9 @@ pub(crate) fn settings(
     if base.absolute_saved_assets {
         rewriter = rewriter.absolute_saved_assets();
     }
+    if base.verify_digests {
+        rewriter = rewriter.verify_digests();
+    }
     if let Some(format) = base.mbox_format {
         rewriter = rewriter.mbox_format(MboxFormat::from(format));
     }

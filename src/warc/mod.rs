@@ -69,6 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
+use crate::compressed::Deflater;
 use crate::links::{
     HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind,
 };
@@ -118,6 +119,10 @@ pub struct WarcOptions<'a> {
     pub max_payload_bytes: usize,
     /// What rewrites the HTML and CSS payloads.
     pub documents: &'a dyn Documents,
+    /// Whether a run that writes nothing verifies each record's digests
+    /// (and warns of each that does not match). A rewrite always does: a
+    /// record is rewritten only when its digests hold.
+    pub verify_digests: bool,
 }
 
 impl<'a> WarcOptions<'a> {
@@ -127,6 +132,7 @@ impl<'a> WarcOptions<'a> {
             document: Options::default(),
             max_payload_bytes: MAX_PAYLOAD_BYTES,
             documents,
+            verify_digests: false,
         }
     }
 }
@@ -514,6 +520,8 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 ///
 /// `verified` are the record's digests found to match it: a SHA-1 in
 /// base32 is its `Block-Digest` or `Entity-Digest`, not computed again.
+/// When digests are not verified, a SHA-1 in base32 in the head is the
+/// `Block-Digest` as written.
 fn record_heads(
     record: &Record,
     options: &WarcOptions<'_>,
@@ -565,6 +573,11 @@ fn record_heads(
                     .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
             })
         });
+    // Unverified, the block digest is the one the head says.
+    let said = (!options.verify_digests)
+        .then(|| http::field(&record.head, "WARC-Block-Digest"))
+        .flatten()
+        .and_then(|written| digest::Digest::parse(&written).ok());
     let block = (record.format == Format::Warc && whole_block(record)).then(|| RecordBlock {
         header_length: record.head.len(),
         length: record.block.len(),
@@ -572,6 +585,7 @@ fn record_heads(
         digest: verified
             .block
             .as_ref()
+            .or(said.as_ref())
             .and_then(digest::Digest::sha1_base32)
             .unwrap_or_else(|| digest::sha1_base32(&record.block)),
         offset: container.map(|(offset, _)| offset),
@@ -622,6 +636,12 @@ fn process(
     (rows, raw): (Option<Rows<'_>>, bool),
     container: Option<InFile>,
 ) -> (RecordReport, Option<NewRecord>) {
+    // Digests are hashed only where a decision rests on them: a rewrite,
+    // or a reading that asked for it. Otherwise they are only read.
+    let options = &WarcOptions {
+        verify_digests: write || options.verify_digests,
+        ..*options
+    };
     // Rows leave as they are found: whether the record's digests leave it
     // as it is is decided first (and, when they hold, not again).
     let checked = record.bad.is_none() && !raw && rows.is_some() && record.format == Format::Warc;
@@ -1115,14 +1135,15 @@ fn write_record(w: &mut dyn Write, record: &Record, new: Option<&NewRecord>) -> 
 /// input's one to one.
 enum Sink<W: Write> {
     Plain(W),
-    /// Between members.
-    Members(W),
+    /// Between members; the compressor of members held whole.
+    Members(W, Box<Deflater>),
     /// Inside a member being streamed: compressed again into a spool
     /// (`Tap`), written out when the member ends, or as soon as a record in
     /// it changed; the input's bytes are written instead when nothing did.
     Open {
-        encoder: GzEncoder<Tap<W>>,
+        encoder: Box<GzEncoder<Tap<W>>>,
         changed: bool,
+        deflater: Box<Deflater>,
     },
     /// After an error while switching.
     Gone,
@@ -1169,7 +1190,7 @@ fn level() -> flate2::Compression {
 impl<W: Write> Sink<W> {
     fn new(output: W, gzip: bool) -> Self {
         if gzip {
-            Sink::Members(output)
+            Sink::Members(output, Box::default())
         } else {
             Sink::Plain(output)
         }
@@ -1177,7 +1198,7 @@ impl<W: Write> Sink<W> {
 
     fn writer(&mut self) -> io::Result<&mut dyn Write> {
         match self {
-            Sink::Plain(w) | Sink::Members(w) => Ok(w),
+            Sink::Plain(w) | Sink::Members(w, _) => Ok(w),
             Sink::Open { encoder, .. } => Ok(encoder),
             Sink::Gone => Err(io::Error::other("output lost after an error")),
         }
@@ -1186,7 +1207,13 @@ impl<W: Write> Sink<W> {
     /// A piece outside a held member: in a member being streamed, or in a
     /// plain file.
     fn piece(&mut self, piece: &Piece, new: Option<&NewRecord>) -> io::Result<()> {
-        if let (Sink::Open { encoder, changed }, Some(_)) = (&mut *self, new) {
+        if let (
+            Sink::Open {
+                encoder, changed, ..
+            },
+            Some(_),
+        ) = (&mut *self, new)
+        {
             *changed = true;
             encoder.get_mut().release()?;
         }
@@ -1200,32 +1227,45 @@ impl<W: Write> Sink<W> {
     /// A member held whole: as it was read when nothing in it changed,
     /// else compressed again, in one member.
     fn member(&mut self, member: &Member, new: &[Option<NewRecord>]) -> io::Result<()> {
-        let w = self.writer()?;
         if let (Some(bytes), true) = (&member.bytes, new.iter().all(Option::is_none)) {
-            return w.write_all(bytes);
+            return self.writer()?.write_all(bytes);
         }
-        let mut encoder = GzEncoder::new(w, level());
-        for (piece, new) in member.pieces.iter().zip(new) {
-            match piece {
-                Piece::Record(record) => write_record(&mut encoder, record, new.as_ref())?,
-                Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
+        let pieces = |encoder: &mut dyn Write| {
+            for (piece, new) in member.pieces.iter().zip(new) {
+                match piece {
+                    Piece::Record(record) => write_record(encoder, record, new.as_ref())?,
+                    Piece::Junk(junk) => encoder.write_all(&junk.bytes)?,
+                }
+            }
+            Ok(())
+        };
+        // Compressed again at the level its header names.
+        let level = member.bytes.as_deref().map_or_else(level, |bytes| {
+            crate::compressed::Header::read(bytes).level()
+        });
+        match self {
+            Sink::Members(w, deflater) => deflater.member(w, level, pieces),
+            _ => {
+                let mut encoder = GzEncoder::new(self.writer()?, level);
+                pieces(&mut encoder)?;
+                encoder.finish().map(drop)
             }
         }
-        encoder.finish().map(drop)
     }
 
     /// A streamed member begins.
     fn open(&mut self) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Members(out) => Sink::Open {
-                encoder: GzEncoder::new(
+            Sink::Members(out, deflater) => Sink::Open {
+                encoder: Box::new(GzEncoder::new(
                     Tap {
                         out,
                         held: Some(Spool::default()),
                     },
                     level(),
-                ),
+                )),
                 changed: false,
+                deflater,
             },
             other => other,
         };
@@ -1237,14 +1277,18 @@ impl<W: Write> Sink<W> {
     /// compressed again.
     fn close(&mut self, original: Option<Spool>) -> io::Result<()> {
         *self = match std::mem::replace(self, Sink::Gone) {
-            Sink::Open { encoder, changed } => {
-                let Tap { mut out, held } = encoder.finish()?;
+            Sink::Open {
+                encoder,
+                changed,
+                deflater,
+            } => {
+                let Tap { mut out, held } = (*encoder).finish()?;
                 match (original.filter(|o| !changed && o.whole()), held) {
                     (Some(original), _) => original.copy_to(&mut out)?,
                     (None, Some(held)) => held.copy_to(&mut out)?,
                     (None, None) => {}
                 }
-                Sink::Members(out)
+                Sink::Members(out, deflater)
             }
             other => other,
         };
@@ -1282,9 +1326,9 @@ impl<W: Write> Sink<W> {
 
     fn finish(self) -> io::Result<()> {
         match self {
-            Sink::Plain(mut w) | Sink::Members(mut w) => w.flush(),
+            Sink::Plain(mut w) | Sink::Members(mut w, _) => w.flush(),
             Sink::Open { encoder, .. } => {
-                let Tap { mut out, held } = encoder.finish()?;
+                let Tap { mut out, held } = (*encoder).finish()?;
                 if let Some(held) = held {
                     held.copy_to(&mut out)?;
                 }

@@ -239,6 +239,17 @@ pub(crate) fn digests_refuse(
     record: RecordView<'_>,
     options: &WarcOptions<'_>,
 ) -> (bool, Verified) {
+    let (refused, verified) = digests_checked(record, options);
+    match options.verify_digests {
+        true => (refused, verified),
+        // Digests only read are not found to match.
+        false => (refused, Verified::default()),
+    }
+}
+
+/// [`digests_refuse`], digests verified as the options say.
+fn digests_checked(record: RecordView<'_>, options: &WarcOptions<'_>) -> (bool, Verified) {
+    let verify = options.verify_digests;
     let mut quiet = RecordReport::default();
     let record_type = http::field(record.head, "WARC-Type").unwrap_or_default();
     match record_type.to_ascii_lowercase().as_str() {
@@ -250,7 +261,7 @@ pub(crate) fn digests_refuse(
                 [] => None,
                 interim => http::head_len(interim),
             };
-            let Ok(block) = checked_block_digest(record, &mut quiet) else {
+            let Ok(block) = checked_block_digest(record, verify, &mut quiet) else {
                 return (true, Verified::default());
             };
             match unchanged_payload_digest(record, &response, first_head, options, &mut quiet) {
@@ -267,11 +278,11 @@ pub(crate) fn digests_refuse(
                 }
             }
         }
-        "resource" => match checked_block_digest(record, &mut quiet) {
+        "resource" => match checked_block_digest(record, verify, &mut quiet) {
             Err(_) => (true, Verified::default()),
             Ok(block) => {
                 let over = [((), Some(record.block))];
-                let refused = checked_payload_digest(record, &over, &mut quiet).is_err();
+                let refused = checked_payload_digest(record, (&over, verify), &mut quiet).is_err();
                 (refused, Verified { block, body: None })
             }
         },
@@ -319,9 +330,10 @@ fn rewrite_response(
     if !write && checked {
         return Some(NewRecord::listed());
     }
-    // The digests are checked in every mode, so that a listing says what
-    // a rewrite would do.
-    let block_digest = checked_block_digest(record, report).ok()?;
+    // The digests are checked where they are verified (a rewrite, or a
+    // listing asked to), the block's once: `checked` found it to hold.
+    let verify_block = options.verify_digests && !checked;
+    let block_digest = checked_block_digest(record, verify_block, report).ok()?;
     let payload_digest = match &payload {
         Some((decoded, _)) => {
             let over = [
@@ -330,7 +342,7 @@ fn rewrite_response(
                 (Over::Dechunked, decoded.dechunked.as_deref()),
                 (Over::Payload, Some(&decoded.payload[..])),
             ];
-            checked_payload_digest(record, &over, report).ok()?
+            checked_payload_digest(record, (&over, options.verify_digests), report).ok()?
         }
         None => unchanged_payload_digest(record, response, first_head, options, report).ok()?,
     };
@@ -515,15 +527,17 @@ fn refuse(report: &mut RecordReport, kind: WarningKind, why: std::fmt::Arguments
     Refused
 }
 
-/// The record's `WARC-Block-Digest`, verified over its block as read.
+/// The record's `WARC-Block-Digest`, verified over its block as read
+/// when `verify` (else only read).
 fn checked_block_digest(
     record: RecordView<'_>,
+    verify: bool,
     report: &mut RecordReport,
 ) -> Result<Option<Digest>, Refused> {
     let Some(digest) = read_digest(record, "WARC-Block-Digest", report)? else {
         return Ok(None);
     };
-    if !digest.verifies(&[record.block]) {
+    if verify && !digest.verifies(&[record.block]) {
         let written = http::field(record.head, "WARC-Block-Digest").unwrap_or_default();
         return Err(refuse(
             report,
@@ -534,19 +548,25 @@ fn checked_block_digest(
     Ok(Some(digest))
 }
 
+/// Bytes a payload digest may go over, and what they are (none when the
+/// record has no such bytes).
+type Candidate<'a, T> = (T, Option<&'a [u8]>);
+
 /// The record's `WARC-Payload-Digest`, and the first of `over` it
-/// verifies over.
+/// verifies over (unverified: the first there is).
 fn checked_payload_digest<T: Copy>(
     record: RecordView<'_>,
-    over: &[(T, Option<&[u8]>)],
+    (over, verify): (&[Candidate<'_, T>], bool),
     report: &mut RecordReport,
 ) -> Result<Option<(Digest, T)>, Refused> {
     let Some(digest) = read_digest(record, "WARC-Payload-Digest", report)? else {
         return Ok(None);
     };
-    let found = over
-        .iter()
-        .find_map(|&(at, bytes)| bytes.filter(|b| digest.verifies(&[b])).and(Some(at)));
+    let found = over.iter().find_map(|&(at, bytes)| {
+        bytes
+            .filter(|b| !verify || digest.verifies(&[b]))
+            .and(Some(at))
+    });
     match found {
         Some(at) => Ok(Some((digest, at))),
         None => {
@@ -575,7 +595,7 @@ fn unchanged_payload_digest(
         (Over::Body, Some(response.body)),
     ];
     let mut quiet = RecordReport::default();
-    if let Ok(found) = checked_payload_digest(record, &raw, &mut quiet) {
+    if let Ok(found) = checked_payload_digest(record, (&raw, options.verify_digests), &mut quiet) {
         return Ok(found);
     }
     let decoded = http::decode(response, options.max_payload_bytes).ok();
@@ -586,7 +606,7 @@ fn unchanged_payload_digest(
         ),
         (Over::Payload, decoded.as_ref().map(|d| &d.payload[..])),
     ];
-    checked_payload_digest(record, &over, report)
+    checked_payload_digest(record, (&over, options.verify_digests), report)
 }
 
 /// The payload of a response, decoded, and its new bytes when the HTML
@@ -787,9 +807,15 @@ fn rewrite_resource(
     if !write && checked {
         return Some(NewRecord::listed());
     }
-    let block_digest = checked_block_digest(record, report).ok()?;
-    let payload_digest =
-        checked_payload_digest(record, &[((), Some(record.block))], report).ok()?;
+    // The block's digest is verified once: `checked` found it to hold.
+    let verify_block = options.verify_digests && !checked;
+    let block_digest = checked_block_digest(record, verify_block, report).ok()?;
+    let payload_digest = checked_payload_digest(
+        record,
+        (&[((), Some(record.block))], options.verify_digests),
+        report,
+    )
+    .ok()?;
     if !write {
         return Some(NewRecord::listed());
     }

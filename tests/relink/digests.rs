@@ -180,21 +180,26 @@ fn summary_line(stderr: &[u8]) -> String {
 }
 
 /// Runs every mode over `input` (a WARC written to a file): the summary
-/// and warnings each gives, and the bytes `-o` wrote.
-fn every_mode(input: &[u8]) -> (Vec<(String, String)>, Vec<u8>) {
+/// and warnings each gives, and the bytes `-o` wrote. The modes that
+/// write nothing are given `--verify-digests` when `verify`.
+fn every_mode(input: &[u8], verify: bool) -> (Vec<(String, String)>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in.warc");
     std::fs::write(&path, input).unwrap();
     let out = dir.path().join("out.warc");
     let file = path.to_str().unwrap();
     let mut said = Vec::new();
-    for args in [
+    for mut args in [
         vec!["--list", "--format", "json", file],
         vec!["--check", file],
         vec!["--dry-run", file],
         vec!["-o", out.to_str().unwrap(), file],
     ] {
+        if verify && args[0] != "-o" {
+            args.insert(0, "--verify-digests");
+        }
         let run = relink(&args, b"");
+        let args = &args[usize::from(verify && args[0] == "--verify-digests")..];
         let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         if args[0] == "--list" {
             // No row says a link changed.
@@ -210,8 +215,8 @@ fn every_mode(input: &[u8]) -> (Vec<(String, String)>, Vec<u8>) {
 /// Asserts that every mode left the record as it is, with one warning
 /// that says `why` of record 1, and counted no link.
 #[track_caller]
-fn assert_left_alike(input: &[u8], why: &str) {
-    let (said, written) = every_mode(input);
+fn assert_left_alike(input: &[u8], why: &str, verify: bool) {
+    let (said, written) = every_mode(input, verify);
     assert_eq!(written, input, "the record is left as it is");
     for (i, (summary, stderr)) in said.iter().enumerate() {
         let want = if i == 3 {
@@ -237,13 +242,18 @@ fn a_digest_relink_cannot_compute_is_said_alike_in_every_mode() {
         "WARC-Block-Digest: sha3-256:",
         1,
     );
-    assert_left_alike(sha3.as_bytes(), "WARC-Block-Digest \"sha3-256:");
+    // Read, not computed: every mode says so, verifying or not.
+    for verify in [false, true] {
+        assert_left_alike(sha3.as_bytes(), "WARC-Block-Digest \"sha3-256:", verify);
+    }
     let odd = text.replacen(
         "WARC-Payload-Digest: sha256:",
         "WARC-Payload-Digest: sha256:zz",
         1,
     );
-    assert_left_alike(odd.as_bytes(), "is in no encoding relink reads");
+    for verify in [false, true] {
+        assert_left_alike(odd.as_bytes(), "is in no encoding relink reads", verify);
+    }
 }
 
 #[test]
@@ -259,20 +269,82 @@ fn a_digest_that_does_not_verify_leaves_the_record_as_it_is() {
     let id = "<urn:uuid:sha256-base16>";
     let block = field(&other, id, "WARC-Block-Digest");
     let bad_block = good.replacen(field(&good, id, "WARC-Block-Digest"), block, 1);
-    assert_left_alike(bad_block.as_bytes(), "WARC-Block-Digest \"sha256:");
-    let (said, _) = every_mode(bad_block.as_bytes());
+    assert_left_alike(bad_block.as_bytes(), "WARC-Block-Digest \"sha256:", true);
+    let (said, _) = every_mode(bad_block.as_bytes(), true);
     assert!(
         said[3].1.contains("does not match the block as read"),
         "{said:?}"
     );
     let payload = field(&other, id, "WARC-Payload-Digest");
     let bad_payload = good.replacen(field(&good, id, "WARC-Payload-Digest"), payload, 1);
-    assert_left_alike(bad_payload.as_bytes(), "WARC-Payload-Digest \"sha256:");
+    assert_left_alike(
+        bad_payload.as_bytes(),
+        "WARC-Payload-Digest \"sha256:",
+        true,
+    );
     // Each still fails warcio's check after, as before.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.warc");
     std::fs::write(&path, bad_block.as_bytes()).unwrap();
     assert!(!warcio_check(&path).0);
+}
+
+/// A run that writes nothing reads each digest but hashes none unless
+/// asked: a digest that does not match goes unsaid by `--list`, `--check`
+/// and `--dry-run`, which count the record as a rewrite of it would if it
+/// held; `--verify-digests` says it, and a rewrite still leaves the record
+/// as it is.
+#[test]
+fn a_digest_is_verified_by_a_rewrite_or_when_asked_only() {
+    let good = response("sha1", "sha1", "base32", "<a href=\"b\">b</a>");
+    let other = response("sha1", "sha1", "base32", "<a href=\"c\">c</a>");
+    let (good, other) = (
+        String::from_utf8(good).unwrap(),
+        String::from_utf8(other).unwrap(),
+    );
+    let id = "<urn:uuid:sha1-base32>";
+    for name in ["WARC-Block-Digest", "WARC-Payload-Digest"] {
+        let bad = good.replacen(field(&good, id, name), field(&other, id, name), 1);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.warc");
+        std::fs::write(&path, &bad).unwrap();
+        let file = path.to_str().unwrap();
+        let mismatch = format!("{name} \"sha1:");
+        for args in [
+            vec!["--list", "--format", "json", file],
+            vec!["--check", file],
+            vec!["--dry-run", file],
+        ] {
+            let run = relink(&args, b"");
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert!(!stderr.contains(&mismatch), "{args:?}: {stderr}");
+            assert!(
+                summary_line(&run.stderr).contains("1 would change"),
+                "{stderr}"
+            );
+            let verified = relink(&[&["--verify-digests"], &args[..]].concat(), b"");
+            let stderr = String::from_utf8_lossy(&verified.stderr);
+            assert!(stderr.contains(&mismatch), "{args:?}: {stderr}");
+            assert!(summary_line(&verified.stderr).contains("0 would change"));
+        }
+        let rows = relink(&["--list", "--format", "json", file], b"").stdout;
+        assert!(String::from_utf8_lossy(&rows).contains("\"changed\":true"));
+        let out = dir.path().join("out.warc");
+        let run = relink(&["-o", out.to_str().unwrap(), file], b"");
+        assert_eq!(std::fs::read(&out).unwrap(), bad.as_bytes());
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(&mismatch), "{stderr}");
+        // The library alike: reading verifies when its options ask.
+        for verify in [false, true] {
+            let mut warned = 0;
+            let options = WarcOptions {
+                verify_digests: verify,
+                ..WarcOptions::default()
+            };
+            warc::inspect(bad.as_bytes(), &options, |r| warned += r.warnings.len()).unwrap();
+            assert_eq!(warned, usize::from(verify), "{name}");
+        }
+    }
 }
 
 /// A WARC written by ArchiveWeb.page (sha256 digests in base16), from the

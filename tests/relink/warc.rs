@@ -192,6 +192,59 @@ fn unchanged_records_keep_their_gzip_members_byte_for_byte() {
     }
 }
 
+/// A changed member is compressed again at the level its header names
+/// (RFC 1952's extra flags: 2 the best, 4 the fastest), one member a
+/// record; an unchanged one is copied as it was, whatever its level.
+#[test]
+fn a_changed_member_is_compressed_again_at_the_level_its_header_names() {
+    let page = |name: &str| {
+        let body = format!("<a href=\"{name}\">{}</a>", "x".repeat(2000));
+        let headers = "Content-Type: text/html\r\n";
+        response(
+            &format!("http://h.example/d/{name}"),
+            headers,
+            body.as_bytes(),
+        )
+    };
+    let plain = record("resource", "http://h.example/t", "text/plain", b"t", None);
+    let levels = [
+        Compression::best(),
+        Compression::fast(),
+        Compression::new(5),
+    ];
+    let mut input = Vec::new();
+    for (i, level) in levels.into_iter().enumerate() {
+        for bytes in [page(&format!("p{i}")), plain.clone()] {
+            let mut w = GzEncoder::new(Vec::new(), level);
+            w.write_all(&bytes).unwrap();
+            input.extend(w.finish().unwrap());
+        }
+    }
+    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    assert_eq!(summary.changed, 3);
+    let (old, new) = (members(&input), members(&out));
+    assert_eq!(new.len(), 6);
+    for (i, (old, new)) in old.iter().zip(&new).enumerate() {
+        // The extra flags say the level; the level, the compressed size.
+        assert_eq!(old[8], new[8], "member {i}");
+        if i % 2 == 1 {
+            assert_eq!(old, new);
+        }
+    }
+    let sizes = |level: Compression| {
+        let text = gunzip(new[0]);
+        let mut w = GzEncoder::new(Vec::new(), level);
+        w.write_all(&text).unwrap();
+        w.finish().unwrap().len()
+    };
+    assert_eq!(new[0].len(), sizes(Compression::best()));
+    assert!(
+        gunzip(&out)
+            .windows(26)
+            .any(|w| w == b"http://h.example/d/p2\">xxx")
+    );
+}
+
 #[test]
 fn a_second_pass_changes_nothing() {
     let input = read("warc/site.warc.gz");
