@@ -305,18 +305,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 self.out.rewritten += usize::from(changed);
                 let new = changed.then(|| finish(resolved.into_owned()));
                 if self.options.details.records() {
-                    let (line, column) = self.lines.locate(self.text, at);
-                    self.record(Link {
-                        line,
-                        column,
-                        place: place.to_link_place(),
-                        original: value.to_owned(),
-                        resolved: new.clone().unwrap_or_else(|| read.into_owned()),
-                        base: Some(base.clone()),
-                        changed,
-                        unresolved: false,
-                        details: self.details.clone(),
-                    });
+                    let resolved = new.clone().unwrap_or_else(|| read.into_owned());
+                    self.record_resolved(at, (value, place), resolved, base, changed);
                 }
                 new
             }
@@ -335,19 +325,31 @@ impl<'t, 'o> Resolver<'t, 'o> {
     /// `file:` URL is what it resolves to.
     fn record_held(&mut self, at: usize, value: &str, place: Place<'_>, file: String, page: &Base) {
         if self.options.details.records() {
-            let (line, column) = self.lines.locate(self.text, at);
-            self.record(Link {
-                line,
-                column,
-                place: place.to_link_place(),
-                original: value.to_owned(),
-                resolved: file,
-                base: Some(page.clone()),
-                changed: false,
-                unresolved: false,
-                details: self.details.clone(),
-            });
+            self.record_resolved(at, (value, place), file, page, false);
         }
+    }
+
+    /// Records the link `value` at `at`, resolved against `base`.
+    fn record_resolved(
+        &mut self,
+        at: usize,
+        (value, place): (&str, Place<'_>),
+        resolved: String,
+        base: &Base,
+        changed: bool,
+    ) {
+        let (line, column) = self.lines.locate(self.text, at);
+        self.record(Link {
+            line,
+            column,
+            place: place.to_link_place(),
+            original: value.to_owned(),
+            resolved,
+            base: Some(base.clone()),
+            changed,
+            unresolved: false,
+            details: self.details.clone(),
+        });
     }
 
     /// A run of HTML inside a text (Markdown's HTML blocks and inline
