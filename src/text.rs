@@ -306,7 +306,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 let new = changed.then(|| finish(resolved.into_owned()));
                 if self.options.details.records() {
                     let resolved = new.clone().unwrap_or_else(|| read.into_owned());
-                    self.record_resolved(at, (value, place), resolved, base, changed);
+                    let how = (changed, false);
+                    self.record_resolved(at, (value, place), resolved, Some(base), how);
                 }
                 new
             }
@@ -325,18 +326,19 @@ impl<'t, 'o> Resolver<'t, 'o> {
     /// `file:` URL is what it resolves to.
     fn record_held(&mut self, at: usize, value: &str, place: Place<'_>, file: String, page: &Base) {
         if self.options.details.records() {
-            self.record_resolved(at, (value, place), file, page, false);
+            self.record_resolved(at, (value, place), file, Some(page), (false, false));
         }
     }
 
-    /// Records the link `value` at `at`, resolved against `base`.
+    /// Records the link `value` at `at`, resolved against `base` (none for
+    /// a document without a base, whose relative links are `unresolved`).
     fn record_resolved(
         &mut self,
         at: usize,
         (value, place): (&str, Place<'_>),
         resolved: String,
-        base: &Base,
-        changed: bool,
+        base: Option<&Base>,
+        (changed, unresolved): (bool, bool),
     ) {
         let (line, column) = self.lines.locate(self.text, at);
         self.record(Link {
@@ -345,9 +347,9 @@ impl<'t, 'o> Resolver<'t, 'o> {
             place: place.to_link_place(),
             original: value.to_owned(),
             resolved,
-            base: Some(base.clone()),
+            base: base.cloned(),
             changed,
-            unresolved: false,
+            unresolved,
             details: self.details.clone(),
         });
     }
@@ -414,21 +416,9 @@ impl<'t, 'o> Resolver<'t, 'o> {
     /// Records a link of a document with no base, as written; `left` when
     /// it is relative (a base would have changed it).
     fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {
-        if !self.options.details.records() {
-            return;
+        if self.options.details.records() {
+            self.record_resolved(at, (value, place), value.to_owned(), None, (false, left));
         }
-        let (line, column) = self.lines.locate(self.text, at);
-        self.record(Link {
-            line,
-            column,
-            place: place.to_link_place(),
-            original: value.to_owned(),
-            resolved: value.to_owned(),
-            base: None,
-            changed: false,
-            unresolved: left,
-            details: self.details.clone(),
-        });
     }
 
     /// The one loop over a style sheet's URLs (a `.css` file, a `<style>`
