@@ -3,9 +3,9 @@
 //! `base`), so its base is the forced one, else the outer one; its URLs
 //! are those `style.rs` finds, each resolved by the core's `Resolver`.
 
-use crate::Error;
 use crate::base::BaseChain;
 use crate::encoding;
+use crate::error::Error;
 use crate::links::{Outcome, Place};
 use crate::options::Options;
 use crate::splice::{Edit, Make};

@@ -8,9 +8,9 @@ use std::io::{self, BufRead, Write};
 
 use encoding_rs::UTF_8;
 
-use crate::Error;
 use crate::base::{Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
+use crate::error::Error;
 use crate::html::rewrite::{rewrite_text, rewrite_text_watching};
 use crate::kind::Kind;
 use crate::links::Warning;
@@ -188,7 +188,7 @@ pub struct DocumentReport {
     /// How many documents had no base, so that their links were left.
     pub without_base: usize,
     /// An HTML document's title and metas (of a web archive record's
-    /// payload too), with [`crate::Details::Attributes`] only.
+    /// payload too), with [`crate::options::Details::Attributes`] only.
     pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
@@ -278,7 +278,7 @@ impl DocumentReport {
 }
 
 /// Rewrites one input of `kind`, held in memory: the one dispatch from a
-/// kind to its reader, which [`crate::Rewriter`], the command line and the
+/// kind to its reader, which [`crate::rewriter::Rewriter`], the command line and the
 /// Python package all go through. An mbox, a web archive and a WACZ
 /// package are read here in memory; their streaming readers are
 /// [`rewrite_mbox`] and [`crate::warc`]. A web archive's records give their

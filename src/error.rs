@@ -74,7 +74,7 @@ pub enum Error {
     TooLarge(usize),
 }
 
-/// An error as a writer's or a handler's I/O error (a [`Handler`](crate::Handler)
+/// An error as a writer's or a handler's I/O error (a [`Handler`](crate::front::Handler)
 /// returns one): reading or writing as it was, anything else as invalid
 /// data.
 ///

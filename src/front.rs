@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use flate2::read::MultiGzDecoder;
 
-use crate::Error;
 use crate::base::{Base, BaseSource, Layer};
 use crate::compressed::{self, Compression};
 use crate::document::{self, DocumentReport, Engine};
+use crate::error::Error;
 use crate::kind::{self, Kind};
 use crate::links::{LinkRow, LinkSink, RecordName, Warning, WarningKind};
 use crate::local::{Mirror, MirrorDocument, SavedFolders};
@@ -212,7 +212,7 @@ pub enum Event<'e> {
         unread: Option<&'static str>,
     },
     /// Link rows, as they are found, a few at a time (only with
-    /// [`crate::Details::Links`]).
+    /// [`crate::options::Details::Links`]).
     Rows(&'e [LinkRow]),
     /// A document, a message or a record done.
     Done(Done<'e>),
@@ -237,8 +237,8 @@ pub struct Done<'e> {
     /// What could not be done in it, each naming where.
     pub warnings: &'e [Warning],
     /// An HTML document's title and metas (a record's payload's), with
-    /// [`crate::Details::Attributes`] only.
-    pub head: Option<&'e crate::HtmlHead>,
+    /// [`crate::options::Details::Attributes`] only.
+    pub head: Option<&'e crate::links::HtmlHead>,
 }
 
 /// Which document, message or record a [`Done`] speaks of (see the

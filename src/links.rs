@@ -199,7 +199,7 @@ pub struct Link {
     /// ```
     pub unresolved: bool,
     /// What else its element says of it, with
-    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    /// [`Details::Attributes`](crate::options::Details::Attributes) only.
     pub details: Option<Box<LinkDetails>>,
 }
 
@@ -239,7 +239,7 @@ pub struct LinkDetails {
 
 /// What an HTML document's head says besides its links, as a WAT file's
 /// `Head` keeps it: its title and its `meta` elements. Gathered with
-/// [`Details::Attributes`](crate::Details::Attributes) only.
+/// [`Details::Attributes`](crate::options::Details::Attributes) only.
 ///
 /// ```
 /// use relink::{Details, Rewriter};
@@ -347,7 +347,7 @@ pub struct Outcome {
     pub encoding: &'static Encoding,
     /// The document's base, if it had one.
     pub base: Option<Base>,
-    /// Every link found (none when only [`Details::Counts`](crate::Details::Counts)
+    /// Every link found (none when only [`Details::Counts`](crate::options::Details::Counts)
     /// were asked, or when they went to [`Options::rows`](crate::Options::rows)).
     pub links: Vec<Link>,
     /// How many links were rewritten.
@@ -357,7 +357,7 @@ pub struct Outcome {
     /// The layers of the base the document had, innermost first.
     pub layers: Vec<Layer>,
     /// An HTML document's title and `meta` elements, with
-    /// [`Details::Attributes`](crate::Details::Attributes) only.
+    /// [`Details::Attributes`](crate::options::Details::Attributes) only.
     pub head: Option<Box<HtmlHead>>,
 }
 
@@ -389,7 +389,7 @@ pub struct RecordName {
     /// Its `WARC-Type` (`response`, `resource`; an ARC record's is
     /// `response`, as warcio calls it).
     pub record_type: String,
-    /// Its heads as read, with [`Details::Attributes`](crate::Details::Attributes)
+    /// Its heads as read, with [`Details::Attributes`](crate::options::Details::Attributes)
     /// only: what a WAT record's `WARC-Header-Metadata` and
     /// `HTTP-Response-Metadata` are made of.
     pub heads: Option<std::sync::Arc<RecordHeads>>,

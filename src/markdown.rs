@@ -21,9 +21,9 @@ use pulldown_cmark::{
 };
 use unicase::UniCase;
 
-use crate::Error;
 use crate::base::Base;
 use crate::encoding;
+use crate::error::Error;
 use crate::links::{Link, Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{Edit, Make};

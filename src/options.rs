@@ -5,8 +5,8 @@ use std::str::FromStr;
 
 use encoding_rs::Encoding;
 
-use crate::Error;
 use crate::base::Base;
+use crate::error::Error;
 use crate::links::LinkSink;
 use crate::local::{MirrorDocument, SavedFolders};
 use crate::url::Rules;
@@ -165,7 +165,7 @@ impl<'a> Options<'a> {
     /// changed by `map` on their way out (placed in their message, part or
     /// record, or at their line in the enclosing text); `mapped` is where
     /// the wrapping sink is kept.
-    pub(crate) fn mapped<'b, F: Fn(&mut crate::LinkRow) + Sync>(
+    pub(crate) fn mapped<'b, F: Fn(&mut crate::links::LinkRow) + Sync>(
         &self,
         mapped: &'b mut Option<crate::links::Mapped<'a, F>>,
         map: F,
@@ -197,15 +197,15 @@ impl<'a> Options<'a> {
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Details {
-    /// A [`Link`](crate::Link) record for each link (for a listing or a report).
+    /// A [`Link`](crate::links::Link) record for each link (for a listing or a report).
     #[default]
     Links,
     /// Only how many were rewritten: no record per link, so memory stays
     /// in proportion to the document, not to its links.
     Counts,
-    /// A [`Link`](crate::Link) record for each link, an HTML link with
+    /// A [`Link`](crate::links::Link) record for each link, an HTML link with
     /// the other attributes of its element that say what the link is
-    /// ([`LinkDetails`](crate::LinkDetails)): what a WAT file's links
+    /// ([`LinkDetails`](crate::links::LinkDetails)): what a WAT file's links
     /// carry. Only asked for, since it costs a few strings a link.
     Attributes,
 }

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use encoding_rs::Encoding;
 
-use crate::Error;
 use crate::base::Layer;
 use crate::document::DocumentReport;
+use crate::error::Error;
 use crate::kind::Kind;
 use crate::links::{Link, LinkRow, Warning};
 use crate::local::MirrorFiles;
@@ -229,7 +229,7 @@ impl Rewriter {
     }
 
     /// Whether a document's new bytes are made whole and handed to the
-    /// events ([`Done::output`](crate::Done), for a diff). Else, the
+    /// events ([`Done::output`](crate::front::Done), for a diff). Else, the
     /// default, they are written straight from its edits, between the
     /// bytes read (a document then never takes a second copy of itself in
     /// memory), and not made at all when there is no output.
@@ -289,8 +289,8 @@ impl Rewritten<'_> {
     }
 
     /// An HTML document's title and metas, with
-    /// [`Details::Attributes`](crate::Details::Attributes) only.
-    pub fn head(&self) -> Option<&crate::HtmlHead> {
+    /// [`Details::Attributes`](crate::options::Details::Attributes) only.
+    pub fn head(&self) -> Option<&crate::links::HtmlHead> {
         self.report.head.as_deref()
     }
 

@@ -13,10 +13,11 @@ use std::ops::Range;
 
 use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
+use crate::error::Error;
 use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
 use crate::options::{MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{Edit, Edits, Make, Splice};
-use crate::{Error, style};
+use crate::style;
 
 /// The kinds of document a reader can hand on (a message's part, a WARC
 /// record's payload).
@@ -158,7 +159,7 @@ pub struct Resolver<'t, 'o> {
     /// What has been found so far.
     pub out: TextRewrite,
     /// What the element being read says of its links, given to each
-    /// (with [`Details::Attributes`](crate::Details::Attributes)).
+    /// (with [`Details::Attributes`](crate::options::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
     /// Whether the links are read as a browser reads them (HTML, XML, CSS):
     /// ASCII tab and newline inside a URL are removed before it is

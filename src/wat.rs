@@ -65,7 +65,7 @@ struct Source {
 /// done. One unit is held at a time, so memory is bounded as the rows
 /// are.
 ///
-/// Run with [`Details::Attributes`](crate::Details::Attributes): a link
+/// Run with [`Details::Attributes`](crate::options::Details::Attributes): a link
 /// then carries its element's other attributes (`rel`, `type`, `alt`...)
 /// and its text, a record its heads, a page its title and metas, as a
 /// Common Crawl WAT record has them.
@@ -992,7 +992,9 @@ mod tests {
 
     #[test]
     fn a_record_of_many_links_is_whole_and_its_length_true() {
-        use crate::{Details, Input, Output, Rewriter};
+        use crate::front::{Input, Output};
+        use crate::options::Details;
+        use crate::rewriter::Rewriter;
         use std::io::Read;
         // Enough links for the array to be compressed as it is held.
         let page = "<a href=x>\u{e9}</a>".repeat(30_000);

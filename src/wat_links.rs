@@ -7,9 +7,9 @@
 //! `applet` or `object`, `icon` of a `menuitem`, and a URL that a `div`'s or
 //! an `input`'s `onclick` sets the location to or opens, as the extractor
 //! finds it. The HTML and XHTML readers gather them with
-//! [`Details::Attributes`](crate::Details::Attributes) only, for an
+//! [`Details::Attributes`](crate::options::Details::Attributes) only, for an
 //! attribute their link tables do not rewrite, into
-//! [`HtmlHead::listed`](crate::HtmlHead): the document is never changed
+//! [`HtmlHead::listed`](crate::links::HtmlHead): the document is never changed
 //! there.
 
 /// How a WAT-only attribute holds its URL.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::{Base, BaseSource, Layer, LayerStatus};
-use crate::Error;
+use crate::error::Error;
 use crate::url::{BaseUrl, Rules};
 
 /// The base of a document or entity, layer by layer (RFC 1808 section 3),

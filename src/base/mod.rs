@@ -11,7 +11,7 @@ pub use chain::{BaseChain, stack_layers};
 
 /// Where a base URL came from, innermost layer first (RFC 1808 section 3).
 ///
-/// See the examples of [`crate::Link`] and [`Layer`].
+/// See the examples of [`crate::links::Link`] and [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BaseSource {
@@ -178,7 +178,7 @@ impl Layer {
 
 /// A base URL and the layer it came from.
 ///
-/// See the example of [`crate::Link`].
+/// See the example of [`crate::links::Link`].
 #[derive(Debug, Clone)]
 pub struct Base {
     /// The URL, with the rules it resolves by.

@@ -494,7 +494,7 @@ fn read_alike_unquoted(
     // Only its bytes are compared: its links are not reported again.
     let counts = Options {
         rows: None,
-        details: crate::Details::Counts,
+        details: crate::options::Details::Counts,
         ..*options
     };
     let theirs = rewrite_message(&plain, &counts, format.from_lines(), documents);

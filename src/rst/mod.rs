@@ -30,9 +30,9 @@ mod table;
 
 use std::ops::Range;
 
-use crate::Error;
 use crate::base::Base;
 use crate::encoding;
+use crate::error::Error;
 use crate::links::{Link, Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{Edit, Make};

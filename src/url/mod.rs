@@ -30,7 +30,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use crate::Error;
+use crate::error::Error;
 
 pub mod rfc1808;
 pub mod rfc3986;

@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Parses `base` as an absolute URL by the URL Standard.
 pub fn parse_base(base: &str) -> Result<url::Url, Error> {

@@ -154,12 +154,12 @@ pub enum WarcError {
     },
 }
 
-impl From<WarcError> for crate::Error {
+impl From<WarcError> for crate::error::Error {
     fn from(err: WarcError) -> Self {
         match err {
-            WarcError::Io(err) => crate::Error::Io(err),
+            WarcError::Io(err) => crate::error::Error::Io(err),
             WarcError::Malformed { record, reason } => {
-                crate::Error::MalformedRecord { record, reason }
+                crate::error::Error::MalformedRecord { record, reason }
             }
         }
     }
@@ -191,10 +191,10 @@ pub struct RecordReport {
     pub warnings: Vec<Warning>,
     /// Whether the record changed.
     pub changed: bool,
-    /// Its heads as read, with [`crate::Details::Attributes`] only.
+    /// Its heads as read, with [`crate::options::Details::Attributes`] only.
     pub heads: Option<std::sync::Arc<crate::links::RecordHeads>>,
     /// Its HTML payload's title and metas, with
-    /// [`crate::Details::Attributes`] only.
+    /// [`crate::options::Details::Attributes`] only.
     pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
@@ -455,7 +455,7 @@ pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>
             kind: crate::text::Embedded,
             bytes: &[u8],
             options: &Options<'_>,
-        ) -> Result<crate::links::Outcome, crate::Error> {
+        ) -> Result<crate::links::Outcome, crate::error::Error> {
             if kind == crate::text::Embedded::Html {
                 let url = options.outer.map_or("", |b| b.url.as_str()).to_owned();
                 let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -528,7 +528,7 @@ fn record_heads(
     verified: &payload::Verified,
     container: Option<InFile>,
 ) -> Option<Arc<RecordHeads>> {
-    if options.document.details != crate::Details::Attributes {
+    if options.document.details != crate::options::Details::Attributes {
         return None;
     }
     let (warc, kind) = match record.format {

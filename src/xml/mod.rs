@@ -27,9 +27,9 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::reader::NsReader;
 
-use crate::Error;
 use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding;
+use crate::error::Error;
 use crate::links::{Outcome, Place, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit, Make};
@@ -292,7 +292,7 @@ fn rewrite_text_rows(
     }
     let counts = Options {
         rows: None,
-        details: crate::Details::Counts,
+        details: crate::options::Details::Counts,
         ..*options
     };
     let (out, html) = rewrite_text(text, &counts, documents);
@@ -526,7 +526,9 @@ impl Walk<'_, '_, '_> {
         let parent = self.frames.last().map(|f| f.base);
         let base = self.base_of(parent, xml_base, at);
         let is_base = namespace == links::XHTML && local == "base";
-        if namespace == links::XHTML && self.r.options.details == crate::Details::Attributes {
+        if namespace == links::XHTML
+            && self.r.options.details == crate::options::Details::Attributes
+        {
             let named: Vec<(&str, &str)> = attributes.iter().map(|a| (a.0, a.3)).collect();
             self.xhtml_details(local, &named, text.get(end..).unwrap_or(""));
             self.xhtml_listed((name, local), &attributes, base);
@@ -1012,7 +1014,7 @@ impl Walk<'_, '_, '_> {
             .chain(memchr::memchr_iter(b'\n', content.text.as_bytes()).map(|i| i + 1))
             .collect();
         let feed_starts = self.r.lines.starts(text);
-        let place = |link: &mut crate::Link| {
+        let place = |link: &mut crate::links::Link| {
             let start = starts
                 .get(link.line.saturating_sub(1))
                 .copied()

@@ -101,9 +101,9 @@ pub enum WaczError {
     Signed,
 }
 
-impl From<WaczError> for crate::Error {
+impl From<WaczError> for crate::error::Error {
     fn from(error: WaczError) -> Self {
-        crate::Error::Wacz(Box::new(error))
+        crate::error::Error::Wacz(Box::new(error))
     }
 }
 
