@@ -135,6 +135,7 @@ pub(super) fn record_done(
         rewritten,
         warnings: &warnings,
         head: head.as_deref(),
+        layers: &done.layers,
     })));
     absorb(channel, keep, gathered, done);
 }

@@ -224,6 +224,11 @@ pub struct Done<'e> {
     /// An HTML document's title and metas (a record's payload's), with
     /// [`crate::options::Details::Attributes`] only.
     pub head: Option<&'e crate::links::HtmlHead>,
+    /// The layers of the base of each of its documents, innermost first,
+    /// under a label naming the document (`document`, `part 1.2
+    /// (text/html)`, `record 4 URI (text/html)`); a web archive record
+    /// whose HTTP head has links has them even without a document.
+    pub layers: &'e [(String, Vec<Layer>)],
 }
 
 /// Which document, message or record a [`Done`] speaks of (see the

@@ -128,19 +128,19 @@ impl Rewriter {
         let mut rows = Vec::new();
         let mut head = None;
         let mut output = Vec::with_capacity(input.len());
-        let done = Rewriter {
-            keep_layers: true,
-            ..self.clone()
-        }
-        .run(
+        let mut layers = Vec::new();
+        let done = self.run(
             Input::bytes(input),
             Output::WhenChanged(&mut output),
             &mut |event| {
                 match event {
                     Event::Rows(found) => rows.extend_from_slice(found),
-                    // The first document's, as a page has one.
-                    Event::Done(done) if head.is_none() => {
-                        head = done.head.map(|h| Box::new(h.clone()));
+                    Event::Done(done) => {
+                        layers.extend_from_slice(done.layers);
+                        // The first document's, as a page has one.
+                        if head.is_none() {
+                            head = done.head.map(|h| Box::new(h.clone()));
+                        }
                     }
                     _ => {}
                 }
@@ -154,7 +154,7 @@ impl Rewriter {
             rows,
             rewritten: done.rewritten,
             warnings: done.warnings,
-            layers: done.layers,
+            layers,
             without_base: done.without_base,
         };
         Ok(Rewritten { input, report })
@@ -336,6 +336,7 @@ impl Run<'_, '_> {
             rewritten: report.rewritten,
             warnings: &report.warnings,
             head: report.head.as_deref(),
+            layers: &report.layers,
         })));
         self.absorb(report);
         Ok(new)
@@ -426,6 +427,7 @@ impl Run<'_, '_> {
                 rewritten: message.outcome.rewritten,
                 warnings: &done.warnings,
                 head: None,
+                layers: &done.layers,
             })));
             absorb(channel, keep, gathered, done);
             messages = n;

@@ -2,7 +2,7 @@
 
 use super::input::*;
 use super::*;
-use crate::base::{Base, BaseSource};
+use crate::base::{Base, BaseSource, LayerStatus};
 use crate::document;
 use crate::error::Error;
 use crate::kind::Kind;
@@ -218,6 +218,43 @@ mod rewrite {
         let expected: Vec<&str> = links.links().iter().map(|l| l.resolved.as_str()).collect();
         assert_eq!(resolved(&rows), [(None, expected[0]), (None, expected[1])]);
         assert!(rows.iter().all(|r| r.part.is_none() && r.record.is_none()));
+    }
+
+    /// Each message's base layers come with its own `Done`, so that none
+    /// are kept for the end of a large mbox.
+    #[test]
+    fn each_unit_is_done_with_the_layers_of_its_base() {
+        let rewriter = Rewriter::new().retrieved_from("http://a.example/");
+        let mut seen = Vec::new();
+        rewriter
+            .run(Input::bytes(MBOX), Output::Nowhere, &mut |event| {
+                if let Event::Done(done) = event {
+                    let used = done.layers.iter().map(|(label, layers)| {
+                        let used = layers.iter().find(|l| l.status == LayerStatus::Used);
+                        (label.clone(), used.map(|l| l.source.clone()))
+                    });
+                    seen.push((format!("{:?}", done.unit), used.collect::<Vec<_>>()));
+                }
+                Ok(())
+            })
+            .unwrap();
+        let message = |n: usize, source| {
+            let label = format!("message {n}, the message (text/html)");
+            (format!("Message({n})"), vec![(label, Some(source))])
+        };
+        assert_eq!(
+            seen,
+            [
+                message(1, BaseSource::RetrievedFrom),
+                message(
+                    2,
+                    BaseSource::Header {
+                        name: "Content-Base".into(),
+                        part: String::new()
+                    }
+                )
+            ]
+        );
     }
 
     #[test]
