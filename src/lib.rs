@@ -68,8 +68,6 @@ pub mod css;
 mod css;
 #[cfg(feature = "_internal")]
 pub mod document;
-#[cfg(not(feature = "_internal"))]
-mod document;
 #[cfg(feature = "_internal")]
 pub mod encoding;
 #[cfg(not(feature = "_internal"))]
@@ -158,13 +156,13 @@ pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 #[cfg(feature = "_internal")]
 pub use {
     document::{
-        DocumentReport, Engine, part_label, rewrite_css, rewrite_document, rewrite_html,
-        rewrite_mbox, rewrite_message, rewrite_xml,
+        DocumentReport, part_label, rewrite_css, rewrite_document, rewrite_html, rewrite_mbox,
+        rewrite_message, rewrite_xml,
     },
     front::HEAD_BYTES,
+    front::documents::Engine,
     links::{LinkSink, Outcome},
     mime::mbox::ArchiveMessage,
-    mime::message::{MessageOutcome, PartReport},
     options::{Options, Rows},
     warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary},
 };

@@ -8,7 +8,7 @@ use std::fmt;
 
 use encoding_rs::Encoding;
 
-use crate::base::{Base, Layer};
+use crate::base::{Base, Layer, LayerStatus};
 
 /// The kinds of trouble relink reports while it goes on: each leaves some
 /// part of the input as it was.
@@ -372,6 +372,65 @@ impl Outcome {
     /// a splice.
     pub fn changed(&self) -> bool {
         self.output.is_some() || self.splice.is_some()
+    }
+}
+
+/// What one unit (a document, a message, a web archive record) gave, in
+/// the one shape every reader reports: the new bytes, every link with where
+/// it is, what could not be done, and the layers of each document's base.
+#[derive(Debug, Default)]
+pub struct UnitReport {
+    /// The new bytes, or `None` when nothing changed or they were left as
+    /// a splice.
+    pub output: Option<Vec<u8>>,
+    /// The new bytes as the edits to splice into the input, when a text
+    /// document changed and they were asked so.
+    pub splice: Option<crate::splice::Splice>,
+    /// Every link (none when only counts were asked, or when they went to
+    /// [`Options::rows`](crate::options::Options::rows)), in input order.
+    pub rows: Vec<LinkRow>,
+    /// How many links were rewritten.
+    pub rewritten: usize,
+    /// What could not be done, each naming where.
+    pub warnings: Vec<Warning>,
+    /// Each document's base layers (innermost first), under a label that
+    /// says which document: `document`, `part 1.2 (text/html)`, `message 3,
+    /// the message (text/html)`, `record 4 URI (text/html)`.
+    pub layers: Vec<(String, Vec<Layer>)>,
+    /// How many documents had no base, so that their links were left.
+    pub without_base: usize,
+    /// An HTML document's title and metas (of a web archive record's
+    /// payload too), with [`Details::Attributes`](crate::options::Details::Attributes) only.
+    pub head: Option<Box<HtmlHead>>,
+}
+
+impl UnitReport {
+    /// Takes in a document's outcome (its new bytes and layers aside),
+    /// its links placed by `row`, its base's `layers` under `label`.
+    pub(crate) fn add_document(
+        &mut self,
+        (label, layers): (String, Vec<Layer>),
+        outcome: Outcome,
+        row: impl Fn(Link) -> LinkRow,
+    ) {
+        self.without_base += usize::from(!layers.iter().any(|l| l.status == LayerStatus::Used));
+        self.layers.push((label, layers));
+        self.warnings.extend(outcome.warnings);
+        self.rewritten += outcome.rewritten;
+        self.rows.extend(outcome.links.into_iter().map(row));
+        self.head = self.head.take().or(outcome.head);
+    }
+
+    /// Places everything reported inside message `n` of an mbox: its rows,
+    /// warnings and labels.
+    pub(crate) fn in_message(&mut self, n: usize) {
+        self.rows.iter_mut().for_each(|row| row.message = Some(n));
+        for warning in &mut self.warnings {
+            *warning = warning.clone().within(format!("message {n}"));
+        }
+        for (label, _) in &mut self.layers {
+            *label = format!("message {n}, {label}");
+        }
     }
 }
 

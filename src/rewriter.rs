@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use encoding_rs::Encoding;
 
 use crate::base::Layer;
-use crate::document::DocumentReport;
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::links::UnitReport;
 use crate::links::{Link, LinkRow, Warning};
 use crate::local::MirrorFiles;
 use crate::mime::mbox::MboxFormat;
@@ -253,7 +253,7 @@ impl Rewriter {
 #[derive(Debug)]
 pub struct Rewritten<'i> {
     pub(crate) input: &'i [u8],
-    pub(crate) report: DocumentReport,
+    pub(crate) report: UnitReport,
 }
 
 impl Rewritten<'_> {

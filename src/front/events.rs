@@ -2,11 +2,12 @@
 //! gathered into the run's report.
 
 use std::io;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
+use super::documents::record_report;
 use super::{Done, Event, Handler, Unit};
-use crate::document::DocumentReport;
-use crate::links::{LinkRow, LinkSink, RecordName};
+use crate::links::UnitReport;
+use crate::links::{LinkRow, LinkSink};
 use crate::warc::RecordReport;
 
 /// How many rows are gathered before they are handed on together.
@@ -62,7 +63,7 @@ impl<'h> Channel<'h> {
     }
 
     /// Hands on the rows of a report read with no sink, and clears them.
-    pub(super) fn rows_of(&self, report: &mut DocumentReport) {
+    pub(super) fn rows_of(&self, report: &mut UnitReport) {
         if !report.rows.is_empty() {
             self.emit(Some(Event::Rows(&report.rows)));
         }
@@ -90,8 +91,8 @@ impl LinkSink for Channel<'_> {
 pub(super) fn absorb(
     channel: &Channel<'_>,
     keep: bool,
-    gathered: &mut DocumentReport,
-    mut done: DocumentReport,
+    gathered: &mut UnitReport,
+    mut done: UnitReport,
 ) {
     channel.rows_of(&mut done);
     gathered.rewritten += done.rewritten;
@@ -107,22 +108,13 @@ pub(super) fn absorb(
 pub(super) fn record_done(
     channel: &Channel<'_>,
     keep: bool,
-    gathered: &mut DocumentReport,
+    gathered: &mut UnitReport,
     entry: Option<&str>,
-    mut record: RecordReport,
+    record: RecordReport,
 ) {
-    let warnings = std::mem::take(&mut record.warnings);
-    let name = Arc::new(RecordName {
-        number: record.number,
-        target_uri: record.target_uri.clone(),
-        record_id: record.record_id.clone(),
-        record_type: record.record_type.clone(),
-        heads: record.heads.clone(),
-    });
-    let (rewritten, changed) = (record.rewritten, record.changed);
-    let head = record.head.take();
-    let mut done = DocumentReport::default();
-    done.add_record(record);
+    let changed = record.changed;
+    let (name, mut done) = record_report(record);
+    let warnings = std::mem::take(&mut done.warnings);
     if let (Some(entry), Some(label)) = (entry, done.layers.first_mut()) {
         label.0 = format!("{entry} {}", label.0);
     }
@@ -132,9 +124,9 @@ pub(super) fn record_done(
         original: None,
         output: None,
         changed,
-        rewritten,
+        rewritten: done.rewritten,
         warnings: &warnings,
-        head: head.as_deref(),
+        head: done.head.as_deref(),
         layers: &done.layers,
     })));
     absorb(channel, keep, gathered, done);

@@ -5,6 +5,7 @@
 //! and reports as it goes, one [`Event`] at a time. The command line, the
 //! Python package and the Spark job all come in here.
 
+pub(crate) mod documents;
 mod events;
 mod input;
 mod run;

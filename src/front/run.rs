@@ -5,21 +5,23 @@ use std::path::Path;
 
 use flate2::read::MultiGzDecoder;
 
+use super::documents::{Engine, rewrite_in_memory};
 use super::events::*;
 use super::input::*;
 use super::{Done, Event, Handler, Input, Output, Report, Unit};
 use crate::base::{Base, BaseSource};
 use crate::compressed::{self, Compression};
-use crate::document::{self, DocumentReport, Engine};
 use crate::error::Error;
 use crate::kind::Kind;
+use crate::links::UnitReport;
 use crate::links::{LinkSink, Warning, WarningKind};
 use crate::local::{Mirror, MirrorDocument, SavedFolders};
-use crate::mime::mbox::{ArchiveMessage, MboxFormat};
+use crate::mime::mbox::{self, ArchiveMessage, MboxFormat};
 use crate::options::Options;
 use crate::options::Rows;
 use crate::rewriter::{Rewriter, Rewritten};
 use crate::splice::{Make, Splice};
+use crate::text::Documents;
 use crate::url::BaseUrl;
 use crate::warc::{self, RecordReport, WarcOptions, wacz};
 
@@ -32,7 +34,7 @@ pub(super) struct Run<'r, 'h> {
     keep_new_bytes: bool,
     verify_digests: bool,
     channel: &'r Channel<'h>,
-    gathered: DocumentReport,
+    gathered: UnitReport,
 }
 
 impl Rewriter {
@@ -91,7 +93,7 @@ impl Rewriter {
             keep_new_bytes: self.keep_new_bytes,
             verify_digests: self.verify_digests,
             channel: &channel,
-            gathered: DocumentReport::default(),
+            gathered: UnitReport::default(),
         };
         let mut report = Report::default();
         let result = run.input(self, input, output, &mut report);
@@ -147,7 +149,7 @@ impl Rewriter {
                 Ok(())
             },
         )?;
-        let report = DocumentReport {
+        let report = UnitReport {
             head,
             output: done.changed.then_some(output),
             splice: None,
@@ -298,7 +300,7 @@ impl Run<'_, '_> {
     }
 
     /// Takes in what a document, message or record reported.
-    pub(super) fn absorb(&mut self, document: DocumentReport) {
+    pub(super) fn absorb(&mut self, document: UnitReport) {
         absorb(self.channel, self.keep_layers, &mut self.gathered, document);
     }
 
@@ -310,7 +312,7 @@ impl Run<'_, '_> {
         document: &[u8],
         make: Make,
     ) -> Result<NewBytes, Error> {
-        let mut report = document::rewrite_document_made(kind, document, &self.options, make)?;
+        let mut report = rewrite_in_memory(kind, document, &self.options, make)?;
         let new = match (report.output.take(), report.splice.take()) {
             (Some(bytes), _) => NewBytes::Made(bytes),
             (None, Some(splice)) => NewBytes::Splice(Box::new(splice)),
@@ -414,45 +416,39 @@ impl Run<'_, '_> {
         let mut messages = 0;
         let (channel, keep) = (self.channel, self.keep_layers);
         let gathered = &mut self.gathered;
-        let mut collect = |message: &ArchiveMessage, original: &[u8]| {
+        let mut collect = |message: &mut ArchiveMessage, original: &[u8]| {
             let n = message.number;
-            let mut done = DocumentReport::default();
-            done.add_message(Some(n), &message.outcome);
+            let output = message.outcome.output.take();
+            let mut done = std::mem::take(&mut message.outcome);
             channel.rows_of(&mut done);
             channel.emit(Some(Event::Done(Done {
                 unit: Unit::Message(n),
                 original: Some(original),
-                output: message.outcome.output.as_deref(),
-                changed: message.outcome.output.is_some(),
-                rewritten: message.outcome.rewritten,
+                output: output.as_deref(),
+                changed: output.is_some(),
+                rewritten: done.rewritten,
                 warnings: &done.warnings,
                 head: None,
                 layers: &done.layers,
             })));
+            message.outcome.output = output;
             absorb(channel, keep, gathered, done);
             messages = n;
         };
-        let options = &self.options;
+        let engine = (&self.options, &Engine as &dyn Documents);
         let changed = match output {
             Output::Nowhere => {
-                document::rewrite_mbox(input, format, &mut io::sink(), options, &mut collect)?
+                mbox::rewrite_mbox(input, format, &mut io::sink(), engine, &mut collect)?
             }
             Output::Always(writer) | Output::WhenChanged(writer) => {
                 let mut writer = io::BufWriter::new(writer);
                 let changed = match gzip {
-                    None => {
-                        document::rewrite_mbox(input, format, &mut writer, options, &mut collect)?
-                    }
+                    None => mbox::rewrite_mbox(input, format, &mut writer, engine, &mut collect)?,
                     Some(header) => {
                         // A gzipped mbox comes back gzipped, with its header.
                         let mut encoder = header.encoder(&mut writer)?;
-                        let changed = document::rewrite_mbox(
-                            input,
-                            format,
-                            &mut encoder,
-                            options,
-                            &mut collect,
-                        )?;
+                        let changed =
+                            mbox::rewrite_mbox(input, format, &mut encoder, engine, &mut collect)?;
                         encoder.finish()?;
                         changed
                     }

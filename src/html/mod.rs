@@ -5,6 +5,7 @@ pub mod charref;
 mod document;
 mod entities;
 pub mod links;
+pub mod page;
 pub mod rewrite;
 mod saved;
 mod tag_sets;

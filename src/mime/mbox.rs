@@ -8,7 +8,8 @@ use std::io::{self, BufRead, Read, Write};
 
 use rayon::prelude::*;
 
-use super::message::{FromLines, MAX_MESSAGE_DEPTH, MessageOutcome, rewrite_message};
+use super::message::{FromLines, MAX_MESSAGE_DEPTH, rewrite_message};
+use crate::links::UnitReport;
 use crate::links::{HeldRows, Warning, WarningKind};
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
@@ -323,7 +324,7 @@ pub struct ArchiveMessage {
     /// Its number, from 1.
     pub number: usize,
     /// Links, warnings and whether it changed.
-    pub outcome: MessageOutcome,
+    pub outcome: UnitReport,
 }
 
 /// Rewrites an mbox from `reader` to `writer`, calling `report` for each
@@ -333,7 +334,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
     format: MboxFormat,
     writer: &mut W,
     (options, documents): (&Options<'_>, &dyn Documents),
-    mut report: impl FnMut(&ArchiveMessage, &[u8]),
+    mut report: impl FnMut(&mut ArchiveMessage, &[u8]),
 ) -> io::Result<bool> {
     let mut mbox = MboxReader::new(reader, format)?;
     writer.write_all(&mbox.preamble)?;
@@ -380,7 +381,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
                 (message, archived, held)
             })
             .collect();
-        for (message, archived, held) in done {
+        for (message, mut archived, held) in done {
             if let Some(sink) = sink {
                 for row in held.take() {
                     sink.0.row(row);
@@ -394,7 +395,7 @@ pub fn rewrite_mbox<R: BufRead, W: Write + ?Sized>(
                 }
                 None => writer.write_all(&message.bytes)?,
             }
-            report(&archived, &message.bytes);
+            report(&mut archived, &message.bytes);
         }
     }
 }
@@ -443,6 +444,7 @@ fn rewrite_in_batch(
             ));
         }
     }
+    outcome.in_message(number);
     ArchiveMessage { number, outcome }
 }
 

@@ -12,41 +12,13 @@ use super::headers::{self, BASE_HEADERS, SNAPSHOT_HEADER};
 use super::transfer::{self, Layout, MAX_LINE_OCTETS, TransferEncoding};
 use crate::base::{Base, BaseSource, Layer};
 use crate::base::{BaseChain, stack_layers};
-use crate::links::{Link, LinkPlace, LinkRow, Warning, WarningKind};
+use crate::links::{Link, LinkPlace, LinkRow, UnitReport, Warning, WarningKind};
 use crate::options::Options;
 use crate::splice::{self, Edit};
 use crate::text::{Documents, Embedded};
 
 /// How deep `message/rfc822` parts inside messages are followed.
 pub const MAX_MESSAGE_DEPTH: usize = 16;
-
-/// What rewriting a message gave.
-#[derive(Debug, Default)]
-pub struct MessageOutcome {
-    /// The new bytes, or `None` when nothing changed.
-    pub output: Option<Vec<u8>>,
-    /// Every link found, with the path of its part (`1.2`) (none when they
-    /// went to [`Options::rows`]).
-    pub links: Vec<(String, Link)>,
-    /// How many links were rewritten.
-    pub rewritten: usize,
-    /// What could not be done, each naming the part.
-    pub warnings: Vec<Warning>,
-    /// The HTML and CSS parts, with the layers of their bases.
-    pub parts: Vec<PartReport>,
-}
-
-/// One HTML or CSS part of a message and the layers of its base,
-/// innermost first.
-#[derive(Debug, Clone)]
-pub struct PartReport {
-    /// The part's path (`1.2`), empty for a single-part message.
-    pub path: String,
-    /// Its media type.
-    pub mimetype: String,
-    /// The layers it had.
-    pub layers: Vec<Layer>,
-}
 
 /// What a rewritten body may do with lines that start with `From `.
 ///
@@ -79,12 +51,12 @@ pub fn rewrite_message(
     options: &Options<'_>,
     from_lines: FromLines,
     documents: &dyn Documents,
-) -> MessageOutcome {
+) -> UnitReport {
     let mut walker = Walker {
         options,
         from_lines,
         documents,
-        out: MessageOutcome::default(),
+        out: UnitReport::default(),
     };
     // A byte order mark is no part of the first header field; it is read
     // past and kept.
@@ -98,6 +70,11 @@ pub fn rewrite_message(
         out.output = Some(splice::apply_owned(bytes, edits));
     }
     out
+}
+
+/// How a part is named in reports of base layers.
+pub fn part_label(path: &str, mimetype: &str) -> String {
+    format!("{} ({mimetype})", part_name(path))
 }
 
 /// How a part is named in messages.
@@ -136,7 +113,7 @@ struct Walker<'o> {
     options: &'o Options<'o>,
     from_lines: FromLines,
     documents: &'o dyn Documents,
-    out: MessageOutcome,
+    out: UnitReport,
 }
 
 impl Walker<'_> {
@@ -481,7 +458,10 @@ impl Walker<'_> {
                     part: Some(path.to_owned()),
                     ..LinkRow::new(link)
                 }),
-                None => self.out.links.push((path.to_owned(), link)),
+                None => self.out.rows.push(LinkRow {
+                    part: Some(path.to_owned()),
+                    ..LinkRow::new(link)
+                }),
             }
         }
     }
@@ -518,21 +498,21 @@ impl Walker<'_> {
         let options = options.mapped(&mut mapped, |row| row.part = Some(path.to_owned()));
         let result = self.documents.rewrite(embedded, decoded, &options);
         match result {
-            Ok(outcome) => {
-                self.out.parts.push(PartReport {
-                    path: path.to_owned(),
-                    mimetype: mail.ctype.mimetype.clone(),
-                    // The document's own layers first, the headers' below.
-                    layers: stack_layers(outcome.layers, layers),
-                });
-                for warning in outcome.warnings {
+            Ok(mut outcome) => {
+                let output = outcome.output.take();
+                // The document's own layers first, the headers' below.
+                let layers = stack_layers(std::mem::take(&mut outcome.layers), layers);
+                let label = part_label(path, &mail.ctype.mimetype);
+                let part = |link| LinkRow {
+                    part: Some(path.to_owned()),
+                    ..LinkRow::new(link)
+                };
+                let warnings = std::mem::take(&mut outcome.warnings);
+                self.out.add_document((label, layers), outcome, part);
+                for warning in warnings {
                     self.push(path, warning);
                 }
-                self.out.rewritten += outcome.rewritten;
-                self.out
-                    .links
-                    .extend(outcome.links.into_iter().map(|l| (path.to_owned(), l)));
-                outcome.output
+                output
             }
             Err(err) => {
                 self.warn(
