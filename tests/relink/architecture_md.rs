@@ -695,3 +695,36 @@ fn the_module_picture_is_the_import_graph() {
     );
     same("the modules of the picture", &listed, &modules);
 }
+
+/// The texts ARCHITECTURE.md quotes in double quotes outside backquotes
+/// (the library's own messages), white space made one space.
+fn quoted_messages(text: &str) -> Vec<String> {
+    let prose: String = text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let prose = prose.split_whitespace().collect::<Vec<_>>().join(" ");
+    prose
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_message_it_quotes_is_the_library_s() {
+    let mut library = String::new();
+    for (file, bytes) in crate::files_under(&root().join("src")) {
+        if file.ends_with(".rs") && !file.starts_with("cli/") && file != "main.rs" {
+            // A string continued with `\` at a line's end goes on after
+            // the next line's indentation.
+            library.push_str(&String::from_utf8_lossy(&bytes).replace("\\\n", " "));
+        }
+    }
+    let library = library.split_whitespace().collect::<Vec<_>>().join(" ");
+    let messages = quoted_messages(&architecture());
+    assert!(!messages.is_empty(), "no message quoted");
+    let absent: Vec<&String> = messages.iter().filter(|m| !library.contains(*m)).collect();
+    assert!(
+        absent.is_empty(),
+        "quoted, but no message of the library says it: {absent:?}"
+    );
+}
