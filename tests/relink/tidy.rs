@@ -224,7 +224,7 @@ fn module_of(file: &Path) -> Option<String> {
 
 /// The module graph of `src/`: each module, the modules it names, and
 /// where it first names each (`file:line`).
-type Graph = BTreeMap<String, BTreeMap<String, String>>;
+pub(crate) type Graph = BTreeMap<String, BTreeMap<String, String>>;
 
 /// The items `src/lib.rs` re-exports, by name: the path of each, so that
 /// `crate::Error` names the module `Error` comes from.
@@ -322,7 +322,7 @@ fn paths_in(code: &[u8], module: &str) -> Vec<(Vec<String>, Vec<String>, usize)>
 /// The module graph of `src/`: an edge from each module to each other
 /// module it names, except its own ancestors (a module may use what the
 /// modules holding it declare), and from each module to its submodules.
-fn module_graph() -> Graph {
+pub(crate) fn module_graph() -> Graph {
     let files: Vec<(String, PathBuf)> = rust_files(&root().join("src"))
         .into_iter()
         .filter_map(|f| Some((module_of(&f)?, f)))
