@@ -11,7 +11,7 @@ use std::process::Command;
 use relink::{Input, Kind, Rewriter};
 use serde_json::Value;
 
-use crate::warc::{Archive, run_archive};
+use crate::warc::{Archive, run_archive, run_limited};
 use crate::{fixture, python};
 
 /// What warcio makes of a file: `warcio index` rows (type and target URI),
@@ -763,14 +763,7 @@ fn a_member_holding_a_record_too_large_is_copied_byte_for_byte() {
     let last = gzip(record("WARC/1.0", "http://a.example/last/", "<a href=y>y</a>").as_bytes());
     let file = [member.clone(), last].concat();
     // unit: the payload limit is set only on the archive reader's options.
-    let options = relink::warc::WarcOptions {
-        max_payload_bytes: 1000,
-        ..relink::warc::WarcOptions::default()
-    };
-    let mut out = Vec::new();
-    let mut reports = Vec::new();
-    let summary =
-        relink::warc::rewrite_with(&file[..], &mut out, &options, |r| reports.push(r)).unwrap();
+    let (out, summary, reports) = run_limited(&file, 1000, true).unwrap();
     assert_eq!(summary.records, 3);
     // The member is as it was; the record after the large one is listed
     // but, sharing that member, not rewritten (with a warning).

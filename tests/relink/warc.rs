@@ -153,14 +153,56 @@ fn links(input: &[u8], rules: Rules) -> Vec<LinkRow> {
 
 /// `input` rewritten by the archive reader itself, with a payload limit of
 /// `limit` bytes, which only its options set.
-fn rewrite_limited(input: &[u8], limit: usize) -> (Vec<u8>, relink::warc::WarcSummary) {
+fn rewrite_limited(input: &[u8], limit: usize) -> (Vec<u8>, Summary) {
+    let (out, summary, _) = run_limited(input, limit, true).unwrap();
+    (out, summary)
+}
+
+/// One record as a run reported it: its target URI, whether it changed,
+/// its links and warnings.
+#[derive(Debug)]
+pub(crate) struct Done {
+    pub(crate) target_uri: String,
+    pub(crate) changed: bool,
+    pub(crate) links: Vec<Link>,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// A run over `input` by the archive reader itself, with a payload limit
+/// of `limit` bytes, which only its options set (the front door's is 256
+/// MiB), writing when `write`; or the message it refused the input with.
+// unit: the payload limit is set only on the archive reader's options.
+pub(crate) fn run_limited(
+    input: &[u8],
+    limit: usize,
+    write: bool,
+) -> Result<(Vec<u8>, Summary, Vec<Done>), String> {
     let options = relink::warc::WarcOptions {
         max_payload_bytes: limit,
         ..relink::warc::WarcOptions::default()
     };
     let mut out = Vec::new();
-    let summary = relink::warc::rewrite(input, &mut out, &options).unwrap();
-    (out, summary)
+    let mut reports = Vec::new();
+    let collect = |r: relink::warc::RecordReport| {
+        reports.push(Done {
+            target_uri: r.target_uri,
+            changed: r.changed,
+            links: r.links,
+            warnings: r.warnings,
+        })
+    };
+    let summary = if write {
+        relink::warc::rewrite_with(input, &mut out, &options, collect)
+    } else {
+        relink::warc::inspect(input, &options, collect)
+    }
+    .map_err(|e| e.to_string())?;
+    let summary = Summary {
+        records: summary.records,
+        changed: summary.changed,
+        warnings: summary.warnings,
+    };
+    Ok((out, summary, reports))
 }
 
 /// The record a row is in.

@@ -7,11 +7,11 @@
 use std::io::{Read, Write};
 use std::process::Command;
 
-use relink::{Input, Link, Rewriter, Warning};
+use relink::{Input, Rewriter};
 use serde_json::Value;
 
 use crate::python;
-use crate::warc::{Summary, record_of, run_archive};
+use crate::warc::{Done, Summary, record_of, run_archive, run_limited};
 
 /// A `response` record of an HTML page holding `body`.
 fn page(uri: &str, body: &str) -> Vec<u8> {
@@ -69,21 +69,11 @@ enum Limit {
     Small,
 }
 
-/// One record as a run reported it: its target URI, whether it changed,
-/// its links and warnings.
-#[derive(Debug)]
-struct Done {
-    target_uri: String,
-    changed: bool,
-    links: Vec<Link>,
-    warnings: Vec<Warning>,
-}
-
 /// Runs `input` through the front door (the default limit) or, for the
 /// small limit, through the archive reader; writing it when `write`.
 fn run(input: &[u8], limit: Limit, write: bool) -> (Vec<u8>, Summary, Vec<Done>) {
     if limit == Limit::Small {
-        return run_limited(input, write);
+        return run_limited(input, 1000, write).unwrap_or_else(|e| panic!("refused: {e}"));
     }
     let run = run_archive(&Rewriter::new(), Input::bytes(input), write)
         .unwrap_or_else(|e| panic!("refused: {e}"));
@@ -104,37 +94,6 @@ fn run(input: &[u8], limit: Limit, write: bool) -> (Vec<u8>, Summary, Vec<Done>)
         .collect();
     let (out, summary) = run.summary();
     (out, summary, done)
-}
-
-/// [`run`] with a payload limit of 1000 bytes.
-// unit: the payload limit is set only on the archive reader's options.
-fn run_limited(input: &[u8], write: bool) -> (Vec<u8>, Summary, Vec<Done>) {
-    let options = relink::warc::WarcOptions {
-        max_payload_bytes: 1000,
-        ..relink::warc::WarcOptions::default()
-    };
-    let mut out = Vec::new();
-    let mut reports = Vec::new();
-    let collect = |r: relink::warc::RecordReport| {
-        reports.push(Done {
-            target_uri: r.target_uri,
-            changed: r.changed,
-            links: r.links,
-            warnings: r.warnings,
-        })
-    };
-    let summary = if write {
-        relink::warc::rewrite_with(input, &mut out, &options, collect)
-    } else {
-        relink::warc::inspect(input, &options, collect)
-    }
-    .unwrap_or_else(|e| panic!("refused: {e}"));
-    let summary = Summary {
-        records: summary.records,
-        changed: summary.changed,
-        warnings: summary.warnings,
-    };
-    (out, summary, reports)
 }
 
 /// Rewrites `input`; the output, the summary and each record's report.
@@ -935,12 +894,7 @@ fn gzip_data_that_cannot_be_read_in_a_streamed_member_names_a_record_from_1() {
     let crc = input.len() - 8;
     input[crc] ^= 0xff;
     // unit: the payload limit is set only on the archive reader's options.
-    let options = relink::warc::WarcOptions {
-        max_payload_bytes: 1000,
-        ..relink::warc::WarcOptions::default()
-    };
-    let err = relink::warc::rewrite(&input[..], Vec::new(), &options).unwrap_err();
-    let message = err.to_string();
+    let message = run_limited(&input, 1000, true).unwrap_err();
     assert!(message.starts_with("record 3: gzip data"), "{message}");
 }
 
