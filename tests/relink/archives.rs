@@ -8,9 +8,10 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use relink::warc::{self, WarcOptions};
+use relink::{Input, Kind, Rewriter};
 use serde_json::Value;
 
+use crate::warc::{Archive, run_archive, run_limited};
 use crate::{fixture, python};
 
 /// What warcio makes of a file: `warcio index` rows (type and target URI),
@@ -57,13 +58,21 @@ fn warcio(path: &Path) -> Warcio {
 
 /// The records relink reads (type and target URI), and its warnings.
 fn relink_records(bytes: &[u8]) -> (Vec<(String, String)>, Vec<String>) {
-    let mut records = Vec::new();
-    let summary = warc::inspect(bytes, &WarcOptions::default(), |report| {
-        records.push((report.record_type, report.target_uri));
-    })
-    .unwrap();
-    let warnings = summary.warnings.iter().map(ToString::to_string).collect();
+    let run = archive(bytes, false);
+    let records = run
+        .records
+        .iter()
+        .map(|r| (r.name.record_type.clone(), r.name.target_uri.clone()))
+        .collect();
+    let warnings = run.warnings().iter().map(ToString::to_string).collect();
     (records, warnings)
+}
+
+/// A run over the web archive `bytes` through the front door, written
+/// when `write`.
+fn archive(bytes: &[u8], write: bool) -> Archive {
+    let input = Input::bytes(bytes).kind(Kind::Warc);
+    run_archive(&Rewriter::new(), input, write).unwrap()
 }
 
 fn samples() -> Vec<std::path::PathBuf> {
@@ -161,8 +170,7 @@ fn the_samples_give_links_and_some_change() {
         "example-wpull.warc.gz",
     ] {
         let bytes = std::fs::read(fixture(&format!("archives/pywb/{name}"))).unwrap();
-        let mut links = Vec::new();
-        warc::links(&bytes[..], &WarcOptions::default(), |link| links.push(link)).unwrap();
+        let links = archive(&bytes, false).links();
         assert!(!links.is_empty(), "{name}");
         assert!(
             links.iter().all(|l| l.link.resolved.starts_with("http")),
@@ -186,8 +194,7 @@ fn a_record_whose_length_is_short_does_not_stop_the_file() {
         "{warnings:?}"
     );
     // Rewritten, the bad record and the byte after it are as they were.
-    let mut out = Vec::new();
-    warc::rewrite(&bytes[..], &mut out, &WarcOptions::default()).unwrap();
+    let out = archive(&bytes, true).out;
     let bad = &bytes[4061..4771];
     assert!(memchr::memmem::find(&out, bad).is_some());
 }
@@ -376,8 +383,7 @@ fn a_member_of_several_records_stays_one_member_and_others_are_copied() {
     let crlf = gzip(b"\r\n");
     let same = gzip(record("WARC/1.0", "http://a.example/3/", "<p>none</p>").as_bytes());
     let file = [two, empty.clone(), crlf.clone(), same.clone()].concat();
-    let mut out = Vec::new();
-    let summary = warc::rewrite(&file[..], &mut out, &WarcOptions::default()).unwrap();
+    let (out, summary) = archive(&file, true).summary();
     assert_eq!((summary.records, summary.changed), (3, 1));
     // The unchanged members come back byte for byte, after the first.
     assert!(out.ends_with(&[empty, crlf, same].concat()));
@@ -404,8 +410,7 @@ fn stray_bytes_between_records_are_copied_and_warned() {
         record("WARC/1.0", "http://a.example/2/", "<a href=y>y</a>"),
     ]
     .concat();
-    let mut out = Vec::new();
-    let summary = warc::rewrite(file.as_bytes(), &mut out, &WarcOptions::default()).unwrap();
+    let (out, summary) = archive(file.as_bytes(), true).summary();
     assert_eq!((summary.records, summary.changed), (2, 2));
     let out = String::from_utf8(out).unwrap();
     assert!(out.contains("\r\n\r\nGARBAGE LINE\r\nWARC/1.0"));
@@ -757,13 +762,8 @@ fn a_member_holding_a_record_too_large_is_copied_byte_for_byte() {
     );
     let last = gzip(record("WARC/1.0", "http://a.example/last/", "<a href=y>y</a>").as_bytes());
     let file = [member.clone(), last].concat();
-    let options = WarcOptions {
-        max_payload_bytes: 1000,
-        ..WarcOptions::default()
-    };
-    let mut out = Vec::new();
-    let mut reports = Vec::new();
-    let summary = warc::rewrite_with(&file[..], &mut out, &options, |r| reports.push(r)).unwrap();
+    // unit: the payload limit is set only on the archive reader's options.
+    let (out, summary, reports) = run_limited(&file, 1000, true).unwrap();
     assert_eq!(summary.records, 3);
     // The member is as it was; the record after the large one is listed
     // but, sharing that member, not rewritten (with a warning).

@@ -9,10 +9,11 @@ use std::process::Command;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE};
-use relink::warc::{self, WarcOptions};
+use relink::{Input, Link, Rewriter};
 use sha2::Digest as _;
 
 use crate::cli::relink;
+use crate::warc::{Summary, run_archive};
 use crate::{fixture, python};
 
 /// The hash of `bytes` under a hashlib name.
@@ -135,8 +136,7 @@ fn every_algorithm_is_written_again_in_the_encoding_the_input_used() {
     let (passed, said) = warcio_check(&before);
     assert!(passed, "the input verifies: {said}");
 
-    let mut out = Vec::new();
-    let summary = warc::rewrite(&input[..], &mut out, &WarcOptions::default()).unwrap();
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, cases.len(), "{:?}", summary.warnings);
     assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
     let after = dir.path().join("out.warc");
@@ -336,12 +336,12 @@ fn a_digest_is_verified_by_a_rewrite_or_when_asked_only() {
         assert!(stderr.contains(&mismatch), "{stderr}");
         // The library alike: reading verifies when its options ask.
         for verify in [false, true] {
-            let mut warned = 0;
-            let options = WarcOptions {
-                verify_digests: verify,
-                ..WarcOptions::default()
+            let rewriter = match verify {
+                true => Rewriter::new().verify_digests(),
+                false => Rewriter::new(),
             };
-            warc::inspect(bad.as_bytes(), &options, |r| warned += r.warnings.len()).unwrap();
+            let listed = run_archive(&rewriter, Input::bytes(bad.as_bytes()), false).unwrap();
+            let warned: usize = listed.records.iter().map(|r| r.warnings.len()).sum();
             assert_eq!(warned, usize::from(verify), "{name}");
         }
     }
@@ -355,8 +355,7 @@ fn a_real_sha256_archive_is_rewritten_and_verifies() {
     let path = fixture("archives/webrecorder/archiveweb-page.warc.gz");
     assert!(warcio_check(&path).0);
     let input = std::fs::read(&path).unwrap();
-    let mut out = Vec::new();
-    let summary = warc::rewrite(&input[..], &mut out, &WarcOptions::default()).unwrap();
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
     let dir = tempfile::tempdir().unwrap();
@@ -429,17 +428,13 @@ fn an_arc_url_with_spaces_is_read_as_warcio_reads_it() {
     let url = "http://example.com/index.cfm?FuseAction=Email&EmailTitle=Examples From The Live Web&IsPopUp=False";
     assert_eq!(warcio.last().map(String::as_str), Some(url));
 
-    let mut uris = Vec::new();
-    let mut links = Vec::new();
-    warc::inspect(
-        &std::fs::read(&path).unwrap()[..],
-        &WarcOptions::default(),
-        |report| {
-            uris.push(report.target_uri.clone());
-            links.extend(report.links);
-        },
-    )
-    .unwrap();
+    let listed = list(&std::fs::read(&path).unwrap());
+    let uris: Vec<String> = listed
+        .records
+        .iter()
+        .map(|r| r.name.target_uri.clone())
+        .collect();
+    let mut links: Vec<Link> = listed.rows.into_iter().map(|r| r.link).collect();
     assert_eq!(uris.last(), warcio.last());
     // Its one link is absolute. Made relative, and a space put in the
     // URL's path (the header line is not counted in the record's length),
@@ -454,10 +449,7 @@ fn an_arc_url_with_spaces_is_read_as_warcio_reads_it() {
             "\nhttp://example.com/index.cfm",
             "\nhttp://example.com/a b/index.cfm",
         );
-    warc::inspect(text.as_bytes(), &WarcOptions::default(), |report| {
-        links.extend(report.links);
-    })
-    .unwrap();
+    links.extend(list(text.as_bytes()).rows.into_iter().map(|r| r.link));
     let resolved: Vec<&str> = links.iter().map(|l| l.resolved.as_str()).collect();
     assert_eq!(
         resolved,
@@ -466,4 +458,16 @@ fn an_arc_url_with_spaces_is_read_as_warcio_reads_it() {
             "http://example.com/a b/more/information/here/example.htm"
         ]
     );
+}
+
+/// `input` rewritten through the front door, and what the run reported.
+fn rewrite(input: &[u8]) -> (Vec<u8>, Summary) {
+    run_archive(&Rewriter::new(), Input::bytes(input), true)
+        .unwrap()
+        .summary()
+}
+
+/// A listing of `input` through the front door.
+fn list(input: &[u8]) -> crate::warc::Archive {
+    run_archive(&Rewriter::new(), Input::bytes(input), false).unwrap()
 }

@@ -5,14 +5,13 @@
 use std::io::{Cursor, Read, Write};
 use std::process::Command;
 
-use relink::warc::wacz::{self, WaczError, WaczSummary};
-use relink::warc::{self, RecordReport, WarcOptions};
-use relink::{Base, BaseSource, BaseUrl, Rules};
+use relink::{Input, Kind, Rewriter, Warning};
 use serde_json::Value;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
 use crate::fixture;
+use crate::warc::{Archive, RecordLink, kind_of, run_archive};
 
 const FIXTURES: [&str; 3] = ["example.wacz", "example-plain.wacz", "site.wacz"];
 
@@ -21,10 +20,108 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WaczSummary) {
-    let mut out = Cursor::new(Vec::new());
-    let summary = wacz::rewrite(Cursor::new(input), &mut out, options).unwrap();
-    (out.into_inner(), summary)
+/// What a run over a package reported, in a summary's shape.
+#[derive(Debug)]
+struct Package {
+    /// The WARC entries, in entry order, as the run's documents name them.
+    archives: Vec<String>,
+    /// The entries written anew: those the output stores otherwise than
+    /// the input, in entry order.
+    rewritten: Vec<String>,
+    warnings: Vec<Warning>,
+    changed: usize,
+    /// Whether the run said the output changed.
+    run_changed: bool,
+}
+
+impl Package {
+    fn changed(&self) -> usize {
+        self.changed
+    }
+
+    /// Whether the output holds the same entries as the input.
+    fn unchanged(&self) -> bool {
+        assert_eq!(self.run_changed, !self.rewritten.is_empty());
+        self.rewritten.is_empty()
+    }
+}
+
+/// A run over the package `input` through the front door, told a WACZ,
+/// its layers kept (their labels name each record's entry).
+fn run(rewriter: &Rewriter, input: &[u8], write: bool) -> Result<Archive, relink::Error> {
+    let input = Input::bytes(input).kind(Kind::Wacz);
+    run_archive(&rewriter.clone().keep_layers(), input, write)
+}
+
+/// The entry a label of the run's layers names, with the record's number
+/// and target URI (`ENTRY record N URI (TYPE)`).
+fn entry_of_label(label: &str) -> (String, usize, String) {
+    let (entry, rest) = label.split_once(" record ").unwrap();
+    let (number, rest) = rest.split_once(' ').unwrap();
+    let uri = rest.split(" (").next().unwrap();
+    (entry.to_owned(), number.parse().unwrap(), uri.to_owned())
+}
+
+/// The WARC entries the run's documents name, in the order first named.
+fn archives(run: &Archive) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (label, _) in &run.report.layers {
+        let (entry, _, _) = entry_of_label(label);
+        if !found.contains(&entry) {
+            found.push(entry);
+        }
+    }
+    found
+}
+
+/// The names of the entries `out` stores otherwise than `input` (or adds).
+fn written_anew(input: &[u8], out: &[u8]) -> Vec<String> {
+    let old = entries(input);
+    entries(out)
+        .into_iter()
+        .filter(|(name, method, bytes)| {
+            !old.iter()
+                .any(|(n, m, b)| n == name && m == method && b == bytes)
+        })
+        .map(|(name, _, _)| name)
+        .collect()
+}
+
+fn rewrite_by(rewriter: &Rewriter, input: &[u8]) -> (Vec<u8>, Package) {
+    let run = run(rewriter, input, true).unwrap();
+    let package = Package {
+        archives: archives(&run),
+        rewritten: written_anew(input, &run.out),
+        changed: run.changed(),
+        run_changed: run.report.changed,
+        warnings: run.report.warnings,
+    };
+    (run.out, package)
+}
+
+fn rewrite(input: &[u8]) -> (Vec<u8>, Package) {
+    rewrite_by(&Rewriter::new(), input)
+}
+
+/// The links of a package, each with the entry its record is in.
+fn links(input: &[u8]) -> Vec<(String, RecordLink)> {
+    let run = run(&Rewriter::new(), input, false).unwrap();
+    let entries: Vec<(String, usize, String)> = run
+        .report
+        .layers
+        .iter()
+        .map(|(label, _)| entry_of_label(label))
+        .collect();
+    run.links()
+        .into_iter()
+        .map(|link| {
+            let (entry, _, _) = entries
+                .iter()
+                .find(|(_, n, uri)| *n == link.record && *uri == link.target_uri)
+                .unwrap_or_else(|| panic!("no document of record {}", link.record));
+            (entry.clone(), link)
+        })
+        .collect()
 }
 
 /// Every entry of a zip: name, compression, and bytes as stored.
@@ -38,6 +135,19 @@ fn entries(zip: &[u8]) -> Vec<(String, CompressionMethod, Vec<u8>)> {
             (entry.name().unwrap().into_owned(), entry.compression(), raw)
         })
         .collect()
+}
+
+/// The error a rewrite of `input` is refused with, and what was written.
+fn refused(input: &[u8]) -> (relink::Error, Vec<u8>) {
+    let mut out = Vec::new();
+    let err = Rewriter::new()
+        .run(
+            Input::bytes(input).kind(Kind::Wacz),
+            relink::Output::Always(&mut out),
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+    (err, out)
 }
 
 fn entry(zip: &[u8], name: &str) -> Vec<u8> {
@@ -148,8 +258,11 @@ fn assert_indexes_point_at_records(zip: &[u8], lines: usize) -> Vec<String> {
 fn wacz_is_told_by_its_head_and_a_warc_is_not() {
     for name in FIXTURES {
         let bytes = read(name);
+        // unit: the front door, given these bytes with no name, tells a
+        // package holding a WARC stored uncompressed a WARC (found past
+        // the zip's first bytes), so the package's own test is asked.
         assert!(
-            wacz::looks_like_wacz(&bytes[..4096.min(bytes.len())]),
+            relink::warc::wacz::looks_like_wacz(&bytes[..4096.min(bytes.len())]),
             "{name}"
         );
         let warc = entry(
@@ -160,7 +273,8 @@ fn wacz_is_told_by_its_head_and_a_warc_is_not() {
                     .replace("-plain.warc.gz", ".warc")
             ),
         );
-        assert!(!wacz::looks_like_wacz(&warc), "{name}");
+        assert!(!relink::warc::wacz::looks_like_wacz(&warc), "{name}");
+        assert_eq!(kind_of(&warc), Some(Kind::Warc), "{name}");
     }
 }
 
@@ -172,15 +286,11 @@ fn links_of_a_wacz_are_those_of_its_warc_named_by_entry() {
         ("site.wacz", "archive/site.warc.gz"),
     ] {
         let bytes = read(name);
-        let options = WarcOptions::default();
-        let mut found = Vec::new();
-        let summary = wacz::links(Cursor::new(&bytes), &options, |entry, link| {
-            found.push((entry.to_owned(), link))
-        })
-        .unwrap();
+        let found = links(&bytes);
+        let listed = run(&Rewriter::new(), &bytes, false).unwrap();
         let inner = entry(&bytes, warc_entry);
-        let mut direct = Vec::new();
-        let warc_summary = warc::links(&inner[..], &options, |l| direct.push(l)).unwrap();
+        let direct_run = run_archive(&Rewriter::new(), Input::bytes(&inner), false).unwrap();
+        let direct = direct_run.links();
         assert!(!direct.is_empty(), "{name}");
         assert_eq!(found.len(), direct.len(), "{name}");
         for ((entry, link), want) in found.iter().zip(&direct) {
@@ -190,22 +300,16 @@ fn links_of_a_wacz_are_those_of_its_warc_named_by_entry() {
             assert_eq!(link.link.original, want.link.original);
             assert_eq!(link.link.resolved, want.link.resolved);
         }
-        assert_eq!(summary.archives.len(), 1);
-        assert_eq!(summary.archives[0].entry, warc_entry);
-        assert_eq!(summary.records(), warc_summary.records);
-        assert!(summary.unchanged());
+        assert_eq!(archives(&listed), [warc_entry]);
+        assert_eq!(listed.report.records, direct_run.report.records);
+        // A listing writes nothing.
+        assert!(listed.out.is_empty());
     }
     // The one relative link of pywb's sample, in its last record.
-    let mut found = Vec::new();
-    wacz::links(
-        Cursor::new(read("example.wacz")),
-        &WarcOptions::default(),
-        |_, l| found.push(l),
-    )
-    .unwrap();
-    let reserved = found
+    let found = links(&read("example.wacz"));
+    let (_, reserved) = found
         .iter()
-        .find(|l| l.link.original == "/domains/reserved")
+        .find(|(_, l)| l.link.original == "/domains/reserved")
         .unwrap();
     assert_eq!(
         reserved.link.resolved,
@@ -216,17 +320,14 @@ fn links_of_a_wacz_are_those_of_its_warc_named_by_entry() {
 
 #[test]
 fn inspect_reports_every_record_with_its_entry() {
-    let mut seen: Vec<(String, RecordReport)> = Vec::new();
-    let summary = wacz::inspect(
-        Cursor::new(read("site.wacz")),
-        &WarcOptions::default(),
-        |e, r| seen.push((e.to_owned(), r)),
-    )
-    .unwrap();
-    assert_eq!(seen.len(), summary.records());
+    let listed = run(&Rewriter::new(), &read("site.wacz"), false).unwrap();
+    let seen = &listed.records;
+    assert_eq!(seen.len(), listed.report.records);
     assert_eq!(seen.len(), 30);
-    assert!(seen.iter().all(|(e, _)| e == "archive/site.warc.gz"));
-    let numbers: Vec<usize> = seen.iter().map(|(_, r)| r.number).collect();
+    // The records with a document name their entry in its label.
+    assert!(!listed.report.layers.is_empty());
+    assert_eq!(archives(&listed), ["archive/site.warc.gz"]);
+    let numbers: Vec<usize> = seen.iter().map(|r| r.name.number).collect();
     assert_eq!(numbers, (1..=30).collect::<Vec<_>>());
 }
 
@@ -239,14 +340,14 @@ fn rewritten_wacz_validates_and_its_indexes_point_at_the_new_records() {
     ] {
         let input = read(name);
         let before = assert_indexes_point_at_records(&input, lines);
-        let (out, summary) = rewrite(&input, &WarcOptions::default());
+        let (out, summary) = rewrite(&input);
         assert_eq!(summary.changed(), changed, "{name}: {:?}", summary.warnings);
         assert!(
             summary.warnings.is_empty(),
             "{name}: {:?}",
             summary.warnings
         );
-        let warc_entry = &summary.archives[0].entry;
+        let warc_entry = &summary.archives[0];
         assert_eq!(
             summary.rewritten,
             [
@@ -266,13 +367,12 @@ fn rewritten_wacz_validates_and_its_indexes_point_at_the_new_records() {
         }
         // The links are absolute in the new package, and warcio reads its
         // WARC (every digest checked).
-        let mut found = Vec::new();
-        wacz::links(Cursor::new(&out), &WarcOptions::default(), |_, l| {
-            found.push(l)
-        })
-        .unwrap();
+        let found = links(&out);
+        assert!(!found.is_empty(), "{name}");
         assert!(
-            found.iter().all(|l| l.link.original == l.link.resolved),
+            found
+                .iter()
+                .all(|(_, l)| l.link.original == l.link.resolved),
             "{name}"
         );
         if name == "example.wacz" {
@@ -295,42 +395,51 @@ fn gunzip(bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn a_forced_base_moves_every_record_and_the_package_stays_valid() {
-    let url = BaseUrl::parse("http://mirror.example/archive/", Rules::Rfc1808).unwrap();
-    let base = Base::new(url, BaseSource::Forced);
-    let mut options = WarcOptions::default();
-    options.document.forced = Some(&base);
+    let forced = Rewriter::new().base("http://mirror.example/archive/");
     let input = read("site.wacz");
-    let (out, summary) = rewrite(&input, &options);
+    let (out, summary) = rewrite_by(&forced, &input);
     assert!(summary.changed() >= 12, "{:?}", summary.warnings);
     assert_indexes_point_at_records(&out, 16);
     if let Some(result) = validate(&out) {
         result.unwrap_or_else(|e| panic!("wacz validate rejects the output:\n{e}"));
     }
-    let mut found = Vec::new();
-    wacz::links(Cursor::new(&out), &WarcOptions::default(), |_, l| {
-        found.push(l)
-    })
-    .unwrap();
+    let found = links(&out);
     assert!(
         found
             .iter()
-            .any(|l| l.link.original.starts_with("http://mirror.example/"))
+            .any(|(_, l)| l.link.original.starts_with("http://mirror.example/"))
     );
 }
 
 #[test]
 fn entries_that_did_not_change_are_copied_as_stored_in_their_place() {
     let input = read("site.wacz");
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     let (old, new) = (entries(&input), entries(&out));
     let names = |e: &[(String, CompressionMethod, Vec<u8>)]| -> Vec<(String, CompressionMethod)> {
         e.iter().map(|(n, m, _)| (n.clone(), *m)).collect()
     };
     assert_eq!(names(&old), names(&new));
     assert_eq!(new[2].1, CompressionMethod::Stored, "{}", new[2].0);
-    for ((name, _, was), (_, _, now)) in old.iter().zip(&new) {
-        assert_eq!(was == now, !summary.rewritten.contains(name), "{name}");
-    }
+    // Only the indexes, the WARC and the package description are written
+    // anew; every other entry is copied as it was stored.
+    let changed: Vec<&str> = old
+        .iter()
+        .zip(&new)
+        .filter(|((_, _, was), (_, _, now))| was != now)
+        .map(|((name, _, _), _)| name.as_str())
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            "indexes/index.cdx.gz",
+            "indexes/index.idx",
+            "archive/site.warc.gz",
+            "datapackage.json",
+            "datapackage-digest.json"
+        ]
+    );
+    assert_eq!(changed, summary.rewritten);
     // The package description keeps its text but for the new hashes and sizes.
     let package = String::from_utf8(entry(&out, "datapackage.json")).unwrap();
     let old_package = String::from_utf8(entry(&input, "datapackage.json")).unwrap();
@@ -352,8 +461,8 @@ fn entries_that_did_not_change_are_copied_as_stored_in_their_place() {
 
 #[test]
 fn a_second_pass_reports_unchanged_and_copies_every_entry() {
-    let (once, _) = rewrite(&read("site.wacz"), &WarcOptions::default());
-    let (twice, summary) = rewrite(&once, &WarcOptions::default());
+    let (once, _) = rewrite(&read("site.wacz"));
+    let (twice, summary) = rewrite(&once);
     assert!(summary.unchanged(), "{:?}", summary.rewritten);
     assert_eq!(summary.changed(), 0);
     assert_eq!(entries(&once), entries(&twice));
@@ -373,17 +482,12 @@ fn a_signed_wacz_is_listed_but_not_rewritten() {
             Some(serde_json::to_vec_pretty(&signed).unwrap()),
         )],
     );
-    let mut found = 0;
-    wacz::links(Cursor::new(&signed), &WarcOptions::default(), |_, _| {
-        found += 1
-    })
-    .unwrap();
-    assert!(found > 0);
-    let mut out = Cursor::new(Vec::new());
-    let err = wacz::rewrite(Cursor::new(&signed), &mut out, &WarcOptions::default()).unwrap_err();
-    assert!(matches!(err, WaczError::Signed), "{err}");
+    assert!(!links(&signed).is_empty());
+    let (err, out) = refused(&signed);
+    assert!(matches!(err, relink::Error::Wacz(_)), "{err}");
     assert!(err.to_string().contains("signedData"), "{err}");
-    assert!(out.get_ref().is_empty());
+    assert!(err.to_string().contains("cannot sign it again"), "{err}");
+    assert!(out.is_empty());
 }
 
 /// The lines of the ZipNum index of a package, decompressed.
@@ -413,7 +517,7 @@ fn plain_cdxj_and_classic_cdx_indexes_follow_the_records() {
             s("filename")
         );
     }
-    let (zipnum_out, _) = rewrite(&input, &WarcOptions::default());
+    let (zipnum_out, _) = rewrite(&input);
     let want = zipnum_lines(&zipnum_out);
     for (index, text) in [("indexes/index.cdxj", &cdxj), ("indexes/index.cdx", &cdx)] {
         let variant = edit_zip(
@@ -424,7 +528,7 @@ fn plain_cdxj_and_classic_cdx_indexes_follow_the_records() {
                 (index, Some(text.as_bytes().to_vec())),
             ],
         );
-        let (out, summary) = rewrite(&variant, &WarcOptions::default());
+        let (out, summary) = rewrite(&variant);
         assert!(
             summary.rewritten.iter().any(|r| r == index),
             "{index}: {:?}",
@@ -470,15 +574,14 @@ fn an_index_line_pointing_inside_a_record_is_refused() {
             ("indexes/index.cdxj", Some(lines.into_bytes())),
         ],
     );
-    let mut out = Cursor::new(Vec::new());
-    let err = wacz::rewrite(Cursor::new(&variant), &mut out, &WarcOptions::default()).unwrap_err();
+    let (err, out) = refused(&variant);
     let text = err.to_string();
     assert!(
         text.starts_with("indexes/index.cdxj: line 2: offset 1865"),
         "{text}"
     );
     assert!(text.contains("stale index"), "{text}");
-    assert!(out.get_ref().is_empty());
+    assert!(out.is_empty());
 }
 
 #[test]
@@ -497,7 +600,7 @@ fn a_package_hashed_with_md5_keeps_md5() {
         &input,
         &[("datapackage.json", Some(md5_package.into_bytes()))],
     );
-    let (out, summary) = rewrite(&variant, &WarcOptions::default());
+    let (out, summary) = rewrite(&variant);
     let package: Value = serde_json::from_slice(&entry(&out, "datapackage.json")).unwrap();
     let mut recomputed = 0;
     for resource in package["resources"].as_array().unwrap() {
@@ -527,14 +630,17 @@ fn a_package_hashed_with_md5_keeps_md5() {
 
 #[test]
 fn a_package_with_nothing_to_change_is_written_back_as_it_was() {
+    // unit: the payload limit is set only on the archive reader's options.
     // No payload is small enough to be looked at: nothing changes.
-    let options = WarcOptions {
+    let options = relink::warc::WarcOptions {
         max_payload_bytes: 0,
-        ..WarcOptions::default()
+        ..relink::warc::WarcOptions::default()
     };
     for name in FIXTURES {
         let input = read(name);
-        let (out, summary) = rewrite(&input, &options);
+        let mut out = Cursor::new(Vec::new());
+        let summary = relink::warc::wacz::rewrite(Cursor::new(&input), &mut out, &options).unwrap();
+        let out = out.into_inner();
         assert!(summary.unchanged(), "{name}: {:?}", summary.rewritten);
         assert_eq!(entries(&input), entries(&out), "{name}");
         assert!(out == input, "{name}: not byte-identical");
@@ -577,7 +683,7 @@ fn zipnum_blocks_move_and_an_unchanged_block_is_kept_as_it_was() {
         ],
     );
     assert_indexes_point_at_records(&variant, 3);
-    let (out, result) = rewrite(&variant, &WarcOptions::default());
+    let (out, result) = rewrite(&variant);
     assert_eq!(result.changed(), 1);
     assert_indexes_point_at_records(&out, 3);
     let new_blocks = entry(&out, "indexes/index.cdx.gz");
@@ -613,7 +719,7 @@ fn index_lines_follow_the_warc_they_name_among_several() {
             ),
         ],
     );
-    let (out, summary) = rewrite(&variant, &WarcOptions::default());
+    let (out, summary) = rewrite(&variant);
     assert_eq!(summary.archives.len(), 2);
     assert_eq!(summary.changed(), 13);
     let said: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
@@ -643,20 +749,11 @@ fn damaged_packages_give_errors_not_panics() {
     for at in (0..input.len()).step_by(13) {
         let mut damaged = input.clone();
         damaged[at] ^= 0x55;
-        let _ = wacz::links(Cursor::new(&damaged), &WarcOptions::default(), |_, _| {});
-        let mut out = Cursor::new(Vec::new());
-        let _ = wacz::rewrite(Cursor::new(&damaged), &mut out, &WarcOptions::default());
+        let _ = run(&Rewriter::new(), &damaged, false);
+        let _ = run(&Rewriter::new(), &damaged, true);
     }
     for len in (0..input.len()).step_by(97) {
-        let mut out = Cursor::new(Vec::new());
-        assert!(
-            wacz::rewrite(
-                Cursor::new(&input[..len]),
-                &mut out,
-                &WarcOptions::default()
-            )
-            .is_err()
-        );
+        assert!(run(&Rewriter::new(), &input[..len], true).is_err());
     }
 }
 
@@ -674,7 +771,7 @@ fn a_cdxj_key_holding_a_brace_is_read_at_its_first_two_spaces() {
             })
             .collect()
     };
-    let (zipnum_out, _) = rewrite(&input, &WarcOptions::default());
+    let (zipnum_out, _) = rewrite(&input);
     let want = braced(&zipnum_lines(&zipnum_out));
     let cdxj = braced(&zipnum_lines(&input));
     let variant = edit_zip(
@@ -685,7 +782,7 @@ fn a_cdxj_key_holding_a_brace_is_read_at_its_first_two_spaces() {
             ("indexes/index.cdxj", Some(cdxj.clone().into_bytes())),
         ],
     );
-    let (out, summary) = rewrite(&variant, &WarcOptions::default());
+    let (out, summary) = rewrite(&variant);
     assert!(
         summary.rewritten.iter().any(|r| r == "indexes/index.cdxj"),
         "{:?}",
@@ -715,16 +812,19 @@ fn a_wacz_with_two_entries_of_one_name_is_refused() {
         renamed += 1;
     }
     assert_eq!(renamed, 2);
-    let mut out = Cursor::new(Vec::new());
-    let err = wacz::rewrite(Cursor::new(&twin), &mut out, &WarcOptions::default()).unwrap_err();
-    assert!(matches!(err, WaczError::DuplicateNames), "{err}");
+    let (err, out) = refused(&twin);
+    assert!(matches!(err, relink::Error::Wacz(_)), "{err}");
     assert!(
         err.to_string().contains("two entries have one name"),
         "{err}"
     );
-    assert!(out.get_ref().is_empty());
-    let err = wacz::links(Cursor::new(&twin), &WarcOptions::default(), |_, _| {}).unwrap_err();
-    assert!(matches!(err, WaczError::DuplicateNames), "{err}");
+    assert!(out.is_empty());
+    let err = run(&Rewriter::new(), &twin, false).unwrap_err();
+    assert!(matches!(err, relink::Error::Wacz(_)), "{err}");
+    assert!(
+        err.to_string().contains("two entries have one name"),
+        "{err}"
+    );
 }
 
 /// py-wacz writes a ZipNum summary line with its block's first key cut at
@@ -741,7 +841,7 @@ fn a_zipnum_summary_cut_at_a_brace_is_built_again_from_the_blocks() {
         old_lines[1].starts_with("com,example)/a?q= {\"offset\": 0, "),
         "{old}"
     );
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed(), 2);
     assert!(
         summary.rewritten.iter().any(|r| r == "indexes/index.idx"),

@@ -4,11 +4,13 @@
 
 use std::io::{Read, Write};
 use std::process::Command;
+use std::sync::Arc;
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use relink::Rules;
-use relink::warc::{self, WarcLink, WarcOptions, WarcSummary};
+use relink::{
+    Event, Input, Kind, Link, LinkRow, Output, RecordName, Report, Rewriter, Rules, Unit, Warning,
+};
 use serde_json::Value;
 
 use crate::{fixture, python, table};
@@ -19,22 +21,207 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn options(rules: Rules) -> WarcOptions<'static> {
-    let mut options = WarcOptions::default();
-    options.document.rules = rules;
-    options
+/// One record done, as [`Event::Done`] names it.
+#[derive(Debug)]
+pub(crate) struct Record {
+    pub(crate) name: Arc<RecordName>,
+    pub(crate) changed: bool,
+    pub(crate) warnings: Vec<Warning>,
 }
 
-fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WarcSummary) {
+/// What a run over an archive gave: the bytes written, each record done,
+/// the rows, whether the output was told compressed, and the report.
+#[derive(Debug)]
+pub(crate) struct Archive {
+    pub(crate) out: Vec<u8>,
+    pub(crate) compressed: bool,
+    pub(crate) records: Vec<Record>,
+    pub(crate) rows: Vec<LinkRow>,
+    pub(crate) report: Report,
+}
+
+impl Archive {
+    /// How many records changed.
+    pub(crate) fn changed(&self) -> usize {
+        self.records.iter().filter(|r| r.changed).count()
+    }
+
+    /// The warnings of the whole input, in input order.
+    pub(crate) fn warnings(&self) -> &[Warning] {
+        &self.report.warnings
+    }
+
+    /// The output and what the run reported, in a summary's shape.
+    pub(crate) fn summary(self) -> (Vec<u8>, Summary) {
+        let summary = Summary {
+            records: self.report.records,
+            changed: self.changed(),
+            warnings: self.report.warnings,
+        };
+        (self.out, summary)
+    }
+
+    /// Each link with the record it is in.
+    pub(crate) fn links(&self) -> Vec<RecordLink> {
+        self.rows
+            .iter()
+            .map(|row| {
+                let record = record_of(row);
+                RecordLink {
+                    record: record.number,
+                    target_uri: record.target_uri.clone(),
+                    record_id: record.record_id.clone(),
+                    link: row.link.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a run over an archive reported: how many records it holds, how
+/// many changed, every warning.
+#[derive(Debug)]
+pub(crate) struct Summary {
+    pub(crate) records: usize,
+    pub(crate) changed: usize,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// One link of an archive, with the record it is in (its number, target
+/// URI and ID), from its row.
+#[derive(Debug, Clone)]
+pub(crate) struct RecordLink {
+    pub(crate) record: usize,
+    pub(crate) target_uri: String,
+    pub(crate) record_id: String,
+    pub(crate) link: Link,
+}
+
+/// Runs `rewriter` over `input` through the front door, writing every
+/// byte of the output when `write`, else nothing (a listing).
+pub(crate) fn run_archive(
+    rewriter: &Rewriter,
+    input: Input<'_>,
+    write: bool,
+) -> Result<Archive, relink::Error> {
     let mut out = Vec::new();
-    let summary = warc::rewrite(input, &mut out, options).unwrap();
+    let mut compressed = false;
+    let (mut records, mut rows) = (Vec::new(), Vec::new());
+    let output = if write {
+        Output::Always(&mut out)
+    } else {
+        Output::Nowhere
+    };
+    let report = rewriter.run(input, output, &mut |event| {
+        match event {
+            Event::Start { compressed: c, .. } => compressed = c,
+            Event::Rows(found) => rows.extend_from_slice(found),
+            Event::Done(done) => {
+                if let Unit::Record(name) = done.unit {
+                    records.push(Record {
+                        name,
+                        changed: done.changed,
+                        warnings: done.warnings.to_vec(),
+                    });
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    })?;
+    Ok(Archive {
+        out,
+        compressed,
+        records,
+        rows,
+        report,
+    })
+}
+
+/// `input` rewritten by the default rewriter.
+fn rewrite(input: &[u8]) -> Archive {
+    run_archive(&Rewriter::new(), Input::bytes(input), true).unwrap()
+}
+
+/// The rows of `input`, listed by the rules `rules`.
+fn links(input: &[u8], rules: Rules) -> Vec<LinkRow> {
+    let rewriter = Rewriter::new().rules(rules);
+    run_archive(&rewriter, Input::bytes(input), false)
+        .unwrap()
+        .rows
+}
+
+/// `input` rewritten by the archive reader itself, with a payload limit of
+/// `limit` bytes, which only its options set.
+fn rewrite_limited(input: &[u8], limit: usize) -> (Vec<u8>, Summary) {
+    let (out, summary, _) = run_limited(input, limit, true).unwrap();
     (out, summary)
 }
 
-fn links(input: &[u8], options: &WarcOptions<'_>) -> Vec<WarcLink> {
-    let mut found = Vec::new();
-    warc::links(input, options, |l| found.push(l)).unwrap();
-    found
+/// One record as a run reported it: its target URI, whether it changed,
+/// its links and warnings.
+#[derive(Debug)]
+pub(crate) struct Done {
+    pub(crate) target_uri: String,
+    pub(crate) changed: bool,
+    pub(crate) links: Vec<Link>,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// A run over `input` by the archive reader itself, with a payload limit
+/// of `limit` bytes, which only its options set (the front door's is 256
+/// MiB), writing when `write`; or the message it refused the input with.
+// unit: the payload limit is set only on the archive reader's options.
+pub(crate) fn run_limited(
+    input: &[u8],
+    limit: usize,
+    write: bool,
+) -> Result<(Vec<u8>, Summary, Vec<Done>), String> {
+    let options = relink::warc::WarcOptions {
+        max_payload_bytes: limit,
+        ..relink::warc::WarcOptions::default()
+    };
+    let mut out = Vec::new();
+    let mut reports = Vec::new();
+    let collect = |r: relink::warc::RecordReport| {
+        reports.push(Done {
+            target_uri: r.target_uri,
+            changed: r.changed,
+            links: r.links,
+            warnings: r.warnings,
+        })
+    };
+    let summary = if write {
+        relink::warc::rewrite_with(input, &mut out, &options, collect)
+    } else {
+        relink::warc::inspect(input, &options, collect)
+    }
+    .map_err(|e| e.to_string())?;
+    let summary = Summary {
+        records: summary.records,
+        changed: summary.changed,
+        warnings: summary.warnings,
+    };
+    Ok((out, summary, reports))
+}
+
+/// The record a row is in.
+pub(crate) fn record_of(row: &LinkRow) -> &RecordName {
+    row.record
+        .as_deref()
+        .expect("a row of an archive names its record")
+}
+
+/// The kind the front door tells `input` to be, by its content.
+pub(crate) fn kind_of(input: &[u8]) -> Option<Kind> {
+    let mut kind = None;
+    let _ = Rewriter::new().run(Input::bytes(input), Output::Nowhere, &mut |event| {
+        if let Event::Start { kind: k, .. } = event {
+            kind = Some(k);
+        }
+        Ok(())
+    });
+    kind
 }
 
 /// Every record of a WARC file as warcio reads it, after `warcio check`
@@ -110,23 +297,28 @@ fn site_links_resolve_against_each_records_layers() {
     for row in rows {
         let rules: Rules = row[0].parse().unwrap();
         let target = format!("{SITE}{}", row[1]);
-        let found = links(&input, &options(rules));
+        let found = links(&input, rules);
         let link = found
             .iter()
-            .find(|l| l.target_uri == target && l.link.original == row[2])
+            .find(|l| record_of(l).target_uri == target && l.link.original == row[2])
             .unwrap_or_else(|| panic!("{row:?}: no such link"));
         assert_eq!(link.link.resolved, row[3], "{row:?}");
         let from = link.link.base.as_ref().unwrap().source.to_string();
         assert_eq!(from, row[4], "{row:?}");
-        assert!(link.record_id.starts_with("<urn:uuid:"), "{row:?}");
+        assert!(
+            record_of(link).record_id.starts_with("<urn:uuid:"),
+            "{row:?}"
+        );
     }
 }
 
 #[test]
 fn listing_finds_no_links_in_requests_images_or_text_resources() {
-    let found = links(&read("warc/site.warc.gz"), &WarcOptions::default());
-    let targets: std::collections::BTreeSet<&str> =
-        found.iter().map(|l| l.target_uri.as_str()).collect();
+    let found = links(&read("warc/site.warc.gz"), Rules::default());
+    let targets: std::collections::BTreeSet<&str> = found
+        .iter()
+        .map(|l| record_of(l).target_uri.as_str())
+        .collect();
     assert!(!targets.contains(&*format!("{SITE}/site/img.png")));
     assert!(!targets.iter().any(|t| t.starts_with("metadata:")));
     // 11 HTML pages and the style sheet.
@@ -136,10 +328,13 @@ fn listing_finds_no_links_in_requests_images_or_text_resources() {
 #[test]
 fn rewritten_site_passes_warcio_with_every_coding_redone() {
     let input = read("warc/site.warc.gz");
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.compression, warc::Compression::Members);
-    assert_eq!(summary.changed, 12, "{:?}", summary.warnings);
-    assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
+    let run = rewrite(&input);
+    let out = run.out.clone();
+    // Written in gzip, one member a record, as it came.
+    assert!(run.compressed);
+    assert_eq!(members(&out).len(), run.report.records);
+    assert_eq!(run.changed(), 12, "{:?}", run.warnings());
+    assert!(run.warnings().is_empty(), "{:?}", run.warnings());
     let before = warcio(&input);
     let after = warcio(&out);
     assert_eq!(before.len(), after.len());
@@ -178,13 +373,13 @@ fn rewritten_site_passes_warcio_with_every_coding_redone() {
 #[test]
 fn unchanged_records_keep_their_gzip_members_byte_for_byte() {
     let input = read("warc/site.warc.gz");
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    let (old, new) = (members(&input), members(&out));
+    let run = rewrite(&input);
+    let (old, new) = (members(&input), members(&run.out));
     // One member per record, in and out.
-    assert_eq!(old.len(), summary.records);
-    assert_eq!(new.len(), summary.records);
+    assert_eq!(old.len(), run.report.records);
+    assert_eq!(new.len(), run.report.records);
     let same = old.iter().zip(&new).filter(|(a, b)| a == b).count();
-    assert_eq!(same, summary.records - summary.changed);
+    assert_eq!(same, run.report.records - run.changed());
     // Every changed member holds exactly one record.
     for member in new {
         let text = gunzip(member);
@@ -220,8 +415,9 @@ fn a_changed_member_is_compressed_again_at_the_level_its_header_names() {
             input.extend(w.finish().unwrap());
         }
     }
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.changed, 3);
+    let run = rewrite(&input);
+    assert_eq!(run.changed(), 3);
+    let out = run.out;
     let (old, new) = (members(&input), members(&out));
     assert_eq!(new.len(), 6);
     for (i, (old, new)) in old.iter().zip(&new).enumerate() {
@@ -248,30 +444,33 @@ fn a_changed_member_is_compressed_again_at_the_level_its_header_names() {
 #[test]
 fn a_second_pass_changes_nothing() {
     let input = read("warc/site.warc.gz");
-    let (once, _) = rewrite(&input, &WarcOptions::default());
-    let (twice, summary) = rewrite(&once, &WarcOptions::default());
-    assert_eq!(summary.changed, 0);
-    assert!(twice == once);
-    for link in links(&once, &WarcOptions::default()) {
+    let once = rewrite(&input).out;
+    let twice = rewrite(&once);
+    assert_eq!(twice.changed(), 0);
+    assert!(twice.out == once);
+    for link in links(&once, Rules::default()) {
         assert_eq!(link.link.original, link.link.resolved);
     }
 }
 
 #[test]
 fn plain_and_whole_stream_gzip_files_are_written_as_they_came() {
-    let members_out = gunzip(&rewrite(&read("warc/site.warc.gz"), &WarcOptions::default()).0);
+    let members_out = gunzip(&rewrite(&read("warc/site.warc.gz")).out);
     let plain = gunzip(&read("warc/site.warc.gz"));
-    assert!(warc::looks_like_warc(&plain));
-    let (out, summary) = rewrite(&plain, &WarcOptions::default());
-    assert_eq!(summary.compression, warc::Compression::None);
+    assert_eq!(kind_of(&plain), Some(Kind::Warc));
+    let run = rewrite(&plain);
+    assert!(!run.compressed);
+    let out = run.out;
     assert!(out.starts_with(b"WARC/1.0\r\n"));
     assert!(out == members_out, "plain output differs from the members'");
     warcio(&out);
 
     let stream = gzip(&plain);
-    assert!(warc::looks_like_warc(&stream));
-    let (out, summary) = rewrite(&stream, &WarcOptions::default());
-    assert_eq!(summary.compression, warc::Compression::Stream);
+    assert_eq!(kind_of(&stream), Some(Kind::Warc));
+    let run = rewrite(&stream);
+    // One gzip stream in, one out.
+    assert!(run.compressed);
+    let out = run.out;
     assert_eq!(members(&out).len(), 1);
     assert!(gunzip(&out) == members_out);
     // warcio checks no whole-stream gzip file; it checks what it holds.
@@ -281,16 +480,17 @@ fn plain_and_whole_stream_gzip_files_are_written_as_they_came() {
 #[test]
 fn corpus_warc_is_rewritten_and_passes_warcio() {
     let input = read("corpus/warc/python-tutorial.warc.gz");
-    assert!(warc::looks_like_warc(&input[..1024]));
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.records, 40);
+    assert_eq!(kind_of(&input[..1024]), Some(Kind::Warc));
+    let run = rewrite(&input);
+    assert_eq!(run.report.records, 40);
     // The 17 tutorial pages (the 404 page for robots.txt has no links).
-    assert_eq!(summary.changed, 17, "{:?}", summary.warnings);
+    assert_eq!(run.changed(), 17, "{:?}", run.warnings());
+    let out = run.out;
     let after = warcio(&out);
     assert_eq!(after.len(), 40);
     let index = payload(&after, "http://127.0.0.1:8768/tutorial/index.html");
     assert!(index.contains(r#"href="http://127.0.0.1:8768/_static/pygments.css""#));
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input, Rules::default());
     assert!(found.len() > 1000, "{}", found.len());
     let odd: Vec<&str> = found
         .iter()
@@ -298,7 +498,7 @@ fn corpus_warc_is_rewritten_and_passes_warcio() {
         .filter(|r| ::url::Url::parse(r).is_err())
         .collect();
     assert!(odd.is_empty(), "{odd:?}");
-    assert_eq!(rewrite(&out, &WarcOptions::default()).1.changed, 0);
+    assert_eq!(rewrite(&out).changed(), 0);
 }
 
 // Hand-made records, for what wget does not send.
@@ -367,8 +567,9 @@ fn brotli_and_deflate_payloads_are_rewritten_and_encoded_again() {
         ),
     ]
     .concat();
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.changed, 2, "{:?}", summary.warnings);
+    let run = rewrite(&input);
+    assert_eq!(run.changed(), 2, "{:?}", run.warnings());
+    let out = run.out;
     let after = warcio(&out);
     assert_eq!(
         payload(&after, "http://a.example/br/"),
@@ -414,8 +615,9 @@ fn payload_digest_over_the_dechunked_body_stays_so() {
         &block,
         Some(page),
     );
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.changed, 1);
+    let run = rewrite(&input);
+    assert_eq!(run.changed(), 1);
+    let out = run.out;
     let new_page = b"<a href=http://a.example/x>x</a>";
     let digest = format!(
         "WARC-Payload-Digest: sha1:{}\r\n",
@@ -444,11 +646,9 @@ fn decompression_bomb_is_passed_through_with_a_warning_naming_the_record() {
         ),
     ]
     .concat();
-    let options = WarcOptions {
-        max_payload_bytes: 1 << 20,
-        ..WarcOptions::default()
-    };
-    let (out, summary) = rewrite(&input, &options);
+    // unit: the payload limit is set only on the archive reader's options
+    // (the front door's is 256 MiB, too large a bomb for a test).
+    let (out, summary) = rewrite_limited(&input, 1 << 20);
     assert_eq!(summary.changed, 1);
     assert_eq!(summary.warnings.len(), 1, "{:?}", summary.warnings);
     let warning = summary.warnings[0].to_string();
@@ -488,11 +688,9 @@ fn a_block_past_the_limit_is_streamed_through_unread() {
         )),
     ]
     .concat();
-    let options = WarcOptions {
-        max_payload_bytes: 1000,
-        ..WarcOptions::default()
-    };
-    let (out, summary) = rewrite(&input, &options);
+    // unit: the payload limit is set only on the archive reader's options
+    // (the front door's is 256 MiB, too large a block for a test).
+    let (out, summary) = rewrite_limited(&input, 1000);
     assert_eq!((summary.records, summary.changed), (2, 1));
     assert!(
         summary.warnings[0]
@@ -522,15 +720,15 @@ fn broken_codings_leave_the_record_as_it_is() {
             &format!("Content-Type: text/html\r\n{header}"),
             body,
         );
-        let (out, summary) = rewrite(&input, &WarcOptions::default());
-        assert!(out == input, "{header}");
-        assert_eq!(summary.warnings.len(), 1, "{header}");
+        let run = rewrite(&input);
+        assert!(run.out == input, "{header}");
+        assert_eq!(run.warnings().len(), 1, "{header}");
         assert!(
-            summary.warnings[0]
+            run.warnings()[0]
                 .to_string()
                 .starts_with("record 1 <urn:uuid:"),
             "{:?}",
-            summary.warnings
+            run.warnings()
         );
     }
 }
@@ -557,8 +755,9 @@ fn resource_records_use_the_target_uri_and_others_pass_through() {
         record("metadata", "http://a.example/dir/", "text/html", page, None),
     ]
     .concat();
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
-    assert_eq!(summary.changed, 1);
+    let run = rewrite(&input);
+    assert_eq!(run.changed(), 1);
+    let out = run.out;
     let after = warcio(&out);
     assert_eq!(after[0]["payload"], "<a href=http://a.example/dir/x>x</a>");
     let first_end = record("resource", "http://a.example/dir/", "text/html", page, None).len();
@@ -572,7 +771,7 @@ fn content_length_of_the_http_message_follows_the_body() {
         "Content-Type: text/html\r\nContent-Length: 10\r\n",
         b"<a href=x>",
     );
-    let (out, _) = rewrite(&input, &WarcOptions::default());
+    let out = rewrite(&input).out;
     let new_body = b"<a href=http://a.example/d/x>";
     let want = format!("Content-Length: {}\r\n\r\n", new_body.len());
     assert!(
@@ -586,17 +785,25 @@ fn content_length_of_the_http_message_follows_the_body() {
 #[test]
 fn html_base_element_and_layers_are_reported_per_record() {
     let input = read("warc/site.warc.gz");
-    let mut layers = Vec::new();
-    warc::inspect(&input[..], &WarcOptions::default(), |r| {
-        if r.target_uri.ends_with("/element.html") && r.record_type == "response" {
-            layers = r
-                .layers
-                .iter()
-                .map(|l| format!("{} = {} ({})", l.source, l.value, l.status))
-                .collect();
-        }
-    })
-    .unwrap();
+    let run = run_archive(&Rewriter::new().keep_layers(), Input::bytes(&input), false).unwrap();
+    let number = run
+        .records
+        .iter()
+        .find(|r| r.name.target_uri.ends_with("/element.html") && r.name.record_type == "response")
+        .unwrap()
+        .name
+        .number;
+    let label = format!("record {number} ");
+    let layers: Vec<String> = run
+        .report
+        .layers
+        .iter()
+        .find(|(name, _)| name.starts_with(&label))
+        .unwrap()
+        .1
+        .iter()
+        .map(|l| format!("{} = {} ({})", l.source, l.value, l.status))
+        .collect();
     assert_eq!(
         layers,
         [
@@ -613,20 +820,20 @@ fn html_base_element_and_layers_are_reported_per_record() {
 fn a_file_cut_short_keeps_its_records_and_every_byte() {
     let input = read("warc/site.warc.gz");
     let cut = &input[..input.len() / 2];
-    let mut out = Vec::new();
-    let summary = warc::rewrite(cut, &mut out, &WarcOptions::default()).unwrap();
-    assert!(summary.records > 0 && summary.changed > 0, "{summary:?}");
-    let last = summary.warnings.last().unwrap().to_string();
+    let run = rewrite(cut);
+    assert!(run.report.records > 0 && run.changed() > 0, "{run:?}");
+    let last = run.warnings().last().unwrap().to_string();
     assert!(last.contains("cannot be read"), "{last}");
     assert!(last.contains("offset"), "{last}");
     // The cut member is copied as it was: the output ends with it.
-    let whole = warc::rewrite(&input[..], Vec::new(), &WarcOptions::default()).unwrap();
-    assert!(whole.warnings.is_empty(), "{:?}", whole.warnings);
+    let whole = rewrite(&input);
+    assert!(whole.warnings().is_empty(), "{:?}", whole.warnings());
     let tail = &cut[cut.len() - 100..];
-    assert!(out.ends_with(tail));
-    assert!(!warc::looks_like_warc(
-        b"From a@b Mon Jan  1 00:00:00 2024\n"
-    ));
+    assert!(run.out.ends_with(tail));
+    assert_ne!(
+        kind_of(b"From a@b Mon Jan  1 00:00:00 2024\n"),
+        Some(Kind::Warc)
+    );
 }
 
 /// The command line reads a WARC by its content, whatever its name.
@@ -644,10 +851,13 @@ fn the_command_line_rewrites_lists_and_explains_a_warc() {
         String::from_utf8_lossy(&run.stderr)
     );
     let written = std::fs::read(&out).unwrap();
-    let (library, _) = rewrite(
-        &read("corpus/warc/python-tutorial.warc.gz"),
-        &options(Rules::Rfc1808),
-    );
+    let library = run_archive(
+        &Rewriter::new().rules(Rules::Rfc1808),
+        Input::bytes(&read("corpus/warc/python-tutorial.warc.gz")),
+        true,
+    )
+    .unwrap()
+    .out;
     assert!(
         written == library,
         "the command line writes what the library does"
@@ -660,14 +870,11 @@ fn the_command_line_rewrites_lists_and_explains_a_warc() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let library = links(
-        &read("corpus/warc/python-tutorial.warc.gz"),
-        &options(Rules::Rfc1808),
-    );
+    let library = links(&read("corpus/warc/python-tutorial.warc.gz"), Rules::Rfc1808);
     assert_eq!(rows.len(), library.len());
     for (row, link) in rows.iter().zip(&library) {
-        assert_eq!(row["target_uri"], link.target_uri.as_str());
-        assert_eq!(row["record_id"], link.record_id.as_str());
+        assert_eq!(row["target_uri"], record_of(link).target_uri.as_str());
+        assert_eq!(row["record_id"], record_of(link).record_id.as_str());
         assert_eq!(row["resolved"], link.link.resolved.as_str());
     }
 

@@ -7,10 +7,11 @@
 use std::io::{Read, Write};
 use std::process::Command;
 
-use relink::warc::{self, RecordReport, WarcOptions, WarcSummary};
+use relink::{Input, Rewriter};
 use serde_json::Value;
 
 use crate::python;
+use crate::warc::{Done, Summary, record_of, run_archive, run_limited};
 
 /// A `response` record of an HTML page holding `body`.
 fn page(uri: &str, body: &str) -> Vec<u8> {
@@ -59,27 +60,58 @@ fn gunzip(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn small_limit() -> WarcOptions<'static> {
-    WarcOptions {
-        max_payload_bytes: 1000,
-        ..WarcOptions::default()
+/// The payload limit a run is read with: the front door's, or one of 1000
+/// bytes, which only the archive reader's own options set (the front
+/// door's is 256 MiB, too large a record for these tests).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Limit {
+    Default,
+    Small,
+}
+
+/// Runs `input` through the front door (the default limit) or, for the
+/// small limit, through the archive reader; writing it when `write`.
+fn run(input: &[u8], limit: Limit, write: bool) -> (Vec<u8>, Summary, Vec<Done>) {
+    if limit == Limit::Small {
+        return run_limited(input, 1000, write).unwrap_or_else(|e| panic!("refused: {e}"));
     }
+    let run = run_archive(&Rewriter::new(), Input::bytes(input), write)
+        .unwrap_or_else(|e| panic!("refused: {e}"));
+    let done = run
+        .records
+        .iter()
+        .map(|record| Done {
+            target_uri: record.name.target_uri.clone(),
+            changed: record.changed,
+            links: run
+                .rows
+                .iter()
+                .filter(|row| record_of(row).number == record.name.number)
+                .map(|row| row.link.clone())
+                .collect(),
+            warnings: record.warnings.clone(),
+        })
+        .collect();
+    let (out, summary) = run.summary();
+    (out, summary, done)
 }
 
 /// Rewrites `input`; the output, the summary and each record's report.
-fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WarcSummary, Vec<RecordReport>) {
-    let mut out = Vec::new();
-    let mut reports = Vec::new();
-    let summary = warc::rewrite_with(input, &mut out, options, |r| reports.push(r))
-        .unwrap_or_else(|e| panic!("refused: {e}"));
-    (out, summary, reports)
+fn rewrite(input: &[u8], limit: Limit) -> (Vec<u8>, Summary, Vec<Done>) {
+    run(input, limit, true)
+}
+
+/// Each record's report of a listing of `input`.
+fn inspect(input: &[u8], limit: Limit) -> Vec<Done> {
+    run(input, limit, false).2
 }
 
 /// The target URIs of the records relink lists.
-fn listed(input: &[u8], options: &WarcOptions<'_>) -> Vec<String> {
-    let mut uris = Vec::new();
-    warc::inspect(input, options, |r| uris.push(r.target_uri)).unwrap();
-    uris
+fn listed(input: &[u8], limit: Limit) -> Vec<String> {
+    inspect(input, limit)
+        .into_iter()
+        .map(|r| r.target_uri)
+        .collect()
 }
 
 /// What warcio's `ArchiveIterator` reads of a file, as far as it goes: each
@@ -160,13 +192,14 @@ fn with_length(record: &[u8], length: u64) -> Vec<u8> {
 
 /// A record as relink rewrites it alone.
 fn alone(record: &[u8]) -> Vec<u8> {
-    rewrite(record, &WarcOptions::default()).0
+    rewrite(record, Limit::Default).0
 }
 
 // A gzip member holding records past the payload limit.
 
 #[test]
 fn a_member_of_two_records_over_the_limit_is_copied_byte_for_byte() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let big = |n: usize| format!("<a href=big{n}>{}</a>", "x".repeat(5000));
     let shapes: Vec<Vec<Vec<u8>>> = vec![
         vec![
@@ -189,7 +222,7 @@ fn a_member_of_two_records_over_the_limit_is_copied_byte_for_byte() {
         let member = gzip(&shape.concat());
         let last = gzip(&page("http://a.example/last/", "<a href=y>y</a>"));
         let input = [member.clone(), last].concat();
-        let (out, _, reports) = rewrite(&input, &small_limit());
+        let (out, _, reports) = rewrite(&input, Limit::Small);
         assert!(out.starts_with(&member), "shape {n}: the member changed");
         let plain = gunzip(&out);
         assert!(
@@ -208,6 +241,7 @@ fn a_member_of_two_records_over_the_limit_is_copied_byte_for_byte() {
 
 #[test]
 fn a_member_whose_records_over_the_limit_follow_a_small_one_is_compressed_again_whole() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let big = |n: usize| format!("<a href=big{n}>{}</a>", "x".repeat(5000));
     let records = [
         page("http://a.example/s/", "<a href=s>s</a>"),
@@ -215,7 +249,7 @@ fn a_member_whose_records_over_the_limit_follow_a_small_one_is_compressed_again_
         page("http://a.example/2/", &big(2)),
     ];
     let input = gzip(&records.concat());
-    let (out, summary, _) = rewrite(&input, &small_limit());
+    let (out, summary, _) = rewrite(&input, Limit::Small);
     assert_eq!((summary.records, summary.changed), (3, 1));
     // One valid member, holding the input's bytes but for the one URL.
     let expected = replaced(&records.concat(), &records[0], &alone(&records[0]));
@@ -225,6 +259,7 @@ fn a_member_whose_records_over_the_limit_follow_a_small_one_is_compressed_again_
 
 #[test]
 fn a_one_stream_file_whose_first_record_is_large_is_copied_as_it_is() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let mut records = vec![page("http://a.example/big/", &"x".repeat(5000))];
     for n in 0..200 {
         records.push(page(&format!("http://a.example/{n}/"), "<a href=x>x</a>"));
@@ -234,7 +269,7 @@ fn a_one_stream_file_whose_first_record_is_large_is_copied_as_it_is() {
         ));
     }
     let input = gzip(&records.concat());
-    let (out, summary, _) = rewrite(&input, &small_limit());
+    let (out, summary, _) = rewrite(&input, Limit::Small);
     assert!(out == input, "the one member is copied byte for byte");
     assert_eq!(summary.records, 401);
     assert_eq!(summary.changed, 0);
@@ -314,7 +349,7 @@ fn quoted_record_text_is_never_read_as_a_record() {
     for (name, file) in quoting_files() {
         for gzipped in [false, true] {
             let input = if gzipped { gzip(&file) } else { file.clone() };
-            let (out, summary, reports) = rewrite(&input, &WarcOptions::default());
+            let (out, summary, reports) = rewrite(&input, Limit::Default);
             let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
             assert!(
                 !uris.contains(&"http://quoted.example/"),
@@ -363,7 +398,7 @@ fn an_unchanged_quoting_file_is_written_back_identical() {
         let after = after();
         let file = replaced(&file, &after, &alone(&after));
         for input in [file.clone(), gzip(&file)] {
-            let (out, summary, _) = rewrite(&input, &WarcOptions::default());
+            let (out, summary, _) = rewrite(&input, Limit::Default);
             assert_eq!(summary.changed, 0, "{name}");
             assert!(out == input, "{name}: not identical");
         }
@@ -380,7 +415,7 @@ fn a_length_running_into_later_records_takes_them_and_is_copied() {
     let length = first.len() - block_start - 4;
     let long = with_length(&first, length as u64 + 30);
     let input = [long.clone(), second, third].concat();
-    let (out, _, reports) = rewrite(&input, &WarcOptions::default());
+    let (out, _, reports) = rewrite(&input, Limit::Default);
     let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
     assert_eq!(uris, ["http://a.example/1/", "http://a.example/3/"]);
     assert!(!reports[0].changed && reports[1].changed);
@@ -397,6 +432,7 @@ fn a_length_running_into_later_records_takes_them_and_is_copied() {
 
 #[test]
 fn a_member_cut_short_lists_what_warcio_reads_and_is_copied_as_it_is() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let body = (0..400)
         .map(|n| format!("<a href=p{n}>{n}</a>"))
         .collect::<String>();
@@ -413,10 +449,10 @@ fn a_member_cut_short_lists_what_warcio_reads_and_is_copied_as_it_is() {
         start + 30,
     ] {
         let input = &whole[..cut];
-        for options in [WarcOptions::default(), small_limit()] {
+        for options in [Limit::Default, Limit::Small] {
             let from_warcio = warcio_uris(input);
-            assert_eq!(listed(input, &options), from_warcio, "cut at {cut}");
-            let (out, summary, reports) = rewrite(input, &options);
+            assert_eq!(listed(input, options), from_warcio, "cut at {cut}");
+            let (out, summary, reports) = rewrite(input, options);
             assert!(
                 out.ends_with(&input[start..]),
                 "cut at {cut}: member changed"
@@ -445,6 +481,7 @@ fn a_member_cut_short_lists_what_warcio_reads_and_is_copied_as_it_is() {
 /// rewritten, it is copied as it is, with the warning that says so.
 #[test]
 fn a_length_past_the_end_lists_what_the_block_holds_and_is_copied_as_it_is() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let first = page("http://a.example/1/", "<a href=x>x</a>");
     let last = page("http://a.example/2/", "<a href=y>y</a> <img src=z.png>");
     for length in [10u64.pow(15), 5000] {
@@ -456,12 +493,10 @@ fn a_length_past_the_end_lists_what_the_block_holds_and_is_copied_as_it_is() {
             ("one gzip stream", gzip(&plain)),
             ("a member a record", members.clone()),
         ] {
-            for options in [WarcOptions::default(), small_limit()] {
-                let limit = options.max_payload_bytes;
-                let case = format!("{shape}, length {length}, limit {limit}");
-                let mut listed = Vec::new();
-                warc::inspect(&input[..], &options, |r| listed.push(r)).unwrap();
-                let (out, summary, reports) = rewrite(&input, &options);
+            for options in [Limit::Default, Limit::Small] {
+                let case = format!("{shape}, length {length}, limit {options:?}");
+                let listed = inspect(&input, options);
+                let (out, summary, reports) = rewrite(&input, options);
                 for reports in [&listed, &reports] {
                     assert_eq!(reports.len(), 2, "{case}");
                     let links: Vec<(&str, bool)> = reports[1]
@@ -506,22 +541,21 @@ fn a_length_past_the_end_lists_what_the_block_holds_and_is_copied_as_it_is() {
 /// read; the record is named by its member's offset in every mode.
 #[test]
 fn a_length_past_the_end_in_a_member_cut_short_lists_what_decodes() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let body: String = (0..300).map(|n| format!("<a href=p{n}>{n}</a>")).collect();
     let first = gzip(&page("http://a.example/1/", "<a href=x>x</a>"));
     let long = with_length(&page("http://a.example/2/", &body), 10u64.pow(15));
     let member = gzip(&long);
     let cut = &member[..member.len() / 2];
     let input = [first.clone(), cut.to_vec()].concat();
-    for options in [WarcOptions::default(), small_limit()] {
-        let limit = options.max_payload_bytes;
-        let mut listed = Vec::new();
-        warc::inspect(&input[..], &options, |r| listed.push(r)).unwrap();
-        let (out, _, reports) = rewrite(&input, &options);
+    for options in [Limit::Default, Limit::Small] {
+        let listed = inspect(&input, options);
+        let (out, _, reports) = rewrite(&input, options);
         for (mode, reports) in [("listed", &listed), ("rewritten", &reports)] {
-            let case = format!("{mode}, limit {limit}");
+            let case = format!("{mode}, limit {options:?}");
             let (links, warnings) = (&reports[1].links, &reports[1].warnings);
             let said = |text: &str| warnings.iter().any(|w| w.to_string().contains(text));
-            if limit < 2000 {
+            if options == Limit::Small {
                 assert!(links.is_empty(), "{case}");
                 assert!(
                     said("passes the limit of 1000 bytes"),
@@ -537,7 +571,7 @@ fn a_length_past_the_end_in_a_member_cut_short_lists_what_decodes() {
             let at = format!("at offset {}: the input ends", first.len());
             assert!(said(&at), "{case}: {warnings:?}");
         }
-        assert!(out.ends_with(cut), "limit {limit}");
+        assert!(out.ends_with(cut), "limit {options:?}");
     }
 }
 
@@ -591,7 +625,7 @@ fn hostile_shapes() -> Vec<(&'static str, Vec<u8>)> {
 fn hostile_shapes_are_read_as_warcio_reads_them_and_copied_as_they_are() {
     for (name, file) in hostile_shapes() {
         for input in [file.clone(), gzip(&file)] {
-            let (out, summary, _) = rewrite(&input, &WarcOptions::default());
+            let (out, summary, _) = rewrite(&input, Limit::Default);
             assert_eq!(summary.changed, 0, "{name}");
             assert!(out == input, "{name}: not identical");
         }
@@ -599,7 +633,7 @@ fn hostile_shapes_are_read_as_warcio_reads_them_and_copied_as_they_are() {
     // A length of 10^15 runs to the end of the file, for warcio as for
     // relink: two records, the second's block the rest of the file.
     let (_, file) = &hostile_shapes()[3];
-    let listed = listed(file, &WarcOptions::default());
+    let listed = listed(file, Limit::Default);
     let from_warcio = warcio(file);
     assert_eq!(listed, warcio_uris(file));
     assert_eq!(listed.len(), 2);
@@ -673,9 +707,9 @@ fn quoted_record_after_two_lengths_too_long_is_never_read_as_a_record() {
 /// `input` (plain or gzip) rewritten: it must give record 1 and `after`
 /// only, the quoting record between them copied as junk, and no byte
 /// changed but `after`'s URL. Its output and reports.
-fn quoting_stepped_over(input: &[u8], after: &[u8], name: &str) -> (Vec<u8>, Vec<RecordReport>) {
+fn quoting_stepped_over(input: &[u8], after: &[u8], name: &str) -> (Vec<u8>, Vec<Done>) {
     let gzipped = input.starts_with(&[0x1f, 0x8b]);
-    let (out, _, reports) = rewrite(input, &WarcOptions::default());
+    let (out, _, reports) = rewrite(input, Limit::Default);
     let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
     assert_eq!(
         uris,
@@ -692,6 +726,7 @@ fn quoting_stepped_over(input: &[u8], after: &[u8], name: &str) -> (Vec<u8>, Vec
 
 #[test]
 fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_nothing_changed() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let big = format!("<a href=http://a.example/b>{}</a>", "x".repeat(5000));
     let absolute = page("http://a.example/s/", "<a href=http://a.example/s>s</a>");
     let relative = page("http://a.example/r/", "<a href=r>r</a>");
@@ -717,7 +752,7 @@ fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_noth
     for (name, records) in shapes {
         let member = gzip(&records.concat());
         let input = [member.clone(), gzip(&absolute)].concat();
-        let (out, summary, _) = rewrite(&input, &small_limit());
+        let (out, summary, _) = rewrite(&input, Limit::Small);
         assert_eq!(summary.changed, 0, "{name}");
         assert!(out == input, "{name}: not the input's bytes");
         // A record that changes after it: the member is compressed again,
@@ -725,7 +760,7 @@ fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_noth
         let mut records = records;
         records.insert(records.len() - 1, relative.clone());
         let input = gzip(&records.concat());
-        let (out, summary, _) = rewrite(&input, &small_limit());
+        let (out, summary, _) = rewrite(&input, Limit::Small);
         assert_eq!(summary.changed, 1, "{name}");
         let expected = replaced(&records.concat(), &relative, &alone(&relative));
         assert!(
@@ -738,6 +773,7 @@ fn a_shared_member_holding_a_record_past_the_limit_is_copied_as_it_was_when_noth
 
 #[test]
 fn quoted_record_after_a_length_too_long_on_a_record_past_the_limit_is_never_read() {
+    // unit: the small payload limit is set only on the archive reader's options.
     // Record 1 is past the payload limit: streamed through, never held,
     // its end checked all the same.
     let first = page("http://a.example/1/", &"x".repeat(3000));
@@ -751,7 +787,7 @@ fn quoted_record_after_a_length_too_long_on_a_record_past_the_limit_is_never_rea
         let file = [long, quoting.clone(), after.clone()].concat();
         for input in [file.clone(), gzip(&file)] {
             let gzipped = input.starts_with(&[0x1f, 0x8b]);
-            let (out, summary, reports) = rewrite(&input, &small_limit());
+            let (out, summary, reports) = rewrite(&input, Limit::Small);
             let uris: Vec<&str> = reports.iter().map(|r| r.target_uri.as_str()).collect();
             assert_eq!(
                 uris,
@@ -816,7 +852,7 @@ fn a_chunk_size_past_the_rest_of_the_body_leaves_the_payload_as_it_is() {
             format!("\r\n{wrong:x}\r\n").as_bytes(),
         );
         let file = [bad.clone(), after()].concat();
-        let (out, summary, reports) = rewrite(&file, &WarcOptions::default());
+        let (out, summary, reports) = rewrite(&file, Limit::Default);
         assert!(!reports[0].changed, "{name}");
         assert!(
             reports[0]
@@ -833,7 +869,7 @@ fn a_chunk_size_past_the_rest_of_the_body_leaves_the_payload_as_it_is() {
         );
     }
     // A whole chunked body is rewritten, its split URL read whole.
-    let (out, _, reports) = rewrite(&good, &WarcOptions::default());
+    let (out, _, reports) = rewrite(&good, Limit::Default);
     assert!(reports[0].changed);
     let plain = String::from_utf8_lossy(&out);
     assert!(
@@ -857,14 +893,14 @@ fn gzip_data_that_cannot_be_read_in_a_streamed_member_names_a_record_from_1() {
     let mut input = gzip(&records.concat());
     let crc = input.len() - 8;
     input[crc] ^= 0xff;
-    let mut out = Vec::new();
-    let err = warc::rewrite(&input[..], &mut out, &small_limit()).unwrap_err();
-    let message = err.to_string();
+    // unit: the payload limit is set only on the archive reader's options.
+    let message = run_limited(&input, 1000, true).unwrap_err();
     assert!(message.starts_with("record 3: gzip data"), "{message}");
 }
 
 #[test]
 fn a_streamed_member_cut_short_with_nothing_to_rewrite_is_copied_as_it_was() {
+    // unit: the small payload limit is set only on the archive reader's options.
     let absolute = |n: usize| {
         page(
             &format!("http://a.example/{n}/"),
@@ -877,7 +913,7 @@ fn a_streamed_member_cut_short_with_nothing_to_rewrite_is_copied_as_it_was() {
     let whole = gzip(&records.concat());
     for cut in [whole.len() - 4, whole.len() * 2 / 3] {
         let input = &whole[..cut];
-        let (out, summary, _) = rewrite(input, &small_limit());
+        let (out, summary, _) = rewrite(input, Limit::Small);
         assert_eq!(summary.changed, 0, "cut at {cut}");
         assert!(
             summary

@@ -9,11 +9,11 @@ use std::io::Write;
 use std::process::Command;
 
 use flate2::Compression;
-use relink::Rules;
-use relink::warc::{self, WarcLink, WarcOptions, WarcSummary};
+use relink::{Input, Rewriter, Rules};
 use serde_json::Value;
 
 use crate::fixture;
+use crate::warc::{RecordLink, Summary, run_archive};
 
 const HTTP: &str = "application/http; msgtype=response";
 
@@ -44,16 +44,22 @@ fn response(uri: &str, head: &str, body: &[u8]) -> Vec<u8> {
     record(&format!("WARC-Target-URI: {uri}\r\n"), &block, Some(body))
 }
 
-fn rewrite(input: &[u8], options: &WarcOptions<'_>) -> (Vec<u8>, WarcSummary) {
-    let mut out = Vec::new();
-    let summary = warc::rewrite(input, &mut out, options).unwrap();
-    (out, summary)
+/// `input` rewritten through the front door, and what the run reported.
+fn rewrite(input: &[u8]) -> (Vec<u8>, Summary) {
+    run_archive(&Rewriter::new(), Input::bytes(input), true)
+        .unwrap()
+        .summary()
 }
 
-fn links(input: &[u8], options: &WarcOptions<'_>) -> Vec<WarcLink> {
-    let mut found = Vec::new();
-    warc::links(input, options, |l| found.push(l)).unwrap();
-    found
+/// The links of `input` listed by `rewriter`, each with its record.
+fn links_by(rewriter: &Rewriter, input: &[u8]) -> Vec<RecordLink> {
+    run_archive(rewriter, Input::bytes(input), false)
+        .unwrap()
+        .links()
+}
+
+fn links(input: &[u8]) -> Vec<RecordLink> {
+    links_by(&Rewriter::new(), input)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> bool {
@@ -124,7 +130,7 @@ fn a_folded_warc_target_uri_is_read_whole() {
         1,
     );
     let input = input.as_bytes();
-    let found = links(input, &WarcOptions::default());
+    let found = links(input);
     let resolved: Vec<(&str, &str)> = found
         .iter()
         .map(|l| (l.link.original.as_str(), l.link.resolved.as_str()))
@@ -137,7 +143,7 @@ fn a_folded_warc_target_uri_is_read_whole() {
         ]
     );
     assert_eq!(found[0].target_uri, "http://a.example/dir/");
-    let (out, summary) = rewrite(input, &WarcOptions::default());
+    let (out, summary) = rewrite(input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     // warcio keeps the fold's space in a WARC field's value (it reads
     // this target URI as not HTTP), so the record is checked here.
@@ -158,11 +164,7 @@ fn a_folded_warc_target_uri_is_read_whole() {
         "{}",
         text(&out)
     );
-    assert!(
-        links(&out, &WarcOptions::default())
-            .iter()
-            .all(|l| !l.link.changed)
-    );
+    assert!(links(&out).iter().all(|l| !l.link.changed));
 }
 
 // Codings that do not decode.
@@ -196,9 +198,9 @@ fn codings_that_do_not_decode_are_read_as_identity() {
             response(&format!("http://a.example/{name}/"), &head, page)
         })
         .collect();
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     assert_eq!(found.len(), 4);
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 4, "{:?}", summary.warnings);
     let warnings: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(warnings.len(), 4, "{warnings:?}");
@@ -244,7 +246,7 @@ fn codings_that_do_not_decode_are_read_as_identity() {
         text(&out)
     );
     // A second pass finds the same links, now absolute.
-    assert_eq!(rewrite(&out, &WarcOptions::default()).1.changed, 0);
+    assert_eq!(rewrite(&out).1.changed, 0);
 }
 
 #[test]
@@ -271,7 +273,7 @@ fn bytes_after_a_coded_body_are_kept_when_the_record_is_rewritten() {
             response(&format!("http://a.example/{name}/"), &head, body)
         })
         .collect();
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 3, "{:?}", summary.warnings);
     let warnings: Vec<String> = summary.warnings.iter().map(|w| w.to_string()).collect();
     assert_eq!(warnings.len(), 3, "{warnings:?}");
@@ -316,7 +318,7 @@ fn a_coding_that_decodes_is_still_redone_beside_one_that_does_not() {
     .concat();
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\nContent-Encoding: deflate\r\n\r\n";
     let input = response("http://a.example/", head, &body);
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1);
     assert_eq!(summary.warnings.len(), 1, "{:?}", summary.warnings);
     let new_page = b"<a href=http://a.example/x>x</a>";
@@ -335,7 +337,7 @@ fn a_coding_that_decodes_is_still_redone_beside_one_that_does_not() {
     // Deflated as said: redone.
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: deflate\r\n\r\n";
     let input = response("http://a.example/", head, &deflate(page));
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert!(summary.warnings.is_empty(), "{:?}", summary.warnings);
     assert!(find(&out, &[head.as_bytes(), &deflate(new_page)].concat()));
 }
@@ -351,9 +353,9 @@ fn a_gzip_body_cut_short_is_read_as_far_as_it_goes() {
     let cut = &gz[..gz.len() / 2];
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n\r\n";
     let input = response("http://a.example/", head, cut);
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     assert!(found.len() > 50, "{}", found.len());
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1);
     assert!(
         summary.warnings[0]
@@ -415,7 +417,7 @@ fn pywb_iana_archive_is_read_as_warcio_reads_it() {
     let path = fixture("archives/pywb/iana.warc.gz");
     let path = path.to_str().unwrap();
     let input = std::fs::read(path).unwrap();
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     let mut ours: BTreeMap<String, usize> = BTreeMap::new();
     for link in &found {
         if matches!(link.link.place.attribute.as_str(), "href" | "src") {
@@ -438,7 +440,7 @@ fn pywb_iana_archive_is_read_as_warcio_reads_it() {
     assert_eq!(locations.iter().filter(|l| l.1).count(), 2, "{locations:?}");
     assert!(ours.values().sum::<usize>() > 5_000);
 
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     // The 16 pages, 2 redirects whose bodies hold a link, and the 2 style
     // sheets; the pages, style sheets and 3 SVG images (read, with no
     // relative link) warn that they are not chunked. 2 more redirects name
@@ -469,7 +471,7 @@ fn pywb_iana_archive_is_read_as_warcio_reads_it() {
     let home = payload(&warcio(&out), "http://www.iana.org/").to_owned();
     assert!(home.contains(r#"href="http://www.iana.org/_css/2013.1/screen.css""#));
     assert!(home.contains(r#"<a href="http://www.iana.org/about/" class="avoid-break">"#));
-    assert_eq!(rewrite(&out, &WarcOptions::default()).1.changed, 0);
+    assert_eq!(rewrite(&out).1.changed, 0);
 }
 
 // Interim responses.
@@ -487,7 +489,7 @@ fn an_interim_response_is_kept_before_the_final_one() {
         &block,
         Some(&block[first..]),
     );
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     let rows: Vec<(&str, usize, &str)> = found
         .iter()
         .map(|l| {
@@ -506,7 +508,7 @@ fn an_interim_response_is_kept_before_the_final_one() {
             ("href", 1, "http://a.example/d/x"),
         ]
     );
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     let want = [
         interim.as_bytes(),
@@ -520,11 +522,8 @@ fn an_interim_response_is_kept_before_the_final_one() {
 
 // Links of the HTTP head.
 
-fn head_links(
-    input: &[u8],
-    options: &WarcOptions<'_>,
-) -> Vec<(String, usize, usize, String, String)> {
-    links(input, options)
+fn head_links(input: &[u8], rewriter: &Rewriter) -> Vec<(String, usize, usize, String, String)> {
+    links_by(rewriter, input)
         .into_iter()
         .filter(|l| l.link.place.element == "http")
         .map(|l| {
@@ -562,7 +561,7 @@ fn location_of_a_redirect_is_a_link_of_the_record() {
         "HTTP/1.1 301 Moved Permanently\r\nlocation: ../new/page.html\r\nContent-Length: 0\r\n\r\n";
     let input = response("http://a.example/dir/old", head, b"");
     assert_eq!(
-        head_links(&input, &WarcOptions::default()),
+        head_links(&input, &Rewriter::new()),
         [row(
             "location",
             2,
@@ -571,11 +570,11 @@ fn location_of_a_redirect_is_a_link_of_the_record() {
             "http://a.example/new/page.html"
         )]
     );
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     let base = found[0].link.base.as_ref().unwrap();
     assert_eq!(base.source, relink::BaseSource::TargetUri);
     assert!(found[0].link.changed);
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     let new_head = "HTTP/1.1 301 Moved Permanently\r\nlocation: http://a.example/new/page.html\r\nContent-Length: 0\r\n\r\n";
     let want = format!(
@@ -594,13 +593,13 @@ fn link_headers_of_any_media_type_are_rewritten_with_the_payload_digest_kept() {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nLink: <meta.json>; rel=\"describedby\"; title=\"a, <b>\",\r\n\t<http://b.example/abs>; rel=x, <>\r\n\r\n";
     let input = response("http://a.example/img/a.png", head, png);
     assert_eq!(
-        head_links(&input, &WarcOptions::default()),
+        head_links(&input, &Rewriter::new()),
         [
             row("Link", 3, 8, "meta.json", "http://a.example/img/meta.json"),
             row("Link", 4, 3, "http://b.example/abs", "http://b.example/abs"),
         ]
     );
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     let new_head = head.replace("<meta.json>", "<http://a.example/img/meta.json>");
     let block = [new_head.as_bytes(), png].concat();
@@ -637,7 +636,7 @@ fn head_links_resolve_against_the_target_uri_not_the_payloads_base() {
     let body = b"<base href=http://other.example/><a href=x>x</a>";
     let input = response("http://a.example/p/q", &head("sub/", body.len()), body);
     assert_eq!(
-        head_links(&input, &WarcOptions::default()),
+        head_links(&input, &Rewriter::new()),
         [
             row("Content-Location", 3, 19, "sub/", "http://a.example/p/sub/"),
             row(
@@ -649,7 +648,7 @@ fn head_links_resolve_against_the_target_uri_not_the_payloads_base() {
             ),
         ]
     );
-    let found = links(&input, &WarcOptions::default());
+    let found = links(&input);
     assert_eq!(
         found.last().unwrap().link.resolved,
         "http://other.example/x"
@@ -661,12 +660,12 @@ fn head_links_resolve_against_the_target_uri_not_the_payloads_base() {
         &head("sub/", 15),
         b"<a href=x>x</a>",
     );
-    let found = links(&plain, &WarcOptions::default());
+    let found = links(&plain);
     assert_eq!(
         found.last().unwrap().link.resolved,
         "http://a.example/p/sub/x"
     );
-    let (out, summary) = rewrite(&input, &WarcOptions::default());
+    let (out, summary) = rewrite(&input);
     assert_eq!(summary.changed, 1, "{:?}", summary.warnings);
     let new_body = b"<base href=http://other.example/><a href=http://other.example/x>x</a>";
     let new_head = head("http://a.example/p/sub/", new_body.len());
@@ -685,11 +684,9 @@ fn head_links_follow_the_rules_and_leave_what_needs_no_change() {
     let head = "HTTP/1.1 302 Found\r\nLocation: ../../../g\r\n\r\n";
     let input = response("http://a/b/c/d;p?q", head, b"");
     let resolved = |rules: Rules| {
-        let options = WarcOptions {
-            document: relink::Options::default().rules(rules),
-            ..WarcOptions::default()
-        };
-        head_links(&input, &options)[0].4.clone()
+        head_links(&input, &Rewriter::new().rules(rules))[0]
+            .4
+            .clone()
     };
     assert_eq!(resolved(Rules::Rfc1808), "http://a/../g");
     assert_eq!(resolved(Rules::Whatwg), "http://a/g");
@@ -704,12 +701,8 @@ fn head_links_follow_the_rules_and_leave_what_needs_no_change() {
         ("HTTP/1.1 302 Found\r\nLocation:\r\n\r\n", 0),
     ] {
         let input = response("http://a.example/", head, b"");
-        assert_eq!(
-            links(&input, &WarcOptions::default()).len(),
-            listed,
-            "{head}"
-        );
-        let (out, summary) = rewrite(&input, &WarcOptions::default());
+        assert_eq!(links(&input).len(), listed, "{head}");
+        let (out, summary) = rewrite(&input);
         assert!(out == input, "{head}");
         assert_eq!((summary.changed, summary.warnings.len()), (0, 0), "{head}");
     }

@@ -7,10 +7,11 @@
 use std::io::Write;
 
 use flate2::Compression;
-use relink::warc::{self, WarcOptions};
+use relink::{Input, Rewriter};
 use serde_json::Value;
 
 use crate::fixture;
+use crate::warc::run_archive;
 
 fn sha1(bytes: &[u8]) -> String {
     sha1_smol::Sha1::from(bytes).digest().to_string()
@@ -63,8 +64,9 @@ fn warcio(bytes: &[u8], name: &str) -> Vec<Value> {
 }
 
 fn rewrite(input: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let summary = warc::rewrite(input, &mut out, &WarcOptions::default()).unwrap();
+    let (out, summary) = run_archive(&Rewriter::new(), Input::bytes(input), true)
+        .unwrap()
+        .summary();
     assert!(summary.changed > 0, "{:?}", summary.warnings);
     out
 }
