@@ -314,11 +314,13 @@ pub fn looks_like_html(head: &[u8]) -> bool {
 /// element, the start of an HTML document. A UTF-8 byte order mark before
 /// them is skipped.
 pub fn sniff(head: &[u8]) -> Option<Kind> {
-    if crate::warc::looks_like_warc_past_junk(head) {
-        return Some(Kind::Warc);
-    }
+    // A package first: one that stores its WARC uncompressed shows WARC
+    // lines past its first entry's header.
     if crate::warc::wacz::looks_like_wacz(head) {
         return Some(Kind::Wacz);
+    }
+    if crate::warc::looks_like_warc_past_junk(head) {
+        return Some(Kind::Warc);
     }
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     if mbox::looks_like_mbox(head) {
@@ -402,6 +404,17 @@ impl Kind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A package whose WARC is stored uncompressed shows WARC lines in its
+    /// first bytes: it is still a package, with or without a name.
+    #[test]
+    fn a_wacz_of_a_plain_warc_is_a_wacz_unnamed() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let package =
+            std::fs::read(root.join("fixtures/archives/wacz/example-plain.wacz")).unwrap();
+        assert_eq!(sniff(&package), Some(Kind::Wacz));
+        assert_eq!(detect_file(Path::new("x.bin"), &package), Kind::Wacz);
+    }
 
     #[test]
     fn every_kind_has_one_entry() {
