@@ -171,11 +171,10 @@ pub(super) fn kind_of(given: Option<Kind>, name: Option<&Path>, head: &[u8]) -> 
 }
 
 /// Whether an input of `kind` starting with `head` is written back as
-/// compressed bytes (a gzipped or zstd input, a WACZ package).
+/// compressed bytes (a compressed input, rewritten inside gzip or left as
+/// it is; a WACZ package).
 pub(super) fn writes_compressed(kind: Kind, head: &[u8]) -> bool {
-    const GZIP: &[u8] = &[0x1f, 0x8b];
-    const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
-    kind == Kind::Wacz || head.starts_with(GZIP) || head.starts_with(ZSTD)
+    kind == Kind::Wacz || crate::compressed::compression_of(head).is_some()
 }
 
 /// Whether a name says it is a web archive (`.warc`, `.arc`, in any part).

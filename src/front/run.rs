@@ -364,10 +364,7 @@ impl Run<'_, '_> {
             }
             report.warnings.push(Warning::new(
                 WarningKind::UnknownEncoding,
-                format_args!(
-                    "compressed with {}, which relink does not read; left as it is",
-                    compression.name()
-                ),
+                format_args!("{}; left as it is", Error::Compressed(compression.name())),
             ));
             let bytes = opened.read_all()?;
             return write_whole(output, &bytes, false);

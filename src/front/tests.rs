@@ -21,6 +21,7 @@ mod run {
         assert!(writes_compressed(Kind::Warc, &gzip));
         assert!(writes_compressed(Kind::Warc, &zstd));
         assert!(writes_compressed(Kind::Html, &gzip));
+        assert!(writes_compressed(Kind::Html, b"\xfd7zXZ\0"));
         assert!(writes_compressed(Kind::Wacz, b"PK\x03\x04"));
         assert!(!writes_compressed(Kind::Warc, b"WARC/1.1\r\n"));
         assert!(!writes_compressed(Kind::Html, b"<p>"));
