@@ -230,11 +230,11 @@ fn a_message_mailparse_rejects_is_left_as_it_is() {
 #[test]
 fn mbox_variants_are_detected() {
     assert_eq!(
-        mbox::detect(&read("mail/archive.mboxrd")),
+        MboxFormat::detect(&read("mail/archive.mboxrd")),
         MboxFormat::Mboxrd
     );
     assert_eq!(
-        mbox::detect(&read("mail/archive.mboxcl2")),
+        MboxFormat::detect(&read("mail/archive.mboxcl2")),
         MboxFormat::Mboxcl2
     );
 }
@@ -655,7 +655,7 @@ fn a_content_length_too_large_to_allocate_is_read_as_what_is_there() {
 #[test]
 fn a_content_length_that_wraps_around_loses_no_bytes() {
     let text = UNCHANGED.replace("LENGTH", "18446744073709551596");
-    assert_eq!(mbox::detect(text.as_bytes()), MboxFormat::Mboxrd);
+    assert_eq!(MboxFormat::detect(text.as_bytes()), MboxFormat::Mboxrd);
     for format in [MboxFormat::Mboxcl, MboxFormat::Mboxcl2, MboxFormat::Mboxrd] {
         let (out, _, changed) = rewrite_as(text.as_bytes(), format);
         assert!(!changed);
@@ -667,7 +667,7 @@ fn a_content_length_that_wraps_around_loses_no_bytes() {
 fn a_content_location_before_content_length_keeps_the_length_right() {
     // The header grows with the location; the length counts the body only.
     let text = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: sub/page.html\nContent-Length: 11\n\n<a href=x>\nFrom c@d Mon Jan  1 00:00:00 2024\nContent-Length: 2\n\nz\n";
-    assert_eq!(mbox::detect(text), MboxFormat::Mboxcl2);
+    assert_eq!(MboxFormat::detect(text), MboxFormat::Mboxcl2);
     let (out, warnings, changed) = rewrite_as(text, MboxFormat::Mboxcl2);
     assert!(changed && warnings.is_empty(), "{warnings:?}");
     assert_eq!(
@@ -680,7 +680,7 @@ fn a_content_location_before_content_length_keeps_the_length_right() {
 #[test]
 fn a_soft_line_break_at_the_end_of_a_body_keeps_the_messages_apart() {
     let text = read("mail/soft-break.mboxcl2");
-    assert_eq!(mbox::detect(&text), MboxFormat::Mboxcl2);
+    assert_eq!(MboxFormat::detect(&text), MboxFormat::Mboxcl2);
     let (out, warnings, changed) = rewrite_as(&text, MboxFormat::Mboxcl2);
     assert!(changed, "{warnings:?}");
     assert_eq!(count_messages(&out, MboxFormat::Mboxcl2), 2);
@@ -709,7 +709,7 @@ fn a_byte_order_mark_is_read_past_and_kept() {
     let mut input = bom.to_vec();
     input.extend_from_slice(&archive);
     assert!(mbox::looks_like_mbox(&input));
-    assert_eq!(mbox::detect(&input), mbox::detect(&archive));
+    assert_eq!(MboxFormat::detect(&input), MboxFormat::detect(&archive));
     let (out, _) = rewrite(&input, None);
     assert_eq!(&out[..3], bom);
     assert_eq!(&out[3..], &read("mail/archive.expected.mboxrd")[..]);
