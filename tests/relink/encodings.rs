@@ -4,10 +4,8 @@
 
 use encoding_rs::{Encoding, SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE, WINDOWS_1252};
 use proptest::prelude::*;
-use relink::base::{Base, BaseSource};
 use relink::encoding::{meta_declared, prescan, sniff_html};
-use relink::{BaseUrl, Rules};
-use relink::{Options, rewrite_html};
+use relink::{Kind, Rewriter, Rules};
 
 use crate::{files_under, fixture, installed_python_docs};
 
@@ -175,12 +173,12 @@ fn rewrite(doc: &[u8]) -> Vec<u8> {
 }
 
 fn rewrite_against(base: &str, doc: &[u8]) -> Vec<u8> {
-    let base = Base::new(
-        BaseUrl::parse(base, Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default().outer(Some(&base));
-    rewrite_html(doc, &options).unwrap().bytes(doc).to_vec()
+    Rewriter::new()
+        .kind(Kind::Html)
+        .retrieved_from(base)
+        .rewrite(doc)
+        .unwrap()
+        .into_bytes()
 }
 
 fn holds_for(case: &'static Case) -> impl Strategy<Value = (&'static Case, Vec<Piece>)> {
@@ -240,6 +238,7 @@ fn whole_prescan_sniff(bytes: &[u8]) -> &'static Encoding {
         })
 }
 
+// unit: the encoding sniffing itself, whose answer no run reports.
 #[test]
 fn sniffing_answers_as_the_whole_document_prescan_on_every_corpus() {
     let mut docs: Vec<(String, Vec<u8>)> = files_under(&fixture(""));
@@ -291,6 +290,7 @@ fn sniffing_answers_as_the_whole_document_prescan_on_every_corpus() {
     );
 }
 
+// unit: the late meta search itself, whose answer no run reports.
 #[test]
 fn a_meta_charset_after_the_first_1024_bytes_is_honoured_outside_comments() {
     let pad = "<p>x</p>".repeat(200);

@@ -5,15 +5,15 @@
 //! generated ones.
 
 use proptest::prelude::*;
-use relink::base::{Base, BaseSource};
 use relink::html::rewrite::{rewrite_text, rewrite_text_whole};
 use relink::html::tracker::CHUNK_TAGS;
-use relink::options::Details;
-use relink::{BaseUrl, Options, Rules};
+use relink::{Base, BaseSource, BaseUrl, Details, Options, Rules};
 
 use crate::html_tracker::{corpus_pages, python_docs, warc_pages};
 
 /// Whether the two ways give the same; what differs if not.
+// unit: the HTML rewrite's two paths, which the front door does not choose
+// between (it takes pieces, and the whole only when a piece needs it).
 fn same_both_ways(src: &str, base: Option<&str>) -> Result<(), String> {
     let base = base.map(|b| {
         Base::new(

@@ -7,10 +7,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use html5ever::tokenizer::Token;
-use relink::base::{Base, BaseSource};
 use relink::html::tokenizer::{Attributes, Options as TokenizerOptions, SpanLog, tokenize};
-use relink::{BaseUrl, Rules};
-use relink::{Options, rewrite_html};
+use relink::{Kind, Rewriter};
 
 use crate::oracle::Tokens;
 
@@ -25,6 +23,7 @@ fn many_attributes(count: usize, tail: &str) -> String {
     page
 }
 
+// unit: the tokenizer's tokens and span log, which no run reports.
 #[test]
 fn names_the_tree_builder_never_compares_are_not_interned() {
     // The quadratic cost was interning each distinct name as an atom: the
@@ -77,16 +76,13 @@ fn two_million_distinct_attributes_take_seconds() {
     let (send, receive) = mpsc::channel();
     std::thread::spawn(move || {
         let page = many_attributes(2_000_000, " data=z><a href=y>");
-        let retrieved = Base::new(
-            BaseUrl::parse("http://example.com/dir/", Rules::Rfc1808).unwrap(),
-            BaseSource::RetrievedFrom,
+        let outcome = rewriter().rewrite(page.as_bytes()).unwrap();
+        assert!(outcome.changed());
+        let _ = send.send(
+            outcome
+                .bytes()
+                .ends_with(b" data=z><a href=http://example.com/dir/y>"),
         );
-        let options = Options::default()
-            .outer(Some(&retrieved))
-            .transport(Some(encoding_rs::UTF_8));
-        let outcome = rewrite_html(page.as_bytes(), &options).unwrap();
-        let output = outcome.output.unwrap();
-        let _ = send.send(output.ends_with(b" data=z><a href=http://example.com/dir/y>"));
     });
     let rewritten = receive
         .recv_timeout(Duration::from_secs(300))
@@ -94,17 +90,20 @@ fn two_million_distinct_attributes_take_seconds() {
     assert!(rewritten);
 }
 
+/// An HTML rewrite in UTF-8, retrieved from `http://example.com/dir/`.
+fn rewriter() -> Rewriter {
+    Rewriter::new()
+        .kind(Kind::Html)
+        .retrieved_from("http://example.com/dir/")
+        .encoding("utf-8")
+        .unwrap()
+}
+
 fn rewrite(page: &str) -> String {
-    let retrieved = Base::new(
-        BaseUrl::parse("http://example.com/dir/", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default()
-        .outer(Some(&retrieved))
-        .transport(Some(encoding_rs::UTF_8));
-    let outcome = rewrite_html(page.as_bytes(), &options).unwrap();
-    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
-    String::from_utf8(outcome.output.unwrap()).unwrap()
+    let outcome = rewriter().rewrite(page.as_bytes()).unwrap();
+    assert!(outcome.warnings().is_empty(), "{:?}", outcome.warnings());
+    assert!(outcome.changed());
+    String::from_utf8(outcome.into_bytes()).unwrap()
 }
 
 #[test]

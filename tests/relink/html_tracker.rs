@@ -29,16 +29,45 @@ pub fn corpus_pages() -> Vec<(String, String)> {
         .collect()
 }
 
-/// The HTML payloads of the corpus WARC's responses, read by relink's own
-/// WARC reader, each named by its URL.
+/// The HTML payloads of the corpus WARC's responses, each named by its
+/// URL. The crawl is plain (one gzip member a record, no transfer or
+/// content coding), so each record is framed by its `Content-Length` and
+/// its HTTP head ends at the first blank line.
 pub fn warc_pages() -> Vec<(String, String)> {
+    use std::io::Read;
     let path = crate::fixture("corpus/warc/python-tutorial.warc.gz");
-    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    relink::warc::html_payloads(file)
-        .unwrap()
-        .into_iter()
-        .map(|(url, page)| (url, String::from_utf8_lossy(&page).into_owned()))
-        .collect()
+    let mut warc = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut warc)
+        .unwrap();
+    let head_end = |b: &[u8]| b.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let field = |head: &str, name: &str| {
+        head.lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim().to_owned())
+    };
+    let (mut rest, mut pages) = (&warc[..], Vec::new());
+    while !rest.is_empty() {
+        let end = head_end(rest);
+        let head = std::str::from_utf8(&rest[..end]).unwrap();
+        let length: usize = field(head, "Content-Length").unwrap().parse().unwrap();
+        let block = &rest[end + 4..end + 4 + length];
+        rest = &rest[end + 4 + length + 4..];
+        if field(head, "WARC-Type").as_deref() != Some("response") {
+            continue;
+        }
+        let http_end = head_end(block);
+        let http = std::str::from_utf8(&block[..http_end]).unwrap();
+        if field(http, "Content-Type").is_some_and(|t| t.starts_with("text/html")) {
+            // wget writes the URI in angle brackets, as WARC/1.0 showed it.
+            let url = field(head, "WARC-Target-URI").unwrap();
+            let url = url.trim_matches(['<', '>']).to_owned();
+            let body = String::from_utf8_lossy(&block[http_end + 4..]).into_owned();
+            pages.push((url, body));
+        }
+    }
+    pages
 }
 
 /// The installed Python documentation's pages, if it is installed.

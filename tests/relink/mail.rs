@@ -5,10 +5,8 @@
 use std::path::Path;
 
 use mailparse::{ParsedMail, body::Body};
-use relink::base::{Base, BaseSource};
-use relink::mime::mbox::{self, MboxFormat};
-use relink::{BaseUrl, Rules};
-use relink::{Options, rewrite_mbox, rewrite_message};
+use relink::mime::mbox;
+use relink::{Input, Kind, MboxFormat, Output, Rewriter, Rewritten};
 
 use crate::cli::relink;
 use crate::{files_under, fixture, make_old, table};
@@ -17,35 +15,46 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-/// Rewrites a message or an mbox as the command line would.
-fn rewrite(input: &[u8], retrieved_from: Option<&str>) -> (Vec<u8>, Vec<String>) {
-    let base = retrieved_from.map(|u| {
-        Base::new(
-            BaseUrl::parse(u, Rules::Rfc1808).unwrap(),
-            BaseSource::RetrievedFrom,
-        )
-    });
-    let options = Options::default().outer(base.as_ref());
-    if mbox::looks_like_mbox(input) {
-        let mut out = Vec::new();
-        let mut warnings = Vec::new();
-        rewrite_mbox(input, mbox::detect(input), &mut out, &options, |m, _| {
-            warnings.extend(
-                m.outcome
-                    .warnings
-                    .iter()
-                    .map(|w| format!("message {}: {w}", m.number)),
-            );
+/// Runs `rewriter` over `input`: its bytes, its warnings, whether it
+/// changed.
+fn run(rewriter: &Rewriter, input: &[u8]) -> (Vec<u8>, Vec<String>, bool) {
+    let mut out = Vec::new();
+    let report = rewriter
+        .run(Input::bytes(input), Output::Always(&mut out), &mut |_| {
+            Ok(())
         })
         .unwrap();
-        (out, warnings)
-    } else {
-        let outcome = rewrite_message(input, &options);
-        (
-            outcome.output.unwrap_or_else(|| input.to_vec()),
-            outcome.warnings.iter().map(ToString::to_string).collect(),
-        )
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    (out, warnings, report.changed)
+}
+
+/// A rewrite retrieved from `url`, or from nowhere.
+fn retrieved_from(url: Option<&str>) -> Rewriter {
+    match url {
+        Some(url) => Rewriter::new().retrieved_from(url),
+        None => Rewriter::new(),
     }
+}
+
+/// Rewrites a message or an mbox as the command line would: the front
+/// door tells which.
+fn rewrite(input: &[u8], retrieved_from_url: Option<&str>) -> (Vec<u8>, Vec<String>) {
+    let (out, warnings, _) = run(&retrieved_from(retrieved_from_url), input);
+    (out, warnings)
+}
+
+/// Rewrites one message retrieved from `url`.
+fn rewrite_message<'i>(input: &'i [u8], url: Option<&str>) -> Rewritten<'i> {
+    let rewriter = retrieved_from(url).kind(Kind::Message);
+    rewriter.rewrite(input).unwrap()
+}
+
+/// Rewrites an mbox of `format` retrieved from `url`: its bytes, whether
+/// it changed.
+fn rewrite_mbox(input: &[u8], format: MboxFormat, url: Option<&str>) -> (Vec<u8>, bool) {
+    let rewriter = retrieved_from(url).kind(Kind::Mbox).mbox_format(format);
+    let (out, _, changed) = run(&rewriter, input);
+    (out, changed)
 }
 
 fn cases() -> Vec<(String, String, Option<String>)> {
@@ -221,11 +230,11 @@ fn a_message_mailparse_rejects_is_left_as_it_is() {
 #[test]
 fn mbox_variants_are_detected() {
     assert_eq!(
-        mbox::detect(&read("mail/archive.mboxrd")),
+        MboxFormat::detect(&read("mail/archive.mboxrd")),
         MboxFormat::Mboxrd
     );
     assert_eq!(
-        mbox::detect(&read("mail/archive.mboxcl2")),
+        MboxFormat::detect(&read("mail/archive.mboxcl2")),
         MboxFormat::Mboxcl2
     );
 }
@@ -361,14 +370,10 @@ fn a_base_with_a_line_break_before_from_is_read_without_it() {
 #[test]
 fn a_relative_content_location_stays_matched_with_the_links() {
     let input = read("mail/outlook-related.eml");
-    let base = Base::new(
-        BaseUrl::parse("http://intranet.example.com/finance/q1/", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default().outer(Some(&base));
-    let outcome = rewrite_message(&input, &options);
-    let output = outcome.output.expect("rewritten");
-    let mail = mailparse::parse_mail(&output).unwrap();
+    let outcome = rewrite_message(&input, Some("http://intranet.example.com/finance/q1/"));
+    assert!(outcome.changed(), "rewritten");
+    let output = outcome.bytes();
+    let mail = mailparse::parse_mail(output).unwrap();
     let html = mail.subparts[0].get_body().unwrap();
     for image in &mail.subparts[1..] {
         let location = image
@@ -386,10 +391,13 @@ fn a_relative_content_location_stays_matched_with_the_links() {
         );
     }
     let headers: Vec<_> = outcome
-        .links
+        .rows()
         .iter()
-        .filter(|(_, l)| l.place.attribute == "Content-Location")
-        .map(|(part, l)| (part.as_str(), l.original.as_str(), l.changed))
+        .filter(|row| row.link.place.attribute == "Content-Location")
+        .map(|row| {
+            let part = row.part.as_deref().unwrap_or_default();
+            (part, row.link.original.as_str(), row.link.changed)
+        })
         .collect();
     assert_eq!(
         headers,
@@ -456,19 +464,17 @@ fn locations_message() -> Vec<u8> {
 #[test]
 fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
     let input = locations_message();
-    let base = Base::new(
-        BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default().outer(Some(&base));
-    let outcome = rewrite_message(&input, &options);
-    assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
-    let output = outcome.output.expect("rewritten");
+    let url = Some("http://example.com/dir/page.html");
+    let outcome = rewrite_message(&input, url);
+    assert!(outcome.warnings().is_empty(), "{:?}", outcome.warnings());
+    assert!(outcome.changed(), "rewritten");
+    let output = outcome.bytes();
     let resolved: Vec<&str> = outcome
-        .links
+        .rows()
         .iter()
-        .filter(|(_, l)| l.place.attribute == "Content-Location")
-        .map(|(_, l)| l.resolved.as_str())
+        .map(|row| &row.link)
+        .filter(|l| l.place.attribute == "Content-Location")
+        .map(|l| l.resolved.as_str())
         .collect();
     let long = format!("http://example.com/dir/{}/page.html", "segment".repeat(10));
     assert_eq!(
@@ -484,13 +490,13 @@ fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
     );
     // Python reads each one, unfolded and decoded, as the URL it resolved
     // to, with no white space inside.
-    let read = python_locations(&output);
+    let read = python_locations(output);
     let read: Vec<&str> = read
         .iter()
         .map(|v| v.trim().trim_matches(|c| matches!(c, '"' | '<' | '>')))
         .collect();
     assert_eq!(read, resolved);
-    let text = String::from_utf8_lossy(&output);
+    let text = String::from_utf8_lossy(output);
     // ASCII plain, the rest encoded; the long one on a line of its own.
     assert!(text.contains("Content-Location: http://example.com/dir/sub/encoded.html\r\n"));
     assert!(text.contains("Content-Location: =?utf-8?q?http"));
@@ -501,7 +507,7 @@ fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
     // The other headers and the delimiters stay.
     assert!(text.contains("Content-Location: \"http://example.com/dir/quoted/page.html\"\r\n"));
     // A second pass changes nothing.
-    assert!(rewrite_message(&output, &options).output.is_none());
+    assert!(!rewrite_message(output, url).changed());
 }
 
 #[test]
@@ -554,15 +560,10 @@ fn an_encoded_content_location_gives_the_base() {
     // One that does not decode is ignored, with a warning, and the layer
     // below gives the base.
     let bad = b"Content-Type: text/html\nContent-Location: =?x-unknown?q?sub/page=2Ehtml?=\n\n<a href=x>\n";
-    let base = Base::new(
-        BaseUrl::parse("http://example.com/dir/page.html", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default().outer(Some(&base));
-    let outcome = rewrite_message(bad, &options);
+    let outcome = rewrite_message(bad, Some("http://example.com/dir/page.html"));
     assert_eq!(
         outcome
-            .warnings
+            .warnings()
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>(),
@@ -570,13 +571,14 @@ fn an_encoded_content_location_gives_the_base() {
             "the message: Content-Location ignored: encoded word \"=?x-unknown?q?sub/page=2Ehtml?=\" does not decode"
         ]
     );
-    let layers = &outcome.parts[0].layers;
+    let layers = &outcome.documents()[0].1;
     assert!(
-        matches!(&layers[0].status, relink::base::LayerStatus::Ignored(why) if why.contains("does not decode")),
+        matches!(&layers[0].status, relink::LayerStatus::Ignored(why) if why.contains("does not decode")),
         "{layers:?}"
     );
+    assert!(outcome.changed());
     assert_eq!(
-        String::from_utf8(outcome.output.unwrap()).unwrap(),
+        String::from_utf8(outcome.into_bytes()).unwrap(),
         "Content-Type: text/html\nContent-Location: =?x-unknown?q?sub/page=2Ehtml?=\n\n<a href=http://example.com/dir/x>\n"
     );
 }
@@ -629,18 +631,11 @@ fn count_messages(text: &[u8], format: MboxFormat) -> usize {
 
 /// Rewrites an mbox of `format` against a retrieval URL.
 fn rewrite_as(text: &[u8], format: MboxFormat) -> (Vec<u8>, Vec<String>, bool) {
-    let base = Base::new(
-        BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default().outer(Some(&base));
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    let changed = rewrite_mbox(text, format, &mut out, &options, |m, _| {
-        warnings.extend(m.outcome.warnings.iter().map(ToString::to_string));
-    })
-    .unwrap();
-    (out, warnings, changed)
+    let rewriter = Rewriter::new()
+        .retrieved_from("http://r.example/d/")
+        .kind(Kind::Mbox)
+        .mbox_format(format);
+    run(&rewriter, text)
 }
 
 const UNCHANGED: &str = "From a@b Mon Jan  1 00:00:00 2024\nSubject: plain\nContent-Length: LENGTH\n\nnothing to do\n\nFrom c@d Mon Jan  1 00:00:00 2024\nSubject: two\n\nstill nothing\n";
@@ -660,7 +655,7 @@ fn a_content_length_too_large_to_allocate_is_read_as_what_is_there() {
 #[test]
 fn a_content_length_that_wraps_around_loses_no_bytes() {
     let text = UNCHANGED.replace("LENGTH", "18446744073709551596");
-    assert_eq!(mbox::detect(text.as_bytes()), MboxFormat::Mboxrd);
+    assert_eq!(MboxFormat::detect(text.as_bytes()), MboxFormat::Mboxrd);
     for format in [MboxFormat::Mboxcl, MboxFormat::Mboxcl2, MboxFormat::Mboxrd] {
         let (out, _, changed) = rewrite_as(text.as_bytes(), format);
         assert!(!changed);
@@ -672,7 +667,7 @@ fn a_content_length_that_wraps_around_loses_no_bytes() {
 fn a_content_location_before_content_length_keeps_the_length_right() {
     // The header grows with the location; the length counts the body only.
     let text = b"From a@b Mon Jan  1 00:00:00 2024\nContent-Type: text/html\nContent-Location: sub/page.html\nContent-Length: 11\n\n<a href=x>\nFrom c@d Mon Jan  1 00:00:00 2024\nContent-Length: 2\n\nz\n";
-    assert_eq!(mbox::detect(text), MboxFormat::Mboxcl2);
+    assert_eq!(MboxFormat::detect(text), MboxFormat::Mboxcl2);
     let (out, warnings, changed) = rewrite_as(text, MboxFormat::Mboxcl2);
     assert!(changed && warnings.is_empty(), "{warnings:?}");
     assert_eq!(
@@ -685,7 +680,7 @@ fn a_content_location_before_content_length_keeps_the_length_right() {
 #[test]
 fn a_soft_line_break_at_the_end_of_a_body_keeps_the_messages_apart() {
     let text = read("mail/soft-break.mboxcl2");
-    assert_eq!(mbox::detect(&text), MboxFormat::Mboxcl2);
+    assert_eq!(MboxFormat::detect(&text), MboxFormat::Mboxcl2);
     let (out, warnings, changed) = rewrite_as(&text, MboxFormat::Mboxcl2);
     assert!(changed, "{warnings:?}");
     assert_eq!(count_messages(&out, MboxFormat::Mboxcl2), 2);
@@ -714,7 +709,7 @@ fn a_byte_order_mark_is_read_past_and_kept() {
     let mut input = bom.to_vec();
     input.extend_from_slice(&archive);
     assert!(mbox::looks_like_mbox(&input));
-    assert_eq!(mbox::detect(&input), mbox::detect(&archive));
+    assert_eq!(MboxFormat::detect(&input), MboxFormat::detect(&archive));
     let (out, _) = rewrite(&input, None);
     assert_eq!(&out[..3], bom);
     assert_eq!(&out[3..], &read("mail/archive.expected.mboxrd")[..]);
@@ -842,10 +837,8 @@ mod properties {
         #[test]
         fn an_mbox_without_a_base_comes_out_as_it_went_in(input in mailish(), format in 0..4usize) {
             let format = [MboxFormat::Mboxo, MboxFormat::Mboxrd, MboxFormat::Mboxcl, MboxFormat::Mboxcl2][format];
-            let options = Options::default();
-            let mut out = Vec::new();
             // Without a base, only a Content-Base inside can change a body.
-            let changed = rewrite_mbox(&input[..], format, &mut out, &options, |_, _| {}).unwrap();
+            let (out, changed) = rewrite_mbox(&input, format, None);
             if !changed {
                 prop_assert_eq!(out, input);
             }
@@ -889,18 +882,15 @@ mod properties {
             let format = FORMATS[format];
             let mut text = b"From a@b Mon Jan  1 00:00:00 2024\n".to_vec();
             text.extend_from_slice(&input);
-            let base = Base::new(BaseUrl::parse("http://r/x/", Rules::Rfc1808).unwrap(), BaseSource::RetrievedFrom);
-            let options = Options::default().outer(Some(&base));
-            let mut out = Vec::new();
-            rewrite_mbox(&text[..], format, &mut out, &options, |_, _| {}).unwrap();
+            let (out, _) = rewrite_mbox(&text, format, Some("http://r/x/"));
             prop_assert_eq!(count_messages(&out, format), count_messages(&text, format));
         }
 
         #[test]
         fn without_any_base_a_message_is_unchanged(input in mailish()) {
             let stripped: Vec<u8> = String::from_utf8(input).unwrap().replace("Content-Base: http://h/d/\n", "").into_bytes();
-            let outcome = rewrite_message(&stripped, &Options::default());
-            prop_assert!(outcome.output.is_none());
+            let outcome = rewrite_message(&stripped, None);
+            prop_assert!(!outcome.changed());
         }
     }
 }
@@ -913,7 +903,6 @@ mod properties {
 mod from_lines {
     use base64::Engine;
     use proptest::prelude::*;
-    use relink::rewrite_html;
 
     use super::*;
 
@@ -1029,11 +1018,9 @@ mod from_lines {
         if before.len() != after.len() {
             return Err(format!("{} messages became {}", before.len(), after.len()));
         }
-        let base = Base::new(
-            BaseUrl::parse("http://r.example/d/", Rules::Rfc1808).unwrap(),
-            BaseSource::RetrievedFrom,
-        );
-        let options = Options::default().outer(Some(&base));
+        let page = Rewriter::new()
+            .kind(Kind::Html)
+            .retrieved_from("http://r.example/d/");
         for (old, new) in before.iter().zip(&after) {
             if old == new {
                 continue;
@@ -1049,7 +1036,7 @@ mod from_lines {
                 let (Some(was), Some(is)) = (html(&read(old)), html(&read(new))) else {
                     return Err("a rewritten message is no longer HTML".to_owned());
                 };
-                let want = rewrite_html(&was, &options).unwrap().output.unwrap_or(was);
+                let want = page.rewrite(&was).unwrap().into_bytes();
                 if is != want {
                     return Err(format!(
                         "read {}unquoted, the HTML became\n{}\nnot\n{}",

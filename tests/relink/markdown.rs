@@ -398,15 +398,13 @@ fn images_take_the_resource_base_and_links_the_page() {
 #[test]
 fn md_files_are_markdown() {
     let p = std::path::Path::new;
-    assert_eq!(
-        relink::kind::from_name(p("README.md")),
-        Some(Kind::Markdown)
-    );
-    assert_eq!(
-        relink::kind::from_name(p("notes.markdown")),
-        Some(Kind::Markdown)
-    );
-    assert!(!relink::kind::is_other_by_name(p("README.md")));
+    assert_eq!(Kind::from_name(p("README.md")), Some(Kind::Markdown));
+    assert_eq!(Kind::from_name(p("notes.markdown")), Some(Kind::Markdown));
+    // Found in a directory, it is read, and as Markdown.
+    let dir = tempfile::tempdir().unwrap();
+    let readme = dir.path().join("README.md");
+    std::fs::write(&readme, b"<p>").unwrap();
+    assert_eq!(Kind::of_file(&readme).unwrap(), Some(Kind::Markdown));
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! rule sets' known disagreements, and properties over arbitrary input.
 
 use proptest::prelude::*;
-use relink::url::{BaseUrl, Rules, rfc1808};
+use relink::url::rfc1808;
+use relink::{BaseUrl, Rules};
 
 use crate::table;
 

@@ -548,9 +548,13 @@ fn urls_are_written_to_read_back_as_the_new_url() {
 #[test]
 fn rst_files_are_restructured_text() {
     let p = std::path::Path::new;
-    assert_eq!(relink::kind::from_name(p("README.rst")), Some(Kind::Rst));
-    assert_eq!(relink::kind::from_name(p("index.rest")), Some(Kind::Rst));
-    assert!(!relink::kind::is_other_by_name(p("README.rst")));
+    assert_eq!(Kind::from_name(p("README.rst")), Some(Kind::Rst));
+    assert_eq!(Kind::from_name(p("index.rest")), Some(Kind::Rst));
+    // Found in a directory, it is read, and as reStructuredText.
+    let dir = tempfile::tempdir().unwrap();
+    let readme = dir.path().join("README.rst");
+    std::fs::write(&readme, b"<p>").unwrap();
+    assert_eq!(Kind::of_file(&readme).unwrap(), Some(Kind::Rst));
     assert_eq!(Kind::named("restructuredtext"), Some(Kind::Rst));
 }
 
