@@ -5,6 +5,7 @@
 //! Other compressions (zstd, xz, bzip2) are told by their magic numbers so
 //! that they are reported, never read as a document.
 
+use std::fmt;
 use std::io::{self, Read, Write};
 
 use std::ops::Range;
@@ -43,11 +44,30 @@ impl Compression {
     }
 }
 
+/// The magic number of a gzip member (RFC 1952 section 2.3.1).
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The magic number of a Zstandard frame (RFC 8878 section 3.1.1).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// What every message calls an input in a compression relink does not
+/// undo, by the compression's name: `compressed with zstd, which relink
+/// does not read`.
+pub fn unread(name: &str) -> impl fmt::Display + '_ {
+    struct Unread<'a>(&'a str);
+    impl fmt::Display for Unread<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "compressed with {}, which relink does not read", self.0)
+        }
+    }
+    Unread(name)
+}
+
 /// The compression a file's first bytes show, if any.
 pub fn compression_of(head: &[u8]) -> Option<Compression> {
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if head.starts_with(&GZIP_MAGIC) {
         Some(Compression::Gzip)
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if head.starts_with(&ZSTD_MAGIC) {
         Some(Compression::Zstd)
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
         Some(Compression::Xz)
