@@ -30,22 +30,14 @@ use flate2::read::DeflateDecoder;
 use flate2::write::{DeflateEncoder, GzEncoder};
 use serde_json::{Map, Value, json};
 
-use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
     HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
     WarningKind,
 };
-
-/// Whether `text` starts with a scheme (a letter, then letters, digits,
-/// `+`, `-` or `.`, then `:`): an absolute URL.
-fn has_scheme(text: &str) -> bool {
-    crate::url::rfc3986::parse_scheme(text).0.is_some()
-}
-
-/// How a base's source is named in a link's `base_from`.
-pub type SourceNames = fn(&BaseSource) -> String;
+use crate::rows::base_from;
+use crate::url::BaseUrl;
 
 /// Where the WAT records of a non-archive input say they come from, and
 /// how their links' bases are named.
@@ -55,7 +47,6 @@ struct Source {
     name: String,
     /// The URL it was retrieved from, if given.
     url: Option<String>,
-    names: SourceNames,
 }
 
 /// The writer of a WAT file's `metadata` records: fed the rows and units
@@ -118,7 +109,6 @@ impl WatWriter {
             source: Source {
                 name: name.into(),
                 url: None,
-                names: |source| source.to_string(),
             },
             pending: None,
             written: 0,
@@ -156,14 +146,6 @@ impl WatWriter {
         self
     }
 
-    /// How a link's `base_from` names where its base came from: by
-    /// default as [`BaseSource`] displays itself; a caller that took a base
-    /// from its user can name the option the user gave.
-    pub fn source_names(mut self, names: SourceNames) -> WatWriter {
-        self.source.names = names;
-        self
-    }
-
     /// Takes one event of a run: its rows, and each unit done. Other
     /// events write nothing.
     pub fn event(
@@ -192,7 +174,7 @@ impl WatWriter {
                 ));
             }
             if let Some(unit) = &mut self.pending {
-                unit.push(row, self.source.names)?;
+                unit.push(row)?;
             }
         }
         Ok(())
@@ -239,7 +221,7 @@ impl WatWriter {
             }
             pending.metas = metas;
             for link in &html.listed {
-                pending.push_listed(link, self.source.names)?;
+                pending.push_listed(link)?;
             }
         }
         self.emit(out, pending)
@@ -347,14 +329,14 @@ impl WatUnit {
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
     /// it; `<link>` goes to the head's `Link`, `<script src>` to its
     /// `Scripts`, as Common Crawl puts them.
-    fn push(&mut self, row: &LinkRow, names: SourceNames) -> io::Result<()> {
+    fn push(&mut self, row: &LinkRow) -> io::Result<()> {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
         if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = link_entry(link, &element, names);
+        let mut entry = link_entry(link, &element);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -387,9 +369,9 @@ impl WatUnit {
     /// A link a WAT file lists that relink does not rewrite (`data-href`,
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
-    fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
+    fn push_listed(&mut self, link: &Link) -> io::Result<()> {
         let element = link.place.element.to_ascii_uppercase();
-        self.links.push(&link_entry(link, &element, names))
+        self.links.push(&link_entry(link, &element))
     }
 
     /// Why the unit gets no WAT record, if it gets none: a response
@@ -966,23 +948,14 @@ fn warc_date(time: SystemTime) -> String {
 /// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
 /// character references decoded, as Common Crawl's extractor gives it),
 /// and relink's `abs`, `base` and `base_from`.
-fn link_entry(link: &Link, element: &str, names: SourceNames) -> Value {
+fn link_entry(link: &Link, element: &str) -> Value {
     json!({
         "path": wat_path(element, &link.place.attribute),
         "url": link.original,
-        "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+        "abs": BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str()),
         "base": link.base.as_ref().map(|b| b.url.as_str()),
-        "base_from": base_from(link, names),
+        "base_from": base_from(link),
     })
-}
-
-/// Where a link's base came from, named by `names`; `none` when it had
-/// none.
-fn base_from(link: &Link, names: SourceNames) -> String {
-    link.base
-        .as_ref()
-        .map(|b| names(&b.source))
-        .unwrap_or_else(|| "none".to_owned())
 }
 
 #[cfg(test)]
