@@ -5,7 +5,6 @@
 //! Other compressions (zstd, xz, bzip2) are told by their magic numbers so
 //! that they are reported, never read as a document.
 
-use std::fmt;
 use std::io::{self, Read, Write};
 
 use std::ops::Range;
@@ -53,14 +52,8 @@ pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// What every message calls an input in a compression relink does not
 /// undo, by the compression's name: `compressed with zstd, which relink
 /// does not read`.
-pub fn unread(name: &str) -> impl fmt::Display + '_ {
-    struct Unread<'a>(&'a str);
-    impl fmt::Display for Unread<'_> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "compressed with {}, which relink does not read", self.0)
-        }
-    }
-    Unread(name)
+pub fn unread(name: &str) -> String {
+    format!("compressed with {name}, which relink does not read")
 }
 
 /// The compression a file's first bytes show, if any.

@@ -1,8 +1,6 @@
-//! Link rows written out, for the command line and the Python package
-//! alike: the one schema of a row (its keys, in the order every format
-//! writes them, and their values), and its writers: text, TSV, JSON
-//! Lines, and the URLs of each document, message or record once each,
-//! bare or as lychee reads them.
+//! The one schema of a link row (its keys, in the order every format
+//! writes them, and their values) and its writers, for the command line
+//! and the Python package alike.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -20,13 +18,11 @@ pub(crate) fn base_from(link: &Link) -> String {
         .map_or_else(|| "none".to_owned(), |base| base.source.option_name())
 }
 
-/// The value of a field of a row (see [`LinkRow::fields`]).
-///
-/// See the example of [`RowWriter`].
+/// The value of a field of a row ([`LinkRow::fields`]). See the example
+/// of [`RowWriter`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RowValue<'a> {
-    /// Nothing: the field does not apply (JSON's `null`, an empty TSV
-    /// column).
+    /// Nothing: JSON's `null`, an empty TSV column.
     Null,
     /// A line, a column, a message's or a record's number.
     Number(usize),
@@ -40,48 +36,34 @@ impl LinkRow {
     /// The keys of a row, in the order every format writes them (sorted,
     /// as `serde_json`'s maps write them): the columns of TSV, the keys of
     /// JSON Lines and of the Python package's dicts. [`LinkRow::fields`]
-    /// gives the values in this order.
-    ///
-    /// See the example of [`RowWriter`].
+    /// gives the values in this order. See the example of [`RowWriter`].
+    #[rustfmt::skip]
     pub const KEYS: [&'static str; 15] = [
-        "attribute",
-        "base",
-        "base_from",
-        "changed",
-        "column",
-        "element",
-        "file",
-        "line",
-        "message",
-        "original",
-        "part",
-        "record",
-        "record_id",
-        "resolved",
-        "target_uri",
+        "attribute", "base", "base_from", "changed", "column", "element", "file", "line",
+        "message", "original", "part", "record", "record_id", "resolved", "target_uri",
     ];
 
     /// Its fields, each of [`LinkRow::KEYS`] with its value: `file` is the
     /// input's name as given, `resolved` null in a document with no base,
-    /// `base_from` where the base came from as every report names it.
-    ///
-    /// See the example of [`RowWriter`].
+    /// `base_from` where the base came from as every report names it. See
+    /// the example of [`RowWriter`].
     pub fn fields<'a>(&'a self, file: Option<&'a str>) -> [(&'static str, RowValue<'a>); 15] {
         let link = &self.link;
         let record = self.record.as_deref();
-        let text = |value: Option<&'a str>| value.map_or(RowValue::Null, |v| v.into());
+        let text =
+            |value: Option<&'a str>| value.map_or(RowValue::Null, |v| RowValue::Text(v.into()));
         let number = |value: Option<usize>| value.map_or(RowValue::Null, RowValue::Number);
         let mut values = [
-            link.place.attribute.as_str().into(),
+            text(Some(&link.place.attribute)),
             text(link.base.as_ref().map(|b| b.url.as_str())),
             RowValue::Text(base_from(link).into()),
             RowValue::Bool(link.changed),
             RowValue::Number(link.column),
-            link.place.element.as_str().into(),
+            text(Some(&link.place.element)),
             text(file),
             RowValue::Number(link.line),
             number(self.message),
-            link.original.as_str().into(),
+            text(Some(&link.original)),
             text(self.part.as_deref()),
             number(record.map(|r| r.number)),
             text(record.map(|r| r.record_id.as_str())),
@@ -93,12 +75,6 @@ impl LinkRow {
     }
 }
 
-impl<'a> From<&'a str> for RowValue<'a> {
-    fn from(text: &'a str) -> Self {
-        RowValue::Text(Cow::Borrowed(text))
-    }
-}
-
 /// The writer of an input's link rows in one format: text, TSV (its
 /// columns the keys of [`LinkRow::fields`]), JSON Lines (an object a row,
 /// those keys in that order), or the URLs to check (each once per
@@ -106,24 +82,16 @@ impl<'a> From<&'a str> for RowValue<'a> {
 /// command line's `--list` writes through it.
 ///
 /// ```
-/// use relink::{RowValue, RowWriter};
-/// let out = relink::Rewriter::new()
-///     .retrieved_from("http://a/b/")
-///     .rewrite(b"<a href=c>c</a><img src=c>")?;
+/// use relink::{LinkRow, RowValue, RowWriter};
+/// let out = relink::Rewriter::new().retrieved_from("http://a/b/").rewrite(b"<a href=c><img src=c>")?;
 /// let mut json = Vec::new();
-/// RowWriter::json("page.html").write(&mut json, out.rows())?;
-/// let first = std::str::from_utf8(&json)?.lines().next().unwrap();
-/// assert!(first.starts_with(r#"{"attribute":"href","base":"http://a/b/","base_from":"--retrieved-from","#));
-/// let mut tsv = RowWriter::tsv("page.html").header().unwrap().into_bytes();
-/// RowWriter::tsv("page.html").write(&mut tsv, out.rows())?;
-/// assert_eq!(tsv.split(|&b| b == b'\n').nth(2).unwrap()[..4], *b"src\t");
-/// let mut urls = Vec::new();
+/// RowWriter::json("page.html").write(&mut json, &out.rows()[..1])?;
+/// assert!(json.starts_with(br#"{"attribute":"href","base":"http://a/b/","base_from":"--retrieved-from","#));
+/// let mut urls = RowWriter::tsv("page.html").header().unwrap().into_bytes();
 /// RowWriter::urls().write(&mut urls, out.rows())?;
-/// assert_eq!(urls, b"http://a/b/c\n");
-/// assert_eq!(relink::LinkRow::KEYS[..3], ["attribute", "base", "base_from"]);
+/// assert_eq!(urls, format!("{}\nhttp://a/b/c\n", LinkRow::KEYS.join("\t")).as_bytes());
 /// let fields = out.rows()[0].fields(None);
-/// assert_eq!(fields[6], ("file", RowValue::Null));
-/// assert_eq!(fields[13], ("resolved", RowValue::Text("http://a/b/c".into())));
+/// assert_eq!((fields[6].1.clone(), &fields[13]), (RowValue::Null, &("resolved", RowValue::Text("http://a/b/c".into()))));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
@@ -162,9 +130,7 @@ impl RowWriter {
     }
 
     /// Rows of the input named `file` as TSV lines (backslash, tab, CR
-    /// and LF escaped; empty where JSON says null), under [`header`].
-    ///
-    /// [`header`]: RowWriter::header
+    /// and LF escaped; empty where JSON says null), under its `header`.
     pub fn tsv(file: &str) -> RowWriter {
         RowWriter::new(Format::Tsv, file)
     }
@@ -197,16 +163,8 @@ impl RowWriter {
         for row in rows {
             match self.format {
                 Format::Text => text_row(out, &self.file, row)?,
-                Format::Tsv => {
-                    let mut sep = "";
-                    for (_, value) in row.fields(Some(&self.file)) {
-                        out.write_all(sep.as_bytes())?;
-                        write_tsv(out, &value)?;
-                        sep = "\t";
-                    }
-                    out.write_all(b"\n")?;
-                }
-                Format::Json => json_row(out, row.fields(Some(&self.file)))?,
+                Format::Tsv => fields_line(out, row.fields(Some(&self.file)), false)?,
+                Format::Json => fields_line(out, row.fields(Some(&self.file)), true)?,
                 Format::Urls(syntax) => self.url(out, row, syntax)?,
             }
         }
@@ -227,11 +185,7 @@ impl RowWriter {
             self.unit = Some(key);
         }
         match checkable_url(row) {
-            Some(url) if !self.seen.contains(&url) => {
-                syntax.write(out, &url)?;
-                self.seen.insert(url);
-                Ok(())
-            }
+            Some(url) if self.seen.insert(url.clone()) => syntax.write(out, &url),
             _ => Ok(()),
         }
     }
@@ -240,61 +194,50 @@ impl RowWriter {
 /// One row as a line of text.
 fn text_row(out: &mut (impl Write + ?Sized), file: &str, row: &LinkRow) -> io::Result<()> {
     let link = &row.link;
-    let (location, place, original) = (row.location(), &link.place, &link.original);
-    match &link.base {
+    let resolution = match &link.base {
         // A link of a document with no base has no resolution.
-        None => writeln!(out, "{file}:{location}: {place} {original} (no base)"),
-        Some(base) => writeln!(
-            out,
-            "{file}:{location}: {place} {original} -> {} (base {} from {})",
+        None => "(no base)".to_owned(),
+        Some(base) => format!(
+            "-> {} (base {} from {})",
             link.resolved,
             base.url.as_str(),
             base_from(link)
         ),
-    }
+    };
+    let (location, place, original) = (row.location(), &link.place, &link.original);
+    writeln!(out, "{file}:{location}: {place} {original} {resolution}")
 }
 
-/// One field's value as a TSV column.
-fn write_tsv(out: &mut (impl Write + ?Sized), value: &RowValue<'_>) -> io::Result<()> {
-    match value {
-        RowValue::Null => Ok(()),
-        RowValue::Number(n) => write!(out, "{n}"),
-        RowValue::Bool(b) => write!(out, "{b}"),
-        RowValue::Text(text) => {
-            let mut rest = text.as_bytes();
-            while let Some(at) = rest.iter().position(|b| b"\\\t\n\r".contains(b)) {
-                out.write_all(&rest[..at])?;
-                out.write_all(match rest[at] {
-                    b'\\' => b"\\\\",
-                    b'\t' => b"\\t",
-                    b'\n' => b"\\n",
-                    _ => b"\\r",
-                })?;
-                rest = &rest[at + 1..];
-            }
-            out.write_all(rest)
-        }
-    }
-}
-
-/// One row as a JSON object on one line, written straight out: a listing
-/// of millions of links builds no tree per row.
-fn json_row(
+/// One row's fields as a TSV line (backslash, tab, CR and LF escaped) or
+/// (`json`) a JSON object on one line, written straight out: a listing of
+/// millions of links builds no tree per row.
+fn fields_line(
     out: &mut (impl Write + ?Sized),
     fields: [(&'static str, RowValue<'_>); 15],
+    json: bool,
 ) -> io::Result<()> {
-    let mut sep = "{";
-    for (key, value) in fields {
-        write!(out, "{sep}\"{key}\":")?;
-        sep = ",";
-        match value {
-            RowValue::Null => out.write_all(b"null")?,
-            RowValue::Number(n) => write!(out, "{n}")?,
-            RowValue::Bool(b) => write!(out, "{b}")?,
-            RowValue::Text(text) => serde_json::to_writer(&mut *out, &*text)?,
+    for (i, (key, value)) in fields.into_iter().enumerate() {
+        match (json, i) {
+            (true, _) => write!(out, "{}\"{key}\":", if i == 0 { "{" } else { "," })?,
+            (false, 0) => {}
+            (false, _) => out.write_all(b"\t")?,
+        }
+        match (value, json) {
+            (RowValue::Null, true) => out.write_all(b"null")?,
+            (RowValue::Null, false) => {}
+            (RowValue::Number(n), _) => write!(out, "{n}")?,
+            (RowValue::Bool(b), _) => write!(out, "{b}")?,
+            (RowValue::Text(text), true) => serde_json::to_writer(&mut *out, &*text)?,
+            (RowValue::Text(text), false) => out.write_all(
+                text.replace('\\', "\\\\")
+                    .replace('\t', "\\t")
+                    .replace('\n', "\\n")
+                    .replace('\r', "\\r")
+                    .as_bytes(),
+            )?,
         }
     }
-    out.write_all(b"}\n")
+    out.write_all(if json { b"}\n" } else { b"\n" })
 }
 
 /// The URL a checker is given for a row: its resolved URL when that is

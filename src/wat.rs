@@ -163,21 +163,31 @@ impl WatWriter {
     /// Takes rows; writes the WAT record of each unit they finish.
     pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
-            let key = row.unit();
-            if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-                self.finish(out)?;
-                self.pending = Some(WatUnit::new(
-                    key,
-                    &self.source,
-                    row.message,
-                    row.record.as_deref(),
-                ));
-            }
-            if let Some(unit) = &mut self.pending {
-                unit.push(row)?;
-            }
+            self.unit(out, row.message, row.record.as_deref())?
+                .push(row)?;
         }
         Ok(())
+    }
+
+    /// The unit of `message` or `record`, pending: the one before it, if
+    /// another, written first.
+    fn unit(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        message: Option<usize>,
+        record: Option<&RecordName>,
+    ) -> Result<&mut WatUnit, Error> {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|u| u.key != UnitKey::new(message, record))
+        {
+            self.finish(out)?;
+        }
+        let source = &self.source;
+        Ok(self
+            .pending
+            .get_or_insert_with(|| WatUnit::new(source, message, record)))
     }
 
     /// Takes a unit done: writes its WAT record, with the heads its name
@@ -194,11 +204,7 @@ impl WatWriter {
             Unit::Message(n) => (Some(*n), None),
             Unit::Record(name) => (None, Some(&**name)),
         };
-        let key = UnitKey::new(message, record);
-        if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-            self.finish(out)?;
-            self.pending = Some(WatUnit::new(key, &self.source, message, record));
-        }
+        self.unit(out, message, record)?;
         let Some(mut pending) = self.pending.take() else {
             return Ok(());
         };
@@ -241,11 +247,8 @@ impl WatWriter {
 /// written once the unit is done.
 #[derive(Debug)]
 struct WatUnit {
+    /// The mbox message or archive record it is.
     key: UnitKey,
-    /// The mbox message it is, from 1.
-    message: Option<usize>,
-    /// The archive record it is: its number in the file and its ID.
-    record: Option<(usize, String)>,
     /// The source record's `WARC-Header-Metadata`, as far as its name
     /// tells it.
     header: Map<String, Value>,
@@ -271,12 +274,7 @@ struct WatUnit {
 }
 
 impl WatUnit {
-    fn new(
-        key: UnitKey,
-        source: &Source,
-        message: Option<usize>,
-        record: Option<&RecordName>,
-    ) -> WatUnit {
+    fn new(source: &Source, message: Option<usize>, record: Option<&RecordName>) -> WatUnit {
         let mut header = Map::new();
         let name = match record {
             Some(record) => {
@@ -299,9 +297,7 @@ impl WatUnit {
             }
         };
         WatUnit {
-            message,
-            record: record.map(|r| (r.number, r.record_id.clone())),
-            key,
+            key: UnitKey::new(message, record),
             header,
             heads: record.and_then(|r| r.heads.clone()),
             name,
@@ -377,7 +373,7 @@ impl WatUnit {
     /// Why the unit gets no WAT record, if it gets none: a response
     /// record with no target URI.
     fn left_out(&self) -> Option<Warning> {
-        let (number, id) = self.record.as_ref()?;
+        let (number, id) = self.key.record.as_ref()?;
         let field = |name: &str| self.header.get(name).and_then(Value::as_str);
         let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
         let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
@@ -511,7 +507,7 @@ impl WatUnit {
         }
         envelope.insert("WARC-Header-Metadata", Node::Value(header.into()));
         envelope.insert("Payload-Metadata", payload);
-        if let Some(n) = self.message {
+        if let Some(n) = self.key.message {
             // relink's: which message of an mbox.
             envelope.insert("Message-Number", Node::Value(n.into()));
         }

@@ -594,21 +594,13 @@ pub(crate) fn check_row(
         return json.write(out, std::slice::from_ref(row));
     }
     let link = &row.link;
-    if link.unresolved {
-        return writeln!(
+    let (location, place, original) = (row.location(), &link.place, &link.original);
+    match link.unresolved {
+        true => writeln!(out, "{file}:{location}: {place} '{original}' left: no base"),
+        false => writeln!(
             out,
-            "{file}:{}: {} '{}' left: no base",
-            row.location(),
-            link.place,
-            link.original
-        );
+            "{file}:{location}: {place} '{original}' -> {}",
+            link.resolved
+        ),
     }
-    writeln!(
-        out,
-        "{file}:{}: {} '{}' -> {}",
-        row.location(),
-        link.place,
-        link.original,
-        link.resolved
-    )
 }
