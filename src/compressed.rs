@@ -43,11 +43,24 @@ impl Compression {
     }
 }
 
+/// The magic number of a gzip member (RFC 1952 section 2.3.1).
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The magic number of a Zstandard frame (RFC 8878 section 3.1.1).
+pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// What every message calls an input in a compression relink does not
+/// undo, by the compression's name: `compressed with zstd, which relink
+/// does not read`.
+pub fn unread(name: &str) -> String {
+    format!("compressed with {name}, which relink does not read")
+}
+
 /// The compression a file's first bytes show, if any.
 pub fn compression_of(head: &[u8]) -> Option<Compression> {
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if head.starts_with(&GZIP_MAGIC) {
         Some(Compression::Gzip)
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if head.starts_with(&ZSTD_MAGIC) {
         Some(Compression::Zstd)
     } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
         Some(Compression::Xz)

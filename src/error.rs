@@ -48,11 +48,11 @@ pub enum Error {
     #[error("a web archive (WARC or ARC) is read as one, never as a document")]
     ArchiveAsDocument,
     /// A compression relink does not undo.
-    #[error("compressed with {0}, which relink does not read")]
+    #[error("{}", crate::compressed::unread(.0))]
     Compressed(&'static str),
     /// A web archive compressed in a way relink does not read: refused,
     /// never passed over.
-    #[error("a web archive compressed with {0}, which relink does not read: decompress it first")]
+    #[error("a web archive {}: decompress it first", crate::compressed::unread(.0))]
     CompressedArchive(&'static str),
     /// Reading or writing failed.
     #[error(transparent)]

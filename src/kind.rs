@@ -356,14 +356,14 @@ pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
 /// The kind of a gzipped document from the first bytes inside it (gzip
 /// inside gzip is not looked through).
 fn sniff_gzipped(head: &[u8]) -> Option<Kind> {
-    if !head.starts_with(&[0x1f, 0x8b]) {
+    if !head.starts_with(&crate::compressed::GZIP_MAGIC) {
         return None;
     }
     let mut inner = Vec::new();
     let decoder = flate2::read::MultiGzDecoder::new(head);
     // A head cut short ends the read with an error: what came out serves.
     let _ = std::io::Read::read_to_end(&mut std::io::Read::take(decoder, 8192), &mut inner);
-    if inner.starts_with(&[0x1f, 0x8b]) {
+    if inner.starts_with(&crate::compressed::GZIP_MAGIC) {
         return None;
     }
     sniff(&inner)

@@ -47,6 +47,7 @@ mod error;
 mod front;
 mod lanes;
 mod rewriter;
+mod rows;
 pub mod wat;
 mod wat_links;
 
@@ -151,6 +152,7 @@ pub use links::{
 pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
+pub use rows::{RowValue, RowWriter};
 
 // The internals relink's own tests, benchmarks and fuzz targets reach.
 #[cfg(feature = "_internal")]

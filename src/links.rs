@@ -570,8 +570,8 @@ pub struct HttpEntity {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitKey {
-    message: Option<usize>,
-    record: Option<(usize, String)>,
+    pub(crate) message: Option<usize>,
+    pub(crate) record: Option<(usize, String)>,
 }
 
 impl UnitKey {

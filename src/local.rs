@@ -110,7 +110,7 @@ impl SavedFolders {
     /// and names a file that exists in a saved folder.
     pub fn holds(&self, reference: &str) -> Option<String> {
         let reference = reference.trim_matches(|c: char| c <= ' ');
-        if reference.is_empty() || reference.starts_with('#') || has_scheme(reference) {
+        if reference.is_empty() || reference.starts_with('#') || names_no_saved_file(reference) {
             return None;
         }
         let mut url = self.page.join(reference).ok()?;
@@ -153,18 +153,10 @@ fn page_named(folder: &str) -> Option<&str> {
 
 /// Whether `reference` starts with a scheme (`http:`, `data:`) or is a
 /// network-path reference (`//host/`): it names no saved file.
-fn has_scheme(reference: &str) -> bool {
-    if reference.starts_with("//") || reference.starts_with("\\\\") {
-        return true;
-    }
-    let Some(colon) = reference.find(':') else {
-        return false;
-    };
-    let scheme = &reference[..colon];
-    scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+fn names_no_saved_file(reference: &str) -> bool {
+    reference.starts_with("//")
+        || reference.starts_with("\\\\")
+        || crate::url::BaseUrl::has_scheme(reference)
 }
 
 /// A site mirror made local (wget's `--convert-links`): a link whose

@@ -30,22 +30,14 @@ use flate2::read::DeflateDecoder;
 use flate2::write::{DeflateEncoder, GzEncoder};
 use serde_json::{Map, Value, json};
 
-use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
     HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
     WarningKind,
 };
-
-/// Whether `text` starts with a scheme (a letter, then letters, digits,
-/// `+`, `-` or `.`, then `:`): an absolute URL.
-fn has_scheme(text: &str) -> bool {
-    crate::url::rfc3986::parse_scheme(text).0.is_some()
-}
-
-/// How a base's source is named in a link's `base_from`.
-pub type SourceNames = fn(&BaseSource) -> String;
+use crate::rows::base_from;
+use crate::url::BaseUrl;
 
 /// Where the WAT records of a non-archive input say they come from, and
 /// how their links' bases are named.
@@ -55,7 +47,6 @@ struct Source {
     name: String,
     /// The URL it was retrieved from, if given.
     url: Option<String>,
-    names: SourceNames,
 }
 
 /// The writer of a WAT file's `metadata` records: fed the rows and units
@@ -118,7 +109,6 @@ impl WatWriter {
             source: Source {
                 name: name.into(),
                 url: None,
-                names: |source| source.to_string(),
             },
             pending: None,
             written: 0,
@@ -156,14 +146,6 @@ impl WatWriter {
         self
     }
 
-    /// How a link's `base_from` names where its base came from: by
-    /// default as [`BaseSource`] displays itself; a caller that took a base
-    /// from its user can name the option the user gave.
-    pub fn source_names(mut self, names: SourceNames) -> WatWriter {
-        self.source.names = names;
-        self
-    }
-
     /// Takes one event of a run: its rows, and each unit done. Other
     /// events write nothing.
     pub fn event(
@@ -181,21 +163,31 @@ impl WatWriter {
     /// Takes rows; writes the WAT record of each unit they finish.
     pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
-            let key = row.unit();
-            if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-                self.finish(out)?;
-                self.pending = Some(WatUnit::new(
-                    key,
-                    &self.source,
-                    row.message,
-                    row.record.as_deref(),
-                ));
-            }
-            if let Some(unit) = &mut self.pending {
-                unit.push(row, self.source.names)?;
-            }
+            self.unit(out, row.message, row.record.as_deref())?
+                .push(row)?;
         }
         Ok(())
+    }
+
+    /// The unit of `message` or `record`, pending: the one before it, if
+    /// another, written first.
+    fn unit(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        message: Option<usize>,
+        record: Option<&RecordName>,
+    ) -> Result<&mut WatUnit, Error> {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|u| u.key != UnitKey::new(message, record))
+        {
+            self.finish(out)?;
+        }
+        let source = &self.source;
+        Ok(self
+            .pending
+            .get_or_insert_with(|| WatUnit::new(source, message, record)))
     }
 
     /// Takes a unit done: writes its WAT record, with the heads its name
@@ -212,11 +204,7 @@ impl WatWriter {
             Unit::Message(n) => (Some(*n), None),
             Unit::Record(name) => (None, Some(&**name)),
         };
-        let key = UnitKey::new(message, record);
-        if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-            self.finish(out)?;
-            self.pending = Some(WatUnit::new(key, &self.source, message, record));
-        }
+        self.unit(out, message, record)?;
         let Some(mut pending) = self.pending.take() else {
             return Ok(());
         };
@@ -239,7 +227,7 @@ impl WatWriter {
             }
             pending.metas = metas;
             for link in &html.listed {
-                pending.push_listed(link, self.source.names)?;
+                pending.push_listed(link)?;
             }
         }
         self.emit(out, pending)
@@ -259,11 +247,8 @@ impl WatWriter {
 /// written once the unit is done.
 #[derive(Debug)]
 struct WatUnit {
+    /// The mbox message or archive record it is.
     key: UnitKey,
-    /// The mbox message it is, from 1.
-    message: Option<usize>,
-    /// The archive record it is: its number in the file and its ID.
-    record: Option<(usize, String)>,
     /// The source record's `WARC-Header-Metadata`, as far as its name
     /// tells it.
     header: Map<String, Value>,
@@ -289,12 +274,7 @@ struct WatUnit {
 }
 
 impl WatUnit {
-    fn new(
-        key: UnitKey,
-        source: &Source,
-        message: Option<usize>,
-        record: Option<&RecordName>,
-    ) -> WatUnit {
+    fn new(source: &Source, message: Option<usize>, record: Option<&RecordName>) -> WatUnit {
         let mut header = Map::new();
         let name = match record {
             Some(record) => {
@@ -317,9 +297,7 @@ impl WatUnit {
             }
         };
         WatUnit {
-            message,
-            record: record.map(|r| (r.number, r.record_id.clone())),
-            key,
+            key: UnitKey::new(message, record),
             header,
             heads: record.and_then(|r| r.heads.clone()),
             name,
@@ -347,14 +325,14 @@ impl WatUnit {
     /// `<base href>` is the head's `Base` instead, as Common Crawl writes
     /// it; `<link>` goes to the head's `Link`, `<script src>` to its
     /// `Scripts`, as Common Crawl puts them.
-    fn push(&mut self, row: &LinkRow, names: SourceNames) -> io::Result<()> {
+    fn push(&mut self, row: &LinkRow) -> io::Result<()> {
         let link = &row.link;
         let element = link.place.element.to_ascii_uppercase();
         if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = link_entry(link, &element, names);
+        let mut entry = link_entry(link, &element);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -387,15 +365,15 @@ impl WatUnit {
     /// A link a WAT file lists that relink does not rewrite (`data-href`,
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
-    fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
+    fn push_listed(&mut self, link: &Link) -> io::Result<()> {
         let element = link.place.element.to_ascii_uppercase();
-        self.links.push(&link_entry(link, &element, names))
+        self.links.push(&link_entry(link, &element))
     }
 
     /// Why the unit gets no WAT record, if it gets none: a response
     /// record with no target URI.
     fn left_out(&self) -> Option<Warning> {
-        let (number, id) = self.record.as_ref()?;
+        let (number, id) = self.key.record.as_ref()?;
         let field = |name: &str| self.header.get(name).and_then(Value::as_str);
         let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
         let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
@@ -529,7 +507,7 @@ impl WatUnit {
         }
         envelope.insert("WARC-Header-Metadata", Node::Value(header.into()));
         envelope.insert("Payload-Metadata", payload);
-        if let Some(n) = self.message {
+        if let Some(n) = self.key.message {
             // relink's: which message of an mbox.
             envelope.insert("Message-Number", Node::Value(n.into()));
         }
@@ -966,23 +944,14 @@ fn warc_date(time: SystemTime) -> String {
 /// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
 /// character references decoded, as Common Crawl's extractor gives it),
 /// and relink's `abs`, `base` and `base_from`.
-fn link_entry(link: &Link, element: &str, names: SourceNames) -> Value {
+fn link_entry(link: &Link, element: &str) -> Value {
     json!({
         "path": wat_path(element, &link.place.attribute),
         "url": link.original,
-        "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+        "abs": BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str()),
         "base": link.base.as_ref().map(|b| b.url.as_str()),
-        "base_from": base_from(link, names),
+        "base_from": base_from(link),
     })
-}
-
-/// Where a link's base came from, named by `names`; `none` when it had
-/// none.
-fn base_from(link: &Link, names: SourceNames) -> String {
-    link.base
-        .as_ref()
-        .map(|b| names(&b.source))
-        .unwrap_or_else(|| "none".to_owned())
 }
 
 #[cfg(test)]

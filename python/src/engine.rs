@@ -1,17 +1,17 @@
 //! Every use of the relink crate, behind plain types: the other modules
-//! speak Python and name no relink item but [`RecordName`], the record a
-//! row shares with the others of its record. Every input goes through
-//! the crate's one front door, `Rewriter::run`, as the command line's
-//! does: it alone tells what an input is.
+//! speak Python and name no relink item but a link's [`Row`] and its
+//! fields' values ([`RowValue`]), the crate's own, which give the keys of
+//! the command line's rows. Every input goes through the crate's one front
+//! door, `Rewriter::run`, as the command line's does: it alone tells what
+//! an input is.
 
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use relink::RecordName;
 use relink::wat::{WatWriter, warcinfo};
-use relink::{BaseSource, Event, Input, Kind, LinkRow, Output, Rewriter, Rules};
+use relink::{Event, Input, Kind, Output, Rewriter, Rules};
+pub use relink::{LinkRow as Row, RowValue};
 
 use crate::error::Failure;
 
@@ -22,56 +22,6 @@ impl From<relink::Error> for Failure {
             relink::Error::Io(error) => Failure::Io(error, None),
             other => Failure::Value(other.to_string()),
         }
-    }
-}
-
-/// One link, with the fields of `relink --list --format json` but `file`,
-/// which the caller knows.
-#[derive(Debug)]
-pub struct Row {
-    /// The mbox message it is in, from 1.
-    pub message: Option<usize>,
-    /// The MIME part it is in (empty for a single-part message).
-    pub part: Option<String>,
-    /// The web archive record it is in.
-    pub record: Option<Arc<RecordName>>,
-    pub line: usize,
-    pub column: usize,
-    pub element: String,
-    pub attribute: String,
-    pub original: String,
-    /// What it resolved to; `None` in a document with no base.
-    pub resolved: Option<String>,
-    /// The base it was resolved against, if any.
-    pub base: Option<String>,
-    /// Where that base came from, as the command line says it.
-    pub base_from: String,
-    pub changed: bool,
-}
-
-fn row(row: LinkRow) -> Row {
-    let link = row.link;
-    let resolved = link.base.is_some().then_some(link.resolved);
-    let (base, base_from) = match link.base {
-        Some(base) => (
-            Some(base.url.as_str().to_owned()),
-            base.source.option_name(),
-        ),
-        None => (None, "none".to_owned()),
-    };
-    Row {
-        message: row.message,
-        part: row.part,
-        record: row.record,
-        line: link.line,
-        column: link.column,
-        element: link.place.element,
-        attribute: link.place.attribute,
-        original: link.original,
-        resolved,
-        base,
-        base_from,
-        changed: link.changed,
     }
 }
 
@@ -164,7 +114,7 @@ pub fn links(
     let mut rows = Vec::new();
     let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
         if let Event::Rows(found) = event {
-            rows.extend(found.iter().cloned().map(row));
+            rows.extend(found.iter().cloned());
         }
         Ok(())
     })?;
@@ -275,14 +225,8 @@ impl ArchiveEvents<'_> {
     fn event(&mut self, event: Event<'_>) -> io::Result<()> {
         match event {
             Event::Start {
-                unread: Some(compression),
-                ..
-            } => Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "compressed with {compression}, which relink does not read: decompress it first"
-                ),
-            )),
+                unread: Some(_), ..
+            } => refuse_unread(&event),
             Event::Start { kind, .. } if kind != self.archive.kind() => Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!(
@@ -298,7 +242,7 @@ impl ArchiveEvents<'_> {
                         if self.stop.load(Ordering::Relaxed) {
                             break;
                         }
-                        if !on_row(row(link.clone())) {
+                        if !on_row(link.clone()) {
                             self.stop.store(true, Ordering::Relaxed);
                         }
                     }
@@ -311,6 +255,25 @@ impl ArchiveEvents<'_> {
             }
             _ => Ok(()),
         }
+    }
+}
+
+/// Refuses an input in a compression relink does not undo (its `Start`
+/// says which), before anything is read of it: the caller is told to
+/// decompress it.
+fn refuse_unread(event: &Event<'_>) -> io::Result<()> {
+    match event {
+        Event::Start {
+            unread: Some(compression),
+            ..
+        } => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: decompress it first",
+                relink::Error::Compressed(compression)
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -448,7 +411,7 @@ pub fn wat(
 ) -> Result<(usize, Vec<String>), Failure> {
     let rewriter =
         rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Attributes);
-    let mut writer = WatWriter::new(name).source_names(BaseSource::option_name);
+    let mut writer = WatWriter::new(name);
     if let Some(base) = base {
         // A bad base fails here, before anything is written.
         relink::resolve(base, "", rules(rules_name)?)?;
@@ -460,18 +423,7 @@ pub fn wat(
         return Ok((0, Vec::new()));
     };
     let report = rewriter.run(input, Output::Nowhere, &mut |event| {
-        if let Event::Start {
-            unread: Some(compression),
-            ..
-        } = event
-        {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "compressed with {compression}, which relink does not read: decompress it first"
-                ),
-            ));
-        }
+        refuse_unread(&event)?;
         Ok(writer.event(output, &event)?)
     })?;
     writer.finish(output)?;

@@ -78,9 +78,7 @@ pub fn absolutize<'py>(
 }
 
 /// Every link of a document or archive, as dicts with the keys of
-/// `relink --list --format json` (file, message, part, record, record_id,
-/// target_uri, line, column, element, attribute, original, resolved, base,
-/// base_from, changed).
+/// `relink --list --format json`, in its order.
 ///
 /// `data` is a path (str or os.PathLike, the file is read), any
 /// bytes-like object, or a binary file object (read to its end): HTML,
@@ -106,7 +104,7 @@ pub fn links<'py>(
     let base = optional(base, "base")?;
     let base = base.as_deref();
     let input = Input::of(data)?;
-    let file = input.file().map(|n| PyString::new(py, n).unbind());
+    let file = input.file().map(str::to_owned);
     let label = input.label().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
     let data = input.data(py)?;
@@ -114,8 +112,8 @@ pub fn links<'py>(
         .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind, lazy)))
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
     warn_all(py, &warnings)?;
-    rows.into_iter()
-        .map(|row| row_dict(py, file.as_ref(), row))
+    rows.iter()
+        .map(|row| row_dict(py, file.as_deref(), row))
         .collect()
 }
 
@@ -164,13 +162,8 @@ pub fn rewrite<'py>(
 /// file object's read raises.
 #[pyfunction]
 #[pyo3(signature = (source, rules = "rfc1808", lazy = false))]
-pub fn warc_links(
-    py: Python<'_>,
-    source: &Bound<'_, PyAny>,
-    rules: &str,
-    lazy: bool,
-) -> PyResult<LinkStream> {
-    stream::start(py, Archive::Warc, Input::of(source)?, None, (rules, lazy))
+pub fn warc_links(source: &Bound<'_, PyAny>, rules: &str, lazy: bool) -> PyResult<LinkStream> {
+    stream::start(Archive::Warc, Input::of(source)?, None, (rules, lazy))
 }
 
 /// Every link of an mbox (plain or gzipped), message by message, as dicts
@@ -184,7 +177,6 @@ pub fn warc_links(
 #[pyfunction]
 #[pyo3(signature = (source, base = None, rules = "rfc1808", lazy = false))]
 pub fn mbox_links(
-    py: Python<'_>,
     source: &Bound<'_, PyAny>,
     base: Option<&Bound<'_, PyString>>,
     rules: &str,
@@ -192,7 +184,7 @@ pub fn mbox_links(
 ) -> PyResult<LinkStream> {
     let base = optional(base, "base")?;
     let base = base.as_deref();
-    stream::start(py, Archive::Mbox, Input::of(source)?, base, (rules, lazy))
+    stream::start(Archive::Mbox, Input::of(source)?, base, (rules, lazy))
 }
 
 /// Rewrites an archive from `src` to `dst`, as a stream; returns how many

@@ -46,6 +46,9 @@ mod relink_module {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         // Private: what the stub's `Kind` is checked against.
         m.add("KINDS", super::engine::kind_names())?;
+        // Private: the keys of a row, in order, which the stub's `Link`
+        // and the tests are checked against.
+        m.add("ROW_KEYS", super::engine::Row::KEYS.to_vec())?;
         Ok(())
     }
 }

@@ -1,34 +1,38 @@
-//! A link row as Python sees it: a dict with the keys of
-//! `relink --list --format json`.
+//! A link row as Python sees it: a dict with the keys and values of
+//! `relink --list --format json`, which the crate's row gives, in its
+//! order.
 
-use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString};
 
-use crate::engine::Row;
+use crate::engine::{Row, RowValue};
+
+/// The keys of a row as Python strings, made once: every row has the
+/// same keys in the same order.
+static KEYS: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
 
 /// A link row as a dict; `file` is the path the input was read from.
 pub fn row_dict<'py>(
     py: Python<'py>,
-    file: Option<&Py<PyString>>,
-    row: Row,
+    file: Option<&str>,
+    row: &Row,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let keys = KEYS.get_or_init(py, || {
+        Row::KEYS
+            .iter()
+            .map(|key| PyString::intern(py, key).unbind())
+            .collect()
+    });
     let dict = PyDict::new(py);
-    dict.set_item(intern!(py, "file"), file.map(|f| f.bind(py)))?;
-    dict.set_item(intern!(py, "message"), row.message)?;
-    dict.set_item(intern!(py, "part"), row.part)?;
-    let record = row.record.as_deref();
-    dict.set_item(intern!(py, "record"), record.map(|r| r.number))?;
-    dict.set_item(intern!(py, "record_id"), record.map(|r| &r.record_id))?;
-    dict.set_item(intern!(py, "target_uri"), record.map(|r| &r.target_uri))?;
-    dict.set_item(intern!(py, "line"), row.line)?;
-    dict.set_item(intern!(py, "column"), row.column)?;
-    dict.set_item(intern!(py, "element"), row.element)?;
-    dict.set_item(intern!(py, "attribute"), row.attribute)?;
-    dict.set_item(intern!(py, "original"), row.original)?;
-    dict.set_item(intern!(py, "resolved"), row.resolved)?;
-    dict.set_item(intern!(py, "base"), row.base)?;
-    dict.set_item(intern!(py, "base_from"), row.base_from)?;
-    dict.set_item(intern!(py, "changed"), row.changed)?;
+    for ((_, value), key) in row.fields(file).into_iter().zip(keys) {
+        let key = key.bind(py);
+        match value {
+            RowValue::Null => dict.set_item(key, py.None())?,
+            RowValue::Number(n) => dict.set_item(key, n)?,
+            RowValue::Bool(b) => dict.set_item(key, b)?,
+            RowValue::Text(text) => dict.set_item(key, &*text)?,
+        }
+    }
     Ok(dict)
 }

@@ -10,7 +10,7 @@ use std::thread;
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use pyo3::{pyclass, pymethods};
 
 use crate::engine::{Archive, ArchiveReader, Row};
@@ -91,7 +91,7 @@ impl StreamState {
 #[pyclass(module = "relink", frozen)]
 pub struct LinkStream {
     state: Mutex<StreamState>,
-    file: Option<Py<PyString>>,
+    file: Option<String>,
 }
 
 impl LinkStream {
@@ -127,7 +127,7 @@ impl LinkStream {
             py.check_signals()?;
         }
         match step {
-            Step::Row(row) => row_dict(py, self.file.as_ref(), row).map(Some),
+            Step::Row(row) => row_dict(py, self.file.as_deref(), &row).map(Some),
             _ => {
                 let warnings = std::mem::take(&mut self.lock().warnings);
                 warn_all(py, &warnings)?;
@@ -156,14 +156,13 @@ struct Source {
 /// be opened fails at once; what the input is, and every read, is found
 /// out on that thread, and fails during the iteration.
 pub fn start(
-    py: Python<'_>,
     archive: Archive,
     input: Input,
     base: Option<&str>,
     rules: (&str, bool),
 ) -> PyResult<LinkStream> {
     let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
-    let file = input.file().map(|n| PyString::new(py, n).unbind());
+    let file = input.file().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
     let label = input.label().map(str::to_owned);
     let input = input.reader().map_err(py_err)?;

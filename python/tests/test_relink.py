@@ -208,7 +208,7 @@ def test_links_have_the_list_fields() -> None:
         "base_from": "--retrieved-from",
         "changed": True,
     }
-    assert set(first) == ROW_KEYS
+    assert list(first) == ROW_KEYS
     assert found[1]["element"] == "img" and found[1]["attribute"] == "srcset"
 
 
@@ -392,7 +392,7 @@ def test_archive_rows_equal_the_command_lines(relink_bin, tmp_path: pathlib.Path
         run = subprocess.run(
             [str(relink_bin), "--list", "--format", "json", str(path)], capture_output=True, check=True
         )
-        assert {key for line in run.stdout.splitlines() for key in json.loads(line)} == ROW_KEYS
+        assert all(list(json.loads(line)) == ROW_KEYS for line in run.stdout.splitlines())
     for name in ("archive.mboxrd", "archive.mboxcl2"):
         mbox = FIXTURES / "mail" / name
         assert list(relink.mbox_links(str(mbox))) == cli_rows(relink_bin, mbox), name
@@ -1019,6 +1019,28 @@ def test_the_native_module_is_private_under_the_package() -> None:
             relink.links(b"", kind=kind)
         except ValueError as error:  # an empty WACZ package is no zip file
             assert "unknown kind" not in str(error), kind
+
+
+def test_a_row_has_the_keys_of_the_command_lines_json_in_their_order(relink_bin, tmp_path: pathlib.Path) -> None:
+    """One schema, the crate's: a dict of links() has the keys and values
+    of the command line's JSON Lines row, in its order, and the stub's Link
+    declares those keys in that order."""
+    import relink._relink as native
+
+    page = tmp_path / "page.html"
+    page.write_text('<a href="../x">x</a>')
+    (row,) = relink.links(page, base="http://a/b/c/")
+    run = subprocess.run(
+        [str(relink_bin), "--list", "--format", "json", "--retrieved-from", "http://a/b/c/", str(page)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert list(row.items()) == list(json.loads(run.stdout).items())
+    assert list(row) == native.ROW_KEYS
+    stub = (pathlib.Path(relink.__file__).parent / "__init__.pyi").read_text()
+    link = stub.split("class Link(TypedDict):", 1)[1].split("\n@final", 1)[0]
+    assert re.findall(r"^    (\w+): \S", link, re.MULTILINE) == native.ROW_KEYS
 
 
 def test_feeds_and_markdown_are_kinds_too() -> None:

@@ -12,7 +12,6 @@ use relink::{Layer, Link, LinkRow, RecordName};
 use super::args::*;
 use super::batch::{self, Destination};
 use super::hints::*;
-use super::report::*;
 use super::run::settings;
 
 /// The links of one record's HTTP head (`Location`, `Content-Location`,
@@ -131,7 +130,7 @@ fn names(label: &str, record: &RecordName) -> bool {
 /// One layer: where it is, its value as written and, when it gave the
 /// base from a relative value, the base that value resolved to.
 fn write_layer(out: &mut impl Write, layer: &Layer) -> io::Result<()> {
-    let source = source_name(&layer.source);
+    let source = layer.source.option_name();
     match &layer.resolved {
         Some(url) => writeln!(
             out,
@@ -150,7 +149,7 @@ fn write_head(out: &mut impl Write, links: &[Link]) -> io::Result<()> {
             out,
             "    links of the HTTP head, against {} ({}):",
             base.url.as_str(),
-            source_name(&base.source)
+            base.source.option_name()
         )?,
         None => writeln!(out, "    links of the HTTP head, with no base:")?,
     }

@@ -9,20 +9,6 @@ use relink::{BaseUrl, Rules};
 use super::args::*;
 use super::batch::{self, Job};
 
-/// Whether `text` starts with a scheme (RFC 1808 section 2.1: a letter,
-/// then letters, digits, `+`, `-` or `.`, then `:`): an absolute URL.
-pub(crate) fn has_scheme(text: &str) -> bool {
-    match text.split_once(':') {
-        Some((scheme, _)) => {
-            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        }
-        None => false,
-    }
-}
-
 /// Parses a base URL given on the command line; one without a scheme gets
 /// a hint (see [`suggest_url`]).
 pub(crate) fn parse_base(text: &str, rules: Rules) -> anyhow::Result<BaseUrl> {
@@ -37,7 +23,7 @@ pub(crate) fn parse_base(text: &str, rules: Rules) -> anyhow::Result<BaseUrl> {
 /// `file:` URL of its absolute path, a directory's ending with `/`; a
 /// text that starts like a host name (`example.com/x`) an `https:` URL.
 pub(crate) fn suggest_url(text: &str) -> Option<String> {
-    if has_scheme(text) || text.is_empty() {
+    if BaseUrl::has_scheme(text) || text.is_empty() {
         return None;
     }
     let path = std::path::Path::new(text);

@@ -18,8 +18,6 @@ pub mod explain;
 pub mod hints;
 pub mod maildir;
 pub mod man;
-pub mod names;
 pub mod progress;
 pub mod report;
 pub mod run;
-pub mod urls;

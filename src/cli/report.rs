@@ -1,21 +1,18 @@
-//! What is printed: the summary, link rows (text, TSV, JSON Lines), the
-//! rows of `--check` and `--compare-rules`.
+//! What is printed: the summary, link rows (written by the library's
+//! `RowWriter` and `WatWriter`), the rows of `--check` and
+//! `--compare-rules`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Mutex;
 
-use relink::Rules;
+use relink::wat::{self, WatWriter};
+use relink::{BaseUrl, LinkRow, RowWriter, Rules};
 
 use super::args::*;
 use super::batch::{Found, Report};
 use super::color::{paint_diff, use_color};
-use super::hints::*;
-pub(crate) use super::names::{base_from, source_name};
 use super::progress::Progress;
-use super::urls::{Syntax, UrlUnit};
-use relink::LinkRow;
-use relink::wat::{self, WatWriter};
 
 /// What a run did, as the summary says it.
 #[derive(Debug, Default)]
@@ -58,23 +55,35 @@ pub(crate) struct Printer<'a> {
     color: bool,
     progress: Option<&'a Progress>,
     state: Mutex<Printed>,
-    /// The unit being listed of each input being read, with
-    /// `--format urls` or `wat`.
+    /// The writers of each input being read: its rows, or its WAT records.
     units: Mutex<HashMap<usize, Units>>,
 }
 
-/// The unit being listed of one input: its URLs so far, or its WAT record.
+/// The writers of one input, which keep the unit being listed (its URLs
+/// so far, or its WAT record).
 #[derive(Default)]
 struct Units {
-    urls: UrlUnit,
+    rows: Option<RowWriter>,
     wat: Option<WatWriter>,
+}
+
+/// The writer of the rows of input `name` in `format` (JSON Lines for a
+/// WAT file, which has a writer of its own).
+fn row_writer(format: Format, name: &str) -> RowWriter {
+    match format {
+        Format::Text => RowWriter::text(name),
+        Format::Tsv => RowWriter::tsv(name),
+        Format::Json | Format::Wat => RowWriter::json(name),
+        Format::Urls => RowWriter::urls(),
+        Format::Lychee => RowWriter::lychee(name),
+    }
 }
 
 impl Units {
     /// The WAT writer of input `name`, retrieved from `url`.
     fn wat(&mut self, (name, url): (&str, Option<&str>)) -> &mut WatWriter {
         self.wat.get_or_insert_with(|| {
-            let writer = WatWriter::new(name).source_names(source_name);
+            let writer = WatWriter::new(name);
             match url {
                 Some(url) => writer.retrieved_from(url),
                 None => writer,
@@ -155,8 +164,10 @@ impl<'a> Printer<'a> {
         // With --strict the run goes on past a closed standard output, for
         // the exit status of every input's warnings.
         let mut out = KeepGoing::new(BufWriter::new(io::stdout()), args.strict);
-        if mode == Mode::List && args.format == Format::Tsv {
-            writeln!(out, "{}", ROW_KEYS.join("\t"))?;
+        if mode == Mode::List
+            && let Some(header) = row_writer(args.format, "").header()
+        {
+            out.write_all(header.as_bytes())?;
         }
         if mode == Mode::List && args.format == Format::Wat {
             let inputs: Vec<String> = args.files.iter().map(|f| f.display().to_string()).collect();
@@ -226,42 +237,35 @@ impl<'a> Printer<'a> {
         let mut bytes = Vec::new();
         let mut differences = 0;
         let mut left = 0;
+        if self.mode == Mode::List && self.format == Format::Wat {
+            let mut units = self.units();
+            let wat = units.entry(index).or_default().wat((name, url));
+            wat.rows(&mut bytes, rows)?;
+            drop(units);
+            return self.hand_over(&mut self.state(), index, &bytes);
+        }
+        // The input's writer, taken while its rows are written (the rows
+        // of one input come one batch at a time).
+        let taken = self.units().get_mut(&index).and_then(|u| u.rows.take());
+        let mut writer = taken.unwrap_or_else(|| row_writer(self.format, name));
+        let json = self.format == Format::Json;
         match self.mode {
-            Mode::List if matches!(self.format, Format::Urls | Format::Lychee) => {
-                let syntax = match self.format {
-                    Format::Lychee => Syntax::lychee(name),
-                    _ => Syntax::Bare,
-                };
-                let mut units = self.units();
-                units
-                    .entry(index)
-                    .or_default()
-                    .urls
-                    .rows(&mut bytes, rows, syntax)?;
-            }
-            Mode::List if self.format == Format::Wat => {
-                let mut units = self.units();
-                let wat = units.entry(index).or_default().wat((name, url));
-                wat.rows(&mut bytes, rows)?;
-            }
-            Mode::List => {
-                for row in rows {
-                    list_row(&mut bytes, self.format, name, row)?;
-                }
-            }
+            Mode::List => writer.write(&mut bytes, rows)?,
             Mode::Check => {
                 for row in rows {
                     left += usize::from(row.link.unresolved);
                     if self.verbose && (row.link.changed || row.link.unresolved) {
-                        check_row(&mut bytes, self.format, name, row)?;
+                        check_row(&mut bytes, json.then_some(&mut writer), name, row)?;
                     }
                 }
             }
             Mode::CompareRules => {
-                differences = compare_rules(&mut bytes, self.format, name, rows)?;
+                let json = json.then_some(&mut writer);
+                differences = compare_rules(&mut bytes, json, name, rows)?;
             }
             Mode::Write | Mode::Diff | Mode::DryRun => {}
         }
+        self.units().entry(index).or_default().rows = Some(writer);
         let mut state = self.state();
         state.tally.differences += differences;
         if left > 0 {
@@ -505,7 +509,7 @@ pub(crate) fn print_summary(tally: &Tally, mode: Mode, format: Format) {
 /// scheme, and is not the base's scheme followed by no `//` (`http:g`,
 /// which WHATWG resolves against an `http:` base, as relative).
 pub(crate) fn is_absolute(reference: &str, base: &str) -> bool {
-    if !has_scheme(reference) {
+    if !BaseUrl::has_scheme(reference) {
         return false;
     }
     let (scheme, rest) = reference.split_once(':').unwrap_or_default();
@@ -514,12 +518,13 @@ pub(crate) fn is_absolute(reference: &str, base: &str) -> bool {
 }
 
 /// Reports on `out` each relative link whose resolution differs between
-/// the rule sets; returns how many. An absolute link is left out: the rule
-/// sets may only normalise it differently (`https://json.org` and
-/// `https://json.org/`), which does not send a browser elsewhere.
+/// the rule sets (as JSON Lines through `json`, if given); returns how
+/// many. An absolute link is left out: the rule sets may only normalise it
+/// differently (`https://json.org` and `https://json.org/`), which does
+/// not send a browser elsewhere.
 pub(crate) fn compare_rules(
     out: &mut impl Write,
-    format: Format,
+    mut json: Option<&mut RowWriter>,
     name: &str,
     rows: &[LinkRow],
 ) -> io::Result<usize> {
@@ -540,11 +545,11 @@ pub(crate) fn compare_rules(
             continue;
         }
         found += 1;
-        if format == Format::Json {
+        if let Some(json) = json.as_deref_mut() {
             // The link's row, then each rule set's result (null where the
             // rules give none).
             let mut line = Vec::new();
-            json_row(&mut line, name, row, &base_from(row))?;
+            json.write(&mut line, std::slice::from_ref(row))?;
             line.truncate(line.len().saturating_sub(2));
             for (rules, result) in Rules::ALL.iter().zip(&results) {
                 write!(line, ",\"{rules}\":")?;
@@ -578,189 +583,24 @@ pub(crate) fn compare_rules(
 }
 
 /// One link `--check` found a rewrite would change: where, and what it
-/// would become.
+/// would become (its row, through `json` if given).
 pub(crate) fn check_row(
     out: &mut impl Write,
-    format: Format,
+    json: Option<&mut RowWriter>,
     file: &str,
     row: &LinkRow,
 ) -> io::Result<()> {
-    if format == Format::Json {
-        return json_row(out, file, row, &base_from(row));
+    if let Some(json) = json {
+        return json.write(out, std::slice::from_ref(row));
     }
     let link = &row.link;
-    if link.unresolved {
-        return writeln!(
+    let (location, place, original) = (row.location(), &link.place, &link.original);
+    match link.unresolved {
+        true => writeln!(out, "{file}:{location}: {place} '{original}' left: no base"),
+        false => writeln!(
             out,
-            "{file}:{}: {} '{}' left: no base",
-            row.location(),
-            link.place,
-            link.original
-        );
-    }
-    writeln!(
-        out,
-        "{file}:{}: {} '{}' -> {}",
-        row.location(),
-        link.place,
-        link.original,
-        link.resolved
-    )
-}
-
-/// Escapes a value for a TSV column.
-pub(crate) fn tsv(value: &str) -> String {
-    value
-        .replace('\\', "\\\\")
-        .replace('\t', "\\t")
-        .replace('\n', "\\n")
-        .replace('\r', "\\r")
-}
-
-pub(crate) fn list_row(
-    out: &mut impl Write,
-    format: Format,
-    file: &str,
-    row: &LinkRow,
-) -> io::Result<()> {
-    let link = &row.link;
-    let base = link
-        .base
-        .as_ref()
-        .map(|b| b.url.as_str().to_owned())
-        .unwrap_or_default();
-    let from = base_from(row);
-    match format {
-        // A link of a document with no base has no resolution.
-        Format::Text if link.base.is_none() => writeln!(
-            out,
-            "{file}:{}: {} {} (no base)",
-            row.location(),
-            link.place,
-            link.original,
-        ),
-        Format::Text => writeln!(
-            out,
-            "{file}:{}: {} {} -> {} (base {base} from {from})",
-            row.location(),
-            link.place,
-            link.original,
+            "{file}:{location}: {place} '{original}' -> {}",
             link.resolved
         ),
-        Format::Tsv => tsv_row(out, file, row, (&base, &from)),
-        Format::Json => json_row(out, file, row, &from),
-        // Listed a unit at a time by the printer.
-        Format::Urls | Format::Lychee | Format::Wat => Ok(()),
     }
-}
-
-/// The keys of a row, in the order JSON writes them (sorted, as
-/// `serde_json`'s map sorts them): the columns of TSV too.
-pub(crate) const ROW_KEYS: [&str; 15] = [
-    "attribute",
-    "base",
-    "base_from",
-    "changed",
-    "column",
-    "element",
-    "file",
-    "line",
-    "message",
-    "original",
-    "part",
-    "record",
-    "record_id",
-    "resolved",
-    "target_uri",
-];
-
-/// What a link resolved to: nothing, in a document with no base.
-fn resolved(link: &relink::Link) -> Option<&str> {
-    link.base.as_ref().map(|_| link.resolved.as_str())
-}
-
-/// One link as a TSV line, its columns [`ROW_KEYS`] (empty where JSON
-/// says null).
-fn tsv_row(
-    out: &mut impl Write,
-    file: &str,
-    row: &LinkRow,
-    (base, from): (&str, &str),
-) -> io::Result<()> {
-    let link = &row.link;
-    let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
-    let record = row.record.as_deref();
-    writeln!(
-        out,
-        "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-        tsv(&link.place.attribute),
-        tsv(base),
-        tsv(from),
-        link.changed,
-        link.column,
-        tsv(&link.place.element),
-        tsv(file),
-        link.line,
-        number(row.message),
-        tsv(&link.original),
-        tsv(row.part.as_deref().unwrap_or_default()),
-        number(record.map(|r| r.number)),
-        tsv(record.map_or("", |r| r.record_id.as_str())),
-        tsv(resolved(link).unwrap_or_default()),
-        tsv(record.map_or("", |r| r.target_uri.as_str())),
-    )
-}
-
-/// One link as a JSON object on one line, its keys in order (as
-/// `serde_json`'s map would write them), written straight out: a listing
-/// of millions of links builds no tree per row.
-pub(crate) fn json_row(
-    out: &mut impl Write,
-    file: &str,
-    row: &LinkRow,
-    from: &str,
-) -> io::Result<()> {
-    fn text(out: &mut impl Write, key: &str, value: Option<&str>) -> io::Result<()> {
-        write!(out, ",\"{key}\":")?;
-        match value {
-            Some(value) => serde_json::to_writer(&mut *out, value).map_err(io::Error::from),
-            None => out.write_all(b"null"),
-        }
-    }
-    let link = &row.link;
-    out.write_all(b"{\"attribute\":")?;
-    serde_json::to_writer(&mut *out, &link.place.attribute).map_err(io::Error::from)?;
-    text(out, "base", link.base.as_ref().map(|b| b.url.as_str()))?;
-    text(out, "base_from", Some(from))?;
-    write!(
-        out,
-        ",\"changed\":{},\"column\":{}",
-        link.changed, link.column
-    )?;
-    text(out, "element", Some(&link.place.element))?;
-    text(out, "file", Some(file))?;
-    write!(out, ",\"line\":{}", link.line)?;
-    match row.message {
-        Some(n) => write!(out, ",\"message\":{n}")?,
-        None => out.write_all(b",\"message\":null")?,
-    }
-    text(out, "original", Some(&link.original))?;
-    text(out, "part", row.part.as_deref())?;
-    // Every row has every key of the schema: null where it does not apply.
-    match &row.record {
-        Some(record) => write!(out, ",\"record\":{}", record.number)?,
-        None => out.write_all(b",\"record\":null")?,
-    }
-    text(
-        out,
-        "record_id",
-        row.record.as_ref().map(|r| r.record_id.as_str()),
-    )?;
-    text(out, "resolved", resolved(link))?;
-    text(
-        out,
-        "target_uri",
-        row.record.as_ref().map(|r| r.target_uri.as_str()),
-    )?;
-    out.write_all(b"}\n")
 }

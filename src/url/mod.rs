@@ -117,6 +117,17 @@ struct Parsed {
 }
 
 impl BaseUrl {
+    /// Whether `text` starts with a scheme (a letter, then letters,
+    /// digits, `+`, `-` or `.`, then `:`): an absolute URL, not a relative
+    /// reference.
+    ///
+    /// ```
+    /// assert!(relink::BaseUrl::has_scheme("mailto:a@b") && !relink::BaseUrl::has_scheme("a/b:c"));
+    /// ```
+    pub fn has_scheme(text: &str) -> bool {
+        rfc3986::parse_scheme(text).0.is_some()
+    }
+
     /// Checks that `text` is an absolute URL under `rules`: it must have a
     /// scheme, and under WHATWG rules it must parse.
     pub fn parse(text: &str, rules: Rules) -> Result<Self, Error> {

@@ -672,7 +672,7 @@ fn gunzip_members(data: &[u8], limit: usize) -> Result<Inflated, String> {
     }
     loop {
         let rest = &data[data.len() - first.left..];
-        if !rest.starts_with(&[0x1f, 0x8b]) {
+        if !rest.starts_with(&crate::compressed::GZIP_MAGIC) {
             return Ok(first);
         }
         let room = limit - first.out.len();

@@ -69,7 +69,7 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
-use crate::compressed::Deflater;
+use crate::compressed::{self, Deflater};
 use crate::links::{
     HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind,
 };
@@ -302,11 +302,10 @@ fn detect(
     limit: usize,
     format: impl Fn(&[u8]) -> Option<ArchiveFormat>,
 ) -> Option<ArchiveFormat> {
-    if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        return Some(ArchiveFormat::Zstd);
-    }
-    if !head.starts_with(&[0x1f, 0x8b]) {
-        return format(&head[..head.len().min(limit)]);
+    match compressed::compression_of(head) {
+        Some(compressed::Compression::Zstd) => return Some(ArchiveFormat::Zstd),
+        Some(compressed::Compression::Gzip) => {}
+        _ => return format(&head[..head.len().min(limit)]),
     }
     let decoder = flate2::read::MultiGzDecoder::new(head);
     let mut out = Vec::new();

@@ -497,7 +497,9 @@ impl<R: BufRead> RecordReader<R> {
     /// Blocks longer than `large` are streamed; with `keep_members`, each
     /// gzip member's compressed bytes are kept for copying.
     pub fn new(mut input: R, large: u64, keep_members: bool) -> io::Result<Self> {
-        let gzip = input.fill_buf()?.starts_with(&[0x1f, 0x8b]);
+        let gzip = input
+            .fill_buf()?
+            .starts_with(&crate::compressed::GZIP_MAGIC);
         let source = if gzip {
             Source::Gzip {
                 member: None,

@@ -220,3 +220,75 @@ fn rows_held_past_a_mebibyte_come_out_whole_and_in_input_order() {
         assert_eq!(wrong, None, "{mode}");
     }
 }
+
+/// The code of the Rust and Python files of the crate and of the Python
+/// package (`src/`, `python/src/`, `python/python/`), each with its path
+/// from the repository's root; tests left out (a Rust file's from its
+/// `#[cfg(test)]` on), as they may spell a fact out to check it.
+fn code_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["src", "python/src", "python/python"] {
+        for (name, bytes) in crate::files_under(&root.join(dir)) {
+            let rust = name.ends_with(".rs");
+            if !(rust || name.ends_with(".py") || name.ends_with(".pyi")) {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let code = match text.find("#[cfg(test)]") {
+                Some(at) if rust => text[..at].to_owned(),
+                _ => text,
+            };
+            out.push((format!("{dir}/{name}"), code));
+        }
+    }
+    out
+}
+
+/// The files of [`code_files`] that hold every one of `needles`.
+fn written_in(needles: &[&str]) -> Vec<String> {
+    code_files()
+        .into_iter()
+        .filter(|(_, code)| needles.iter().all(|needle| code.contains(needle)))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+#[test]
+fn the_keys_of_a_row_are_listed_in_one_file() {
+    // A list of a row's keys, wherever it is written (a schema, a writer,
+    // a dict built key by key, a test's set of keys), names these
+    // together; one file may.
+    let keys = ["\"line\"", "\"resolved\"", "\"base_from\"", "\"record_id\""];
+    assert_eq!(written_in(&keys), ["src/rows.rs"]);
+}
+
+#[test]
+fn each_fact_of_rows_and_compressions_is_written_once() {
+    let facts: [(&[&str], &[&str]); 6] = [
+        // Whether a text starts with a scheme.
+        (&["fn has_scheme("], &["src/url/mod.rs"]),
+        // Where a link's base came from, as every report names it.
+        (&["fn base_from("], &["src/rows.rs"]),
+        // The unit a row is in, told by its key.
+        (
+            &["UnitKey"],
+            &["src/lib.rs", "src/links.rs", "src/rows.rs", "src/wat.rs"],
+        ),
+        // What an input in a compression relink does not undo is called
+        // (the front door's warning still spells it out).
+        (
+            &["\"compressed with "],
+            &["src/compressed.rs", "src/front.rs"],
+        ),
+        // The magic numbers of gzip and zstd (and the front door's).
+        (&["0x1f, 0x8b"], &["src/compressed.rs", "src/front.rs"]),
+        (
+            &["0x28, 0xb5, 0x2f, 0xfd"],
+            &["src/compressed.rs", "src/front.rs"],
+        ),
+    ];
+    for (needles, files) in facts {
+        assert_eq!(written_in(needles), files, "{needles:?}");
+    }
+}

@@ -68,7 +68,7 @@ class RelinkWarning(UserWarning):
 
 class Link(TypedDict):
     """One link: the keys and values of a row of ``relink --list --format
-    json`` (docs/python.md has the table).
+    json``, in its order (docs/python.md has the table).
 
     - ``file``: the path the input was read from, as given; None for a
       file object or data in memory
@@ -96,21 +96,21 @@ class Link(TypedDict):
     - ``changed``: whether a rewrite changes the document here
     """
 
-    file: Optional[str]
-    message: Optional[int]
-    part: Optional[str]
-    record: Optional[int]
-    record_id: Optional[str]
-    target_uri: Optional[str]
-    line: int
-    column: int
-    element: str
     attribute: str
-    original: str
-    resolved: Optional[str]
     base: Optional[str]
     base_from: str
     changed: bool
+    column: int
+    element: str
+    file: Optional[str]
+    line: int
+    message: Optional[int]
+    original: str
+    part: Optional[str]
+    record: Optional[int]
+    record_id: Optional[str]
+    resolved: Optional[str]
+    target_uri: Optional[str]
 
 @final
 class LinkStream(Iterator[Link]):

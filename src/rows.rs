@@ -1,0 +1,351 @@
+//! The one schema of a link row (its keys, in the order every format
+//! writes them, and their values) and its writers, for the command line
+//! and the Python package alike.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::links::{Link, LinkRow, UnitKey};
+use crate::url::BaseUrl;
+
+/// Where a link's base came from, as every report names it (a base the
+/// user gave by the option that gave it); `none` without one.
+pub(crate) fn base_from(link: &Link) -> String {
+    link.base
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), |base| base.source.option_name())
+}
+
+/// The value of a field of a row ([`LinkRow::fields`]). See the example
+/// of [`RowWriter`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowValue<'a> {
+    /// Nothing: JSON's `null`, an empty TSV column.
+    Null,
+    /// A line, a column, a message's or a record's number.
+    Number(usize),
+    /// Whether a rewrite changes the link.
+    Bool(bool),
+    /// Text.
+    Text(Cow<'a, str>),
+}
+
+impl LinkRow {
+    /// The keys of a row, in the order every format writes them (sorted,
+    /// as `serde_json`'s maps write them): the columns of TSV, the keys of
+    /// JSON Lines and of the Python package's dicts. [`LinkRow::fields`]
+    /// gives the values in this order. See the example of [`RowWriter`].
+    #[rustfmt::skip]
+    pub const KEYS: [&'static str; 15] = [
+        "attribute", "base", "base_from", "changed", "column", "element", "file", "line",
+        "message", "original", "part", "record", "record_id", "resolved", "target_uri",
+    ];
+
+    /// Its fields, each of [`LinkRow::KEYS`] with its value: `file` is the
+    /// input's name as given, `resolved` null in a document with no base,
+    /// `base_from` where the base came from as every report names it. See
+    /// the example of [`RowWriter`].
+    pub fn fields<'a>(&'a self, file: Option<&'a str>) -> [(&'static str, RowValue<'a>); 15] {
+        let link = &self.link;
+        let record = self.record.as_deref();
+        let text =
+            |value: Option<&'a str>| value.map_or(RowValue::Null, |v| RowValue::Text(v.into()));
+        let number = |value: Option<usize>| value.map_or(RowValue::Null, RowValue::Number);
+        let mut values = [
+            text(Some(&link.place.attribute)),
+            text(link.base.as_ref().map(|b| b.url.as_str())),
+            RowValue::Text(base_from(link).into()),
+            RowValue::Bool(link.changed),
+            RowValue::Number(link.column),
+            text(Some(&link.place.element)),
+            text(file),
+            RowValue::Number(link.line),
+            number(self.message),
+            text(Some(&link.original)),
+            text(self.part.as_deref()),
+            number(record.map(|r| r.number)),
+            text(record.map(|r| r.record_id.as_str())),
+            text(link.base.as_ref().map(|_| link.resolved.as_str())),
+            text(record.map(|r| r.target_uri.as_str())),
+        ]
+        .into_iter();
+        Self::KEYS.map(|key| (key, values.next().unwrap_or(RowValue::Null)))
+    }
+}
+
+/// The writer of an input's link rows in one format: text, TSV (its
+/// columns the keys of [`LinkRow::fields`]), JSON Lines (an object a row,
+/// those keys in that order), or the URLs to check (each once per
+/// document, message or record), bare or as lychee reads them. The
+/// command line's `--list` writes through it.
+///
+/// ```
+/// use relink::{LinkRow, RowValue, RowWriter};
+/// let out = relink::Rewriter::new().retrieved_from("http://a/b/").rewrite(b"<a href=c><img src=c>")?;
+/// let mut json = Vec::new();
+/// RowWriter::json("page.html").write(&mut json, &out.rows()[..1])?;
+/// assert!(json.starts_with(br#"{"attribute":"href","base":"http://a/b/","base_from":"--retrieved-from","#));
+/// let mut urls = RowWriter::tsv("page.html").header().unwrap().into_bytes();
+/// RowWriter::urls().write(&mut urls, out.rows())?;
+/// assert_eq!(urls, format!("{}\nhttp://a/b/c\n", LinkRow::KEYS.join("\t")).as_bytes());
+/// let fields = out.rows()[0].fields(None);
+/// assert_eq!((fields[6].1.clone(), &fields[13]), (RowValue::Null, &("resolved", RowValue::Text("http://a/b/c".into()))));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct RowWriter {
+    format: Format,
+    /// The input's name, as given.
+    file: String,
+    /// The unit being listed, and the URLs of it written.
+    unit: Option<UnitKey>,
+    seen: HashSet<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Tsv,
+    Json,
+    Urls(Syntax),
+}
+
+impl RowWriter {
+    fn new(format: Format, file: &str) -> RowWriter {
+        RowWriter {
+            format,
+            file: file.to_owned(),
+            unit: None,
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Rows of the input named `file` as lines of text:
+    /// `FILE:LINE:COLUMN: <a href> ORIGINAL -> RESOLVED (base BASE from
+    /// BASE_FROM)`, or `(no base)`.
+    pub fn text(file: &str) -> RowWriter {
+        RowWriter::new(Format::Text, file)
+    }
+
+    /// Rows of the input named `file` as TSV lines (backslash, tab, CR
+    /// and LF escaped; empty where JSON says null), under its `header`.
+    pub fn tsv(file: &str) -> RowWriter {
+        RowWriter::new(Format::Tsv, file)
+    }
+
+    /// Rows of the input named `file` as JSON Lines.
+    pub fn json(file: &str) -> RowWriter {
+        RowWriter::new(Format::Json, file)
+    }
+
+    /// The URLs to check, each alone on its line, once per document,
+    /// message or record.
+    pub fn urls() -> RowWriter {
+        RowWriter::new(Format::Urls(Syntax::Bare), "")
+    }
+
+    /// The URLs to check, once per document, message or record, in the
+    /// syntax lychee's parser for the extension of `file` reads from a
+    /// preprocessor's output.
+    pub fn lychee(file: &str) -> RowWriter {
+        RowWriter::new(Format::Urls(Syntax::lychee(file)), file)
+    }
+
+    /// The line that comes before the rows (TSV's, the keys), if any.
+    pub fn header(&self) -> Option<String> {
+        (self.format == Format::Tsv).then(|| format!("{}\n", LinkRow::KEYS.join("\t")))
+    }
+
+    /// Writes `rows`, the next of the input.
+    pub fn write(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> io::Result<()> {
+        for row in rows {
+            match self.format {
+                Format::Text => text_row(out, &self.file, row)?,
+                Format::Tsv => fields_line(out, row.fields(Some(&self.file)), false)?,
+                Format::Json => fields_line(out, row.fields(Some(&self.file)), true)?,
+                Format::Urls(syntax) => self.url(out, row, syntax)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the URL to check of `row` if it has one not yet written for
+    /// its unit.
+    fn url(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        row: &LinkRow,
+        syntax: Syntax,
+    ) -> io::Result<()> {
+        let key = row.unit();
+        if self.unit.as_ref() != Some(&key) {
+            self.seen.clear();
+            self.unit = Some(key);
+        }
+        match checkable_url(row) {
+            Some(url) if self.seen.insert(url.clone()) => syntax.write(out, &url),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// One row as a line of text.
+fn text_row(out: &mut (impl Write + ?Sized), file: &str, row: &LinkRow) -> io::Result<()> {
+    let link = &row.link;
+    let resolution = match &link.base {
+        // A link of a document with no base has no resolution.
+        None => "(no base)".to_owned(),
+        Some(base) => format!(
+            "-> {} (base {} from {})",
+            link.resolved,
+            base.url.as_str(),
+            base_from(link)
+        ),
+    };
+    let (location, place, original) = (row.location(), &link.place, &link.original);
+    writeln!(out, "{file}:{location}: {place} {original} {resolution}")
+}
+
+/// One row's fields as a TSV line (backslash, tab, CR and LF escaped) or
+/// (`json`) a JSON object on one line, written straight out: a listing of
+/// millions of links builds no tree per row.
+fn fields_line(
+    out: &mut (impl Write + ?Sized),
+    fields: [(&'static str, RowValue<'_>); 15],
+    json: bool,
+) -> io::Result<()> {
+    for (i, (key, value)) in fields.into_iter().enumerate() {
+        match (json, i) {
+            (true, _) => write!(out, "{}\"{key}\":", if i == 0 { "{" } else { "," })?,
+            (false, 0) => {}
+            (false, _) => out.write_all(b"\t")?,
+        }
+        match (value, json) {
+            (RowValue::Null, true) => out.write_all(b"null")?,
+            (RowValue::Null, false) => {}
+            (RowValue::Number(n), _) => write!(out, "{n}")?,
+            (RowValue::Bool(b), _) => write!(out, "{b}")?,
+            (RowValue::Text(text), true) => serde_json::to_writer(&mut *out, &*text)?,
+            (RowValue::Text(text), false) => out.write_all(
+                text.replace('\\', "\\\\")
+                    .replace('\t', "\\t")
+                    .replace('\n', "\\n")
+                    .replace('\r', "\\r")
+                    .as_bytes(),
+            )?,
+        }
+    }
+    out.write_all(if json { b"}\n" } else { b"\n" })
+}
+
+/// The URL a checker is given for a row: its resolved URL when that is
+/// absolute, with the white space a URL parser drops (tab, CR, LF)
+/// dropped and spaces written `%20`, so that it is one line and one word.
+/// `data:` and `javascript:` URLs name nothing to check: none. Nor does a
+/// message part's own `Content-Location`: it is the part's address (the
+/// base of its links, which `explain` shows), not a link of it.
+fn checkable_url(row: &LinkRow) -> Option<String> {
+    let place = &row.link.place;
+    if place.element.is_empty() && place.attribute.eq_ignore_ascii_case("Content-Location") {
+        return None;
+    }
+    let url = row.link.resolved.as_str();
+    if !BaseUrl::has_scheme(url) {
+        return None;
+    }
+    let scheme = url.split_once(':').map_or("", |(s, _)| s);
+    if scheme.eq_ignore_ascii_case("data") || scheme.eq_ignore_ascii_case("javascript") {
+        return None;
+    }
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '\t' | '\r' | '\n' => {}
+            ' ' => out.push_str("%20"),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// How each URL is written: alone on its line, or in the syntax lychee's
+/// parser for the input's file extension reads from a preprocessor's
+/// output (lychee picks the parser by the extension of the file it gave,
+/// whatever the preprocessor prints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    /// The URL alone, for any pipeline.
+    Bare,
+    /// The URL alone, for lychee's plain text parser (linkify), which
+    /// leaves a last `.`, `,`, `:`, `;`, `!`, `?`, `'` or `*` off a URL: an
+    /// empty fragment (`#`, never sent) is added after one.
+    Text,
+    /// `<a href="URL">`, `&` written `&amp;`.
+    Html,
+    /// `[](<URL>)`: an inline link, whose destination lychee takes as
+    /// written (an autolink it would trim of a last `.` or `)`).
+    Markdown,
+    /// `url("URL")`.
+    Css,
+    /// `<link href="URL"/>`, the attribute taken as written.
+    Xml,
+}
+
+impl Syntax {
+    /// The syntax lychee reads for input `name`, by its extension as
+    /// lychee's file types name them.
+    fn lychee(name: &str) -> Syntax {
+        let extension = Path::new(name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match extension.as_str() {
+            "html" | "htm" => Syntax::Html,
+            "md" | "markdown" | "mdx" | "qmd" | "rmd" | "mkd" | "mkdn" | "mdwn" | "mdown"
+            | "mkdown" => Syntax::Markdown,
+            "css" => Syntax::Css,
+            "xml" => Syntax::Xml,
+            _ => Syntax::Text,
+        }
+    }
+
+    /// Writes `url` (one word, from [`checkable_url`]) on a line. For
+    /// lychee, `"`, `<` and `>` are written `%22`, `%3C` and `%3E`, as a
+    /// URL parser writes them in every part of a URL, so none ends the
+    /// value early.
+    fn write(self, out: &mut (impl Write + ?Sized), url: &str) -> io::Result<()> {
+        if self == Syntax::Bare {
+            return writeln!(out, "{url}");
+        }
+        let mut value = String::with_capacity(url.len() + 8);
+        for c in url.chars() {
+            match (self, c) {
+                (_, '"') => value.push_str("%22"),
+                (_, '<') => value.push_str("%3C"),
+                (_, '>') => value.push_str("%3E"),
+                (Syntax::Html, '&') => value.push_str("&amp;"),
+                (Syntax::Markdown, '&' | '\\') => {
+                    value.push('\\');
+                    value.push(c);
+                }
+                (_, c) => value.push(c),
+            }
+        }
+        match self {
+            Syntax::Text
+                if !value.contains('#')
+                    && value.ends_with(['.', ',', ':', ';', '!', '?', '\'', '*']) =>
+            {
+                writeln!(out, "{value}#")
+            }
+            Syntax::Html => writeln!(out, "<a href=\"{value}\">"),
+            Syntax::Markdown => writeln!(out, "[](<{value}>)"),
+            Syntax::Css => writeln!(out, "url(\"{value}\")"),
+            Syntax::Xml => writeln!(out, "<link href=\"{value}\"/>"),
+            Syntax::Bare | Syntax::Text => writeln!(out, "{value}"),
+        }
+    }
+}
