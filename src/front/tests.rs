@@ -16,8 +16,8 @@ mod run {
 
     #[test]
     fn compressed_output_is_told_before_it_is_written() {
-        let gzip = [0x1f, 0x8b, 8, 0];
-        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0];
+        let gzip = *b"\x1f\x8b\x08\x00";
+        let zstd = *b"\x28\xb5\x2f\xfd\x00";
         assert!(writes_compressed(Kind::Warc, &gzip));
         assert!(writes_compressed(Kind::Warc, &zstd));
         assert!(writes_compressed(Kind::Html, &gzip));
@@ -302,7 +302,7 @@ mod rewrite {
             )
             .unwrap();
         assert_eq!(numbers, [1, 2]);
-        assert!(packed.starts_with(&[0x1f, 0x8b]));
+        assert!(packed.starts_with(b"\x1f\x8b"));
         let unpacked = crate::compressed::gunzip(&packed, 1 << 20).unwrap().bytes;
         assert_eq!(unpacked, plain);
         assert_eq!(plain, rewriter.rewrite(MBOX).unwrap().bytes());
@@ -323,7 +323,7 @@ mod rewrite {
 
     #[test]
     fn a_zstd_document_is_left_as_it_is_with_a_warning() {
-        let zstd = [0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0];
+        let zstd = *b"\x28\xb5\x2f\xfd\0\0\0";
         let out = Rewriter::new()
             .retrieved_from("http://a/")
             .rewrite(&zstd)
