@@ -90,6 +90,7 @@ pub struct Rewriter {
     pub(crate) keep_layers: bool,
     pub(crate) keep_new_bytes: bool,
     pub(crate) verify_digests: bool,
+    pub(crate) max_payload_bytes: Option<usize>,
 }
 
 impl Rewriter {
@@ -180,6 +181,14 @@ impl Rewriter {
     /// rewrite always verifies them; else they are only read).
     pub fn verify_digests(mut self) -> Self {
         self.verify_digests = true;
+        self
+    }
+
+    /// The largest web archive payload decoded and rewritten, and so the
+    /// most memory a record takes (256 MiB by default); a larger one is
+    /// copied as it is, with a warning.
+    pub fn max_payload_bytes(mut self, bytes: usize) -> Self {
+        self.max_payload_bytes = Some(bytes);
         self
     }
 

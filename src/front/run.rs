@@ -33,6 +33,7 @@ pub(super) struct Run<'r, 'h> {
     keep_layers: bool,
     keep_new_bytes: bool,
     verify_digests: bool,
+    max_payload_bytes: usize,
     channel: &'r Channel<'h>,
     gathered: UnitReport,
 }
@@ -92,6 +93,7 @@ impl Rewriter {
             keep_layers: self.keep_layers,
             keep_new_bytes: self.keep_new_bytes,
             verify_digests: self.verify_digests,
+            max_payload_bytes: self.max_payload_bytes.unwrap_or(warc::MAX_PAYLOAD_BYTES),
             channel: &channel,
             gathered: UnitReport::default(),
         };
@@ -469,6 +471,7 @@ impl Run<'_, '_> {
         let options = WarcOptions {
             document: self.options,
             verify_digests: self.verify_digests,
+            max_payload_bytes: self.max_payload_bytes,
             ..WarcOptions::new(&Engine)
         };
         let (channel, keep) = (self.channel, self.keep_layers);
@@ -512,6 +515,7 @@ impl Run<'_, '_> {
         let options = WarcOptions {
             document: self.options,
             verify_digests: self.verify_digests,
+            max_payload_bytes: self.max_payload_bytes,
             ..WarcOptions::new(&Engine)
         };
         let (channel, keep) = (self.channel, self.keep_layers);

@@ -151,8 +151,7 @@ fn links(input: &[u8], rules: Rules) -> Vec<LinkRow> {
         .rows
 }
 
-/// `input` rewritten by the archive reader itself, with a payload limit of
-/// `limit` bytes, which only its options set.
+/// `input` rewritten with a payload limit of `limit` bytes.
 fn rewrite_limited(input: &[u8], limit: usize) -> (Vec<u8>, Summary) {
     let (out, summary, _) = run_limited(input, limit, true).unwrap();
     (out, summary)
@@ -168,41 +167,36 @@ pub(crate) struct Done {
     pub(crate) warnings: Vec<Warning>,
 }
 
-/// A run over `input` by the archive reader itself, with a payload limit
-/// of `limit` bytes, which only its options set (the front door's is 256
-/// MiB), writing when `write`; or the message it refused the input with.
-// unit: the payload limit is set only on the archive reader's options.
+/// A run over `input`, read as a web archive, with a payload limit of
+/// `limit` bytes, writing when `write`; or the message it refused the
+/// input with.
 pub(crate) fn run_limited(
     input: &[u8],
     limit: usize,
     write: bool,
 ) -> Result<(Vec<u8>, Summary, Vec<Done>), String> {
-    let options = relink::warc::WarcOptions {
-        max_payload_bytes: limit,
-        ..relink::warc::WarcOptions::default()
+    let rewriter = Rewriter::new().max_payload_bytes(limit);
+    let input = Input::bytes(input).kind(Kind::Warc);
+    let archive = run_archive(&rewriter, input, write).map_err(|e| e.to_string())?;
+    let links_of = |number| {
+        let rows = archive
+            .rows
+            .iter()
+            .filter(|row| record_of(row).number == number);
+        rows.map(|row| row.link.clone()).collect()
     };
-    let mut out = Vec::new();
-    let mut reports = Vec::new();
-    let collect = |r: relink::warc::RecordReport| {
-        reports.push(Done {
-            target_uri: r.target_uri,
-            changed: r.changed,
-            links: r.links,
-            warnings: r.warnings,
-        })
-    };
-    let summary = if write {
-        relink::warc::rewrite_with(input, &mut out, &options, collect)
-    } else {
-        relink::warc::inspect(input, &options, collect)
-    }
-    .map_err(|e| e.to_string())?;
+    let reports = archive.records.iter().map(|r| Done {
+        target_uri: r.name.target_uri.clone(),
+        changed: r.changed,
+        links: links_of(r.name.number),
+        warnings: r.warnings.clone(),
+    });
     let summary = Summary {
-        records: summary.records,
-        changed: summary.changed,
-        warnings: summary.warnings,
+        records: archive.report.records,
+        changed: archive.records.iter().filter(|r| r.changed).count(),
+        warnings: archive.report.warnings,
     };
-    Ok((out, summary, reports))
+    Ok((archive.out, summary, reports.collect()))
 }
 
 /// The record a row is in.
