@@ -7,7 +7,8 @@
 use proptest::prelude::*;
 use relink::html::rewrite::{rewrite_text, rewrite_text_whole};
 use relink::html::tracker::CHUNK_TAGS;
-use relink::{Base, BaseSource, BaseUrl, Details, Options, Rules};
+use relink::options::Options;
+use relink::{Base, BaseSource, BaseUrl, Details, Rules};
 
 use crate::html_tracker::{corpus_pages, python_docs, warc_pages};
 

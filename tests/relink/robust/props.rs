@@ -125,7 +125,8 @@ pub fn html(bytes: &[u8], outer: Option<&BaseUrl>) -> Result<Run, String> {
 /// The encoding relink reads an HTML document in.
 // unit: no run reports the encoding a document was read in.
 fn read_in(bytes: &[u8]) -> &'static Encoding {
-    relink::rewrite_html(bytes, &relink::Options::default())
+    let options = relink::options::Options::default();
+    relink::html::page::rewrite_html(bytes, &options, relink::splice::Make::Bytes)
         .map_or(encoding_rs::UTF_8, |outcome| outcome.encoding)
 }
 
