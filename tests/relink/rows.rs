@@ -1,12 +1,10 @@
-//! Link rows handed to a sink as they are found (`Options::rows`): the same
-//! rows, in the same order, as the reports hold without one, for every
-//! kind of input, with records and messages rewritten in parallel.
+//! Link rows handed over as they are found: the same rows, in the same
+//! order, with records and messages rewritten in parallel as by one
+//! worker, for every kind of input.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use relink::kind::{self, Kind};
-use relink::{Base, BaseSource, BaseUrl, DocumentReport, LinkRow, Options, Rules};
+use relink::{Event, Input, Kind, LinkRow, Output, Rewriter, Warning};
 
 /// Every fixture file, in order.
 fn fixtures() -> Vec<PathBuf> {
@@ -37,21 +35,48 @@ fn shown(row: &LinkRow) -> String {
     format!("{row:?}")
 }
 
-/// What `input` gives read as `kind`, its rows kept in the report, then
-/// with its rows handed to a sink: the two reports and the rows the sink
-/// took.
-fn both(kind: Kind, input: &[u8]) -> (DocumentReport, DocumentReport, Vec<LinkRow>) {
-    let base = Base::new(
-        BaseUrl::parse("http://example.com/a/b.html", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::new().outer(Some(&base));
-    let kept = relink::rewrite_document(kind, input, &options);
-    let found = Mutex::new(Vec::new());
-    let sink = |row: LinkRow| found.lock().unwrap().push(row);
-    let streamed = relink::rewrite_document(kind, input, &options.rows(Some(&sink)));
-    match (kept, streamed) {
-        (Ok(kept), Ok(streamed)) => (kept, streamed, found.into_inner().unwrap()),
+/// What a run over an input gave.
+#[derive(Debug, Default)]
+struct Ran {
+    output: Option<Vec<u8>>,
+    rows: Vec<LinkRow>,
+    rewritten: usize,
+    warnings: Vec<Warning>,
+}
+
+/// `input` read through the front door.
+fn ran(input: Input<'_>) -> Result<Ran, relink::Error> {
+    let rewriter = Rewriter::new().retrieved_from("http://example.com/a/b.html");
+    let mut rows = Vec::new();
+    let mut out = Vec::new();
+    let report = rewriter.run(input, Output::WhenChanged(&mut out), &mut |event| {
+        if let Event::Rows(found) = event {
+            rows.extend_from_slice(found);
+        }
+        Ok(())
+    })?;
+    Ok(Ran {
+        output: report.changed.then_some(out),
+        rows,
+        rewritten: report.rewritten,
+        warnings: report.warnings,
+    })
+}
+
+/// What `input` gives read by one worker, then by the workers of the
+/// pool this runs in (the records and messages of an archive in parallel
+/// batches): the two runs and the rows of the second.
+fn both<'a>(input: impl Fn() -> Input<'a> + Sync) -> (Ran, Ran, Vec<LinkRow>) {
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let kept = one.install(|| ran(input()));
+    match (kept, ran(input())) {
+        (Ok(kept), Ok(mut streamed)) => {
+            let rows = std::mem::take(&mut streamed.rows);
+            (kept, streamed, rows)
+        }
         (kept, streamed) => {
             assert_eq!(kept.is_err(), streamed.is_err());
             Default::default()
@@ -59,13 +84,9 @@ fn both(kind: Kind, input: &[u8]) -> (DocumentReport, DocumentReport, Vec<LinkRo
     }
 }
 
-/// Asserts that the sink took the rows the report holds without one, and
-/// that the rest of the reports agree.
-fn assert_same(name: &str, (kept, streamed, rows): (DocumentReport, DocumentReport, Vec<LinkRow>)) {
-    assert!(
-        streamed.rows.is_empty(),
-        "{name}: rows kept beside the sink"
-    );
+/// Asserts that the parallel run handed over the rows of the one-worker
+/// run, in its order, and that the rest of the runs agree.
+fn assert_same(name: &str, (kept, streamed, rows): (Ran, Ran, Vec<LinkRow>)) {
     let want: Vec<String> = kept.rows.iter().map(shown).collect();
     let got: Vec<String> = rows.iter().map(shown).collect();
     assert_eq!(got, want, "{name}");
@@ -85,9 +106,9 @@ fn every_fixture_hands_its_rows_over_in_order() {
     let mut read = 0;
     for path in fixtures() {
         let input = std::fs::read(&path).unwrap();
-        let kind = kind::detect_file(&path, &input[..input.len().min(1 << 20)]);
         let name = path.display().to_string();
-        pool.install(|| assert_same(&name, both(kind, &input)));
+        let named = || Input::bytes(&input).named(&path);
+        pool.install(|| assert_same(&name, both(named)));
         read += 1;
     }
     assert!(read > 100, "only {read} fixtures");
@@ -125,7 +146,7 @@ fn a_large_record_among_small_ones_hands_its_rows_over_in_order() {
         .num_threads(4)
         .build()
         .unwrap();
-    let (kept, streamed, rows) = pool.install(|| both(Kind::Warc, &warc));
+    let (kept, streamed, rows) = pool.install(|| both(|| Input::bytes(&warc).kind(Kind::Warc)));
     assert_eq!(rows.len(), 8 * 2 + 100_000);
     let numbers: Vec<usize> = rows
         .iter()
@@ -156,7 +177,8 @@ fn an_mbox_of_a_large_message_among_small_ones_hands_its_rows_over_in_order() {
         .num_threads(4)
         .build()
         .unwrap();
-    let (kept, streamed, rows) = pool.install(|| both(Kind::Mbox, mbox.as_bytes()));
+    let (kept, streamed, rows) =
+        pool.install(|| both(|| Input::bytes(mbox.as_bytes()).kind(Kind::Mbox)));
     assert_eq!(rows.len(), 6 + 100_000);
     let numbers: Vec<usize> = rows.iter().map(|r| r.message.unwrap()).collect();
     assert!(numbers.is_sorted());
@@ -169,12 +191,12 @@ fn a_large_feed_that_is_not_well_formed_hands_over_no_row() {
     // as it is, and no row of it has left.
     let entries = "<entry><link href=\"x\"/></entry>\n".repeat(40_000);
     let feed = format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{entries}<oops></feed>");
-    let (kept, streamed, rows) = both(Kind::Xml, feed.as_bytes());
+    let (kept, streamed, rows) = both(|| Input::bytes(feed.as_bytes()).kind(Kind::Xml));
     assert!(rows.is_empty());
     assert!(kept.output.is_none());
     assert_same("feed", (kept, streamed, rows));
     let good = format!("<feed xmlns=\"http://www.w3.org/2005/Atom\">{entries}</feed>");
-    let (kept, streamed, rows) = both(Kind::Xml, good.as_bytes());
+    let (kept, streamed, rows) = both(|| Input::bytes(good.as_bytes()).kind(Kind::Xml));
     assert_eq!(rows.len(), 40_000);
     assert_same("good feed", (kept, streamed, rows));
 }
