@@ -58,16 +58,14 @@ impl CurrentAttr {
     }
 }
 
-/// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
-/// to find duplicates in constant time; up to there, the spans of the
-/// attributes kept are scanned, once a bit of `seen` (a name's first byte
-/// and length) says a name like it was kept.
+/// The names of a tag's attributes past the first [`SCAN_LIMIT`], to find
+/// duplicates in constant time; below it the kept spans are scanned once
+/// a bit of `seen` says a similar name was kept.
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
     pub(super) set: HashSet<Box<[u8]>>,
-    /// A bit for each name kept, by [`name_bit`]: a name whose bit is not
-    /// set is not among them (most names of a tag differ in first byte or
-    /// length).
+    /// A bit for each name kept, by [`name_bit`] (first byte and length): a
+    /// name whose bit is clear is new.
     seen: u64,
 }
 
@@ -88,11 +86,9 @@ impl SeenNames {
     }
 
     /// Whether the tag already has an attribute `name`, given the spans of
-    /// those it has in `input` (each of which was asked about here, since
-    /// the last [`SeenNames::clear`], before it was kept); notes it if not.
-    /// A short scan for the first [`SCAN_LIMIT`] names, then a hash set,
-    /// so that no tag takes more than linear time. Only the test of the
-    /// name's bit is inlined where names are read: most names are new.
+    /// those kept since [`SeenNames::clear`]; notes it if not. A scan for the
+    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes more
+    /// than linear time.
     #[inline(always)]
     pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
@@ -143,7 +139,6 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
         return raw.eq_ignore_ascii_case(name);
     }
     // Each NUL, one byte, becomes U+FFFD, three.
-    // (Not the vector memchr: names are short.)
     raw.len() < name.len()
         && (name.len() - raw.len()).is_multiple_of(2)
         && raw.contains(&0)
@@ -189,10 +184,9 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         attr.value_span = at..at;
     }
 
-    /// Appends the source `input[from..to]` to the current attribute's
-    /// value. With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder) values are not gathered as
-    /// they are read: the few a token carries are decoded from their spans
-    /// when the attribute is finished ([`Tokenizer::lean_value`]).
+    /// Appends the source `input[from..to]` to the current attribute's value.
+    /// On the lean path values are decoded from their spans when finished
+    /// ([`Tokenizer::lean_value`]) instead.
     pub(super) fn value_raw(&mut self, from: usize, to: usize) {
         if !self.lean {
             self.attr.value.push_raw(self.input, from, to);
@@ -207,11 +201,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// The current attribute's value, decoded from its span as the
-    /// tokenizer decodes it (on the lean path, which does not gather it).
-    /// The decoder's own first test finds a value with nothing to decode
-    /// (most `href`s, long URLs) at once, by `memchr3`, rather than a
-    /// byte at a time.
+    /// The current attribute's value, decoded from its span as the tokenizer
+    /// decodes it (on the lean path, which does not gather it).
     pub(super) fn lean_value(&self) -> Cow<'a, str> {
         let raw = self.input.get(self.attr.value()).unwrap_or_default();
         crate::html::charref::decode_attribute(raw).text
@@ -261,16 +252,12 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder): the
-    /// same duplicate check on plain strings, no atom for a name the tree
-    /// builder does not read. Inlined where attributes end: most are
-    /// finished in a few dozen instructions, which a call's saving and
-    /// restoring of registers would add half as many to.
+    /// [`Tokenizer::finish_attr`] on the lean path: the same duplicate check
+    /// on plain strings, no atom for a name the tree builder does not read.
     #[inline(always)]
     pub(super) fn finish_attr_lean(&mut self) {
         let input = self.input;
-        // The name as written, and as the tokenizer gives it: one look-up
-        // of each serves every test below.
+        // The name as written and as the tokenizer gives it, looked up once.
         let raw = self
             .bytes
             .get(self.attr.name_span.clone())
@@ -332,12 +319,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder), the attribute that stands for the
-    /// attributes left out of a formatting element's token: an empty name,
-    /// and as value each (name, value) pair, sorted by name, NUL after each
-    /// part (the tokenizer has replaced every NUL in names and values).
-    /// Two such tokens then compare equal exactly when their attribute
-    /// lists do, as the tree builder's "Noah's Ark" clause compares them.
+    /// On the lean path, the attribute standing for those left out of a
+    /// formatting element's token: an empty name, and as value each (name,
+    /// value) pair sorted by name, NUL after each part. Two such tokens compare
+    /// equal exactly when their attribute lists do, as "Noah's Ark" compares.
     pub(super) fn dropped_attribute(&mut self) -> Option<Attribute> {
         if self.dropped.is_empty() {
             return None;

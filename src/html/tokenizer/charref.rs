@@ -1,11 +1,8 @@
-//! The character reference states, WHATWG HTML §13.2.5.72 to §13.2.5.80.
-//!
-//! The whole input is at hand, so a reference is read by looking ahead
-//! rather than one state per character; what is consumed, emitted and
-//! reported is what those states consume, emit and report (and the parse
-//! errors come where html5ever emits them: before the reference's text).
-//! The named references are html5ever's table, matched by
-//! [`longest_name`].
+//! The character reference states, WHATWG HTML §13.2.5.72 to §13.2.5.80,
+//! read by looking ahead over the whole input rather than a state a
+//! character; what is consumed, emitted and reported is the states' own
+//! (errors before the reference's text, as html5ever). Named references
+//! are html5ever's table, matched by [`longest_name`].
 
 use html5ever::data::C1_REPLACEMENTS;
 
@@ -13,10 +10,8 @@ use super::{Sink, Tokenizer};
 use crate::html::charref::longest_name;
 
 impl<S: Sink> Tokenizer<'_, S> {
-    /// §13.2.5.72 Character reference state. The `&` was just consumed;
-    /// `in_attr` says whether the return state is an attribute value state
-    /// (else it is the data or RCDATA state, and the result is emitted as
-    /// characters).
+    /// §13.2.5.72 Character reference state, the `&` just consumed; `in_attr`
+    /// says whether the return state is an attribute value state.
     pub(super) fn character_reference(&mut self, in_attr: bool) {
         let amp = self.pos - 1;
         match self.bytes.get(self.pos) {
@@ -90,12 +85,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.75 Numeric character reference state, §13.2.5.76
-    /// Hexadecimal character reference start state, §13.2.5.77 Decimal
-    /// character reference start state, §13.2.5.78 Hexadecimal character
-    /// reference state, §13.2.5.79 Decimal character reference state and
-    /// §13.2.5.80 Numeric character reference end state. The `#` is at the
-    /// current position.
+    /// §13.2.5.75 to §13.2.5.80, the numeric character reference states. The
+    /// `#` is at the current position.
     fn numeric_reference(&mut self, amp: usize, in_attr: bool) {
         let mut i = self.pos + 1;
         let hex = matches!(self.bytes.get(i), Some(b'x' | b'X'));

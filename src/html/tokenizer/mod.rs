@@ -1,47 +1,24 @@
-//! relink's own HTML tokenizer (WHATWG HTML §13.2.5), over a whole decoded
-//! document, recording where each tag and attribute lies in the source.
+//! relink's own HTML tokenizer (WHATWG HTML §13.2.5) over a whole decoded
+//! document, recording where each tag and attribute lies in the source,
+//! which html5ever's tokenizer does not report.
 //!
-//! html5ever's tokenizer reports no source positions, and locating its
-//! tokens afterwards costs a second lexing of every tag. This tokenizer
-//! emits the same html5ever [`Token`](html5ever::tokenizer::Token)s to any [`TokenSink`] ([`tokenize`];
-//! so html5ever's `TreeBuilder` plugs in directly), honours the sink's
-//! feedback as html5ever's tokenizer does, and logs a [`TagSpan`] for every
-//! tag token in a [`SpanLog`] just before the sink receives the token.
-//! Underneath, it hands its tokens to a [`Sink`]: html5ever's token sinks
-//! through an adapter that builds html5ever's tokens, and relink's tracker
-//! directly ([`tokenize_into`]), without building them.
+//! It emits html5ever's [`Token`](html5ever::tokenizer::Token)s to any
+//! [`TokenSink`] ([`tokenize`]), honouring its feedback, and logs a
+//! [`TagSpan`] for each tag token in a [`SpanLog`] just before the sink gets
+//! it; relink's tracker takes its tokens directly ([`tokenize_into`]).
 //!
-//! It works on bytes of the `&str`: runs of text are found with `memchr`
-//! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character. When attribute values are not gathered, a
-//! tag's name and attributes are read at once, each run by one scan,
-//! leaving whatever is uncommon to the states.
+//! With [`Attributes::TreeBuilder`], tokens carry only what the tree
+//! builder's decisions depend on: text is a stand-in that is white space
+//! or not ([`Collapsed`]), comments are empty, tags carry only the
+//! attributes the tree builder reads. The tree built is the same (the tests
+//! compare both). Duplicate attributes are found in amortised constant
+//! time, so no input takes more than linear time.
 //!
-//! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
-//! only what the tree builder's decisions depend on, since relink needs of
-//! the tree only each element's namespace, whether it is in template
-//! contents and in the tree, and the first `base`: a run of characters is
-//! a stand-in of at most four bytes that is white space, or not, where the
-//! text is ([`Collapsed`]), a comment is empty, and a tag carries only the
-//! attributes the tree builder reads ([`Attributes`]). The tree builder
-//! then builds the same elements as from the full tokens (the tests compare
-//! both trees), and no text is copied for it. Duplicate attributes are found in constant
-//! amortised time (a short scan, then a hash set), so no input takes more
-//! than linear time.
-//!
-//! Where html5ever departs from the letter of the specification in a way a
-//! tree can show, this tokenizer does as html5ever does, so that both give
-//! the same tree: a NUL in a CDATA section is a [`Token::NullCharacterToken`](html5ever::tokenizer::Token::NullCharacterToken),
-//! and parse errors are emitted at the points where html5ever emits them
-//! between tokens (html5ever's tree builder forgets a pending "ignore the
-//! next line feed" on any token, parse errors included).
-//!
-//! The driver is here (the [`Tokenizer`], its options, how tokens are
-//! emitted); `states.rs` has the states of §13.2.5 and `charref.rs`
-//! character references; the rest is one concern a file: `sink.rs` where
-//! tokens go, `spans.rs` the span log, `attributes.rs` how a tag's
-//! attributes are gathered, `text.rs` runs of text, `names.rs` tag and
-//! attribute names.
+//! Where html5ever departs from the specification in a way a tree can
+//! show, this tokenizer follows html5ever: a NUL in CDATA is a
+//! [`Token::NullCharacterToken`](html5ever::tokenizer::Token::NullCharacterToken),
+//! and parse errors come where html5ever emits them between tokens (its
+//! tree builder forgets a pending "ignore the next line feed" on any token).
 
 mod attributes;
 mod charref;
@@ -98,22 +75,15 @@ pub enum Attributes {
     /// Every attribute, as html5ever's tokenizer gives them.
     #[default]
     All,
-    /// Only what html5ever's tree builder (with relink's arena as its sink)
-    /// reads, and only the tags that can hold a link logged (start tags
-    /// with an attribute whose name may be in the link table,
-    /// [`crate::html::links::may_hold_url`], and `style` start and end
-    /// tags; [`SpanLog::current`] is `None` for the others): the
-    /// attributes named in [`READ_BY_TREE_BUILDER`] with their
-    /// values, and, on a start tag of a formatting element, one attribute
-    /// with an empty name standing for all the others (see
-    /// [`Tokenizer::emit_tag`]). No other name becomes an atom and no other
-    /// value a tendril: interning millions of distinct attribute names in
-    /// `string_cache`'s global set takes quadratic time, and the tree
-    /// builder never compares them.
+    /// Only what html5ever's tree builder reads, and only the tags that
+    /// can hold a link logged ([`crate::html::links::may_hold_url`], and
+    /// `style` tags): the attributes in [`READ_BY_TREE_BUILDER`], and on a
+    /// formatting element one empty-named attribute standing for the others
+    /// ([`Tokenizer::emit_tag`]). No other name is interned: interning
+    /// millions of distinct names in `string_cache` takes quadratic time.
     TreeBuilder,
-    /// As [`Attributes::TreeBuilder`], with every start tag that has
-    /// attributes logged: for attribute names added to the link table at
-    /// run time.
+    /// As [`Attributes::TreeBuilder`], logging every start tag with
+    /// attributes: for names added to the link table at run time.
     TreeBuilderAnyAttribute,
     /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags:
     /// for the title and metas of a WAT file's head.
@@ -121,11 +91,9 @@ pub enum Attributes {
 }
 
 impl Attributes {
-    /// Whether a parse with these attributes finds each element's landmark
+    /// Whether a parse finds each element's landmark
     /// ([`crate::html::arena::Element::landmark`]): for a WAT file's links
-    /// ([`Attributes::TreeBuilderHead`]), and in the reference parse the
-    /// tests compare the tracker with ([`Attributes::All`]); never on the
-    /// lean path.
+    /// and the tests' reference parse; never on the lean path.
     pub fn finds_landmarks(self) -> bool {
         matches!(self, Attributes::All | Attributes::TreeBuilderHead)
     }
@@ -144,18 +112,15 @@ pub struct Options {
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`] and a sink of html5ever tokens:
-    /// whether a formatting element's token carries the attribute standing
-    /// for the others (html5ever's tree builder compares them; a sink of
-    /// relink's own never gets it).
+    /// With [`Attributes::TreeBuilder`] and html5ever's tokens: whether a
+    /// formatting element carries the attribute standing for the others
+    /// (html5ever's tree builder compares them).
     pub formatting_stand_in: bool,
     /// Whether tokens carry their line number (html5ever's tree builder
-    /// reads it; the tracker does not, and counting lines costs a pass
-    /// over the input). Without it every token is on line 0.
+    /// reads it; the tracker does not). Without it every token is on line 0.
     pub lines: bool,
-    /// Whether the runs of script and RAWTEXT are tested for `<meta` as
-    /// they are read, what was tested and found going to
-    /// [`SpanLog::meta`]: for a document whose encoding a late `<meta>`
+    /// Whether runs of script and RAWTEXT are tested for `<meta` as they
+    /// are read, into [`SpanLog::meta`]: for a document a late `<meta>`
     /// may still change ([`crate::encoding::HtmlSniff::Unsettled`]).
     pub watch_meta: bool,
 }
@@ -236,8 +201,7 @@ pub struct Tokenizer<'a, S: Sink> {
     attr_spans: Vec<AttrSpan>,
     attr_names: HashSet<LocalName>,
     /// The attribute being read, when `in_attr`; its buffers serve one
-    /// attribute after another, and it stays in place (moving it in and
-    /// out of an `Option` cost more than the rest of finishing it).
+    /// attribute after another.
     attr: CurrentAttr,
     in_attr: bool,
     /// Whether tag tokens carry only what a tree builder reads, text is a
@@ -246,9 +210,8 @@ pub struct Tokenizer<'a, S: Sink> {
     lean: bool,
     /// Whether every tag is logged ([`Attributes::All`]).
     log_all: bool,
-    /// Whether a start tag with any attribute is logged
-    /// ([`Attributes::TreeBuilderAnyAttribute`]), not only one with an
-    /// attribute that may hold a URL.
+    /// Whether any start tag with attributes is logged
+    /// ([`Attributes::TreeBuilderAnyAttribute`]).
     log_any_attribute: bool,
     /// Whether `title` start tags are logged ([`Attributes::TreeBuilderHead`]).
     log_title: bool,
@@ -361,10 +324,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 
     /// A tendril of the source `input[from..to]` (no CR in it): a copy of
-    /// just that text, which the tree sink drops at once. One shared copy
-    /// of the whole input would be one more document's worth of memory
-    /// for the whole parse; measured, copying each piece is faster too
-    /// (pieces of up to 8 bytes live inside the tendril).
+    /// just that text, as the tree sink drops it at once.
     fn source(&self, from: usize, to: usize) -> StrTendril {
         StrTendril::from_slice(&self.input[from..to])
     }
@@ -380,8 +340,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// The line the tokenizer is on (CRLF and lone CR count as one line
     /// break, as after preprocessing).
     fn line(&mut self) -> u64 {
-        // A reconsumed character moves the position back over text already
-        // counted.
+        // A reconsumed character moves back over text already counted.
         if self.pos <= self.line_pos {
             return self.line;
         }
@@ -508,8 +467,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 
     /// Emits the current tag, whose `>` ends just before the current
-    /// position, and switches to the state the sink asks for (the data
-    /// state by default).
+    /// position, and switches to the state the sink asks for.
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
         if let Some(attr) = self.dropped_attribute() {
@@ -530,9 +488,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
         self.flush();
         // With only what the tree builder reads, only the tags that can
-        // hold a link are logged: start tags with an attribute that may
-        // hold one, and `style` tags (whose text holds CSS); for a WAT
-        // file's head, `title` start tags too.
+        // hold a link are logged (and a WAT head's `title`).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag
                 && (self.log_tag || (self.log_title && name == local_name!("title"))))

@@ -4,13 +4,10 @@
 use html5ever::{LocalName, local_name};
 
 /// The attribute names html5ever's tree builder and relink's arena look at:
-/// `type` (an `input` of type hidden), `encoding` (an `annotation-xml`
-/// integration point), `color`, `face` and `size` (a `font` leaving
-/// foreign content), `shadowrootmode` (a declarative shadow root's
-/// `template`) and `href` (a `base`). The tree builder also reads `charset`,
-/// `http-equiv` and `content` of a `meta`, but only to report an encoding,
-/// which the tokenizer ignores, and `form`, only for the sink's form
-/// association, which the arena ignores.
+/// `type` (hidden `input`), `encoding` (`annotation-xml`), `color`, `face`,
+/// `size` (a `font` leaving foreign content), `shadowrootmode` and `href`
+/// (a `base`). The others it reads (a `meta`'s encoding, `form`) change
+/// nothing relink follows.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "type",
@@ -98,8 +95,7 @@ pub(super) fn short_name_key(name: &[u8]) -> u64 {
 const SLOT_BITS: u32 = 10;
 
 /// The multiplier of [`slot`], chosen so that no two names of
-/// [`short_tag_atoms!`] share a slot (building [`SLOTS`] fails to compile
-/// if they do: a name added may need another, found by trying odd numbers).
+/// [`short_tag_atoms!`] share a slot ([`SLOTS`] fails to compile if they do).
 const MULTIPLIER: u64 = 0x5c15_fb63_ac73_e4dd;
 
 /// The slot of a key: the top bits of its product with [`MULTIPLIER`].
@@ -108,9 +104,7 @@ const fn slot(key: u64) -> usize {
 }
 
 /// For each slot, one more than the index of the name in it, or 0: a
-/// perfect hash of the names, so that a tag's atom is found by one
-/// multiplication and one comparison, with no tree of comparisons whose
-/// branches the processor mispredicts.
+/// perfect hash, one multiplication and one comparison a tag.
 static SLOTS: [u8; 1 << SLOT_BITS] = {
     let mut slots = [0u8; 1 << SLOT_BITS];
     let mut i = 0;
@@ -300,10 +294,8 @@ short_tag_atoms! {
     "stop",
 }
 
-/// The atom of a tag name. The names of common HTML, SVG and MathML
-/// elements are mapped here to their static atoms, which is cheaper than
-/// [`LocalName::from`]'s hashing and lookup in the static set (35
-/// instructions a tag against 58, measured); the same atoms either way.
+/// The atom of a tag name: common HTML, SVG and MathML names map here to
+/// their static atoms, cheaper than [`LocalName::from`]'s hashing.
 pub(super) fn tag_atom(name: &str) -> LocalName {
     if name.len() <= 8
         && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))

@@ -69,31 +69,22 @@ pub enum Chars<'t> {
 }
 
 /// Where the tokenizer hands its tokens: html5ever's [`TokenSink`] without
-/// building html5ever's tokens when the sink does not want them. Any
-/// `TokenSink` is one through [`tokenize`](super::tokenize)'s adapter; relink's tracker is
-/// one of its own, which gets text as a class, no comment text, and of a
-/// tag only its name and the few attributes a tree builder reads, and
-/// nothing allocated for it.
-///
-/// Each method gets the line number the token is on (0 unless
+/// building its tokens when the sink does not want them. Any `TokenSink`
+/// is one through [`tokenize`](super::tokenize)'s adapter; relink's tracker
+/// is one of its own. Each method gets the token's line (0 unless
 /// [`Options::lines`](super::Options::lines)).
 pub trait Sink {
-    /// Whether the sink takes html5ever tokens: then tags carry
-    /// html5ever attributes as [`Attributes`](super::Attributes) says, text is the text with
-    /// [`Attributes::All`](super::Attributes::All), comments are their text. Otherwise tags carry
-    /// [`TagToken::read`], text is always a stand-in and comments are
-    /// empty, whatever [`Attributes`](super::Attributes) says (which then only says which tags
-    /// are logged).
+    /// Whether the sink takes html5ever tokens, attributes as
+    /// [`Attributes`](super::Attributes) says. Otherwise tags carry
+    /// [`TagToken::read`], text is a stand-in and comments are empty
+    /// ([`Attributes`](super::Attributes) then only says which tags are logged).
     const HTML5EVER: bool;
 
-    /// Whether the sink reads parse errors. A sink that does not (with
-    /// text as stand-ins) is spared the work that only finds them: a
-    /// character reference in text that can stand only for text other than
-    /// white space is then read as text, not decoded.
+    /// Whether the sink reads parse errors. Without, a character reference in
+    /// text that surely stands for other than white space is not decoded.
     const PARSE_ERRORS: bool = true;
 
-    /// A start or end tag; the answer says which state the tokenizer goes
-    /// on in.
+    /// A start or end tag; the answer says which state the tokenizer goes on in.
     fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
 
     /// A run of characters.

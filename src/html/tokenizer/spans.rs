@@ -9,9 +9,8 @@ use html5ever::tokenizer::TagKind;
 use super::Quote;
 use crate::encoding::MetaSeen;
 
-/// An offset as stored: documents are at most `u32::MAX` bytes (what
-/// html5ever's tendrils hold), and a document has millions of tags, so
-/// spans take half the room of `usize` ones.
+/// An offset as stored: documents are at most `u32::MAX` bytes (as
+/// html5ever's tendrils), so spans take half the room.
 #[inline]
 pub(super) fn offset(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
@@ -22,9 +21,8 @@ pub(super) fn range(span: (u32, u32)) -> Range<usize> {
     span.0 as usize..span.1 as usize
 }
 
-/// Where one attribute of a tag lies in the source: 16 bytes, as a
-/// document may hold millions (how its value was written is read back
-/// from the source, [`AttrSpan::quote`]).
+/// Where one attribute of a tag lies in the source, in 16 bytes (its
+/// quoting is read back from the source, [`AttrSpan::quote`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttrSpan {
     pub(super) name: (u32, u32),
@@ -45,11 +43,9 @@ impl AttrSpan {
         range(self.value)
     }
 
-    /// How the value was written, read from `src`, the source the span is
-    /// of: a value that starts where the name ends has none (an `=` lies
-    /// between a name and any value); a quoted value follows its quote; an
-    /// unquoted one follows `=` or white space, never a quote (a quote
-    /// there would have started a quoted value).
+    /// How the value was written, read from `src`: a value starting where the
+    /// name ends has none; a quoted one follows its quote; an unquoted one
+    /// follows `=` or white space, never a quote.
     #[inline]
     pub fn quote(&self, src: &str) -> Quote {
         if self.value.0 == self.name.1 {
@@ -68,14 +64,12 @@ impl AttrSpan {
 /// document of at most `u32::MAX` bytes has fewer than 2^31 attributes).
 pub(super) const END_TAG: u32 = 1 << 31;
 
-/// Where one tag token lies in the source: 16 bytes, as a document may
-/// hold millions.
+/// Where one tag token lies in the source, in 16 bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TagSpan {
     pub(super) span: (u32, u32),
-    /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
-    /// k-th attribute of the token (duplicates are dropped from both). The
-    /// end's top bit says an end tag ([`END_TAG`]).
+    /// Its attributes' spans in [`SpanLog`]'s flat list, in the token's order
+    /// (duplicates dropped); the end's top bit marks an end tag ([`END_TAG`]).
     pub(super) attrs: (u32, u32),
 }
 
@@ -113,12 +107,9 @@ impl TagSpan {
     }
 }
 
-/// The spans of the tag tokens emitted so far, in order.
-///
-/// The tokenizer logs a tag's span just before handing its token to the
-/// sink, so while the sink processes a tag token (and, for a tree builder,
-/// while it creates that tag's element), [`SpanLog::current`] is that tag's
-/// index; while it processes any other token, `current` is `None`.
+/// The spans of the tag tokens emitted so far, in order. A tag is logged
+/// just before its token goes to the sink, so while the sink processes it
+/// [`SpanLog::current`] is its index; for any other token, `None`.
 #[derive(Debug, Default)]
 pub struct SpanLog {
     pub(super) tags: RefCell<Vec<TagSpan>>,
@@ -141,9 +132,8 @@ impl SpanLog {
         }
     }
 
-    /// Makes room for `tags` more tag tokens and their attributes (a
-    /// logged tag has two or three), so that a page's log does not grow by
-    /// copying, step by step, from nothing.
+    /// Makes room for `tags` more tag tokens and their attributes (a logged
+    /// tag has two or three), so that a log does not grow by copying.
     #[inline]
     pub fn reserve(&self, tags: usize) {
         self.tags.borrow_mut().reserve(tags);
@@ -193,9 +183,8 @@ impl SpanLog {
         Ref::map(self.attrs.borrow(), |all| &all[range])
     }
 
-    /// Takes the tags logged so far and their attributes, leaving the log
-    /// empty: the next tag is tag 0 again, its attributes from 0 (for a
-    /// sink that hands a document over in pieces, between tokens).
+    /// Takes the tags logged so far, leaving the log empty: the next tag is
+    /// tag 0 again (for a document handed over in pieces).
     #[inline]
     pub fn take(&self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
         (self.tags.take(), self.attrs.take())

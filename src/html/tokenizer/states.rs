@@ -17,10 +17,8 @@ pub(super) enum Flow {
     Stop,
 }
 
-/// The first `<`, `&` or NUL in `text`. Most runs of text between tags
-/// are a few bytes long (in documentation pages, four in five are under
-/// eight): the first 16 bytes are looked at eight at a time by word, with
-/// no branch a byte, before a vector search takes over for longer ones.
+/// The first `<`, `&` or NUL in `text`: the first 16 bytes by word, as
+/// most runs of text are short, then a vector search.
 #[inline]
 fn find_in_text(text: &[u8]) -> Option<usize> {
     const SHORT: usize = 16;
@@ -57,10 +55,8 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The first `needle` in `hay`. Most attribute values are short (half of
-/// those of real pages under 16 bytes): eight bytes at a time are looked
-/// at by word for the first 32, where setting up a vector search costs
-/// more than the search; `memchr` takes over past them.
+/// The first `needle` in `hay`: the first 32 bytes by word, where a vector
+/// search costs more to set up than it saves, then `memchr`.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     const BY_WORD: usize = 32;
@@ -81,9 +77,8 @@ fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
 }
 
-/// For each byte, whether it ends a run of a tag name ([`TAG_NAME`]: ASCII
-/// white space, `/`, `>`, NUL, an upper-case ASCII letter) or of an
-/// attribute name (those and `=`) read in one scan: one load a byte.
+/// For each byte, whether it ends a run of a tag name ([`TAG_NAME`]) or of
+/// an attribute name (those and `=`), so one scan reads either.
 static ENDS_NAME: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
@@ -105,12 +100,10 @@ static ENDS_NAME: [u8; 256] = {
 const TAG_NAME: u8 = 1;
 const ATTR_NAME: u8 = 2;
 
-/// Whether a `&` in text followed by `rest` stands for text other than
-/// white space, whatever follows: itself, or a named reference, of which
-/// only `&Tab;` and `&NewLine;` stand for white space, or a numeric
-/// reference whose number is not that of white space (9, 10, 12, 13 or
-/// 32: any other, 0 and those past Unicode included, is a character that
-/// is not, §13.2.5.80), or `&#` with no digits, which is itself.
+/// Whether a `&` in text followed by `rest` surely stands for text other
+/// than white space: itself, a named reference but `&Tab;` and
+/// `&NewLine;`, or a numeric one whose number is not 9, 10, 12, 13 or 32
+/// (§13.2.5.80).
 #[inline]
 fn surely_other(rest: &[u8]) -> bool {
     match rest.first() {
@@ -238,14 +231,10 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
-/// How many stops a run of RAWTEXT or script data makes at `<` that stay
-/// text, within [`SPARSE_SPAN`] bytes, before the rest of the run is
-/// searched sparsely ([`Tokenizer::sparse_run_end`]). Ordinary scripts and
-/// style sheets have few `<`, and are left to one search for `<` or NUL a
-/// stop: the sparse search tests each byte with the two after it, which
-/// costs more than a stop every few hundred bytes (as in the larger
-/// scripts of real pages) and less than one every few dozen (as in web
-/// applications' saved pages).
+/// How many stops at a `<` that stays text, within [`SPARSE_SPAN`] bytes,
+/// a run of RAWTEXT or script data makes before the rest is searched
+/// sparsely ([`Tokenizer::sparse_run_end`]). The sparse search costs more
+/// a byte, so only runs dense with `<` take it.
 pub(super) const SPARSE_AFTER: usize = 32;
 
 /// See [`SPARSE_AFTER`]: a `<` every 64 bytes or closer.
@@ -371,14 +360,10 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.chars_str(REPLACEMENT);
     }
 
-    /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state.
-    ///
-    /// Each `<` or NUL is a stop, where [`Tokenizer::text_lt`] says
-    /// whether the run goes on. Once [`SPARSE_AFTER`] stops that went on
-    /// lie within [`SPARSE_SPAN`] bytes (a script full of comparisons and
-    /// markup in strings, as web applications save), the rest of the run
-    /// is found by [`Tokenizer::sparse_run_end`], which stops only where
-    /// the run may end.
+    /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state. Each `<`
+    /// or NUL is a stop that [`Tokenizer::text_lt`] judges; past
+    /// [`SPARSE_AFTER`] stops that went on, [`Tokenizer::sparse_run_end`]
+    /// finds the rest of the run.
     fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
         let start = self.pos;
         let mut from = start;
@@ -437,14 +422,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Where RAWTEXT or script data goes on as text after the `<` at
-    /// `at`, when what follows it surely makes it text: any character but
-    /// `/`, or `!` in script data, and a `</` not followed by the name of
-    /// the last start tag and an end (white space, `/`, `>`), which no end
-    /// tag can then be (§13.2.5.9 to §13.2.5.17 emit those characters as
-    /// they are and read on in the same state). `None` leaves the `<` to
-    /// the states. Only without parse errors to report, which the states
-    /// give in order with the characters.
+    /// Where RAWTEXT or script data goes on as text after the `<` at `at`,
+    /// when what follows surely makes it text: not `/` (nor `!` in script
+    /// data), or a `</` not followed by the last start tag's name and an
+    /// end (§13.2.5.9 to §13.2.5.17). `None` leaves the `<` to the states.
+    /// Only without parse errors to report.
     #[inline(always)]
     fn text_lt(&self, at: usize, raw: Raw) -> Option<usize> {
         if S::PARSE_ERRORS || self.bytes[at] != b'<' {
@@ -464,22 +446,12 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Where a run of RAWTEXT or script data from `from` may end, as the
-    /// first stop of [`Tokenizer::rawtext_or_script`] at which
-    /// [`Tokenizer::text_lt`] gives `None` (`None` here: the run goes on to
-    /// the end of the input), found without stopping at each `<`: `text_lt`
-    /// gives `None` only at a NUL, a `<` that is the last byte, `<!` in
-    /// script data or `</`. One pass ([`lanes::first`]) finds the next NUL,
-    /// `<!` in script data, and `</` followed by the first letter of the
-    /// last start tag's name in either case (in script that holds markup in
-    /// strings, `"</a>"`, most `</` are not); the last bytes, too near the
-    /// end to hold `</`, the name and a byte after it, are searched for any
-    /// `</` and a last `<`. Each stop found is asked to `text_lt`. Only
-    /// without parse errors to report (as `text_lt`).
-    ///
-    /// With `WATCH` ([`Tokenizer::watch_meta`]) it also stops at `<m` and
-    /// `<M`, and hands each `<meta` start to [`super::SpanLog::meta`]: every
-    /// position it passes is tested.
+    /// Where a run of RAWTEXT or script data from `from` may end: the first
+    /// stop where [`Tokenizer::text_lt`] gives `None` (`None` here: the run
+    /// goes to the end). One pass ([`lanes::first`]) finds NUL, `<!` in
+    /// script data, and `</` followed by the last start tag's first letter;
+    /// the last few bytes are searched plainly. Only without parse errors.
+    /// With `WATCH` it also hands each `<meta` to [`super::SpanLog::meta`].
     #[inline(never)]
     fn sparse_run_end<const WATCH: bool>(&self, mut from: usize, raw: Raw) -> Option<usize> {
         let bytes = self.bytes;
@@ -489,8 +461,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bang = if raw == Raw::ScriptData { b'!' } else { NEVER };
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
         let tail = bytes.len().saturating_sub(name.len() + 2);
-        // The letter after `</` that may start the end tag, lowercase; with
-        // no name that starts with a letter, any `</` may.
+        // The letter after `</` that may start the end tag; with no name
+        // starting with a letter, any `</` may.
         let letter = name
             .first()
             .filter(|b| b.is_ascii_alphabetic())
@@ -538,12 +510,10 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state (entered straight from the data state, the
-    /// `<` just consumed).
+    /// §13.2.5.6 Tag open state, the `<` just consumed.
     fn tag_open(&mut self) -> Flow {
         let at = self.pos;
-        // Each character with a rule of its own is ASCII; the others are
-        // reconsumed.
+        // Each character with a rule of its own is ASCII.
         match self.bytes.get(at) {
             Some(b'!') => {
                 self.pos = at + 1;
@@ -561,8 +531,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 self.state = State::TagName;
             }
             Some(b'?') => {
-                // (The error is reported past the character, where the
-                // states report it.)
+                // The error is reported past the character, as the states do.
                 self.pos = at + 1;
                 self.error("Unexpected question mark instead of tag name");
                 self.comment.clear(at);
@@ -585,8 +554,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state (entered straight from the tag open
-    /// state, the `/` just consumed).
+    /// §13.2.5.7 End tag open state, the `/` just consumed.
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
         match self.bytes.get(at) {
@@ -657,16 +625,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The tag name state (§13.2.5.8) and the attribute states that follow
-    /// (§13.2.5.32 to §13.2.5.40) at once, for the common shapes of a tag,
-    /// when attribute values are not gathered ([`Tokenizer::lean`]): each
-    /// run of a name or value is found by one scan, without a round through
-    /// [`Tokenizer::step`] for each state. At whatever is less common (a
-    /// NUL, a character reference in a value, a missing value or white
-    /// space, the end of the input) it leaves the rest of the tag to the
-    /// states, in the state and at the position they would be in, so
-    /// tokens, spans and parse errors are the states' own. The tag was
-    /// just created; the name starts at the current position.
+    /// The tag name state (§13.2.5.8) and the attribute states after it
+    /// (§13.2.5.32 to §13.2.5.40) at once for common tags, when values are
+    /// not gathered ([`Tokenizer::lean`]): one scan a name or value. At
+    /// anything less common it leaves the tag to the states, in the state
+    /// and position they would be in, so tokens, spans and errors match.
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
         if let Some(flow) = self.lean_tag_name(bytes) {
@@ -758,9 +721,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's name in [`Tokenizer::lean_tag`], the attribute just
-    /// started: `None` at its end, else (at a NUL or the end of the input)
-    /// the states go on.
+    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end,
+    /// else the states go on.
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
@@ -789,9 +751,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's value in [`Tokenizer::lean_tag`], from the before
-    /// attribute value state: `None` when another attribute may follow,
-    /// else how the tag went on.
+    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another
+    /// attribute may follow, else how the tag went on.
     #[inline(always)]
     fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
         match bytes.get(self.pos) {
@@ -803,10 +764,8 @@ impl<S: Sink> Tokenizer<'_, S> {
                 };
                 self.pos += 1;
                 self.start_attr_value(kind);
-                // Without parse errors to report, a value's references
-                // and NULs are not read here: the value ends at its quote
-                // whatever they are, and `finish_attr_lean` decodes the
-                // few values kept from their spans.
+                // Without parse errors to report, the value ends at its
+                // quote; `finish_attr_lean` decodes the few values kept.
                 let end = if S::PARSE_ERRORS {
                     memchr3(quote, b'&', 0, &bytes[self.pos..])
                 } else {
@@ -883,14 +842,11 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// Skips ASCII white space (a CR, alone or before a line feed, is one).
     #[inline]
     fn skip_spaces(&mut self) {
-        // (In a local: a store to `self.pos` a byte, which the compiler
-        // cannot tell from the bytes read, would cost one more each.)
+        // A local, as a store to `self.pos` a byte costs more.
         let mut at = self.pos;
         while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
             at += 1;
-            // Attributes on lines of their own are indented: eight spaces
-            // passed over at once (after one space, the next word is
-            // seldom all spaces, and one compare says so).
+            // Indented attributes: eight spaces passed over at once.
             while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
                 at += 8;
             }
@@ -904,10 +860,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.9 RCDATA less-than sign state, §13.2.5.12 RAWTEXT less-than
-    /// sign state, §13.2.5.15 Script data less-than sign state and
-    /// §13.2.5.23 Script data escaped less-than sign state. The `<` is at
-    /// `tag_start`.
+    /// The RCDATA, RAWTEXT, script data and script data escaped less-than
+    /// sign states (§13.2.5.9, .12, .15, .23). The `<` is at `tag_start`.
     fn raw_less_than(&mut self, raw: Raw) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -931,9 +885,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.10 RCDATA end tag open state, §13.2.5.13 RAWTEXT end tag open
-    /// state, §13.2.5.16 Script data end tag open state and §13.2.5.24
-    /// Script data escaped end tag open state.
+    /// The RCDATA, RAWTEXT, script data and script data escaped end tag
+    /// open states (§13.2.5.10, .13, .16, .24).
     fn raw_end_tag_open(&mut self, raw: Raw) -> Flow {
         if self
             .bytes
@@ -950,9 +903,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.11 RCDATA end tag name state, §13.2.5.14 RAWTEXT end tag name
-    /// state, §13.2.5.17 Script data end tag name state and §13.2.5.25
-    /// Script data escaped end tag name state.
+    /// The RCDATA, RAWTEXT, script data and script data escaped end tag
+    /// name states (§13.2.5.11, .14, .17, .25).
     fn raw_end_tag_name(&mut self, raw: Raw) -> Flow {
         loop {
             let at = self.pos;
@@ -1854,10 +1806,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.59 DOCTYPE public identifier (double-quoted) state,
-    /// §13.2.5.60 DOCTYPE public identifier (single-quoted) state,
-    /// §13.2.5.65 DOCTYPE system identifier (double-quoted) state and
-    /// §13.2.5.66 DOCTYPE system identifier (single-quoted) state.
+    /// The DOCTYPE public and system identifier (double- and single-quoted)
+    /// states, §13.2.5.59, .60, .65 and .66.
     fn doctype_id_quoted(&mut self, id: Id, quote: u8) -> Flow {
         loop {
             let c = self.consume();
@@ -1975,8 +1925,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.69 CDATA section state. A NUL is a NUL character token, as
-    /// html5ever has it.
+    /// §13.2.5.69 CDATA section state; a NUL is a NUL token, as in html5ever.
     fn cdata_section(&mut self) -> Flow {
         let start = self.pos;
         let Some(i) = memchr2(b']', 0, &self.bytes[start..]) else {

@@ -397,10 +397,9 @@ fn duplicates_are_found_however_names_are_written() {
     assert!(!sink.tags.into_inner()[0].2);
 }
 
-/// Records what a sink of relink's own gets, without parse errors (so
-/// that runs of RAWTEXT and script data go through
-/// [`Tokenizer::text_lt`] and the sparse search), and asks for script data
-/// after `script` start tags and RAWTEXT after `style` ones.
+/// Records what a sink of relink's own gets, without parse errors (so runs
+/// go through [`Tokenizer::text_lt`] and the sparse search), with script
+/// data after `script` and RAWTEXT after `style`.
 #[derive(Default)]
 struct Quiet(RefCell<Vec<String>>);
 
@@ -449,10 +448,8 @@ impl Sink for Quiet {
 }
 
 /// The tokens and, after each step, the position and state of a run of
-/// `input` from `initial` (with `script` or `style` the last start tag, or
-/// none unless `named`),
-/// with the sparse search of RAWTEXT and script data from the first stop
-/// (`sparse`) or none (one stop at each `<`).
+/// `input` from `initial`, with the sparse search from the first stop
+/// (`sparse`) or none.
 fn steps(
     input: &str,
     initial: InitialState,
