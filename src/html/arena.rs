@@ -1,11 +1,8 @@
 //! A lean tree sink for html5ever's tree builder: an arena of nodes linked
 //! by index, holding only what relink needs of the tree (each element's
-//! namespace, whether it lies in template contents, which element is the
-//! first `base` with an `href`, and which tag token made it).
-//!
-//! No text nodes, no attributes, no `Rc` per node: a handle is an index and the
-//! element's name, so [`TreeSink::elem_name`] borrows from the handle.
-//! `markup5ever_rcdom` stays the reference DOM of the tests.
+//! namespace, whether it lies in template contents, the first `base` with
+//! an `href`, the tag token that made it). A handle is an index and the
+//! element's name; `markup5ever_rcdom` stays the tests' reference DOM.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -17,22 +14,14 @@ use html5ever::tokenizer::TagKind;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
-/// How deep HTML elements nest before further ones are flattened (on
-/// html5ever's path only: the tracker bails before this depth; the
-/// flattening is [`super::tree`]'s).
-///
-/// html5ever's tree builder looks through the whole stack of open elements
-/// for most start tags, so a document of 100,000 nested `<div>`s would take
-/// quadratic time. Past this depth (Chromium stops nesting at 512), an
-/// ordinary HTML start tag goes to the tree builder as a `<wbr>`, which
-/// opens nothing, and its end tag is dropped: the element keeps its tag, its
-/// attributes and its namespace, and the depth stops growing. Raw text
-/// elements, `template`, `svg`, `math` and void elements are never
-/// flattened (a `template` is, when already inside template contents), so
-/// tokenizing, template contents and namespaces stay exact. In foreign
-/// content (SVG, MathML) a start tag too deep is made self-closing
-/// instead, its end tag dropped likewise; integration points and tags that
-/// lead back to HTML are never flattened.
+/// How deep HTML elements nest before further ones are flattened on
+/// html5ever's path (the tracker bails first; [`super::tree`] flattens).
+/// The tree builder scans the whole stack for most start tags, so deep
+/// nesting would take quadratic time. Past this depth an ordinary start
+/// tag goes as a `<wbr>` (its end tag dropped), in foreign content as
+/// self-closing: the element keeps its tag and namespace. Raw text
+/// elements, `template` (outside template contents), `svg`, `math`, void
+/// elements and integration points are never flattened.
 pub const MAX_TREE_DEPTH: u32 = 1024;
 
 /// The namespace an element was created in.
@@ -121,16 +110,12 @@ const NONE: u32 = u32::MAX;
 /// handles.
 const MIN_SWEEP: usize = 1024;
 
-/// A node of the arena, as the tree builder holds it. A node's slot is
-/// reused once the node is released, so a handle carries the slot's
-/// generation: a handle to a released node matches no node, and every sink
-/// call given one does nothing.
-///
-/// In a large document handles are counted ([`Arena::counting_handles`]): a node the tree builder holds no handle to can
-/// never be named by it again, however it left the stack of open elements
-/// (html5ever pops many elements without telling the sink), so it is
-/// released as a popped one is, when the arena next looks (see
-/// [`Arena::sweep`]).
+/// A node's handle as the tree builder holds it. A slot is reused once its
+/// node is released, so a handle carries the slot's generation: a stale
+/// handle matches no node and every sink call given one does nothing. In a
+/// large document handles are counted ([`Arena::counting_handles`]): a node
+/// with none can never be named again, however html5ever popped it, so
+/// [`Arena::sweep`] releases it.
 pub struct NodeRef {
     index: u32,
     generation: u32,
@@ -217,9 +202,8 @@ const LANDMARK: u8 = 64;
 /// What is never released.
 const KEPT: u8 = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED | LANDMARK;
 
-/// One node: 32 bytes. Closed nodes no tag needs are released (see
-/// [`Arena::release`]), so few are alive at once. What few nodes have (a
-/// template's contents, a base's tag) is kept beside them.
+/// One node: 32 bytes. Closed nodes no tag needs are released
+/// ([`Arena::release`]); what few nodes have is kept beside them.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -341,12 +325,9 @@ pub struct Tree {
     /// The tag of the first HTML `base` with an `href` in tree order,
     /// outside template contents.
     pub base: Option<usize>,
-    /// For each tag (by index), when landmarks are asked for (else
-    /// empty), the innermost HTML landmark element its element is or lies
-    /// in, as `element.closest("nav, header, footer, aside, main")` finds
-    /// it: a template's contents are a fragment of their own, so the
-    /// search stops at them. Kept apart from [`Tree::elements`], so that a
-    /// parse that does not ask pays nothing for it.
+    /// For each tag, when landmarks are asked for (else empty), the innermost
+    /// HTML landmark its element is or lies in, as `element.closest("nav,
+    /// header, footer, aside, main")` finds it, stopping at template contents.
     pub landmarks: Vec<Option<Landmark>>,
 }
 
@@ -398,10 +379,9 @@ impl Arena {
         }
     }
 
-    /// An arena that also counts the handles the tree builder holds, and
-    /// releases the nodes it holds none of (see [`NodeRef`]): for a large
-    /// document, where what html5ever pops without telling the sink would
-    /// otherwise stay; counting costs a few percent of the parse.
+    /// An arena that also counts the tree builder's handles and releases the
+    /// nodes it holds none of (see [`NodeRef`]): for a large document, where
+    /// what html5ever pops silently would otherwise stay.
     pub fn counting_handles() -> Self {
         Arena {
             counting: true,
@@ -459,17 +439,13 @@ impl Arena {
                 .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
     }
 
-    /// Releases a closed element that no longer changes: one the tree
-    /// builder popped off its stack of open elements, a void or
-    /// self-closing one it never pushed, or one it holds no handle to any
-    /// more. Such an element never gains children or moves again (only
-    /// `head` is pushed back, and is kept), so what the tree says of it is
-    /// what it says of its parent: if it has no children, a tag tied to it
-    /// is tied to its parent instead (with its own namespace), and its slot
-    /// is reused. Elements that hold children, templates, integration
-    /// points, `base` elements, landmarks (when asked for) and nodes other
-    /// records name are kept. A
-    /// parent left without children and without handles goes the same way.
+    /// Releases a closed element that no longer changes: popped, void or
+    /// self-closing, or without handles. It never gains children or moves
+    /// again (only `head` is pushed back, and is kept), so a tag tied to it is
+    /// tied to its parent instead and its slot reused, if it has no children.
+    /// Kept: elements with children, templates, integration points, `base`s,
+    /// landmarks when asked for, nodes other records name. A parent left
+    /// without children and handles goes the same way.
     fn release(&self, handle: &NodeRef) {
         if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
             return;
@@ -531,10 +507,9 @@ impl Arena {
         true
     }
 
-    /// Releases the nodes the tree builder holds no handle to (see
-    /// [`Arena::release`]), children before parents; called when the arena
-    /// has no free slot and has made as many nodes since the last sweep as
-    /// that sweep left alive.
+    /// Releases the nodes the tree builder holds no handle to, children
+    /// before parents, when no slot is free and as many nodes were made since
+    /// the last sweep as it left alive.
     fn sweep(&self) {
         let unheld: Vec<u32> = {
             let nodes = self.nodes.borrow();
@@ -553,17 +528,15 @@ impl Arena {
             let generation = self.nodes.borrow()[index as usize].generation;
             self.release_index(index, generation);
         }
-        // The next sweep comes after as many new nodes as are alive now:
-        // the arena stays within about twice its live nodes, and each
-        // sweep is paid for by the nodes made since the last.
+        // The next sweep after as many new nodes as are alive now: the arena stays
+        // within about twice its live nodes, each sweep paid for by new nodes.
         let alive = self.nodes.borrow().len() - self.free.borrow().len();
         self.next_sweep.set(alive.max(MIN_SWEEP));
         self.made.set(0);
     }
 
-    /// After a tag token: releases the element it created if the tree
-    /// builder never pushed it (an HTML void element, a self-closing
-    /// foreign one).
+    /// After a tag token: releases the element it created if the tree builder
+    /// never pushed it (void, or self-closing foreign).
     pub fn release_unpushed(&self, self_closing: bool) {
         let (index, generation) = self.created.replace((NONE, 0));
         if index == NONE {
@@ -704,8 +677,7 @@ impl Arena {
     }
 
     /// Ties `node` to the current tag token if that is a start tag of the
-    /// element's name (not an element the tree builder made on its own,
-    /// such as a reconstructed formatting element or an implied `tbody`).
+    /// element's name (not an implied or reconstructed element).
     fn tie(&self, node: u32, namespace: Namespace, local: &LocalName) -> u32 {
         let current = self.current.borrow();
         let Some((tag, token)) = current.as_ref() else {

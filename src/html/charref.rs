@@ -1,11 +1,8 @@
-//! Decoding an attribute value as the HTML tokenizer does (input stream
-//! preprocessing, NUL, and character references in an attribute), keeping a
-//! map from the decoded text back to the raw source.
-//!
-//! html5ever decodes values but keeps no positions; relink needs both, to
-//! rewrite part of a value (one srcset candidate, one CSS `url()`) without
-//! touching the rest. The named references are html5ever's own table, kept
-//! sorted (see [`longest_name`], which the tokenizer shares).
+//! Decoding an attribute value as the HTML tokenizer does (preprocessing,
+//! NUL, character references), keeping a map from the decoded text back to
+//! the source, so that part of a value (one srcset candidate, one CSS
+//! `url()`) can be rewritten alone. The named references are html5ever's
+//! table, kept sorted ([`longest_name`], which the tokenizer shares).
 
 use html5ever::data::C1_REPLACEMENTS;
 use std::borrow::Cow;
@@ -46,11 +43,9 @@ const COMMON_NAMES: [(&[u8], u32); 6] = [
     (b"nbsp;", 0xa0),
 ];
 
-/// The longest name of the named character references that `rest` (the
-/// text after an `&`) starts with: its length in bytes and the code points
-/// it stands for (the second 0 when there is only one), as WHATWG HTML
-/// §13.2.5.73 Named character reference state matches "as many characters
-/// as possible". The commonest names are tried first; then the sorted list.
+/// The longest named character reference `rest` (the text after `&`)
+/// starts with, as §13.2.5.73 matches "as many characters as possible":
+/// its length and code points (the second 0 if one). Common names first.
 #[inline]
 pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     for (name, c) in COMMON_NAMES {
@@ -61,10 +56,8 @@ pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     longest_in_sorted(rest)
 }
 
-/// [`longest_name`] by the sorted list alone. Linear in the name: the names
-/// sharing the characters read so far are a range of the list, narrowed by
-/// each next character (and read one by one once a few are left), instead
-/// of a hash of every prefix.
+/// [`longest_name`] by the sorted list alone, linear in the name: the names
+/// sharing what was read so far are a range, narrowed a character at a time.
 fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
     let first = *rest.first()?;
     let &(start, end) = BY_FIRST.get(usize::from(first))?;
@@ -106,16 +99,13 @@ fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
 struct Piece {
     decoded: Range<usize>,
     raw: Range<usize>,
-    /// A character reference not closed by `;` (`&quot`, `&#34`): what
-    /// follows it decides how it reads, so it is rewritten with what
-    /// replaces the text after it.
+    /// A reference not closed by `;` (`&quot`, `&#34`): what follows decides
+    /// how it reads, so it is rewritten with what replaces the text after it.
     open: bool,
 }
 
-/// Pieces of the same lengths, one right after the other in both the
-/// decoded and the raw text (`&amp;&amp;&amp;`), kept as one: a value made
-/// of millions of references keeps a few runs, not a piece each. Offsets
-/// fit in `u32`, as every document does.
+/// Pieces of the same lengths, adjacent in both texts (`&amp;&amp;`), kept
+/// as one run, so a value of millions of references keeps few runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
     decoded: u32,
@@ -138,9 +128,7 @@ impl Run {
         }
     }
 
-    /// Whether a piece (as [`Decoded::push`] takes it) follows the run's
-    /// last, right after it in both texts, with its lengths: the raw
-    /// offset first, as a piece most often follows verbatim text.
+    /// Whether a piece follows the run's last in both texts, with its lengths.
     #[inline]
     fn follows(
         &self,
@@ -202,8 +190,7 @@ impl Decoded<'_> {
             run.count += 1;
             return;
         }
-        // A value is at most a document long, so its offsets fit in u32;
-        // a decoded piece is at most two characters long.
+        // Offsets fit in u32 as a document does; a piece decodes to two characters at most.
         let (Ok(decoded), Ok(raw), Ok(raw_len), Ok(decoded_len)) = (
             u32::try_from(decoded),
             u32::try_from(raw),
@@ -258,9 +245,7 @@ impl Decoded<'_> {
 }
 
 /// The first byte of `bytes` that may start a replacement (`&`, CR, NUL):
-/// its first `probe` bytes are read one at a time, then the rest by
-/// `memchr3`, whose set-up costs more than reading a short value (or the
-/// few bytes between two references of a query) outright.
+/// the first `probe` bytes one at a time, then `memchr3`.
 #[inline]
 fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
     let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
@@ -281,9 +266,8 @@ const PROBE: usize = 16;
 #[inline]
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
-    // Most values hold nothing to decode: they are their source.
-    // A short one is read outright; a long one, most often a URL with no
-    // reference at all, by `memchr3` at once.
+    // Most values hold nothing to decode: short ones are read outright, long
+    // ones (mostly URLs) by `memchr3` at once.
     let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
     match find_special(bytes, probe) {
         None => Decoded {
@@ -294,11 +278,9 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     }
 }
 
-/// The bytes of `word` that are `&`, CR or NUL (only `&` when `AMP_ONLY`):
-/// the high bit of each set, as the lowest set bit of each zero test marks
-/// exactly the first byte equal to its value (a borrow wrongly marks only
-/// bytes after a true one), so the lowest bit of all is the first special
-/// byte.
+/// The bytes of `word` that are `&`, CR or NUL (only `&` when `AMP_ONLY`),
+/// as high bits: the lowest marks the first special byte (a borrow marks
+/// only bytes above a true one).
 #[inline]
 fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
@@ -311,11 +293,9 @@ fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     (amp | zero(word ^ (ONES * u64::from(b'\r'))) | zero(word)) & HIGH
 }
 
-/// The first byte at or after `from` in `bytes` that may start a
-/// replacement (`&`, CR, NUL): eight bytes to a word, as references in a
-/// value (between a query's parameters) are most often a few bytes apart;
-/// past a long stretch with none, the rest by `memchr3`. With `AMP_ONLY`,
-/// the caller knows that no CR or NUL follows `from`.
+/// The first byte at or after `from` that may start a replacement: by
+/// word, as references in a value are often a few bytes apart, then
+/// `memchr3` past a long stretch. With `AMP_ONLY`, no CR or NUL follows.
 #[inline]
 fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
@@ -344,9 +324,8 @@ fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize
 /// start a replacement.
 #[inline(never)]
 fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
-    // CR and NUL are rare in a value: one with none after its first special
-    // byte is searched for `&` alone, a third of the work a word. (Not
-    // worth a pass for a few words.)
+    // CR and NUL are rare: past the first special byte, a value without them
+    // is searched for `&` alone.
     let rest = &raw.as_bytes()[first..];
     if rest.len() >= AMP_ONLY_FROM && memchr::memchr2(b'\r', 0, rest).is_none() {
         decode_with::<true>(raw, first)
@@ -378,10 +357,8 @@ fn decode_with<const AMP_ONLY: bool>(raw: &str, first: usize) -> Decoded<'_> {
         // The raw length, what it stands for, and whether it is a
         // reference not closed by `;`.
         let (len, replacement, open) = match bytes[i] {
-            // The commonest references of a value: the named `amp;`
-            // between a URL query's parameters, and `quot;` in a style
-            // attribute's font names or a `srcdoc`, which no longer names
-            // start with.
+            // The commonest references of a value: `amp;` in queries, `quot;` in
+            // style attributes and `srcdoc`s; no longer names start with them.
             b'&' if rest.starts_with(b"amp;") => (5, Replacement::Ascii(b'&'), false),
             b'&' if rest.starts_with(b"quot;") => (6, Replacement::Ascii(b'"'), false),
             b'\r' if rest.first() == Some(&b'\n') => (2, Replacement::Ascii(b'\n'), false),
@@ -534,9 +511,8 @@ mod tests {
         assert!(SORTED.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
-    /// The longest match as html5ever's tokenizer finds it: each prefix
-    /// looked up in its table (which holds every prefix of a name), while
-    /// it is a prefix of some name.
+    /// The longest match as html5ever's tokenizer finds it: each prefix looked
+    /// up in its table while it is a prefix of some name.
     fn longest_by_prefixes(rest: &[u8]) -> Option<(usize, u32, u32)> {
         let mut matched = None;
         for len in 1..=rest.len() {
@@ -552,9 +528,8 @@ mod tests {
         matched
     }
 
-    /// The sorted list finds what the prefix walk finds: on every name and
-    /// every prefix of one, followed by each kind of byte, with a byte
-    /// changed, and on pseudo-random strings of name bytes.
+    /// The sorted list finds what the prefix walk finds, on every name and
+    /// prefix, with each kind of byte after, and on pseudo-random strings.
     #[test]
     fn longest_name_is_the_prefix_walks() {
         let afters: [&[u8]; 9] = [
@@ -606,8 +581,7 @@ mod tests {
         assert_eq!(longest_name(b"\xff"), None);
     }
 
-    /// The word search finds what a byte at a time finds: on strings of
-    /// the special bytes, their neighbours and high bytes, at every start,
+    /// The word search finds what a byte at a time finds, at every start,
     /// short and past the stretch after which `memchr3` reads on.
     #[test]
     fn the_word_search_finds_the_first_special_byte() {
@@ -663,9 +637,8 @@ mod tests {
             ("&NotEqualTilde;", "\u{2242}\u{338}"),
         ] {
             assert_eq!(decode_attribute(raw).text, want, "{raw:?}");
-            // Long enough that what follows the first special byte is
-            // searched for `&` alone when it holds no CR or NUL (spaced, so
-            // that the padding does not change how a reference reads).
+            // Long enough that the rest is searched for `&` alone (spaced, so the
+            // padding does not change how a reference reads).
             let pad = format!(" {} ", "x".repeat(70));
             for (raw, want) in [
                 (format!("&amp;{raw}{pad}"), format!("&{want}{pad}")),

@@ -36,10 +36,8 @@ pub struct Tag<'d> {
     /// The element this start tag created or added attributes to, if it is
     /// in the final tree.
     pub element: Option<Element>,
-    /// The innermost HTML landmark element (`nav`, `header`, `footer`,
-    /// `aside`, `main`) that element is or lies in, when the parse found
-    /// them ([`super::tokenizer::Attributes::finds_landmarks`]; see
-    /// [`Tree::landmarks`]), else `None`.
+    /// The innermost HTML landmark element that element is or lies in, when
+    /// the parse found them ([`Tree::landmarks`]), else `None`.
     pub landmark: Option<Landmark>,
     attrs: &'d [AttrSpan],
 }
@@ -57,14 +55,10 @@ impl<'d> Tag<'d> {
     }
 }
 
-/// A parsed document: the tags that can hold a link in source order (start
-/// tags with an attribute that may hold a URL, or with any attribute when
-/// parsed with [`Attributes::TreeBuilderAnyAttribute`](super::tokenizer::Attributes::TreeBuilderAnyAttribute), and `style` start
-/// and end tags; every tag when parsed with [`Attributes::All`](super::tokenizer::Attributes::All)), and which
-/// one is the base.
-///
-/// Kept compact, a few vectors of small records, as a document may hold
-/// millions of tags; a tag no link can be in keeps no record.
+/// A parsed document: the tags that can hold a link, in source order
+/// (every tag with [`Attributes::All`](super::tokenizer::Attributes::All)),
+/// and which one is the base. A few vectors of small records, as a document
+/// may hold millions of tags.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Document {
     spans: Vec<TagSpan>,

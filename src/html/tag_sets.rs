@@ -1,15 +1,11 @@
-//! The sets of elements tree construction names (WHATWG HTML §13.2.4.2
-//! and the rules of §13.2.6), each declared once, as html5ever's
-//! `tree_builder/tag_sets.rs` declares its own: as bits ([`classify`]), as
-//! predicates, or as patterns (`heading!()`, ...) for the tracker's rules
-//! to match on. The tracker ([`super::tracker`]) and the flattening of deep
-//! documents ([`super::tree`]) both read them from here.
+//! The sets of elements tree construction names (WHATWG HTML §13.2.4.2 and
+//! §13.2.6), each declared once as html5ever's `tag_sets.rs` does: as bits
+//! ([`classify`]), predicates, or patterns for the tracker's rules.
 
 use html5ever::{LocalName, local_name};
 
-/// Declares a set of local names as a pattern macro, usable in `match`
-/// arms and `matches!` (a pattern, so the rules compile as they would with
-/// the names written out).
+/// Declares a set of local names as a pattern macro for `match` arms and
+/// `matches!`, so the rules compile as with the names written out.
 macro_rules! tag_set {
     ($(#[$doc:meta])* $name:ident = $first:tt $(| $rest:tt)*) => {
         $(#[$doc])*
@@ -77,9 +73,8 @@ tag_set!(
     mathml_text_integration_point = "mi" | "mo" | "mn" | "ms" | "mtext"
 );
 
-// What an element is to the tracker's rules, as bits: the tag sets of
-// html5ever's `tag_sets.rs` (HTML elements only), and what foreign elements
-// are (the tracker sets the foreign ones and `FORMATTING`).
+// What an element is to the tracker's rules, as bits: html5ever's tag sets
+// (HTML elements), and what foreign elements are.
 /// html5ever's `special_tag`.
 pub(super) const SPECIAL: u32 = 1;
 /// A boundary of the default scope: html5ever's `html_default_scope`, and
@@ -118,24 +113,19 @@ pub(super) const ANNOTATION: u32 = 1 << 15;
 pub(super) const ANNOTATION_IP: u32 = 1 << 16;
 /// An element on the list of active formatting elements.
 pub(super) const FORMATTING: u32 = 1 << 17;
-/// An element whose end tag, naming it as the current node in body, does
-/// more than pop it: `body`, `html`, `template`, `form`, `br`, the
-/// marker-inserting and formatting elements. For any other, every rule
-/// finds it in scope at once with no implied end tag to generate, and
-/// pops it.
+/// An element whose end tag as the current node in body does more than
+/// pop it: `body`, `html`, `template`, `form`, `br`, the marker-inserting
+/// and formatting elements.
 pub(super) const END_OWN: u32 = 1 << 18;
 
 /// Which in body rule takes a start tag first (WHATWG HTML §13.2.6.4.7),
-/// by its name: the tracker's `body_start` and `body_start_other` dispatch
-/// on it.
+/// by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum BodyStart {
     /// The rest: the less common rules, and "any other start tag".
     Other,
-    /// An element no in body rule names (`span`, `abbr`, ..., every
-    /// custom element, and a few special ones such as `noscript`): "any
-    /// other start tag", which reconstructs the active formatting elements
-    /// and inserts it.
+    /// An element no in body rule names (`span`, custom elements, ...): "any
+    /// other start tag", which reconstructs and inserts.
     Ordinary,
     /// The start tags in body processed by the rules of "in head"
     /// ([`in_head_start`]).
@@ -319,11 +309,9 @@ const SLOTS: usize = 1024;
 // A look-up ends at an empty slot: the table must never fill.
 const _: () = assert!(NAMED.len() * 4 <= SLOTS && SLOTS.is_power_of_two());
 
-/// The [`Facts`] of each name of [`NAMED`], in an open-addressed hash
-/// table on the atom's hash: a multiplication and mostly one comparison
-/// a tag, where the `match`es it is built from are trees of comparisons,
-/// several taken for most tags, with branches hard to predict. A name not
-/// held is [`NAMELESS`].
+/// The [`Facts`] of each name of [`NAMED`] in an open-addressed hash table
+/// on the atom's hash: a multiplication and mostly one comparison a tag,
+/// where the `match`es it is built from branch unpredictably.
 static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
     std::sync::LazyLock::new(|| {
         let mut slots: [Option<(LocalName, Facts)>; SLOTS] = std::array::from_fn(|_| None);
@@ -598,10 +586,8 @@ pub(super) fn breaks_out(name: &LocalName) -> bool {
 }
 
 /// Whether a start tag in foreign content may be flattened (see
-/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): made self-closing, so that it opens nothing. Not
-/// `svg` or `math`, not an HTML or MathML text integration point, not
-/// `script`, and none of the tags that break out of foreign content into
-/// HTML.
+/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): not `svg`, `math`,
+/// `script`, a text integration point or a tag that breaks out into HTML.
 pub(super) fn flattenable_foreign(name: &LocalName) -> bool {
     !(breaks_out(name)
         || matches!(

@@ -1,54 +1,22 @@
-//! A purpose-built tree builder for the common path: it follows the stack
-//! of open elements as html5ever's `TreeBuilder` would, and decides what
-//! relink needs of the tree (each start tag's element: whether it is in
-//! the tree, its namespace, whether it lies in template contents; the
-//! first `base` with an `href`) without building one.
+//! A tree builder for the common path: it follows the stack of open
+//! elements as html5ever's `TreeBuilder` would and decides what relink
+//! needs of the tree (each start tag's element: in the tree or not, its
+//! namespace, inside template contents or not; the first `base` with an
+//! `href`) without building one.
 //!
-//! # What is modelled
+//! It models the insertion modes of WHATWG HTML §13.2.6 except frameset,
+//! as html5ever 0.40 implements them (html5ever is what the tests compare
+//! with): scopes, implied tags and auto-closing, tables without foster
+//! parenting, `select` parsed in body, `template`, the form pointer, the
+//! active formatting elements with the adoption agency and reconstruction,
+//! foreign content with its integration points, quirks mode and the raw
+//! text states. Text is seen only as white space, other text or NUL.
 //!
-//! The insertion modes of WHATWG HTML §13.2.6 from "initial" to "after
-//! after body", except the frameset ones, as html5ever 0.40 implements
-//! them (where html5ever departs from the specification, the tracker
-//! follows html5ever, which is what the tests compare with): the stack of
-//! open elements with the scopes, implied end tags and `p`/`li`/`dd`/`dt`/
-//! heading auto-closing; implied `html`, `head`, `body`, `tbody`, `tr` and
-//! `colgroup`; tables (in table, table text, caption, column group, table
-//! body, row, cell) as long as nothing is foster-parented; `select` and its
-//! options, which html5ever parses in body (the standard's customizable
-//! `select`: no "in select" mode); `template` with its stack of template
-//! insertion modes; the form element pointer; the list of active
-//! formatting elements with its markers, the adoption agency (furthest
-//! block, clones, bookmark) and the reconstruction of formatting elements:
-//! these move elements and make clones, but no element changes namespace
-//! or template contents, so the tracker follows them on its stack and list
-//! alone; foreign content (SVG, MathML) with its breakout tags, HTML and
-//! MathML text integration points and `annotation-xml` with an HTML
-//! `encoding`; quirks mode from the doctype, with html5ever's lists; the raw
-//! text elements, whose tokenizer state the tracker asks for as the tree
-//! builder would.
-//!
-//! Text is seen only as white space, other text or NUL: the tracker never
-//! reads what text says.
-//!
-//! # Where it bails
-//!
-//! Whenever the document leaves that subset, the tracker stops deciding
-//! (see [`Bail`]): `frameset`, foster parenting (text or elements directly
-//! in a table, formatting elements reconstructed in a table, a block the
-//! adoption agency would move under a table), a fourth identical
-//! formatting element (the "Noah's Ark" clause compares attributes the
-//! tracker is not given), and nesting deep enough that
-//! html5ever's path would flatten it ([`MAX_TREE_DEPTH`]). In each of these
-//! the tree can differ from the source's order, or the rules need more
-//! than a stack of names.
-//!
-//! # Why a restart
-//!
-//! html5ever's `TreeBuilder` cannot be started in a given state: it has no
-//! way to be handed a stack of open elements, a list of active formatting
-//! elements and a mode. So when the tracker bails, the document is parsed
-//! again from its start on html5ever's path ([`super::tree::parse`] does
-//! this). Real documents rarely leave the subset, so the restart is rare.
+//! Outside that subset it bails ([`Bail`]): `frameset`, foster parenting,
+//! a fourth identical formatting element (Noah's Ark compares attributes
+//! it is not given), nesting past [`MAX_TREE_DEPTH`]. html5ever cannot be
+//! started in a given state, so a bail parses the document again from its
+//! start on html5ever's path ([`super::tree::parse`]).
 
 use std::cell::RefCell;
 
@@ -282,9 +250,9 @@ pub struct Tracker<'l> {
 /// What takes a document's tags in pieces: `false` stops the parse.
 pub type OnChunk<'l> = &'l mut dyn FnMut(Document) -> bool;
 
-/// How many tags a piece of a document handed over as it is parsed has
-/// at least: small enough that the spans of a document of millions of
-/// tags are never all alive, large enough that a page is one piece.
+/// How many tags a piece handed over while parsing holds at least: few
+/// enough that a huge document's spans are never all alive, enough that a
+/// page is one piece.
 pub const CHUNK_TAGS: usize = 4096;
 
 /// Why a document handed over in pieces stopped: its first `base` came
@@ -322,15 +290,11 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// A tracker that hands the document to `on_chunk` in pieces as it
-    /// goes: after a tag token, once [`CHUNK_TAGS`] tags are logged (not
-    /// right after a `style` start tag, whose text ends at the next tag),
-    /// the logged tags go as a [`Document`] of their own, their tree facts
-    /// settled (the tracker never revisits a token), and the log starts
-    /// again; [`Tracker::finish_chunks`] hands over the rest. A piece's
-    /// `base` is the document's first `base`, if it is among its tags.
-    /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
-    /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
+    /// A tracker that hands the document to `on_chunk` in pieces: once
+    /// [`CHUNK_TAGS`] tags are logged (not right after a `style` start
+    /// tag), they go as a [`Document`] of their own and the log restarts;
+    /// [`Tracker::finish_chunks`] hands over the rest. When `on_chunk`
+    /// answers `false`, the tracker stops as if it bailed.
     pub fn in_chunks(log: &'l SpanLog, kind: (DocumentKind, bool), on_chunk: OnChunk<'l>) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
@@ -540,16 +504,11 @@ impl State {
         self.mode = Mode::BeforeHtml;
     }
 
-    /// The commonest tags of a page at once, straight to the in body rule
-    /// that takes them: an ordinary element ([`BodyStart::Ordinary`])
-    /// opened ("any other start tag"); any other start tag, to the in body
-    /// rules for start tags, by its [`Facts`]; an element closed as the
-    /// current node, which all but a few end tags only pop
-    /// ([`END_OWN`](super::tag_sets::END_OWN)); formatting elements closed as the current
-    /// node and the last entry of the list of active formatting elements
-    /// (the adoption agency then only pops).
-    /// Only in body, under an HTML element; `None` leaves the token to
-    /// the rules.
+    /// The commonest in body tags, straight to the rule that takes them:
+    /// an ordinary element opened, other start tags by their [`Facts`], an
+    /// element closed as the current node (most end tags only pop), and a
+    /// formatting element closed as current node and last listed entry.
+    /// `None` leaves the token to the rules.
     #[inline]
     fn quick(&mut self, tok: Tok<'_>) -> Option<Step> {
         if self.mode != Mode::InBody {
@@ -581,9 +540,8 @@ impl State {
                     Some(Entry::Element { id, .. }) if *id == top.id
                 );
                 if listed_last {
-                    // Only formatting elements are listed, and their end
-                    // tags take the adoption agency: with the element
-                    // current and last listed, it pops it and unlists it.
+                    // The adoption agency with the element current and
+                    // last listed only pops and unlists it.
                     self.stack.pop();
                     self.formatting.pop();
                     Some(Ok(Next::Done))
@@ -599,12 +557,9 @@ impl State {
         }
     }
 
-    /// Whether text, white space or not, would leave the state as it is,
-    /// told without running the rules, in the two modes most text is read
-    /// in: in body, under an HTML element, with no formatting element to
-    /// reconstruct (the in body rule for text then does nothing the
-    /// tracker follows), and in text mode. Else, and after a bail, the
-    /// rules decide.
+    /// Whether text would leave the state as it is, told without running
+    /// the rules: in body under an HTML element with nothing to
+    /// reconstruct, and in text mode. Else the rules decide.
     #[inline]
     fn text_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -616,10 +571,8 @@ impl State {
             )
     }
 
-    /// Whether white space would leave the state as it is, told without
-    /// running the rules: in the modes before the body, each of which
-    /// ignores it or inserts it as text (and so does foreign content,
-    /// wherever the rules for it take the token over).
+    /// Whether white space would leave the state as it is: in the modes
+    /// before the body, each ignores it or inserts it as text.
     #[inline]
     fn space_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -715,12 +668,9 @@ impl State {
     }
 
     /// The landmark of an element created now: itself if it is one, else
-    /// the innermost on the stack of open elements (where every element
-    /// the tracker follows is inserted), up to the nearest template, whose
-    /// contents are a fragment of their own (see [`Tree::landmarks`]).
-    /// The adoption agency later moves no element into or out of one: the
-    /// elements it moves lie between a formatting element and the first
-    /// special element below it, and landmarks are special.
+    /// the innermost on the stack up to the nearest template (see
+    /// [`Tree::landmarks`]). The adoption agency never moves an element
+    /// across one: landmarks are special elements.
     fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
         let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
         if let Some(landmark) = own.flatten() {
@@ -740,9 +690,8 @@ impl State {
         None
     }
 
-    /// Records the landmark of the element the current start tag creates,
-    /// if the tag is logged; out of line, as only a parse for a WAT file
-    /// asks.
+    /// Records the landmark of the current start tag's element; cold, as
+    /// only a WAT parse asks.
     #[cold]
     #[inline(never)]
     fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
@@ -863,10 +812,8 @@ impl State {
         }
     }
 
-    /// Whether a `select` is in the default scope: html5ever parses a
-    /// `select`'s content in body (no "in select" insertion mode, as the
-    /// standard's customizable `select` has it), and the start tags of
-    /// `select`, `option`, `optgroup`, `input` and `hr` ask this.
+    /// Whether a `select` is in the default scope: html5ever parses its
+    /// content in body (no "in select" mode).
     fn select_in_scope(&self) -> bool {
         self.in_scope_named(SCOPE, &local_name!("select"))
     }
@@ -909,9 +856,8 @@ impl State {
         }
     }
 
-    /// [`State::reconstruct`] with something to reconstruct. Where the
-    /// current node is a table element the clones may be foster parented,
-    /// and the tracker bails.
+    /// [`State::reconstruct`] with something to reconstruct; in a table the
+    /// clones may be foster parented, so the tracker bails.
     #[cold]
     fn reconstruct_closed(&mut self) -> Result<(), Bail> {
         if self.top_is(TABLE_OUTER) {
@@ -970,11 +916,8 @@ impl State {
     }
 
     /// The adoption agency algorithm (WHATWG HTML §13.2.6.4.7, as html5ever
-    /// runs it): the formatting element closed, and where a special
-    /// element (the furthest block) was opened inside it, that block moved
-    /// out and the formatting elements between cloned into it. Elements
-    /// keep their namespace and template contents when they move, so only
-    /// the stack and the list change for the tracker.
+    /// runs it). Elements keep their namespace and template contents when
+    /// they move, so only the stack and the list change here.
     fn adoption_agency(&mut self, subject: &LocalName) -> Step {
         if let Some(top) = self.top()
             && top.is_html(subject)
@@ -1111,9 +1054,8 @@ impl State {
         id
     }
 
-    /// An `a` start tag while an `a` is on the list of active formatting
-    /// elements: the adoption agency for `a` (as far as it only pops), then
-    /// that `a` leaves the list and the stack if it is still on them.
+    /// An `a` start tag while an `a` is listed: the adoption agency for
+    /// `a`, then that `a` leaves the list and the stack.
     fn misnested_a(&mut self) -> Result<(), Bail> {
         let Some((_, id, _)) = self.after_marker().find(|e| *e.2 == local_name!("a")) else {
             return Ok(());
@@ -2253,11 +2195,9 @@ fn ignored_before_head(name: &LocalName) -> bool {
     !matches!(*name, local_name!("head") | body_html_br!())
 }
 
-/// Whether a doctype's public and system identifiers put the document in
-/// quirks mode (WHATWG HTML §13.2.6.4.1, with html5ever's lists,
-/// `tree_builder/data.rs`): [`Quirks::Yes`], else [`Quirks::No`] (limited
-/// quirks mode changes nothing the tracker follows). The name, forced
-/// quirks and `srcdoc` are the caller's.
+/// Whether a doctype's identifiers put the document in quirks mode
+/// (WHATWG HTML §13.2.6.4.1, with html5ever's lists); limited quirks
+/// changes nothing followed here, so it is [`Quirks::No`].
 fn quirks_of(public: Option<&str>, system: Option<&str>) -> Quirks {
     let public = public.map(str::to_ascii_lowercase);
     let system = system.map(str::to_ascii_lowercase);
