@@ -1,20 +1,12 @@
-//! The URLs of a style sheet, found by a tokenizer of relink's own that
-//! reads the tokens of CSS Syntax 3 (section 4.3) only as far as URLs need:
-//! where each token starts and ends, the names of functions and
-//! at-keywords, and the values of strings and `url(...)` tokens.
-//!
-//! It is hand-written, not cssparser, for speed alone: cssparser reads the
-//! same tokens faithfully but builds each one (a name or string, escapes
-//! resolved; a number as a float; a parser per nested block), and on
-//! saved pages, whose `<style>` elements run to hundreds of kilobytes for
-//! a handful of URLs, that was a seventh of all the work. Here a token
-//! that cannot hold a URL is only stepped over. What it finds is held to
-//! what the reading through cssparser finds (`super::each_url_parsed`,
-//! token by token as `super::scan` walks them) by the property tests of
-//! `style.rs` on generated CSS and of `tests/relink/css.rs` on the real
-//! pages' style sheets; it follows cssparser where cssparser departs from
-//! the text of CSS Syntax 3 (it does not preprocess newlines, and ends a
-//! bad URL at a `)` after any escape of `)` or `\`).
+//! The URLs of a style sheet, found by relink's own tokenizer, which reads
+//! the tokens of CSS Syntax 3 (4.3) only as far as URLs need: where each
+//! starts and ends, function and at-keyword names, the values of strings
+//! and `url(...)`. cssparser builds every token, which on saved pages with
+//! large `<style>`s was much of the work; here a token that cannot hold a
+//! URL is only stepped over. Property tests (`style.rs`,
+//! `tests/relink/css.rs`) hold it to `super::each_url_parsed`; it follows
+//! cssparser where that departs from the text (no newline preprocessing,
+//! a bad URL ending at a `)` after an escape of `)` or `\`).
 
 use std::borrow::Cow;
 
@@ -53,10 +45,9 @@ impl Level {
     }
 }
 
-/// The blocks open where the scan is: the style sheet and those nested in
-/// it down to [`MAX_CSS_NESTING`] as [`Level`]s, and those nested deeper
-/// (read to their ends, nothing in them a URL) as the byte that ends each,
-/// a byte a block however deep a style sheet nests them.
+/// The blocks open where the scan is: down to [`MAX_CSS_NESTING`] as
+/// [`Level`]s, deeper ones (read to their ends, nothing in them a URL) as
+/// the byte that ends each.
 struct Blocks {
     levels: Vec<Level>,
     deep: Vec<u8>,
@@ -103,11 +94,9 @@ impl Blocks {
         }
     }
 
-    /// Reads the bracket `b` (`(`, `)`, `[`, `]`, `{` or `}`) as a token
-    /// of its own: it opens a block, ends the innermost one, or is a
-    /// delimiter (the end of a block that is not the innermost). False for
-    /// any other byte. A `(` here opens a block, not a function: the caller
-    /// has ruled out a name before it.
+    /// Reads the bracket `b` as a token of its own: it opens a block, ends the
+    /// innermost one, or is a delimiter. False for any other byte. A `(` here
+    /// opens a block: the caller has ruled out a name before it.
     #[inline(always)]
     fn bracket(&mut self, b: u8) -> bool {
         let innermost = match self.deep.last() {
@@ -261,12 +250,9 @@ impl Scanner<'_> {
         }
     }
 
-    /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
-    /// case, its escapes and NULs read.
-    ///
-    /// Every character of a name takes at least one byte, and an escape
-    /// more than one (a NUL, read as U+FFFD, is never `want`'s): a name as
-    /// long as `want` is `want` only as it stands, and a shorter one never.
+    /// Whether the name `text` spans is `want` (ASCII, lowercase) in any case,
+    /// escapes and NULs read. Each character takes a byte or more, so a name
+    /// as long as `want` is it only as it stands, and a shorter one never.
     fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
         let text = &self.bytes[text];
         if text.len() <= want.len() {
@@ -401,9 +387,8 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
-        // Most strings are short, read a byte at a time; past this, the
-        // bytes that are only part of the string (a `data:` URL in quotes)
-        // are searched over.
+        // Short strings a byte at a time; past this the string's plain bytes (a
+        // quoted `data:` URL) are searched over.
         let long = self.at + 32;
         loop {
             if self.at > long {
@@ -443,9 +428,8 @@ impl Scanner<'_> {
         }
     }
 
-    /// The next token from `self.at`, which is not the end and not a
-    /// bracket (`walk` reads those). The byte that starts it decides, as in
-    /// section 4.3.1.
+    /// The next token from `self.at`, not the end nor a bracket (`walk` reads
+    /// those), decided by its first byte (4.3.1).
     fn token(&mut self) -> Token {
         let b = self.bytes[self.at];
         if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
@@ -518,9 +502,8 @@ impl Scanner<'_> {
     }
 }
 
-/// Whether `text` holds an escape or a NUL, which its value does not as
-/// it stands: searched for by the vector, as a URL may be a `data:` URL of
-/// hundreds of kilobytes.
+/// Whether `text` holds an escape or NUL, searched by vector, as a
+/// `data:` URL may be hundreds of kilobytes.
 fn has_escape_or_nul(text: &[u8]) -> bool {
     memchr::memchr2(b'\\', 0, text).is_some()
 }
@@ -586,9 +569,8 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
 }
 
 /// Calls `found` with every URL in `css`, in source order: what
-/// `super::each_url_parsed` finds, read token by token as `super::scan`
-/// reads them, except that the tokens that do not matter are skipped
-/// (`skip.rs`).
+/// `super::each_url_parsed` finds, token by token, except that tokens that
+/// do not matter are skipped (`skip.rs`).
 pub(super) fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     walk::<true>(css, found);
 }
@@ -668,10 +650,9 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     }
 }
 
-/// The URL of a string token that starts at `start` and ends at `s.at`,
-/// `closed` by its quote (else by the end of the style sheet). Its range
-/// ends before a last byte that is the quote, as `super::scan` has it, even
-/// when an escape wrote that quote at the end.
+/// The URL of a string token over `start..s.at`, `closed` by its quote or
+/// by the end; its range ends before a last byte that is the quote, as
+/// `super::scan` has it, even when an escape wrote it.
 fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     let end = s.at;
     let quote = s.bytes[start];
