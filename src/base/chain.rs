@@ -7,10 +7,9 @@ use crate::error::Error;
 use crate::url::{BaseUrl, Rules};
 
 /// The base of a document or entity, layer by layer (RFC 1808 section 3),
-/// innermost first: a forced base above all, then the layers the document
-/// itself gives, then the one outside it (the enclosing entity's, else the
-/// retrieval URL). The first that serves gives the base; every layer is
-/// recorded with what became of it, for `relink explain`.
+/// innermost first: a forced base, the document's own layers, then the one
+/// outside it. The first that serves gives the base; every layer is
+/// recorded with what became of it.
 #[derive(Debug)]
 pub struct BaseChain<'a> {
     rules: Rules,
@@ -47,9 +46,8 @@ impl<'a> BaseChain<'a> {
     }
 
     /// Offers the document's next layer: if none above gave the base, its
-    /// value (resolved against the outer base when relative) gives it.
-    /// A value that cannot serve is recorded as ignored, and the error
-    /// returned so the reader can say where it was.
+    /// value (resolved against the outer base if relative) gives it. One that
+    /// cannot serve is recorded as ignored and its error returned.
     pub fn offer(&mut self, source: BaseSource, value: &str) -> Result<(), Error> {
         if self.chosen.is_some() {
             self.push(source, value, LayerStatus::Below);
@@ -101,9 +99,7 @@ impl<'a> BaseChain<'a> {
 }
 
 /// The layers of a document inside an entity (a message part, a WARC
-/// payload), innermost first: the document's own (its BASE element, or a
-/// forced base), then the entity's. When one of the document's own gave
-/// the base, the entity's lie below it.
+/// payload), innermost first: the document's own, then the entity's.
 pub fn stack_layers(document: Vec<Layer>, mut entity: Vec<Layer>) -> Vec<Layer> {
     let own: Vec<Layer> = document
         .into_iter()

@@ -9,9 +9,8 @@ mod chain;
 
 pub use chain::{BaseChain, stack_layers};
 
-/// Where a base URL came from, innermost layer first (RFC 1808 section 3).
-///
-/// See the examples of [`crate::links::Link`] and [`Layer`].
+/// Where a base URL came from, innermost layer first (RFC 1808 section 3);
+/// see the examples of [`crate::links::Link`] and [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BaseSource {
@@ -41,9 +40,8 @@ pub enum BaseSource {
     Enclosing(Box<BaseSource>),
     /// The URL the document was retrieved from (section 3.3).
     RetrievedFrom,
-    /// The URL a browser's mark at the top of a page it saved names
-    /// (`<!-- saved from url=(NNNN)URL -->`): the URL the page was
-    /// retrieved from (section 3.3), when no other was given.
+    /// The URL a browser's "saved from" mark names (`<!-- saved from
+    /// url=(NNNN)URL -->`): the retrieval URL (section 3.3) when none was given.
     SavedFrom,
     /// The page's own file, for a link to a file a browser saved with it
     /// (in the folder named after the page): left as it is.
@@ -52,16 +50,13 @@ pub enum BaseSource {
     /// (section 3.3).
     TargetUri,
     /// The base given for embedded resources (images, media, style sheet
-    /// URLs), standing in for the retrieval URL: a README's images served
-    /// from a raw-content host while its links go to the repository's pages.
+    /// URLs) in place of the retrieval URL: a README's images on a raw host.
     ResourceBase,
 }
 
 impl BaseSource {
-    /// Where a base came from, as the command line (and every report of
-    /// it: JSON rows, WAT files, the Python package) names it: a base the
-    /// user gave by the option that gave it, every other layer as it
-    /// displays itself.
+    /// Where a base came from as the command line and every report name it:
+    /// a base the user gave by its option, any other layer as it displays.
     ///
     /// ```
     /// use relink::BaseSource;
@@ -101,9 +96,7 @@ impl fmt::Display for BaseSource {
     }
 }
 
-/// What became of one layer of a document's base.
-///
-/// See the example of [`Layer`].
+/// What became of one layer of a document's base (see [`Layer`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayerStatus {
     /// This layer gave the base.
@@ -145,10 +138,8 @@ pub struct Layer {
     pub value: String,
     /// Whether it gave the base.
     pub status: LayerStatus,
-    /// The base its value resolved to, against the layer outside it, when
-    /// it gave the base (a relative `xml:base`, `Content-Location` or BASE
-    /// element made absolute); `None` for a layer that gave none, or whose
-    /// value is a base as it stands (the target URI, the retrieval URL).
+    /// The base its value resolved to against the layer outside it, when it
+    /// gave the base and was relative; else `None`.
     ///
     /// ```
     /// let out = relink::Rewriter::new()
@@ -176,9 +167,7 @@ impl Layer {
     }
 }
 
-/// A base URL and the layer it came from.
-///
-/// See the example of [`crate::links::Link`].
+/// A base URL and the layer it came from (see [`crate::links::Link`]).
 #[derive(Debug, Clone)]
 pub struct Base {
     /// The URL, with the rules it resolves by.
@@ -188,10 +177,9 @@ pub struct Base {
 }
 
 /// The URL a document with no base is walked with when its links are
-/// recorded: a name of the reserved `.invalid` domain (RFC 2606). A link
-/// resolved against it, or against a base resolved against it (a relative
-/// `codebase`), is recorded as left (no base, no resolution) and never
-/// written; it is never shown, and never a layer of a nested document.
+/// recorded: a reserved `.invalid` name (RFC 2606). A link resolved against
+/// it (or a base resolved against it) is recorded as left, never written
+/// nor shown.
 const STAND_IN: &str = "http://unresolved.invalid/";
 
 impl Base {

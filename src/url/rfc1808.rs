@@ -31,11 +31,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// A URL broken into the six components of RFC 1808 section 2.1, borrowing
-/// from the parsed string.
-///
-/// A component is `None` when its delimiter was absent and `Some("")` when the
-/// delimiter was present with nothing after it, so that [`fmt::Display`]
-/// (section 4 step 7) gives back exactly the parsed input.
+/// from the parsed string. `None` when a delimiter was absent, `Some("")`
+/// when present with nothing after it, so that [`fmt::Display`] (section 4
+/// step 7) gives back exactly the parsed input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Url<'a> {
     /// `<scheme>`, without its colon.
@@ -169,11 +167,9 @@ static SCHEME_BYTES: [bool; 256] = {
     table
 };
 
-/// Resolves `reference` against `base` by section 4.
-///
-/// Returns the reference itself, borrowed, when it needs no resolution
-/// (step 2b: it has a scheme), so callers can tell that nothing changed. An
-/// empty base means "unknown" (step 1): the reference is returned as is.
+/// Resolves `reference` against `base` by section 4. Borrows the reference
+/// when it has a scheme (step 2b), so callers can tell nothing changed; an
+/// empty base means "unknown" (step 1) and returns it as is.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     resolve_with(base, reference, || Url::parse(base))
@@ -193,10 +189,8 @@ fn resolve_with<'b, 'r>(
     if reference.is_empty() {
         return Cow::Owned(base.to_owned());
     }
-    // A fragment alone (`#s`, half the links of a documentation page):
-    // steps 2c to 5 give the base's every component but its fragment,
-    // which recombine to the base's own text up to its `#`, then the
-    // reference's (the tests hold this to the steps).
+    // A fragment alone (`#s`): steps 2c to 5 give the base's text up to its
+    // `#`, then the reference (the tests hold this to the steps).
     if reference.starts_with('#') {
         let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
         let mut out = String::with_capacity(end + reference.len());
@@ -204,10 +198,9 @@ fn resolve_with<'b, 'r>(
         out.push_str(reference);
         return Cow::Owned(out);
     }
-    // Step 2b: a reference with a scheme is absolute. The scheme is read
-    // before the reference is parsed: it ends at a colon before any `#`
-    // (which no scheme holds), so it is the one 2.4.1 and 2.4.2 find, and
-    // a long absolute reference (a `data:` URL) is not read to its end.
+    // Step 2b: a reference with a scheme is absolute. The scheme ends at a
+    // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
+    // find, and a long `data:` URL is not parsed.
     if parse_scheme(reference).0.is_some() {
         return Cow::Borrowed(reference);
     }
@@ -220,14 +213,11 @@ fn resolve_with<'b, 'r>(
     Cow::Owned(resolve_relative(&base, &embedded))
 }
 
-/// Steps 2c to 7 for the commonest references without a scheme, whose own
-/// components come out of step 7 as they were written (parsing then
-/// recombining gives back the input): the result is what the base lends
-/// and then the reference's text whole, copied, not parsed. That is a
-/// reference with a net_loc (`//g`, step 3), a rooted path (`/g`, step 4),
-/// and a relative path with no dot segment in it nor in the base's
-/// directory (step 6, where merging is joining). `None` for the rest (an
-/// empty path, step 5; dot segments), which [`resolve_relative`] takes.
+/// Steps 2c to 7 for references whose components recombine as written: a
+/// net_loc (`//g`, step 3), a rooted path (`/g`, step 4), or a relative
+/// path with no dot segment in it nor in the base's directory (step 6):
+/// the base's part, then the reference's text. `None` for the rest
+/// ([`resolve_relative`]).
 fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
     let bytes = reference.as_bytes();
     // Step 3: only the scheme is inherited.
@@ -347,10 +337,9 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     if embedded.rooted {
         return target.recombine_with_path(target.path);
     }
-    // Step 5: an empty path inherits the base's path, then its params, then
-    // its query, each only while the reference's is empty. An empty one the
-    // reference writes (`?`, `;`) is empty too, so it inherits; the written
-    // fragment, empty or not, is the reference's own (`#` keeps its `#`).
+    // Step 5: an empty path inherits the base's path, then params, then query,
+    // each only while the reference's is empty (a written `?` or `;` is empty
+    // too); the fragment is the reference's own (`#` keeps its `#`).
     if embedded.path.is_empty() {
         let empty = |c: Option<&str>| c.is_none_or(str::is_empty);
         target.rooted = base.rooted;
@@ -372,16 +361,12 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     target.recombine_with_path(&path)
 }
 
-/// Section 4 step 6: removes the last segment of `base_path` (anything after
-/// its rightmost `/`, or all of it), appends `relative`, and applies steps
-/// 6a to 6d.
-///
-/// Done as one pass over a segment stack, as the note after step 7 suggests;
-/// the unit tests check it against a literal rendering of the string rules.
+/// Section 4 step 6: removes the last segment of `base_path`, appends
+/// `relative`, and applies steps 6a to 6d in one pass over a segment stack
+/// (the note after step 7); the tests check it against the string rules.
 fn merge_paths(base_path: &str, relative: &str) -> String {
     let slash = base_path.rfind('/');
-    // Most paths have no dot segment: then steps 6a to 6d change nothing,
-    // and the merge is the base's directory and the reference.
+    // Without a dot segment, steps 6a to 6d change nothing.
     let directory_with_slash = slash.map_or("", |i| &base_path[..=i]);
     if !has_dot_segment(directory_with_slash) && !has_dot_segment(relative) {
         let mut out = String::with_capacity(directory_with_slash.len() + relative.len());
