@@ -1,17 +1,11 @@
 //! Bytes in and bytes out: finding a document's encoding, decoding it, and
 //! mapping positions in the decoded text back to the bytes.
 //!
-//! The HTML order (BOM, transport, `<meta>` prescan, then UTF-8 when the
-//! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_decode_html`];
-//! CSS uses BOM, `@charset`, transport ([`sniff_decode_css`]). Each decodes
-//! as it sniffs: where nothing states the encoding, decoding the bytes as
-//! UTF-8 is the test of whether they are.
-//!
-//! The HTML standard prescans the first 1024 bytes, and a `<meta>` found
-//! later makes the parser "change the encoding" and start over. relink
-//! always holds the whole document, so it prescans the first 1024 bytes,
-//! and the rest only when a search at `memchr` speed finds a later `<meta>`
-//! that declares a charset, and lands where a browser would.
+//! HTML sniffs BOM, transport, `<meta>` prescan, then UTF-8 if the bytes
+//! are, else windows-1252 ([`sniff_decode_html`]); CSS BOM, `@charset`,
+//! transport ([`sniff_decode_css`]). Each decodes as it sniffs. A `<meta>`
+//! past the first 1024 bytes makes a browser change the encoding, so the
+//! rest is prescanned too when a fast search finds one that may declare it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -104,11 +98,9 @@ pub fn sniff_decode_text<'a>(
     sniff_decode_with(bytes, transport, |_| None, WINDOWS_1252)
 }
 
-/// The one order every format sniffs in: a byte order mark, the
-/// transport's charset, what the document itself declares (`declared`, the
-/// format's own rule), then UTF-8 when the bytes are UTF-8, else
-/// `fallback` (windows-1252 for HTML, CSS and text; UTF-8 for XML, whose
-/// appendix F has no other default).
+/// The one order every format sniffs in: byte order mark, transport,
+/// `declared` (the format's own rule), then UTF-8 if the bytes are, else
+/// `fallback` (windows-1252; UTF-8 for XML, appendix F).
 #[cfg(any(test, feature = "_internal"))]
 pub fn sniff_with(
     bytes: &[u8],
@@ -126,8 +118,7 @@ pub fn sniff_with(
 }
 
 /// [`sniff_with`] and [`decode`] at once: where nothing states the
-/// encoding, the bytes are decoded as UTF-8 as they are checked, not
-/// checked and then decoded (a second pass over them).
+/// encoding, the bytes are decoded as UTF-8 as they are checked.
 pub fn sniff_decode_with<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -159,25 +150,21 @@ pub fn sniff_decode_html<'a>(
 pub enum HtmlSniff<'a> {
     /// The encoding, and the text decoded by it.
     Settled(Sniffed, Cow<'a, str>),
-    /// No byte order mark, transport or `<meta>` in the first
-    /// [`PRESCAN_BYTES`] states the encoding, and the bytes are valid
-    /// UTF-8 (`text`): the document is UTF-8 unless a `<meta>` from
-    /// `late_from` on declares another encoding. The tokenizer tests the
-    /// runs of script and RAWTEXT it reads for `<meta` as it goes
-    /// ([`MetaSeen`]), and [`late_meta_may_declare`] searches only the
-    /// rest, so that a page of megabytes of script is not searched twice.
+    /// Nothing in the first [`PRESCAN_BYTES`] states the encoding and the
+    /// bytes are valid UTF-8 (`text`): UTF-8 unless a `<meta>` from
+    /// `late_from` on declares another. The tokenizer tests script and
+    /// RAWTEXT for `<meta` as it reads ([`MetaSeen`]), and
+    /// [`late_meta_may_declare`] searches only the rest.
     Unsettled {
         /// The bytes, as text.
         text: &'a str,
-        /// Where the prescan of the first bytes left off: the first `<`
-        /// it did not read.
+        /// Where the prescan of the first bytes left off.
         late_from: usize,
     },
 }
 
-/// [`sniff_decode_html`], but for a document it would search past its
-/// first [`PRESCAN_BYTES`] for a late `<meta>`: that search is left to
-/// the rewrite when the bytes are UTF-8 ([`HtmlSniff::Unsettled`]).
+/// [`sniff_decode_html`], leaving the search for a late `<meta>` to the
+/// rewrite when the bytes are UTF-8 ([`HtmlSniff::Unsettled`]).
 pub fn sniff_decode_html_early<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -191,8 +178,7 @@ pub fn sniff_decode_html_early<'a>(
         {
             return HtmlSniff::Unsettled { text, late_from };
         }
-        // Not UTF-8: searched now, neither the first bytes prescanned nor
-        // the bytes checked again.
+        // Not UTF-8: searched now.
         let sniffed = match meta_declares_after(bytes, late_from) {
             true => declared_after(bytes, late_from).map(Sniffed::declared),
             false => None,
@@ -205,9 +191,8 @@ pub fn sniff_decode_html_early<'a>(
 }
 
 impl Sniffed {
-    /// UTF-8, for bytes that are UTF-8 and state no encoding: what an
-    /// unsettled document ([`HtmlSniff::Unsettled`]) is read as until a
-    /// late `<meta>` says otherwise.
+    /// UTF-8, what an unsettled document ([`HtmlSniff::Unsettled`]) is read as
+    /// until a late `<meta>` says otherwise.
     pub fn utf8_default() -> Sniffed {
         undeclared(UTF_8, EncodingSource::Utf8Default)
     }
@@ -219,9 +204,7 @@ impl Sniffed {
 }
 
 /// What the tokenizer saw of `<meta` in the runs of script and RAWTEXT it
-/// read: where it tested every position, and the `<meta` starts among
-/// them, in the document's offsets (which are its bytes' offsets, the text
-/// being the bytes).
+/// read: the ranges it tested and the `<meta` starts in them (byte offsets).
 #[derive(Debug, Default)]
 pub struct MetaSeen {
     /// Where every position was tested, in order, apart.
@@ -253,9 +236,8 @@ impl MetaSeen {
     /// short: more leave the whole search to [`meta_declared`].
     const MAX_RANGES: usize = 1 << 16;
 
-    /// Every position in `range` of `bytes` was tested (the `<meta` starts
-    /// among them given to [`MetaSeen::saw`]). A range that follows the
-    /// last one after a few bytes none of which is `<` extends it.
+    /// Every position in `range` was tested (its `<meta` starts given to
+    /// [`MetaSeen::saw`]); a range a few `<`-free bytes after the last extends it.
     pub(crate) fn cover(&mut self, bytes: &[u8], range: Range<usize>) {
         if self.overflow || range.is_empty() {
             return;
@@ -290,9 +272,8 @@ impl MetaSeen {
 }
 
 /// Whether a `<meta` from `from` on may declare an encoding, as
-/// `meta_declares_after` tells, with the positions the tokenizer tested
-/// (`seen`) not searched again: only their `<meta` starts are read, and
-/// the positions outside them are searched.
+/// `meta_declares_after` tells, without searching again what the
+/// tokenizer tested (`seen`): only its `<meta` starts are read.
 pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool {
     if seen.overflow {
         return meta_declares_after(bytes, from);
@@ -352,19 +333,14 @@ pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
         .0
 }
 
-/// Maps sorted offsets in the decoded text to offsets in `bytes` (after the
-/// byte order mark is added back), by decoding again up to each one.
-///
-/// Each offset must fall on a character boundary of the decoded text. Most
-/// of the way the decoder runs in bulk, told to stop a few characters short;
-/// the last few bytes of output are then decoded one input byte at a time,
-/// so the offset lands exactly after the source bytes of the character that
-/// ends there, however many bytes it takes (two for `é` in UTF-8, three for
-/// U+FFFD), and a malformed sequence counts as the U+FFFD it decodes to.
+/// Maps sorted offsets in the decoded text (each on a character boundary)
+/// to offsets in `bytes`, by decoding again up to each one: in bulk to a
+/// few characters short, then a byte at a time, so the offset lands right
+/// after the bytes of the character ending there, and a malformed
+/// sequence counts as the U+FFFD it decodes to.
 pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
     // The most UTF-8 one input byte can make a decoder write at once (Big5
-    // writes two characters for some pairs; a malformed sequence adds a
-    // U+FFFD after what was pending).
+    // pairs, a U+FFFD after what was pending).
     const MARGIN: usize = 16;
     let src = &bytes[sniffed.bom_len..];
     let mut decoder = sniffed.encoding.new_decoder_without_bom_handling();
@@ -386,9 +362,8 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
             written += w;
             match result {
                 DecoderResult::Malformed(_, extra) => {
-                    // Decoding with replacement writes U+FFFD here; the
-                    // bytes consumed after the malformed sequence belong to
-                    // what follows.
+                    // Replacement writes U+FFFD; the bytes after the malformed sequence belong
+                    // to what follows.
                     written += '\u{fffd}'.len_utf8();
                     if written >= target {
                         read -= usize::from(extra).min(read);
@@ -423,18 +398,10 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
 pub const PRESCAN_BYTES: usize = 1024;
 
 /// The encoding a document's `<meta>` declares: the prescan of its first
-/// [`PRESCAN_BYTES`] (a construct that starts there is read to its end),
-/// else the prescan of the rest, since the parser "changes the encoding"
-/// when it meets a `<meta>` whose charset differs from the tentative one
-/// (HTML 13.2.6.4.4, "in head", `meta`). The answer is the prescan's over
-/// the whole document.
-///
-/// The rest is prescanned only when a `<meta>` in it declares an encoding,
-/// which a search from `<` to `<` at `memchr` speed tells
-/// (`meta_declares_after`); then the prescan stops at the first one it
-/// reads (it may pass over one inside a comment or a quoted attribute
-/// value). A document of megabytes of script and no late `<meta>` costs
-/// the first 1024 bytes and a scan.
+/// [`PRESCAN_BYTES`], else of the rest, since the parser "changes the
+/// encoding" at a later `<meta>` (HTML 13.2.6.4.4, "in head", `meta`). The
+/// rest is prescanned only when `meta_declares_after` finds a `<meta>`
+/// there that declares one.
 pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, PRESCAN_BYTES) {
         Prescan::Found(encoding) => Some(encoding),
@@ -444,10 +411,8 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     }
 }
 
-/// What the prescan of the constructs from `at` on finds, where the
-/// prescan of the first [`PRESCAN_BYTES`] left off
-/// ([`HtmlSniff::Unsettled`]'s `late_from`): [`meta_declared`]'s answer
-/// for such a document.
+/// What the prescan finds from `at` on, where the prescan of the first
+/// [`PRESCAN_BYTES`] left off: [`meta_declared`]'s answer for such a document.
 pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
     match prescan_until(bytes, at, bytes.len()) {
         Prescan::Found(encoding) => Some(encoding),
@@ -456,13 +421,10 @@ pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
 }
 
 /// Whether a `<meta` from `at` on starts a `<meta>` that declares an
-/// encoding, read as the prescan reads one, wherever it stands: the
-/// prescan from `at` finds an encoding only if this says so.
-///
-/// It says so too, to let the prescan decide, when a `<meta>` runs out of
-/// bytes, or when the `<meta>` tags read come to more bytes than the rest
-/// of the document: tags that overlap (a `<meta` in the attributes of
-/// another, again and again) would otherwise be read again and again.
+/// encoding, read as the prescan reads one: the prescan from `at` finds one
+/// only if this says so. It says so too, leaving it to the prescan, when a
+/// `<meta>` runs out of bytes or the tags read outgrow the document
+/// (overlapping tags would be read again and again).
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     declares_among(bytes, at, meta_starts(bytes, at, bytes.len()))
 }
@@ -489,10 +451,7 @@ fn declares_among(bytes: &[u8], at: usize, starts: impl Iterator<Item = usize>) 
 }
 
 /// Where `<m` or `<M` stands in `bytes` in `from..to`, in order: every
-/// `<meta` starts with one, and the search for the pair passes over the `<`
-/// of scripts and markup that start no `meta`, in one pass testing
-/// [`lanes::LANES`] positions at once (two `memmem` searches, one for each
-/// case, took twice the time on a page of script).
+/// `<meta` starts with one; one pass tests [`lanes::LANES`] positions at once.
 fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
     std::iter::from_fn(move || {
         let at = lanes::first(bytes, from, to, |a, b, _| {
@@ -524,10 +483,8 @@ enum Prescan {
     Unfinished(usize),
 }
 
-/// The prescan of the constructs of `bytes` that start from `from` and
-/// before `limit` (each read to its end, past the limit if need be). Every
-/// construct starts with a `<`, so the bytes between are passed over with
-/// `memchr`.
+/// The prescan of the constructs starting in `from..limit` (each read to its
+/// end); the bytes between `<`s are passed over with `memchr`.
 fn prescan_until(bytes: &[u8], from: usize, limit: usize) -> Prescan {
     let starts = |i: usize, s: &[u8]| {
         bytes.len() >= i + s.len() && bytes[i..i + s.len()].eq_ignore_ascii_case(s)
@@ -605,9 +562,8 @@ enum MetaResult {
     OutOfBytes,
 }
 
-/// The `<meta>` branch of the prescan, from just after `<meta`. Of the
-/// names in its attribute list only `http-equiv`, `content` and `charset`
-/// decide anything, so only whether each was seen is kept.
+/// The `<meta>` branch of the prescan, from just after `<meta`: only
+/// whether `http-equiv`, `content` and `charset` were seen is kept.
 fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     let mut seen = [false; 3];
     let mut got_pragma = false;

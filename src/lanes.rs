@@ -1,12 +1,8 @@
 //! Searches that test [`LANES`] positions at once, each for a byte and the
 //! two after it: one pass for what would be several `memchr` and `memmem`
-//! searches, in code the compiler makes vector code (the library has no
-//! `unsafe`, so no vector instructions of its own).
-//!
-//! The bytes at each position and the two after it are read as three
-//! arrays, each loaded whole: written over one array shifted to make the
-//! others, the compiler builds each shift and reduces across the vector a
-//! step, ten times slower.
+//! searches, written so the compiler makes vector code (the library has no
+//! `unsafe`). The three bytes are loaded as three whole arrays: shifting
+//! one array compiles to code ten times slower.
 
 /// How many positions [`first`] tests at once.
 pub(crate) const LANES: usize = 64;
@@ -16,9 +12,8 @@ pub(crate) const LANES: usize = 64;
 pub(crate) const PAST_END: u8 = 0xFF;
 
 /// The first position in `from..to` at which `hit` holds of the byte there
-/// and the two after it ([`PAST_END`] past the end of `bytes`). `hit` is
-/// written with `&` and `|`, not `&&` and `||`, so that every lane is
-/// tested without a branch.
+/// and the two after it ([`PAST_END`] past the end). `hit` uses `&` and
+/// `|`, not `&&` and `||`, so lanes are tested without a branch.
 #[inline(always)]
 pub(crate) fn first(
     bytes: &[u8],

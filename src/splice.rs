@@ -24,8 +24,8 @@ impl<T> Edit<T> {
 /// (byte lengths, at character boundaries, not overlapping): an edit needs
 /// to replace only what lies between.
 pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
-    // Compared as bytes, then backed off to a character boundary: equal
-    // bytes before a position make it a boundary in both or in neither.
+    // Compared as bytes, then backed off to a character boundary (equal bytes
+    // before a position make it a boundary in both or neither).
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let shorter = a.len().min(b.len());
     let mut prefix = 0;
@@ -36,8 +36,7 @@ pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
         prefix -= 1;
     }
     let room = shorter - prefix;
-    // Most often the old text is all of the new one's end (a relative
-    // reference resolved): one comparison.
+    // Most often the old text is the new one's end (a resolved reference).
     let mut suffix = if b.ends_with(&a[a.len() - room..]) {
         room
     } else {
@@ -66,8 +65,7 @@ impl Edit<String> {
 /// Sorts edits by position and drops any that overlap an earlier one or lie
 /// outside `len` bytes. Returns how many were dropped.
 pub fn normalize<T>(edits: &mut Vec<Edit<T>>, len: usize) -> usize {
-    // Readers make their edits in order: sorting them anyway would cost a
-    // scratch buffer of half their size.
+    // Readers make their edits in order; sorting anyway costs a buffer.
     if !edits.is_sorted_by_key(|e| (e.range.start, e.range.end)) {
         edits.sort_by_key(|e| (e.range.start, e.range.end));
     }
@@ -91,18 +89,13 @@ struct Packed {
     text: u32,
 }
 
-/// Edits of one text (at most `u32::MAX` bytes, as every document is), kept
-/// compact: a link-dense document makes millions of them, mostly the same
-/// few bytes over and over (`https://example.com/` before each `x`).
-///
-/// Edits come in order from every reader, so they are kept as a stream of
-/// LEB128 numbers, three an edit: how far its start is past the previous
-/// edit's start, how many bytes it replaces, and which text replaces them.
-/// An edit `<a href=x>` makes is three bytes; a `Range` and a `String`
-/// would be 48 and an allocation. The texts share one buffer, and a text
-/// the same as one of the last few is not stored again. An edit pushed out
-/// of order (or reversed) turns the stream into a plain list until
-/// [`Edits::normalize`] sorts it and packs it again.
+/// Edits of one text (at most `u32::MAX` bytes), kept compact, as a
+/// link-dense document makes millions, mostly with the same few texts.
+/// They are a stream of LEB128 numbers, three an edit (start past the
+/// previous start, length replaced, text index); the texts share one
+/// buffer and one equal to a recent one is not stored again. An edit
+/// pushed out of order turns the stream into a plain list until
+/// [`Edits::normalize`] sorts and packs it again.
 #[derive(Debug, Clone)]
 pub struct Edits {
     stream: Vec<u8>,
@@ -149,9 +142,8 @@ impl Eq for Edits {}
 const RECENT: usize = 64;
 
 fn recent_slot(text: &str) -> usize {
-    // The length and the first and last eight bytes, mixed: texts that
-    // differ mostly differ there (two that do not share a slot and are
-    // merely not shared).
+    // The length and first and last eight bytes, mixed: texts that differ
+    // mostly differ there.
     let bytes = text.as_bytes();
     let word = |part: &[u8]| {
         let mut word = [0; 8];
@@ -205,8 +197,7 @@ impl Edits {
         self.count == 0 && self.unsorted.is_empty()
     }
 
-    /// Adds an edit. An edit beyond `u32::MAX` bytes (which no document
-    /// relink reads reaches) is dropped.
+    /// Adds an edit; one beyond `u32::MAX` bytes is dropped.
     pub fn push(&mut self, edit: Edit<impl AsRef<str>>) {
         self.push_str(edit.range, edit.text.as_ref());
     }
@@ -395,9 +386,8 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
     )
 }
 
-/// [`apply`] for edits that own their texts: one edit's output is built in
-/// its own buffer, so that a message whose one part changes holds that
-/// part once, not once more in the whole.
+/// [`apply`] for edits that own their texts, each built in its own buffer,
+/// so a message whose one part changes holds that part once.
 pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     match <[Edit<Vec<u8>>; 1]>::try_from(edits) {
         Ok(
@@ -476,9 +466,8 @@ pub struct Splice {
 }
 
 impl Splice {
-    /// The edits of a text decoded from bytes of `encoding`: the text is
-    /// the bytes from `at` (after a byte order mark), or a copy decoded
-    /// from them, each edit's start and end then at `offsets` in the bytes.
+    /// The edits of a text decoded from bytes of `encoding`: the bytes from
+    /// `at` (after a BOM), or a decoded copy with edit ends at `offsets`.
     pub fn new(
         edits: Edits,
         at: usize,
@@ -537,10 +526,9 @@ impl Splice {
         len
     }
 
-    /// Writes the new bytes of `input` to `writer`: the pieces handed over
-    /// as they are, [`WRITE_BATCH`] edits at a time, with no copy into a
-    /// buffer when `writer` takes several pieces in one call (a file does:
-    /// one `writev`); through a buffer when it takes one piece a call.
+    /// Writes the new bytes of `input` to `writer`, [`WRITE_BATCH`] edits a
+    /// call with no copy when `writer` takes vectors (a file: `writev`), else
+    /// through a buffer.
     pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
         let mut edits = self.edits();
         let mut batch = Vec::with_capacity(self.edits.iter().len().min(WRITE_BATCH));
@@ -586,9 +574,8 @@ impl Splice {
 /// and those between them stay within the 1,024 a `writev` takes.
 const WRITE_BATCH: usize = 511;
 
-/// Writes `slices` whole to `writer` and true, or, when `writer` took only
-/// the first piece of several in one call (as a writer that does not
-/// write vectors does), false and `slices` left at what is still to write.
+/// Writes `slices` whole to `writer` and true, or false with `slices` left
+/// at what is still to write when `writer` took only the first piece.
 fn write_all_vectored<'a>(
     writer: &mut dyn io::Write,
     slices: &mut Vec<io::IoSlice<'a>>,
@@ -800,9 +787,7 @@ mod tests {
             let mut trickle = Trickle { out: Vec::new(), most, vectored, calls: 0 };
             splice.write_to(&input, &mut trickle).unwrap();
             proptest::prop_assert_eq!(&trickle.out, &want);
-            // A writer that takes a piece a call is written through a
-            // buffer: a call for each full buffer or partial piece, not one
-            // for each piece.
+            // A writer that takes a piece a call goes through a buffer.
             if !vectored && most >= 64 {
                 proptest::prop_assert!(trickle.calls <= want.len() / most + 4 + want.len() / 64);
             }

@@ -1,11 +1,8 @@
 //! The resolver of a text: the links a reader finds in a decoded text are
-//! resolved against the document's base, recorded, and turned into edits;
-//! the edits become bytes in the document's own encoding. Also the
-//! interface through which a reader of archives hands an embedded document
-//! on without knowing the reader of that document.
-//!
-//! This module knows no reader: HTML, CSS, messages, mbox and WARC all
-//! build on it, and none of them imports another.
+//! resolved against the document's base, recorded, and turned into edits
+//! in the document's own encoding; and [`Documents`], through which an
+//! archive reader hands an embedded document on. It knows no reader, so
+//! readers never import each other.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -56,8 +53,7 @@ pub trait Documents: Sync + fmt::Debug {
     }
 }
 
-/// Lines of a text, to report where links are. Built on first use: a
-/// rewrite that records no link and meets no trouble never needs it.
+/// Lines of a text, to report where links are; built on first use.
 #[derive(Debug, Default)]
 pub struct LineIndex {
     starts: std::cell::OnceCell<Vec<usize>>,
@@ -75,9 +71,8 @@ impl LineIndex {
         locate(starts, offset)
     }
 
-    /// The line (from 1) of an offset in `text`, the text this index is
-    /// for, without building the index for one early offset (a page's
-    /// `base`): the line feeds before it are counted.
+    /// The line (from 1) of an offset in `text`, counting line feeds rather
+    /// than building the index for one early offset (a page's `base`).
     pub fn line_of(&self, text: &str, offset: usize) -> usize {
         match self.starts.get() {
             Some(starts) => locate(starts, offset).0,
@@ -137,8 +132,7 @@ pub enum SameDocument {
 }
 
 /// The base a document with no base is walked with when `options` record
-/// links, so that `--list` and `--check` see the links it left: none when
-/// links are only counted (a plain rewrite walks nothing).
+/// links, so that `--list` and `--check` see its links; none otherwise.
 pub fn stand_in(options: &Options<'_>) -> Option<Base> {
     if !options.details.records() {
         return None;
@@ -161,9 +155,8 @@ pub struct Resolver<'t, 'o> {
     /// What the element being read says of its links, given to each
     /// (with [`Details::Attributes`](crate::options::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
-    /// Whether the links are read as a browser reads them (HTML, XML, CSS):
-    /// ASCII tab and newline inside a URL are removed before it is
-    /// resolved, as the URL Standard's basic URL parser removes them.
+    /// Whether links are read as a browser reads them (HTML, XML, CSS): ASCII
+    /// tab and newline removed before resolving, as the URL Standard does.
     pub browser: bool,
 }
 
@@ -196,9 +189,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         ));
     }
 
-    /// The end of every reader's rewrite of a text: the document's base
-    /// set, its edits sorted with overlapping ones dropped (and a warning
-    /// counting them), and what was found given back for
+    /// The end of every reader's rewrite of a text: the base set, the edits
+    /// sorted with overlapping ones dropped (and counted in a warning), for
     /// [`rewrite_bytes_made`] to splice.
     pub fn finish(self, base: Option<Base>) -> TextRewrite {
         let mut out = self.out;
@@ -234,9 +226,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.resolve_as(at, value, base, place, same_document, |new| new)
     }
 
-    /// [`Resolver::resolve`], a changed URL passed through `finish` before
-    /// it is recorded and returned (a URL written into a list has its
-    /// separators protected).
+    /// [`Resolver::resolve`], a changed URL passed through `finish` (which
+    /// protects a list's separators) before it is recorded and returned.
     pub fn resolve_as(
         &mut self,
         at: usize,
@@ -251,8 +242,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
         }
-        // What a browser reads: the URL without its tabs and newlines. It
-        // is unchanged when it resolves to that, whatever bytes it has.
+        // A browser reads the URL without tabs and newlines; unchanged if it
+        // resolves to that.
         let read = if self.browser {
             without_tabs_and_newlines(value)
         } else {
@@ -283,9 +274,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
         match resolved {
             Ok(resolved) => {
-                // A URL in HTML is read with its ends trimmed, so a result
-                // that ends in white space (`:\n#` drops its empty fragment)
-                // is written without it.
+                // A URL in HTML is read with its ends trimmed, so trailing white space
+                // of the result (`:\n#`) is not written.
                 let trimmed = resolved.trim_ascii();
                 let resolved = if trimmed.len() == resolved.len() {
                     resolved
@@ -298,9 +288,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
                     Some(path) => Cow::Owned(path),
                     None => resolved,
                 };
-                // A reference that resolves to itself (an absolute URL)
-                // comes back as the same text, not a copy: known unchanged
-                // without reading it.
+                // A reference that resolves to itself comes back as the same text, known
+                // unchanged without reading it.
                 let same_text = resolved.as_ptr() == read.as_ptr() && resolved.len() == read.len();
                 let changed = !same_text && resolved != read;
                 self.out.rewritten += usize::from(changed);
@@ -355,14 +344,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
         });
     }
 
-    /// A run of HTML inside a text (Markdown's HTML blocks and inline
-    /// tags, reStructuredText's `raw:: html`), at `range`, rewritten by the
-    /// HTML reader against the page's base (`#name` links kept, as the
-    /// page's own are): its links placed at their lines and columns in the
-    /// text, its warnings under `label` (`html at line 4`), its change an
-    /// edit of the text. With no base (the stand-in), the HTML's links are
-    /// listed as left, whatever base it names, and the page alone says it
-    /// has no base.
+    /// A run of HTML inside a text (Markdown's HTML, reStructuredText's
+    /// `raw:: html`) at `range`, rewritten by the HTML reader against the
+    /// page's base (`#name` kept): its links placed at their lines in the text,
+    /// its warnings under `label`, its change an edit. With no base, its links
+    /// are listed as left and the page alone says it has no base.
     pub fn embedded_html(
         &mut self,
         documents: &dyn Documents,
@@ -422,12 +408,10 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// The one loop over a style sheet's URLs (a `.css` file, a `<style>`
-    /// element, a `style` attribute): each URL of `css`, which starts at
-    /// `at` in the text, resolved; returns the new ones, escaped for their
-    /// CSS quoting, with their ranges in `css`. An empty `url()` resolves
-    /// to no resource (CSS Values 4) and `url(#id)` names something in the
-    /// document: both stay.
+    /// The one loop over a style sheet's URLs (file, `<style>`, `style`
+    /// attribute), `css` starting at `at`: the new URLs, escaped for their
+    /// quoting, with their ranges. An empty `url()` (no resource, CSS Values
+    /// 4) and `url(#id)` stay.
     pub fn css_urls(
         &mut self,
         css: &str,
@@ -468,9 +452,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
 }
 
 /// A URL of a style sheet as a browser reads it ([`browser_trim`]), with
-/// the range of `css` it comes from: the characters stripped at either
-/// end keep their bytes. Should their source not be found, the URL is
-/// read as the style sheet writes it.
+/// the range of `css` it comes from (the stripped ends keep their bytes).
 pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow<'a, str>) {
     let (lead, core) = browser_trim(&url.value);
     if core.len() == url.value.len() {
@@ -494,9 +476,9 @@ pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow
     (range, value)
 }
 
-/// A URL as a browser reads it (the URL Standard's basic URL parser,
-/// whose first step strips leading and trailing C0 controls and spaces):
-/// the length stripped at its start, and what is left.
+/// A URL as the URL Standard's basic URL parser reads it, leading and
+/// trailing C0 controls and spaces stripped: the length stripped in front,
+/// and the rest.
 pub fn browser_trim(value: &str) -> (usize, &str) {
     let core = value.trim_start_matches(|c| c <= ' ');
     (
@@ -521,12 +503,10 @@ pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
     Cow::Owned(value.replace(['\t', '\n', '\r'], ""))
 }
 
-/// [`rewrite_bytes_made`] for a reader whose links are found out of document
-/// order (Markdown's definitions, reStructuredText's targets, HTML runs
-/// read after the text around them): they are kept until the text is
-/// read, put in order by `rewrite`, and only then handed to the sink of
-/// `options`, if any. `rewrite` takes the text and the options to read it
-/// with (those of the caller, less the sink).
+/// [`rewrite_bytes_made`] for a reader that finds links out of document
+/// order (Markdown's definitions, reStructuredText's targets): they are
+/// kept, put in order, and only then handed to the sink of `options`.
+/// `rewrite` takes the text and the options less the sink.
 pub fn rewrite_bytes_in_order<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
@@ -550,12 +530,10 @@ pub fn rewrite_bytes_in_order<'b>(
     rewrite_bytes_made(bytes, decode, rewrite, make)
 }
 
-/// The bases of a page whose embedded resources may have their own (a
-/// README's images served from a raw-content host): the page's base, the
-/// base of its images (`--resource-base`, standing in for the retrieval
-/// URL only, else the page's), the layers to report, the resource
-/// base's last, and whether the page had no base (it then has the
-/// stand-in when links are recorded, see [`stand_in`]).
+/// The bases of a page whose resources may have their own (a README's
+/// images on a raw-content host): the page's, the images'
+/// (`--resource-base` for the retrieval URL, else the page's), the layers
+/// to report, and whether the page had no base ([`stand_in`]).
 pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>, bool) {
     let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
     let resource = match (options.resource_base, &page) {
@@ -588,11 +566,10 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
     (page, resource, layers, false)
 }
 
-/// Decodes a document by `decode` (its encoding and text, as
-/// [`encoding::sniff_decode_html`] gives), rewrites the text by `rewrite`,
-/// and splices the edits into the original bytes, each encoded in the
-/// document's encoding, or leaves them to be, as `make` says: bytes
-/// outside the edits are never touched.
+/// Decodes a document by `decode`, rewrites the text by `rewrite`, and
+/// splices the edits, encoded in the document's encoding, into the
+/// original bytes, or leaves them as `make` says; no byte outside an edit
+/// is touched.
 pub fn rewrite_bytes_made<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
@@ -613,8 +590,8 @@ pub fn rewrite_bytes_made<'b>(
         head,
     } = rewrite(&text);
     let splice = (!edits.is_empty()).then(|| {
-        // The text is the bytes after the byte order mark, or a copy
-        // decoded from them, whose offsets are found in the bytes.
+        // The text is the bytes after the BOM, or a decoded copy whose offsets
+        // are found in the bytes.
         let offsets = matches!(text, Cow::Owned(_)).then(|| {
             let bounds: Vec<usize> = edits
                 .iter()
