@@ -1,10 +1,8 @@
 //! What a browser saved with a page ("Save Page As", complete): the folder
-//! beside it named after the page's file (`post.html` and `post_files/`,
-//! or `post-Dateien/` as the browser localizes it), whose files the page's
-//! links already point at. A link to a file in that folder that exists is
-//! left as it is: made absolute, it would point at a URL that never held
-//! the file. And a mirror made local ([`Mirror`]): links to its files
-//! made relative paths to them.
+//! beside it named after the page (`post_files/`, `post-Dateien/`), which
+//! its links already point at. A link to a file that exists there is left
+//! as it is: made absolute, it would point at a URL that never held it.
+//! And a mirror made local ([`Mirror`]): links to its files made relative.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,9 +54,8 @@ pub struct SavedFolders {
 }
 
 impl SavedFolders {
-    /// The folders saved with the page at `path`: the folder beside it
-    /// named after it, and, for a file inside such a folder (a saved
-    /// style sheet), that folder. None when there is none.
+    /// The folders saved with the page at `path`: the folder named after it,
+    /// and for a file inside such a folder (a saved style sheet) that folder.
     pub fn of(path: &Path) -> Option<SavedFolders> {
         // Only a page or what is saved with one links into the folder.
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
@@ -71,8 +68,8 @@ impl SavedFolders {
         if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
             folders.extend(named_after(dir, stem));
         }
-        // A file inside a saved folder: its folder, if a page beside the
-        // folder has the name it is named after.
+        // A file inside a saved folder: its folder, if a page beside it has the
+        // name it is named after.
         if let Some(name) = dir.file_name().and_then(|n| n.to_str())
             && let Some(stem) = page_named(name)
             && let Some(up) = dir.parent()
@@ -176,12 +173,10 @@ pub struct Mirror {
     root: PathBuf,
     /// The URL of the root, ending in `/`.
     prefix: String,
-    /// An HTTrack mirror (its `hts-cache/` beside the root): a page with
-    /// a query is saved under a name of its own and linked with the
-    /// query after it (`search6a04.html?q=x`).
+    /// An HTTrack mirror (`hts-cache/` beside the root): a page with a query
+    /// is saved under its own name and linked with the query after it.
     query_after_name: bool,
-    /// The file each URL below the root names, as found, shared by every
-    /// document of the mirror (a site links to the same pages from each).
+    /// The file each URL below the root names, shared by every document.
     files: MirrorFiles,
 }
 
@@ -194,8 +189,7 @@ pub struct MirrorDocument {
     mirror: Mirror,
     /// The document's folder, its links resolved, inside the root.
     dir: PathBuf,
-    /// The relative path to the file each URL below the root named, as
-    /// found: a page links to the same few pages many times.
+    /// The relative path to the file each URL below the root named, as found.
     found: Mutex<HashMap<String, Option<String>>>,
 }
 
@@ -251,8 +245,7 @@ impl MirrorDocument {
         let rest = &url[prefix.len()..];
         let (mut path, query) = match self.found(rest) {
             Some(path) => (path, None),
-            // HTTrack's link to a page with a query: its file, the query
-            // kept after the path, as HTTrack wrote it.
+            // HTTrack's link to a page with a query: its file, the query after it.
             None if self.mirror.query_after_name => {
                 let (path, query) = rest.split_once('?')?;
                 (self.found(path)?, Some(query))
@@ -270,9 +263,8 @@ impl MirrorDocument {
         Some(path)
     }
 
-    /// The file of the mirror a URL's path and query (below the root)
-    /// name: the path itself, `index.html` for a folder, the query in the
-    /// file's name (`?` as wget keeps it on Unix, `@` on Windows), `.html`
+    /// The mirror's file a URL's path and query name: the path, `index.html`
+    /// for a folder, the query in the name (`?`, or `@` on Windows), `.html`
     /// or `.css` added (wget's `--adjust-extension`).
     fn file_of(&self, rest: &str) -> Option<PathBuf> {
         let (path, query) = match rest.split_once('?') {
@@ -312,9 +304,8 @@ impl MirrorDocument {
             }
         }
         names.into_iter().find_map(|name| {
-            // A file inside the root, by its own path: a link out of the
-            // mirror is not followed. (One `stat` for a name that is not
-            // there, the path resolved only for one that is.)
+            // A file inside the root by its own path (a link out of the mirror is not
+            // followed); resolved only when it exists.
             if !std::fs::metadata(&name).is_ok_and(|m| m.is_file()) {
                 return None;
             }

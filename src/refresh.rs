@@ -1,7 +1,6 @@
-//! The URL in a refresh value, by the HTML standard's shared declarative
-//! refresh steps: `<meta http-equiv="refresh" content="...">` in HTML and
-//! the HTTP `Refresh` header of a WARC response alike. A syntax shared by
-//! two readers, so that neither imports the other.
+//! The URL in a refresh value, by the HTML standard's declarative refresh
+//! steps: `<meta http-equiv="refresh">` in HTML and a WARC response's
+//! `Refresh` header alike, so that neither reader imports the other.
 
 use std::ops::Range;
 

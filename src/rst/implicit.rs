@@ -1,13 +1,9 @@
-//! Standalone URIs and e-mail addresses, which docutils makes links in
-//! the text outside inline markup (`Inliner.implicit_inline` with its
-//! `uri` pattern): an absolute URI of a scheme docutils knows, or an
-//! address it writes as a `mailto:` link. They are absolute, so relink
-//! only lists them.
-//!
-//! The pattern is matched as Python's regular expressions match it: the
-//! leftmost start, the longest URI first. What a run of URI characters
-//! can end with depends only on where the run ends, so that is found
-//! once per run, and every line is read a bounded number of times.
+//! Standalone URIs and e-mail addresses, which docutils makes links in the
+//! text outside inline markup (`Inliner.implicit_inline`, its `uri`
+//! pattern). They are absolute, so relink only lists them. The pattern is
+//! matched as Python's regexes match it (leftmost, longest URI first);
+//! how a run of URI characters can end is found once per run, so every
+//! line is read a bounded number of times.
 
 use std::ops::Range;
 

@@ -1,12 +1,8 @@
-//! Inline markup of reStructuredText, as docutils' `Inliner` finds it
-//! (reStructuredText Markup Specification, "Inline Markup" and
-//! "Inline markup recognition rules"): start-strings tried left to right,
+//! Inline markup of reStructuredText as docutils' `Inliner` finds it
+//! ("Inline markup recognition rules"): start-strings tried left to right,
 //! each with the end-string it needs, so that an embedded URI is found
-//! exactly where docutils finds one and nowhere else (not in a literal,
-//! emphasis, a substitution reference or interpreted text with a role).
-//!
-//! Backslash escapes are read as docutils reads them after `escape2null`:
-//! an escaping backslash stands where docutils has a NUL.
+//! exactly where docutils finds one. Backslash escapes are read as after
+//! docutils' `escape2null`: an escaping backslash stands for its NUL.
 
 use std::ops::Range;
 
@@ -391,9 +387,9 @@ impl<'e, 't> Inline<'e, 't> {
         Some(open + 1..close)
     }
 
-    /// The first end-string of `kind` at or after `from` (docutils searches
-    /// the text after the start-string: one right at `from` ends nothing,
-    /// and stops the search). Searches go forward, so each is cached.
+    /// The first end-string of `kind` at or after `from` (one right at `from`
+    /// ends nothing and stops the search, as in docutils); cached, as searches
+    /// go forward.
     fn find_end(&mut self, kind: End, from: usize) -> Option<(usize, usize)> {
         if self.end_at(kind, from, true).is_some() {
             return None;

@@ -1,7 +1,5 @@
-//! Grid and simple tables: a table's columns are where its text is, so a
-//! URL in a cell is written longer only where its cell has spaces to give
-//! on that line (docutils reads the cell the same), never moving a column
-//! border.
+//! Grid and simple tables: a URL in a cell is written longer only where
+//! its cell has spaces to give on that line, never moving a column border.
 
 use std::collections::HashMap;
 use std::ops::Range;

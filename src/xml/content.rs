@@ -1,8 +1,7 @@
 //! An element's character content as a string, with a map back to the
-//! source: literal text, entity and character references, and CDATA
-//! sections. An edit of the string goes back into the source written the
-//! way the content was: escaped with the same references, or inside the
-//! same CDATA section.
+//! source (literal text, references, CDATA sections), so that an edit of
+//! the string goes back written the way the content was: with the same
+//! references, or inside the same CDATA section.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -31,10 +30,9 @@ pub struct Segment {
     pub written: Written,
 }
 
-/// Where a stretch of the content starts: in the content string and in the
-/// source. A stretch of text (literal text and references, contiguous in
-/// the source) is read again from the source to find a place inside it;
-/// a CDATA section's inside maps byte for byte.
+/// Where a stretch of the content starts, in the content string and in the
+/// source. Text (literal and references) is read again from the source to
+/// find a place inside it; a CDATA section maps byte for byte.
 #[derive(Debug, Clone, Copy)]
 struct Stretch {
     decoded: usize,
@@ -42,9 +40,8 @@ struct Stretch {
     cdata: bool,
 }
 
-/// How many references a stretch of text holds at most: finding a place
-/// reads at most these again, and the map takes a few bytes for each (a
-/// piece each would be ten times the content of escaped HTML).
+/// How many references a stretch holds at most: a place is found by reading
+/// at most these again, and the map stays a few bytes a reference.
 const STRETCH_REFERENCES: usize = 32;
 
 /// An element's content: the string and the map of its stretches.
@@ -60,10 +57,8 @@ pub struct Content<'s> {
     source_end: usize,
     /// How many references the last stretch holds.
     last_references: usize,
-    /// The first reference written for each character a reference stood
-    /// for, so that new text is escaped the same way (looked up by the
-    /// character, so a content of many distinct references takes linear
-    /// time).
+    /// The first reference written for each character a reference stood for,
+    /// so that new text is escaped the same way.
     references: HashMap<char, String>,
 }
 
@@ -101,9 +96,8 @@ impl<'s> Content<'s> {
         self.last_references += usize::from(written == Written::Reference);
     }
 
-    /// Adds literal text or the inside of a CDATA section, found at
-    /// `source` in the source text. Literal text holds no `&` (each is a
-    /// reference's start, pushed as one).
+    /// Adds literal text (no `&`: each reference is pushed as one) or a CDATA
+    /// section's inside, found at `at` in the source.
     pub fn push(&mut self, text: &str, at: usize, written: Written) {
         if text.is_empty() {
             return;
@@ -204,10 +198,9 @@ impl<'s> Content<'s> {
         out
     }
 
-    /// The source edit for replacing `range` of the content by `new`: the
-    /// range widened to whole references, and the new text written as the
-    /// pieces it replaces were (inside CDATA when it lies wholly in one
-    /// CDATA section, escaped otherwise).
+    /// The source edit replacing `range` of the content by `new`: the range
+    /// widened to whole references, the new text written as the pieces it
+    /// replaces were (in CDATA when wholly in one section, else escaped).
     pub fn source_edit(&self, range: Range<usize>, new: &str) -> Option<Edit> {
         let len = self.text.len();
         if len == 0 || range.start > range.end || range.end > len {
@@ -333,8 +326,7 @@ mod tests {
 
     #[test]
     fn many_distinct_references_each_escape_as_first_written() {
-        // A feed's content of 300,000 distinct character references: each
-        // character is escaped with the reference first written for it.
+        // 300,000 distinct references: each character escaped as first written.
         let chars: Vec<char> = (0x100..0x100 + 300_000)
             .filter_map(char::from_u32)
             .collect();

@@ -1,7 +1,6 @@
 //! What holds a URL in an XML document: a table of (element namespace,
-//! element, where the URL is), like HTML's, not a long `match`. Elements
-//! and attributes are matched by namespace URI and local name, so a prefix
-//! is whatever the document chose.
+//! element, where the URL is), as for HTML. Names are matched by namespace
+//! URI and local name, whatever prefix the document chose.
 
 use crate::text::SameDocument;
 
@@ -26,9 +25,8 @@ pub const SVG: &str = "http://www.w3.org/2000/svg";
 /// XLink (`xlink:href`).
 pub const XLINK: &str = "http://www.w3.org/1999/xlink";
 
-/// The namespace of RSS 0.9x and 2.0 elements: none. Rows in it apply only
-/// in a document whose root is RSS (`rss`, or RSS 1.0's `rdf:RDF`), so that
-/// another vocabulary's `<link>` is not taken for RSS's.
+/// The namespace of RSS 0.9x and 2.0 elements: none. Its rows apply only
+/// under an RSS root (`rss`, `rdf:RDF`), so another `<link>` is not RSS's.
 pub const RSS: &str = "";
 
 /// Where in an element a URL is.
