@@ -137,15 +137,9 @@ impl Document {
     }
 }
 
-/// An attribute's name as the tokenizer gives it: ASCII upper case
-/// lowered, NUL replaced.
+/// An attribute's name as the tokenizer gives it: ASCII upper case lowered, NUL replaced.
 pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.name()];
-    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
-        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
-    } else {
-        Cow::Borrowed(raw)
-    }
+    super::tokenizer::given_name(&src[attr.name()])
 }
 
 /// An attribute's value, character references decoded as the tokenizer

@@ -123,7 +123,7 @@ impl SeenNames {
 /// An attribute name as the tokenizer gives it: ASCII upper case lowered,
 /// NUL replaced.
 #[inline]
-pub(super) fn given_name(raw: &str) -> Cow<'_, str> {
+pub(in crate::html) fn given_name(raw: &str) -> Cow<'_, str> {
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
     } else {

@@ -37,6 +37,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind, TokenSink};
 use html5ever::{Attribute, LocalName, local_name};
 
+pub(super) use self::attributes::given_name;
 use self::attributes::{CurrentAttr, SeenNames};
 #[cfg_attr(not(feature = "_internal"), allow(unused_imports))]
 pub use self::names::READ_BY_TREE_BUILDER;
