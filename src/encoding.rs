@@ -55,15 +55,14 @@ pub struct Sniffed {
     pub source: EncodingSource,
 }
 
-/// The encoding of an HTML document (read by the tests: the rewrite
-/// decodes as it sniffs, [`sniff_decode_html`]).
+/// The encoding of an HTML document, for the tests ([`sniff_decode_html`] decodes too).
 #[cfg(any(test, feature = "_internal"))]
 pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
     sniff_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// A style sheet decoded by its byte order mark, `@charset` or transport
-/// (CSS Syntax 3.2), else as UTF-8 if it is, else as windows-1252.
+/// A style sheet decoded by BOM, `@charset` or transport (CSS Syntax 3.2), else
+/// as UTF-8 if it is, else windows-1252.
 pub fn sniff_decode_css<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -71,8 +70,7 @@ pub fn sniff_decode_css<'a>(
     sniff_decode_with(bytes, transport, charset_rule, WINDOWS_1252)
 }
 
-/// What a style sheet's `@charset` rule declares: CSS Syntax 3.2 reads
-/// the exact bytes `@charset "`, at the start.
+/// What a style sheet's `@charset` declares: the exact bytes `@charset "` first (CSS Syntax 3.2).
 fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
     let rest = head.strip_prefix(b"@charset \"")?;
     let end = rest.iter().position(|&b| b == b'"')?;
@@ -88,9 +86,8 @@ fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
     })
 }
 
-/// A text that declares no encoding (Markdown, reStructuredText) decoded
-/// by its byte order mark or the transport's charset, else as UTF-8 if it
-/// is, else as windows-1252.
+/// A text that declares no encoding (Markdown, reStructuredText) decoded by BOM
+/// or transport, else as UTF-8 if it is, else windows-1252.
 pub fn sniff_decode_text<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -117,8 +114,7 @@ pub fn sniff_with(
     })
 }
 
-/// [`sniff_with`] and [`decode`] at once: where nothing states the
-/// encoding, the bytes are decoded as UTF-8 as they are checked.
+/// [`sniff_with`] and [`decode`] at once: bytes stating nothing are checked as decoded.
 pub fn sniff_decode_with<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -145,8 +141,7 @@ pub fn sniff_decode_html<'a>(
     sniff_decode_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// An HTML document's encoding as far as its first bytes tell it: settled,
-/// or left open for the rewrite to settle ([`sniff_decode_html_early`]).
+/// An HTML document's encoding as its first bytes tell it: settled, or left open.
 pub enum HtmlSniff<'a> {
     /// The encoding, and the text decoded by it.
     Settled(Sniffed, Cow<'a, str>),
@@ -191,8 +186,7 @@ pub fn sniff_decode_html_early<'a>(
 }
 
 impl Sniffed {
-    /// UTF-8, what an unsettled document ([`HtmlSniff::Unsettled`]) is read as
-    /// until a late `<meta>` says otherwise.
+    /// UTF-8, as an unsettled document is read until a late `<meta>` says otherwise.
     pub fn utf8_default() -> Sniffed {
         undeclared(UTF_8, EncodingSource::Utf8Default)
     }
@@ -209,8 +203,7 @@ impl Sniffed {
 pub struct MetaSeen {
     /// Where every position was tested, in order, apart.
     covered: Vec<Range<usize>>,
-    /// The `<meta` starts found there, in order (the first
-    /// [`MetaSeen::MAX_STARTS`]).
+    /// The `<meta` starts found there, in order (at most [`MetaSeen::MAX_STARTS`]).
     starts: Vec<usize>,
     /// Whether more was seen than is kept: then nothing of it counts.
     overflow: bool,
@@ -229,11 +222,9 @@ impl MetaSeen {
         &self.covered
     }
 
-    /// How many `<meta` starts are kept: each is read when the rewrite is
-    /// over, so more leave the whole search to [`meta_declared`].
+    /// How many `<meta` starts are kept; past that [`meta_declared`] searches all.
     const MAX_STARTS: usize = 64;
-    /// How many ranges are kept, in case a document's runs are many and
-    /// short: more leave the whole search to [`meta_declared`].
+    /// How many ranges are kept; past that [`meta_declared`] searches all.
     const MAX_RANGES: usize = 1 << 16;
 
     /// Every position in `range` was tested (its `<meta` starts given to
@@ -295,8 +286,7 @@ pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool
     declares_among(bytes, from, searched.chain(read))
 }
 
-/// The encoding a document's byte order mark, transport or declaration
-/// (`declared`) states, in that order; `None` if none does.
+/// The encoding the BOM, transport or `declared` states, in that order.
 fn stated(
     bytes: &[u8],
     transport: Option<&'static Encoding>,
@@ -324,8 +314,7 @@ fn undeclared(encoding: &'static Encoding, source: EncodingSource) -> Sniffed {
     }
 }
 
-/// Decodes the document's bytes after its byte order mark. Borrows when the
-/// bytes are already the text (valid UTF-8).
+/// Decodes the bytes after the BOM, borrowing them when they are valid UTF-8.
 pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
     sniffed
         .encoding
@@ -339,8 +328,7 @@ pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
 /// after the bytes of the character ending there, and a malformed
 /// sequence counts as the U+FFFD it decodes to.
 pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
-    // The most UTF-8 one input byte can make a decoder write at once (Big5
-    // pairs, a U+FFFD after what was pending).
+    // The most UTF-8 one input byte can make a decoder write at once.
     const MARGIN: usize = 16;
     let src = &bytes[sniffed.bom_len..];
     let mut decoder = sniffed.encoding.new_decoder_without_bom_handling();
@@ -362,8 +350,7 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
             written += w;
             match result {
                 DecoderResult::Malformed(_, extra) => {
-                    // Replacement writes U+FFFD; the bytes after the malformed sequence belong
-                    // to what follows.
+                    // Replacement writes U+FFFD; the bytes after the bad sequence go with what follows.
                     written += '\u{fffd}'.len_utf8();
                     if written >= target {
                         read -= usize::from(extra).min(read);
@@ -381,8 +368,7 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
     out
 }
 
-/// Encodes text for a document in `encoding`. A character the encoding
-/// cannot hold becomes a numeric character reference.
+/// Encodes text in `encoding`, what it cannot hold as numeric character references.
 pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     if encoding == UTF_16LE {
         Cow::Owned(text.encode_utf16().flat_map(u16::to_le_bytes).collect())
@@ -393,8 +379,7 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     }
 }
 
-/// How many bytes the HTML standard's prescan reads before it gives up
-/// ("prescan a byte stream to determine its encoding", step 2).
+/// How many bytes the prescan reads ("prescan a byte stream", step 2).
 pub const PRESCAN_BYTES: usize = 1024;
 
 /// The encoding a document's `<meta>` declares: the prescan of its first
@@ -429,8 +414,7 @@ fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     declares_among(bytes, at, meta_starts(bytes, at, bytes.len()))
 }
 
-/// [`meta_declares_after`] over the `<m` pairs `starts` (those from
-/// `at` on, in any order).
+/// [`meta_declares_after`] over the `<m` pairs `starts` from `at` on, in any order.
 fn declares_among(bytes: &[u8], at: usize, starts: impl Iterator<Item = usize>) -> bool {
     let mut budget = bytes.len().saturating_sub(at);
     for start in starts {
@@ -462,9 +446,8 @@ fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item =
     })
 }
 
-/// The HTML standard's "prescan a byte stream to determine its encoding",
-/// over all of `bytes`: what [`meta_declared`] answers, reading every tag
-/// (the tests hold one to the other).
+/// The HTML standard's prescan over all of `bytes`, reading every tag: what
+/// [`meta_declared`] answers (the tests hold one to the other).
 #[cfg(any(test, feature = "_internal"))]
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, bytes.len()) {
@@ -614,8 +597,7 @@ fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     }
 }
 
-/// An attribute as the prescan reads it: where its name and value lie,
-/// as written (the prescan lower-cases both; their readers ignore case).
+/// An attribute as the prescan reads it: where its name and value lie, as written.
 enum Attr {
     Found(Range<usize>, Range<usize>),
     None,
@@ -827,8 +809,7 @@ mod tests {
 
     #[test]
     fn overlapping_meta_tags_after_the_first_1024_bytes_answer_as_the_prescan() {
-        // Each `<meta` stands in the attributes of the one before, to the
-        // one `>` at the end.
+        // Each `<meta` stands in the attributes of the one before.
         let doc = " ".repeat(1100) + &"<meta a=x ".repeat(5000) + ">";
         assert_eq!(meta_declared(doc.as_bytes()), None);
         let doc = doc + "<meta charset=koi8-r>";

@@ -16,8 +16,7 @@ use crate::options::{MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{Edit, Edits, Make, Splice};
 use crate::style;
 
-/// The kinds of document a reader can hand on (a message's part, a WARC
-/// record's payload).
+/// The kinds of document a reader can hand on (a message part, a WARC payload).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedded {
     /// An HTML document.
@@ -28,8 +27,7 @@ pub enum Embedded {
     Xml,
 }
 
-/// Rewrites an embedded document: how a message or WARC reader hands an
-/// HTML or CSS payload on without knowing the readers of those.
+/// Rewrites an embedded document, so that a message or WARC reader need not know HTML's or CSS's.
 pub trait Documents: Sync + fmt::Debug {
     /// Rewrites `bytes`, a document of `kind`.
     fn rewrite(
@@ -39,8 +37,7 @@ pub trait Documents: Sync + fmt::Debug {
         options: &Options<'_>,
     ) -> Result<Outcome, Error>;
 
-    /// Rewrites `bytes`, a document of `kind`, its new bytes given as
-    /// `make` asks when the reader can (else made).
+    /// Rewrites `bytes`, a document of `kind`, its new bytes given as `make` asks when it can.
     fn rewrite_made(
         &self,
         kind: Embedded,
@@ -60,8 +57,7 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
-    /// The line and column (both from 1, column in bytes) of an offset in
-    /// `text`, the text this index is for.
+    /// The line and column (from 1, column in bytes) of an offset in `text`.
     pub fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
         let starts: &[usize] = self.starts.get_or_init(|| {
             let mut starts = vec![0];
@@ -90,8 +86,7 @@ impl LineIndex {
     }
 }
 
-/// The line and column (both from 1) of `offset`, in a text whose lines
-/// start at `starts`.
+/// The line and column (from 1) of `offset` in a text whose lines start at `starts`.
 pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
     let line = starts.partition_point(|&s| s <= offset).max(1);
     (
@@ -105,8 +100,7 @@ pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
 pub struct TextRewrite {
     /// Sorted, non-overlapping edits of the text.
     pub edits: Edits,
-    /// Every link found, changed or not (when links are recorded and
-    /// not handed to [`Options::rows`]).
+    /// Every link found, changed or not, unless handed to [`Options::rows`].
     pub links: Vec<Link>,
     /// How many links changed.
     pub rewritten: usize,
@@ -120,14 +114,12 @@ pub struct TextRewrite {
     pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
-/// Whether a reference to the document itself (`#name`, and an empty one)
-/// stays as written.
+/// Whether a reference to the document itself (`#name`, or empty) stays as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SameDocument {
     /// It is a link like any other (unless `--keep-fragment-links`).
     Resolve,
-    /// It names something inside the document (SVG `href="#id"` outside
-    /// `<a>`, CSS `url(#id)`): kept.
+    /// It names something inside the document (SVG `href="#id"`, CSS `url(#id)`): kept.
     Keep,
 }
 
@@ -140,8 +132,7 @@ pub fn stand_in(options: &Options<'_>) -> Option<Base> {
     Base::stand_in(options.rules)
 }
 
-/// Resolves the links of one text against their bases, recording each
-/// link (or only counting it) in a [`TextRewrite`].
+/// Resolves the links of one text against their bases, recording each in a [`TextRewrite`].
 #[derive(Debug)]
 pub struct Resolver<'t, 'o> {
     /// The text the links are in.
@@ -152,8 +143,7 @@ pub struct Resolver<'t, 'o> {
     pub lines: LineIndex,
     /// What has been found so far.
     pub out: TextRewrite,
-    /// What the element being read says of its links, given to each
-    /// (with [`Details::Attributes`](crate::options::Details::Attributes)).
+    /// What the element being read says of its links ([`Details::Attributes`](crate::options::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
     /// Whether links are read as a browser reads them (HTML, XML, CSS): ASCII
     /// tab and newline removed before resolving, as the URL Standard does.
@@ -180,8 +170,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.out.warnings.push(warning);
     }
 
-    /// Records that the document has no base: its links are left as they
-    /// are (RFC 1808 section 3.4 finds none, and `--base` gave none).
+    /// Records that the document has no base (RFC 1808 section 3.4): links left as they are.
     pub fn warn_no_base(&mut self) {
         self.out.warnings.push(Warning::new(
             WarningKind::NoBase,
@@ -213,8 +202,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Resolves one URL, found at `at`; returns the new text if it changed,
-    /// and records the link.
+    /// Resolves one URL found at `at` and records it; the new text if it changed.
     pub fn resolve(
         &mut self,
         at: usize,
@@ -237,13 +225,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
         same_document: SameDocument,
         finish: impl FnOnce(String) -> String,
     ) -> Option<String> {
-        // An empty reference is a link to the base (RFC 1808 section 4
-        // step 2a), except where a same-document reference is kept.
+        // An empty reference links to the base (RFC 1808 §4 step 2a), unless kept.
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
         }
-        // A browser reads the URL without tabs and newlines; unchanged if it
-        // resolves to that.
+        // A browser reads the URL without tabs and newlines; unchanged if it resolves to that.
         let read = if self.browser {
             without_tabs_and_newlines(value)
         } else {
@@ -274,22 +260,19 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
         match resolved {
             Ok(resolved) => {
-                // A URL in HTML is read with its ends trimmed, so trailing white space
-                // of the result (`:\n#`) is not written.
+                // HTML reads a URL with its ends trimmed, so trailing white space (`:\n#`) is not written.
                 let trimmed = resolved.trim_ascii();
                 let resolved = if trimmed.len() == resolved.len() {
                     resolved
                 } else {
                     Cow::Owned(trimmed.to_owned())
                 };
-                // In a mirror made local, a URL of one of its files is
-                // written as the path to that file.
+                // In a mirror made local, a URL of one of its files becomes the path to it.
                 let resolved = match self.options.local.and_then(|doc| doc.local(&resolved)) {
                     Some(path) => Cow::Owned(path),
                     None => resolved,
                 };
-                // A reference that resolves to itself comes back as the same text, known
-                // unchanged without reading it.
+                // A reference resolving to itself comes back as the same text: unchanged, unread.
                 let same_text = resolved.as_ptr() == read.as_ptr() && resolved.len() == read.len();
                 let changed = !same_text && resolved != read;
                 self.out.rewritten += usize::from(changed);
@@ -312,16 +295,14 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Records a link to a file saved with the page, left as it is: its
-    /// `file:` URL is what it resolves to.
+    /// Records a link to a file saved with the page, left as it is (resolved to its `file:` URL).
     fn record_held(&mut self, at: usize, value: &str, place: Place<'_>, file: String, page: &Base) {
         if self.options.details.records() {
             self.record_resolved(at, (value, place), file, Some(page), (false, false));
         }
     }
 
-    /// Records the link `value` at `at`, resolved against `base` (none for
-    /// a document without a base, whose relative links are `unresolved`).
+    /// Records the link `value` at `at`, resolved against `base` (none: `unresolved`).
     fn record_resolved(
         &mut self,
         at: usize,
@@ -400,8 +381,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Records a link of a document with no base, as written; `left` when
-    /// it is relative (a base would have changed it).
+    /// Records a link of a document with no base as written; `left` if it is relative.
     fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {
         if self.options.details.records() {
             self.record_resolved(at, (value, place), value.to_owned(), None, (false, left));
@@ -426,8 +406,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         found
     }
 
-    /// [`Resolver::css_urls`], each new URL handed to `found` as it is
-    /// found: a style sheet of many URLs holds none of them.
+    /// [`Resolver::css_urls`], each new URL handed to `found`, so none is held.
     pub fn each_css_url(
         &mut self,
         css: &str,
@@ -487,8 +466,7 @@ pub fn browser_trim(value: &str) -> (usize, &str) {
     )
 }
 
-/// `value` without the ASCII tabs and newlines (tab, LF, CR) the basic URL
-/// parser removes from anywhere in its input.
+/// `value` without the tabs and newlines the basic URL parser removes anywhere.
 pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
     // A short URL is read outright: `memchr3`'s set-up costs more.
     let bytes = value.as_bytes();
@@ -590,8 +568,7 @@ pub fn rewrite_bytes_made<'b>(
         head,
     } = rewrite(&text);
     let splice = (!edits.is_empty()).then(|| {
-        // The text is the bytes after the BOM, or a decoded copy whose offsets
-        // are found in the bytes.
+        // The text is the bytes after the BOM, or a decoded copy with offsets into the bytes.
         let offsets = matches!(text, Cow::Owned(_)).then(|| {
             let bounds: Vec<usize> = edits
                 .iter()

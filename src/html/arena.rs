@@ -106,8 +106,7 @@ pub struct Element {
 /// No node.
 const NONE: u32 = u32::MAX;
 
-/// The fewest slots the arena has before it looks for nodes without
-/// handles.
+/// The fewest slots before the arena looks for nodes without handles.
 const MIN_SWEEP: usize = 1024;
 
 /// A node's handle as the tree builder holds it. A slot is reused once its
@@ -121,8 +120,7 @@ pub struct NodeRef {
     generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
-    /// The counts of the chunk of slots this one is in, when the arena
-    /// counts handles.
+    /// The handle counts of this slot's chunk, when the arena counts handles.
     counts: Option<Counts>,
 }
 
@@ -138,8 +136,7 @@ fn new_counts() -> Counts {
 }
 
 impl NodeRef {
-    /// Adds `by` (1 or -1) to the count of handles to this node, if it is
-    /// still of this generation.
+    /// Adds `by` (1 or -1) to this node's handle count, if still of this generation.
     fn count(&self, by: i64) {
         let Some(counts) = &self.counts else { return };
         let cell = &counts[self.index as usize % CHUNK];
@@ -196,8 +193,7 @@ const TEMPLATE: u8 = 8;
 const IN_TEMPLATE: u8 = 16;
 /// A tie record names this node: it is never released.
 const PINNED: u8 = 32;
-/// An HTML landmark element, when landmarks are asked for: it is never
-/// released, so that a tag tied to a node inside it still finds it.
+/// A landmark element, when asked for: never released, so tags inside still find it.
 const LANDMARK: u8 = 64;
 /// What is never released.
 const KEPT: u8 = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED | LANDMARK;
@@ -215,8 +211,7 @@ struct Node {
     generation: u32,
     /// Its record in [`Arena::tied`], if a tag is tied to it.
     tie: u32,
-    /// How many ancestors it had when it was last inserted (at most
-    /// `u16::MAX`, far past [`MAX_TREE_DEPTH`]).
+    /// How many ancestors it had when last inserted (`u16` is far past [`MAX_TREE_DEPTH`]).
     depth: u16,
     namespace: Namespace,
     flags: u8,
@@ -249,19 +244,15 @@ struct Tie {
     namespace: Namespace,
 }
 
-/// The sink. The token driver says which tag token is being processed
-/// ([`Arena::set_current`]), so each element is tied to its tag.
+/// The sink; [`Arena::set_current`] says which tag token is being processed.
 #[derive(Debug)]
 pub struct Arena {
     nodes: RefCell<Vec<Node>>,
-    /// The tag token being processed, if it is a start tag: its index and
-    /// name.
+    /// The start tag being processed: its index and name.
     current: RefCell<Option<(u32, LocalName)>>,
-    /// The element each start tag made or added attributes to; a later
-    /// record for the same tag wins.
+    /// The element each start tag made or added attributes to (a later tie wins).
     tied: RefCell<Vec<Tie>>,
-    /// The depth and namespace of the element inserted last, and whether
-    /// it is in template contents: about where the next one goes.
+    /// Depth, namespace and template contents of the element inserted last.
     last_inserted: std::cell::Cell<(u32, Namespace, bool)>,
     /// Whether closed nodes are released (see [`Arena::release`]).
     releasing: bool,
@@ -273,20 +264,17 @@ pub struct Arena {
     no_node: Counts,
     /// Whether handles are counted (see [`Arena::counting_handles`]).
     counting: bool,
-    /// How many nodes the arena makes before it next looks for nodes
-    /// without handles, and how many it has made since it last looked.
+    /// Nodes to make before the next sweep, and nodes made since the last.
     next_sweep: Cell<usize>,
     made: Cell<usize>,
-    /// The element the current token created last (its slot and
-    /// generation), and its name.
+    /// The element the current token created last: its slot and generation.
     created: std::cell::Cell<(u32, u32)>,
     created_name: RefCell<Option<QualName>>,
     /// Each template's contents (a fragment node).
     contents: RefCell<HashMap<u32, u32>>,
     /// The tag token of each `base` with an `href` tied to one.
     base_tags: RefCell<HashMap<u32, u32>>,
-    /// Whether each element's landmark is found (see
-    /// [`Arena::with_landmarks`]).
+    /// Whether each element's landmark is found ([`Arena::with_landmarks`]).
     landmarks: bool,
     /// Each landmark element's landmark, when they are found.
     landmark_nodes: RefCell<HashMap<u32, Landmark>>,
@@ -319,11 +307,9 @@ impl Default for Arena {
 /// What the finished tree says.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// For each tag (by index), the element it is tied to, if it is in
-    /// the final tree (a later tie of the same tag wins).
+    /// For each tag, the element it is tied to if in the final tree (a later tie wins).
     pub elements: Vec<Option<Element>>,
-    /// The tag of the first HTML `base` with an `href` in tree order,
-    /// outside template contents.
+    /// The tag of the first HTML `base` with an `href`, outside template contents.
     pub base: Option<usize>,
     /// For each tag, when landmarks are asked for (else empty), the innermost
     /// HTML landmark its element is or lies in, as `element.closest("nav,
@@ -335,8 +321,7 @@ fn no_name() -> QualName {
     QualName::new(None, ns!(), local_name!(""))
 }
 
-/// Whether an HTML element of this name is void: the tree builder inserts
-/// it without pushing it on its stack of open elements.
+/// Whether an HTML element is void: inserted without being pushed on the stack.
 fn is_void(name: &LocalName) -> bool {
     matches!(
         &**name,
@@ -370,8 +355,7 @@ fn namespace_of(name: &QualName) -> Namespace {
 }
 
 impl Arena {
-    /// An arena that keeps every node to the end, the reference
-    /// [`Arena::default`] (which releases closed nodes) is tested against.
+    /// An arena that keeps every node: the reference the releasing one is tested against.
     pub fn keeping_every_node() -> Self {
         Arena {
             releasing: false,
@@ -389,8 +373,7 @@ impl Arena {
         }
     }
 
-    /// This arena, finding each tag's landmark ([`Tree::landmarks`]) if `yes`
-    /// (its landmark elements are then never released).
+    /// This arena, finding each tag's landmark if `yes` ([`Tree::landmarks`]).
     pub fn with_landmarks(self, yes: bool) -> Self {
         Arena {
             landmarks: yes,
@@ -428,8 +411,7 @@ impl Arena {
         handle
     }
 
-    /// Whether the tree builder holds no handle to the node in slot
-    /// `index`.
+    /// Whether the tree builder holds no handle to the node in slot `index`.
     fn unheld(&self, index: u32) -> bool {
         self.counting
             && self
@@ -453,8 +435,7 @@ impl Arena {
         self.release_index(handle.index, handle.generation);
     }
 
-    /// [`Arena::release`] of the node in slot `index`, if it is of
-    /// `generation` and not `head`.
+    /// [`Arena::release`] of slot `index`, if of `generation` and not `head`.
     fn release_index(&self, index: u32, generation: u32) {
         if !self.releasing {
             return;
@@ -487,9 +468,8 @@ impl Arena {
         }
     }
 
-    /// Whether the node in slot `index` may be released (see
-    /// [`Arena::release`]); if so, moves its tie to its parent and bumps
-    /// the slot's generation.
+    /// Whether slot `index` may be released; if so, moves its tie to its parent and
+    /// bumps the slot's generation.
     fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
         if node.flags & ELEMENT == 0 || node.flags & KEPT != 0 || node.first_child != NONE {
@@ -555,8 +535,7 @@ impl Arena {
         }
     }
 
-    /// Says which tag token the tree builder is about to process (`None`
-    /// for other tokens).
+    /// Says which tag token the tree builder is about to process (`None`: another token).
     pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
         self.created.set((NONE, 0));
         self.created_name.borrow_mut().take();
@@ -568,8 +547,7 @@ impl Arena {
         };
     }
 
-    /// The depth and namespace of the element inserted last, and whether
-    /// it was inserted in template contents.
+    /// Depth, namespace and template contents of the element inserted last.
     pub fn last_inserted(&self) -> (u32, Namespace, bool) {
         self.last_inserted.get()
     }
@@ -611,8 +589,7 @@ impl Arena {
             nodes[index as usize] = Node { generation, ..node };
             return index;
         }
-        // More than u32::MAX - 1 nodes cannot come from a document of
-        // at most u32::MAX bytes with at least 2 bytes per tag.
+        // A document of at most u32::MAX bytes makes fewer nodes than that.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
         nodes.push(node);
         if nodes.len() % CHUNK == 1 && nodes.len() > 1 {
@@ -699,15 +676,13 @@ impl Arena {
         *tag
     }
 
-    /// Walks the final tree in tree order, template contents included;
-    /// `tags` is how many tag tokens there were.
+    /// Walks the final tree in tree order, template contents included, for `tags` tags.
     pub fn finish_tree(&self, tags: usize) -> Tree {
         let nodes = self.nodes.borrow();
         let contents = self.contents.borrow();
         let base_tags = self.base_tags.borrow();
         let landmarks = self.landmark_nodes.borrow();
-        // The low two bits: 0, not in the tree; 1, in it; 2, in it,
-        // inside template contents. Above them, the landmark's bits.
+        // Low two bits: 0 not in the tree, 1 in it, 2 in template contents; above, the landmark.
         let mut reached = vec![0u8; nodes.len()];
         let mut base = None;
         let mut stack: Vec<(u32, u8)> = vec![(0, 1)];
@@ -830,8 +805,7 @@ impl TreeSink for Arena {
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
-        // A comment says nothing of any element: when nodes are released,
-        // it gets none (a handle to no node, which nothing accepts).
+        // A comment says nothing of any element: with releasing, it gets no node.
         let index = if self.releasing {
             NONE
         } else {
@@ -921,8 +895,7 @@ impl TreeSink for Arena {
                 namespace: node.namespace,
             });
         }
-        // The tree builder only does this for `html` and `body`, never for
-        // a `base`, so the base flag cannot change here.
+        // Only `html` and `body` get attributes added, never a `base`.
         drop(attrs);
     }
 
@@ -951,6 +924,5 @@ impl TreeSink for Arena {
         Self::live(&nodes, handle) && nodes[handle.index as usize].flags & INTEGRATION_POINT != 0
     }
 
-    // `maybe_clone_an_option_into_selectedcontent` keeps its default (no
-    // clone): clones are copies of tags already tied, made by no token.
+    // `maybe_clone_an_option_into_selectedcontent` keeps its default: no clone.
 }

@@ -32,8 +32,7 @@ const fn by_first(sorted: &[(&[u8], u32, u32)]) -> [(u16, u16); 128] {
     ranges
 }
 
-/// Names of the table that pages and links write most, with what each
-/// stands for. Each ends in `;`, and no longer name starts with one.
+/// The names pages write most, each ending in `;`, which no longer name starts with.
 const COMMON_NAMES: [(&[u8], u32); 6] = [
     (b"quot;", 0x22),
     (b"amp;", 0x26),
@@ -63,8 +62,7 @@ fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
     let &(start, end) = BY_FIRST.get(usize::from(first))?;
     let mut range = &SORTED[usize::from(start)..usize::from(end)];
     let mut matched = None;
-    // `range` holds the names that start with `rest[..k]`, sorted: one equal
-    // to it comes first.
+    // `range` holds the names starting with `rest[..k]`, sorted: an equal one first.
     for k in 1.. {
         if range.len() <= 8 {
             // Sorted, a longer name that `rest` starts with comes later.
@@ -151,16 +149,14 @@ impl Run {
 /// A decoded attribute value with the way back to its source.
 #[derive(Debug, Clone, Default)]
 pub struct Decoded<'a> {
-    /// The value as the tokenizer gives it (the source itself when nothing
-    /// in it is decoded).
+    /// The value as the tokenizer gives it (the source when nothing is decoded).
     pub text: Cow<'a, str>,
     /// The non-verbatim stretches, in order, in runs.
     runs: Vec<Run>,
 }
 
 impl Decoded<'_> {
-    /// Whether the raw text holds no `&`, CR or NUL at all, so that it is
-    /// the decoded text (which then borrows it) with no reference in it.
+    /// Whether the raw text holds no `&`, CR or NUL, so it is the decoded text.
     pub fn holds_no_reference(&self) -> bool {
         matches!(self.text, Cow::Borrowed(_))
     }
@@ -180,8 +176,7 @@ impl Decoded<'_> {
         Some(run.piece(k))
     }
 
-    /// Adds a piece, after every other: `decoded_len` bytes of the decoded
-    /// text at `decoded`, from `raw_len` bytes of the raw text at `raw`.
+    /// Adds a piece after every other: `decoded_len` bytes at `decoded` from `raw_len` at `raw`.
     #[inline]
     fn push(&mut self, decoded: usize, decoded_len: usize, raw: usize, raw_len: usize, open: bool) {
         if let Some(run) = self.runs.last_mut()
@@ -209,9 +204,8 @@ impl Decoded<'_> {
         });
     }
 
-    /// The decoded and raw offsets of a decoded offset. An offset inside a
-    /// character reference moves to the reference's start (`round_up`
-    /// false) or end.
+    /// The decoded and raw offsets of a decoded offset; one inside a reference moves
+    /// to its start, or to its end if `round_up`.
     fn locate(&self, at: usize, round_up: bool) -> (usize, usize) {
         let Some(piece) = self.piece_from(at) else {
             return (at, at);
@@ -226,12 +220,10 @@ impl Decoded<'_> {
         }
     }
 
-    /// Widens a decoded range to whole character references; returns the
-    /// widened decoded range and the raw range it came from.
+    /// Widens a decoded range to whole references: the decoded range and its raw one.
     pub fn widen(&self, decoded: Range<usize>) -> (Range<usize>, Range<usize>) {
         let (mut d_start, mut r_start) = self.locate(decoded.start, false);
-        // A reference without its `;` just before the range reads as it
-        // does only because of the text after it: it goes with the range.
+        // An open reference just before the range reads as it does by the text after it.
         if let Some(piece) = d_start.checked_sub(1).and_then(|at| self.piece_from(at))
             && piece.open
             && piece.decoded.end == d_start
@@ -320,8 +312,7 @@ fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize
     tail.iter().position(special).map(|i| from + at + i)
 }
 
-/// [`decode_attribute`] from `first`, the first byte of `raw` that may
-/// start a replacement.
+/// [`decode_attribute`] from `first`, the first byte that may start a replacement.
 #[inline(never)]
 fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
     // CR and NUL are rare: past the first special byte, a value without them
@@ -334,8 +325,7 @@ fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
     }
 }
 
-/// How many bytes a value must hold from its first special byte on for
-/// [`decode_from`] to look for CR and NUL in them.
+/// From how many bytes past the first special one [`decode_from`] looks for CR and NUL.
 const AMP_ONLY_FROM: usize = 64;
 
 /// [`decode_from`], with [`next_special`]'s `AMP_ONLY`.
@@ -350,12 +340,10 @@ fn decode_with<const AMP_ONLY: bool>(raw: &str, first: usize) -> Decoded<'_> {
     let mut text = String::with_capacity(raw.len());
     let mut at = Some(first);
     let mut verbatim_from = 0;
-    // Only these bytes can start a replacement: the text between them is
-    // skipped whole.
+    // Only these bytes start a replacement: the text between is skipped whole.
     while let Some(i) = at {
         let rest = &bytes[i + 1..];
-        // The raw length, what it stands for, and whether it is a
-        // reference not closed by `;`.
+        // The raw length, what it stands for, and whether it is open (no `;`).
         let (len, replacement, open) = match bytes[i] {
             // The commonest references of a value: `amp;` in queries, `quot;` in
             // style attributes and `srcdoc`s; no longer names start with them.
@@ -402,9 +390,8 @@ enum Replacement {
     Pair(char, Option<char>),
 }
 
-/// The character reference state, in an attribute value: `rest` follows the
-/// `&`. Returns how many bytes of `rest` the reference takes and what it
-/// stands for, or `None` when the `&` is literal.
+/// The character reference state in an attribute value, `rest` after the `&`:
+/// the reference's length and what it stands for, `None` for a literal `&`.
 fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     let bytes = rest.as_bytes();
     match bytes.first()? {
@@ -414,13 +401,11 @@ fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     }
 }
 
-/// The named character reference state, in an attribute value: the longest
-/// name in the table that the text starts with.
+/// The named character reference state in an attribute value: the longest name.
 fn named_reference(rest: &str) -> Option<(usize, Replacement)> {
     let bytes = rest.as_bytes();
     let (len, c1, c2) = longest_name(bytes)?;
-    // In an attribute, a match not ending in ";" followed by "=" or an
-    // alphanumeric is not a reference, for historical reasons.
+    // In an attribute, a match without ";" before "=" or an alphanumeric is no reference.
     if bytes[len - 1] != b';' {
         let next = bytes.get(len);
         if next.is_some_and(|&b| b == b'=' || b.is_ascii_alphanumeric()) {
@@ -468,8 +453,7 @@ fn numeric_value(n: u32) -> char {
     }
 }
 
-/// Whether a literal `&` at the start of `rest` (the text after it) would be
-/// read as a character reference in an attribute value.
+/// Whether a literal `&` before `rest` would read as a reference in an attribute value.
 pub fn ampersand_needs_escape(rest: &str) -> bool {
     char_reference(rest).is_some()
 }
@@ -477,8 +461,7 @@ pub fn ampersand_needs_escape(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
 
-    /// The common names are read as the sorted list reads them, whatever
-    /// follows.
+    /// The common names read as the sorted list reads them, whatever follows.
     #[test]
     fn common_names_are_the_tables() {
         for (name, _) in super::COMMON_NAMES {
@@ -493,8 +476,7 @@ mod tests {
     use super::*;
     use html5ever::data::NAMED_ENTITIES;
 
-    /// The sorted list is html5ever's table: the same names standing for
-    /// the same code points, in bytewise order.
+    /// The sorted list is html5ever's table, in bytewise order.
     #[test]
     fn sorted_names_are_html5evers() {
         let names: Vec<(&str, (u32, u32))> = NAMED_ENTITIES
@@ -511,8 +493,7 @@ mod tests {
         assert!(SORTED.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
-    /// The longest match as html5ever's tokenizer finds it: each prefix looked
-    /// up in its table while it is a prefix of some name.
+    /// The longest match as html5ever finds it: each prefix looked up in its table.
     fn longest_by_prefixes(rest: &[u8]) -> Option<(usize, u32, u32)> {
         let mut matched = None;
         for len in 1..=rest.len() {
@@ -581,8 +562,7 @@ mod tests {
         assert_eq!(longest_name(b"\xff"), None);
     }
 
-    /// The word search finds what a byte at a time finds, at every start,
-    /// short and past the stretch after which `memchr3` reads on.
+    /// The word search finds what a byte at a time finds, short and past `memchr3`'s stretch.
     #[test]
     fn the_word_search_finds_the_first_special_byte() {
         let alphabet = [
@@ -637,8 +617,7 @@ mod tests {
             ("&NotEqualTilde;", "\u{2242}\u{338}"),
         ] {
             assert_eq!(decode_attribute(raw).text, want, "{raw:?}");
-            // Long enough that the rest is searched for `&` alone (spaced, so the
-            // padding does not change how a reference reads).
+            // Long enough that the rest is searched for `&` alone; spaced so references read the same.
             let pad = format!(" {} ", "x".repeat(70));
             for (raw, want) in [
                 (format!("&amp;{raw}{pad}"), format!("&{want}{pad}")),
