@@ -12,8 +12,7 @@ use cssparser::{ParseError, Parser, Token};
 
 mod scan;
 
-/// How deep nested blocks and functions are followed; deeper ones are left
-/// as they are, so hostile input cannot exhaust the stack.
+/// How deep nested blocks and functions are followed, so input cannot exhaust the stack.
 pub const MAX_CSS_NESTING: usize = 64;
 
 /// How a URL is written in CSS, which decides how a new one is escaped.
@@ -30,8 +29,7 @@ pub enum CssQuoting {
 pub struct CssUrl<'a> {
     /// The URL's source, without quotes or `url(`, `)` and white space.
     pub range: Range<usize>,
-    /// The URL, escapes resolved: the style sheet's own text when it has
-    /// no escape, as most have none.
+    /// The URL, escapes resolved: the style sheet's own text when it has none.
     pub value: Cow<'a, str>,
     /// How it is written.
     pub quoting: CssQuoting,
@@ -45,8 +43,7 @@ pub fn urls(css: &str) -> Vec<CssUrl<'_>> {
     found
 }
 
-/// Every URL in `css`, through cssparser's tokenizer whatever the style
-/// sheet holds (what [`urls`] is held to).
+/// Every URL in `css` through cssparser's tokenizer: what [`urls`] is held to.
 #[cfg(any(test, feature = "_internal"))]
 pub fn urls_parsed(css: &str) -> Vec<CssUrl<'_>> {
     let mut found = Vec::new();
@@ -63,8 +60,7 @@ pub fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     }
 }
 
-/// [`each_url`] through cssparser's tokenizer, whatever the style sheet
-/// holds: the oracle of `scan.rs`.
+/// [`each_url`] through cssparser's tokenizer: the oracle of `scan.rs`.
 #[cfg(any(test, feature = "_internal"))]
 pub fn each_url_parsed<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut parser = Parser::new(css);
@@ -104,8 +100,7 @@ pub fn may_hold_url(css: &[u8]) -> bool {
     false
 }
 
-/// The first `(`, `@` or `\` of `css`; short texts a byte at a time, which
-/// costs less than setting up `memchr3`.
+/// The first `(`, `@` or `\` of `css`; a short text a byte at a time.
 #[inline]
 fn find_special(css: &[u8]) -> Option<usize> {
     const SHORT: usize = 16;
@@ -172,13 +167,11 @@ enum Context {
 }
 
 #[cfg(any(test, feature = "_internal"))]
-/// What [`scan`] takes from a token, which is borrowed from the parser
-/// that must move on before a nested block is read.
+/// What [`scan`] keeps of a token, borrowed from a parser that must move on.
 enum Seen {
     /// White space or a comment: nothing changes.
     Skip,
-    /// A URL: its value, and whether it is a string (else an unquoted
-    /// `url(...)`).
+    /// A URL: its value, and whether it is a string (else an unquoted `url(...)`).
     Url { value: String, quoted: bool },
     /// A block or function whose contents are read in this context.
     Nested(Context),
@@ -243,8 +236,7 @@ fn scan<'a>(
         }
         seen_argument = true;
         if let Some(inner) = nested {
-            // A block nested too deep is read to its end here, so that the next token
-            // starts after it.
+            // A block nested too deep is read to its end here, so the next token starts after it.
             let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
                 if depth < MAX_CSS_NESTING {
                     scan(p, css, inner, depth + 1, found);
@@ -257,8 +249,7 @@ fn scan<'a>(
     }
 }
 
-/// What [`scan`] keeps of `token`; a quoted string is a URL when
-/// `string_is_url`.
+/// What [`scan`] keeps of `token`; a quoted string is a URL if `string_is_url`.
 #[cfg(any(test, feature = "_internal"))]
 fn seen(token: &Token<'_>, string_is_url: bool) -> Seen {
     match token {
@@ -307,11 +298,9 @@ fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
     from..from + trimmed.len()
 }
 
-/// Writes `url` to stand where a URL quoted as `quoting` stood, escaping
-/// what needs it (most URLs nothing).
+/// Writes `url` to stand where a URL quoted as `quoting` stood, escaped as needed.
 pub fn escape(url: String, quoting: CssQuoting) -> String {
-    // Printable ASCII but what ends or breaks the token, tested without early
-    // exit so the compiler vectorises it.
+    // Printable ASCII but token enders, tested with no early exit so it vectorises.
     let bytes = url.as_bytes();
     let plain = match quoting {
         CssQuoting::Quoted(q) => {
@@ -351,8 +340,7 @@ pub fn source_of_chars(raw: &str, chars: Range<usize>) -> Option<Range<usize>> {
             return Some(start.unwrap_or(i)..i);
         }
         let c = raw.get(i..)?.chars().next()?;
-        // The range starts at the first character it holds: a line
-        // continuation before it stays out.
+        // The range starts at its first character, a line continuation before it out.
         if count == chars.start && start.is_none() && (c != '\\' || newline(i + 1) == 0) {
             start = Some(i);
         }
@@ -507,8 +495,7 @@ mod tests {
         }
     }
 
-    /// Pieces of CSS that make or break the syntax of a URL when joined:
-    /// escapes, comments splitting tokens, mixed case.
+    /// Pieces of CSS that make or break a URL's syntax when joined.
     const PIECES: &[&str] = &[
         "\\72\r\nl(",
         "\\72\tl(",
@@ -586,8 +573,7 @@ mod tests {
         "-",
         "set(",
         "ge-",
-        // Tokens whose ends decide where a name starts: numbers,
-        // dimensions, hashes, CDO and CDC, bad strings and bad URLs.
+        // Tokens whose ends decide where a name starts.
         "5",
         "1.5e+3",
         ".5",
@@ -655,8 +641,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// Text of the bytes that make CSS tokens, read as CSS: the scanner
-        /// finds what the tokenizer finds.
+        /// Text of the bytes that make CSS tokens: the scanner finds what the tokenizer finds.
         #[test]
         fn the_scanner_reads_any_text_as_the_tokenizer_does(
             css in "(url\\(|image-set\\(|@import|[ulrURL()'\"\\\\/*@ \n\r\t{}\\[\\]#0-9e.+%<!>;,a-f\u{0}\u{1}\u{e9}-]){0,40}"
@@ -667,8 +652,7 @@ mod tests {
         }
     }
 
-    /// Whether skipping the tokens that do not matter finds in `css` what
-    /// reading every token finds, and what cssparser's tokenizer finds.
+    /// Whether skipping finds in `css` what reading every token and cssparser find.
     fn skipping_agrees(css: &str) -> Result<(), proptest::test_runner::TestCaseError> {
         let (mut skipped, mut every) = (Vec::new(), Vec::new());
         scan::each_url(css, &mut |u| skipped.push(u));
@@ -772,8 +756,7 @@ mod tests {
         "",
     ];
 
-    /// What comes after a `(`: URLs, strings, ends and the starts of
-    /// tokens that a skip must not step into.
+    /// What comes after a `(`: URLs, strings, ends and token starts a skip must not enter.
     const AFTER_OPEN: &[&str] = &[
         "a.png)",
         "'a.png')",
@@ -800,9 +783,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
-        /// Names, numbers, hashes, at-keywords, escapes, comments and strings
-        /// before `(` and `url(`: skipping finds what reading every token finds,
-        /// and what cssparser finds.
+        /// Names, numbers, hashes, at-keywords, escapes, comments and strings before `(`
+        /// and `url(`: skipping finds what reading every token and cssparser find.
         #[test]
         fn skipping_finds_what_reading_every_token_finds(
             parts in proptest::collection::vec(
@@ -908,8 +890,7 @@ mod tests {
         }
     }
 
-    /// The bytes that stop the searches of `scan` (or that sit next to
-    /// them in the byte ranges the searches test), and bytes they pass.
+    /// The bytes that stop the searches of `scan` or sit next to them, and bytes they pass.
     const STOPS: &[&str] = &[
         " ", "\t", "\n", "\r", "\x0c", "\x0b", "\0", "\x01", "\x1f", "!", "\"", "'", "(", ")", "*",
         "\\", "\\)", "\\\\", "\\\n", "\\61 ", "\x7f", "\u{e9}", "[", "]", "{", "}", "|", "z", "/",

@@ -37,9 +37,8 @@ impl Level {
         }
     }
 
-    /// Whether the tokens that do not matter may be skipped: what they
-    /// change (a string after `@import`, or first in `url(` or `src(`, is
-    /// a URL only when no such token comes between) is already settled.
+    /// Whether tokens that do not matter may be skipped: what they would change
+    /// (a string after `@import` or first in `url(` is a URL only if none comes between) is settled.
     fn may_skip(&self) -> bool {
         !self.after_import && (self.context != Context::UrlFunction || self.seen_argument)
     }
@@ -79,8 +78,7 @@ impl Blocks {
         !self.deep.is_empty()
     }
 
-    /// Whether the tokens that do not matter may be skipped where the scan
-    /// is: always in a block nested too deep (none of its tokens matters).
+    /// Whether tokens that do not matter may be skipped here: always in a block too deep.
     fn may_skip(&self) -> bool {
         self.silent() || self.levels.last().is_some_and(Level::may_skip)
     }
@@ -134,8 +132,7 @@ enum Token {
     Skip,
     /// A string; `bad` when a newline ended it, `closed` when its quote did.
     String { bad: bool, closed: bool },
-    /// `url(` with a URL not in quotes, the whole token read; `bad` for a
-    /// bad URL token.
+    /// `url(` with a URL not in quotes, the whole token read; `bad` for a bad URL.
     UnquotedUrl { bad: bool },
     /// A function (its body is read in this context) or a block.
     Open(Context, u8),
@@ -154,8 +151,7 @@ fn is_newline(b: u8) -> bool {
     matches!(b, b'\n' | b'\r' | b'\x0c')
 }
 
-/// The bytes of a name: ASCII letters and digits, `-`, `_`, NUL (read as
-/// U+FFFD) and every byte of a non-ASCII character.
+/// The bytes of a name: ASCII alphanumerics, `-`, `_`, NUL, and non-ASCII bytes.
 static NAME_BYTE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -211,8 +207,7 @@ impl Scanner<'_> {
         }
     }
 
-    /// Steps over the escape whose `\` is at `self.at - 1` (section
-    /// 4.3.7): up to six hex digits and one white space, or one character.
+    /// Steps over the escape whose `\` is at `self.at - 1` (4.3.7).
     fn skip_escape(&mut self) {
         match self.byte(self.at) {
             None => {}
@@ -304,8 +299,7 @@ impl Scanner<'_> {
         }
         let name = start..self.at;
         self.at += 1;
-        // Most functions are none of those that take URLs: a name with no
-        // escape is one of them only if as long (`text_is`).
+        // A name with no escape takes URLs only if as long as one that does (`text_is`).
         if !matches!(name.len(), 3 | 9 | 17) && !self.bytes[name.clone()].contains(&b'\\') {
             return Token::Open(Context::Plain, b')');
         }
@@ -331,8 +325,7 @@ impl Scanner<'_> {
         Token::Open(context, b')')
     }
 
-    /// The rest of a URL token (section 4.3.6) from its first character
-    /// that is not white space, as cssparser reads it.
+    /// The rest of a URL token (4.3.6) from its first non-white-space character, as cssparser reads it.
     fn unquoted_url(&mut self) -> Token {
         loop {
             // The bytes that are only part of the URL are searched over.
@@ -387,8 +380,7 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
-        // Short strings a byte at a time; past this the string's plain bytes (a
-        // quoted `data:` URL) are searched over.
+        // Short strings a byte at a time; past this a long one's plain bytes are searched over.
         let long = self.at + 32;
         loop {
             if self.at > long {
@@ -502,15 +494,13 @@ impl Scanner<'_> {
     }
 }
 
-/// Whether `text` holds an escape or NUL, searched by vector, as a
-/// `data:` URL may be hundreds of kilobytes.
+/// Whether `text` holds an escape or NUL, by vector: a `data:` URL may be large.
 fn has_escape_or_nul(text: &[u8]) -> bool {
     memchr::memchr2(b'\\', 0, text).is_some()
 }
 
-/// The value of `text` (a name, a string's contents or an unquoted URL),
-/// escapes resolved (section 4.3.7), an escaped newline dropped, NUL read
-/// as U+FFFD; a `\` that ends it gives `at_end`.
+/// The value of a name, string or unquoted URL, escapes resolved (4.3.7), an
+/// escaped newline dropped, NUL as U+FFFD; a `\` that ends it gives `at_end`.
 fn unescape(text: &[u8], at_end: Option<char>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -589,8 +579,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
         at: 0,
     };
     let mut blocks = Blocks::new();
-    // Before this, tokens are read one by one: the escape that stopped a
-    // skip is in the token being read or a later one.
+    // Before this, tokens are read one by one: the escape that stopped a skip is ahead.
     let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
         if SKIP && s.at >= token_by_token_until && blocks.may_skip() {
@@ -632,8 +621,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
                 let range = unquoted_url_range(css, start, s.at);
                 let text = &s.bytes[range.clone()];
                 let value = if has_escape_or_nul(text) {
-                    // The escapes are read again from the token's end: an
-                    // escaped white space may end the URL.
+                    // The escapes are read again from the token's end: escaped white space may end it.
                     Cow::Owned(url_value(css, start, s.at))
                 } else {
                     Cow::Borrowed(css.get(range.clone()).unwrap_or_default())
@@ -675,9 +663,8 @@ fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     }
 }
 
-/// The value of the unquoted URL token spanning `start..end` (escapes in
-/// it): its characters from the first that is not white space after the
-/// `(` to the white space or `)` that ends it.
+/// The value of the unquoted URL token over `start..end` (escapes in it), from
+/// its first non-white-space character after `(` to what ends it.
 fn url_value(css: &str, start: usize, end: usize) -> String {
     let bytes = &css.as_bytes()[..end];
     let open = start

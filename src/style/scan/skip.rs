@@ -58,8 +58,7 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         at += LANE;
     }
     let (blocks, _) = far.as_chunks::<BLOCK>();
-    // A block's flags or-ed over its 64 bytes at once; built another way the
-    // compiler tests them a byte at a time.
+    // A block's flags or-ed over its 64 bytes at once; built otherwise, byte by byte.
     let passed = blocks
         .iter()
         .position(|block| block.as_flattened().iter().fold(0, |any, &b| any | stop(b)) != 0);
@@ -79,9 +78,8 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         .unwrap_or(tail.len())
 }
 
-/// Where a skip stopped: at `at`, the significant byte that the scan must
-/// read as a token (or the end), and where the token before it starts,
-/// `token`: where the skip began, or after the last bracket it read.
+/// Where a skip stopped: at `at`, the significant byte the scan must read (or
+/// the end); `token`, where the token before it starts.
 pub(super) struct Stop {
     pub(super) at: usize,
     pub(super) token: usize,
@@ -120,9 +118,8 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -
     }
 }
 
-/// Reads the significant byte at `at` if it is a token that the skip
-/// reads itself: `|`, a bracket, or a `(` that opens a block or ends the
-/// name of a function that takes no URL. `token` moves past it.
+/// Reads the significant byte at `at` if the skip reads it itself: `|`, a
+/// bracket, or a `(` of a block or of a function taking no URL.
 #[inline(always)]
 fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) -> bool {
     let b = bytes[at];
@@ -153,8 +150,7 @@ fn plain_function(bytes: &[u8], from: usize, open: usize) -> bool {
             .any(|f| name.eq_ignore_ascii_case(f.as_bytes()))
 }
 
-/// The functions whose arguments may be URLs: a quoted string first in
-/// `url(` and `src(`, the strings of `image-set(`.
+/// The functions whose arguments may be URLs.
 const URL_FUNCTIONS: [&str; 4] = ["url", "src", "image-set", "-webkit-image-set"];
 
 /// Where the first byte at or after `from` is that an unquoted URL (CSS
@@ -171,8 +167,7 @@ pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     })
 }
 
-/// Where the first byte at or after `from` is that a string quoted by
-/// `quote` must look at, or the end: its quote, an escape, a newline.
+/// Where a string quoted by `quote` must look next from `from`: quote, escape, newline.
 pub(super) fn string_stop(bytes: &[u8], from: usize, quote: u8) -> usize {
     let common = |b: u8| {
         u8::from(b == b'\\') | u8::from(b == b'\n') | u8::from(b == b'\r') | u8::from(b == 0x0c)
@@ -234,9 +229,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// Strings as long as a quoted `data:` URL's start, with either
-        /// quote, escapes, newlines and the other quote anywhere: the first
-        /// stop, as a byte at a time finds it.
+        /// Strings as long as a quoted `data:` URL's start, quotes, escapes and
+        /// newlines anywhere: the first stop, as a byte at a time finds it.
         #[test]
         fn the_string_search_finds_the_first_stop(
             len in 0usize..700,
