@@ -20,12 +20,10 @@ impl<T> Edit<T> {
     }
 }
 
-/// How much of `old` and `new` is the same at the start and at the end
-/// (byte lengths, at character boundaries, not overlapping): an edit needs
-/// to replace only what lies between.
+/// How many bytes `old` and `new` share at the start and end (at character
+/// boundaries, not overlapping): an edit replaces only what lies between.
 pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
-    // Compared as bytes, then backed off to a character boundary (equal bytes
-    // before a position make it a boundary in both or neither).
+    // As bytes, then backed off to a boundary (equal bytes before make it one in both).
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let shorter = a.len().min(b.len());
     let mut prefix = 0;
@@ -62,8 +60,7 @@ impl Edit<String> {
     }
 }
 
-/// Sorts edits by position and drops any that overlap an earlier one or lie
-/// outside `len` bytes. Returns how many were dropped.
+/// Sorts edits and drops those overlapping an earlier one or past `len`: how many.
 pub fn normalize<T>(edits: &mut Vec<Edit<T>>, len: usize) -> usize {
     // Readers make their edits in order; sorting anyway costs a buffer.
     if !edits.is_sorted_by_key(|e| (e.range.start, e.range.end)) {
@@ -110,8 +107,7 @@ pub struct Edits {
     texts: String,
     /// Recently stored texts (their numbers), by a hash of their bytes.
     recent: [u32; RECENT],
-    /// The bytes of every edit's text, all told (a text shared counts for
-    /// each edit).
+    /// The bytes of every edit's text, a shared text counted for each edit.
     text_total: usize,
 }
 
@@ -142,8 +138,7 @@ impl Eq for Edits {}
 const RECENT: usize = 64;
 
 fn recent_slot(text: &str) -> usize {
-    // The length and first and last eight bytes, mixed: texts that differ
-    // mostly differ there.
+    // The length and first and last eight bytes mixed: texts differ mostly there.
     let bytes = text.as_bytes();
     let word = |part: &[u8]| {
         let mut word = [0; 8];
@@ -170,8 +165,7 @@ fn put(stream: &mut Vec<u8>, mut n: u32) {
     stream.push(n as u8);
 }
 
-/// The LEB128 number at `*at` in `stream`, moving `*at` past it. The
-/// stream is only ever written by [`put`].
+/// The LEB128 number at `*at` in `stream` (written by [`put`]), moving `*at` past it.
 fn get(stream: &[u8], at: &mut usize) -> u32 {
     let mut n = 0u32;
     let mut shift = 0;
@@ -202,8 +196,7 @@ impl Edits {
         self.push_str(edit.range, edit.text.as_ref());
     }
 
-    /// Adds `edit` of `src` narrowed to what it changes, as
-    /// [`Edit::narrowed`] makes it, with no copy of its text.
+    /// Adds `edit` of `src` narrowed as [`Edit::narrowed`] does, its text not copied.
     pub fn push_narrowed(&mut self, edit: Edit<impl AsRef<str>>, src: &str) {
         let text = edit.text.as_ref();
         let (prefix, suffix) = common_affixes(&src[edit.range.clone()], text);
@@ -408,8 +401,7 @@ pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     }
 }
 
-/// [`apply`] on edits made one at a time, about `grown` bytes of new text
-/// in all.
+/// [`apply`] on edits made one at a time, about `grown` bytes of new text in all.
 pub fn apply_each<T: AsRef<[u8]>>(
     input: &[u8],
     grown: usize,
@@ -446,21 +438,18 @@ pub enum Make {
     /// Made whole ([`Outcome::output`]).
     #[default]
     Bytes,
-    /// Left as the edits to splice into the input ([`Outcome::splice`]),
-    /// written where they go with no copy of the whole document held, or
-    /// never made when only the links are wanted.
+    /// Left as edits to splice ([`Outcome::splice`]), written where they go without
+    /// a copy of the document, or never made when only the links are wanted.
     Splice,
 }
 
-/// A document's new bytes as the edits to splice into its bytes, each
-/// edit's text encoded as it is written.
+/// A document's new bytes as edits to splice into its bytes, encoded as written.
 #[derive(Debug)]
 pub struct Splice {
     edits: Edits,
     /// Where the text starts in the bytes: after a byte order mark.
     at: usize,
-    /// The byte offsets of each edit's start and end, when the text was
-    /// decoded into a copy (they are not its offsets).
+    /// Each edit's byte offsets, when the text is a decoded copy.
     offsets: Option<Vec<usize>>,
     encoding: &'static encoding_rs::Encoding,
 }
@@ -500,8 +489,7 @@ impl Splice {
         apply_each(input, self.edits.text_len(), self.edits())
     }
 
-    /// Hands the new bytes of `input` to `piece` in order, a run at a time:
-    /// the bytes between the edits as they are, and each edit's text.
+    /// Hands the new bytes to `piece` in order: the bytes between edits, and each edit's text.
     pub fn each_piece(
         &self,
         input: &[u8],
@@ -547,8 +535,7 @@ impl Splice {
                 slices.push(io::IoSlice::new(&input[copied..]));
             }
             if !write_all_vectored(writer, &mut slices)? {
-                // The writer takes a piece a call: the rest go through a
-                // buffer, from where this batch was left.
+                // A piece a call: the rest through a buffer, from where this batch was left.
                 let mut buffered = io::BufWriter::with_capacity(64 << 10, writer);
                 for slice in &slices {
                     buffered.write_all(slice)?;
@@ -570,8 +557,7 @@ impl Splice {
     }
 }
 
-/// How many edits [`Splice::write_to`] hands over in one call: their pieces
-/// and those between them stay within the 1,024 a `writev` takes.
+/// Edits a [`Splice::write_to`] call hands over: their pieces stay within `writev`'s 1,024.
 const WRITE_BATCH: usize = 511;
 
 /// Writes `slices` whole to `writer` and true, or false with `slices` left
@@ -725,8 +711,7 @@ mod tests {
         }
     }
 
-    /// A writer that takes at most `most` bytes a call, and of a vector of
-    /// pieces only the first unless `vectored`.
+    /// A writer taking at most `most` bytes a call, and only the first piece unless `vectored`.
     struct Trickle {
         out: Vec<u8>,
         most: usize,
