@@ -1,6 +1,5 @@
 //! The attribute being read, duplicates, and how a tag's attributes are
-//! gathered (all of them, or on the lean path only those the tree builder
-//! reads).
+//! gathered (all, or on the lean path those the tree builder reads).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -20,8 +19,7 @@ use super::{Quote, Sink, Tokenizer};
 pub(super) struct CurrentAttr {
     /// The name, unless `name_is_source`.
     pub(super) name: String,
-    /// Whether the name is the source over `name_span` as it is (neither
-    /// upper case nor NUL in it), and so not copied.
+    /// Whether the name is the source over `name_span` (no upper case or NUL), not copied.
     pub(super) name_is_source: bool,
     pub(super) name_span: Range<usize>,
     pub(super) value: Text,
@@ -45,8 +43,7 @@ impl CurrentAttr {
         self.value_span.clone()
     }
 
-    /// Its span in `input`; the quoting read back from the source must be
-    /// the quoting the tokenizer saw.
+    /// Its span in `input`; the quoting read back from it must be what the tokenizer saw.
     #[inline]
     pub(super) fn span(&self, input: &str) -> AttrSpan {
         let span = AttrSpan {
@@ -101,8 +98,7 @@ impl SeenNames {
         self.seen_slow(input, kept, name)
     }
 
-    /// [`SeenNames::seen_before`] past its first test: a scan of the names
-    /// kept that may be `name`, or, past [`SCAN_LIMIT`] names, the set.
+    /// [`SeenNames::seen_before`] past its first test: a scan, or past [`SCAN_LIMIT`] the set.
     #[inline(never)]
     fn seen_slow(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
@@ -131,8 +127,7 @@ pub(in crate::html) fn given_name(raw: &str) -> Cow<'_, str> {
     }
 }
 
-/// Whether `raw`, a name as written, is `name`, a name as the tokenizer
-/// gives it ([`given_name`], which has no ASCII upper case and no NUL).
+/// Whether `raw`, a name as written, is `name` as the tokenizer gives it ([`given_name`]).
 #[inline]
 pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
     if raw.len() == name.len() {
@@ -145,13 +140,11 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
         && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
-/// Up to this many attributes, duplicates are found by a scan; beyond, by a
-/// hash set.
+/// Up to this many attributes duplicates are found by a scan, beyond by a hash set.
 pub(super) const SCAN_LIMIT: usize = 16;
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
-    /// Starts a new attribute whose name starts at the current position
-    /// (inlined, as is the finishing of the one before).
+    /// Starts a new attribute whose name starts at the current position.
     #[inline(always)]
     pub(super) fn start_attr(&mut self) {
         self.finish_attr();
@@ -193,16 +186,14 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// Appends text that is not the source to the current attribute's
-    /// value (see [`Tokenizer::value_raw`]).
+    /// Appends text that is not the source to the current attribute's value.
     pub(super) fn value_str(&mut self, s: &str) {
         if !self.lean {
             self.attr.value.push_str(self.input, s);
         }
     }
 
-    /// The current attribute's value, decoded from its span as the tokenizer
-    /// decodes it (on the lean path, which does not gather it).
+    /// The current attribute's value decoded from its span (the lean path does not gather it).
     pub(super) fn lean_value(&self) -> Cow<'a, str> {
         let raw = self.input.get(self.attr.value()).unwrap_or_default();
         crate::html::charref::decode_attribute(raw).text
@@ -213,8 +204,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.attr.value_span.end = self.pos;
     }
 
-    /// Adds the current attribute to the tag, unless the tag already has
-    /// one of that name.
+    /// Adds the current attribute to the tag, unless it has one of that name.
     #[inline]
     pub(super) fn finish_attr(&mut self) {
         if !std::mem::take(&mut self.in_attr) {

@@ -49,8 +49,7 @@ pub use self::spans::{AttrSpan, SpanLog, TagSpan};
 use self::states::State;
 use self::text::{Collapsed, Text, is_tree_space};
 
-/// The state the tokenizer starts in. Documents start in the data state;
-/// the others serve fragment parsing and tests.
+/// The state the tokenizer starts in: data for documents, others for fragments and tests.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InitialState {
@@ -69,8 +68,7 @@ pub enum InitialState {
     CdataSection,
 }
 
-/// Which attributes tag tokens carry. Every attribute's span is logged
-/// either way.
+/// Which attributes tag tokens carry; every attribute's span is logged either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Attributes {
     /// Every attribute, as html5ever's tokenizer gives them.
@@ -83,11 +81,9 @@ pub enum Attributes {
     /// ([`Tokenizer::emit_tag`]). No other name is interned: interning
     /// millions of distinct names in `string_cache` takes quadratic time.
     TreeBuilder,
-    /// As [`Attributes::TreeBuilder`], logging every start tag with
-    /// attributes: for names added to the link table at run time.
+    /// As [`Attributes::TreeBuilder`], logging every start tag with attributes (run-time names).
     TreeBuilderAnyAttribute,
-    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags:
-    /// for the title and metas of a WAT file's head.
+    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags, for a WAT file's head.
     TreeBuilderHead,
 }
 
@@ -103,13 +99,11 @@ impl Attributes {
 /// How the tokenizer starts.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Skip a U+FEFF BYTE ORDER MARK at the start of the input (spans stay
-    /// offsets into the whole input). html5ever's default: true.
+    /// Skip a leading U+FEFF (spans stay offsets into the whole input); html5ever's default.
     pub discard_bom: bool,
     /// The state to start in.
     pub initial_state: InitialState,
-    /// The name of the last start tag, for "appropriate end tag" checks
-    /// when starting in a raw text state.
+    /// The last start tag's name, for "appropriate end tag" checks from a raw text state.
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
@@ -149,13 +143,11 @@ pub enum Quote {
     Single,
     /// Without quotes.
     Unquoted,
-    /// No value at all (`<input disabled>`); the value span is empty, at
-    /// the end of the name.
+    /// No value at all (`<input disabled>`): an empty value span at the name's end.
     Valueless,
 }
 
-/// Tokenizes `input` into `sink`, logging tag spans in `log`, and returns
-/// the sink once it has seen the end-of-file token and `end` was called.
+/// Tokenizes `input` into `sink`, logging tag spans in `log`; the sink after `end`.
 pub fn tokenize<S: TokenSink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
     Tokenizer::new(input, Tokens(sink), log, options).run().0
 }
@@ -193,55 +185,46 @@ pub struct Tokenizer<'a, S: Sink> {
     tag_start: usize,
     /// The tag's name, unless `tag_name_source` holds it.
     tag_name: String,
-    /// Where the tag's name is in the source, when it is the source as it
-    /// is (read at once by [`Tokenizer::lean_tag`]), and so not copied.
+    /// Where the tag's name lies in the source when read at once, and so not copied.
     tag_name_source: Option<Range<usize>>,
     self_closing: bool,
     had_duplicate: bool,
     attrs: Vec<Attribute>,
     attr_spans: Vec<AttrSpan>,
     attr_names: HashSet<LocalName>,
-    /// The attribute being read, when `in_attr`; its buffers serve one
-    /// attribute after another.
+    /// The attribute being read, when `in_attr`; its buffers are reused.
     attr: CurrentAttr,
     in_attr: bool,
-    /// Whether tag tokens carry only what a tree builder reads, text is a
-    /// stand-in and comments are empty: with [`Attributes::TreeBuilder`],
-    /// or for a sink of relink's own.
+    /// Whether tags carry only what a tree builder reads, text is a stand-in and
+    /// comments are empty: on the lean path, or for a sink of relink's own.
     lean: bool,
     /// Whether every tag is logged ([`Attributes::All`]).
     log_all: bool,
-    /// Whether any start tag with attributes is logged
-    /// ([`Attributes::TreeBuilderAnyAttribute`]).
+    /// Whether any start tag with attributes is logged ([`Attributes::TreeBuilderAnyAttribute`]).
     log_any_attribute: bool,
     /// Whether `title` start tags are logged ([`Attributes::TreeBuilderHead`]).
     log_title: bool,
     /// Whether the current tag has an attribute that makes it logged.
     log_tag: bool,
-    /// For a sink of relink's own: the tag's attributes named in
-    /// [`READ_BY_TREE_BUILDER`], with their values.
+    /// For a sink of relink's own: the tag's attributes in [`READ_BY_TREE_BUILDER`].
     read: Vec<(LocalName, Cow<'a, str>)>,
     formatting_stand_in: bool,
     lines: bool,
-    /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
-    /// element's start tag, once an attribute asked.
+    /// On the lean path: whether the tag starts a formatting element, once asked.
     formatting: Option<bool>,
     /// With [`Attributes::TreeBuilder`]: the names of the tag's attributes.
     seen: SeenNames,
-    /// With [`Attributes::TreeBuilder`], on a formatting element: the
-    /// attributes left out of the token, as (name, value) ranges of
-    /// `dropped_text`.
+    /// On the lean path, on a formatting element: the attributes left out of the
+    /// token, as (name, value) ranges of `dropped_text`.
     dropped: Vec<(Range<usize>, Range<usize>)>,
     dropped_text: String,
 
     comment: Text,
     doctype: CurrentDoctype,
-    /// Where the temporary buffer (only ever ASCII letters of the source)
-    /// starts; it ends at the current position.
+    /// Where the temporary buffer (ASCII letters of the source) starts; it ends here.
     temp_start: usize,
     last_start_tag: Option<LocalName>,
-    /// After how many stops at `<` a run of RAWTEXT or script data is
-    /// searched sparsely ([`states::SPARSE_AFTER`]; the tests vary it).
+    /// Stops at `<` before a run is searched sparsely ([`states::SPARSE_AFTER`]; tests vary it).
     sparse_after: usize,
     /// See [`Options::watch_meta`].
     watch_meta: bool,
@@ -316,16 +299,14 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// Tokenizes the whole input, calls the sink's `end`, and returns the
-    /// sink.
+    /// Tokenizes the whole input, calls the sink's `end`, and returns the sink.
     pub fn run(mut self) -> S {
         while let states::Flow::Go = self.step() {}
         self.sink.end();
         self.sink
     }
 
-    /// A tendril of the source `input[from..to]` (no CR in it): a copy of
-    /// just that text, as the tree sink drops it at once.
+    /// A copy of the source `input[from..to]` (no CR in it), which the tree sink drops at once.
     fn source(&self, from: usize, to: usize) -> StrTendril {
         StrTendril::from_slice(&self.input[from..to])
     }
@@ -338,8 +319,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// The line the tokenizer is on (CRLF and lone CR count as one line
-    /// break, as after preprocessing).
+    /// The line the tokenizer is on (CRLF and lone CR one break, as after preprocessing).
     fn line(&mut self) -> u64 {
         // A reconsumed character moves back over text already counted.
         if self.pos <= self.line_pos {
@@ -467,8 +447,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.in_attr = false;
     }
 
-    /// Emits the current tag, whose `>` ends just before the current
-    /// position, and switches to the state the sink asks for.
+    /// Emits the current tag (its `>` just before the position) and takes the sink's state.
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
         if let Some(attr) = self.dropped_attribute() {
@@ -488,8 +467,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             }
         }
         self.flush();
-        // With only what the tree builder reads, only the tags that can
-        // hold a link are logged (and a WAT head's `title`).
+        // On the lean path only tags that can hold a link are logged (and a WAT head's `title`).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag
                 && (self.log_tag || (self.log_title && name == local_name!("title"))))
@@ -572,8 +550,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.sink.doctype(doctype, line);
     }
 
-    /// Consumes the next input character, after preprocessing: a CRLF
-    /// pair or a lone CR is one LF.
+    /// Consumes the next character, preprocessed: CRLF or a lone CR is one LF.
     #[inline]
     fn consume(&mut self) -> Option<char> {
         let b = *self.bytes.get(self.pos)?;
@@ -592,8 +569,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         Some(c)
     }
 
-    /// Whether the input at the current position starts with `s`, ASCII
-    /// case-insensitively.
+    /// Whether the input here starts with `s`, ASCII case-insensitively.
     fn next_is_ignore_case(&self, s: &str) -> bool {
         self.bytes
             .get(self.pos..self.pos + s.len())
@@ -601,8 +577,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 }
 
-/// ASCII whitespace as the tokenizer knows it (after preprocessing, so CR
-/// is a line feed).
+/// ASCII white space as the tokenizer knows it (CR is a line feed by now).
 fn is_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0c' | ' ')
 }

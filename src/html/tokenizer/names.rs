@@ -1,5 +1,4 @@
-//! Tag and attribute names: the atoms of tag names (common ones without
-//! hashing), and which attributes the tree builder reads.
+//! Tag and attribute names: tag atoms (common ones without hashing), and the attributes read.
 
 use html5ever::{LocalName, local_name};
 
@@ -19,8 +18,7 @@ pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "href",
 ];
 
-/// The read attribute named `name` (as the tokenizer gives it), as a
-/// (static) atom.
+/// The read attribute `name` (as the tokenizer gives it) as a static atom.
 #[inline(always)]
 pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     Some(match name {
@@ -35,9 +33,8 @@ pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     })
 }
 
-/// Whether a start tag of this name makes a formatting element, whose
-/// attributes the tree builder compares (the "Noah's Ark" clause of
-/// pushing onto the list of active formatting elements).
+/// Whether a start tag makes a formatting element, whose attributes the tree
+/// builder compares (the "Noah's Ark" clause).
 #[inline]
 pub(super) fn is_formatting(name: &str) -> bool {
     matches!(
@@ -58,8 +55,7 @@ pub(super) fn is_formatting(name: &str) -> bool {
     )
 }
 
-/// The first eight bytes of a name as a number (little-endian, padded with
-/// zeros; a tag name holds no NUL, the tokenizer replaces them).
+/// A name's first eight bytes as a little-endian number, zero padded (names hold no NUL).
 pub(super) const fn name_key(name: &[u8]) -> u64 {
     let mut key = 0;
     let mut i = 0;
@@ -70,8 +66,7 @@ pub(super) const fn name_key(name: &[u8]) -> u64 {
     key
 }
 
-/// [`name_key`] of a name of at most eight bytes, by two overlapping loads
-/// rather than a byte at a time (the bytes they share are the same).
+/// [`name_key`] of a name of at most eight bytes, by two overlapping loads.
 #[inline]
 pub(super) fn short_name_key(name: &[u8]) -> u64 {
     let n = name.len();

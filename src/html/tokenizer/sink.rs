@@ -1,5 +1,4 @@
-//! Where tokens go: the [`Sink`] interface, and its adapter to html5ever's
-//! token sinks.
+//! Where tokens go: the [`Sink`] interface, and its adapter to html5ever's sinks.
 
 use std::borrow::Cow;
 
@@ -8,8 +7,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::{Attribute, LocalName};
 
-/// What the tokenizer does after a tag, as its sink asks: html5ever's
-/// [`TokenSinkResult`] without what this tokenizer ignores.
+/// What the tokenizer does after a tag: html5ever's [`TokenSinkResult`], trimmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feedback {
     /// Go on in the data state.
@@ -31,17 +29,15 @@ pub struct TagToken<'t> {
     pub self_closing: bool,
     /// Whether an attribute was dropped as a duplicate.
     pub had_duplicate_attributes: bool,
-    /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
-    /// attributes as [`Attributes`](super::Attributes) says; empty otherwise.
+    /// For a sink of html5ever tokens, the attributes as [`Attributes`](super::Attributes) says.
     pub attrs: &'t mut Vec<Attribute>,
-    /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER)
-    /// with their decoded values, in source order, duplicates dropped.
+    /// For any other sink, the attributes in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER),
+    /// decoded, in source order, duplicates dropped.
     pub read: &'t [(LocalName, Cow<'t, str>)],
 }
 
 impl TagToken<'_> {
-    /// The decoded value of the attribute `name`, one of
-    /// [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER) (for a sink of html5ever tokens, any).
+    /// The decoded value of the read attribute `name` (for html5ever tokens, any).
     pub fn attr(&self, name: &LocalName) -> Option<&str> {
         if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
             return Some(value);
@@ -58,8 +54,7 @@ impl TagToken<'_> {
 pub enum Chars<'t> {
     /// The text, with [`Attributes::All`](super::Attributes::All) for a sink of html5ever tokens.
     Text(&'t str),
-    /// Otherwise, what stands for it (see [`Collapsed`](super::Collapsed)): `text` for a
-    /// tree builder, and whether the run is white space only.
+    /// Otherwise its stand-in ([`Collapsed`](super::Collapsed)), and whether it is all white space.
     StandIn {
         /// The stand-in.
         text: &'static str,
@@ -108,13 +103,11 @@ pub trait Sink {
     /// Called once, after [`Sink::eof`].
     fn end(&self);
 
-    /// Whether the adjusted current node is present and not an HTML
-    /// element (a CDATA section can start only then).
+    /// Whether the adjusted current node is foreign (only then can CDATA start).
     fn in_foreign_content(&self) -> bool;
 }
 
-/// The adapter of any html5ever [`TokenSink`] to [`Sink`]: builds each
-/// token as html5ever's tokenizer would.
+/// The adapter of any html5ever [`TokenSink`] to [`Sink`], building html5ever's tokens.
 pub(super) struct Tokens<S>(pub(super) S);
 
 impl<S: TokenSink> Tokens<S> {
