@@ -33,8 +33,7 @@ pub struct Tag<'d> {
     pub name: &'d LocalName,
     /// From its `<` to just after its `>`.
     pub span: Range<usize>,
-    /// The element this start tag created or added attributes to, if it is
-    /// in the final tree.
+    /// The element this start tag created or added attributes to, if in the final tree.
     pub element: Option<Element>,
     /// The innermost HTML landmark element that element is or lies in, when
     /// the parse found them ([`Tree::landmarks`]), else `None`.
@@ -67,15 +66,13 @@ pub struct Document {
     /// Empty unless the parse found landmarks.
     landmarks: Vec<Option<Landmark>>,
     attrs: Vec<AttrSpan>,
-    /// The first HTML `base` element with an `href` in tree order, outside
-    /// template contents (its index among the tags).
+    /// The first HTML `base` with an `href` in tree order, outside template contents.
     pub base: Option<usize>,
 }
 
 impl Document {
-    /// A document of these records, one each per tag (landmarks none or
-    /// one per tag; `attrs` as the tags' spans index them), with `base`
-    /// the index of its base tag.
+    /// A document of these records, one each per tag (`attrs` as the spans index
+    /// them), `base` its base tag's index.
     pub(super) fn from_parts(
         spans: Vec<TagSpan>,
         names: Vec<LocalName>,
@@ -93,8 +90,7 @@ impl Document {
         }
     }
 
-    /// The document of a parse: the logged tags, their names, and what the
-    /// tree says of them.
+    /// The document of a parse: the logged tags, their names, and the tree's facts.
     pub(super) fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Self {
         let (spans, attrs) = log.into_flat();
         // One slot for each tag (a tracker's tree stops at the last tied one).
@@ -142,8 +138,7 @@ pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
     super::tokenizer::given_name(&src[attr.name()])
 }
 
-/// An attribute's value, character references decoded as the tokenizer
-/// decodes them.
+/// An attribute's value, references decoded as the tokenizer decodes them.
 pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
     let raw = &src[attr.value()];
     if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {

@@ -39,16 +39,14 @@ use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToke
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bail(pub &'static str);
 
-/// Parses `src` as [`super::tree::parse`] does, with the tracker alone:
-/// the document, or why the tracker bailed.
+/// Parses `src` as [`super::tree::parse`] does with the tracker alone, or says why it bailed.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse(src: &str, kind: DocumentKind) -> Result<Document, Bail> {
     parse_with(src, kind, Attributes::TreeBuilder)
 }
 
-/// [`parse`], with tag tokens carrying `attributes`: with
-/// [`Attributes::All`], every tag is kept, as [`super::tree::parse_with`]
-/// keeps them, so that each element the tracker decides can be compared.
+/// [`parse`] with tag tokens carrying `attributes`; with [`Attributes::All`] every tag is
+/// kept, as [`super::tree::parse_with`] keeps them, so each element can be compared.
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Result<Document, Bail> {
     if u32::try_from(src.len()).is_err() {
         return Ok(Document::default());
@@ -68,16 +66,13 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Resu
     Ok(Document::assemble(log, names, tree))
 }
 
-/// Elements deeper than this make the tracker bail: html5ever's path
-/// flattens from [`MAX_TREE_DEPTH`] on, and the tracker does not.
+/// Elements deeper than this make the tracker bail: html5ever's path flattens them.
 const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
 
-/// How many times one token may be reprocessed (html5ever needs a handful
-/// at most); more means a rule is missing, and the tracker bails.
+/// How many times a token may be reprocessed; more means a missing rule, and a bail.
 const MAX_REPROCESS: usize = 32;
 
-/// A start tag token with the [`Facts`] of its name, looked up once as
-/// the token comes, for every rule that asks.
+/// A start tag token with the [`Facts`] of its name, looked up once.
 struct Tag<'t> {
     token: &'t Token<'t>,
     facts: Facts,
@@ -145,9 +140,8 @@ enum Mode {
     AfterAfterBody,
 }
 
-/// Whether the document is in quirks mode (limited quirks mode is
-/// [`Quirks::No`]: it changes nothing the tracker follows). Until the
-/// initial insertion mode decides, no quirks, as html5ever starts.
+/// Whether the document is in quirks mode; limited quirks is [`Quirks::No`], as it
+/// changes nothing followed here. No quirks until the initial mode decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quirks {
     No,
@@ -216,8 +210,7 @@ struct State {
     templates: Vec<Mode>,
     /// How many HTML `template`s are on the stack.
     in_template: usize,
-    /// How many HTML `p` elements are on the stack: with none, no `p` is in
-    /// button scope, which most start tags in body ask.
+    /// How many HTML `p`s are on the stack: with none, no `p` is in button scope.
     paragraphs: usize,
     formatting: Vec<Entry>,
     form: Option<u32>,
@@ -234,15 +227,12 @@ struct State {
     tree: Tree,
 }
 
-/// The token sink: follows the tree builder's state over the tokens and
-/// answers the tokenizer as the tree builder would. See the module
-/// documentation.
+/// The token sink: follows the tree builder's state and answers the tokenizer as it would.
 pub struct Tracker<'l> {
     log: &'l SpanLog,
     names: RefCell<Vec<LocalName>>,
     state: RefCell<State>,
-    /// Where the document goes in pieces, if it does (see
-    /// [`Tracker::in_chunks`]); whether the first `base` went with one.
+    /// Where the document goes in pieces ([`Tracker::in_chunks`]), and whether the first `base` went.
     chunks: Option<RefCell<OnChunk<'l>>>,
     base_handed: std::cell::Cell<bool>,
 }
@@ -255,13 +245,11 @@ pub type OnChunk<'l> = &'l mut dyn FnMut(Document) -> bool;
 /// page is one piece.
 pub const CHUNK_TAGS: usize = 4096;
 
-/// Why a document handed over in pieces stopped: its first `base` came
-/// after a piece its links were resolved in, against another base.
+/// Why a document in pieces stopped: its first `base` came after links already resolved.
 pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
-    /// A tracker for a document of `kind`, reading tag indexes off `log`,
-    /// finding each tag's landmark if `landmarks` ([`Tree::landmarks`]).
+    /// A tracker for a document of `kind` over `log`, finding landmarks if `landmarks`.
     pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
@@ -302,8 +290,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// Makes room for `tags` more logged tags: in the log, their names and
-    /// what the tree says of each.
+    /// Makes room for `tags` more logged tags, their names and tree facts.
     pub fn reserve(&self, tags: usize) {
         self.log.reserve(tags);
         self.names.borrow_mut().reserve(tags);
@@ -336,8 +323,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// Ends a parse in pieces: hands over the rest of the document (its
-    /// last piece, perhaps empty), or says why the tracker bailed.
+    /// Ends a parse in pieces, handing over the last piece, or says why the tracker bailed.
     pub fn finish_chunks(self) -> Result<(), Bail> {
         if let Some(bail) = self.state.borrow().bailed {
             return Err(bail);
@@ -349,8 +335,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// The names of the logged tags and what the tree says, or why the
-    /// tracker bailed.
+    /// The names of the logged tags and what the tree says, or why the tracker bailed.
     pub fn finish(self) -> Result<(Vec<LocalName>, Tree), Bail> {
         let state = self.state.into_inner();
         match state.bailed {
@@ -367,13 +352,11 @@ fn is_space(text: &str) -> bool {
 }
 
 impl Tracker<'_> {
-    /// Runs a token through the rules; `current` is the index of a logged
-    /// start tag.
+    /// Runs a token through the rules; `current` is a logged start tag's index.
     fn run(&self, tok: Tok<'_>, current: Option<usize>) -> Feedback {
         let mut state = self.state.borrow_mut();
         if state.bailed.is_some() {
-            // The rest of the document is parsed again: the tokenizer
-            // need not find its tags now.
+            // The document is parsed again: its tags need not be found now.
             return Feedback::Plaintext;
         }
         state.current = current;
@@ -540,14 +523,12 @@ impl State {
                     Some(Entry::Element { id, .. }) if *id == top.id
                 );
                 if listed_last {
-                    // The adoption agency with the element current and
-                    // last listed only pops and unlists it.
+                    // The adoption agency on the current, last listed element only pops and unlists it.
                     self.stack.pop();
                     self.formatting.pop();
                     Some(Ok(Next::Done))
                 } else if top.flags & END_OWN == 0 {
-                    // The rule for this end tag only pops the current
-                    // node.
+                    // The rule for this end tag only pops the current node.
                     Some(self.pop().map(|()| Next::Done))
                 } else {
                     None
@@ -571,8 +552,7 @@ impl State {
             )
     }
 
-    /// Whether white space would leave the state as it is: in the modes
-    /// before the body, each ignores it or inserts it as text.
+    /// Whether white space would leave the state as it is: in the modes before the body.
     #[inline]
     fn space_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -599,8 +579,7 @@ impl State {
         self.top().is_some_and(|e| e.is_html(name))
     }
 
-    /// Records the element the current start tag makes (or joins), if the
-    /// tag is logged.
+    /// Records the element the current start tag makes or joins, if the tag is logged.
     fn record(&mut self, namespace: Namespace, in_template: bool) {
         if let Some(index) = self.current {
             let element = Element {
@@ -621,8 +600,7 @@ impl State {
         }
     }
 
-    /// Creates an element: for the current token if `tag` is given (a
-    /// phantom one otherwise), pushed on the stack if `push`.
+    /// Creates an element for the current token if `tag` (else a phantom), pushed if `push`.
     fn create(
         &mut self,
         name: &LocalName,
@@ -690,8 +668,7 @@ impl State {
         None
     }
 
-    /// Records the landmark of the current start tag's element; cold, as
-    /// only a WAT parse asks.
+    /// Records the landmark of the current start tag's element; cold, as only WAT asks.
     #[cold]
     #[inline(never)]
     fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
@@ -734,8 +711,7 @@ impl State {
         }
     }
 
-    /// Pops the current node; [`State::left`] only for an element that
-    /// counts in it (most do not).
+    /// Pops the current node, [`State::left`] only for an element that counts in it.
     #[inline]
     fn pop(&mut self) -> Result<(), Bail> {
         let open = self.stack.pop().ok_or(Bail("popping an empty stack"))?;
@@ -812,8 +788,7 @@ impl State {
         }
     }
 
-    /// Whether a `select` is in the default scope: html5ever parses its
-    /// content in body (no "in select" mode).
+    /// Whether a `select` is in the default scope (html5ever has no "in select" mode).
     fn select_in_scope(&self) -> bool {
         self.in_scope_named(SCOPE, &local_name!("select"))
     }
@@ -845,9 +820,8 @@ impl State {
         }
     }
 
-    /// Reconstructs the active formatting elements: an element of the same
-    /// name, tied to no token, for each entry after the last marker or
-    /// open element, pushed on the stack in the list's order.
+    /// Reconstructs the active formatting elements: a clone tied to no token for each
+    /// entry after the last marker or open element, pushed in the list's order.
     #[inline]
     fn reconstruct(&mut self) -> Result<(), Bail> {
         match self.formatting.last() {
@@ -957,8 +931,7 @@ impl State {
         Ok(Next::Done)
     }
 
-    /// The adoption agency's steps 11 to 19: the formatting element at
-    /// `at` on the stack, the furthest block at `furthest`.
+    /// The adoption agency's steps 11 to 19: the formatting element at `at`, the block at `furthest`.
     fn adopt(&mut self, at: usize, furthest: usize) -> Result<(), Bail> {
         let common = self
             .stack
@@ -969,8 +942,7 @@ impl State {
             return Err(Bail("the adoption agency under a table"));
         }
         let (formatting_id, block_id) = (self.stack[at].id, self.stack[furthest].id);
-        // Where the formatting element's clone goes in the list: in its
-        // place, or after the clone of the element next to the block.
+        // Where the formatting element's clone goes in the list.
         let (mut after, mut last_is_block) = (None, true);
         let mut node_at = furthest;
         for inner in 1.. {
@@ -1054,8 +1026,7 @@ impl State {
         id
     }
 
-    /// An `a` start tag while an `a` is listed: the adoption agency for
-    /// `a`, then that `a` leaves the list and the stack.
+    /// An `a` start tag while an `a` is listed: the adoption agency, then that `a` removed.
     fn misnested_a(&mut self) -> Result<(), Bail> {
         let Some((_, id, _)) = self.after_marker().find(|e| *e.2 == local_name!("a")) else {
             return Ok(());
@@ -1412,8 +1383,7 @@ impl State {
         }
     }
 
-    /// Start tags in body: void and raw text elements, tables, forms,
-    /// foreign content.
+    /// Start tags in body: void and raw text elements, tables, forms, foreign content.
     fn body_start_other(&mut self, tag: &Tag) -> Step {
         match tag.facts.start {
             BodyStart::Void => {
@@ -1508,8 +1478,7 @@ impl State {
             }
             local_name!("option") | local_name!("optgroup") => {
                 if self.select_in_scope() {
-                    // An `option` closes the open `option`s but for an
-                    // `optgroup`; an `optgroup` closes both.
+                    // An `option` closes open `option`s; an `optgroup` closes those and `optgroup`s.
                     if tag.name == local_name!("option") {
                         self.generate_implied_except(&local_name!("optgroup"));
                     } else {
@@ -1651,8 +1620,7 @@ impl State {
             }
             local_name!("form") => self.end_form(),
             local_name!("p") => {
-                // Without a `p` in scope, html5ever inserts one and closes
-                // it at once: nothing a tag is tied to changes.
+                // Without a `p` in scope html5ever inserts and closes one: no tied element changes.
                 if self.in_scope_named(SCOPE | BUTTON_SCOPE, name) {
                     self.close_p();
                 }
@@ -1810,8 +1778,7 @@ impl State {
             | local_name!("th")
             | local_name!("thead")
             | local_name!("tr") => Ok(Next::Done),
-            // Foster parenting changes nothing an end tag does in body:
-            // only the `p` or `br` it may insert, tied to no start tag.
+            // Foster parenting changes nothing an end tag does in body that a tag is tied to.
             _ => self.in_body(Tok::End(name)),
         }
     }
@@ -2152,8 +2119,7 @@ impl State {
         }
     }
 
-    /// A tag that leaves foreign content: pops to HTML or an integration
-    /// point, and goes by the insertion mode.
+    /// A tag that leaves foreign content: pops to HTML or an integration point.
     fn break_out(&mut self, tok: Tok<'_>) -> Step {
         while self
             .top()
@@ -2177,8 +2143,7 @@ impl State {
             if !first && open.namespace == Namespace::Html {
                 return self.step(self.mode, tok);
             }
-            // The names on the stack are the tokenizer's, lower case, as
-            // are the end tag's: html5ever compares them ignoring case.
+            // Names on the stack and the end tag's are lower case: html5ever ignores case.
             if open.name == *name {
                 self.truncate(at);
                 return Ok(Next::Done);
@@ -2189,8 +2154,7 @@ impl State {
     }
 }
 
-/// An end tag the "before html" and "before head" modes ignore: any but
-/// `head`, `body`, `html` and `br`.
+/// An end tag "before html" and "before head" ignore: any but `head`, `body`, `html`, `br`.
 fn ignored_before_head(name: &LocalName) -> bool {
     !matches!(*name, local_name!("head") | body_html_br!())
 }

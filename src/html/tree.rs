@@ -34,8 +34,7 @@ pub fn parse(src: &str, kind: DocumentKind) -> Document {
     parse_lean(src, kind, Attributes::TreeBuilder)
 }
 
-/// [`parse`] with `attributes`, one of the lean ones
-/// ([`Attributes::TreeBuilder`], [`Attributes::TreeBuilderAnyAttribute`]).
+/// [`parse`] with one of the lean `attributes`.
 pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
     tracker::parse_with(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
 }
@@ -76,19 +75,16 @@ pub fn parse_in_chunks(
     parsed
 }
 
-/// How many logged tags to make room for before the first piece: one in
-/// each [`BYTES_A_TAG`] bytes, at most a piece's worth.
+/// Tags to make room for before the first piece: one a [`BYTES_A_TAG`], at most a piece.
 fn expected_tags(len: usize) -> usize {
     (len / BYTES_A_TAG + 16).min(tracker::CHUNK_TAGS)
 }
 
-/// Bytes of a document for each tag it logs, at fewest, so that the logs of
-/// real pages never grow.
+/// Bytes of a document for each tag it logs at fewest, so real pages' logs never grow.
 const BYTES_A_TAG: usize = 128;
 
-/// The whole document, after [`parse_in_chunks`] failed with `bail`: on
-/// the tracker's path when only a late `base` stopped it, else straight on
-/// html5ever's (the tracker would bail again).
+/// The whole document after [`parse_in_chunks`] failed with `bail`: on the tracker's
+/// path if only a late `base` stopped it, else on html5ever's.
 pub fn parse_after_chunks(
     src: &str,
     (kind, attributes): (DocumentKind, Attributes),
@@ -127,8 +123,7 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     )
 }
 
-/// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena
-/// counting handles whatever the size, for the tests.
+/// [`parse_with`] on an arena counting handles whatever the size, for the tests.
 #[cfg(feature = "_internal")]
 pub fn parse_counting_handles(src: &str, kind: DocumentKind) -> Document {
     parse_on(
@@ -172,20 +167,17 @@ fn parse_on(src: &str, kind: DocumentKind, attributes: Attributes, arena: Arena)
 /// is small and counting would cost time.
 pub const COUNT_HANDLES_FROM: usize = 1 << 20;
 
-/// The token sink: hands each token to the tree builder, telling the arena
-/// which tag token it is, and keeps each tag's name.
+/// The token sink: hands each token to the tree builder, telling the arena its tag.
 struct Recorder<'l> {
     builder: TreeBuilder<NodeRef, Arena>,
     log: &'l SpanLog,
     names: RefCell<Vec<LocalName>>,
-    /// Start tags flattened past [`MAX_TREE_DEPTH`] whose end tags are yet
-    /// to come, by name.
+    /// Start tags flattened past [`MAX_TREE_DEPTH`] whose end tags are to come, by name.
     flattened: RefCell<HashMap<LocalName, usize>>,
 }
 
 impl Recorder<'_> {
-    /// Flattens a start tag too deep, or drops the end tag of one.
-    /// Returns `None` when the token is dropped.
+    /// Flattens a start tag too deep, or drops one's end tag (`None`).
     fn flatten(&self, mut token: Token) -> Option<Token> {
         let Token::TagToken(tag) = &mut token else {
             return Some(token);
@@ -197,8 +189,7 @@ impl Recorder<'_> {
                 if depth <= MAX_TREE_DEPTH {
                     return Some(token);
                 }
-                // A template inside template contents makes nothing new
-                // of what follows: all of it is in template contents.
+                // A template in template contents changes nothing: all after is in them.
                 let template = in_template && &*tag.name == "template";
                 if namespace == Namespace::Html && (flattenable(&tag.name) || template) {
                     *flattened.entry(tag.name.clone()).or_default() += 1;

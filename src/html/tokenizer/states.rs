@@ -17,8 +17,7 @@ pub(super) enum Flow {
     Stop,
 }
 
-/// The first `<`, `&` or NUL in `text`: the first 16 bytes by word, as
-/// most runs of text are short, then a vector search.
+/// The first `<`, `&` or NUL in `text`: 16 bytes by word (runs are short), then a vector search.
 #[inline]
 fn find_in_text(text: &[u8]) -> Option<usize> {
     const SHORT: usize = 16;
@@ -47,16 +46,14 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a word.
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// The high bit of each zero byte of `x`, and perhaps of bytes above the
-/// lowest zero one (a borrow can flag only bytes above a zero): the lowest
-/// flagged byte is the first zero byte, which is all a search asks.
+/// The high bit of each zero byte of `x` (a borrow may flag bytes above the
+/// lowest zero one): the lowest flagged byte is the first zero byte.
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The first `needle` in `hay`: the first 32 bytes by word, where a vector
-/// search costs more to set up than it saves, then `memchr`.
+/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up `memchr`, then it.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     const BY_WORD: usize = 32;
@@ -77,8 +74,7 @@ fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
 }
 
-/// For each byte, whether it ends a run of a tag name ([`TAG_NAME`]) or of
-/// an attribute name (those and `=`), so one scan reads either.
+/// For each byte, whether it ends a tag name ([`TAG_NAME`]) or attribute name (and `=`).
 static ENDS_NAME: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
@@ -113,8 +109,7 @@ fn surely_other(rest: &[u8]) -> bool {
     }
 }
 
-/// [`surely_other`] after `&#`. The digits are read only while the number
-/// may still be that of white space: past 32 it only grows.
+/// [`surely_other`] after `&#`, reading digits only while the number may be white space.
 fn numeric_surely_other(rest: &[u8]) -> bool {
     let (hex, digits) = match rest.first() {
         Some(b'x' | b'X') => (true, &rest[1..]),
@@ -140,9 +135,8 @@ fn numeric_surely_other(rest: &[u8]) -> bool {
     !any || !matches!(value, 9 | 10 | 12 | 13 | 32)
 }
 
-/// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
-/// escaped "less-than sign", "end tag open" and "end tag name" states share
-/// their functions, told apart by [`Raw`].
+/// The tokenizer states; the raw text "less-than sign", "end tag open" and
+/// "end tag name" states share functions, told apart by [`Raw`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum State {
     Data,
@@ -231,17 +225,15 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
-/// How many stops at a `<` that stays text, within [`SPARSE_SPAN`] bytes,
-/// a run of RAWTEXT or script data makes before the rest is searched
-/// sparsely ([`Tokenizer::sparse_run_end`]). The sparse search costs more
-/// a byte, so only runs dense with `<` take it.
+/// How many stops at a `<` that stays text, within [`SPARSE_SPAN`] bytes, a
+/// run of RAWTEXT or script data makes before [`Tokenizer::sparse_run_end`]
+/// takes over: it costs more a byte, so only runs dense with `<` take it.
 pub(super) const SPARSE_AFTER: usize = 32;
 
 /// See [`SPARSE_AFTER`]: a `<` every 64 bytes or closer.
 const SPARSE_SPAN: usize = 32 * 64;
 
-/// A byte the sparse search tests for where nothing is to be found: never
-/// in the tokenizer's text (UTF-8), nor [`lanes::PAST_END`].
+/// A byte the sparse search tests where nothing is to be found: not in UTF-8 nor [`lanes::PAST_END`].
 const NEVER: u8 = 0xFE;
 
 impl<S: Sink> Tokenizer<'_, S> {
@@ -413,9 +405,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// With [`Tokenizer::watch_meta`]: a stop of a run of RAWTEXT or
-    /// script data, which may start a `<meta` (each position before it in
-    /// the run holds no `<`).
+    /// With [`Tokenizer::watch_meta`]: a stop of a raw text run, which may start a `<meta`.
     fn watch_stop(&self, stop: Option<usize>) {
         if let Some(at) = stop.filter(|&at| encoding::is_meta_start(self.bytes, at)) {
             self.log.meta.borrow_mut().saw(at);
@@ -461,8 +451,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bang = if raw == Raw::ScriptData { b'!' } else { NEVER };
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
         let tail = bytes.len().saturating_sub(name.len() + 2);
-        // The letter after `</` that may start the end tag; with no name
-        // starting with a letter, any `</` may.
+        // The letter after `</` that may start the end tag; with none, any `</` may.
         let letter = name
             .first()
             .filter(|b| b.is_ascii_alphabetic())
@@ -679,8 +668,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space
-    /// ended it (attributes may follow), else how the tag went on.
+    /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space ended it.
     #[inline(always)]
     fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
@@ -721,8 +709,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end,
-    /// else the states go on.
+    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end, else the states go on.
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
@@ -751,8 +738,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another
-    /// attribute may follow, else how the tag went on.
+    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another may follow.
     #[inline(always)]
     fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
         match bytes.get(self.pos) {
@@ -764,8 +750,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 };
                 self.pos += 1;
                 self.start_attr_value(kind);
-                // Without parse errors to report, the value ends at its
-                // quote; `finish_attr_lean` decodes the few values kept.
+                // Without parse errors the value ends at its quote; `finish_attr_lean` decodes it.
                 let end = if S::PARSE_ERRORS {
                     memchr3(quote, b'&', 0, &bytes[self.pos..])
                 } else {
@@ -1023,8 +1008,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.26 Script data double escape start state. The temporary
-    /// buffer is the source from `temp_start`.
+    /// §13.2.5.26 Script data double escape start state (the buffer from `temp_start`).
     fn script_data_double_escape_start(&mut self) -> Flow {
         self.double_escape_boundary(State::ScriptDataDoubleEscaped, State::ScriptDataEscaped)
     }
@@ -1034,8 +1018,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.double_escape_boundary(State::ScriptDataEscaped, State::ScriptDataDoubleEscaped)
     }
 
-    /// The double escape start and end states: `on_script` when the
-    /// temporary buffer is "script", `otherwise` else.
+    /// The double escape start and end states: `on_script` if the buffer is "script".
     fn double_escape_boundary(&mut self, on_script: State, otherwise: State) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -1242,8 +1225,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 }
                 Some('>') => {
                     self.error("Missing attribute value");
-                    // The value is empty and unquoted, just before the `>`
-                    // (`<a href=>`): where a new value would go.
+                    // An empty unquoted value before the `>` (`<a href=>`): where a new value would go.
                     self.pos = at;
                     self.start_attr_value(Quote::Unquoted);
                     self.pos = at + 1;
@@ -1259,8 +1241,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.36 Attribute value (double-quoted) state and §13.2.5.37
-    /// Attribute value (single-quoted) state.
+    /// §13.2.5.36 and §13.2.5.37 Attribute value (double- and single-quoted) states.
     fn attribute_value_quoted(&mut self, quote: u8) -> Flow {
         loop {
             let start = self.pos;
@@ -1739,8 +1720,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.57 After DOCTYPE public keyword state and §13.2.5.63 After
-    /// DOCTYPE system keyword state.
+    /// §13.2.5.57 and §13.2.5.63 After DOCTYPE public and system keyword states.
     fn after_doctype_keyword(&mut self, id: Id) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -1772,8 +1752,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.58 Before DOCTYPE public identifier state and §13.2.5.64
-    /// Before DOCTYPE system identifier state.
+    /// §13.2.5.58 and §13.2.5.64 Before DOCTYPE public and system identifier states.
     fn before_doctype_id(&mut self, id: Id) -> Flow {
         loop {
             let at = self.pos;
@@ -1806,8 +1785,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The DOCTYPE public and system identifier (double- and single-quoted)
-    /// states, §13.2.5.59, .60, .65 and .66.
+    /// §13.2.5.59, .60, .65 and .66 DOCTYPE public and system identifier (quoted) states.
     fn doctype_id_quoted(&mut self, id: Id, quote: u8) -> Flow {
         loop {
             let c = self.consume();
@@ -1840,8 +1818,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.61 After DOCTYPE public identifier state and §13.2.5.67
-    /// After DOCTYPE system identifier state.
+    /// §13.2.5.61 and §13.2.5.67 After DOCTYPE public and system identifier states.
     fn after_doctype_id(&mut self, id: Id) -> Flow {
         let at = self.pos;
         match (id, self.consume()) {
@@ -1991,8 +1968,7 @@ mod tests {
             ),
             plain in 0usize..40,
         ) {
-            // Runs of bytes that stop nothing, then a mix, so that the
-            // first stop byte falls in every word and past the words.
+            // Plain bytes, then a mix, so the first stop falls in every word and past them.
             let mut hay = vec![b'a'; plain];
             hay.extend(text);
             prop_assert_eq!(
@@ -2001,8 +1977,7 @@ mod tests {
             );
         }
 
-        /// Reading the digits only while the number may be white space
-        /// answers as reading them all does.
+        /// Reading digits only while the number may be white space answers as reading all.
         #[test]
         fn numeric_references_are_read_as_far_as_they_matter(
             hex in any::<bool>(),
