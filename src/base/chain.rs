@@ -19,8 +19,7 @@ pub struct BaseChain<'a> {
 }
 
 impl<'a> BaseChain<'a> {
-    /// A chain under `rules`, with the forced base (if any) on top and
-    /// `outer` below all the document's own layers.
+    /// A chain under `rules`, the forced base on top and `outer` below the document's own.
     pub fn new(rules: Rules, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Self {
         // A document nested in one with no base has no outer base either.
         let outer = outer.filter(|outer| !outer.is_stand_in());
@@ -82,8 +81,7 @@ impl<'a> BaseChain<'a> {
         self.push(source, value, status);
     }
 
-    /// The chosen base, the outer one when no layer above served, and every
-    /// layer with what became of it.
+    /// The chosen base (the outer one if no layer served), and every layer's fate.
     pub fn finish(mut self) -> (Option<Base>, Vec<Layer>) {
         if let Some(outer) = self.outer {
             let status = if self.chosen.is_some() {

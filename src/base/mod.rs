@@ -21,33 +21,28 @@ pub enum BaseSource {
         /// The line of the element's tag, from 1.
         line: usize,
     },
-    /// A header of a message or part (section 3.1): `Content-Base`,
-    /// `Base`, `Content-Location`, `Snapshot-Content-Location`.
+    /// A header of a message or part (section 3.1): `Content-Base`, `Base`, `Content-Location`...
     Header {
         /// The header's name.
         name: String,
         /// The part it is on (`1.2`), empty for the top-level message.
         part: String,
     },
-    /// An `xml:base` attribute (XML Base), on the element at this line of
-    /// the document: the base of that element's subtree.
+    /// An `xml:base` on the element at this line: the base of its subtree (XML Base).
     XmlBase {
         /// The line of the element's start tag, from 1.
         line: usize,
     },
-    /// The base of the document that encloses this one (section 3.2), such
-    /// as an `iframe srcdoc`'s parent.
+    /// The base of the enclosing document (section 3.2), such as an `iframe srcdoc`'s parent.
     Enclosing(Box<BaseSource>),
     /// The URL the document was retrieved from (section 3.3).
     RetrievedFrom,
     /// The URL a browser's "saved from" mark names (`<!-- saved from
     /// url=(NNNN)URL -->`): the retrieval URL (section 3.3) when none was given.
     SavedFrom,
-    /// The page's own file, for a link to a file a browser saved with it
-    /// (in the folder named after the page): left as it is.
+    /// The page's own file, for a link to a file a browser saved with it: left as it is.
     SavedWithPage,
-    /// The URL a WARC record was retrieved from, its `WARC-Target-URI`
-    /// (section 3.3).
+    /// The record's `WARC-Target-URI`, the URL it was retrieved from (section 3.3).
     TargetUri,
     /// The base given for embedded resources (images, media, style sheet
     /// URLs) in place of the retrieval URL: a README's images on a raw host.
@@ -188,15 +183,13 @@ impl Base {
         Base { url, source }
     }
 
-    /// The base a document with no base is walked with when its links are
-    /// recorded (see `text::stand_in`).
+    /// The base a document with no base is walked with when links are recorded.
     pub(crate) fn stand_in(rules: crate::url::Rules) -> Option<Base> {
         let url = BaseUrl::parse(STAND_IN, rules).ok()?;
         Some(Base::new(url, BaseSource::Forced))
     }
 
-    /// Whether this is the stand-in of a document with no base, or a base
-    /// resolved against it.
+    /// Whether this is the stand-in, or a base resolved against it.
     pub(crate) fn is_stand_in(&self) -> bool {
         self.url.as_str().starts_with(STAND_IN)
     }

@@ -101,8 +101,7 @@ impl FromStr for Rules {
 #[derive(Debug, Clone)]
 pub struct BaseUrl {
     rules: Rules,
-    /// Shared: every link recorded carries its base, and a clone is then a
-    /// count, not a copy.
+    /// Shared, as every recorded link carries its base: a clone is a count, not a copy.
     parsed: Arc<Parsed>,
 }
 
@@ -117,8 +116,7 @@ struct Parsed {
 }
 
 impl BaseUrl {
-    /// Checks that `text` is an absolute URL under `rules`: it must have a
-    /// scheme, and under WHATWG rules it must parse.
+    /// Checks that `text` is an absolute URL under `rules`: a scheme, and parsing under WHATWG.
     pub fn parse(text: &str, rules: Rules) -> Result<Self, Error> {
         if rfc1808::Url::parse(text).scheme.is_none() {
             return Err(Error::InvalidBase {
@@ -126,8 +124,7 @@ impl BaseUrl {
                 reason: "it has no scheme".to_owned(),
             });
         }
-        // RFC 3986 section 3.1: a scheme begins with a letter (RFC 1808's
-        // grammar also takes a digit); else the base reads as a path.
+        // RFC 3986 §3.1: a scheme begins with a letter (1808 takes a digit too); else a path.
         if rules == Rules::Rfc3986 && !text.starts_with(|c: char| c.is_ascii_alphabetic()) {
             return Err(Error::InvalidBase {
                 base: text.to_owned(),
@@ -159,10 +156,8 @@ impl BaseUrl {
         self.rules
     }
 
-    /// Resolves `reference` against this base. The result borrows the
-    /// reference when resolution leaves it as it was.
-    ///
-    /// Only WHATWG rules can fail (a reference the URL Standard rejects).
+    /// Resolves `reference` against this base, borrowing it when left as it was. Only
+    /// WHATWG rules can fail (a reference the URL Standard rejects).
     pub fn resolve<'r>(&self, reference: &'r str) -> Result<Cow<'r, str>, Error> {
         let Parsed {
             text,

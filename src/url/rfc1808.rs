@@ -53,8 +53,7 @@ pub struct Url<'a> {
 }
 
 impl<'a> Url<'a> {
-    /// Parses a URL, relative or absolute, by section 2.4, applying 2.4.1 to
-    /// 2.4.6 in that order. Parsing never fails: every string is a URL here.
+    /// Parses a URL by section 2.4, steps 2.4.1 to 2.4.6 in order; every string is a URL here.
     pub fn parse(input: &'a str) -> Self {
         // 2.4.1: the fragment is after the first "#".
         let (rest, fragment) = split_at_first(input, b'#');
@@ -100,8 +99,7 @@ impl<'a> Url<'a> {
             + opt(self.fragment, 1)
     }
 
-    /// Section 4 step 7: recombines the components, with `path` in place of
-    /// the parsed path.
+    /// Section 4 step 7: recombines the components, with `path` for the parsed path.
     fn recombine_with_path(&self, path: &str) -> String {
         let mut out = String::with_capacity(self.recombined_len(path.len()));
         if let Some(scheme) = self.scheme {
@@ -141,8 +139,7 @@ fn split_at_first(s: &str, delim: u8) -> (&str, Option<&str>) {
     }
 }
 
-/// Section 2.4.2: a colon after the first character and before any character
-/// not allowed in a scheme name (alphanumerics, `+`, `.`, `-`).
+/// Section 2.4.2: a colon after the first character and before any non-scheme character.
 fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     let end = s
         .bytes()
@@ -154,8 +151,7 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`), as a table:
-/// a reference is read up to its first byte of no scheme.
+/// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`).
 static SCHEME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -268,8 +264,7 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
     Some(out)
 }
 
-/// A parsed base kept as byte ranges of its text, so that a base owned
-/// elsewhere (`BaseUrl`) is parsed once for many references.
+/// A parsed base as byte ranges of its text, so a `BaseUrl` is parsed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Spans {
     scheme: Option<(usize, usize)>,
@@ -300,8 +295,7 @@ impl Spans {
         }
     }
 
-    /// The components again, borrowing from `text` (the string the spans
-    /// were taken from).
+    /// The components again, borrowing from `text`, the string the spans are of.
     fn url<'a>(&self, text: &'a str) -> Url<'a> {
         let get = |(a, b): (usize, usize)| text.get(a..b).unwrap_or_default();
         Url {
@@ -384,8 +378,7 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
     while let Some(segment) = segments.next() {
         let last = segments.peek().is_none();
         match segment {
-            // 6a: "./" is removed; 6b: a final "." is removed, leaving the
-            // path ending in "/".
+            // 6a: "./" is removed; 6b: a final "." is removed, the path ending in "/".
             "." => {
                 if last {
                     out.push("");
@@ -404,8 +397,7 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
     out.join("/")
 }
 
-/// Whether a complete segment of `path` is `.` or `..`: a `.` that starts
-/// a segment and ends it, or is followed by one `.` that does.
+/// Whether a complete segment of `path` is `.` or `..`.
 fn has_dot_segment(path: &str) -> bool {
     let bytes = path.as_bytes();
     memchr::memchr_iter(b'.', bytes).any(|at| {
@@ -609,8 +601,7 @@ mod tests {
             prop_assert_eq!(merge_paths(&base, &rel), merge_paths_literal(&base, &rel));
         }
 
-        /// Step 2b reads the scheme before parsing: the one 2.4.1 and
-        /// 2.4.2 find, in that order.
+        /// Step 2b reads the scheme before parsing: the one 2.4.1 and 2.4.2 find.
         #[test]
         fn the_scheme_read_first_is_the_parsed_one(s in "[a-z1+.#:/?-]{0,12}") {
             prop_assert_eq!(parse_scheme(&s).0, Url::parse(&s).scheme);
