@@ -7,8 +7,7 @@
 /// How many positions [`first`] tests at once.
 pub(crate) const LANES: usize = 64;
 
-/// What [`first`] reads past the end of the bytes: no text holds it (it is
-/// never in UTF-8), so a test for an ASCII byte fails there.
+/// What [`first`] reads past the end: never in UTF-8, so ASCII tests fail there.
 pub(crate) const PAST_END: u8 = 0xFF;
 
 /// The first position in `from..to` at which `hit` holds of the byte there
@@ -42,8 +41,7 @@ pub(crate) fn first(
     (at..to).find(|&i| hit(bytes[i], byte(i + 1), byte(i + 2)))
 }
 
-/// The [`LANES`] bytes from `at`, from `at + 1` and from `at + 2`, when
-/// all are in `bytes`.
+/// The [`LANES`] bytes from `at`, `at + 1` and `at + 2`, when all are in `bytes`.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 fn arrays(bytes: &[u8], at: usize) -> Option<(&[u8; LANES], &[u8; LANES], &[u8; LANES])> {
@@ -69,8 +67,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Every lane is tested, the last positions too, with the bytes
-        /// after them past the end; none before `from` or at `to`.
+        /// Every lane is tested, the last positions too; none before `from` or at `to`.
         #[test]
         fn first_is_the_first_hit_a_position_at_a_time(
             bytes in proptest::collection::vec(

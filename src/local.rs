@@ -13,8 +13,7 @@ use url::Url;
 use crate::base::{Base, BaseSource};
 use crate::url::{BaseUrl, Rules};
 
-/// The words browsers put after a saved page's name for the folder of
-/// what they saved with it (`NAME_files`, `NAME-Dateien`...), by language.
+/// The words browsers put after a saved page's name for its folder, by language.
 const FOLDER_WORDS: &[&str] = &[
     "files",
     "Dateien",
@@ -39,8 +38,7 @@ const FOLDER_WORDS: &[&str] = &[
     "파일",
 ];
 
-/// The extensions of a saved page and of the saved files whose links
-/// point at their neighbours (style sheets, frames, SVG images).
+/// The extensions of a saved page and of saved files linking to their neighbours.
 const SAVED_EXTENSIONS: &[&str] = &["html", "htm", "xhtml", "xht", "shtml", "css", "svg"];
 
 /// The folders saved with one page, and the page's own `file:` URL.
@@ -68,8 +66,7 @@ impl SavedFolders {
         if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
             folders.extend(named_after(dir, stem));
         }
-        // A file inside a saved folder: its folder, if a page beside it has the
-        // name it is named after.
+        // A file inside a saved folder: its folder, if a page beside it has that name.
         if let Some(name) = dir.file_name().and_then(|n| n.to_str())
             && let Some(stem) = page_named(name)
             && let Some(up) = dir.parent()
@@ -103,8 +100,7 @@ impl SavedFolders {
         &self.base
     }
 
-    /// The `file:` URL of the file `reference` names, when it is relative
-    /// and names a file that exists in a saved folder.
+    /// The `file:` URL of the file a relative `reference` names in a saved folder, if it exists.
     pub fn holds(&self, reference: &str) -> Option<String> {
         let reference = reference.trim_matches(|c: char| c <= ' ');
         if reference.is_empty() || reference.starts_with('#') || has_scheme(reference) {
@@ -138,8 +134,7 @@ fn named_after(dir: &Path, stem: &str) -> Vec<PathBuf> {
     Vec::new()
 }
 
-/// The page name a saved folder's name is made of (`post` of
-/// `post_files`), if it is one.
+/// The page name a saved folder's name is made of (`post` of `post_files`).
 fn page_named(folder: &str) -> Option<&str> {
     FOLDER_WORDS.iter().find_map(|word| {
         let stem = folder.strip_suffix(word)?;
@@ -148,8 +143,7 @@ fn page_named(folder: &str) -> Option<&str> {
     })
 }
 
-/// Whether `reference` starts with a scheme (`http:`, `data:`) or is a
-/// network-path reference (`//host/`): it names no saved file.
+/// Whether `reference` has a scheme or is a network-path reference: no saved file.
 fn has_scheme(reference: &str) -> bool {
     if reference.starts_with("//") || reference.starts_with("\\\\") {
         return true;
@@ -164,9 +158,8 @@ fn has_scheme(reference: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// A site mirror made local (wget's `--convert-links`): a link whose
-/// resolved URL names a file of the mirror becomes the shortest relative
-/// path to that file from its document.
+/// A site mirror made local (wget's `--convert-links`): a link to one of its files
+/// becomes the shortest relative path to it.
 #[derive(Debug, Clone)]
 pub struct Mirror {
     /// The mirror's root folder, its links resolved.
@@ -231,8 +224,7 @@ impl Mirror {
 }
 
 impl MirrorDocument {
-    /// The relative path (its fragment kept) that `url` becomes, when it
-    /// names a file of the mirror.
+    /// The relative path (fragment kept) `url` becomes, when it names a mirror file.
     pub fn local(&self, url: &str) -> Option<String> {
         let (url, fragment) = match url.split_once('#') {
             Some((url, fragment)) => (url, Some(fragment)),
@@ -304,8 +296,7 @@ impl MirrorDocument {
             }
         }
         names.into_iter().find_map(|name| {
-            // A file inside the root by its own path (a link out of the mirror is not
-            // followed); resolved only when it exists.
+            // A file inside the root by its own path (links out are not followed).
             if !std::fs::metadata(&name).is_ok_and(|m| m.is_file()) {
                 return None;
             }
@@ -314,8 +305,7 @@ impl MirrorDocument {
         })
     }
 
-    /// The relative path to [`MirrorDocument::file_of`], each URL looked
-    /// up once.
+    /// The relative path to [`MirrorDocument::file_of`], each URL looked up once.
     fn found(&self, rest: &str) -> Option<String> {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(path) = found.get(rest) {
@@ -359,8 +349,7 @@ fn percent_decoded(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The shortest relative URL path from folder `from` to `file`, each
-/// segment escaped as a URL path segment.
+/// The shortest relative URL path from folder `from` to `file`, segments escaped.
 fn relative_path(from: &Path, file: &Path) -> String {
     let from: Vec<_> = from.components().collect();
     let to: Vec<_> = file.components().collect();
@@ -378,8 +367,7 @@ fn relative_path(from: &Path, file: &Path) -> String {
     path
 }
 
-/// A file name as a URL path segment: what a path cannot hold as it is
-/// (space, `%`, `?`, `#`, non-ASCII...) percent-encoded.
+/// A file name as a URL path segment, percent-encoded where a path cannot hold it.
 fn escape_segment(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for &b in name.as_bytes() {

@@ -9,9 +9,8 @@ use super::Line;
 /// A line's characters, and its cells' right borders.
 type Read = (Vec<(usize, char)>, Vec<usize>);
 
-/// A table's column borders and the spaces each cell line has given so
-/// far. Each line's characters are read once, whatever the number of
-/// links in it.
+/// A table's column borders and the spaces each cell line has given so far;
+/// each line is read once.
 pub struct Table {
     /// Whether a grid table (`+---+`), else a simple one (`===  ===`).
     grid: bool,
@@ -24,9 +23,8 @@ pub struct Table {
     /// table, the columns of its cells' right borders (`None`: a line
     /// with a tab or a wide character, whose columns are not told).
     read: Option<(usize, Option<Read>)>,
-    /// Per cell line (its start and its border's column): the spaces
-    /// given, and the spaces it has (grid) or where its text ends
-    /// (simple).
+    /// Per cell line (start, border column): spaces given, and spaces it has
+    /// (grid) or where its text ends (simple).
     cells: HashMap<(usize, usize), (usize, usize)>,
 }
 
@@ -168,8 +166,7 @@ pub fn growth(raw: &str, written: &str) -> Option<usize> {
     written.chars().count().checked_sub(raw.chars().count())
 }
 
-/// Whether docutils counts `c` as two columns (East Asian wide and full
-/// width characters, which it pads before reading a table).
+/// Whether docutils counts `c` as two columns (East Asian wide and fullwidth).
 fn is_wide(c: char) -> bool {
     matches!(u32::from(c),
         0x1100..=0x115F

@@ -63,8 +63,7 @@ pub struct Content<'s> {
 }
 
 impl<'s> Content<'s> {
-    /// An empty content of `source`, a text whose first byte is at
-    /// `origin` in the offsets given to and by this content.
+    /// An empty content of `source`, whose first byte is at `origin` in the offsets.
     pub fn new(source: &'s str, origin: usize) -> Self {
         Content {
             text: String::new(),
@@ -77,8 +76,7 @@ impl<'s> Content<'s> {
         }
     }
 
-    /// Starts a stretch at `at` in the source unless the piece there goes
-    /// on the last one (text right after text, the stretch not full).
+    /// Starts a stretch at `at` unless the piece goes on the last (text after text, not full).
     fn extend(&mut self, at: usize, written: Written) {
         let cdata = written == Written::Cdata;
         let goes_on = self.stretches.last().is_some_and(|s| !s.cdata)
@@ -115,9 +113,8 @@ impl<'s> Content<'s> {
         self.references.entry(ch).or_insert_with(|| raw.to_owned());
     }
 
-    /// The piece of content that holds offset `at`: a run of literal text,
-    /// a reference or a CDATA section's inside (`None` past the end, or
-    /// where the source does not read as it was given).
+    /// The piece holding offset `at`: literal text, a reference or a CDATA inside
+    /// (`None` past the end, or where the source does not read as given).
     fn segment_at(&self, at: usize) -> Option<Segment> {
         let i = self.stretches.partition_point(|s| s.decoded <= at);
         let stretch = *self.stretches.get(i.checked_sub(1)?)?;
@@ -143,8 +140,7 @@ impl<'s> Content<'s> {
         let (mut d, mut s) = (stretch.decoded, stretch.source);
         loop {
             let rest = source.get(s.checked_sub(self.origin)?..)?;
-            // No further than the stretch's end: the source after it is
-            // none of this content's.
+            // No further than the stretch's end: the source after it is not this content's.
             let within = rest.get(..end - d).unwrap_or(rest);
             let literal = memchr::memchr(b'&', within).unwrap_or(within.len());
             if at < d + literal {
@@ -206,8 +202,7 @@ impl<'s> Content<'s> {
         if len == 0 || range.start > range.end || range.end > len {
             return None;
         }
-        // The piece that holds the start (the last one past the end), and
-        // the first whose end is at or past the range's end, not before.
+        // The piece holding the start (the last past the end), and the first ending at or past the end.
         let a = self.segment_at(range.start.min(len - 1))?;
         let b = self.segment_at(range.end.max(1) - 1)?;
         let b = if b.decoded.start < a.decoded.start {
@@ -219,8 +214,7 @@ impl<'s> Content<'s> {
         let first = a.decoded.start;
         let last = b.decoded.start;
         let in_cdata = first == last && a.written == Written::Cdata;
-        // Whole references (and, when the edit leaves its CDATA section,
-        // whole CDATA sections) are replaced.
+        // Whole references (and whole CDATA sections when the edit leaves one) are replaced.
         let whole = |s: &Segment| {
             s.written == Written::Reference || (!in_cdata && s.written == Written::Cdata)
         };
@@ -247,8 +241,7 @@ impl<'s> Content<'s> {
             b.source.start + (end - b.decoded.start)
         };
         let text = if in_cdata {
-            // A CDATA section cannot hold `]]>`: it is closed and opened
-            // again around the `>`.
+            // CDATA cannot hold `]]>`: it is closed and opened again around the `>`.
             text.replace("]]>", "]]]]><![CDATA[>")
         } else {
             self.escape(&text)
@@ -350,9 +343,8 @@ mod tests {
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 
-    /// The pieces of a long content (more references than a stretch holds,
-    /// a comment between texts, CDATA sections), each offset mapped as a
-    /// list of every piece maps it.
+    /// The pieces of a long content (references, comments, CDATA), each offset
+    /// mapped as a list of every piece maps it.
     #[test]
     fn the_map_of_stretches_agrees_with_a_list_of_pieces() {
         let mut src = String::from("<c>");

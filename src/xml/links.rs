@@ -36,9 +36,8 @@ pub enum Holder {
     Attribute(&'static str, &'static str),
     /// The element's text (RSS `<link>`, Atom `<icon>`).
     Text,
-    /// The element's text is an HTML document, escaped or in a CDATA section
-    /// (RSS `description`, `content:encoded`; Atom text constructs with
-    /// `type="html"`).
+    /// The element's text is an HTML document, escaped or in CDATA (RSS
+    /// `description`, `content:encoded`; Atom `type="html"`).
     Html,
     /// The element's text is a style sheet (XHTML's and SVG's `<style>`).
     Css,
@@ -64,8 +63,7 @@ pub struct LinkRow {
     pub element: &'static str,
     /// Where the URL is.
     pub holder: Holder,
-    /// Only when the element's `type` attribute has this value (Atom text
-    /// constructs: `html`).
+    /// Only when the element's `type` attribute has this value (Atom: `html`).
     pub only_if_type: Option<&'static str>,
     /// How an attribute's URLs are written.
     pub syntax: Syntax,
@@ -228,8 +226,7 @@ pub const LINK_ROWS: &[LinkRow] = &[
     attr(XHTML, "video", "poster"),
     attr(XHTML, "body", "background"),
     attr(XHTML, "img", "longdesc"),
-    // The first `base` with an `href` gives the document's base; its own
-    // `href` resolves against the layer below, as in HTML.
+    // The first `base` with an `href` gives the base, its own resolved below it.
     attr(XHTML, "base", "href"),
     srcset("img", "srcset"),
     srcset("source", "srcset"),
@@ -267,8 +264,7 @@ pub fn attribute(
     })
 }
 
-/// The row for an element's content (its text, or an HTML document), given
-/// its `type` attribute.
+/// The row for an element's content (text or HTML document), given its `type`.
 pub fn content(
     namespace: &str,
     element: &str,
