@@ -145,11 +145,9 @@ pub fn sniff_decode_html<'a>(
 pub enum HtmlSniff<'a> {
     /// The encoding, and the text decoded by it.
     Settled(Sniffed, Cow<'a, str>),
-    /// Nothing in the first [`PRESCAN_BYTES`] states the encoding and the
-    /// bytes are valid UTF-8 (`text`): UTF-8 unless a `<meta>` from
-    /// `late_from` on declares another. The tokenizer tests script and
-    /// RAWTEXT for `<meta` as it reads ([`MetaSeen`]), and
-    /// [`late_meta_may_declare`] searches only the rest.
+    /// Nothing in the first [`PRESCAN_BYTES`] states the encoding and the bytes
+    /// are UTF-8 (`text`): UTF-8 unless a `<meta>` from `late_from` on says else,
+    /// found through [`MetaSeen`] and [`late_meta_may_declare`].
     Unsettled {
         /// The bytes, as text.
         text: &'a str,
@@ -262,9 +260,8 @@ impl MetaSeen {
     }
 }
 
-/// Whether a `<meta` from `from` on may declare an encoding, as
-/// `meta_declares_after` tells, without searching again what the
-/// tokenizer tested (`seen`): only its `<meta` starts are read.
+/// Whether a `<meta` from `from` on may declare an encoding, reading only the
+/// `<meta` starts of what the tokenizer tested (`seen`).
 pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool {
     if seen.overflow {
         return meta_declares_after(bytes, from);
@@ -322,11 +319,9 @@ pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
         .0
 }
 
-/// Maps sorted offsets in the decoded text (each on a character boundary)
-/// to offsets in `bytes`, by decoding again up to each one: in bulk to a
-/// few characters short, then a byte at a time, so the offset lands right
-/// after the bytes of the character ending there, and a malformed
-/// sequence counts as the U+FFFD it decodes to.
+/// Maps sorted decoded offsets (on character boundaries) to offsets in
+/// `bytes`, decoding again in bulk then a byte at a time, so each lands right
+/// after its character's bytes; a malformed sequence counts as its U+FFFD.
 pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
     // The most UTF-8 one input byte can make a decoder write at once.
     const MARGIN: usize = 16;
@@ -383,10 +378,8 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
 pub const PRESCAN_BYTES: usize = 1024;
 
 /// The encoding a document's `<meta>` declares: the prescan of its first
-/// [`PRESCAN_BYTES`], else of the rest, since the parser "changes the
-/// encoding" at a later `<meta>` (HTML 13.2.6.4.4, "in head", `meta`). The
-/// rest is prescanned only when `meta_declares_after` finds a `<meta>`
-/// there that declares one.
+/// [`PRESCAN_BYTES`], else of the rest where `meta_declares_after` finds one,
+/// as a later `<meta>` "changes the encoding" (HTML 13.2.6.4.4).
 pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, PRESCAN_BYTES) {
         Prescan::Found(encoding) => Some(encoding),
@@ -405,11 +398,9 @@ pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
     }
 }
 
-/// Whether a `<meta` from `at` on starts a `<meta>` that declares an
-/// encoding, read as the prescan reads one: the prescan from `at` finds one
-/// only if this says so. It says so too, leaving it to the prescan, when a
-/// `<meta>` runs out of bytes or the tags read outgrow the document
-/// (overlapping tags would be read again and again).
+/// Whether a `<meta` from `at` on declares an encoding as the prescan reads
+/// it; also true (leaving it to the prescan) when a `<meta>` runs out of bytes
+/// or the tags read outgrow the document, as overlapping tags would repeat.
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     declares_among(bytes, at, meta_starts(bytes, at, bytes.len()))
 }

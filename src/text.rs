@@ -178,9 +178,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         ));
     }
 
-    /// The end of every reader's rewrite of a text: the base set, the edits
-    /// sorted with overlapping ones dropped (and counted in a warning), for
-    /// [`rewrite_bytes_made`] to splice.
+    /// The end of every reader's rewrite: the base set, the edits sorted with
+    /// overlaps dropped (and counted in a warning), for [`rewrite_bytes_made`].
     pub fn finish(self, base: Option<Base>) -> TextRewrite {
         let mut out = self.out;
         out.base = base;
@@ -325,11 +324,10 @@ impl<'t, 'o> Resolver<'t, 'o> {
         });
     }
 
-    /// A run of HTML inside a text (Markdown's HTML, reStructuredText's
-    /// `raw:: html`) at `range`, rewritten by the HTML reader against the
-    /// page's base (`#name` kept): its links placed at their lines in the text,
-    /// its warnings under `label`, its change an edit. With no base, its links
-    /// are listed as left and the page alone says it has no base.
+    /// A run of HTML inside a text (Markdown, `raw:: html`) at `range`, rewritten
+    /// by the HTML reader against the page's base: links at their lines in the
+    /// text, warnings under `label`, the change an edit. With no base, its links
+    /// are listed as left and only the page says it has no base.
     pub fn embedded_html(
         &mut self,
         documents: &dyn Documents,
@@ -388,9 +386,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// The one loop over a style sheet's URLs (file, `<style>`, `style`
-    /// attribute), `css` starting at `at`: the new URLs, escaped for their
-    /// quoting, with their ranges. An empty `url()` (no resource, CSS Values
+    /// The one loop over a style sheet's URLs, `css` starting at `at`: the new
+    /// URLs escaped for their quoting, with ranges. An empty `url()` (CSS Values
     /// 4) and `url(#id)` stay.
     pub fn css_urls(
         &mut self,
@@ -455,9 +452,8 @@ pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow
     (range, value)
 }
 
-/// A URL as the URL Standard's basic URL parser reads it, leading and
-/// trailing C0 controls and spaces stripped: the length stripped in front,
-/// and the rest.
+/// A URL as the basic URL parser reads it, C0 controls and spaces stripped
+/// from its ends: the length stripped in front, and the rest.
 pub fn browser_trim(value: &str) -> (usize, &str) {
     let core = value.trim_start_matches(|c| c <= ' ');
     (
@@ -544,10 +540,8 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
     (page, resource, layers, false)
 }
 
-/// Decodes a document by `decode`, rewrites the text by `rewrite`, and
-/// splices the edits, encoded in the document's encoding, into the
-/// original bytes, or leaves them as `make` says; no byte outside an edit
-/// is touched.
+/// Decodes a document by `decode`, rewrites its text by `rewrite`, and splices
+/// the edits, encoded as the document is, into its bytes (or as `make` says).
 pub fn rewrite_bytes_made<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),

@@ -14,14 +14,12 @@ use html5ever::tokenizer::TagKind;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
-/// How deep HTML elements nest before further ones are flattened on
-/// html5ever's path (the tracker bails first; [`super::tree`] flattens).
-/// The tree builder scans the whole stack for most start tags, so deep
-/// nesting would take quadratic time. Past this depth an ordinary start
-/// tag goes as a `<wbr>` (its end tag dropped), in foreign content as
-/// self-closing: the element keeps its tag and namespace. Raw text
-/// elements, `template` (outside template contents), `svg`, `math`, void
-/// elements and integration points are never flattened.
+/// How deep HTML elements nest on html5ever's path before further ones are
+/// flattened ([`super::tree`]), as its tree builder scans the whole stack for
+/// most start tags. Past it a start tag goes as a `<wbr>` (in foreign content,
+/// self-closing), its end tag dropped, keeping its tag and namespace; raw
+/// text, `template` (outside template contents), `svg`, `math`, void elements
+/// and integration points are never flattened.
 pub const MAX_TREE_DEPTH: u32 = 1024;
 
 /// The namespace an element was created in.
@@ -35,9 +33,8 @@ pub enum Namespace {
     Other,
 }
 
-/// The HTML elements that say which part of a page a link is in (the
-/// landmarks of WAI-ARIA's implicit roles: `nav`, `header`, `footer`,
-/// `aside`, `main`), so that navigation can be told from content.
+/// The landmarks that say which part of a page a link is in (WAI-ARIA's
+/// implicit roles: `nav`, `header`, `footer`, `aside`, `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Landmark {
     /// `nav`.
@@ -109,12 +106,10 @@ const NONE: u32 = u32::MAX;
 /// The fewest slots before the arena looks for nodes without handles.
 const MIN_SWEEP: usize = 1024;
 
-/// A node's handle as the tree builder holds it. A slot is reused once its
-/// node is released, so a handle carries the slot's generation: a stale
-/// handle matches no node and every sink call given one does nothing. In a
-/// large document handles are counted ([`Arena::counting_handles`]): a node
-/// with none can never be named again, however html5ever popped it, so
-/// [`Arena::sweep`] releases it.
+/// A node's handle as the tree builder holds it, with its slot's generation:
+/// a stale handle matches no node, and sink calls given one do nothing. In a
+/// large document handles are counted ([`Arena::counting_handles`]), and
+/// [`Arena::sweep`] releases nodes with none, however html5ever popped them.
 pub struct NodeRef {
     index: u32,
     generation: u32,
@@ -234,9 +229,8 @@ impl Node {
     }
 }
 
-/// A tag tied to an element: the element's node, or once that node is
-/// released, the node whose place in the tree it shares (its parent, then
-/// pinned), or [`NONE`] if it was in no tree.
+/// A tag tied to an element: its node, or once released the node whose place
+/// it shares (its parent, then pinned), or [`NONE`] if in no tree.
 #[derive(Debug, Clone, Copy)]
 struct Tie {
     tag: u32,
@@ -363,9 +357,8 @@ impl Arena {
         }
     }
 
-    /// An arena that also counts the tree builder's handles and releases the
-    /// nodes it holds none of (see [`NodeRef`]): for a large document, where
-    /// what html5ever pops silently would otherwise stay.
+    /// An arena that also counts handles and releases nodes held by none (see
+    /// [`NodeRef`]), for large documents.
     pub fn counting_handles() -> Self {
         Arena {
             counting: true,
@@ -421,13 +414,11 @@ impl Arena {
                 .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
     }
 
-    /// Releases a closed element that no longer changes: popped, void or
-    /// self-closing, or without handles. It never gains children or moves
-    /// again (only `head` is pushed back, and is kept), so a tag tied to it is
-    /// tied to its parent instead and its slot reused, if it has no children.
-    /// Kept: elements with children, templates, integration points, `base`s,
-    /// landmarks when asked for, nodes other records name. A parent left
-    /// without children and handles goes the same way.
+    /// Releases a closed element that no longer changes (popped, void,
+    /// self-closing or unheld): a tag tied to it is tied to its parent and its
+    /// slot reused, if it has no children. Templates, integration points, `base`s,
+    /// landmarks and nodes other records name are kept; a parent left without
+    /// children and handles goes the same way.
     fn release(&self, handle: &NodeRef) {
         if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
             return;
@@ -487,9 +478,8 @@ impl Arena {
         true
     }
 
-    /// Releases the nodes the tree builder holds no handle to, children
-    /// before parents, when no slot is free and as many nodes were made since
-    /// the last sweep as it left alive.
+    /// Releases unheld nodes, children first, when no slot is free and as many
+    /// nodes were made since the last sweep as it left alive.
     fn sweep(&self) {
         let unheld: Vec<u32> = {
             let nodes = self.nodes.borrow();

@@ -240,9 +240,8 @@ pub struct Tracker<'l> {
 /// What takes a document's tags in pieces: `false` stops the parse.
 pub type OnChunk<'l> = &'l mut dyn FnMut(Document) -> bool;
 
-/// How many tags a piece handed over while parsing holds at least: few
-/// enough that a huge document's spans are never all alive, enough that a
-/// page is one piece.
+/// The fewest tags a piece handed over while parsing holds: few enough that a
+/// huge document's spans are never all alive, enough that a page is one piece.
 pub const CHUNK_TAGS: usize = 4096;
 
 /// Why a document in pieces stopped: its first `base` came after links already resolved.
@@ -278,11 +277,9 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// A tracker that hands the document to `on_chunk` in pieces: once
-    /// [`CHUNK_TAGS`] tags are logged (not right after a `style` start
-    /// tag), they go as a [`Document`] of their own and the log restarts;
-    /// [`Tracker::finish_chunks`] hands over the rest. When `on_chunk`
-    /// answers `false`, the tracker stops as if it bailed.
+    /// A tracker that hands the document to `on_chunk` in pieces of [`CHUNK_TAGS`]
+    /// tags (never right after a `style` start tag), each a [`Document`];
+    /// [`Tracker::finish_chunks`] hands over the rest. `false` stops it as a bail.
     pub fn in_chunks(log: &'l SpanLog, kind: (DocumentKind, bool), on_chunk: OnChunk<'l>) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
@@ -487,11 +484,9 @@ impl State {
         self.mode = Mode::BeforeHtml;
     }
 
-    /// The commonest in body tags, straight to the rule that takes them:
-    /// an ordinary element opened, other start tags by their [`Facts`], an
-    /// element closed as the current node (most end tags only pop), and a
-    /// formatting element closed as current node and last listed entry.
-    /// `None` leaves the token to the rules.
+    /// The commonest in body tags straight to their rule: an ordinary element
+    /// opened, other start tags by [`Facts`], an element closed as current node
+    /// (most end tags only pop). `None` leaves the token to the rules.
     #[inline]
     fn quick(&mut self, tok: Tok<'_>) -> Option<Step> {
         if self.mode != Mode::InBody {
@@ -538,9 +533,8 @@ impl State {
         }
     }
 
-    /// Whether text would leave the state as it is, told without running
-    /// the rules: in body under an HTML element with nothing to
-    /// reconstruct, and in text mode. Else the rules decide.
+    /// Whether text would leave the state as it is, without running the rules: in
+    /// body under an HTML element with nothing to reconstruct, and in text mode.
     #[inline]
     fn text_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -645,10 +639,9 @@ impl State {
         Ok(id)
     }
 
-    /// The landmark of an element created now: itself if it is one, else
-    /// the innermost on the stack up to the nearest template (see
-    /// [`Tree::landmarks`]). The adoption agency never moves an element
-    /// across one: landmarks are special elements.
+    /// The landmark of an element created now: itself, else the innermost on the
+    /// stack up to the nearest template ([`Tree::landmarks`]); the adoption
+    /// agency moves nothing across one, as landmarks are special.
     fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
         let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
         if let Some(landmark) = own.flatten() {

@@ -74,12 +74,10 @@ pub enum Attributes {
     /// Every attribute, as html5ever's tokenizer gives them.
     #[default]
     All,
-    /// Only what html5ever's tree builder reads, and only the tags that
-    /// can hold a link logged ([`crate::html::links::may_hold_url`], and
-    /// `style` tags): the attributes in [`READ_BY_TREE_BUILDER`], and on a
-    /// formatting element one empty-named attribute standing for the others
-    /// ([`Tokenizer::emit_tag`]). No other name is interned: interning
-    /// millions of distinct names in `string_cache` takes quadratic time.
+    /// Only what html5ever's tree builder reads, only tags that can hold a link
+    /// logged ([`crate::html::links::may_hold_url`], `style`): the attributes in
+    /// [`READ_BY_TREE_BUILDER`], and one stand-in for the others of a formatting
+    /// element. No other name is interned, as `string_cache` takes quadratic time.
     TreeBuilder,
     /// As [`Attributes::TreeBuilder`], logging every start tag with attributes (run-time names).
     TreeBuilderAnyAttribute,
@@ -88,9 +86,8 @@ pub enum Attributes {
 }
 
 impl Attributes {
-    /// Whether a parse finds each element's landmark
-    /// ([`crate::html::arena::Element::landmark`]): for a WAT file's links
-    /// and the tests' reference parse; never on the lean path.
+    /// Whether a parse finds landmarks ([`crate::html::arena::Element::landmark`]):
+    /// for WAT files and the tests' reference parse.
     pub fn finds_landmarks(self) -> bool {
         matches!(self, Attributes::All | Attributes::TreeBuilderHead)
     }
@@ -107,9 +104,8 @@ pub struct Options {
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`] and html5ever's tokens: whether a
-    /// formatting element carries the attribute standing for the others
-    /// (html5ever's tree builder compares them).
+    /// On the lean path with html5ever's tokens: whether a formatting element
+    /// carries the stand-in for its other attributes, which its tree builder compares.
     pub formatting_stand_in: bool,
     /// Whether tokens carry their line number (html5ever's tree builder
     /// reads it; the tracker does not). Without it every token is on line 0.

@@ -352,10 +352,9 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.chars_str(REPLACEMENT);
     }
 
-    /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state. Each `<`
-    /// or NUL is a stop that [`Tokenizer::text_lt`] judges; past
-    /// [`SPARSE_AFTER`] stops that went on, [`Tokenizer::sparse_run_end`]
-    /// finds the rest of the run.
+    /// §13.2.5.3 RAWTEXT and §13.2.5.4 Script data states: each `<` or NUL a stop
+    /// [`Tokenizer::text_lt`] judges, then [`Tokenizer::sparse_run_end`] past
+    /// [`SPARSE_AFTER`] stops that went on.
     fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
         let start = self.pos;
         let mut from = start;
@@ -412,11 +411,10 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Where RAWTEXT or script data goes on as text after the `<` at `at`,
-    /// when what follows surely makes it text: not `/` (nor `!` in script
-    /// data), or a `</` not followed by the last start tag's name and an
-    /// end (§13.2.5.9 to §13.2.5.17). `None` leaves the `<` to the states.
-    /// Only without parse errors to report.
+    /// Where RAWTEXT or script data goes on as text after the `<` at `at`, when
+    /// what follows surely makes it text: not `/` (nor `!` in script), or `</`
+    /// without the last start tag's name and an end (§13.2.5.9 to §13.2.5.17).
+    /// `None` leaves the `<` to the states. Only without parse errors.
     #[inline(always)]
     fn text_lt(&self, at: usize, raw: Raw) -> Option<usize> {
         if S::PARSE_ERRORS || self.bytes[at] != b'<' {
@@ -436,12 +434,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Where a run of RAWTEXT or script data from `from` may end: the first
-    /// stop where [`Tokenizer::text_lt`] gives `None` (`None` here: the run
-    /// goes to the end). One pass ([`lanes::first`]) finds NUL, `<!` in
-    /// script data, and `</` followed by the last start tag's first letter;
-    /// the last few bytes are searched plainly. Only without parse errors.
-    /// With `WATCH` it also hands each `<meta` to [`super::SpanLog::meta`].
+    /// Where a raw text run from `from` may end: the first stop where
+    /// [`Tokenizer::text_lt`] gives `None` (here `None`: at the end). One pass
+    /// ([`lanes::first`]) finds NUL, `<!` in script, and `</` with the last start
+    /// tag's first letter. Only without parse errors. With `WATCH` it hands each
+    /// `<meta` to [`super::SpanLog::meta`].
     #[inline(never)]
     fn sparse_run_end<const WATCH: bool>(&self, mut from: usize, raw: Raw) -> Option<usize> {
         let bytes = self.bytes;
@@ -614,11 +611,9 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The tag name state (§13.2.5.8) and the attribute states after it
-    /// (§13.2.5.32 to §13.2.5.40) at once for common tags, when values are
-    /// not gathered ([`Tokenizer::lean`]): one scan a name or value. At
-    /// anything less common it leaves the tag to the states, in the state
-    /// and position they would be in, so tokens, spans and errors match.
+    /// The tag name state (§13.2.5.8) and attribute states (§13.2.5.32 to .40) at
+    /// once when values are not gathered ([`Tokenizer::lean`]), one scan a run;
+    /// anything less common goes to the states, in their state and position.
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
         if let Some(flow) = self.lean_tag_name(bytes) {
