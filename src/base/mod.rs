@@ -91,7 +91,7 @@ impl fmt::Display for BaseSource {
     }
 }
 
-/// What became of one layer of a document's base (see [`Layer`]).
+/// What became of one layer of a document's base; see the example of [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayerStatus {
     /// This layer gave the base.
@@ -162,7 +162,7 @@ impl Layer {
     }
 }
 
-/// A base URL and the layer it came from (see [`crate::links::Link`]).
+/// A base URL and the layer it came from; see the example of [`crate::links::Link`].
 #[derive(Debug, Clone)]
 pub struct Base {
     /// The URL, with the rules it resolves by.
