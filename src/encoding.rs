@@ -61,8 +61,7 @@ pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed
     sniff_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// A style sheet decoded by BOM, `@charset` or transport (CSS Syntax 3.2), else
-/// as UTF-8 if it is, else windows-1252.
+/// A style sheet decoded by BOM, `@charset` or transport (CSS Syntax 3.2), else UTF-8 or windows-1252.
 pub fn sniff_decode_css<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -86,8 +85,7 @@ fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
     })
 }
 
-/// A text that declares no encoding (Markdown, reStructuredText) decoded by BOM
-/// or transport, else as UTF-8 if it is, else windows-1252.
+/// A text that declares no encoding decoded by BOM or transport, else UTF-8 or windows-1252.
 pub fn sniff_decode_text<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -156,8 +154,7 @@ pub enum HtmlSniff<'a> {
     },
 }
 
-/// [`sniff_decode_html`], leaving the search for a late `<meta>` to the
-/// rewrite when the bytes are UTF-8 ([`HtmlSniff::Unsettled`]).
+/// [`sniff_decode_html`], leaving a late `<meta>` to the rewrite when the bytes are UTF-8.
 pub fn sniff_decode_html_early<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -260,8 +257,7 @@ impl MetaSeen {
     }
 }
 
-/// Whether a `<meta` from `from` on may declare an encoding, reading only the
-/// `<meta` starts of what the tokenizer tested (`seen`).
+/// Whether a `<meta` from `from` on may declare an encoding, skipping what the tokenizer tested.
 pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool {
     if seen.overflow {
         return meta_declares_after(bytes, from);
@@ -389,8 +385,7 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     }
 }
 
-/// What the prescan finds from `at` on, where the prescan of the first
-/// [`PRESCAN_BYTES`] left off: [`meta_declared`]'s answer for such a document.
+/// [`meta_declared`]'s answer from `at` on, where the prescan of the first bytes left off.
 pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
     match prescan_until(bytes, at, bytes.len()) {
         Prescan::Found(encoding) => Some(encoding),
@@ -437,8 +432,7 @@ fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item =
     })
 }
 
-/// The HTML standard's prescan over all of `bytes`, reading every tag: what
-/// [`meta_declared`] answers (the tests hold one to the other).
+/// The HTML standard's prescan over all of `bytes`, every tag read: what [`meta_declared`] answers.
 #[cfg(any(test, feature = "_internal"))]
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, bytes.len()) {
@@ -457,8 +451,7 @@ enum Prescan {
     Unfinished(usize),
 }
 
-/// The prescan of the constructs starting in `from..limit` (each read to its
-/// end); the bytes between `<`s are passed over with `memchr`.
+/// The prescan of the constructs starting in `from..limit`, each read to its end.
 fn prescan_until(bytes: &[u8], from: usize, limit: usize) -> Prescan {
     let starts = |i: usize, s: &[u8]| {
         bytes.len() >= i + s.len() && bytes[i..i + s.len()].eq_ignore_ascii_case(s)
@@ -536,8 +529,7 @@ enum MetaResult {
     OutOfBytes,
 }
 
-/// The `<meta>` branch of the prescan, from just after `<meta`: only
-/// whether `http-equiv`, `content` and `charset` were seen is kept.
+/// The `<meta>` branch of the prescan, from just after `<meta`.
 fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     let mut seen = [false; 3];
     let mut got_pragma = false;

@@ -158,8 +158,7 @@ fn has_scheme(reference: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// A site mirror made local (wget's `--convert-links`): a link to one of its files
-/// becomes the shortest relative path to it.
+/// A site mirror made local (wget's `--convert-links`): links to its files become relative paths.
 #[derive(Debug, Clone)]
 pub struct Mirror {
     /// The mirror's root folder, its links resolved.

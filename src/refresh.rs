@@ -4,8 +4,7 @@
 
 use std::ops::Range;
 
-/// The range of the URL in a refresh `content` value, white space trimmed,
-/// or `None` when it names no URL.
+/// The range of the URL in a refresh `content` value, trimmed, or `None`.
 pub fn url(content: &str) -> Option<Range<usize>> {
     let b = content.as_bytes();
     let skip_space = |mut i: usize| {

@@ -379,8 +379,7 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
     )
 }
 
-/// [`apply`] for edits that own their texts, each built in its own buffer,
-/// so a message whose one part changes holds that part once.
+/// [`apply`] for edits owning their texts, each built in its own buffer (one copy of a part).
 pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     match <[Edit<Vec<u8>>; 1]>::try_from(edits) {
         Ok(
@@ -560,8 +559,7 @@ impl Splice {
 /// Edits a [`Splice::write_to`] call hands over: their pieces stay within `writev`'s 1,024.
 const WRITE_BATCH: usize = 511;
 
-/// Writes `slices` whole to `writer` and true, or false with `slices` left
-/// at what is still to write when `writer` took only the first piece.
+/// Writes `slices` whole and true, or false with `slices` left where a writer took only one piece.
 fn write_all_vectored<'a>(
     writer: &mut dyn io::Write,
     slices: &mut Vec<io::IoSlice<'a>>,

@@ -662,8 +662,7 @@ mod tests {
         Ok(())
     }
 
-    /// What comes before a `(`: token ends that decide whether a name before
-    /// it starts a function.
+    /// What comes before a `(`: token ends deciding whether a name before it starts a function.
     const BEFORE_OPEN: &[&str] = &[
         "",
         " ",
@@ -814,8 +813,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
-        /// Blocks nested about as deep as URLs are followed, matched or not,
-        /// around URLs: skipping finds what reading every token finds.
+        /// Blocks nested about as deep as URLs are followed, around URLs: skipping reads them right.
         #[test]
         fn skipping_reads_deep_blocks_as_every_token_is_read(
             opens in proptest::collection::vec(proptest::sample::select(&["{", "(", "[", "x("][..]), 58..70),
@@ -869,8 +867,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// Strings long enough for the vector search, as URLs and not, with
-        /// escapes, newlines and quotes anywhere: what cssparser finds.
+        /// Strings long enough for the vector search, escapes, newlines and quotes anywhere.
         #[test]
         fn long_strings_read_as_the_tokenizer_reads_them(
             before in proptest::sample::select(&["url(", "@import ", "a:", "image-set("][..]),
@@ -897,8 +894,7 @@ mod tests {
         "/*", "**/", "@", "<", ">", "&", "?", "#", "%",
     ];
 
-    /// Each stop at each place of a long URL, string, comment and run of names:
-    /// skipping finds what reading every token and cssparser find.
+    /// Each stop at each place of a long URL, string, comment and run of names.
     #[test]
     fn the_searches_stop_where_every_token_is_read() {
         for stop in STOPS {

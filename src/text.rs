@@ -67,8 +67,7 @@ impl LineIndex {
         locate(starts, offset)
     }
 
-    /// The line (from 1) of an offset in `text`, counting line feeds rather
-    /// than building the index for one early offset (a page's `base`).
+    /// The line (from 1) of an offset, counting line feeds rather than indexing for one offset.
     pub fn line_of(&self, text: &str, offset: usize) -> usize {
         match self.starts.get() {
             Some(starts) => locate(starts, offset).0,
@@ -123,8 +122,7 @@ pub enum SameDocument {
     Keep,
 }
 
-/// The base a document with no base is walked with when `options` record
-/// links, so that `--list` and `--check` see its links; none otherwise.
+/// The base a document with no base is walked with when links are recorded (`--list`, `--check`).
 pub fn stand_in(options: &Options<'_>) -> Option<Base> {
     if !options.details.records() {
         return None;
@@ -213,8 +211,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.resolve_as(at, value, base, place, same_document, |new| new)
     }
 
-    /// [`Resolver::resolve`], a changed URL passed through `finish` (which
-    /// protects a list's separators) before it is recorded and returned.
+    /// [`Resolver::resolve`], a changed URL passed through `finish` before it is recorded.
     pub fn resolve_as(
         &mut self,
         at: usize,

@@ -96,8 +96,7 @@ impl<'a> BaseChain<'a> {
     }
 }
 
-/// The layers of a document inside an entity (a message part, a WARC
-/// payload), innermost first: the document's own, then the entity's.
+/// The layers of a document inside an entity, innermost first: its own, then the entity's.
 pub fn stack_layers(document: Vec<Layer>, mut entity: Vec<Layer>) -> Vec<Layer> {
     let own: Vec<Layer> = document
         .into_iter()

@@ -122,8 +122,7 @@ pub struct NodeRef {
 /// How many slots share one chunk of counts.
 const CHUNK: usize = 256;
 
-/// The handle counts of a chunk of slots: each the slot's generation (high
-/// half) and how many handles of that generation there are (low half).
+/// A chunk's handle counts: each a slot's generation (high half) and its handles (low half).
 type Counts = Rc<[Cell<u64>; CHUNK]>;
 
 fn new_counts() -> Counts {
@@ -193,8 +192,7 @@ const LANDMARK: u8 = 64;
 /// What is never released.
 const KEPT: u8 = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED | LANDMARK;
 
-/// One node: 32 bytes. Closed nodes no tag needs are released
-/// ([`Arena::release`]); what few nodes have is kept beside them.
+/// One node, 32 bytes; what few nodes have is kept beside them.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -357,8 +355,7 @@ impl Arena {
         }
     }
 
-    /// An arena that also counts handles and releases nodes held by none (see
-    /// [`NodeRef`]), for large documents.
+    /// An arena that also counts handles and releases unheld nodes ([`NodeRef`]), for large documents.
     pub fn counting_handles() -> Self {
         Arena {
             counting: true,
@@ -459,8 +456,7 @@ impl Arena {
         }
     }
 
-    /// Whether slot `index` may be released; if so, moves its tie to its parent and
-    /// bumps the slot's generation.
+    /// Whether slot `index` may be released; if so its tie moves to its parent, its generation on.
     fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
         if node.flags & ELEMENT == 0 || node.flags & KEPT != 0 || node.first_child != NONE {
@@ -498,15 +494,13 @@ impl Arena {
             let generation = self.nodes.borrow()[index as usize].generation;
             self.release_index(index, generation);
         }
-        // The next sweep after as many new nodes as are alive now: the arena stays
-        // within about twice its live nodes, each sweep paid for by new nodes.
+        // The next sweep after as many new nodes as are alive: within twice the live nodes, paid for.
         let alive = self.nodes.borrow().len() - self.free.borrow().len();
         self.next_sweep.set(alive.max(MIN_SWEEP));
         self.made.set(0);
     }
 
-    /// After a tag token: releases the element it created if the tree builder
-    /// never pushed it (void, or self-closing foreign).
+    /// After a tag token: releases its element if never pushed (void, or self-closing foreign).
     pub fn release_unpushed(&self, self_closing: bool) {
         let (index, generation) = self.created.replace((NONE, 0));
         if index == NONE {
@@ -643,8 +637,7 @@ impl Arena {
         nodes[sibling as usize].prev = child;
     }
 
-    /// Ties `node` to the current tag token if that is a start tag of the
-    /// element's name (not an implied or reconstructed element).
+    /// Ties `node` to the current tag token if that is a start tag of the element's name.
     fn tie(&self, node: u32, namespace: Namespace, local: &LocalName) -> u32 {
         let current = self.current.borrow();
         let Some((tag, token)) = current.as_ref() else {

@@ -55,8 +55,7 @@ pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     longest_in_sorted(rest)
 }
 
-/// [`longest_name`] by the sorted list alone, linear in the name: the names
-/// sharing what was read so far are a range, narrowed a character at a time.
+/// [`longest_name`] by the sorted list, linear: the candidates a range narrowed a byte at a time.
 fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
     let first = *rest.first()?;
     let &(start, end) = BY_FIRST.get(usize::from(first))?;
@@ -204,8 +203,7 @@ impl Decoded<'_> {
         });
     }
 
-    /// The decoded and raw offsets of a decoded offset; one inside a reference moves
-    /// to its start, or to its end if `round_up`.
+    /// The decoded and raw offsets of a decoded offset, inside a reference moved to its start or end.
     fn locate(&self, at: usize, round_up: bool) -> (usize, usize) {
         let Some(piece) = self.piece_from(at) else {
             return (at, at);
@@ -236,8 +234,7 @@ impl Decoded<'_> {
     }
 }
 
-/// The first byte of `bytes` that may start a replacement (`&`, CR, NUL):
-/// the first `probe` bytes one at a time, then `memchr3`.
+/// The first byte that may start a replacement (`&`, CR, NUL): `probe` bytes alone, then `memchr3`.
 #[inline]
 fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
     let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
@@ -258,8 +255,7 @@ const PROBE: usize = 16;
 #[inline]
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
-    // Most values hold nothing to decode: short ones are read outright, long
-    // ones (mostly URLs) by `memchr3` at once.
+    // Most values hold nothing to decode: short ones read outright, long ones by `memchr3`.
     let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
     match find_special(bytes, probe) {
         None => Decoded {
@@ -315,8 +311,7 @@ fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize
 /// [`decode_attribute`] from `first`, the first byte that may start a replacement.
 #[inline(never)]
 fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
-    // CR and NUL are rare: past the first special byte, a value without them
-    // is searched for `&` alone.
+    // CR and NUL are rare: a value without them past its first special byte is searched for `&`.
     let rest = &raw.as_bytes()[first..];
     if rest.len() >= AMP_ONLY_FROM && memchr::memchr2(b'\r', 0, rest).is_none() {
         decode_with::<true>(raw, first)
@@ -345,8 +340,7 @@ fn decode_with<const AMP_ONLY: bool>(raw: &str, first: usize) -> Decoded<'_> {
         let rest = &bytes[i + 1..];
         // The raw length, what it stands for, and whether it is open (no `;`).
         let (len, replacement, open) = match bytes[i] {
-            // The commonest references of a value: `amp;` in queries, `quot;` in
-            // style attributes and `srcdoc`s; no longer names start with them.
+            // The commonest references: `amp;` in queries, `quot;` in style attributes and `srcdoc`s.
             b'&' if rest.starts_with(b"amp;") => (5, Replacement::Ascii(b'&'), false),
             b'&' if rest.starts_with(b"quot;") => (6, Replacement::Ascii(b'"'), false),
             b'\r' if rest.first() == Some(&b'\n') => (2, Replacement::Ascii(b'\n'), false),
@@ -390,8 +384,7 @@ enum Replacement {
     Pair(char, Option<char>),
 }
 
-/// The character reference state in an attribute value, `rest` after the `&`:
-/// the reference's length and what it stands for, `None` for a literal `&`.
+/// The character reference state in an attribute value after `&`: its length and replacement.
 fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     let bytes = rest.as_bytes();
     match bytes.first()? {
@@ -509,8 +502,7 @@ mod tests {
         matched
     }
 
-    /// The sorted list finds what the prefix walk finds, on every name and
-    /// prefix, with each kind of byte after, and on pseudo-random strings.
+    /// The sorted list finds what the prefix walk finds, on names, prefixes and random strings.
     #[test]
     fn longest_name_is_the_prefix_walks() {
         let afters: [&[u8]; 9] = [

@@ -35,8 +35,7 @@ pub struct Tag<'d> {
     pub span: Range<usize>,
     /// The element this start tag created or added attributes to, if in the final tree.
     pub element: Option<Element>,
-    /// The innermost HTML landmark element that element is or lies in, when
-    /// the parse found them ([`Tree::landmarks`]), else `None`.
+    /// The innermost landmark its element is or lies in, when the parse found them ([`Tree::landmarks`]).
     pub landmark: Option<Landmark>,
     attrs: &'d [AttrSpan],
 }
@@ -71,8 +70,7 @@ pub struct Document {
 }
 
 impl Document {
-    /// A document of these records, one each per tag (`attrs` as the spans index
-    /// them), `base` its base tag's index.
+    /// A document of these records, one each per tag, `base` its base tag's index.
     pub(super) fn from_parts(
         spans: Vec<TagSpan>,
         names: Vec<LocalName>,

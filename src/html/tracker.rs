@@ -823,8 +823,7 @@ impl State {
         }
     }
 
-    /// [`State::reconstruct`] with something to reconstruct; in a table the
-    /// clones may be foster parented, so the tracker bails.
+    /// [`State::reconstruct`] with something to reconstruct; bails in a table (foster parenting).
     #[cold]
     fn reconstruct_closed(&mut self) -> Result<(), Bail> {
         if self.top_is(TABLE_OUTER) {

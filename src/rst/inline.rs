@@ -402,8 +402,7 @@ impl<'e, 't> Inline<'e, 't> {
         result
     }
 
-    /// The length of the end-string of `kind` at `q`, if any (`first`: at the
-    /// start of the searched text).
+    /// The length of the end-string of `kind` at `q`, if any (`first`: at the searched text's start).
     fn end_at(&self, kind: End, q: usize, first: bool) -> Option<usize> {
         let b = self.e.text.as_bytes();
         let get = |k: usize| if k < self.end { b[k] } else { 0 };

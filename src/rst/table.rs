@@ -9,8 +9,7 @@ use super::Line;
 /// A line's characters, and its cells' right borders.
 type Read = (Vec<(usize, char)>, Vec<usize>);
 
-/// A table's column borders and the spaces each cell line has given so far;
-/// each line is read once.
+/// A table's column borders and the spaces each cell line has given; each line read once.
 pub struct Table {
     /// Whether a grid table (`+---+`), else a simple one (`===  ===`).
     grid: bool,

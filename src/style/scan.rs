@@ -14,8 +14,7 @@ use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
 
 mod skip;
 
-/// One block being read (the style sheet itself, or a `(`, `[`, `{` or
-/// function), as `super::scan` keeps it in its locals.
+/// One block being read (the sheet, a `(`, `[`, `{` or function), kept in `super::scan`'s locals.
 struct Level {
     /// The byte that ends the block (none for the style sheet).
     close: Option<u8>,
@@ -420,8 +419,7 @@ impl Scanner<'_> {
         }
     }
 
-    /// The next token from `self.at`, not the end nor a bracket (`walk` reads
-    /// those), decided by its first byte (4.3.1).
+    /// The next token from `self.at`, neither the end nor a bracket, by its first byte (4.3.1).
     fn token(&mut self) -> Token {
         let b = self.bytes[self.at];
         if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {

@@ -16,8 +16,7 @@ pub fn parse_base(base: &str) -> Result<url::Url, Error> {
     })
 }
 
-/// Resolves `reference` against a parsed base by the URL Standard. Returns
-/// the reference itself, borrowed, when the result equals it.
+/// Resolves `reference` against a parsed base by the URL Standard, borrowing it if unchanged.
 pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, Error> {
     let unresolvable = |reason: String| Error::Unresolvable {
         reference: reference.to_owned(),

@@ -57,8 +57,7 @@ pub struct Content<'s> {
     source_end: usize,
     /// How many references the last stretch holds.
     last_references: usize,
-    /// The first reference written for each character a reference stood for,
-    /// so that new text is escaped the same way.
+    /// The first reference written for each character, so new text is escaped the same way.
     references: HashMap<char, String>,
 }
 
@@ -94,8 +93,7 @@ impl<'s> Content<'s> {
         self.last_references += usize::from(written == Written::Reference);
     }
 
-    /// Adds literal text (no `&`: each reference is pushed as one) or a CDATA
-    /// section's inside, found at `at` in the source.
+    /// Adds literal text (no `&`) or a CDATA section's inside, found at `at` in the source.
     pub fn push(&mut self, text: &str, at: usize, written: Written) {
         if text.is_empty() {
             return;
@@ -343,8 +341,7 @@ mod tests {
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 
-    /// The pieces of a long content (references, comments, CDATA), each offset
-    /// mapped as a list of every piece maps it.
+    /// The pieces of a long content, each offset mapped as a list of every piece maps it.
     #[test]
     fn the_map_of_stretches_agrees_with_a_list_of_pieces() {
         let mut src = String::from("<c>");

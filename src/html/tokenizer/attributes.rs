@@ -61,8 +61,7 @@ impl CurrentAttr {
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
     pub(super) set: HashSet<Box<[u8]>>,
-    /// A bit for each name kept, by [`name_bit`] (first byte and length): a
-    /// name whose bit is clear is new.
+    /// A bit for each name kept, by [`name_bit`]: a name whose bit is clear is new.
     seen: u64,
 }
 
@@ -242,8 +241,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// [`Tokenizer::finish_attr`] on the lean path: the same duplicate check
-    /// on plain strings, no atom for a name the tree builder does not read.
+    /// [`Tokenizer::finish_attr`] on the lean path, with no atom for a name the tree builder ignores.
     #[inline(always)]
     pub(super) fn finish_attr_lean(&mut self) {
         let input = self.input;

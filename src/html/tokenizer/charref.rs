@@ -10,8 +10,7 @@ use super::{Sink, Tokenizer};
 use crate::html::charref::longest_name;
 
 impl<S: Sink> Tokenizer<'_, S> {
-    /// §13.2.5.72 Character reference state, the `&` just consumed; `in_attr`
-    /// says whether the return state is an attribute value state.
+    /// §13.2.5.72 Character reference state, the `&` just consumed; `in_attr` for an attribute value.
     pub(super) fn character_reference(&mut self, in_attr: bool) {
         let amp = self.pos - 1;
         match self.bytes.get(self.pos) {
@@ -21,8 +20,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Flushes the `&` at `amp` as itself, and goes back to the return
-    /// state just after it: what follows is read as ordinary text.
+    /// Flushes the `&` at `amp` as itself and returns to the state after it.
     fn literal_ampersand(&mut self, amp: usize, in_attr: bool) {
         self.pos = amp + 1;
         if in_attr {
@@ -56,8 +54,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         let start = self.pos;
         let rest = &self.bytes[start..];
         let Some((len, c1, c2)) = longest_name(rest) else {
-            // §13.2.5.74: alphanumerics then ";" is an unknown named
-            // reference; all of it is text.
+            // §13.2.5.74: alphanumerics then ";" is an unknown named reference, all text.
             let run = rest
                 .iter()
                 .take_while(|b| b.is_ascii_alphanumeric())
@@ -85,8 +82,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.75 to §13.2.5.80, the numeric character reference states. The
-    /// `#` is at the current position.
+    /// §13.2.5.75 to §13.2.5.80, the numeric character reference states, from the `#`.
     fn numeric_reference(&mut self, amp: usize, in_attr: bool) {
         let mut i = self.pos + 1;
         let hex = matches!(self.bytes.get(i), Some(b'x' | b'X'));

@@ -86,8 +86,7 @@ pub enum Attributes {
 }
 
 impl Attributes {
-    /// Whether a parse finds landmarks ([`crate::html::arena::Element::landmark`]):
-    /// for WAT files and the tests' reference parse.
+    /// Whether a parse finds landmarks: for WAT files and the tests' reference parse.
     pub fn finds_landmarks(self) -> bool {
         matches!(self, Attributes::All | Attributes::TreeBuilderHead)
     }
@@ -107,8 +106,7 @@ pub struct Options {
     /// On the lean path with html5ever's tokens: whether a formatting element
     /// carries the stand-in for its other attributes, which its tree builder compares.
     pub formatting_stand_in: bool,
-    /// Whether tokens carry their line number (html5ever's tree builder
-    /// reads it; the tracker does not). Without it every token is on line 0.
+    /// Whether tokens carry their line (html5ever's tree builder reads it); else all are on line 0.
     pub lines: bool,
     /// Whether runs of script and RAWTEXT are tested for `<meta` as they
     /// are read, into [`SpanLog::meta`]: for a document a late `<meta>`
@@ -191,8 +189,7 @@ pub struct Tokenizer<'a, S: Sink> {
     /// The attribute being read, when `in_attr`; its buffers are reused.
     attr: CurrentAttr,
     in_attr: bool,
-    /// Whether tags carry only what a tree builder reads, text is a stand-in and
-    /// comments are empty: on the lean path, or for a sink of relink's own.
+    /// Whether tags carry only what a tree builder reads, with text stand-ins and empty comments.
     lean: bool,
     /// Whether every tag is logged ([`Attributes::All`]).
     log_all: bool,
@@ -210,8 +207,7 @@ pub struct Tokenizer<'a, S: Sink> {
     formatting: Option<bool>,
     /// With [`Attributes::TreeBuilder`]: the names of the tag's attributes.
     seen: SeenNames,
-    /// On the lean path, on a formatting element: the attributes left out of the
-    /// token, as (name, value) ranges of `dropped_text`.
+    /// On the lean path, a formatting element's attributes left out of its token, in `dropped_text`.
     dropped: Vec<(Range<usize>, Range<usize>)>,
     dropped_text: String,
 

@@ -98,8 +98,7 @@ const fn slot(key: u64) -> usize {
     (key.wrapping_mul(MULTIPLIER) >> (64 - SLOT_BITS)) as usize
 }
 
-/// For each slot, one more than the index of the name in it, or 0: a
-/// perfect hash, one multiplication and one comparison a tag.
+/// For each slot, one more than its name's index, or 0: a perfect hash of the names.
 static SLOTS: [u8; 1 << SLOT_BITS] = {
     let mut slots = [0u8; 1 << SLOT_BITS];
     let mut i = 0;
@@ -116,15 +115,13 @@ static SLOTS: [u8; 1 << SLOT_BITS] = {
     slots
 };
 
-/// The static atom of a common tag name of at most eight bytes, by its
-/// [`name_key`].
+/// The static atom of a common tag name of at most eight bytes, by its [`name_key`].
 pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
     let index = usize::from(SLOTS[slot(key)]).checked_sub(1)?;
     (SHORT_KEYS[index] == key).then(|| SHORT_ATOMS[index].clone())
 }
 
-/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in the
-/// same order.
+/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in order.
 macro_rules! short_tag_atoms {
     ($($name:tt,)*) => {
         /// The key ([`name_key`]) of each name.
@@ -289,8 +286,7 @@ short_tag_atoms! {
     "stop",
 }
 
-/// The atom of a tag name: common HTML, SVG and MathML names map here to
-/// their static atoms, cheaper than [`LocalName::from`]'s hashing.
+/// The atom of a tag name; common names map to their static atoms here, skipping the hash.
 pub(super) fn tag_atom(name: &str) -> LocalName {
     if name.len() <= 8
         && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))

@@ -75,8 +75,7 @@ pub trait Sink {
     /// ([`Attributes`](super::Attributes) then only says which tags are logged).
     const HTML5EVER: bool;
 
-    /// Whether the sink reads parse errors. Without, a character reference in
-    /// text that surely stands for other than white space is not decoded.
+    /// Whether the sink reads parse errors; without, text references are decoded only as needed.
     const PARSE_ERRORS: bool = true;
 
     /// A start or end tag; the answer says which state the tokenizer goes on in.

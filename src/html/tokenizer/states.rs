@@ -840,8 +840,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// The RCDATA, RAWTEXT, script data and script data escaped less-than
-    /// sign states (§13.2.5.9, .12, .15, .23). The `<` is at `tag_start`.
+    /// The raw text less-than sign states (§13.2.5.9, .12, .15, .23); the `<` is at `tag_start`.
     fn raw_less_than(&mut self, raw: Raw) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -865,8 +864,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// The RCDATA, RAWTEXT, script data and script data escaped end tag
-    /// open states (§13.2.5.10, .13, .16, .24).
+    /// The raw text end tag open states (§13.2.5.10, .13, .16, .24).
     fn raw_end_tag_open(&mut self, raw: Raw) -> Flow {
         if self
             .bytes
@@ -883,8 +881,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// The RCDATA, RAWTEXT, script data and script data escaped end tag
-    /// name states (§13.2.5.11, .14, .17, .25).
+    /// The raw text end tag name states (§13.2.5.11, .14, .17, .25).
     fn raw_end_tag_name(&mut self, raw: Raw) -> Flow {
         loop {
             let at = self.pos;

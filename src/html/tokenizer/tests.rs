@@ -127,8 +127,7 @@ fn current_names_the_tag_only_while_it_is_processed() {
     assert_eq!(log.current(), None);
 }
 
-/// Inputs that repeat one troublesome construct many times: each would
-/// take hours if some state rescanned what it had read.
+/// Inputs repeating one construct many times: rescanning would take hours.
 #[test]
 fn repeated_constructs_take_linear_time() {
     const N: usize = 50_000;
@@ -229,8 +228,7 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     assert_eq!(short_tag_atom(name_key(b"divx")), None);
 }
 
-/// A tag as [`Lean`] records it: its name, its read attributes, and
-/// whether it had a duplicate.
+/// A tag as [`Lean`] records it: name, read attributes, whether it had a duplicate.
 type LeanTag = (String, Vec<(String, String)>, bool);
 
 /// A sink of relink's own: records each tag's name, read attributes and
@@ -505,8 +503,7 @@ proptest::proptest! {
         named in proptest::bool::weighted(0.8),
         filler in 0usize..140,
     ) {
-        // Text before the pieces, so that they fall at every place in the
-        // lanes, and runs reach past them.
+        // Text before the pieces, so they fall at every place in the lanes.
         let input = "x".repeat(filler) + &pieces.concat();
         let dense = steps(&input, initial, named, false);
         let sparse = steps(&input, initial, named, true);

@@ -70,8 +70,7 @@ impl Text {
     }
 }
 
-/// Appends `raw` to `buf` with each CRLF and each lone CR as LF (input
-/// stream preprocessing).
+/// Appends `raw` to `buf` with each CRLF and lone CR as LF (preprocessing).
 #[inline]
 pub(super) fn push_normalized(buf: &mut String, raw: &str) {
     let mut rest = raw;
@@ -100,13 +99,11 @@ pub(super) struct Collapsed {
     pub(super) spaces: u8,
     /// Whether the first of them is a line feed.
     pub(super) line_feed: bool,
-    /// Whether the run has a character that is not white space (after
-    /// which nothing changes the stand-in).
+    /// Whether the run has a character other than white space (the stand-in is then final).
     pub(super) other: bool,
 }
 
-/// Whether `bytes` hold a byte that is not white space; eight spaces or
-/// tabs of indentation are passed over at once.
+/// Whether `bytes` hold a byte other than white space, indentation passed eight at a time.
 #[inline]
 fn has_other(bytes: &[u8]) -> bool {
     const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
@@ -148,8 +145,7 @@ impl Collapsed {
         SHAPES[spaces * 2 + usize::from(self.other)]
     }
 
-    /// Appends `s`, which is the source (a CRLF pair is one line feed)
-    /// when `source` is true.
+    /// Appends `s`, the source (a CRLF one line feed) when `source`.
     #[inline]
     pub(super) fn push(&mut self, s: &[u8], source: bool) {
         match s.first() {

@@ -252,8 +252,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// Runs of URL bytes as long as a `data:` URL's start, with stops anywhere:
-        /// the first stop, as a byte at a time finds it.
+        /// Runs of URL bytes as long as a `data:` URL's start: the first stop, as a byte at a time finds.
         #[test]
         fn the_url_search_finds_the_first_stop_of_a_long_run(
             len in 0usize..700,
