@@ -1,19 +1,6 @@
 //! RFC 1808: parsing (section 2.4), resolution (section 4) and recombination
-//! (section 4, step 7).
-//!
-//! Where the RFC leaves a case open, relink settles it as follows:
-//!
-//! | case | reading | example |
-//! | --- | --- | --- |
-//! | base with a net_loc and an empty path, relative path | the result gains a `/` | `http://a` + `g` = `http://a/g` |
-//! | empty params, query or fragment written in a reference | kept with its delimiter (§4 step 7); only step 5's inheritance replaces an empty params or query with the base's | `g?` gives `http://a/b/c/g?`, `g#` gives `http://a/b/c/g#`, `#` gives `http://a/b/c/d;p?q#`, `?` gives `http://a/b/c/d;p?q` |
-//! | entirely empty reference (§4 step 2a) | only the empty string; it inherits the base's fragment | `` gives `http://a/b/c/d;p?q#f` |
-//! | `..` above the root | kept (§5.2) | `../../../g` gives `http://a/../g` |
-//! | empty net_loc (`file:///`) | present, in a base and in a reference | `file:///usr/share/doc/index.html` + `../lib/x.html` = `file:///usr/share/lib/x.html`; `///g` gives `http:///g` |
-//! | params | not path: a `/` inside them does not count | base `http://a/b/c/d;p=1/2?q` + `../g` = `http://a/b/g` |
-//! | net_loc | ends only at the next `/` (§2.4.3, applied before query and params) | base `http://a?q` + `g` = `http://a?q/g` |
-//!
-//! Examples (relative to `http://a/b/c/d;p?q#f`, the base of section 5):
+//! (section 4, step 7). The cases the RFC leaves open are settled as
+//! `docs/rules.md` says; examples against the base of section 5:
 //!
 //! ```
 //! use relink::url::rfc1808::resolve;
