@@ -86,13 +86,10 @@ struct Packed {
     text: u32,
 }
 
-/// Edits of one text (at most `u32::MAX` bytes), kept compact, as a
-/// link-dense document makes millions, mostly with the same few texts.
-/// They are a stream of LEB128 numbers, three an edit (start past the
-/// previous start, length replaced, text index); the texts share one
-/// buffer and one equal to a recent one is not stored again. An edit
-/// pushed out of order turns the stream into a plain list until
-/// [`Edits::normalize`] sorts and packs it again.
+/// Edits of one text (at most `u32::MAX` bytes), compact as a link-dense
+/// document makes millions: a stream of LEB128 numbers, three an edit, the
+/// texts in one buffer with recent repeats shared. An edit out of order turns
+/// it into a plain list until [`Edits::normalize`].
 #[derive(Debug, Clone)]
 pub struct Edits {
     stream: Vec<u8>,
@@ -513,9 +510,8 @@ impl Splice {
         len
     }
 
-    /// Writes the new bytes of `input` to `writer`, [`WRITE_BATCH`] edits a
-    /// call with no copy when `writer` takes vectors (a file: `writev`), else
-    /// through a buffer.
+    /// Writes the new bytes of `input` to `writer`, [`WRITE_BATCH`] edits a call,
+    /// with no copy if `writer` takes vectors (`writev`), else through a buffer.
     pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
         let mut edits = self.edits();
         let mut batch = Vec::with_capacity(self.edits.iter().len().min(WRITE_BATCH));

@@ -51,9 +51,8 @@ pub fn urls_parsed(css: &str) -> Vec<CssUrl<'_>> {
     found
 }
 
-/// Calls `found` with every URL in `css`, in source order. A style sheet
-/// that cannot hold one ([`may_hold_url`]) costs a scan of its bytes; the
-/// others are tokenized by `scan.rs` (CSS Syntax 3).
+/// Calls `found` with every URL in `css`, in source order; a sheet that cannot
+/// hold one ([`may_hold_url`]) costs a scan, the others `scan.rs`.
 pub fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     if may_hold_url(css.as_bytes()) {
         scan::each_url(css, found);
@@ -67,11 +66,9 @@ pub fn each_url_parsed<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     scan(&mut parser, css, Context::Plain, 0, found);
 }
 
-/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(` or
-/// `@import`, or an escape in a name that a `(` ends or an `@` starts
-/// (`escape_may_name`): every URL comes from one of them, as a function's
-/// name is the bytes before its `(` unless an escape spells it (CSS Syntax
-/// 3, 4.3.4). Comments and strings are not told apart.
+/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(`, `@import`,
+/// or an escape in a name before `(` or after `@` (`escape_may_name`): a
+/// function's name is the bytes before its `(` unless an escape spells it (4.3.4).
 pub fn may_hold_url(css: &[u8]) -> bool {
     let ends_with = |end: usize, name: &[u8]| {
         end >= name.len() && css[end - name.len()..end].eq_ignore_ascii_case(name)
@@ -110,10 +107,8 @@ fn find_special(css: &[u8]) -> Option<usize> {
     memchr::memchr3(b'(', b'@', b'\\', css)
 }
 
-/// Whether the escape at `at` may be part of a function's or at-keyword's
-/// name: `Ok` when the name may run on to a `(` or back to an `@`; else
-/// `Err` with where the name ends, so no later escape of it reads it again.
-/// Name characters are read loosely: too much only tokenizes in vain.
+/// Whether the escape at `at` may be in a function's or at-keyword's name:
+/// `Ok` if the name may reach a `(` or an `@`, else `Err` with where it ends.
 fn escape_may_name(css: &[u8], at: usize) -> Result<(), usize> {
     let name_byte =
         |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b >= 0x80 || b == 0;

@@ -6,10 +6,8 @@ use super::{Base, BaseSource, Layer, LayerStatus};
 use crate::error::Error;
 use crate::url::{BaseUrl, Rules};
 
-/// The base of a document or entity, layer by layer (RFC 1808 section 3),
-/// innermost first: a forced base, the document's own layers, then the one
-/// outside it. The first that serves gives the base; every layer is
-/// recorded with what became of it.
+/// The base of a document, layer by layer innermost first (RFC 1808 §3): a
+/// forced base, its own layers, the outer one; the first that serves wins.
 #[derive(Debug)]
 pub struct BaseChain<'a> {
     rules: Rules,
@@ -44,9 +42,8 @@ impl<'a> BaseChain<'a> {
         self.layers.push(Layer::new(source, value, status));
     }
 
-    /// Offers the document's next layer: if none above gave the base, its
-    /// value (resolved against the outer base if relative) gives it. One that
-    /// cannot serve is recorded as ignored and its error returned.
+    /// Offers the document's next layer: if none above gave the base, its value
+    /// (resolved against the outer base) gives it, else is recorded as ignored.
     pub fn offer(&mut self, source: BaseSource, value: &str) -> Result<(), Error> {
         if self.chosen.is_some() {
             self.push(source, value, LayerStatus::Below);

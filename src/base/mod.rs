@@ -171,10 +171,8 @@ pub struct Base {
     pub source: BaseSource,
 }
 
-/// The URL a document with no base is walked with when its links are
-/// recorded: a reserved `.invalid` name (RFC 2606). A link resolved against
-/// it (or a base resolved against it) is recorded as left, never written
-/// nor shown.
+/// The URL a document with no base is walked with when links are recorded, a
+/// reserved `.invalid` name (RFC 2606): what resolves against it is left.
 const STAND_IN: &str = "http://unresolved.invalid/";
 
 impl Base {

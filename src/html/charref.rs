@@ -42,9 +42,8 @@ const COMMON_NAMES: [(&[u8], u32); 6] = [
     (b"nbsp;", 0xa0),
 ];
 
-/// The longest named character reference `rest` (the text after `&`)
-/// starts with, as §13.2.5.73 matches "as many characters as possible":
-/// its length and code points (the second 0 if one). Common names first.
+/// The longest named reference `rest` (after `&`) starts with, as §13.2.5.73
+/// matches: its length and code points (the second 0 if one).
 #[inline]
 pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     for (name, c) in COMMON_NAMES {
@@ -266,9 +265,8 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     }
 }
 
-/// The bytes of `word` that are `&`, CR or NUL (only `&` when `AMP_ONLY`),
-/// as high bits: the lowest marks the first special byte (a borrow marks
-/// only bytes above a true one).
+/// The bytes of `word` that are `&`, CR or NUL (only `&` if `AMP_ONLY`) as
+/// high bits; the lowest marks the first (a borrow marks only bytes above).
 #[inline]
 fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
@@ -281,9 +279,8 @@ fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     (amp | zero(word ^ (ONES * u64::from(b'\r'))) | zero(word)) & HIGH
 }
 
-/// The first byte at or after `from` that may start a replacement: by
-/// word, as references in a value are often a few bytes apart, then
-/// `memchr3` past a long stretch. With `AMP_ONLY`, no CR or NUL follows.
+/// The first byte at or after `from` that may start a replacement, by word
+/// then `memchr3`; with `AMP_ONLY`, no CR or NUL follows.
 #[inline]
 fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;

@@ -39,13 +39,10 @@ pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     tracker::parse_with(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
 }
 
-/// Parses `src` on the tracker's path, handing its tags to `on_chunk` in
-/// pieces as they settle ([`Tracker::in_chunks`]), so that a huge
-/// document's records are never all alive. On an error nothing handed
-/// over counts ([`tracker::BASE_AFTER_LINKS`] or the bail), and
-/// [`parse_after_chunks`] parses the whole document. With `watch`, runs of
-/// script and RAWTEXT are tested for `<meta`
-/// ([`tokenizer::Options::watch_meta`]).
+/// Parses `src` on the tracker's path, handing its tags to `on_chunk` in pieces
+/// ([`Tracker::in_chunks`]) so a huge document's records are never all alive.
+/// On an error nothing handed over counts, and [`parse_after_chunks`] parses
+/// all. `watch` tests runs for `<meta` ([`tokenizer::Options::watch_meta`]).
 pub fn parse_in_chunks(
     src: &str,
     (kind, attributes): (DocumentKind, Attributes),
@@ -97,9 +94,8 @@ pub fn parse_after_chunks(
     }
 }
 
-/// [`parse`], with tag tokens carrying `attributes`; with
-/// [`Attributes::All`] every attribute and tag is kept, and each tag both
-/// keep must come out the same (the tests compare them).
+/// [`parse`] with tags carrying `attributes`; with [`Attributes::All`] every tag
+/// is kept, and those both keep must come out the same (the tests compare).
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
     // With every attribute, every node is kept: the reference for the lean parse.
     let arena = match attributes {
@@ -162,9 +158,7 @@ fn parse_on(src: &str, kind: DocumentKind, attributes: Attributes, arena: Arena)
     Document::assemble(log, names, tree)
 }
 
-/// From how many bytes a parse on html5ever's path counts the tree
-/// builder's handles ([`Arena::counting_handles`]); below, what they keep
-/// is small and counting would cost time.
+/// From how many bytes html5ever's path counts handles ([`Arena::counting_handles`]).
 pub const COUNT_HANDLES_FROM: usize = 1 << 20;
 
 /// The token sink: hands each token to the tree builder, telling the arena its tag.

@@ -151,9 +151,8 @@ struct Matcher<'e, 't> {
     e: &'e Escaped<'t>,
     start: usize,
     end: usize,
-    /// A run of URI characters (its end), the lowest start it was tried
-    /// from, and the first (longest) way it ends: the hierarchical part's
-    /// end and the whole URI's.
+    /// A run of URI characters (its end), the lowest start tried, and its first
+    /// (longest) ends: the hierarchical part's and the URI's.
     uri_run: Option<(usize, usize, Ends)>,
     /// A run of scheme characters: its start and end.
     scheme_run: Option<(usize, usize)>,
@@ -270,9 +269,8 @@ impl<'e, 't> Matcher<'e, 't> {
         self.is(e - 1, urilast) || (self.is(e - 1, uric) && self.at(e) == Some(b'>'))
     }
 
-    /// The first way, longest first, a hierarchical part from `h` in a run
-    /// of URI characters ending at `run_end` ends, with an optional query
-    /// and fragment, before a suffix: the part's end and the URI's.
+    /// The first way, longest first, a hierarchical part from `h` in a run ending
+    /// at `run_end` ends, with query and fragment, before a suffix.
     fn uri_ends(&self, h: usize, run_end: usize) -> Option<(usize, usize)> {
         for e in (h + 1..=run_end).rev() {
             if !self.part_ends(e) {

@@ -371,9 +371,8 @@ impl<'e, 't> Inline<'e, 't> {
         Some(open + 1..close)
     }
 
-    /// The first end-string of `kind` at or after `from` (one right at `from`
-    /// ends nothing and stops the search, as in docutils); cached, as searches
-    /// go forward.
+    /// The first end-string of `kind` from `from` (one right at `from` ends
+    /// nothing and stops the search, as in docutils); cached.
     fn find_end(&mut self, kind: End, from: usize) -> Option<(usize, usize)> {
         if self.end_at(kind, from, true).is_some() {
             return None;
@@ -431,9 +430,8 @@ impl<'e, 't> Inline<'e, 't> {
         body.filter(|&l| self.suffix_ok(q + l))
     }
 
-    /// The end of interpreted text or a phrase reference at `q`: a
-    /// backquote not after unescaped white space or an escape, then an
-    /// optional role and an optional `_` or `__`.
+    /// The end of interpreted text or a phrase reference at `q`: a backquote not
+    /// after white space or an escape, then an optional role and `_` or `__`.
     fn phrase_end_at(&self, q: usize, first: bool) -> Option<usize> {
         let b = self.e.text.as_bytes();
         if q >= self.end || b[q] != b'`' {

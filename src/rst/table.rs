@@ -18,9 +18,8 @@ pub struct Table {
     lines: Vec<Line>,
     /// For each line of a grid table, its row's top border line.
     tops: Vec<Option<usize>>,
-    /// The line last read: its number, its characters and, in a grid
-    /// table, the columns of its cells' right borders (`None`: a line
-    /// with a tab or a wide character, whose columns are not told).
+    /// The line last read: its number, characters and grid cell borders (`None`
+    /// with a tab or wide character, whose columns are not told).
     read: Option<(usize, Option<Read>)>,
     /// Per cell line (start, border column): spaces given, and spaces it has
     /// (grid) or where its text ends (simple).
@@ -53,9 +52,8 @@ impl Table {
         }
     }
 
-    /// Line `k`'s characters and, in a grid table, the columns of its
-    /// cells' right borders: each a `|` under a `+` (or a `|` of a cell
-    /// spanning rows) of its row's top border.
+    /// Line `k`'s characters and, in a grid table, its cells' right borders (a
+    /// `|` under a `+` of the row's top border, or of a cell spanning rows).
     fn read_line(&self, text: &str, k: usize) -> Option<Read> {
         let line = self.lines[k];
         let chars: Vec<(usize, char)> = text[line.start..line.end].char_indices().collect();
@@ -73,9 +71,8 @@ impl Table {
         Some((chars, edges))
     }
 
-    /// Room for `grow` more characters written at `at`: the spaces to
-    /// take out of its cell's line for them (none when the line may just
-    /// grow), or `None` when the cell has not that many to give.
+    /// Room for `grow` more characters at `at`: the spaces to take from its cell's
+    /// line (none if the line may grow), or `None` if the cell has too few.
     pub fn room(&mut self, text: &str, at: usize, grow: usize) -> Option<Range<usize>> {
         let k = self
             .lines
@@ -151,9 +148,8 @@ fn simple_columns(border: &[u8]) -> Vec<Range<usize>> {
     out
 }
 
-/// How many more columns `written` takes than `raw`, the text it stands
-/// for: `None` when that cannot be told (a line break in what is replaced
-/// whole, a tab, a character two columns wide) or it is fewer.
+/// How many more columns `written` takes than `raw`: `None` when it cannot be
+/// told (a line break, a tab, a wide character) or is fewer.
 pub fn growth(raw: &str, written: &str) -> Option<usize> {
     if written.chars().any(|c| c == '\t' || is_wide(c)) {
         return None;

@@ -43,9 +43,8 @@ impl Level {
     }
 }
 
-/// The blocks open where the scan is: down to [`MAX_CSS_NESTING`] as
-/// [`Level`]s, deeper ones (read to their ends, nothing in them a URL) as
-/// the byte that ends each.
+/// The open blocks: down to [`MAX_CSS_NESTING`] as [`Level`]s, deeper ones
+/// (holding no URL) as the byte that ends each.
 struct Blocks {
     levels: Vec<Level>,
     deep: Vec<u8>,
@@ -91,9 +90,9 @@ impl Blocks {
         }
     }
 
-    /// Reads the bracket `b` as a token of its own: it opens a block, ends the
-    /// innermost one, or is a delimiter. False for any other byte. A `(` here
-    /// opens a block: the caller has ruled out a name before it.
+    /// Reads the bracket `b` as a token: it opens a block, ends the innermost, or
+    /// is a delimiter; false for any other byte. A `(` opens a block: the caller
+    /// has ruled out a name before it.
     #[inline(always)]
     fn bracket(&mut self, b: u8) -> bool {
         let innermost = match self.deep.last() {
@@ -556,9 +555,8 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
     out
 }
 
-/// Calls `found` with every URL in `css`, in source order: what
-/// `super::each_url_parsed` finds, token by token, except that tokens that
-/// do not matter are skipped (`skip.rs`).
+/// Calls `found` with every URL in `css`: what `super::each_url_parsed` finds,
+/// tokens that do not matter skipped (`skip.rs`).
 pub(super) fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     walk::<true>(css, found);
 }
@@ -636,9 +634,8 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     }
 }
 
-/// The URL of a string token over `start..s.at`, `closed` by its quote or
-/// by the end; its range ends before a last byte that is the quote, as
-/// `super::scan` has it, even when an escape wrote it.
+/// The URL of a string token over `start..s.at`, `closed` by its quote or the
+/// end; its range ends before a closing quote, even one an escape wrote.
 fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     let end = s.at;
     let quote = s.bytes[start];

@@ -42,9 +42,8 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
     }
 }
 
-/// Whether resolving `reference` against a `file:` base shortens the
-/// base's path: a relative path, bare or after `file:` (read as the URL
-/// parser reads it).
+/// Whether resolving `reference` against a `file:` base shortens its path: a
+/// relative path, bare or after `file:`.
 fn reaches_base_path(reference: &str) -> bool {
     let read: String = reference
         .trim_matches(|c: char| c <= ' ')

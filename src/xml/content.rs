@@ -176,9 +176,8 @@ impl<'s> Content<'s> {
         }
     }
 
-    /// Escapes text for a place outside CDATA, with the references the
-    /// content already used: `&` and `<` always, any other character only
-    /// where the content wrote it as a reference (`&gt;`, `&#192;`).
+    /// Escapes text outside CDATA: `&` and `<` always, other characters only as
+    /// the content wrote them as references (`&gt;`, `&#192;`).
     fn escape(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for ch in text.chars() {

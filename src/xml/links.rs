@@ -279,9 +279,8 @@ pub fn content(
     })
 }
 
-/// Whether a same-document reference (`#id`) in this attribute names
-/// something inside the document and stays: SVG references (`use`,
-/// gradients, `feImage`) outside `<a>`, and RDF nodes.
+/// Whether a `#id` reference in this attribute names something in the
+/// document and stays: SVG references outside `<a>`, RDF nodes.
 pub fn same_document(namespace: &str, element: &str, attr_ns: &str) -> SameDocument {
     if element == "a" && (namespace == SVG || namespace == XHTML) {
         SameDocument::Resolve

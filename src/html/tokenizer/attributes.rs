@@ -55,9 +55,8 @@ impl CurrentAttr {
     }
 }
 
-/// The names of a tag's attributes past the first [`SCAN_LIMIT`], to find
-/// duplicates in constant time; below it the kept spans are scanned once
-/// a bit of `seen` says a similar name was kept.
+/// A tag's attribute names past [`SCAN_LIMIT`], to find duplicates in constant
+/// time; below it the kept spans are scanned when a bit of `seen` matches.
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
     pub(super) set: HashSet<Box<[u8]>>,
@@ -81,10 +80,9 @@ impl SeenNames {
         }
     }
 
-    /// Whether the tag already has an attribute `name`, given the spans of
-    /// those kept since [`SeenNames::clear`]; notes it if not. A scan for the
-    /// first [`SCAN_LIMIT`] names, then a hash set, so that no tag takes more
-    /// than linear time.
+    /// Whether the tag already has an attribute `name` (of those kept since
+    /// [`SeenNames::clear`]), noting it if not: a scan, then a hash set, so no
+    /// tag takes more than linear time.
     #[inline(always)]
     pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
@@ -176,9 +174,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         attr.value_span = at..at;
     }
 
-    /// Appends the source `input[from..to]` to the current attribute's value.
-    /// On the lean path values are decoded from their spans when finished
-    /// ([`Tokenizer::lean_value`]) instead.
+    /// Appends the source `input[from..to]` to the current value (the lean path
+    /// decodes values from their spans instead, [`Tokenizer::lean_value`]).
     pub(super) fn value_raw(&mut self, from: usize, to: usize) {
         if !self.lean {
             self.attr.value.push_raw(self.input, from, to);

@@ -47,9 +47,8 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.73 Named character reference state, with §13.2.5.74
-    /// Ambiguous ampersand state: the longest name of the table that the
-    /// input starts with, else the ampersand is literal.
+    /// §13.2.5.73 Named and §13.2.5.74 Ambiguous ampersand states: the longest
+    /// name the input starts with, else a literal ampersand.
     fn named_reference(&mut self, amp: usize, in_attr: bool) {
         let start = self.pos;
         let rest = &self.bytes[start..];

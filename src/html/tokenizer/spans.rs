@@ -39,9 +39,8 @@ impl AttrSpan {
         range(self.value)
     }
 
-    /// How the value was written, read from `src`: a value starting where the
-    /// name ends has none; a quoted one follows its quote; an unquoted one
-    /// follows `=` or white space, never a quote.
+    /// How the value was written, read from `src`: none if it starts where the
+    /// name ends, quoted if after its quote, else unquoted.
     #[inline]
     pub fn quote(&self, src: &str) -> Quote {
         if self.value.0 == self.name.1 {

@@ -174,9 +174,8 @@ fn repeated_constructs_take_linear_time() {
 
 #[test]
 fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
-    // `<` after a quoted value: an attribute name starts there, and the
-    // error for the missing white space is reported with the position
-    // moved back over it.
+    // `<` after a quoted value starts a name; the missing white space's error is
+    // reported with the position moved back over it.
     let src = "<a c='u'<a href=<m c='0'<";
     let (tokens, _) = run(src);
     assert_eq!(tokens.last(), Some(&Token::EOFToken));
@@ -231,9 +230,8 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
 /// A tag as [`Lean`] records it: name, read attributes, whether it had a duplicate.
 type LeanTag = (String, Vec<(String, String)>, bool);
 
-/// A sink of relink's own: records each tag's name, read attributes and
-/// duplicate flag, each run of characters as white space or not, and
-/// the parse errors and tags in order.
+/// A sink of relink's own, recording tags' names, read attributes and
+/// duplicates, runs as white space or not, and errors and tags in order.
 #[derive(Default)]
 struct Lean {
     tags: RefCell<Vec<LeanTag>>,
@@ -308,9 +306,8 @@ impl TokenSink for Events {
     }
 }
 
-/// The fast path through a tag, which leaves whatever is uncommon to the
-/// states, gives the tags, spans and parse errors the states give, cut
-/// anywhere.
+/// The fast path through a tag gives the tags, spans and errors the states
+/// give, cut anywhere.
 #[test]
 fn tags_read_at_once_are_what_the_states_read() {
     let inputs = [
@@ -480,10 +477,8 @@ fn steps(
 const LONG: &str = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz";
 
 proptest::proptest! {
-    /// The sparse search of RAWTEXT and script data ends each run where a
-    /// stop at each `<` does: at every NUL, `<!` in script data, `<` as
-    /// the last byte and `</` that may be an end tag, in runs longer than
-    /// the lanes it tests at once and in the last bytes.
+    /// The sparse search ends each run where a stop at each `<` does, in runs
+    /// longer than its lanes and in the last bytes.
     #[test]
     fn the_sparse_search_stops_where_each_lt_does(
         pieces in proptest::collection::vec(

@@ -40,10 +40,9 @@ fn lane_word(lane: &[u8; LANE], stop: &impl Fn(u8) -> u8) -> u128 {
     u128::from_le_bytes(flags)
 }
 
-/// Where the first byte at or after `from` is for which `stop` is not 0, or
-/// the end. `stop` must be compares and bit operations, no branch or table,
-/// so that lanes are vector compares. The first lanes one a step, as most
-/// URLs end there; past them [`BLOCK`] lanes a step (a long `data:` URL).
+/// Where the first byte from `from` is for which `stop` is not 0, or the end;
+/// `stop` must be branch-free so lanes are vector compares. A lane a step at
+/// first, as most URLs end there, then [`BLOCK`] lanes (a long `data:` URL).
 #[inline(always)]
 fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
     let mut at = from;
@@ -85,11 +84,10 @@ pub(super) struct Stop {
     pub(super) token: usize,
 }
 
-/// Skips from `from` (a token's start, in a block that may skip) to the
-/// first significant byte the scan must read, or the end. Brackets on the
-/// way are read here ([`Blocks::bracket`]): each block opened may skip too,
-/// and each ended hands back to one that may. A `(` after a name byte stops
-/// the skip only when it may end a function taking URLs ([`plain_function`]).
+/// Skips from `from` (a token's start, in a block that may skip) to the first
+/// significant byte the scan must read, reading brackets on the way
+/// ([`Blocks::bracket`]); a `(` after a name stops it only if the name may
+/// take URLs ([`plain_function`]).
 pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
     let mut token = from;
     let mut at = from;
@@ -153,10 +151,9 @@ fn plain_function(bytes: &[u8], from: usize, open: usize) -> bool {
 /// The functions whose arguments may be URLs.
 const URL_FUNCTIONS: [&str; 4] = ["url", "src", "image-set", "-webkit-image-set"];
 
-/// Where the first byte at or after `from` is that an unquoted URL (CSS
-/// Syntax 3, 4.3.6) must look at, or the end: white space, `)`, quotes,
-/// `(`, non-printable bytes and escapes; `(b - 0x21) & !b` is the form of
-/// `b <= b' '` that compiles to vector compares.
+/// Where the first byte from `from` is that an unquoted URL (4.3.6) must look
+/// at: white space, `)`, quotes, `(`, controls, escapes (`(b - 0x21) & !b` is
+/// `b <= b' '` as vector compares).
 pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     first_where(bytes, from, |b| {
         (b.wrapping_sub(b' ' + 1) & !b & 0x80)
