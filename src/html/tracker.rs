@@ -1,22 +1,16 @@
-//! A tree builder for the common path: it follows the stack of open
-//! elements as html5ever's `TreeBuilder` would and decides what relink
-//! needs of the tree (each start tag's element: in the tree or not, its
-//! namespace, inside template contents or not; the first `base` with an
-//! `href`) without building one.
+//! A tree builder for the common path: it follows the stack of open elements
+//! as html5ever's `TreeBuilder` would and decides what relink needs of the
+//! tree (each start tag's element: in the tree, its namespace, in template
+//! contents; the first `base` with an `href`) without building one.
 //!
-//! It models the insertion modes of WHATWG HTML §13.2.6 except frameset,
-//! as html5ever 0.40 implements them (html5ever is what the tests compare
-//! with): scopes, implied tags and auto-closing, tables without foster
-//! parenting, `select` parsed in body, `template`, the form pointer, the
-//! active formatting elements with the adoption agency and reconstruction,
-//! foreign content with its integration points, quirks mode and the raw
-//! text states. Text is seen only as white space, other text or NUL.
-//!
-//! Outside that subset it bails ([`Bail`]): `frameset`, foster parenting,
-//! a fourth identical formatting element (Noah's Ark compares attributes
-//! it is not given), nesting past [`MAX_TREE_DEPTH`]. html5ever cannot be
-//! started in a given state, so a bail parses the document again from its
-//! start on html5ever's path ([`super::tree::parse`]).
+//! It models the insertion modes of WHATWG HTML §13.2.6 but frameset, as
+//! html5ever 0.40 implements them (the tests compare with it): scopes,
+//! implied tags, tables without foster parenting, `select` in body,
+//! `template`, the form pointer, formatting elements with the adoption agency,
+//! foreign content, quirks and raw text. Text is white space, other or NUL.
+//! Outside that it bails ([`Bail`]: frameset, foster parenting, Noah's Ark,
+//! nesting past [`MAX_TREE_DEPTH`]), and as html5ever cannot start in a given
+//! state, the document is parsed again on its path ([`super::tree::parse`]).
 
 use std::cell::RefCell;
 

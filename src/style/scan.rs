@@ -1,12 +1,9 @@
-//! The URLs of a style sheet, found by relink's own tokenizer, which reads
-//! the tokens of CSS Syntax 3 (4.3) only as far as URLs need: where each
-//! starts and ends, function and at-keyword names, the values of strings
-//! and `url(...)`. cssparser builds every token, which on saved pages with
-//! large `<style>`s was much of the work; here a token that cannot hold a
-//! URL is only stepped over. Property tests (`style.rs`,
+//! The URLs of a style sheet by relink's own tokenizer, reading CSS Syntax 3
+//! tokens (4.3) only as far as URLs need and stepping over the rest, where
+//! cssparser builds every token. Property tests (`style.rs`,
 //! `tests/relink/css.rs`) hold it to `super::each_url_parsed`; it follows
-//! cssparser where that departs from the text (no newline preprocessing,
-//! a bad URL ending at a `)` after an escape of `)` or `\`).
+//! cssparser where that departs from the text (no newline preprocessing, a
+//! bad URL ending at a `)` after an escape of `)` or `\`).
 
 use std::borrow::Cow;
 

@@ -1,24 +1,18 @@
 //! relink's own HTML tokenizer (WHATWG HTML §13.2.5) over a whole decoded
-//! document, recording where each tag and attribute lies in the source,
-//! which html5ever's tokenizer does not report.
-//!
-//! It emits html5ever's [`Token`](html5ever::tokenizer::Token)s to any
-//! [`TokenSink`] ([`tokenize`]), honouring its feedback, and logs a
-//! [`TagSpan`] for each tag token in a [`SpanLog`] just before the sink gets
-//! it; relink's tracker takes its tokens directly ([`tokenize_into`]).
+//! document, recording where each tag and attribute lies in the source, which
+//! html5ever's does not. It emits html5ever's tokens to any [`TokenSink`]
+//! ([`tokenize`]), or its own to the tracker ([`tokenize_into`]), logging a
+//! [`TagSpan`] for each tag in a [`SpanLog`] just before the sink gets it.
 //!
 //! With [`Attributes::TreeBuilder`], tokens carry only what the tree
-//! builder's decisions depend on: text is a stand-in that is white space
-//! or not ([`Collapsed`]), comments are empty, tags carry only the
-//! attributes the tree builder reads. The tree built is the same (the tests
-//! compare both). Duplicate attributes are found in amortised constant
-//! time, so no input takes more than linear time.
-//!
-//! Where html5ever departs from the specification in a way a tree can
-//! show, this tokenizer follows html5ever: a NUL in CDATA is a
+//! builder's decisions depend on (text as a stand-in, [`Collapsed`]; empty
+//! comments; the attributes it reads), and the tree is the same (the tests
+//! compare). Duplicate attributes take amortised constant time, so no input
+//! takes more than linear time. Where html5ever departs from the standard in
+//! a way a tree shows, this follows html5ever: a NUL in CDATA is a
 //! [`Token::NullCharacterToken`](html5ever::tokenizer::Token::NullCharacterToken),
-//! and parse errors come where html5ever emits them between tokens (its
-//! tree builder forgets a pending "ignore the next line feed" on any token).
+//! and parse errors come where it emits them (its tree builder forgets a
+//! pending "ignore the next line feed" on any token).
 
 mod attributes;
 mod charref;

@@ -1,11 +1,9 @@
-//! Stepping over the tokens of a style sheet that cannot start, end or
-//! change a URL without reading them one by one. Between two tokens that
-//! matter lie identifiers, numbers, dimensions, hashes, white space, CDC and
-//! delimiters, none holding a byte [`is_significant`] stops at. So the scan
-//! searches for the next significant byte a lane at a time, reads brackets
-//! and functions that take no URL itself ([`next_significant`]), and reads
-//! tokens again only from the name of a function that may take one
-//! ([`token_start`]), or at an escape from where the skip began.
+//! Stepping over the tokens of a style sheet that cannot start, end or change
+//! a URL (identifiers, numbers, hashes, white space, CDC, delimiters), none of
+//! which holds a byte [`is_significant`] stops at: the next significant byte
+//! is searched a lane at a time ([`next_significant`]), and tokens are read
+//! again only from a function name that may take URLs ([`token_start`]) or,
+//! at an escape, from where the skip began.
 
 use super::Blocks;
 
