@@ -1,17 +1,11 @@
 //! Bytes in and bytes out: finding a document's encoding, decoding it, and
 //! mapping positions in the decoded text back to the bytes.
 //!
-//! The HTML order (BOM, transport, `<meta>` prescan, then UTF-8 when the
-//! bytes are UTF-8 and windows-1252 otherwise) is [`sniff_decode_html`];
-//! CSS uses BOM, `@charset`, transport ([`sniff_decode_css`]). Each decodes
-//! as it sniffs: where nothing states the encoding, decoding the bytes as
-//! UTF-8 is the test of whether they are.
-//!
-//! The HTML standard prescans the first 1024 bytes, and a `<meta>` found
-//! later makes the parser "change the encoding" and start over. relink
-//! always holds the whole document, so it prescans the first 1024 bytes,
-//! and the rest only when a search at `memchr` speed finds a later `<meta>`
-//! that declares a charset, and lands where a browser would.
+//! HTML sniffs BOM, transport, `<meta>` prescan, then UTF-8 if the bytes
+//! are, else windows-1252 ([`sniff_decode_html`]); CSS BOM, `@charset`,
+//! transport ([`sniff_decode_css`]). Each decodes as it sniffs. A `<meta>`
+//! past the first 1024 bytes makes a browser change the encoding, so the
+//! rest is prescanned too when a fast search finds one that may declare it.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -61,15 +55,13 @@ pub struct Sniffed {
     pub source: EncodingSource,
 }
 
-/// The encoding of an HTML document (read by the tests: the rewrite
-/// decodes as it sniffs, [`sniff_decode_html`]).
+/// The encoding of an HTML document, for the tests ([`sniff_decode_html`] decodes too).
 #[cfg(any(test, feature = "_internal"))]
 pub fn sniff_html(bytes: &[u8], transport: Option<&'static Encoding>) -> Sniffed {
     sniff_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// A style sheet decoded by its byte order mark, `@charset` or transport
-/// (CSS Syntax 3.2), else as UTF-8 if it is, else as windows-1252.
+/// A style sheet decoded by BOM, `@charset` or transport (CSS Syntax 3.2), else UTF-8 or windows-1252.
 pub fn sniff_decode_css<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -77,8 +69,7 @@ pub fn sniff_decode_css<'a>(
     sniff_decode_with(bytes, transport, charset_rule, WINDOWS_1252)
 }
 
-/// What a style sheet's `@charset` rule declares: CSS Syntax 3.2 reads
-/// the exact bytes `@charset "`, at the start.
+/// What a style sheet's `@charset` declares: the exact bytes `@charset "` first (CSS Syntax 3.2).
 fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
     let rest = head.strip_prefix(b"@charset \"")?;
     let end = rest.iter().position(|&b| b == b'"')?;
@@ -94,9 +85,7 @@ fn charset_rule(head: &[u8]) -> Option<&'static Encoding> {
     })
 }
 
-/// A text that declares no encoding (Markdown, reStructuredText) decoded
-/// by its byte order mark or the transport's charset, else as UTF-8 if it
-/// is, else as windows-1252.
+/// A text that declares no encoding decoded by BOM or transport, else UTF-8 or windows-1252.
 pub fn sniff_decode_text<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -104,11 +93,9 @@ pub fn sniff_decode_text<'a>(
     sniff_decode_with(bytes, transport, |_| None, WINDOWS_1252)
 }
 
-/// The one order every format sniffs in: a byte order mark, the
-/// transport's charset, what the document itself declares (`declared`, the
-/// format's own rule), then UTF-8 when the bytes are UTF-8, else
-/// `fallback` (windows-1252 for HTML, CSS and text; UTF-8 for XML, whose
-/// appendix F has no other default).
+/// The one order every format sniffs in: byte order mark, transport,
+/// `declared` (the format's own rule), then UTF-8 if the bytes are, else
+/// `fallback` (windows-1252; UTF-8 for XML, appendix F).
 #[cfg(any(test, feature = "_internal"))]
 pub fn sniff_with(
     bytes: &[u8],
@@ -125,9 +112,7 @@ pub fn sniff_with(
     })
 }
 
-/// [`sniff_with`] and [`decode`] at once: where nothing states the
-/// encoding, the bytes are decoded as UTF-8 as they are checked, not
-/// checked and then decoded (a second pass over them).
+/// [`sniff_with`] and [`decode`] at once: bytes stating nothing are checked as decoded.
 pub fn sniff_decode_with<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -154,30 +139,22 @@ pub fn sniff_decode_html<'a>(
     sniff_decode_with(bytes, transport, meta_declared, WINDOWS_1252)
 }
 
-/// An HTML document's encoding as far as its first bytes tell it: settled,
-/// or left open for the rewrite to settle ([`sniff_decode_html_early`]).
+/// An HTML document's encoding as its first bytes tell it: settled, or left open.
 pub enum HtmlSniff<'a> {
     /// The encoding, and the text decoded by it.
     Settled(Sniffed, Cow<'a, str>),
-    /// No byte order mark, transport or `<meta>` in the first
-    /// [`PRESCAN_BYTES`] states the encoding, and the bytes are valid
-    /// UTF-8 (`text`): the document is UTF-8 unless a `<meta>` from
-    /// `late_from` on declares another encoding. The tokenizer tests the
-    /// runs of script and RAWTEXT it reads for `<meta` as it goes
-    /// ([`MetaSeen`]), and [`late_meta_may_declare`] searches only the
-    /// rest, so that a page of megabytes of script is not searched twice.
+    /// Nothing in the first [`PRESCAN_BYTES`] states the encoding and the bytes
+    /// are UTF-8 (`text`): UTF-8 unless a `<meta>` from `late_from` on says else,
+    /// found through [`MetaSeen`] and [`late_meta_may_declare`].
     Unsettled {
         /// The bytes, as text.
         text: &'a str,
-        /// Where the prescan of the first bytes left off: the first `<`
-        /// it did not read.
+        /// Where the prescan of the first bytes left off.
         late_from: usize,
     },
 }
 
-/// [`sniff_decode_html`], but for a document it would search past its
-/// first [`PRESCAN_BYTES`] for a late `<meta>`: that search is left to
-/// the rewrite when the bytes are UTF-8 ([`HtmlSniff::Unsettled`]).
+/// [`sniff_decode_html`], leaving a late `<meta>` to the rewrite when the bytes are UTF-8.
 pub fn sniff_decode_html_early<'a>(
     bytes: &'a [u8],
     transport: Option<&'static Encoding>,
@@ -191,8 +168,7 @@ pub fn sniff_decode_html_early<'a>(
         {
             return HtmlSniff::Unsettled { text, late_from };
         }
-        // Not UTF-8: searched now, neither the first bytes prescanned nor
-        // the bytes checked again.
+        // Not UTF-8: searched now.
         let sniffed = match meta_declares_after(bytes, late_from) {
             true => declared_after(bytes, late_from).map(Sniffed::declared),
             false => None,
@@ -205,9 +181,7 @@ pub fn sniff_decode_html_early<'a>(
 }
 
 impl Sniffed {
-    /// UTF-8, for bytes that are UTF-8 and state no encoding: what an
-    /// unsettled document ([`HtmlSniff::Unsettled`]) is read as until a
-    /// late `<meta>` says otherwise.
+    /// UTF-8, as an unsettled document is read until a late `<meta>` says otherwise.
     pub fn utf8_default() -> Sniffed {
         undeclared(UTF_8, EncodingSource::Utf8Default)
     }
@@ -219,15 +193,12 @@ impl Sniffed {
 }
 
 /// What the tokenizer saw of `<meta` in the runs of script and RAWTEXT it
-/// read: where it tested every position, and the `<meta` starts among
-/// them, in the document's offsets (which are its bytes' offsets, the text
-/// being the bytes).
+/// read: the ranges it tested and the `<meta` starts in them (byte offsets).
 #[derive(Debug, Default)]
 pub struct MetaSeen {
     /// Where every position was tested, in order, apart.
     covered: Vec<Range<usize>>,
-    /// The `<meta` starts found there, in order (the first
-    /// [`MetaSeen::MAX_STARTS`]).
+    /// The `<meta` starts found there, in order (at most [`MetaSeen::MAX_STARTS`]).
     starts: Vec<usize>,
     /// Whether more was seen than is kept: then nothing of it counts.
     overflow: bool,
@@ -246,16 +217,13 @@ impl MetaSeen {
         &self.covered
     }
 
-    /// How many `<meta` starts are kept: each is read when the rewrite is
-    /// over, so more leave the whole search to [`meta_declared`].
+    /// How many `<meta` starts are kept; past that [`meta_declared`] searches all.
     const MAX_STARTS: usize = 64;
-    /// How many ranges are kept, in case a document's runs are many and
-    /// short: more leave the whole search to [`meta_declared`].
+    /// How many ranges are kept; past that [`meta_declared`] searches all.
     const MAX_RANGES: usize = 1 << 16;
 
-    /// Every position in `range` of `bytes` was tested (the `<meta` starts
-    /// among them given to [`MetaSeen::saw`]). A range that follows the
-    /// last one after a few bytes none of which is `<` extends it.
+    /// Every position in `range` was tested (its `<meta` starts given to
+    /// [`MetaSeen::saw`]); a range a few `<`-free bytes after the last extends it.
     pub(crate) fn cover(&mut self, bytes: &[u8], range: Range<usize>) {
         if self.overflow || range.is_empty() {
             return;
@@ -289,10 +257,7 @@ impl MetaSeen {
     }
 }
 
-/// Whether a `<meta` from `from` on may declare an encoding, as
-/// `meta_declares_after` tells, with the positions the tokenizer tested
-/// (`seen`) not searched again: only their `<meta` starts are read, and
-/// the positions outside them are searched.
+/// Whether a `<meta` from `from` on may declare an encoding, skipping what the tokenizer tested.
 pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool {
     if seen.overflow {
         return meta_declares_after(bytes, from);
@@ -314,8 +279,7 @@ pub fn late_meta_may_declare(bytes: &[u8], from: usize, seen: &MetaSeen) -> bool
     declares_among(bytes, from, searched.chain(read))
 }
 
-/// The encoding a document's byte order mark, transport or declaration
-/// (`declared`) states, in that order; `None` if none does.
+/// The encoding the BOM, transport or `declared` states, in that order.
 fn stated(
     bytes: &[u8],
     transport: Option<&'static Encoding>,
@@ -343,8 +307,7 @@ fn undeclared(encoding: &'static Encoding, source: EncodingSource) -> Sniffed {
     }
 }
 
-/// Decodes the document's bytes after its byte order mark. Borrows when the
-/// bytes are already the text (valid UTF-8).
+/// Decodes the bytes after the BOM, borrowing them when they are valid UTF-8.
 pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
     sniffed
         .encoding
@@ -352,19 +315,11 @@ pub fn decode<'a>(bytes: &'a [u8], sniffed: &Sniffed) -> Cow<'a, str> {
         .0
 }
 
-/// Maps sorted offsets in the decoded text to offsets in `bytes` (after the
-/// byte order mark is added back), by decoding again up to each one.
-///
-/// Each offset must fall on a character boundary of the decoded text. Most
-/// of the way the decoder runs in bulk, told to stop a few characters short;
-/// the last few bytes of output are then decoded one input byte at a time,
-/// so the offset lands exactly after the source bytes of the character that
-/// ends there, however many bytes it takes (two for `é` in UTF-8, three for
-/// U+FFFD), and a malformed sequence counts as the U+FFFD it decodes to.
+/// Maps sorted decoded offsets (on character boundaries) to offsets in
+/// `bytes`, decoding again in bulk then a byte at a time, so each lands right
+/// after its character's bytes; a malformed sequence counts as its U+FFFD.
 pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) -> Vec<usize> {
-    // The most UTF-8 one input byte can make a decoder write at once (Big5
-    // writes two characters for some pairs; a malformed sequence adds a
-    // U+FFFD after what was pending).
+    // The most UTF-8 one input byte can make a decoder write at once.
     const MARGIN: usize = 16;
     let src = &bytes[sniffed.bom_len..];
     let mut decoder = sniffed.encoding.new_decoder_without_bom_handling();
@@ -386,9 +341,7 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
             written += w;
             match result {
                 DecoderResult::Malformed(_, extra) => {
-                    // Decoding with replacement writes U+FFFD here; the
-                    // bytes consumed after the malformed sequence belong to
-                    // what follows.
+                    // Replacement writes U+FFFD; the bytes after the bad sequence go with what follows.
                     written += '\u{fffd}'.len_utf8();
                     if written >= target {
                         read -= usize::from(extra).min(read);
@@ -406,8 +359,7 @@ pub fn byte_offsets(bytes: &[u8], sniffed: &Sniffed, decoded_offsets: &[usize]) 
     out
 }
 
-/// Encodes text for a document in `encoding`. A character the encoding
-/// cannot hold becomes a numeric character reference.
+/// Encodes text in `encoding`, what it cannot hold as numeric character references.
 pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     if encoding == UTF_16LE {
         Cow::Owned(text.encode_utf16().flat_map(u16::to_le_bytes).collect())
@@ -418,23 +370,12 @@ pub fn encode<'a>(text: &'a str, encoding: &'static Encoding) -> Cow<'a, [u8]> {
     }
 }
 
-/// How many bytes the HTML standard's prescan reads before it gives up
-/// ("prescan a byte stream to determine its encoding", step 2).
+/// How many bytes the prescan reads ("prescan a byte stream", step 2).
 pub const PRESCAN_BYTES: usize = 1024;
 
 /// The encoding a document's `<meta>` declares: the prescan of its first
-/// [`PRESCAN_BYTES`] (a construct that starts there is read to its end),
-/// else the prescan of the rest, since the parser "changes the encoding"
-/// when it meets a `<meta>` whose charset differs from the tentative one
-/// (HTML 13.2.6.4.4, "in head", `meta`). The answer is the prescan's over
-/// the whole document.
-///
-/// The rest is prescanned only when a `<meta>` in it declares an encoding,
-/// which a search from `<` to `<` at `memchr` speed tells
-/// (`meta_declares_after`); then the prescan stops at the first one it
-/// reads (it may pass over one inside a comment or a quoted attribute
-/// value). A document of megabytes of script and no late `<meta>` costs
-/// the first 1024 bytes and a scan.
+/// [`PRESCAN_BYTES`], else of the rest where `meta_declares_after` finds one,
+/// as a later `<meta>` "changes the encoding" (HTML 13.2.6.4.4).
 pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, PRESCAN_BYTES) {
         Prescan::Found(encoding) => Some(encoding),
@@ -444,10 +385,7 @@ pub fn meta_declared(bytes: &[u8]) -> Option<&'static Encoding> {
     }
 }
 
-/// What the prescan of the constructs from `at` on finds, where the
-/// prescan of the first [`PRESCAN_BYTES`] left off
-/// ([`HtmlSniff::Unsettled`]'s `late_from`): [`meta_declared`]'s answer
-/// for such a document.
+/// [`meta_declared`]'s answer from `at` on, where the prescan of the first bytes left off.
 pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
     match prescan_until(bytes, at, bytes.len()) {
         Prescan::Found(encoding) => Some(encoding),
@@ -455,20 +393,14 @@ pub fn declared_after(bytes: &[u8], at: usize) -> Option<&'static Encoding> {
     }
 }
 
-/// Whether a `<meta` from `at` on starts a `<meta>` that declares an
-/// encoding, read as the prescan reads one, wherever it stands: the
-/// prescan from `at` finds an encoding only if this says so.
-///
-/// It says so too, to let the prescan decide, when a `<meta>` runs out of
-/// bytes, or when the `<meta>` tags read come to more bytes than the rest
-/// of the document: tags that overlap (a `<meta` in the attributes of
-/// another, again and again) would otherwise be read again and again.
+/// Whether a `<meta` from `at` on declares an encoding as the prescan reads
+/// it; also true (leaving it to the prescan) when a `<meta>` runs out of bytes
+/// or the tags read outgrow the document, as overlapping tags would repeat.
 fn meta_declares_after(bytes: &[u8], at: usize) -> bool {
     declares_among(bytes, at, meta_starts(bytes, at, bytes.len()))
 }
 
-/// [`meta_declares_after`] over the `<m` pairs `starts` (those from
-/// `at` on, in any order).
+/// [`meta_declares_after`] over the `<m` pairs `starts` from `at` on, in any order.
 fn declares_among(bytes: &[u8], at: usize, starts: impl Iterator<Item = usize>) -> bool {
     let mut budget = bytes.len().saturating_sub(at);
     for start in starts {
@@ -489,10 +421,7 @@ fn declares_among(bytes: &[u8], at: usize, starts: impl Iterator<Item = usize>) 
 }
 
 /// Where `<m` or `<M` stands in `bytes` in `from..to`, in order: every
-/// `<meta` starts with one, and the search for the pair passes over the `<`
-/// of scripts and markup that start no `meta`, in one pass testing
-/// [`lanes::LANES`] positions at once (two `memmem` searches, one for each
-/// case, took twice the time on a page of script).
+/// `<meta` starts with one; one pass tests [`lanes::LANES`] positions at once.
 fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item = usize> + '_ {
     std::iter::from_fn(move || {
         let at = lanes::first(bytes, from, to, |a, b, _| {
@@ -503,9 +432,7 @@ fn meta_starts(bytes: &[u8], mut from: usize, to: usize) -> impl Iterator<Item =
     })
 }
 
-/// The HTML standard's "prescan a byte stream to determine its encoding",
-/// over all of `bytes`: what [`meta_declared`] answers, reading every tag
-/// (the tests hold one to the other).
+/// The HTML standard's prescan over all of `bytes`, every tag read: what [`meta_declared`] answers.
 #[cfg(any(test, feature = "_internal"))]
 pub fn prescan(bytes: &[u8]) -> Option<&'static Encoding> {
     match prescan_until(bytes, 0, bytes.len()) {
@@ -524,10 +451,7 @@ enum Prescan {
     Unfinished(usize),
 }
 
-/// The prescan of the constructs of `bytes` that start from `from` and
-/// before `limit` (each read to its end, past the limit if need be). Every
-/// construct starts with a `<`, so the bytes between are passed over with
-/// `memchr`.
+/// The prescan of the constructs starting in `from..limit`, each read to its end.
 fn prescan_until(bytes: &[u8], from: usize, limit: usize) -> Prescan {
     let starts = |i: usize, s: &[u8]| {
         bytes.len() >= i + s.len() && bytes[i..i + s.len()].eq_ignore_ascii_case(s)
@@ -605,9 +529,7 @@ enum MetaResult {
     OutOfBytes,
 }
 
-/// The `<meta>` branch of the prescan, from just after `<meta`. Of the
-/// names in its attribute list only `http-equiv`, `content` and `charset`
-/// decide anything, so only whether each was seen is kept.
+/// The `<meta>` branch of the prescan, from just after `<meta`.
 fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     let mut seen = [false; 3];
     let mut got_pragma = false;
@@ -658,8 +580,7 @@ fn meta_charset(bytes: &[u8], i: &mut usize) -> MetaResult {
     }
 }
 
-/// An attribute as the prescan reads it: where its name and value lie,
-/// as written (the prescan lower-cases both; their readers ignore case).
+/// An attribute as the prescan reads it: where its name and value lie, as written.
 enum Attr {
     Found(Range<usize>, Range<usize>),
     None,
@@ -871,8 +792,7 @@ mod tests {
 
     #[test]
     fn overlapping_meta_tags_after_the_first_1024_bytes_answer_as_the_prescan() {
-        // Each `<meta` stands in the attributes of the one before, to the
-        // one `>` at the end.
+        // Each `<meta` stands in the attributes of the one before.
         let doc = " ".repeat(1100) + &"<meta a=x ".repeat(5000) + ">";
         assert_eq!(meta_declared(doc.as_bytes()), None);
         let doc = doc + "<meta charset=koi8-r>";

@@ -1,24 +1,18 @@
 //! Searches that test [`LANES`] positions at once, each for a byte and the
 //! two after it: one pass for what would be several `memchr` and `memmem`
-//! searches, in code the compiler makes vector code (the library has no
-//! `unsafe`, so no vector instructions of its own).
-//!
-//! The bytes at each position and the two after it are read as three
-//! arrays, each loaded whole: written over one array shifted to make the
-//! others, the compiler builds each shift and reduces across the vector a
-//! step, ten times slower.
+//! searches, written so the compiler makes vector code (the library has no
+//! `unsafe`). The three bytes are loaded as three whole arrays: shifting
+//! one array compiles to code ten times slower.
 
 /// How many positions [`first`] tests at once.
 pub(crate) const LANES: usize = 64;
 
-/// What [`first`] reads past the end of the bytes: no text holds it (it is
-/// never in UTF-8), so a test for an ASCII byte fails there.
+/// What [`first`] reads past the end: never in UTF-8, so ASCII tests fail there.
 pub(crate) const PAST_END: u8 = 0xFF;
 
 /// The first position in `from..to` at which `hit` holds of the byte there
-/// and the two after it ([`PAST_END`] past the end of `bytes`). `hit` is
-/// written with `&` and `|`, not `&&` and `||`, so that every lane is
-/// tested without a branch.
+/// and the two after it ([`PAST_END`] past the end). `hit` uses `&` and
+/// `|`, not `&&` and `||`, so lanes are tested without a branch.
 #[inline(always)]
 pub(crate) fn first(
     bytes: &[u8],
@@ -47,8 +41,7 @@ pub(crate) fn first(
     (at..to).find(|&i| hit(bytes[i], byte(i + 1), byte(i + 2)))
 }
 
-/// The [`LANES`] bytes from `at`, from `at + 1` and from `at + 2`, when
-/// all are in `bytes`.
+/// The [`LANES`] bytes from `at`, `at + 1` and `at + 2`, when all are in `bytes`.
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 fn arrays(bytes: &[u8], at: usize) -> Option<(&[u8; LANES], &[u8; LANES], &[u8; LANES])> {
@@ -74,8 +67,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Every lane is tested, the last positions too, with the bytes
-        /// after them past the end; none before `from` or at `to`.
+        /// Every lane is tested, the last positions too; none before `from` or at `to`.
         #[test]
         fn first_is_the_first_hit_a_position_at_a_time(
             bytes in proptest::collection::vec(

@@ -1,10 +1,8 @@
 //! What a browser saved with a page ("Save Page As", complete): the folder
-//! beside it named after the page's file (`post.html` and `post_files/`,
-//! or `post-Dateien/` as the browser localizes it), whose files the page's
-//! links already point at. A link to a file in that folder that exists is
-//! left as it is: made absolute, it would point at a URL that never held
-//! the file. And a mirror made local ([`Mirror`]): links to its files
-//! made relative paths to them.
+//! beside it named after the page (`post_files/`, `post-Dateien/`), which
+//! its links already point at. A link to a file that exists there is left
+//! as it is: made absolute, it would point at a URL that never held it.
+//! And a mirror made local ([`Mirror`]): links to its files made relative.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -15,8 +13,7 @@ use url::Url;
 use crate::base::{Base, BaseSource};
 use crate::url::{BaseUrl, Rules};
 
-/// The words browsers put after a saved page's name for the folder of
-/// what they saved with it (`NAME_files`, `NAME-Dateien`...), by language.
+/// The words browsers put after a saved page's name for its folder, by language.
 const FOLDER_WORDS: &[&str] = &[
     "files",
     "Dateien",
@@ -41,8 +38,7 @@ const FOLDER_WORDS: &[&str] = &[
     "파일",
 ];
 
-/// The extensions of a saved page and of the saved files whose links
-/// point at their neighbours (style sheets, frames, SVG images).
+/// The extensions of a saved page and of saved files linking to their neighbours.
 const SAVED_EXTENSIONS: &[&str] = &["html", "htm", "xhtml", "xht", "shtml", "css", "svg"];
 
 /// The folders saved with one page, and the page's own `file:` URL.
@@ -56,9 +52,8 @@ pub struct SavedFolders {
 }
 
 impl SavedFolders {
-    /// The folders saved with the page at `path`: the folder beside it
-    /// named after it, and, for a file inside such a folder (a saved
-    /// style sheet), that folder. None when there is none.
+    /// The folders saved with the page at `path`: the folder named after it,
+    /// and for a file inside such a folder (a saved style sheet) that folder.
     pub fn of(path: &Path) -> Option<SavedFolders> {
         // Only a page or what is saved with one links into the folder.
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
@@ -71,8 +66,7 @@ impl SavedFolders {
         if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
             folders.extend(named_after(dir, stem));
         }
-        // A file inside a saved folder: its folder, if a page beside the
-        // folder has the name it is named after.
+        // A file inside a saved folder: its folder, if a page beside it has that name.
         if let Some(name) = dir.file_name().and_then(|n| n.to_str())
             && let Some(stem) = page_named(name)
             && let Some(up) = dir.parent()
@@ -106,8 +100,7 @@ impl SavedFolders {
         &self.base
     }
 
-    /// The `file:` URL of the file `reference` names, when it is relative
-    /// and names a file that exists in a saved folder.
+    /// The `file:` URL of the file a relative `reference` names in a saved folder, if it exists.
     pub fn holds(&self, reference: &str) -> Option<String> {
         let reference = reference.trim_matches(|c: char| c <= ' ');
         if reference.is_empty() || reference.starts_with('#') || names_no_saved_file(reference) {
@@ -141,8 +134,7 @@ fn named_after(dir: &Path, stem: &str) -> Vec<PathBuf> {
     Vec::new()
 }
 
-/// The page name a saved folder's name is made of (`post` of
-/// `post_files`), if it is one.
+/// The page name a saved folder's name is made of (`post` of `post_files`).
 fn page_named(folder: &str) -> Option<&str> {
     FOLDER_WORDS.iter().find_map(|word| {
         let stem = folder.strip_suffix(word)?;
@@ -159,21 +151,17 @@ fn names_no_saved_file(reference: &str) -> bool {
         || crate::url::BaseUrl::has_scheme(reference)
 }
 
-/// A site mirror made local (wget's `--convert-links`): a link whose
-/// resolved URL names a file of the mirror becomes the shortest relative
-/// path to that file from its document.
+/// A site mirror made local (wget's `--convert-links`): links to its files become relative paths.
 #[derive(Debug, Clone)]
 pub struct Mirror {
     /// The mirror's root folder, its links resolved.
     root: PathBuf,
     /// The URL of the root, ending in `/`.
     prefix: String,
-    /// An HTTrack mirror (its `hts-cache/` beside the root): a page with
-    /// a query is saved under a name of its own and linked with the
-    /// query after it (`search6a04.html?q=x`).
+    /// An HTTrack mirror (`hts-cache/` beside the root): a page with a query
+    /// is saved under its own name and linked with the query after it.
     query_after_name: bool,
-    /// The file each URL below the root names, as found, shared by every
-    /// document of the mirror (a site links to the same pages from each).
+    /// The file each URL below the root names, shared by every document.
     files: MirrorFiles,
 }
 
@@ -186,8 +174,7 @@ pub struct MirrorDocument {
     mirror: Mirror,
     /// The document's folder, its links resolved, inside the root.
     dir: PathBuf,
-    /// The relative path to the file each URL below the root named, as
-    /// found: a page links to the same few pages many times.
+    /// The relative path to the file each URL below the root named, as found.
     found: Mutex<HashMap<String, Option<String>>>,
 }
 
@@ -229,8 +216,7 @@ impl Mirror {
 }
 
 impl MirrorDocument {
-    /// The relative path (its fragment kept) that `url` becomes, when it
-    /// names a file of the mirror.
+    /// The relative path (fragment kept) `url` becomes, when it names a mirror file.
     pub fn local(&self, url: &str) -> Option<String> {
         let (url, fragment) = match url.split_once('#') {
             Some((url, fragment)) => (url, Some(fragment)),
@@ -243,8 +229,7 @@ impl MirrorDocument {
         let rest = &url[prefix.len()..];
         let (mut path, query) = match self.found(rest) {
             Some(path) => (path, None),
-            // HTTrack's link to a page with a query: its file, the query
-            // kept after the path, as HTTrack wrote it.
+            // HTTrack's link to a page with a query: its file, the query after it.
             None if self.mirror.query_after_name => {
                 let (path, query) = rest.split_once('?')?;
                 (self.found(path)?, Some(query))
@@ -262,9 +247,8 @@ impl MirrorDocument {
         Some(path)
     }
 
-    /// The file of the mirror a URL's path and query (below the root)
-    /// name: the path itself, `index.html` for a folder, the query in the
-    /// file's name (`?` as wget keeps it on Unix, `@` on Windows), `.html`
+    /// The mirror's file a URL's path and query name: the path, `index.html`
+    /// for a folder, the query in the name (`?`, or `@` on Windows), `.html`
     /// or `.css` added (wget's `--adjust-extension`).
     fn file_of(&self, rest: &str) -> Option<PathBuf> {
         let (path, query) = match rest.split_once('?') {
@@ -304,9 +288,7 @@ impl MirrorDocument {
             }
         }
         names.into_iter().find_map(|name| {
-            // A file inside the root, by its own path: a link out of the
-            // mirror is not followed. (One `stat` for a name that is not
-            // there, the path resolved only for one that is.)
+            // A file inside the root by its own path (links out are not followed).
             if !std::fs::metadata(&name).is_ok_and(|m| m.is_file()) {
                 return None;
             }
@@ -315,8 +297,7 @@ impl MirrorDocument {
         })
     }
 
-    /// The relative path to [`MirrorDocument::file_of`], each URL looked
-    /// up once.
+    /// The relative path to [`MirrorDocument::file_of`], each URL looked up once.
     fn found(&self, rest: &str) -> Option<String> {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(path) = found.get(rest) {
@@ -360,8 +341,7 @@ fn percent_decoded(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The shortest relative URL path from folder `from` to `file`, each
-/// segment escaped as a URL path segment.
+/// The shortest relative URL path from folder `from` to `file`, segments escaped.
 fn relative_path(from: &Path, file: &Path) -> String {
     let from: Vec<_> = from.components().collect();
     let to: Vec<_> = file.components().collect();
@@ -379,8 +359,7 @@ fn relative_path(from: &Path, file: &Path) -> String {
     path
 }
 
-/// A file name as a URL path segment: what a path cannot hold as it is
-/// (space, `%`, `?`, `#`, non-ASCII...) percent-encoded.
+/// A file name as a URL path segment, percent-encoded where a path cannot hold it.
 fn escape_segment(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for &b in name.as_bytes() {

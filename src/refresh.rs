@@ -1,12 +1,10 @@
-//! The URL in a refresh value, by the HTML standard's shared declarative
-//! refresh steps: `<meta http-equiv="refresh" content="...">` in HTML and
-//! the HTTP `Refresh` header of a WARC response alike. A syntax shared by
-//! two readers, so that neither imports the other.
+//! The URL in a refresh value, by the HTML standard's declarative refresh
+//! steps: `<meta http-equiv="refresh">` in HTML and a WARC response's
+//! `Refresh` header alike, so that neither reader imports the other.
 
 use std::ops::Range;
 
-/// The range of the URL in a refresh `content` value, white space trimmed,
-/// or `None` when it names no URL.
+/// The range of the URL in a refresh `content` value, trimmed, or `None`.
 pub fn url(content: &str) -> Option<Range<usize>> {
     let b = content.as_bytes();
     let skip_space = |mut i: usize| {

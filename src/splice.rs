@@ -20,12 +20,10 @@ impl<T> Edit<T> {
     }
 }
 
-/// How much of `old` and `new` is the same at the start and at the end
-/// (byte lengths, at character boundaries, not overlapping): an edit needs
-/// to replace only what lies between.
+/// How many bytes `old` and `new` share at the start and end (at character
+/// boundaries, not overlapping): an edit replaces only what lies between.
 pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
-    // Compared as bytes, then backed off to a character boundary: equal
-    // bytes before a position make it a boundary in both or in neither.
+    // As bytes, then backed off to a boundary (equal bytes before make it one in both).
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let shorter = a.len().min(b.len());
     let mut prefix = 0;
@@ -36,8 +34,7 @@ pub fn common_affixes(old: &str, new: &str) -> (usize, usize) {
         prefix -= 1;
     }
     let room = shorter - prefix;
-    // Most often the old text is all of the new one's end (a relative
-    // reference resolved): one comparison.
+    // Most often the old text is the new one's end (a resolved reference).
     let mut suffix = if b.ends_with(&a[a.len() - room..]) {
         room
     } else {
@@ -63,11 +60,9 @@ impl Edit<String> {
     }
 }
 
-/// Sorts edits by position and drops any that overlap an earlier one or lie
-/// outside `len` bytes. Returns how many were dropped.
+/// Sorts edits and drops those overlapping an earlier one or past `len`: how many.
 pub fn normalize<T>(edits: &mut Vec<Edit<T>>, len: usize) -> usize {
-    // Readers make their edits in order: sorting them anyway would cost a
-    // scratch buffer of half their size.
+    // Readers make their edits in order; sorting anyway costs a buffer.
     if !edits.is_sorted_by_key(|e| (e.range.start, e.range.end)) {
         edits.sort_by_key(|e| (e.range.start, e.range.end));
     }
@@ -91,18 +86,10 @@ struct Packed {
     text: u32,
 }
 
-/// Edits of one text (at most `u32::MAX` bytes, as every document is), kept
-/// compact: a link-dense document makes millions of them, mostly the same
-/// few bytes over and over (`https://example.com/` before each `x`).
-///
-/// Edits come in order from every reader, so they are kept as a stream of
-/// LEB128 numbers, three an edit: how far its start is past the previous
-/// edit's start, how many bytes it replaces, and which text replaces them.
-/// An edit `<a href=x>` makes is three bytes; a `Range` and a `String`
-/// would be 48 and an allocation. The texts share one buffer, and a text
-/// the same as one of the last few is not stored again. An edit pushed out
-/// of order (or reversed) turns the stream into a plain list until
-/// [`Edits::normalize`] sorts it and packs it again.
+/// Edits of one text (at most `u32::MAX` bytes), compact as a link-dense
+/// document makes millions: a stream of LEB128 numbers, three an edit, the
+/// texts in one buffer with recent repeats shared. An edit out of order turns
+/// it into a plain list until [`Edits::normalize`].
 #[derive(Debug, Clone)]
 pub struct Edits {
     stream: Vec<u8>,
@@ -117,8 +104,7 @@ pub struct Edits {
     texts: String,
     /// Recently stored texts (their numbers), by a hash of their bytes.
     recent: [u32; RECENT],
-    /// The bytes of every edit's text, all told (a text shared counts for
-    /// each edit).
+    /// The bytes of every edit's text, a shared text counted for each edit.
     text_total: usize,
 }
 
@@ -149,9 +135,7 @@ impl Eq for Edits {}
 const RECENT: usize = 64;
 
 fn recent_slot(text: &str) -> usize {
-    // The length and the first and last eight bytes, mixed: texts that
-    // differ mostly differ there (two that do not share a slot and are
-    // merely not shared).
+    // The length and first and last eight bytes mixed: texts differ mostly there.
     let bytes = text.as_bytes();
     let word = |part: &[u8]| {
         let mut word = [0; 8];
@@ -178,8 +162,7 @@ fn put(stream: &mut Vec<u8>, mut n: u32) {
     stream.push(n as u8);
 }
 
-/// The LEB128 number at `*at` in `stream`, moving `*at` past it. The
-/// stream is only ever written by [`put`].
+/// The LEB128 number at `*at` in `stream` (written by [`put`]), moving `*at` past it.
 fn get(stream: &[u8], at: &mut usize) -> u32 {
     let mut n = 0u32;
     let mut shift = 0;
@@ -205,14 +188,12 @@ impl Edits {
         self.count == 0 && self.unsorted.is_empty()
     }
 
-    /// Adds an edit. An edit beyond `u32::MAX` bytes (which no document
-    /// relink reads reaches) is dropped.
+    /// Adds an edit; one beyond `u32::MAX` bytes is dropped.
     pub fn push(&mut self, edit: Edit<impl AsRef<str>>) {
         self.push_str(edit.range, edit.text.as_ref());
     }
 
-    /// Adds `edit` of `src` narrowed to what it changes, as
-    /// [`Edit::narrowed`] makes it, with no copy of its text.
+    /// Adds `edit` of `src` narrowed as [`Edit::narrowed`] does, its text not copied.
     pub fn push_narrowed(&mut self, edit: Edit<impl AsRef<str>>, src: &str) {
         let text = edit.text.as_ref();
         let (prefix, suffix) = common_affixes(&src[edit.range.clone()], text);
@@ -395,9 +376,7 @@ pub fn apply<T: AsRef<[u8]>>(input: &[u8], edits: &[Edit<T>]) -> Vec<u8> {
     )
 }
 
-/// [`apply`] for edits that own their texts: one edit's output is built in
-/// its own buffer, so that a message whose one part changes holds that
-/// part once, not once more in the whole.
+/// [`apply`] for edits owning their texts, each built in its own buffer (one copy of a part).
 pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     match <[Edit<Vec<u8>>; 1]>::try_from(edits) {
         Ok(
@@ -418,8 +397,7 @@ pub fn apply_owned(input: &[u8], edits: Vec<Edit<Vec<u8>>>) -> Vec<u8> {
     }
 }
 
-/// [`apply`] on edits made one at a time, about `grown` bytes of new text
-/// in all.
+/// [`apply`] on edits made one at a time, about `grown` bytes of new text in all.
 pub fn apply_each<T: AsRef<[u8]>>(
     input: &[u8],
     grown: usize,
@@ -456,29 +434,25 @@ pub enum Make {
     /// Made whole ([`Outcome::output`]).
     #[default]
     Bytes,
-    /// Left as the edits to splice into the input ([`Outcome::splice`]),
-    /// written where they go with no copy of the whole document held, or
-    /// never made when only the links are wanted.
+    /// Left as edits to splice ([`Outcome::splice`]), written where they go without
+    /// a copy of the document, or never made when only the links are wanted.
     Splice,
 }
 
-/// A document's new bytes as the edits to splice into its bytes, each
-/// edit's text encoded as it is written.
+/// A document's new bytes as edits to splice into its bytes, encoded as written.
 #[derive(Debug)]
 pub struct Splice {
     edits: Edits,
     /// Where the text starts in the bytes: after a byte order mark.
     at: usize,
-    /// The byte offsets of each edit's start and end, when the text was
-    /// decoded into a copy (they are not its offsets).
+    /// Each edit's byte offsets, when the text is a decoded copy.
     offsets: Option<Vec<usize>>,
     encoding: &'static encoding_rs::Encoding,
 }
 
 impl Splice {
-    /// The edits of a text decoded from bytes of `encoding`: the text is
-    /// the bytes from `at` (after a byte order mark), or a copy decoded
-    /// from them, each edit's start and end then at `offsets` in the bytes.
+    /// The edits of a text decoded from bytes of `encoding`: the bytes from
+    /// `at` (after a BOM), or a decoded copy with edit ends at `offsets`.
     pub fn new(
         edits: Edits,
         at: usize,
@@ -511,8 +485,7 @@ impl Splice {
         apply_each(input, self.edits.text_len(), self.edits())
     }
 
-    /// Hands the new bytes of `input` to `piece` in order, a run at a time:
-    /// the bytes between the edits as they are, and each edit's text.
+    /// Hands the new bytes to `piece` in order: the bytes between edits, and each edit's text.
     pub fn each_piece(
         &self,
         input: &[u8],
@@ -537,10 +510,8 @@ impl Splice {
         len
     }
 
-    /// Writes the new bytes of `input` to `writer`: the pieces handed over
-    /// as they are, [`WRITE_BATCH`] edits at a time, with no copy into a
-    /// buffer when `writer` takes several pieces in one call (a file does:
-    /// one `writev`); through a buffer when it takes one piece a call.
+    /// Writes the new bytes of `input` to `writer`, [`WRITE_BATCH`] edits a call,
+    /// with no copy if `writer` takes vectors (`writev`), else through a buffer.
     pub fn write_to(&self, input: &[u8], writer: &mut dyn io::Write) -> io::Result<()> {
         let mut edits = self.edits();
         let mut batch = Vec::with_capacity(self.edits.iter().len().min(WRITE_BATCH));
@@ -559,8 +530,7 @@ impl Splice {
                 slices.push(io::IoSlice::new(&input[copied..]));
             }
             if !write_all_vectored(writer, &mut slices)? {
-                // The writer takes a piece a call: the rest go through a
-                // buffer, from where this batch was left.
+                // A piece a call: the rest through a buffer, from where this batch was left.
                 let mut buffered = io::BufWriter::with_capacity(64 << 10, writer);
                 for slice in &slices {
                     buffered.write_all(slice)?;
@@ -582,13 +552,10 @@ impl Splice {
     }
 }
 
-/// How many edits [`Splice::write_to`] hands over in one call: their pieces
-/// and those between them stay within the 1,024 a `writev` takes.
+/// Edits a [`Splice::write_to`] call hands over: their pieces stay within `writev`'s 1,024.
 const WRITE_BATCH: usize = 511;
 
-/// Writes `slices` whole to `writer` and true, or, when `writer` took only
-/// the first piece of several in one call (as a writer that does not
-/// write vectors does), false and `slices` left at what is still to write.
+/// Writes `slices` whole and true, or false with `slices` left where a writer took only one piece.
 fn write_all_vectored<'a>(
     writer: &mut dyn io::Write,
     slices: &mut Vec<io::IoSlice<'a>>,
@@ -738,8 +705,7 @@ mod tests {
         }
     }
 
-    /// A writer that takes at most `most` bytes a call, and of a vector of
-    /// pieces only the first unless `vectored`.
+    /// A writer taking at most `most` bytes a call, and only the first piece unless `vectored`.
     struct Trickle {
         out: Vec<u8>,
         most: usize,
@@ -800,9 +766,7 @@ mod tests {
             let mut trickle = Trickle { out: Vec::new(), most, vectored, calls: 0 };
             splice.write_to(&input, &mut trickle).unwrap();
             proptest::prop_assert_eq!(&trickle.out, &want);
-            // A writer that takes a piece a call is written through a
-            // buffer: a call for each full buffer or partial piece, not one
-            // for each piece.
+            // A writer that takes a piece a call goes through a buffer.
             if !vectored && most >= 64 {
                 proptest::prop_assert!(trickle.calls <= want.len() / most + 4 + want.len() / 64);
             }

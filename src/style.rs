@@ -1,10 +1,8 @@
-//! URLs in CSS syntax: `url(...)` quoted or not, `@import "..."`, and the
-//! strings of `image-set(...)`, found by their source positions in style
-//! sheets, `<style>` elements and `style` attributes: by a tokenizer of
-//! relink's own (`scan.rs`, which says why), held by property tests to
-//! the reading through cssparser's tokenizer kept here. It stands alone, as `refresh.rs` does, because two readers
-//! need it: HTML's style and the style sheets of `css.rs`; the core's
-//! `text::Resolver` resolves what it finds.
+//! URLs in CSS syntax: `url(...)`, `@import "..."` and the strings of
+//! `image-set(...)`, found by source position in style sheets, `<style>`
+//! elements and `style` attributes, by relink's own tokenizer (`scan.rs`),
+//! held by property tests to cssparser's tokenizer. Apart, as two readers
+//! need it (HTML and `css.rs`).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -14,9 +12,7 @@ use cssparser::{ParseError, Parser, Token};
 
 mod scan;
 
-/// How deep nested blocks and functions are followed; deeper ones are left
-/// as they are, so hostile input cannot exhaust the stack (cssparser itself
-/// stops at 75).
+/// How deep nested blocks and functions are followed, so input cannot exhaust the stack.
 pub const MAX_CSS_NESTING: usize = 64;
 
 /// How a URL is written in CSS, which decides how a new one is escaped.
@@ -33,8 +29,7 @@ pub enum CssQuoting {
 pub struct CssUrl<'a> {
     /// The URL's source, without quotes or `url(`, `)` and white space.
     pub range: Range<usize>,
-    /// The URL, escapes resolved: the style sheet's own text when it has
-    /// no escape, as most have none.
+    /// The URL, escapes resolved: the style sheet's own text when it has none.
     pub value: Cow<'a, str>,
     /// How it is written.
     pub quoting: CssQuoting,
@@ -48,8 +43,7 @@ pub fn urls(css: &str) -> Vec<CssUrl<'_>> {
     found
 }
 
-/// Every URL in `css`, through cssparser's tokenizer whatever the style
-/// sheet holds (what [`urls`] is held to).
+/// Every URL in `css` through cssparser's tokenizer: what [`urls`] is held to.
 #[cfg(any(test, feature = "_internal"))]
 pub fn urls_parsed(css: &str) -> Vec<CssUrl<'_>> {
     let mut found = Vec::new();
@@ -57,34 +51,24 @@ pub fn urls_parsed(css: &str) -> Vec<CssUrl<'_>> {
     found
 }
 
-/// Calls `found` with every URL in `css`, in source order, as it is
-/// found: a style sheet of many URLs holds none of them.
-///
-/// A style sheet that cannot hold a URL ([`may_hold_url`]) costs a scan of
-/// its bytes; the others are tokenized as CSS Syntax 3 says, by `scan.rs`.
+/// Calls `found` with every URL in `css`, in source order; a sheet that cannot
+/// hold one ([`may_hold_url`]) costs a scan, the others `scan.rs`.
 pub fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     if may_hold_url(css.as_bytes()) {
         scan::each_url(css, found);
     }
 }
 
-/// [`each_url`] through cssparser's tokenizer, whatever the style sheet
-/// holds: the oracle of `scan.rs`.
+/// [`each_url`] through cssparser's tokenizer: the oracle of `scan.rs`.
 #[cfg(any(test, feature = "_internal"))]
 pub fn each_url_parsed<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     let mut parser = Parser::new(css);
     scan(&mut parser, css, Context::Plain, 0, found);
 }
 
-/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(` (which
-/// `-webkit-image-set(` ends with) or `@import`, or an escape in a name
-/// that a `(` ends or an `@` starts (`escape_may_name`). Every URL the
-/// tokenizer finds comes from one of them: a function token's name is the
-/// bytes before its `(` unless an escape spells it (CSS Syntax 3, 4.3.4),
-/// and the same holds for the at-keyword `@import`. Comments and strings
-/// are not told apart: a style sheet that holds one of these anywhere is
-/// tokenized. Escapes elsewhere (`content: "\f101"`, `.sm\:flex`, `\9`
-/// hacks) do not make it tokenized.
+/// Whether `css` holds, in any case, `url(`, `src(`, `image-set(`, `@import`,
+/// or an escape in a name before `(` or after `@` (`escape_may_name`): a
+/// function's name is the bytes before its `(` unless an escape spells it (4.3.4).
 pub fn may_hold_url(css: &[u8]) -> bool {
     let ends_with = |end: usize, name: &[u8]| {
         end >= name.len() && css[end - name.len()..end].eq_ignore_ascii_case(name)
@@ -113,9 +97,7 @@ pub fn may_hold_url(css: &[u8]) -> bool {
     false
 }
 
-/// The first `(`, `@` or `\` of `css`: a short text (most `style`
-/// attributes) is read a byte at a time, which costs less than setting up
-/// `memchr3`.
+/// The first `(`, `@` or `\` of `css`; a short text a byte at a time.
 #[inline]
 fn find_special(css: &[u8]) -> Option<usize> {
     const SHORT: usize = 16;
@@ -125,18 +107,8 @@ fn find_special(css: &[u8]) -> Option<usize> {
     memchr::memchr3(b'(', b'@', b'\\', css)
 }
 
-/// Whether the escape at `at` (a `\`) may be part of a function's name or
-/// an at-keyword's: `Ok` when the name it stands in may run on, through
-/// more name characters and escapes, to a `(`, or back to an `@` (or
-/// another escape); else `Err` with where the name ends, which no later
-/// escape of the same name need read again.
-///
-/// Name characters are read loosely (ASCII letters, digits, `-`, `_`,
-/// every byte of a non-ASCII character, and NUL, which the tokenizer turns
-/// into U+FFFD): reading too much only tokenizes a style sheet in vain.
-/// An escape is a `\` and up to six hex digits with one white space after
-/// them (CR LF counting as one), or a `\` and any other character; a `\`
-/// before a newline or at the end is taken to may.
+/// Whether the escape at `at` may be in a function's or at-keyword's name:
+/// `Ok` if the name may reach a `(` or an `@`, else `Err` with where it ends.
 fn escape_may_name(css: &[u8], at: usize) -> Result<(), usize> {
     let name_byte =
         |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b >= 0x80 || b == 0;
@@ -190,15 +162,11 @@ enum Context {
 }
 
 #[cfg(any(test, feature = "_internal"))]
-/// What [`scan`] takes from a token: the token itself is borrowed from
-/// the parser, which must move on before a nested block is read, so only
-/// this is kept (no token is cloned, and a string's value is copied only
-/// when it is a URL).
+/// What [`scan`] keeps of a token, borrowed from a parser that must move on.
 enum Seen {
     /// White space or a comment: nothing changes.
     Skip,
-    /// A URL: its value, and whether it is a string (else an unquoted
-    /// `url(...)`).
+    /// A URL: its value, and whether it is a string (else an unquoted `url(...)`).
     Url { value: String, quoted: bool },
     /// A block or function whose contents are read in this context.
     Nested(Context),
@@ -263,9 +231,7 @@ fn scan<'a>(
         }
         seen_argument = true;
         if let Some(inner) = nested {
-            // A block nested too deep is read to its end here, so that the
-            // next token starts after it (left to cssparser, the block
-            // would be passed inside the next call, after `start`).
+            // A block nested too deep is read to its end here, so the next token starts after it.
             let _ = parser.parse_nested_block(|p| -> Result<(), ParseError<()>> {
                 if depth < MAX_CSS_NESTING {
                     scan(p, css, inner, depth + 1, found);
@@ -278,8 +244,7 @@ fn scan<'a>(
     }
 }
 
-/// What [`scan`] keeps of `token`; a quoted string is a URL when
-/// `string_is_url`.
+/// What [`scan`] keeps of `token`; a quoted string is a URL if `string_is_url`.
 #[cfg(any(test, feature = "_internal"))]
 fn seen(token: &Token<'_>, string_is_url: bool) -> Seen {
     match token {
@@ -328,12 +293,9 @@ fn unquoted_url_range(css: &str, start: usize, end: usize) -> Range<usize> {
     from..from + trimmed.len()
 }
 
-/// Writes `url` to stand where a URL quoted as `quoting` stood: `url`
-/// itself when none of its characters needs an escape, as most need none.
+/// Writes `url` to stand where a URL quoted as `quoting` stood, escaped as needed.
 pub fn escape(url: String, quoting: CssQuoting) -> String {
-    // Printable ASCII but for what ends or breaks the token: the plain
-    // characters below, read a byte at a time (every byte, with no early
-    // exit, which the compiler turns into vector compares).
+    // Printable ASCII but token enders, tested with no early exit so it vectorises.
     let bytes = url.as_bytes();
     let plain = match quoting {
         CssQuoting::Quoted(q) => {
@@ -357,11 +319,9 @@ pub fn escape(url: String, quoting: CssQuoting) -> String {
     escape_each(&url, quoting)
 }
 
-/// Where, in `raw` (a URL's source as [`CssUrl::range`] gives it), the
-/// characters `chars` of its value (counted in characters) come from:
-/// escapes read as CSS Syntax 3 (4.3.7) consumes them, a backslash before a
-/// newline (a string's line continuation) standing for nothing. `None` when
-/// the value is shorter.
+/// Where in `raw` (a URL's source, [`CssUrl::range`]) the characters
+/// `chars` of its value come from, escapes read as CSS Syntax 3 (4.3.7),
+/// a line continuation standing for nothing. `None` if the value is shorter.
 pub fn source_of_chars(raw: &str, chars: Range<usize>) -> Option<Range<usize>> {
     let b = raw.as_bytes();
     let newline = |at: usize| match b.get(at) {
@@ -375,8 +335,7 @@ pub fn source_of_chars(raw: &str, chars: Range<usize>) -> Option<Range<usize>> {
             return Some(start.unwrap_or(i)..i);
         }
         let c = raw.get(i..)?.chars().next()?;
-        // The range starts at the first character it holds: a line
-        // continuation before it stays out.
+        // The range starts at its first character, a line continuation before it out.
         if count == chars.start && start.is_none() && (c != '\\' || newline(i + 1) == 0) {
             start = Some(i);
         }
@@ -531,8 +490,7 @@ mod tests {
         }
     }
 
-    /// Pieces of CSS that make or break the syntax of a URL when joined:
-    /// escapes, comments splitting tokens, mixed case.
+    /// Pieces of CSS that make or break a URL's syntax when joined.
     const PIECES: &[&str] = &[
         "\\72\r\nl(",
         "\\72\tl(",
@@ -610,8 +568,7 @@ mod tests {
         "-",
         "set(",
         "ge-",
-        // Tokens whose ends decide where a name starts: numbers,
-        // dimensions, hashes, CDO and CDC, bad strings and bad URLs.
+        // Tokens whose ends decide where a name starts.
         "5",
         "1.5e+3",
         ".5",
@@ -679,8 +636,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// Text of the bytes that make CSS tokens, read as CSS: the scanner
-        /// finds what the tokenizer finds.
+        /// Text of the bytes that make CSS tokens: the scanner finds what the tokenizer finds.
         #[test]
         fn the_scanner_reads_any_text_as_the_tokenizer_does(
             css in "(url\\(|image-set\\(|@import|[ulrURL()'\"\\\\/*@ \n\r\t{}\\[\\]#0-9e.+%<!>;,a-f\u{0}\u{1}\u{e9}-]){0,40}"
@@ -691,8 +647,7 @@ mod tests {
         }
     }
 
-    /// Whether skipping the tokens that do not matter finds in `css` what
-    /// reading every token finds, and what cssparser's tokenizer finds.
+    /// Whether skipping finds in `css` what reading every token and cssparser find.
     fn skipping_agrees(css: &str) -> Result<(), proptest::test_runner::TestCaseError> {
         let (mut skipped, mut every) = (Vec::new(), Vec::new());
         scan::each_url(css, &mut |u| skipped.push(u));
@@ -702,9 +657,7 @@ mod tests {
         Ok(())
     }
 
-    /// What comes before a `(`: the ends of tokens that decide whether a
-    /// name before it starts a function (numbers, dimensions, hashes, CDO
-    /// and CDC, at-keywords, escapes, comments, strings).
+    /// What comes before a `(`: token ends deciding whether a name before it starts a function.
     const BEFORE_OPEN: &[&str] = &[
         "",
         " ",
@@ -797,8 +750,7 @@ mod tests {
         "",
     ];
 
-    /// What comes after a `(`: URLs, strings, ends and the starts of
-    /// tokens that a skip must not step into.
+    /// What comes after a `(`: URLs, strings, ends and token starts a skip must not enter.
     const AFTER_OPEN: &[&str] = &[
         "a.png)",
         "'a.png')",
@@ -825,10 +777,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
-        /// Style sheets of names, numbers, hashes, at-keywords, escapes,
-        /// comments and strings right before `(` and `url(`: skipping the
-        /// tokens that do not matter finds what reading every token finds,
-        /// and what cssparser's tokenizer finds.
+        /// Names, numbers, hashes, at-keywords, escapes, comments and strings before `(`
+        /// and `url(`: skipping finds what reading every token and cssparser find.
         #[test]
         fn skipping_finds_what_reading_every_token_finds(
             parts in proptest::collection::vec(
@@ -858,9 +808,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
-        /// Blocks nested to about the depth past which nothing is a URL,
-        /// opened and closed by brackets the skip reads itself, matched or
-        /// not, around URLs: skipping finds what reading every token finds.
+        /// Blocks nested about as deep as URLs are followed, around URLs: skipping reads them right.
         #[test]
         fn skipping_reads_deep_blocks_as_every_token_is_read(
             opens in proptest::collection::vec(proptest::sample::select(&["{", "(", "[", "x("][..]), 58..70),
@@ -874,10 +822,8 @@ mod tests {
         }
     }
 
-    /// A style sheet as saved pages hold them: runs of names, numbers and
-    /// white space longer than a lane of the skip between its brackets,
-    /// and every kind of token that holds or starts a URL, escapes among
-    /// them.
+    /// A style sheet as saved pages hold them: runs longer than a lane of the
+    /// skip, and every kind of token that holds or starts a URL.
     const SHEET: &str = "@import url(a.css) screen;@import 'b.css';\n\
         .nav-item:hover>.dropdown-menu{display:block;margin:0 auto 12px -3.5em}\n\
         @media (min-width:768px) and (max-width:1024px){.col-md-6[data-x=y]{width:50%}}\n\
@@ -890,10 +836,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// [`SHEET`] with brackets and `|` put in and brackets taken out
-        /// at random places, which opens and ends blocks where real style
-        /// sheets do not: skipping finds what reading every token finds,
-        /// and what cssparser's tokenizer finds.
+        /// [`SHEET`] with brackets and `|` put in and taken out at random:
+        /// skipping finds what reading every token and cssparser find.
         #[test]
         fn skipping_reads_a_style_sheet_with_brackets_moved(
             edits in proptest::collection::vec((0..SHEET.len() + 1, 0..8usize), 0..40)
@@ -918,9 +862,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-        /// Strings long enough to be searched by the vector (a `data:` URL
-        /// in quotes), as URLs and not, with escapes, newlines and quotes
-        /// anywhere: what cssparser's tokenizer finds.
+        /// Strings long enough for the vector search, escapes, newlines and quotes anywhere.
         #[test]
         fn long_strings_read_as_the_tokenizer_reads_them(
             before in proptest::sample::select(&["url(", "@import ", "a:", "image-set("][..]),
@@ -940,18 +882,14 @@ mod tests {
         }
     }
 
-    /// The bytes that stop the searches of `scan` (or that sit next to
-    /// them in the byte ranges the searches test), and bytes they pass.
+    /// The bytes that stop the searches of `scan` or sit next to them, and bytes they pass.
     const STOPS: &[&str] = &[
         " ", "\t", "\n", "\r", "\x0c", "\x0b", "\0", "\x01", "\x1f", "!", "\"", "'", "(", ")", "*",
         "\\", "\\)", "\\\\", "\\\n", "\\61 ", "\x7f", "\u{e9}", "[", "]", "{", "}", "|", "z", "/",
         "/*", "**/", "@", "<", ">", "&", "?", "#", "%",
     ];
 
-    /// Each stop at each place of a long unquoted URL, string, comment and
-    /// run of names (so in a whole lane of the searches and in the bytes
-    /// after the last): skipping finds what reading every token finds,
-    /// and what cssparser's tokenizer finds.
+    /// Each stop at each place of a long URL, string, comment and run of names.
     #[test]
     fn the_searches_stop_where_every_token_is_read() {
         for stop in STOPS {

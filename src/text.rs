@@ -1,11 +1,8 @@
 //! The resolver of a text: the links a reader finds in a decoded text are
-//! resolved against the document's base, recorded, and turned into edits;
-//! the edits become bytes in the document's own encoding. Also the
-//! interface through which a reader of archives hands an embedded document
-//! on without knowing the reader of that document.
-//!
-//! This module knows no reader: HTML, CSS, messages, mbox and WARC all
-//! build on it, and none of them imports another.
+//! resolved against the document's base, recorded, and turned into edits
+//! in the document's own encoding; and [`Documents`], through which an
+//! archive reader hands an embedded document on. It knows no reader, so
+//! readers never import each other.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -19,8 +16,7 @@ use crate::options::{MAX_DOCUMENT_BYTES, Options};
 use crate::splice::{Edit, Edits, Make, Splice};
 use crate::style;
 
-/// The kinds of document a reader can hand on (a message's part, a WARC
-/// record's payload).
+/// The kinds of document a reader can hand on (a message part, a WARC payload).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedded {
     /// An HTML document.
@@ -31,8 +27,7 @@ pub enum Embedded {
     Xml,
 }
 
-/// Rewrites an embedded document: how a message or WARC reader hands an
-/// HTML or CSS payload on without knowing the readers of those.
+/// Rewrites an embedded document, so that a message or WARC reader need not know HTML's or CSS's.
 pub trait Documents: Sync + fmt::Debug {
     /// Rewrites `bytes`, a document of `kind`.
     fn rewrite(
@@ -42,8 +37,7 @@ pub trait Documents: Sync + fmt::Debug {
         options: &Options<'_>,
     ) -> Result<Outcome, Error>;
 
-    /// Rewrites `bytes`, a document of `kind`, its new bytes given as
-    /// `make` asks when the reader can (else made).
+    /// Rewrites `bytes`, a document of `kind`, its new bytes given as `make` asks when it can.
     fn rewrite_made(
         &self,
         kind: Embedded,
@@ -56,16 +50,14 @@ pub trait Documents: Sync + fmt::Debug {
     }
 }
 
-/// Lines of a text, to report where links are. Built on first use: a
-/// rewrite that records no link and meets no trouble never needs it.
+/// Lines of a text, to report where links are; built on first use.
 #[derive(Debug, Default)]
 pub struct LineIndex {
     starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl LineIndex {
-    /// The line and column (both from 1, column in bytes) of an offset in
-    /// `text`, the text this index is for.
+    /// The line and column (from 1, column in bytes) of an offset in `text`.
     pub fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
         let starts: &[usize] = self.starts.get_or_init(|| {
             let mut starts = vec![0];
@@ -75,9 +67,7 @@ impl LineIndex {
         locate(starts, offset)
     }
 
-    /// The line (from 1) of an offset in `text`, the text this index is
-    /// for, without building the index for one early offset (a page's
-    /// `base`): the line feeds before it are counted.
+    /// The line (from 1) of an offset, counting line feeds rather than indexing for one offset.
     pub fn line_of(&self, text: &str, offset: usize) -> usize {
         match self.starts.get() {
             Some(starts) => locate(starts, offset).0,
@@ -95,8 +85,7 @@ impl LineIndex {
     }
 }
 
-/// The line and column (both from 1) of `offset`, in a text whose lines
-/// start at `starts`.
+/// The line and column (from 1) of `offset` in a text whose lines start at `starts`.
 pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
     let line = starts.partition_point(|&s| s <= offset).max(1);
     (
@@ -110,8 +99,7 @@ pub fn locate(starts: &[usize], offset: usize) -> (usize, usize) {
 pub struct TextRewrite {
     /// Sorted, non-overlapping edits of the text.
     pub edits: Edits,
-    /// Every link found, changed or not (when links are recorded and
-    /// not handed to [`Options::rows`]).
+    /// Every link found, changed or not, unless handed to [`Options::rows`].
     pub links: Vec<Link>,
     /// How many links changed.
     pub rewritten: usize,
@@ -125,20 +113,16 @@ pub struct TextRewrite {
     pub head: Option<Box<crate::links::HtmlHead>>,
 }
 
-/// Whether a reference to the document itself (`#name`, and an empty one)
-/// stays as written.
+/// Whether a reference to the document itself (`#name`, or empty) stays as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SameDocument {
     /// It is a link like any other (unless `--keep-fragment-links`).
     Resolve,
-    /// It names something inside the document (SVG `href="#id"` outside
-    /// `<a>`, CSS `url(#id)`): kept.
+    /// It names something inside the document (SVG `href="#id"`, CSS `url(#id)`): kept.
     Keep,
 }
 
-/// The base a document with no base is walked with when `options` record
-/// links, so that `--list` and `--check` see the links it left: none when
-/// links are only counted (a plain rewrite walks nothing).
+/// The base a document with no base is walked with when links are recorded (`--list`, `--check`).
 pub fn stand_in(options: &Options<'_>) -> Option<Base> {
     if !options.details.records() {
         return None;
@@ -146,8 +130,7 @@ pub fn stand_in(options: &Options<'_>) -> Option<Base> {
     Base::stand_in(options.rules)
 }
 
-/// Resolves the links of one text against their bases, recording each
-/// link (or only counting it) in a [`TextRewrite`].
+/// Resolves the links of one text against their bases, recording each in a [`TextRewrite`].
 #[derive(Debug)]
 pub struct Resolver<'t, 'o> {
     /// The text the links are in.
@@ -158,12 +141,10 @@ pub struct Resolver<'t, 'o> {
     pub lines: LineIndex,
     /// What has been found so far.
     pub out: TextRewrite,
-    /// What the element being read says of its links, given to each
-    /// (with [`Details::Attributes`](crate::options::Details::Attributes)).
+    /// What the element being read says of its links ([`Details::Attributes`](crate::options::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
-    /// Whether the links are read as a browser reads them (HTML, XML, CSS):
-    /// ASCII tab and newline inside a URL are removed before it is
-    /// resolved, as the URL Standard's basic URL parser removes them.
+    /// Whether links are read as a browser reads them (HTML, XML, CSS): ASCII
+    /// tab and newline removed before resolving, as the URL Standard does.
     pub browser: bool,
 }
 
@@ -187,8 +168,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.out.warnings.push(warning);
     }
 
-    /// Records that the document has no base: its links are left as they
-    /// are (RFC 1808 section 3.4 finds none, and `--base` gave none).
+    /// Records that the document has no base (RFC 1808 section 3.4): links left as they are.
     pub fn warn_no_base(&mut self) {
         self.out.warnings.push(Warning::new(
             WarningKind::NoBase,
@@ -196,10 +176,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
         ));
     }
 
-    /// The end of every reader's rewrite of a text: the document's base
-    /// set, its edits sorted with overlapping ones dropped (and a warning
-    /// counting them), and what was found given back for
-    /// [`rewrite_bytes_made`] to splice.
+    /// The end of every reader's rewrite: the base set, the edits sorted with
+    /// overlaps dropped (and counted in a warning), for [`rewrite_bytes_made`].
     pub fn finish(self, base: Option<Base>) -> TextRewrite {
         let mut out = self.out;
         out.base = base;
@@ -221,8 +199,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Resolves one URL, found at `at`; returns the new text if it changed,
-    /// and records the link.
+    /// Resolves one URL found at `at` and records it; the new text if it changed.
     pub fn resolve(
         &mut self,
         at: usize,
@@ -234,9 +211,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         self.resolve_as(at, value, base, place, same_document, |new| new)
     }
 
-    /// [`Resolver::resolve`], a changed URL passed through `finish` before
-    /// it is recorded and returned (a URL written into a list has its
-    /// separators protected).
+    /// [`Resolver::resolve`], a changed URL passed through `finish` before it is recorded.
     pub fn resolve_as(
         &mut self,
         at: usize,
@@ -246,13 +221,11 @@ impl<'t, 'o> Resolver<'t, 'o> {
         same_document: SameDocument,
         finish: impl FnOnce(String) -> String,
     ) -> Option<String> {
-        // An empty reference is a link to the base (RFC 1808 section 4
-        // step 2a), except where a same-document reference is kept.
+        // An empty reference links to the base (RFC 1808 §4 step 2a), unless kept.
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
         }
-        // What a browser reads: the URL without its tabs and newlines. It
-        // is unchanged when it resolves to that, whatever bytes it has.
+        // A browser reads the URL without tabs and newlines; unchanged if it resolves to that.
         let read = if self.browser {
             without_tabs_and_newlines(value)
         } else {
@@ -283,24 +256,19 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
         match resolved {
             Ok(resolved) => {
-                // A URL in HTML is read with its ends trimmed, so a result
-                // that ends in white space (`:\n#` drops its empty fragment)
-                // is written without it.
+                // HTML reads a URL with its ends trimmed, so trailing white space (`:\n#`) is not written.
                 let trimmed = resolved.trim_ascii();
                 let resolved = if trimmed.len() == resolved.len() {
                     resolved
                 } else {
                     Cow::Owned(trimmed.to_owned())
                 };
-                // In a mirror made local, a URL of one of its files is
-                // written as the path to that file.
+                // In a mirror made local, a URL of one of its files becomes the path to it.
                 let resolved = match self.options.local.and_then(|doc| doc.local(&resolved)) {
                     Some(path) => Cow::Owned(path),
                     None => resolved,
                 };
-                // A reference that resolves to itself (an absolute URL)
-                // comes back as the same text, not a copy: known unchanged
-                // without reading it.
+                // A reference resolving to itself comes back as the same text: unchanged, unread.
                 let same_text = resolved.as_ptr() == read.as_ptr() && resolved.len() == read.len();
                 let changed = !same_text && resolved != read;
                 self.out.rewritten += usize::from(changed);
@@ -323,16 +291,14 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Records a link to a file saved with the page, left as it is: its
-    /// `file:` URL is what it resolves to.
+    /// Records a link to a file saved with the page, left as it is (resolved to its `file:` URL).
     fn record_held(&mut self, at: usize, value: &str, place: Place<'_>, file: String, page: &Base) {
         if self.options.details.records() {
             self.record_resolved(at, (value, place), file, Some(page), (false, false));
         }
     }
 
-    /// Records the link `value` at `at`, resolved against `base` (none for
-    /// a document without a base, whose relative links are `unresolved`).
+    /// Records the link `value` at `at`, resolved against `base` (none: `unresolved`).
     fn record_resolved(
         &mut self,
         at: usize,
@@ -355,14 +321,10 @@ impl<'t, 'o> Resolver<'t, 'o> {
         });
     }
 
-    /// A run of HTML inside a text (Markdown's HTML blocks and inline
-    /// tags, reStructuredText's `raw:: html`), at `range`, rewritten by the
-    /// HTML reader against the page's base (`#name` links kept, as the
-    /// page's own are): its links placed at their lines and columns in the
-    /// text, its warnings under `label` (`html at line 4`), its change an
-    /// edit of the text. With no base (the stand-in), the HTML's links are
-    /// listed as left, whatever base it names, and the page alone says it
-    /// has no base.
+    /// A run of HTML inside a text (Markdown, `raw:: html`) at `range`, rewritten
+    /// by the HTML reader against the page's base: links at their lines in the
+    /// text, warnings under `label`, the change an edit. With no base, its links
+    /// are listed as left and only the page says it has no base.
     pub fn embedded_html(
         &mut self,
         documents: &dyn Documents,
@@ -414,20 +376,16 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
     }
 
-    /// Records a link of a document with no base, as written; `left` when
-    /// it is relative (a base would have changed it).
+    /// Records a link of a document with no base as written; `left` if it is relative.
     fn record_left(&mut self, at: usize, value: &str, place: Place<'_>, left: bool) {
         if self.options.details.records() {
             self.record_resolved(at, (value, place), value.to_owned(), None, (false, left));
         }
     }
 
-    /// The one loop over a style sheet's URLs (a `.css` file, a `<style>`
-    /// element, a `style` attribute): each URL of `css`, which starts at
-    /// `at` in the text, resolved; returns the new ones, escaped for their
-    /// CSS quoting, with their ranges in `css`. An empty `url()` resolves
-    /// to no resource (CSS Values 4) and `url(#id)` names something in the
-    /// document: both stay.
+    /// The one loop over a style sheet's URLs, `css` starting at `at`: the new
+    /// URLs escaped for their quoting, with ranges. An empty `url()` (CSS Values
+    /// 4) and `url(#id)` stay.
     pub fn css_urls(
         &mut self,
         css: &str,
@@ -442,8 +400,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
         found
     }
 
-    /// [`Resolver::css_urls`], each new URL handed to `found` as it is
-    /// found: a style sheet of many URLs holds none of them.
+    /// [`Resolver::css_urls`], each new URL handed to `found`, so none is held.
     pub fn each_css_url(
         &mut self,
         css: &str,
@@ -468,9 +425,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
 }
 
 /// A URL of a style sheet as a browser reads it ([`browser_trim`]), with
-/// the range of `css` it comes from: the characters stripped at either
-/// end keep their bytes. Should their source not be found, the URL is
-/// read as the style sheet writes it.
+/// the range of `css` it comes from (the stripped ends keep their bytes).
 pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow<'a, str>) {
     let (lead, core) = browser_trim(&url.value);
     if core.len() == url.value.len() {
@@ -494,9 +449,8 @@ pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow
     (range, value)
 }
 
-/// A URL as a browser reads it (the URL Standard's basic URL parser,
-/// whose first step strips leading and trailing C0 controls and spaces):
-/// the length stripped at its start, and what is left.
+/// A URL as the basic URL parser reads it, C0 controls and spaces stripped
+/// from its ends: the length stripped in front, and the rest.
 pub fn browser_trim(value: &str) -> (usize, &str) {
     let core = value.trim_start_matches(|c| c <= ' ');
     (
@@ -505,8 +459,7 @@ pub fn browser_trim(value: &str) -> (usize, &str) {
     )
 }
 
-/// `value` without the ASCII tabs and newlines (tab, LF, CR) the basic URL
-/// parser removes from anywhere in its input.
+/// `value` without the tabs and newlines the basic URL parser removes anywhere.
 pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
     // A short URL is read outright: `memchr3`'s set-up costs more.
     let bytes = value.as_bytes();
@@ -521,12 +474,10 @@ pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
     Cow::Owned(value.replace(['\t', '\n', '\r'], ""))
 }
 
-/// [`rewrite_bytes_made`] for a reader whose links are found out of document
-/// order (Markdown's definitions, reStructuredText's targets, HTML runs
-/// read after the text around them): they are kept until the text is
-/// read, put in order by `rewrite`, and only then handed to the sink of
-/// `options`, if any. `rewrite` takes the text and the options to read it
-/// with (those of the caller, less the sink).
+/// [`rewrite_bytes_made`] for a reader that finds links out of document
+/// order (Markdown's definitions, reStructuredText's targets): they are
+/// kept, put in order, and only then handed to the sink of `options`.
+/// `rewrite` takes the text and the options less the sink.
 pub fn rewrite_bytes_in_order<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
@@ -550,12 +501,10 @@ pub fn rewrite_bytes_in_order<'b>(
     rewrite_bytes_made(bytes, decode, rewrite, make)
 }
 
-/// The bases of a page whose embedded resources may have their own (a
-/// README's images served from a raw-content host): the page's base, the
-/// base of its images (`--resource-base`, standing in for the retrieval
-/// URL only, else the page's), the layers to report, the resource
-/// base's last, and whether the page had no base (it then has the
-/// stand-in when links are recorded, see [`stand_in`]).
+/// The bases of a page whose resources may have their own (a README's
+/// images on a raw-content host): the page's, the images'
+/// (`--resource-base` for the retrieval URL, else the page's), the layers
+/// to report, and whether the page had no base ([`stand_in`]).
 pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Layer>, bool) {
     let (page, mut layers) = BaseChain::new(options.rules, options.forced, options.outer).finish();
     let resource = match (options.resource_base, &page) {
@@ -588,11 +537,8 @@ pub fn page_bases(options: &Options<'_>) -> (Option<Base>, Option<Base>, Vec<Lay
     (page, resource, layers, false)
 }
 
-/// Decodes a document by `decode` (its encoding and text, as
-/// [`encoding::sniff_decode_html`] gives), rewrites the text by `rewrite`,
-/// and splices the edits into the original bytes, each encoded in the
-/// document's encoding, or leaves them to be, as `make` says: bytes
-/// outside the edits are never touched.
+/// Decodes a document by `decode`, rewrites its text by `rewrite`, and splices
+/// the edits, encoded as the document is, into its bytes (or as `make` says).
 pub fn rewrite_bytes_made<'b>(
     bytes: &'b [u8],
     decode: impl FnOnce(&'b [u8]) -> (Sniffed, Cow<'b, str>),
@@ -613,8 +559,7 @@ pub fn rewrite_bytes_made<'b>(
         head,
     } = rewrite(&text);
     let splice = (!edits.is_empty()).then(|| {
-        // The text is the bytes after the byte order mark, or a copy
-        // decoded from them, whose offsets are found in the bytes.
+        // The text is the bytes after the BOM, or a decoded copy with offsets into the bytes.
         let offsets = matches!(text, Cow::Owned(_)).then(|| {
             let bounds: Vec<usize> = edits
                 .iter()

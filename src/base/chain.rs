@@ -6,11 +6,8 @@ use super::{Base, BaseSource, Layer, LayerStatus};
 use crate::error::Error;
 use crate::url::{BaseUrl, Rules};
 
-/// The base of a document or entity, layer by layer (RFC 1808 section 3),
-/// innermost first: a forced base above all, then the layers the document
-/// itself gives, then the one outside it (the enclosing entity's, else the
-/// retrieval URL). The first that serves gives the base; every layer is
-/// recorded with what became of it, for `relink explain`.
+/// The base of a document, layer by layer innermost first (RFC 1808 §3): a
+/// forced base, its own layers, the outer one; the first that serves wins.
 #[derive(Debug)]
 pub struct BaseChain<'a> {
     rules: Rules,
@@ -20,8 +17,7 @@ pub struct BaseChain<'a> {
 }
 
 impl<'a> BaseChain<'a> {
-    /// A chain under `rules`, with the forced base (if any) on top and
-    /// `outer` below all the document's own layers.
+    /// A chain under `rules`, the forced base on top and `outer` below the document's own.
     pub fn new(rules: Rules, forced: Option<&'a Base>, outer: Option<&'a Base>) -> Self {
         // A document nested in one with no base has no outer base either.
         let outer = outer.filter(|outer| !outer.is_stand_in());
@@ -46,10 +42,8 @@ impl<'a> BaseChain<'a> {
         self.layers.push(Layer::new(source, value, status));
     }
 
-    /// Offers the document's next layer: if none above gave the base, its
-    /// value (resolved against the outer base when relative) gives it.
-    /// A value that cannot serve is recorded as ignored, and the error
-    /// returned so the reader can say where it was.
+    /// Offers the document's next layer: if none above gave the base, its value
+    /// (resolved against the outer base) gives it, else is recorded as ignored.
     pub fn offer(&mut self, source: BaseSource, value: &str) -> Result<(), Error> {
         if self.chosen.is_some() {
             self.push(source, value, LayerStatus::Below);
@@ -84,8 +78,7 @@ impl<'a> BaseChain<'a> {
         self.push(source, value, status);
     }
 
-    /// The chosen base, the outer one when no layer above served, and every
-    /// layer with what became of it.
+    /// The chosen base (the outer one if no layer served), and every layer's fate.
     pub fn finish(mut self) -> (Option<Base>, Vec<Layer>) {
         if let Some(outer) = self.outer {
             let status = if self.chosen.is_some() {
@@ -100,10 +93,7 @@ impl<'a> BaseChain<'a> {
     }
 }
 
-/// The layers of a document inside an entity (a message part, a WARC
-/// payload), innermost first: the document's own (its BASE element, or a
-/// forced base), then the entity's. When one of the document's own gave
-/// the base, the entity's lie below it.
+/// The layers of a document inside an entity, innermost first: its own, then the entity's.
 pub fn stack_layers(document: Vec<Layer>, mut entity: Vec<Layer>) -> Vec<Layer> {
     let own: Vec<Layer> = document
         .into_iter()

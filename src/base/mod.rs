@@ -9,9 +9,8 @@ mod chain;
 
 pub use chain::{BaseChain, stack_layers};
 
-/// Where a base URL came from, innermost layer first (RFC 1808 section 3).
-///
-/// See the examples of [`crate::links::Link`] and [`Layer`].
+/// Where a base URL came from, innermost layer first (RFC 1808 section 3);
+/// see the examples of [`crate::links::Link`] and [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BaseSource {
@@ -22,46 +21,37 @@ pub enum BaseSource {
         /// The line of the element's tag, from 1.
         line: usize,
     },
-    /// A header of a message or part (section 3.1): `Content-Base`,
-    /// `Base`, `Content-Location`, `Snapshot-Content-Location`.
+    /// A header of a message or part (section 3.1): `Content-Base`, `Base`, `Content-Location`...
     Header {
         /// The header's name.
         name: String,
         /// The part it is on (`1.2`), empty for the top-level message.
         part: String,
     },
-    /// An `xml:base` attribute (XML Base), on the element at this line of
-    /// the document: the base of that element's subtree.
+    /// An `xml:base` on the element at this line: the base of its subtree (XML Base).
     XmlBase {
         /// The line of the element's start tag, from 1.
         line: usize,
     },
-    /// The base of the document that encloses this one (section 3.2), such
-    /// as an `iframe srcdoc`'s parent.
+    /// The base of the enclosing document (section 3.2), such as an `iframe srcdoc`'s parent.
     Enclosing(Box<BaseSource>),
     /// The URL the document was retrieved from (section 3.3).
     RetrievedFrom,
-    /// The URL a browser's mark at the top of a page it saved names
-    /// (`<!-- saved from url=(NNNN)URL -->`): the URL the page was
-    /// retrieved from (section 3.3), when no other was given.
+    /// The URL a browser's "saved from" mark names (`<!-- saved from
+    /// url=(NNNN)URL -->`): the retrieval URL (section 3.3) when none was given.
     SavedFrom,
-    /// The page's own file, for a link to a file a browser saved with it
-    /// (in the folder named after the page): left as it is.
+    /// The page's own file, for a link to a file a browser saved with it: left as it is.
     SavedWithPage,
-    /// The URL a WARC record was retrieved from, its `WARC-Target-URI`
-    /// (section 3.3).
+    /// The record's `WARC-Target-URI`, the URL it was retrieved from (section 3.3).
     TargetUri,
     /// The base given for embedded resources (images, media, style sheet
-    /// URLs), standing in for the retrieval URL: a README's images served
-    /// from a raw-content host while its links go to the repository's pages.
+    /// URLs) in place of the retrieval URL: a README's images on a raw host.
     ResourceBase,
 }
 
 impl BaseSource {
-    /// Where a base came from, as the command line (and every report of
-    /// it: JSON rows, WAT files, the Python package) names it: a base the
-    /// user gave by the option that gave it, every other layer as it
-    /// displays itself.
+    /// Where a base came from as the command line and every report name it:
+    /// a base the user gave by its option, any other layer as it displays.
     ///
     /// ```
     /// use relink::BaseSource;
@@ -101,9 +91,7 @@ impl fmt::Display for BaseSource {
     }
 }
 
-/// What became of one layer of a document's base.
-///
-/// See the example of [`Layer`].
+/// What became of one layer of a document's base; see the example of [`Layer`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LayerStatus {
     /// This layer gave the base.
@@ -145,10 +133,8 @@ pub struct Layer {
     pub value: String,
     /// Whether it gave the base.
     pub status: LayerStatus,
-    /// The base its value resolved to, against the layer outside it, when
-    /// it gave the base (a relative `xml:base`, `Content-Location` or BASE
-    /// element made absolute); `None` for a layer that gave none, or whose
-    /// value is a base as it stands (the target URI, the retrieval URL).
+    /// The base its value resolved to against the layer outside it, when it
+    /// gave the base and was relative; else `None`.
     ///
     /// ```
     /// let out = relink::Rewriter::new()
@@ -176,9 +162,7 @@ impl Layer {
     }
 }
 
-/// A base URL and the layer it came from.
-///
-/// See the example of [`crate::links::Link`].
+/// A base URL and the layer it came from; see the example of [`crate::links::Link`].
 #[derive(Debug, Clone)]
 pub struct Base {
     /// The URL, with the rules it resolves by.
@@ -187,11 +171,8 @@ pub struct Base {
     pub source: BaseSource,
 }
 
-/// The URL a document with no base is walked with when its links are
-/// recorded: a name of the reserved `.invalid` domain (RFC 2606). A link
-/// resolved against it, or against a base resolved against it (a relative
-/// `codebase`), is recorded as left (no base, no resolution) and never
-/// written; it is never shown, and never a layer of a nested document.
+/// The URL a document with no base is walked with when links are recorded, a
+/// reserved `.invalid` name (RFC 2606): what resolves against it is left.
 const STAND_IN: &str = "http://unresolved.invalid/";
 
 impl Base {
@@ -200,15 +181,13 @@ impl Base {
         Base { url, source }
     }
 
-    /// The base a document with no base is walked with when its links are
-    /// recorded (see `text::stand_in`).
+    /// The base a document with no base is walked with when links are recorded.
     pub(crate) fn stand_in(rules: crate::url::Rules) -> Option<Base> {
         let url = BaseUrl::parse(STAND_IN, rules).ok()?;
         Some(Base::new(url, BaseSource::Forced))
     }
 
-    /// Whether this is the stand-in of a document with no base, or a base
-    /// resolved against it.
+    /// Whether this is the stand-in, or a base resolved against it.
     pub(crate) fn is_stand_in(&self) -> bool {
         self.url.as_str().starts_with(STAND_IN)
     }

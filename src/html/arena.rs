@@ -1,11 +1,8 @@
 //! A lean tree sink for html5ever's tree builder: an arena of nodes linked
 //! by index, holding only what relink needs of the tree (each element's
-//! namespace, whether it lies in template contents, which element is the
-//! first `base` with an `href`, and which tag token made it).
-//!
-//! No text nodes, no attributes, no `Rc` per node: a handle is an index and the
-//! element's name, so [`TreeSink::elem_name`] borrows from the handle.
-//! `markup5ever_rcdom` stays the reference DOM of the tests.
+//! namespace, whether it lies in template contents, the first `base` with
+//! an `href`, the tag token that made it). A handle is an index and the
+//! element's name; `markup5ever_rcdom` stays the tests' reference DOM.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -17,22 +14,12 @@ use html5ever::tokenizer::TagKind;
 use html5ever::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::{Attribute, ExpandedName, LocalName, QualName, local_name, ns};
 
-/// How deep HTML elements nest before further ones are flattened (on
-/// html5ever's path only: the tracker bails before this depth; the
-/// flattening is [`super::tree`]'s).
-///
-/// html5ever's tree builder looks through the whole stack of open elements
-/// for most start tags, so a document of 100,000 nested `<div>`s would take
-/// quadratic time. Past this depth (Chromium stops nesting at 512), an
-/// ordinary HTML start tag goes to the tree builder as a `<wbr>`, which
-/// opens nothing, and its end tag is dropped: the element keeps its tag, its
-/// attributes and its namespace, and the depth stops growing. Raw text
-/// elements, `template`, `svg`, `math` and void elements are never
-/// flattened (a `template` is, when already inside template contents), so
-/// tokenizing, template contents and namespaces stay exact. In foreign
-/// content (SVG, MathML) a start tag too deep is made self-closing
-/// instead, its end tag dropped likewise; integration points and tags that
-/// lead back to HTML are never flattened.
+/// How deep HTML elements nest on html5ever's path before further ones are
+/// flattened ([`super::tree`]), as its tree builder scans the whole stack for
+/// most start tags. Past it a start tag goes as a `<wbr>` (in foreign content,
+/// self-closing), its end tag dropped, keeping its tag and namespace; raw
+/// text, `template` (outside template contents), `svg`, `math`, void elements
+/// and integration points are never flattened.
 pub const MAX_TREE_DEPTH: u32 = 1024;
 
 /// The namespace an element was created in.
@@ -46,9 +33,8 @@ pub enum Namespace {
     Other,
 }
 
-/// The HTML elements that say which part of a page a link is in (the
-/// landmarks of WAI-ARIA's implicit roles: `nav`, `header`, `footer`,
-/// `aside`, `main`), so that navigation can be told from content.
+/// The landmarks that say which part of a page a link is in (WAI-ARIA's
+/// implicit roles: `nav`, `header`, `footer`, `aside`, `main`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Landmark {
     /// `nav`.
@@ -117,35 +103,26 @@ pub struct Element {
 /// No node.
 const NONE: u32 = u32::MAX;
 
-/// The fewest slots the arena has before it looks for nodes without
-/// handles.
+/// The fewest slots before the arena looks for nodes without handles.
 const MIN_SWEEP: usize = 1024;
 
-/// A node of the arena, as the tree builder holds it. A node's slot is
-/// reused once the node is released, so a handle carries the slot's
-/// generation: a handle to a released node matches no node, and every sink
-/// call given one does nothing.
-///
-/// In a large document handles are counted ([`Arena::counting_handles`]): a node the tree builder holds no handle to can
-/// never be named by it again, however it left the stack of open elements
-/// (html5ever pops many elements without telling the sink), so it is
-/// released as a popped one is, when the arena next looks (see
-/// [`Arena::sweep`]).
+/// A node's handle as the tree builder holds it, with its slot's generation:
+/// a stale handle matches no node, and sink calls given one do nothing. In a
+/// large document handles are counted ([`Arena::counting_handles`]), and
+/// [`Arena::sweep`] releases nodes with none, however html5ever popped them.
 pub struct NodeRef {
     index: u32,
     generation: u32,
     /// The element's name; an empty one for other nodes.
     name: QualName,
-    /// The counts of the chunk of slots this one is in, when the arena
-    /// counts handles.
+    /// The handle counts of this slot's chunk, when the arena counts handles.
     counts: Option<Counts>,
 }
 
 /// How many slots share one chunk of counts.
 const CHUNK: usize = 256;
 
-/// The handle counts of a chunk of slots: each the slot's generation (high
-/// half) and how many handles of that generation there are (low half).
+/// A chunk's handle counts: each a slot's generation (high half) and its handles (low half).
 type Counts = Rc<[Cell<u64>; CHUNK]>;
 
 fn new_counts() -> Counts {
@@ -153,8 +130,7 @@ fn new_counts() -> Counts {
 }
 
 impl NodeRef {
-    /// Adds `by` (1 or -1) to the count of handles to this node, if it is
-    /// still of this generation.
+    /// Adds `by` (1 or -1) to this node's handle count, if still of this generation.
     fn count(&self, by: i64) {
         let Some(counts) = &self.counts else { return };
         let cell = &counts[self.index as usize % CHUNK];
@@ -211,15 +187,12 @@ const TEMPLATE: u8 = 8;
 const IN_TEMPLATE: u8 = 16;
 /// A tie record names this node: it is never released.
 const PINNED: u8 = 32;
-/// An HTML landmark element, when landmarks are asked for: it is never
-/// released, so that a tag tied to a node inside it still finds it.
+/// A landmark element, when asked for: never released, so tags inside still find it.
 const LANDMARK: u8 = 64;
 /// What is never released.
 const KEPT: u8 = TEMPLATE | BASE_WITH_HREF | INTEGRATION_POINT | PINNED | LANDMARK;
 
-/// One node: 32 bytes. Closed nodes no tag needs are released (see
-/// [`Arena::release`]), so few are alive at once. What few nodes have (a
-/// template's contents, a base's tag) is kept beside them.
+/// One node, 32 bytes; what few nodes have is kept beside them.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -231,8 +204,7 @@ struct Node {
     generation: u32,
     /// Its record in [`Arena::tied`], if a tag is tied to it.
     tie: u32,
-    /// How many ancestors it had when it was last inserted (at most
-    /// `u16::MAX`, far past [`MAX_TREE_DEPTH`]).
+    /// How many ancestors it had when last inserted (`u16` is far past [`MAX_TREE_DEPTH`]).
     depth: u16,
     namespace: Namespace,
     flags: u8,
@@ -255,9 +227,8 @@ impl Node {
     }
 }
 
-/// A tag tied to an element: the element's node, or once that node is
-/// released, the node whose place in the tree it shares (its parent, then
-/// pinned), or [`NONE`] if it was in no tree.
+/// A tag tied to an element: its node, or once released the node whose place
+/// it shares (its parent, then pinned), or [`NONE`] if in no tree.
 #[derive(Debug, Clone, Copy)]
 struct Tie {
     tag: u32,
@@ -265,19 +236,15 @@ struct Tie {
     namespace: Namespace,
 }
 
-/// The sink. The token driver says which tag token is being processed
-/// ([`Arena::set_current`]), so each element is tied to its tag.
+/// The sink; [`Arena::set_current`] says which tag token is being processed.
 #[derive(Debug)]
 pub struct Arena {
     nodes: RefCell<Vec<Node>>,
-    /// The tag token being processed, if it is a start tag: its index and
-    /// name.
+    /// The start tag being processed: its index and name.
     current: RefCell<Option<(u32, LocalName)>>,
-    /// The element each start tag made or added attributes to; a later
-    /// record for the same tag wins.
+    /// The element each start tag made or added attributes to (a later tie wins).
     tied: RefCell<Vec<Tie>>,
-    /// The depth and namespace of the element inserted last, and whether
-    /// it is in template contents: about where the next one goes.
+    /// Depth, namespace and template contents of the element inserted last.
     last_inserted: std::cell::Cell<(u32, Namespace, bool)>,
     /// Whether closed nodes are released (see [`Arena::release`]).
     releasing: bool,
@@ -289,20 +256,17 @@ pub struct Arena {
     no_node: Counts,
     /// Whether handles are counted (see [`Arena::counting_handles`]).
     counting: bool,
-    /// How many nodes the arena makes before it next looks for nodes
-    /// without handles, and how many it has made since it last looked.
+    /// Nodes to make before the next sweep, and nodes made since the last.
     next_sweep: Cell<usize>,
     made: Cell<usize>,
-    /// The element the current token created last (its slot and
-    /// generation), and its name.
+    /// The element the current token created last: its slot and generation.
     created: std::cell::Cell<(u32, u32)>,
     created_name: RefCell<Option<QualName>>,
     /// Each template's contents (a fragment node).
     contents: RefCell<HashMap<u32, u32>>,
     /// The tag token of each `base` with an `href` tied to one.
     base_tags: RefCell<HashMap<u32, u32>>,
-    /// Whether each element's landmark is found (see
-    /// [`Arena::with_landmarks`]).
+    /// Whether each element's landmark is found ([`Arena::with_landmarks`]).
     landmarks: bool,
     /// Each landmark element's landmark, when they are found.
     landmark_nodes: RefCell<HashMap<u32, Landmark>>,
@@ -335,18 +299,13 @@ impl Default for Arena {
 /// What the finished tree says.
 #[derive(Debug, Default)]
 pub struct Tree {
-    /// For each tag (by index), the element it is tied to, if it is in
-    /// the final tree (a later tie of the same tag wins).
+    /// For each tag, the element it is tied to if in the final tree (a later tie wins).
     pub elements: Vec<Option<Element>>,
-    /// The tag of the first HTML `base` with an `href` in tree order,
-    /// outside template contents.
+    /// The tag of the first HTML `base` with an `href`, outside template contents.
     pub base: Option<usize>,
-    /// For each tag (by index), when landmarks are asked for (else
-    /// empty), the innermost HTML landmark element its element is or lies
-    /// in, as `element.closest("nav, header, footer, aside, main")` finds
-    /// it: a template's contents are a fragment of their own, so the
-    /// search stops at them. Kept apart from [`Tree::elements`], so that a
-    /// parse that does not ask pays nothing for it.
+    /// For each tag, when landmarks are asked for (else empty), the innermost
+    /// HTML landmark its element is or lies in, as `element.closest("nav,
+    /// header, footer, aside, main")` finds it, stopping at template contents.
     pub landmarks: Vec<Option<Landmark>>,
 }
 
@@ -354,8 +313,7 @@ fn no_name() -> QualName {
     QualName::new(None, ns!(), local_name!(""))
 }
 
-/// Whether an HTML element of this name is void: the tree builder inserts
-/// it without pushing it on its stack of open elements.
+/// Whether an HTML element is void: inserted without being pushed on the stack.
 fn is_void(name: &LocalName) -> bool {
     matches!(
         &**name,
@@ -389,8 +347,7 @@ fn namespace_of(name: &QualName) -> Namespace {
 }
 
 impl Arena {
-    /// An arena that keeps every node to the end, the reference
-    /// [`Arena::default`] (which releases closed nodes) is tested against.
+    /// An arena that keeps every node: the reference the releasing one is tested against.
     pub fn keeping_every_node() -> Self {
         Arena {
             releasing: false,
@@ -398,10 +355,7 @@ impl Arena {
         }
     }
 
-    /// An arena that also counts the handles the tree builder holds, and
-    /// releases the nodes it holds none of (see [`NodeRef`]): for a large
-    /// document, where what html5ever pops without telling the sink would
-    /// otherwise stay; counting costs a few percent of the parse.
+    /// An arena that also counts handles and releases unheld nodes ([`NodeRef`]), for large documents.
     pub fn counting_handles() -> Self {
         Arena {
             counting: true,
@@ -409,8 +363,7 @@ impl Arena {
         }
     }
 
-    /// This arena, finding each tag's landmark ([`Tree::landmarks`]) if `yes`
-    /// (its landmark elements are then never released).
+    /// This arena, finding each tag's landmark if `yes` ([`Tree::landmarks`]).
     pub fn with_landmarks(self, yes: bool) -> Self {
         Arena {
             landmarks: yes,
@@ -448,8 +401,7 @@ impl Arena {
         handle
     }
 
-    /// Whether the tree builder holds no handle to the node in slot
-    /// `index`.
+    /// Whether the tree builder holds no handle to the node in slot `index`.
     fn unheld(&self, index: u32) -> bool {
         self.counting
             && self
@@ -459,17 +411,11 @@ impl Arena {
                 .is_some_and(|counts| counts[index as usize % CHUNK].get() as u32 == 0)
     }
 
-    /// Releases a closed element that no longer changes: one the tree
-    /// builder popped off its stack of open elements, a void or
-    /// self-closing one it never pushed, or one it holds no handle to any
-    /// more. Such an element never gains children or moves again (only
-    /// `head` is pushed back, and is kept), so what the tree says of it is
-    /// what it says of its parent: if it has no children, a tag tied to it
-    /// is tied to its parent instead (with its own namespace), and its slot
-    /// is reused. Elements that hold children, templates, integration
-    /// points, `base` elements, landmarks (when asked for) and nodes other
-    /// records name are kept. A
-    /// parent left without children and without handles goes the same way.
+    /// Releases a closed element that no longer changes (popped, void,
+    /// self-closing or unheld): a tag tied to it is tied to its parent and its
+    /// slot reused, if it has no children. Templates, integration points, `base`s,
+    /// landmarks and nodes other records name are kept; a parent left without
+    /// children and handles goes the same way.
     fn release(&self, handle: &NodeRef) {
         if handle.name.ns == ns!(html) && handle.name.local == local_name!("head") {
             return;
@@ -477,8 +423,7 @@ impl Arena {
         self.release_index(handle.index, handle.generation);
     }
 
-    /// [`Arena::release`] of the node in slot `index`, if it is of
-    /// `generation` and not `head`.
+    /// [`Arena::release`] of slot `index`, if of `generation` and not `head`.
     fn release_index(&self, index: u32, generation: u32) {
         if !self.releasing {
             return;
@@ -511,9 +456,7 @@ impl Arena {
         }
     }
 
-    /// Whether the node in slot `index` may be released (see
-    /// [`Arena::release`]); if so, moves its tie to its parent and bumps
-    /// the slot's generation.
+    /// Whether slot `index` may be released; if so its tie moves to its parent, its generation on.
     fn release_slot(&self, nodes: &mut [Node], index: u32) -> bool {
         let node = nodes[index as usize];
         if node.flags & ELEMENT == 0 || node.flags & KEPT != 0 || node.first_child != NONE {
@@ -531,10 +474,8 @@ impl Arena {
         true
     }
 
-    /// Releases the nodes the tree builder holds no handle to (see
-    /// [`Arena::release`]), children before parents; called when the arena
-    /// has no free slot and has made as many nodes since the last sweep as
-    /// that sweep left alive.
+    /// Releases unheld nodes, children first, when no slot is free and as many
+    /// nodes were made since the last sweep as it left alive.
     fn sweep(&self) {
         let unheld: Vec<u32> = {
             let nodes = self.nodes.borrow();
@@ -553,17 +494,13 @@ impl Arena {
             let generation = self.nodes.borrow()[index as usize].generation;
             self.release_index(index, generation);
         }
-        // The next sweep comes after as many new nodes as are alive now:
-        // the arena stays within about twice its live nodes, and each
-        // sweep is paid for by the nodes made since the last.
+        // The next sweep after as many new nodes as are alive: within twice the live nodes, paid for.
         let alive = self.nodes.borrow().len() - self.free.borrow().len();
         self.next_sweep.set(alive.max(MIN_SWEEP));
         self.made.set(0);
     }
 
-    /// After a tag token: releases the element it created if the tree
-    /// builder never pushed it (an HTML void element, a self-closing
-    /// foreign one).
+    /// After a tag token: releases its element if never pushed (void, or self-closing foreign).
     pub fn release_unpushed(&self, self_closing: bool) {
         let (index, generation) = self.created.replace((NONE, 0));
         if index == NONE {
@@ -582,8 +519,7 @@ impl Arena {
         }
     }
 
-    /// Says which tag token the tree builder is about to process (`None`
-    /// for other tokens).
+    /// Says which tag token the tree builder is about to process (`None`: another token).
     pub fn set_current(&self, tag: Option<(usize, TagKind, &LocalName)>) {
         self.created.set((NONE, 0));
         self.created_name.borrow_mut().take();
@@ -595,8 +531,7 @@ impl Arena {
         };
     }
 
-    /// The depth and namespace of the element inserted last, and whether
-    /// it was inserted in template contents.
+    /// Depth, namespace and template contents of the element inserted last.
     pub fn last_inserted(&self) -> (u32, Namespace, bool) {
         self.last_inserted.get()
     }
@@ -638,8 +573,7 @@ impl Arena {
             nodes[index as usize] = Node { generation, ..node };
             return index;
         }
-        // More than u32::MAX - 1 nodes cannot come from a document of
-        // at most u32::MAX bytes with at least 2 bytes per tag.
+        // A document of at most u32::MAX bytes makes fewer nodes than that.
         let index = u32::try_from(nodes.len()).unwrap_or(NONE - 1);
         nodes.push(node);
         if nodes.len() % CHUNK == 1 && nodes.len() > 1 {
@@ -703,9 +637,7 @@ impl Arena {
         nodes[sibling as usize].prev = child;
     }
 
-    /// Ties `node` to the current tag token if that is a start tag of the
-    /// element's name (not an element the tree builder made on its own,
-    /// such as a reconstructed formatting element or an implied `tbody`).
+    /// Ties `node` to the current tag token if that is a start tag of the element's name.
     fn tie(&self, node: u32, namespace: Namespace, local: &LocalName) -> u32 {
         let current = self.current.borrow();
         let Some((tag, token)) = current.as_ref() else {
@@ -727,15 +659,13 @@ impl Arena {
         *tag
     }
 
-    /// Walks the final tree in tree order, template contents included;
-    /// `tags` is how many tag tokens there were.
+    /// Walks the final tree in tree order, template contents included, for `tags` tags.
     pub fn finish_tree(&self, tags: usize) -> Tree {
         let nodes = self.nodes.borrow();
         let contents = self.contents.borrow();
         let base_tags = self.base_tags.borrow();
         let landmarks = self.landmark_nodes.borrow();
-        // The low two bits: 0, not in the tree; 1, in it; 2, in it,
-        // inside template contents. Above them, the landmark's bits.
+        // Low two bits: 0 not in the tree, 1 in it, 2 in template contents; above, the landmark.
         let mut reached = vec![0u8; nodes.len()];
         let mut base = None;
         let mut stack: Vec<(u32, u8)> = vec![(0, 1)];
@@ -858,8 +788,7 @@ impl TreeSink for Arena {
     }
 
     fn create_comment(&self, _text: StrTendril) -> NodeRef {
-        // A comment says nothing of any element: when nodes are released,
-        // it gets none (a handle to no node, which nothing accepts).
+        // A comment says nothing of any element: with releasing, it gets no node.
         let index = if self.releasing {
             NONE
         } else {
@@ -949,8 +878,7 @@ impl TreeSink for Arena {
                 namespace: node.namespace,
             });
         }
-        // The tree builder only does this for `html` and `body`, never for
-        // a `base`, so the base flag cannot change here.
+        // Only `html` and `body` get attributes added, never a `base`.
         drop(attrs);
     }
 
@@ -979,6 +907,5 @@ impl TreeSink for Arena {
         Self::live(&nodes, handle) && nodes[handle.index as usize].flags & INTEGRATION_POINT != 0
     }
 
-    // `maybe_clone_an_option_into_selectedcontent` keeps its default (no
-    // clone): clones are copies of tags already tied, made by no token.
+    // `maybe_clone_an_option_into_selectedcontent` keeps its default: no clone.
 }

@@ -1,11 +1,8 @@
-//! Decoding an attribute value as the HTML tokenizer does (input stream
-//! preprocessing, NUL, and character references in an attribute), keeping a
-//! map from the decoded text back to the raw source.
-//!
-//! html5ever decodes values but keeps no positions; relink needs both, to
-//! rewrite part of a value (one srcset candidate, one CSS `url()`) without
-//! touching the rest. The named references are html5ever's own table, kept
-//! sorted (see [`longest_name`], which the tokenizer shares).
+//! Decoding an attribute value as the HTML tokenizer does (preprocessing,
+//! NUL, character references), keeping a map from the decoded text back to
+//! the source, so that part of a value (one srcset candidate, one CSS
+//! `url()`) can be rewritten alone. The named references are html5ever's
+//! table, kept sorted ([`longest_name`], which the tokenizer shares).
 
 use html5ever::data::C1_REPLACEMENTS;
 use std::borrow::Cow;
@@ -35,8 +32,7 @@ const fn by_first(sorted: &[(&[u8], u32, u32)]) -> [(u16, u16); 128] {
     ranges
 }
 
-/// Names of the table that pages and links write most, with what each
-/// stands for. Each ends in `;`, and no longer name starts with one.
+/// The names pages write most, each ending in `;`, which no longer name starts with.
 const COMMON_NAMES: [(&[u8], u32); 6] = [
     (b"quot;", 0x22),
     (b"amp;", 0x26),
@@ -46,11 +42,8 @@ const COMMON_NAMES: [(&[u8], u32); 6] = [
     (b"nbsp;", 0xa0),
 ];
 
-/// The longest name of the named character references that `rest` (the
-/// text after an `&`) starts with: its length in bytes and the code points
-/// it stands for (the second 0 when there is only one), as WHATWG HTML
-/// §13.2.5.73 Named character reference state matches "as many characters
-/// as possible". The commonest names are tried first; then the sorted list.
+/// The longest named reference `rest` (after `&`) starts with, as §13.2.5.73
+/// matches: its length and code points (the second 0 if one).
 #[inline]
 pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     for (name, c) in COMMON_NAMES {
@@ -61,17 +54,13 @@ pub(crate) fn longest_name(rest: &[u8]) -> Option<(usize, u32, u32)> {
     longest_in_sorted(rest)
 }
 
-/// [`longest_name`] by the sorted list alone. Linear in the name: the names
-/// sharing the characters read so far are a range of the list, narrowed by
-/// each next character (and read one by one once a few are left), instead
-/// of a hash of every prefix.
+/// [`longest_name`] by the sorted list, linear: the candidates a range narrowed a byte at a time.
 fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
     let first = *rest.first()?;
     let &(start, end) = BY_FIRST.get(usize::from(first))?;
     let mut range = &SORTED[usize::from(start)..usize::from(end)];
     let mut matched = None;
-    // `range` holds the names that start with `rest[..k]`, sorted: one equal
-    // to it comes first.
+    // `range` holds the names starting with `rest[..k]`, sorted: an equal one first.
     for k in 1.. {
         if range.len() <= 8 {
             // Sorted, a longer name that `rest` starts with comes later.
@@ -106,16 +95,13 @@ fn longest_in_sorted(rest: &[u8]) -> Option<(usize, u32, u32)> {
 struct Piece {
     decoded: Range<usize>,
     raw: Range<usize>,
-    /// A character reference not closed by `;` (`&quot`, `&#34`): what
-    /// follows it decides how it reads, so it is rewritten with what
-    /// replaces the text after it.
+    /// A reference not closed by `;` (`&quot`, `&#34`): what follows decides
+    /// how it reads, so it is rewritten with what replaces the text after it.
     open: bool,
 }
 
-/// Pieces of the same lengths, one right after the other in both the
-/// decoded and the raw text (`&amp;&amp;&amp;`), kept as one: a value made
-/// of millions of references keeps a few runs, not a piece each. Offsets
-/// fit in `u32`, as every document does.
+/// Pieces of the same lengths, adjacent in both texts (`&amp;&amp;`), kept
+/// as one run, so a value of millions of references keeps few runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Run {
     decoded: u32,
@@ -138,9 +124,7 @@ impl Run {
         }
     }
 
-    /// Whether a piece (as [`Decoded::push`] takes it) follows the run's
-    /// last, right after it in both texts, with its lengths: the raw
-    /// offset first, as a piece most often follows verbatim text.
+    /// Whether a piece follows the run's last in both texts, with its lengths.
     #[inline]
     fn follows(
         &self,
@@ -163,16 +147,14 @@ impl Run {
 /// A decoded attribute value with the way back to its source.
 #[derive(Debug, Clone, Default)]
 pub struct Decoded<'a> {
-    /// The value as the tokenizer gives it (the source itself when nothing
-    /// in it is decoded).
+    /// The value as the tokenizer gives it (the source when nothing is decoded).
     pub text: Cow<'a, str>,
     /// The non-verbatim stretches, in order, in runs.
     runs: Vec<Run>,
 }
 
 impl Decoded<'_> {
-    /// Whether the raw text holds no `&`, CR or NUL at all, so that it is
-    /// the decoded text (which then borrows it) with no reference in it.
+    /// Whether the raw text holds no `&`, CR or NUL, so it is the decoded text.
     pub fn holds_no_reference(&self) -> bool {
         matches!(self.text, Cow::Borrowed(_))
     }
@@ -192,8 +174,7 @@ impl Decoded<'_> {
         Some(run.piece(k))
     }
 
-    /// Adds a piece, after every other: `decoded_len` bytes of the decoded
-    /// text at `decoded`, from `raw_len` bytes of the raw text at `raw`.
+    /// Adds a piece after every other: `decoded_len` bytes at `decoded` from `raw_len` at `raw`.
     #[inline]
     fn push(&mut self, decoded: usize, decoded_len: usize, raw: usize, raw_len: usize, open: bool) {
         if let Some(run) = self.runs.last_mut()
@@ -202,8 +183,7 @@ impl Decoded<'_> {
             run.count += 1;
             return;
         }
-        // A value is at most a document long, so its offsets fit in u32;
-        // a decoded piece is at most two characters long.
+        // Offsets fit in u32 as a document does; a piece decodes to two characters at most.
         let (Ok(decoded), Ok(raw), Ok(raw_len), Ok(decoded_len)) = (
             u32::try_from(decoded),
             u32::try_from(raw),
@@ -222,9 +202,7 @@ impl Decoded<'_> {
         });
     }
 
-    /// The decoded and raw offsets of a decoded offset. An offset inside a
-    /// character reference moves to the reference's start (`round_up`
-    /// false) or end.
+    /// The decoded and raw offsets of a decoded offset, inside a reference moved to its start or end.
     fn locate(&self, at: usize, round_up: bool) -> (usize, usize) {
         let Some(piece) = self.piece_from(at) else {
             return (at, at);
@@ -239,12 +217,10 @@ impl Decoded<'_> {
         }
     }
 
-    /// Widens a decoded range to whole character references; returns the
-    /// widened decoded range and the raw range it came from.
+    /// Widens a decoded range to whole references: the decoded range and its raw one.
     pub fn widen(&self, decoded: Range<usize>) -> (Range<usize>, Range<usize>) {
         let (mut d_start, mut r_start) = self.locate(decoded.start, false);
-        // A reference without its `;` just before the range reads as it
-        // does only because of the text after it: it goes with the range.
+        // An open reference just before the range reads as it does by the text after it.
         if let Some(piece) = d_start.checked_sub(1).and_then(|at| self.piece_from(at))
             && piece.open
             && piece.decoded.end == d_start
@@ -257,10 +233,7 @@ impl Decoded<'_> {
     }
 }
 
-/// The first byte of `bytes` that may start a replacement (`&`, CR, NUL):
-/// its first `probe` bytes are read one at a time, then the rest by
-/// `memchr3`, whose set-up costs more than reading a short value (or the
-/// few bytes between two references of a query) outright.
+/// The first byte that may start a replacement (`&`, CR, NUL): `probe` bytes alone, then `memchr3`.
 #[inline]
 fn find_special(bytes: &[u8], probe: usize) -> Option<usize> {
     let special = |b: &u8| matches!(b, b'&' | b'\r' | 0);
@@ -281,9 +254,7 @@ const PROBE: usize = 16;
 #[inline]
 pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     let bytes = raw.as_bytes();
-    // Most values hold nothing to decode: they are their source.
-    // A short one is read outright; a long one, most often a URL with no
-    // reference at all, by `memchr3` at once.
+    // Most values hold nothing to decode: short ones read outright, long ones by `memchr3`.
     let probe = if bytes.len() <= PROBE { PROBE } else { 0 };
     match find_special(bytes, probe) {
         None => Decoded {
@@ -294,11 +265,8 @@ pub fn decode_attribute(raw: &str) -> Decoded<'_> {
     }
 }
 
-/// The bytes of `word` that are `&`, CR or NUL (only `&` when `AMP_ONLY`):
-/// the high bit of each set, as the lowest set bit of each zero test marks
-/// exactly the first byte equal to its value (a borrow wrongly marks only
-/// bytes after a true one), so the lowest bit of all is the first special
-/// byte.
+/// The bytes of `word` that are `&`, CR or NUL (only `&` if `AMP_ONLY`) as
+/// high bits; the lowest marks the first (a borrow marks only bytes above).
 #[inline]
 fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
@@ -311,11 +279,8 @@ fn special_bytes<const AMP_ONLY: bool>(word: u64) -> u64 {
     (amp | zero(word ^ (ONES * u64::from(b'\r'))) | zero(word)) & HIGH
 }
 
-/// The first byte at or after `from` in `bytes` that may start a
-/// replacement (`&`, CR, NUL): eight bytes to a word, as references in a
-/// value (between a query's parameters) are most often a few bytes apart;
-/// past a long stretch with none, the rest by `memchr3`. With `AMP_ONLY`,
-/// the caller knows that no CR or NUL follows `from`.
+/// The first byte at or after `from` that may start a replacement, by word
+/// then `memchr3`; with `AMP_ONLY`, no CR or NUL follows.
 #[inline]
 fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
@@ -340,13 +305,10 @@ fn next_special<const AMP_ONLY: bool>(bytes: &[u8], from: usize) -> Option<usize
     tail.iter().position(special).map(|i| from + at + i)
 }
 
-/// [`decode_attribute`] from `first`, the first byte of `raw` that may
-/// start a replacement.
+/// [`decode_attribute`] from `first`, the first byte that may start a replacement.
 #[inline(never)]
 fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
-    // CR and NUL are rare in a value: one with none after its first special
-    // byte is searched for `&` alone, a third of the work a word. (Not
-    // worth a pass for a few words.)
+    // CR and NUL are rare: a value without them past its first special byte is searched for `&`.
     let rest = &raw.as_bytes()[first..];
     if rest.len() >= AMP_ONLY_FROM && memchr::memchr2(b'\r', 0, rest).is_none() {
         decode_with::<true>(raw, first)
@@ -355,8 +317,7 @@ fn decode_from(raw: &str, first: usize) -> Decoded<'_> {
     }
 }
 
-/// How many bytes a value must hold from its first special byte on for
-/// [`decode_from`] to look for CR and NUL in them.
+/// From how many bytes past the first special one [`decode_from`] looks for CR and NUL.
 const AMP_ONLY_FROM: usize = 64;
 
 /// [`decode_from`], with [`next_special`]'s `AMP_ONLY`.
@@ -371,17 +332,12 @@ fn decode_with<const AMP_ONLY: bool>(raw: &str, first: usize) -> Decoded<'_> {
     let mut text = String::with_capacity(raw.len());
     let mut at = Some(first);
     let mut verbatim_from = 0;
-    // Only these bytes can start a replacement: the text between them is
-    // skipped whole.
+    // Only these bytes start a replacement: the text between is skipped whole.
     while let Some(i) = at {
         let rest = &bytes[i + 1..];
-        // The raw length, what it stands for, and whether it is a
-        // reference not closed by `;`.
+        // The raw length, what it stands for, and whether it is open (no `;`).
         let (len, replacement, open) = match bytes[i] {
-            // The commonest references of a value: the named `amp;`
-            // between a URL query's parameters, and `quot;` in a style
-            // attribute's font names or a `srcdoc`, which no longer names
-            // start with.
+            // The commonest references: `amp;` in queries, `quot;` in style attributes and `srcdoc`s.
             b'&' if rest.starts_with(b"amp;") => (5, Replacement::Ascii(b'&'), false),
             b'&' if rest.starts_with(b"quot;") => (6, Replacement::Ascii(b'"'), false),
             b'\r' if rest.first() == Some(&b'\n') => (2, Replacement::Ascii(b'\n'), false),
@@ -425,9 +381,7 @@ enum Replacement {
     Pair(char, Option<char>),
 }
 
-/// The character reference state, in an attribute value: `rest` follows the
-/// `&`. Returns how many bytes of `rest` the reference takes and what it
-/// stands for, or `None` when the `&` is literal.
+/// The character reference state in an attribute value after `&`: its length and replacement.
 fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     let bytes = rest.as_bytes();
     match bytes.first()? {
@@ -437,13 +391,11 @@ fn char_reference(rest: &str) -> Option<(usize, Replacement)> {
     }
 }
 
-/// The named character reference state, in an attribute value: the longest
-/// name in the table that the text starts with.
+/// The named character reference state in an attribute value: the longest name.
 fn named_reference(rest: &str) -> Option<(usize, Replacement)> {
     let bytes = rest.as_bytes();
     let (len, c1, c2) = longest_name(bytes)?;
-    // In an attribute, a match not ending in ";" followed by "=" or an
-    // alphanumeric is not a reference, for historical reasons.
+    // In an attribute, a match without ";" before "=" or an alphanumeric is no reference.
     if bytes[len - 1] != b';' {
         let next = bytes.get(len);
         if next.is_some_and(|&b| b == b'=' || b.is_ascii_alphanumeric()) {
@@ -491,8 +443,7 @@ fn numeric_value(n: u32) -> char {
     }
 }
 
-/// Whether a literal `&` at the start of `rest` (the text after it) would be
-/// read as a character reference in an attribute value.
+/// Whether a literal `&` before `rest` would read as a reference in an attribute value.
 pub fn ampersand_needs_escape(rest: &str) -> bool {
     char_reference(rest).is_some()
 }
@@ -500,8 +451,7 @@ pub fn ampersand_needs_escape(rest: &str) -> bool {
 #[cfg(test)]
 mod tests {
 
-    /// The common names are read as the sorted list reads them, whatever
-    /// follows.
+    /// The common names read as the sorted list reads them, whatever follows.
     #[test]
     fn common_names_are_the_tables() {
         for (name, _) in super::COMMON_NAMES {
@@ -516,8 +466,7 @@ mod tests {
     use super::*;
     use html5ever::data::NAMED_ENTITIES;
 
-    /// The sorted list is html5ever's table: the same names standing for
-    /// the same code points, in bytewise order.
+    /// The sorted list is html5ever's table, in bytewise order.
     #[test]
     fn sorted_names_are_html5evers() {
         let names: Vec<(&str, (u32, u32))> = NAMED_ENTITIES
@@ -534,9 +483,7 @@ mod tests {
         assert!(SORTED.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
-    /// The longest match as html5ever's tokenizer finds it: each prefix
-    /// looked up in its table (which holds every prefix of a name), while
-    /// it is a prefix of some name.
+    /// The longest match as html5ever finds it: each prefix looked up in its table.
     fn longest_by_prefixes(rest: &[u8]) -> Option<(usize, u32, u32)> {
         let mut matched = None;
         for len in 1..=rest.len() {
@@ -552,9 +499,7 @@ mod tests {
         matched
     }
 
-    /// The sorted list finds what the prefix walk finds: on every name and
-    /// every prefix of one, followed by each kind of byte, with a byte
-    /// changed, and on pseudo-random strings of name bytes.
+    /// The sorted list finds what the prefix walk finds, on names, prefixes and random strings.
     #[test]
     fn longest_name_is_the_prefix_walks() {
         let afters: [&[u8]; 9] = [
@@ -606,9 +551,7 @@ mod tests {
         assert_eq!(longest_name(b"\xff"), None);
     }
 
-    /// The word search finds what a byte at a time finds: on strings of
-    /// the special bytes, their neighbours and high bytes, at every start,
-    /// short and past the stretch after which `memchr3` reads on.
+    /// The word search finds what a byte at a time finds, short and past `memchr3`'s stretch.
     #[test]
     fn the_word_search_finds_the_first_special_byte() {
         let alphabet = [
@@ -663,9 +606,7 @@ mod tests {
             ("&NotEqualTilde;", "\u{2242}\u{338}"),
         ] {
             assert_eq!(decode_attribute(raw).text, want, "{raw:?}");
-            // Long enough that what follows the first special byte is
-            // searched for `&` alone when it holds no CR or NUL (spaced, so
-            // that the padding does not change how a reference reads).
+            // Long enough that the rest is searched for `&` alone; spaced so references read the same.
             let pad = format!(" {} ", "x".repeat(70));
             for (raw, want) in [
                 (format!("&amp;{raw}{pad}"), format!("&{want}{pad}")),

@@ -33,13 +33,9 @@ pub struct Tag<'d> {
     pub name: &'d LocalName,
     /// From its `<` to just after its `>`.
     pub span: Range<usize>,
-    /// The element this start tag created or added attributes to, if it is
-    /// in the final tree.
+    /// The element this start tag created or added attributes to, if in the final tree.
     pub element: Option<Element>,
-    /// The innermost HTML landmark element (`nav`, `header`, `footer`,
-    /// `aside`, `main`) that element is or lies in, when the parse found
-    /// them ([`super::tokenizer::Attributes::finds_landmarks`]; see
-    /// [`Tree::landmarks`]), else `None`.
+    /// The innermost landmark its element is or lies in, when the parse found them ([`Tree::landmarks`]).
     pub landmark: Option<Landmark>,
     attrs: &'d [AttrSpan],
 }
@@ -57,14 +53,10 @@ impl<'d> Tag<'d> {
     }
 }
 
-/// A parsed document: the tags that can hold a link in source order (start
-/// tags with an attribute that may hold a URL, or with any attribute when
-/// parsed with [`Attributes::TreeBuilderAnyAttribute`](super::tokenizer::Attributes::TreeBuilderAnyAttribute), and `style` start
-/// and end tags; every tag when parsed with [`Attributes::All`](super::tokenizer::Attributes::All)), and which
-/// one is the base.
-///
-/// Kept compact, a few vectors of small records, as a document may hold
-/// millions of tags; a tag no link can be in keeps no record.
+/// A parsed document: the tags that can hold a link, in source order
+/// (every tag with [`Attributes::All`](super::tokenizer::Attributes::All)),
+/// and which one is the base. A few vectors of small records, as a document
+/// may hold millions of tags.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Document {
     spans: Vec<TagSpan>,
@@ -73,15 +65,12 @@ pub struct Document {
     /// Empty unless the parse found landmarks.
     landmarks: Vec<Option<Landmark>>,
     attrs: Vec<AttrSpan>,
-    /// The first HTML `base` element with an `href` in tree order, outside
-    /// template contents (its index among the tags).
+    /// The first HTML `base` with an `href` in tree order, outside template contents.
     pub base: Option<usize>,
 }
 
 impl Document {
-    /// A document of these records, one each per tag (landmarks none or
-    /// one per tag; `attrs` as the tags' spans index them), with `base`
-    /// the index of its base tag.
+    /// A document of these records, one each per tag, `base` its base tag's index.
     pub(super) fn from_parts(
         spans: Vec<TagSpan>,
         names: Vec<LocalName>,
@@ -99,8 +88,7 @@ impl Document {
         }
     }
 
-    /// The document of a parse: the logged tags, their names, and what the
-    /// tree says of them.
+    /// The document of a parse: the logged tags, their names, and the tree's facts.
     pub(super) fn assemble(log: SpanLog, names: Vec<LocalName>, mut tree: Tree) -> Self {
         let (spans, attrs) = log.into_flat();
         // One slot for each tag (a tracker's tree stops at the last tied one).
@@ -143,19 +131,12 @@ impl Document {
     }
 }
 
-/// An attribute's name as the tokenizer gives it: ASCII upper case
-/// lowered, NUL replaced.
+/// An attribute's name as the tokenizer gives it: ASCII upper case lowered, NUL replaced.
 pub fn attr_name<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
-    let raw = &src[attr.name()];
-    if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
-        Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
-    } else {
-        Cow::Borrowed(raw)
-    }
+    super::tokenizer::given_name(&src[attr.name()])
 }
 
-/// An attribute's value, character references decoded as the tokenizer
-/// decodes them.
+/// An attribute's value, references decoded as the tokenizer decodes them.
 pub fn decoded_value<'s>(src: &'s str, attr: &AttrSpan) -> Cow<'s, str> {
     let raw = &src[attr.value()];
     if raw.bytes().any(|b| matches!(b, b'&' | b'\r' | 0)) {

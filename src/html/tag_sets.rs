@@ -1,15 +1,9 @@
-//! The sets of elements tree construction names (WHATWG HTML §13.2.4.2
-//! and the rules of §13.2.6), each declared once, as html5ever's
-//! `tree_builder/tag_sets.rs` declares its own: as bits ([`classify`]), as
-//! predicates, or as patterns (`heading!()`, ...) for the tracker's rules
-//! to match on. The tracker ([`super::tracker`]) and the flattening of deep
-//! documents ([`super::tree`]) both read them from here.
+//! The element sets of tree construction (WHATWG HTML §13.2.4.2, §13.2.6),
+//! declared once as bits ([`classify`]), predicates, or patterns.
 
 use html5ever::{LocalName, local_name};
 
-/// Declares a set of local names as a pattern macro, usable in `match`
-/// arms and `matches!` (a pattern, so the rules compile as they would with
-/// the names written out).
+/// Declares a set of local names as a pattern macro for `match` arms and `matches!`.
 macro_rules! tag_set {
     ($(#[$doc:meta])* $name:ident = $first:tt $(| $rest:tt)*) => {
         $(#[$doc])*
@@ -35,8 +29,7 @@ tag_set!(
     table_part = "caption" | "col" | "colgroup" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr"
 );
 tag_set!(
-    /// The elements whose start tag inserts a marker in the list of active
-    /// formatting elements (and which are in the default scope).
+    /// Elements whose start tag inserts a marker in the list of formatting elements.
     marker_inserting = "applet" | "marquee" | "object"
 );
 tag_set!(
@@ -44,13 +37,11 @@ tag_set!(
     list_item = "li" | "dd" | "dt"
 );
 tag_set!(
-    /// The formatting elements but `a` and `nobr` (whose start tags have
-    /// rules of their own).
+    /// The formatting elements but `a` and `nobr`, whose start tags have rules of their own.
     formatting = "b" | "big" | "code" | "em" | "font" | "i" | "s" | "small" | "strike" | "strong" | "tt" | "u"
 );
 tag_set!(
-    /// The start tags "in body", "after head" and "in template" process by
-    /// the rules of "in head".
+    /// Start tags "in body", "after head" and "in template" process as "in head".
     in_head_start = "base"
         | "basefont"
         | "bgsound"
@@ -63,13 +54,11 @@ tag_set!(
         | "title"
 );
 tag_set!(
-    /// The end tags "in head" and "after head" treat as anything else: `body`,
-    /// `html`, `br`.
+    /// End tags "in head" and "after head" treat as anything else.
     body_html_br = "body" | "html" | "br"
 );
 tag_set!(
-    /// The SVG HTML integration points (lower-cased as the tokenizer gives
-    /// them).
+    /// The SVG HTML integration points, lower case as the tokenizer gives them.
     svg_html_integration_point = "foreignobject" | "desc" | "title"
 );
 tag_set!(
@@ -77,13 +66,11 @@ tag_set!(
     mathml_text_integration_point = "mi" | "mo" | "mn" | "ms" | "mtext"
 );
 
-// What an element is to the tracker's rules, as bits: the tag sets of
-// html5ever's `tag_sets.rs` (HTML elements only), and what foreign elements
-// are (the tracker sets the foreign ones and `FORMATTING`).
+// What an element is to the tracker's rules, as bits: html5ever's tag sets
+// (HTML elements), and what foreign elements are.
 /// html5ever's `special_tag`.
 pub(super) const SPECIAL: u32 = 1;
-/// A boundary of the default scope: html5ever's `html_default_scope`, and
-/// the MathML text and SVG HTML integration points.
+/// A boundary of the default scope (`html_default_scope`, and integration points).
 pub(super) const SCOPE: u32 = 1 << 1;
 /// Added to the default scope in list item scope: `ol`, `ul`.
 pub(super) const LIST_SCOPE: u32 = 1 << 2;
@@ -97,8 +84,7 @@ pub(super) const IMPLIED: u32 = 1 << 5;
 pub(super) const THOROUGH: u32 = 1 << 6;
 /// `h1` to `h6`.
 pub(super) const HEADING: u32 = 1 << 7;
-/// Where table text goes to table text mode: `table`, `tbody`, `tfoot`,
-/// `thead`, `tr`.
+/// Where table text goes to table text mode: `table`, sections, `tr`.
 pub(super) const TABLE_OUTER: u32 = 1 << 8;
 /// `table_body_context`: `tbody`, `tfoot`, `thead`, `template`, `html`.
 pub(super) const BODY_CONTEXT: u32 = 1 << 9;
@@ -118,27 +104,19 @@ pub(super) const ANNOTATION: u32 = 1 << 15;
 pub(super) const ANNOTATION_IP: u32 = 1 << 16;
 /// An element on the list of active formatting elements.
 pub(super) const FORMATTING: u32 = 1 << 17;
-/// An element whose end tag, naming it as the current node in body, does
-/// more than pop it: `body`, `html`, `template`, `form`, `br`, the
-/// marker-inserting and formatting elements. For any other, every rule
-/// finds it in scope at once with no implied end tag to generate, and
-/// pops it.
+/// An element whose end tag as the current node in body does more than
+/// pop it: `body`, `html`, `template`, `form`, `br`, the marker-inserting
+/// and formatting elements.
 pub(super) const END_OWN: u32 = 1 << 18;
 
-/// Which in body rule takes a start tag first (WHATWG HTML §13.2.6.4.7),
-/// by its name: the tracker's `body_start` and `body_start_other` dispatch
-/// on it.
+/// Which in body rule takes a start tag first (WHATWG HTML §13.2.6.4.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum BodyStart {
     /// The rest: the less common rules, and "any other start tag".
     Other,
-    /// An element no in body rule names (`span`, `abbr`, ..., every
-    /// custom element, and a few special ones such as `noscript`): "any
-    /// other start tag", which reconstructs the active formatting elements
-    /// and inserts it.
+    /// An element no in body rule names (`span`, custom ones): "any other start tag".
     Ordinary,
-    /// The start tags in body processed by the rules of "in head"
-    /// ([`in_head_start`]).
+    /// The start tags in body processed by the rules of "in head".
     InHead,
     /// `address`, `div`, `p`, ...: close a `p` in button scope, insert.
     Block,
@@ -146,38 +124,27 @@ pub(super) enum BodyStart {
     Heading,
     /// `li`, `dd`, `dt`.
     ListItem,
-    /// `a`.
     A,
     /// The formatting elements but `a` and `nobr`.
     Formatting,
-    /// `nobr`.
     Nobr,
     /// `area`, `br`, `embed`, `img`, `image`, `keygen`, `wbr`, `input`.
     Void,
     /// `param`, `source`, `track`.
     ParamSourceTrack,
-    /// `hr`.
     Hr,
-    /// `textarea`.
     Textarea,
-    /// `xmp`.
     Xmp,
     /// `iframe`, `noembed`.
     IframeNoembed,
-    /// `plaintext`.
     Plaintext,
-    /// `table`.
     Table,
-    /// `form`.
     Form,
-    /// `math`.
     Math,
-    /// `svg`.
     Svg,
 }
 
-/// What the tracker's rules read of an HTML element's name, found in one
-/// step ([`facts`]).
+/// What the tracker's rules read of an HTML element's name ([`facts`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Facts {
     /// The tag sets it is in ([`classify`]), with [`END_OWN`].
@@ -186,8 +153,7 @@ pub(super) struct Facts {
     pub(super) start: BodyStart,
 }
 
-/// A name no rule names: in no set, "any other start tag"
-/// ([`BodyStart::Ordinary`]), and "any other end tag".
+/// A name no rule names: no set, "any other start tag" and "any other end tag".
 const NAMELESS: Facts = Facts {
     sets: 0,
     start: BodyStart::Ordinary,
@@ -199,8 +165,7 @@ pub(super) fn classify(name: &LocalName) -> u32 {
     facts(name).sets
 }
 
-/// Every name [`classify_names`] or [`body_start_names`] knows but the
-/// ordinary ones, which are [`NAMELESS`]: the names [`LOOKUP`] holds.
+/// Every name [`LOOKUP`] holds: all that the `match`es know but the ordinary ones.
 const NAMED: &[&str] = &[
     "applet",
     "marquee",
@@ -312,18 +277,15 @@ const NAMED: &[&str] = &[
     "svg",
 ];
 
-/// How many slots [`LOOKUP`] has: a power of two, over four times the
-/// names it holds, so that most names are found in their first slot.
+/// The slots of [`LOOKUP`]: over four times its names, so most are in their first slot.
 const SLOTS: usize = 1024;
 
 // A look-up ends at an empty slot: the table must never fill.
 const _: () = assert!(NAMED.len() * 4 <= SLOTS && SLOTS.is_power_of_two());
 
-/// The [`Facts`] of each name of [`NAMED`], in an open-addressed hash
-/// table on the atom's hash: a multiplication and mostly one comparison
-/// a tag, where the `match`es it is built from are trees of comparisons,
-/// several taken for most tags, with branches hard to predict. A name not
-/// held is [`NAMELESS`].
+/// The [`Facts`] of each name of [`NAMED`] in an open-addressed hash table
+/// on the atom's hash: a multiplication and mostly one comparison a tag,
+/// where the `match`es it is built from branch unpredictably.
 static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
     std::sync::LazyLock::new(|| {
         let mut slots: [Option<(LocalName, Facts)>; SLOTS] = std::array::from_fn(|_| None);
@@ -342,8 +304,7 @@ static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
         slots
     });
 
-/// The first slot of `name` in [`LOOKUP`] (Fibonacci hashing of its
-/// atom's hash, which for a short name is the name's bytes).
+/// The first slot of `name` in [`LOOKUP`], by Fibonacci hashing of its atom's hash.
 #[inline]
 fn slot(name: &LocalName) -> usize {
     // The top ten bits of the product: SLOTS is 2^10.
@@ -364,8 +325,7 @@ pub(super) fn facts(name: &LocalName) -> Facts {
     }
 }
 
-/// The in body rule of a start tag, as a `match` (what [`LOOKUP`] is
-/// built from).
+/// The in body rule of a start tag, as a `match` ([`LOOKUP`] is built from it).
 fn body_start_names(name: &LocalName) -> BodyStart {
     match *name {
         local_name!("address")
@@ -440,8 +400,7 @@ fn body_start_names(name: &LocalName) -> BodyStart {
     }
 }
 
-/// The tag sets an HTML element of this name is in, as a `match` (what
-/// [`LOOKUP`] is built from).
+/// The tag sets of an HTML element, as a `match` ([`LOOKUP`] is built from it).
 fn classify_names(name: &LocalName) -> u32 {
     let sets = match *name {
         marker_inserting!() => SPECIAL | SCOPE,
@@ -545,8 +504,7 @@ pub(super) fn special_only(name: &LocalName) -> bool {
     )
 }
 
-/// Start tags that leave foreign content for HTML (and, with `color`,
-/// `face` or `size`, `font`).
+/// Start tags that leave foreign content (and `font` with `color`, `face` or `size`).
 pub(super) fn breaks_out(name: &LocalName) -> bool {
     matches!(
         *name,
@@ -598,10 +556,8 @@ pub(super) fn breaks_out(name: &LocalName) -> bool {
 }
 
 /// Whether a start tag in foreign content may be flattened (see
-/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): made self-closing, so that it opens nothing. Not
-/// `svg` or `math`, not an HTML or MathML text integration point, not
-/// `script`, and none of the tags that break out of foreign content into
-/// HTML.
+/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): not `svg`, `math`,
+/// `script`, a text integration point or a tag that breaks out into HTML.
 pub(super) fn flattenable_foreign(name: &LocalName) -> bool {
     !(breaks_out(name)
         || matches!(
@@ -616,8 +572,7 @@ pub(super) fn flattenable_foreign(name: &LocalName) -> bool {
         ))
 }
 
-/// Whether a start tag may be flattened (see
-/// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)).
+/// Whether a start tag may be flattened ([`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)).
 pub(super) fn flattenable(name: &LocalName) -> bool {
     !matches!(
         &**name,
@@ -695,8 +650,7 @@ mod tests {
         }
     }
 
-    /// The table answers as the `match`es it is built from, for the names
-    /// it holds and for others (HTML, SVG and MathML names, custom ones).
+    /// The table answers as the `match`es it is built from, for any name.
     #[test]
     fn the_lookup_table_answers_as_the_matches() {
         let others = "svg math ruby desc foreignobject mi mo mn ms mtext annotation-xml g path \

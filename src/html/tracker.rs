@@ -1,54 +1,16 @@
-//! A purpose-built tree builder for the common path: it follows the stack
-//! of open elements as html5ever's `TreeBuilder` would, and decides what
-//! relink needs of the tree (each start tag's element: whether it is in
-//! the tree, its namespace, whether it lies in template contents; the
-//! first `base` with an `href`) without building one.
+//! A tree builder for the common path: it follows the stack of open elements
+//! as html5ever's `TreeBuilder` would and decides what relink needs of the
+//! tree (each start tag's element: in the tree, its namespace, in template
+//! contents; the first `base` with an `href`) without building one.
 //!
-//! # What is modelled
-//!
-//! The insertion modes of WHATWG HTML §13.2.6 from "initial" to "after
-//! after body", except the frameset ones, as html5ever 0.40 implements
-//! them (where html5ever departs from the specification, the tracker
-//! follows html5ever, which is what the tests compare with): the stack of
-//! open elements with the scopes, implied end tags and `p`/`li`/`dd`/`dt`/
-//! heading auto-closing; implied `html`, `head`, `body`, `tbody`, `tr` and
-//! `colgroup`; tables (in table, table text, caption, column group, table
-//! body, row, cell) as long as nothing is foster-parented; `select` and its
-//! options, which html5ever parses in body (the standard's customizable
-//! `select`: no "in select" mode); `template` with its stack of template
-//! insertion modes; the form element pointer; the list of active
-//! formatting elements with its markers, the adoption agency (furthest
-//! block, clones, bookmark) and the reconstruction of formatting elements:
-//! these move elements and make clones, but no element changes namespace
-//! or template contents, so the tracker follows them on its stack and list
-//! alone; foreign content (SVG, MathML) with its breakout tags, HTML and
-//! MathML text integration points and `annotation-xml` with an HTML
-//! `encoding`; quirks mode from the doctype, with html5ever's lists; the raw
-//! text elements, whose tokenizer state the tracker asks for as the tree
-//! builder would.
-//!
-//! Text is seen only as white space, other text or NUL: the tracker never
-//! reads what text says.
-//!
-//! # Where it bails
-//!
-//! Whenever the document leaves that subset, the tracker stops deciding
-//! (see [`Bail`]): `frameset`, foster parenting (text or elements directly
-//! in a table, formatting elements reconstructed in a table, a block the
-//! adoption agency would move under a table), a fourth identical
-//! formatting element (the "Noah's Ark" clause compares attributes the
-//! tracker is not given), and nesting deep enough that
-//! html5ever's path would flatten it ([`MAX_TREE_DEPTH`]). In each of these
-//! the tree can differ from the source's order, or the rules need more
-//! than a stack of names.
-//!
-//! # Why a restart
-//!
-//! html5ever's `TreeBuilder` cannot be started in a given state: it has no
-//! way to be handed a stack of open elements, a list of active formatting
-//! elements and a mode. So when the tracker bails, the document is parsed
-//! again from its start on html5ever's path ([`super::tree::parse`] does
-//! this). Real documents rarely leave the subset, so the restart is rare.
+//! It models the insertion modes of WHATWG HTML §13.2.6 but frameset, as
+//! html5ever 0.40 implements them (the tests compare with it): scopes,
+//! implied tags, tables without foster parenting, `select` in body,
+//! `template`, the form pointer, formatting elements with the adoption agency,
+//! foreign content, quirks and raw text. Text is white space, other or NUL.
+//! Outside that it bails ([`Bail`]: frameset, foster parenting, Noah's Ark,
+//! nesting past [`MAX_TREE_DEPTH`]), and as html5ever cannot start in a given
+//! state, the document is parsed again on its path ([`super::tree::parse`]).
 
 use std::cell::RefCell;
 
@@ -71,16 +33,14 @@ use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToke
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bail(pub &'static str);
 
-/// Parses `src` as [`super::tree::parse`] does, with the tracker alone:
-/// the document, or why the tracker bailed.
+/// Parses `src` as [`super::tree::parse`] does with the tracker alone, or says why it bailed.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse(src: &str, kind: DocumentKind) -> Result<Document, Bail> {
     parse_with(src, kind, Attributes::TreeBuilder)
 }
 
-/// [`parse`], with tag tokens carrying `attributes`: with
-/// [`Attributes::All`], every tag is kept, as [`super::tree::parse_with`]
-/// keeps them, so that each element the tracker decides can be compared.
+/// [`parse`] with tag tokens carrying `attributes`; with [`Attributes::All`] every tag is
+/// kept, as [`super::tree::parse_with`] keeps them, so each element can be compared.
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Result<Document, Bail> {
     if u32::try_from(src.len()).is_err() {
         return Ok(Document::default());
@@ -100,16 +60,13 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Resu
     Ok(Document::assemble(log, names, tree))
 }
 
-/// Elements deeper than this make the tracker bail: html5ever's path
-/// flattens from [`MAX_TREE_DEPTH`] on, and the tracker does not.
+/// Elements deeper than this make the tracker bail: html5ever's path flattens them.
 const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
 
-/// How many times one token may be reprocessed (html5ever needs a handful
-/// at most); more means a rule is missing, and the tracker bails.
+/// How many times a token may be reprocessed; more means a missing rule, and a bail.
 const MAX_REPROCESS: usize = 32;
 
-/// A start tag token with the [`Facts`] of its name, looked up once as
-/// the token comes, for every rule that asks.
+/// A start tag token with the [`Facts`] of its name, looked up once.
 struct Tag<'t> {
     token: &'t Token<'t>,
     facts: Facts,
@@ -177,9 +134,8 @@ enum Mode {
     AfterAfterBody,
 }
 
-/// Whether the document is in quirks mode (limited quirks mode is
-/// [`Quirks::No`]: it changes nothing the tracker follows). Until the
-/// initial insertion mode decides, no quirks, as html5ever starts.
+/// Whether the document is in quirks mode; limited quirks is [`Quirks::No`], as it
+/// changes nothing followed here. No quirks until the initial mode decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quirks {
     No,
@@ -248,8 +204,7 @@ struct State {
     templates: Vec<Mode>,
     /// How many HTML `template`s are on the stack.
     in_template: usize,
-    /// How many HTML `p` elements are on the stack: with none, no `p` is in
-    /// button scope, which most start tags in body ask.
+    /// How many HTML `p`s are on the stack: with none, no `p` is in button scope.
     paragraphs: usize,
     formatting: Vec<Entry>,
     form: Option<u32>,
@@ -266,15 +221,12 @@ struct State {
     tree: Tree,
 }
 
-/// The token sink: follows the tree builder's state over the tokens and
-/// answers the tokenizer as the tree builder would. See the module
-/// documentation.
+/// The token sink: follows the tree builder's state and answers the tokenizer as it would.
 pub struct Tracker<'l> {
     log: &'l SpanLog,
     names: RefCell<Vec<LocalName>>,
     state: RefCell<State>,
-    /// Where the document goes in pieces, if it does (see
-    /// [`Tracker::in_chunks`]); whether the first `base` went with one.
+    /// Where the document goes in pieces ([`Tracker::in_chunks`]), and whether the first `base` went.
     chunks: Option<RefCell<OnChunk<'l>>>,
     base_handed: std::cell::Cell<bool>,
 }
@@ -282,18 +234,15 @@ pub struct Tracker<'l> {
 /// What takes a document's tags in pieces: `false` stops the parse.
 pub type OnChunk<'l> = &'l mut dyn FnMut(Document) -> bool;
 
-/// How many tags a piece of a document handed over as it is parsed has
-/// at least: small enough that the spans of a document of millions of
-/// tags are never all alive, large enough that a page is one piece.
+/// The fewest tags a piece handed over while parsing holds: few enough that a
+/// huge document's spans are never all alive, enough that a page is one piece.
 pub const CHUNK_TAGS: usize = 4096;
 
-/// Why a document handed over in pieces stopped: its first `base` came
-/// after a piece its links were resolved in, against another base.
+/// Why a document in pieces stopped: its first `base` came after links already resolved.
 pub const BASE_AFTER_LINKS: Bail = Bail("a base after links already resolved");
 
 impl<'l> Tracker<'l> {
-    /// A tracker for a document of `kind`, reading tag indexes off `log`,
-    /// finding each tag's landmark if `landmarks` ([`Tree::landmarks`]).
+    /// A tracker for a document of `kind` over `log`, finding landmarks if `landmarks`.
     pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
@@ -322,15 +271,9 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// A tracker that hands the document to `on_chunk` in pieces as it
-    /// goes: after a tag token, once [`CHUNK_TAGS`] tags are logged (not
-    /// right after a `style` start tag, whose text ends at the next tag),
-    /// the logged tags go as a [`Document`] of their own, their tree facts
-    /// settled (the tracker never revisits a token), and the log starts
-    /// again; [`Tracker::finish_chunks`] hands over the rest. A piece's
-    /// `base` is the document's first `base`, if it is among its tags.
-    /// When `on_chunk` answers `false`, the tracker stops as if it bailed,
-    /// with that piece's `base` ([`BASE_AFTER_LINKS`]).
+    /// A tracker that hands the document to `on_chunk` in pieces of [`CHUNK_TAGS`]
+    /// tags (never right after a `style` start tag), each a [`Document`];
+    /// [`Tracker::finish_chunks`] hands over the rest. `false` stops it as a bail.
     pub fn in_chunks(log: &'l SpanLog, kind: (DocumentKind, bool), on_chunk: OnChunk<'l>) -> Self {
         Tracker {
             chunks: Some(RefCell::new(on_chunk)),
@@ -338,8 +281,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// Makes room for `tags` more logged tags: in the log, their names and
-    /// what the tree says of each.
+    /// Makes room for `tags` more logged tags, their names and tree facts.
     pub fn reserve(&self, tags: usize) {
         self.log.reserve(tags);
         self.names.borrow_mut().reserve(tags);
@@ -372,8 +314,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// Ends a parse in pieces: hands over the rest of the document (its
-    /// last piece, perhaps empty), or says why the tracker bailed.
+    /// Ends a parse in pieces, handing over the last piece, or says why the tracker bailed.
     pub fn finish_chunks(self) -> Result<(), Bail> {
         if let Some(bail) = self.state.borrow().bailed {
             return Err(bail);
@@ -385,8 +326,7 @@ impl<'l> Tracker<'l> {
         }
     }
 
-    /// The names of the logged tags and what the tree says, or why the
-    /// tracker bailed.
+    /// The names of the logged tags and what the tree says, or why the tracker bailed.
     pub fn finish(self) -> Result<(Vec<LocalName>, Tree), Bail> {
         let state = self.state.into_inner();
         match state.bailed {
@@ -403,13 +343,11 @@ fn is_space(text: &str) -> bool {
 }
 
 impl Tracker<'_> {
-    /// Runs a token through the rules; `current` is the index of a logged
-    /// start tag.
+    /// Runs a token through the rules; `current` is a logged start tag's index.
     fn run(&self, tok: Tok<'_>, current: Option<usize>) -> Feedback {
         let mut state = self.state.borrow_mut();
         if state.bailed.is_some() {
-            // The rest of the document is parsed again: the tokenizer
-            // need not find its tags now.
+            // The document is parsed again: its tags need not be found now.
             return Feedback::Plaintext;
         }
         state.current = current;
@@ -540,16 +478,9 @@ impl State {
         self.mode = Mode::BeforeHtml;
     }
 
-    /// The commonest tags of a page at once, straight to the in body rule
-    /// that takes them: an ordinary element ([`BodyStart::Ordinary`])
-    /// opened ("any other start tag"); any other start tag, to the in body
-    /// rules for start tags, by its [`Facts`]; an element closed as the
-    /// current node, which all but a few end tags only pop
-    /// ([`END_OWN`](super::tag_sets::END_OWN)); formatting elements closed as the current
-    /// node and the last entry of the list of active formatting elements
-    /// (the adoption agency then only pops).
-    /// Only in body, under an HTML element; `None` leaves the token to
-    /// the rules.
+    /// The commonest in body tags straight to their rule: an ordinary element
+    /// opened, other start tags by [`Facts`], an element closed as current node
+    /// (most end tags only pop). `None` leaves the token to the rules.
     #[inline]
     fn quick(&mut self, tok: Tok<'_>) -> Option<Step> {
         if self.mode != Mode::InBody {
@@ -581,15 +512,12 @@ impl State {
                     Some(Entry::Element { id, .. }) if *id == top.id
                 );
                 if listed_last {
-                    // Only formatting elements are listed, and their end
-                    // tags take the adoption agency: with the element
-                    // current and last listed, it pops it and unlists it.
+                    // The adoption agency on the current, last listed element only pops and unlists it.
                     self.stack.pop();
                     self.formatting.pop();
                     Some(Ok(Next::Done))
                 } else if top.flags & END_OWN == 0 {
-                    // The rule for this end tag only pops the current
-                    // node.
+                    // The rule for this end tag only pops the current node.
                     Some(self.pop().map(|()| Next::Done))
                 } else {
                     None
@@ -599,12 +527,8 @@ impl State {
         }
     }
 
-    /// Whether text, white space or not, would leave the state as it is,
-    /// told without running the rules, in the two modes most text is read
-    /// in: in body, under an HTML element, with no formatting element to
-    /// reconstruct (the in body rule for text then does nothing the
-    /// tracker follows), and in text mode. Else, and after a bail, the
-    /// rules decide.
+    /// Whether text would leave the state as it is, without running the rules: in
+    /// body under an HTML element with nothing to reconstruct, and in text mode.
     #[inline]
     fn text_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -616,10 +540,7 @@ impl State {
             )
     }
 
-    /// Whether white space would leave the state as it is, told without
-    /// running the rules: in the modes before the body, each of which
-    /// ignores it or inserts it as text (and so does foreign content,
-    /// wherever the rules for it take the token over).
+    /// Whether white space would leave the state as it is: in the modes before the body.
     #[inline]
     fn space_changes_nothing(&self) -> bool {
         self.bailed.is_none()
@@ -646,8 +567,7 @@ impl State {
         self.top().is_some_and(|e| e.is_html(name))
     }
 
-    /// Records the element the current start tag makes (or joins), if the
-    /// tag is logged.
+    /// Records the element the current start tag makes or joins, if the tag is logged.
     fn record(&mut self, namespace: Namespace, in_template: bool) {
         if let Some(index) = self.current {
             let element = Element {
@@ -668,8 +588,7 @@ impl State {
         }
     }
 
-    /// Creates an element: for the current token if `tag` is given (a
-    /// phantom one otherwise), pushed on the stack if `push`.
+    /// Creates an element for the current token if `tag` (else a phantom), pushed if `push`.
     fn create(
         &mut self,
         name: &LocalName,
@@ -714,13 +633,9 @@ impl State {
         Ok(id)
     }
 
-    /// The landmark of an element created now: itself if it is one, else
-    /// the innermost on the stack of open elements (where every element
-    /// the tracker follows is inserted), up to the nearest template, whose
-    /// contents are a fragment of their own (see [`Tree::landmarks`]).
-    /// The adoption agency later moves no element into or out of one: the
-    /// elements it moves lie between a formatting element and the first
-    /// special element below it, and landmarks are special.
+    /// The landmark of an element created now: itself, else the innermost on the
+    /// stack up to the nearest template ([`Tree::landmarks`]); the adoption
+    /// agency moves nothing across one, as landmarks are special.
     fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
         let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
         if let Some(landmark) = own.flatten() {
@@ -740,9 +655,7 @@ impl State {
         None
     }
 
-    /// Records the landmark of the element the current start tag creates,
-    /// if the tag is logged; out of line, as only a parse for a WAT file
-    /// asks.
+    /// Records the landmark of the current start tag's element; cold, as only WAT asks.
     #[cold]
     #[inline(never)]
     fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
@@ -785,8 +698,7 @@ impl State {
         }
     }
 
-    /// Pops the current node; [`State::left`] only for an element that
-    /// counts in it (most do not).
+    /// Pops the current node, [`State::left`] only for an element that counts in it.
     #[inline]
     fn pop(&mut self) -> Result<(), Bail> {
         let open = self.stack.pop().ok_or(Bail("popping an empty stack"))?;
@@ -863,10 +775,7 @@ impl State {
         }
     }
 
-    /// Whether a `select` is in the default scope: html5ever parses a
-    /// `select`'s content in body (no "in select" insertion mode, as the
-    /// standard's customizable `select` has it), and the start tags of
-    /// `select`, `option`, `optgroup`, `input` and `hr` ask this.
+    /// Whether a `select` is in the default scope (html5ever has no "in select" mode).
     fn select_in_scope(&self) -> bool {
         self.in_scope_named(SCOPE, &local_name!("select"))
     }
@@ -898,9 +807,8 @@ impl State {
         }
     }
 
-    /// Reconstructs the active formatting elements: an element of the same
-    /// name, tied to no token, for each entry after the last marker or
-    /// open element, pushed on the stack in the list's order.
+    /// Reconstructs the active formatting elements: a clone tied to no token for each
+    /// entry after the last marker or open element, pushed in the list's order.
     #[inline]
     fn reconstruct(&mut self) -> Result<(), Bail> {
         match self.formatting.last() {
@@ -909,9 +817,7 @@ impl State {
         }
     }
 
-    /// [`State::reconstruct`] with something to reconstruct. Where the
-    /// current node is a table element the clones may be foster parented,
-    /// and the tracker bails.
+    /// [`State::reconstruct`] with something to reconstruct; bails in a table (foster parenting).
     #[cold]
     fn reconstruct_closed(&mut self) -> Result<(), Bail> {
         if self.top_is(TABLE_OUTER) {
@@ -970,11 +876,8 @@ impl State {
     }
 
     /// The adoption agency algorithm (WHATWG HTML §13.2.6.4.7, as html5ever
-    /// runs it): the formatting element closed, and where a special
-    /// element (the furthest block) was opened inside it, that block moved
-    /// out and the formatting elements between cloned into it. Elements
-    /// keep their namespace and template contents when they move, so only
-    /// the stack and the list change for the tracker.
+    /// runs it). Elements keep their namespace and template contents when
+    /// they move, so only the stack and the list change here.
     fn adoption_agency(&mut self, subject: &LocalName) -> Step {
         if let Some(top) = self.top()
             && top.is_html(subject)
@@ -1014,8 +917,7 @@ impl State {
         Ok(Next::Done)
     }
 
-    /// The adoption agency's steps 11 to 19: the formatting element at
-    /// `at` on the stack, the furthest block at `furthest`.
+    /// The adoption agency's steps 11 to 19: the formatting element at `at`, the block at `furthest`.
     fn adopt(&mut self, at: usize, furthest: usize) -> Result<(), Bail> {
         let common = self
             .stack
@@ -1026,8 +928,7 @@ impl State {
             return Err(Bail("the adoption agency under a table"));
         }
         let (formatting_id, block_id) = (self.stack[at].id, self.stack[furthest].id);
-        // Where the formatting element's clone goes in the list: in its
-        // place, or after the clone of the element next to the block.
+        // Where the formatting element's clone goes in the list.
         let (mut after, mut last_is_block) = (None, true);
         let mut node_at = furthest;
         for inner in 1.. {
@@ -1111,9 +1012,7 @@ impl State {
         id
     }
 
-    /// An `a` start tag while an `a` is on the list of active formatting
-    /// elements: the adoption agency for `a` (as far as it only pops), then
-    /// that `a` leaves the list and the stack if it is still on them.
+    /// An `a` start tag while an `a` is listed: the adoption agency, then that `a` removed.
     fn misnested_a(&mut self) -> Result<(), Bail> {
         let Some((_, id, _)) = self.after_marker().find(|e| *e.2 == local_name!("a")) else {
             return Ok(());
@@ -1470,8 +1369,7 @@ impl State {
         }
     }
 
-    /// Start tags in body: void and raw text elements, tables, forms,
-    /// foreign content.
+    /// Start tags in body: void and raw text elements, tables, forms, foreign content.
     fn body_start_other(&mut self, tag: &Tag) -> Step {
         match tag.facts.start {
             BodyStart::Void => {
@@ -1566,8 +1464,7 @@ impl State {
             }
             local_name!("option") | local_name!("optgroup") => {
                 if self.select_in_scope() {
-                    // An `option` closes the open `option`s but for an
-                    // `optgroup`; an `optgroup` closes both.
+                    // An `option` closes open `option`s; an `optgroup` closes those and `optgroup`s.
                     if tag.name == local_name!("option") {
                         self.generate_implied_except(&local_name!("optgroup"));
                     } else {
@@ -1709,8 +1606,7 @@ impl State {
             }
             local_name!("form") => self.end_form(),
             local_name!("p") => {
-                // Without a `p` in scope, html5ever inserts one and closes
-                // it at once: nothing a tag is tied to changes.
+                // Without a `p` in scope html5ever inserts and closes one: no tied element changes.
                 if self.in_scope_named(SCOPE | BUTTON_SCOPE, name) {
                     self.close_p();
                 }
@@ -1868,8 +1764,7 @@ impl State {
             | local_name!("th")
             | local_name!("thead")
             | local_name!("tr") => Ok(Next::Done),
-            // Foster parenting changes nothing an end tag does in body:
-            // only the `p` or `br` it may insert, tied to no start tag.
+            // Foster parenting changes nothing an end tag does in body that a tag is tied to.
             _ => self.in_body(Tok::End(name)),
         }
     }
@@ -2210,8 +2105,7 @@ impl State {
         }
     }
 
-    /// A tag that leaves foreign content: pops to HTML or an integration
-    /// point, and goes by the insertion mode.
+    /// A tag that leaves foreign content: pops to HTML or an integration point.
     fn break_out(&mut self, tok: Tok<'_>) -> Step {
         while self
             .top()
@@ -2235,8 +2129,7 @@ impl State {
             if !first && open.namespace == Namespace::Html {
                 return self.step(self.mode, tok);
             }
-            // The names on the stack are the tokenizer's, lower case, as
-            // are the end tag's: html5ever compares them ignoring case.
+            // Names on the stack and the end tag's are lower case: html5ever ignores case.
             if open.name == *name {
                 self.truncate(at);
                 return Ok(Next::Done);
@@ -2247,17 +2140,14 @@ impl State {
     }
 }
 
-/// An end tag the "before html" and "before head" modes ignore: any but
-/// `head`, `body`, `html` and `br`.
+/// An end tag "before html" and "before head" ignore: any but `head`, `body`, `html`, `br`.
 fn ignored_before_head(name: &LocalName) -> bool {
     !matches!(*name, local_name!("head") | body_html_br!())
 }
 
-/// Whether a doctype's public and system identifiers put the document in
-/// quirks mode (WHATWG HTML §13.2.6.4.1, with html5ever's lists,
-/// `tree_builder/data.rs`): [`Quirks::Yes`], else [`Quirks::No`] (limited
-/// quirks mode changes nothing the tracker follows). The name, forced
-/// quirks and `srcdoc` are the caller's.
+/// Whether a doctype's identifiers put the document in quirks mode
+/// (WHATWG HTML §13.2.6.4.1, with html5ever's lists); limited quirks
+/// changes nothing followed here, so it is [`Quirks::No`].
 fn quirks_of(public: Option<&str>, system: Option<&str>) -> Quirks {
     let public = public.map(str::to_ascii_lowercase);
     let system = system.map(str::to_ascii_lowercase);

@@ -1,15 +1,9 @@
 //! Parsing a document: relink's positioned tokenizer ([`super::tokenizer`])
-//! feeds the tracker ([`super::tracker`]), which follows the stack of open
-//! elements of common documents; a document it bails on goes, from its
-//! start, to html5ever's tree builder, which builds a lean arena
-//! ([`super::arena`]).
-//!
-//! The tokenizer records where every tag and attribute lies in the source;
-//! the tree builder decides, exactly as a browser does, each element's
-//! namespace, whether it lies in template contents, and which `base` comes
-//! first in tree order. The arena ties each element to the tag token that
-//! made it. The tree stays behind this module: the rest of relink sees only
-//! [`Document`].
+//! feeds the tracker ([`super::tracker`]); a document it bails on goes from
+//! its start to html5ever's tree builder over a lean arena
+//! ([`super::arena`]). The tree builder decides, as a browser does, each
+//! element's namespace, template contents and the first `base`; the rest of
+//! relink sees only [`Document`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,39 +26,23 @@ pub use super::document::{Document, DocumentKind, Tag, attr_name};
 pub use super::tokenizer::Quote;
 pub use super::tracker::Bail;
 
-/// Parses `src` as an HTML document of `kind`, with scripting disabled (as
-/// relink must see `<noscript>`'s links).
-///
-/// A document too large for html5ever's `u32` offsets (over 4 GiB) gives an
-/// empty [`Document`]: nothing in it is located, so nothing is changed.
-///
-/// The tracker ([`super::tracker`]) decides the tree facts of most
-/// documents on its own; a document it bails on is parsed again, from its
-/// start, by html5ever's tree builder.
+/// Parses `src` as an HTML document of `kind`, scripting disabled (relink
+/// must see `<noscript>`'s links). A document over 4 GiB (html5ever's
+/// `u32` offsets) gives an empty [`Document`], so nothing is changed.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn parse(src: &str, kind: DocumentKind) -> Document {
     parse_lean(src, kind, Attributes::TreeBuilder)
 }
 
-/// [`parse`] with `attributes`, one of the lean ones
-/// ([`Attributes::TreeBuilder`], [`Attributes::TreeBuilderAnyAttribute`]).
+/// [`parse`] with one of the lean `attributes`.
 pub fn parse_lean(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
     tracker::parse_with(src, kind, attributes).unwrap_or_else(|_| parse_with(src, kind, attributes))
 }
 
-/// Parses `src` on the tracker's path, handing its tags to `on_chunk` in
-/// pieces as they are settled (see [`Tracker::in_chunks`]), so that the
-/// records of a document of millions of tags are never all alive. Each
-/// piece is a [`Document`] of its own: its tags in source order, and its
-/// `base` the document's first `base` if that is among them.
-///
-/// On an error nothing handed over counts: [`tracker::BASE_AFTER_LINKS`]
-/// when `on_chunk` stopped, else why the tracker bailed; then
-/// [`parse_after_chunks`] parses the whole document.
-///
-/// With `watch`, the tokenizer tests the runs of script and RAWTEXT for
-/// `<meta` as it reads them, and leaves what it tested and found there
-/// (see [`tokenizer::Options::watch_meta`]).
+/// Parses `src` on the tracker's path, handing its tags to `on_chunk` in pieces
+/// ([`Tracker::in_chunks`]) so a huge document's records are never all alive.
+/// On an error nothing handed over counts, and [`parse_after_chunks`] parses
+/// all. `watch` tests runs for `<meta` ([`tokenizer::Options::watch_meta`]).
 pub fn parse_in_chunks(
     src: &str,
     (kind, attributes): (DocumentKind, Attributes),
@@ -94,21 +72,16 @@ pub fn parse_in_chunks(
     parsed
 }
 
-/// How many logged tags to make room for in a document of `len` bytes
-/// before its first piece: one in each [`BYTES_A_TAG`] bytes, at most a
-/// piece's worth.
+/// Tags to make room for before the first piece: one a [`BYTES_A_TAG`], at most a piece.
 fn expected_tags(len: usize) -> usize {
     (len / BYTES_A_TAG + 16).min(tracker::CHUNK_TAGS)
 }
 
-/// Bytes of a document for each tag it logs, at fewest: 262 of the 264
-/// real pages of the benchmark log at most one tag in 128 bytes (the
-/// median page one in 425), so their logs never grow.
+/// Bytes of a document for each tag it logs at fewest, so real pages' logs never grow.
 const BYTES_A_TAG: usize = 128;
 
-/// The whole document, after [`parse_in_chunks`] failed with `bail`: on
-/// the tracker's path when only a late `base` stopped it, else straight on
-/// html5ever's (the tracker would bail again).
+/// The whole document after [`parse_in_chunks`] failed with `bail`: on the tracker's
+/// path if only a late `base` stopped it, else on html5ever's.
 pub fn parse_after_chunks(
     src: &str,
     (kind, attributes): (DocumentKind, Attributes),
@@ -121,14 +94,10 @@ pub fn parse_after_chunks(
     }
 }
 
-/// [`parse`], with tag tokens carrying `attributes`: [`parse`] gives the
-/// tree builder only the attributes it reads and keeps only the tags that
-/// can hold a link; with [`Attributes::All`] the tree builder sees every
-/// attribute and every tag is kept, and each tag both keep must come out
-/// the same (the tests compare them).
+/// [`parse`] with tags carrying `attributes`; with [`Attributes::All`] every tag
+/// is kept, and those both keep must come out the same (the tests compare).
 pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Document {
-    // With every attribute, every node is kept: the reference the lean
-    // parse, which releases closed nodes, is tested against.
+    // With every attribute, every node is kept: the reference for the lean parse.
     let arena = match attributes {
         Attributes::All => Arena::keeping_every_node(),
         Attributes::TreeBuilder
@@ -150,9 +119,7 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
     )
 }
 
-/// [`parse_with`] with [`Attributes::TreeBuilderAnyAttribute`] on an arena
-/// counting handles whatever the document's size (the tests compare it
-/// with the reference on small documents, every tag with attributes kept).
+/// [`parse_with`] on an arena counting handles whatever the size, for the tests.
 #[cfg(feature = "_internal")]
 pub fn parse_counting_handles(src: &str, kind: DocumentKind) -> Document {
     parse_on(
@@ -191,26 +158,20 @@ fn parse_on(src: &str, kind: DocumentKind, attributes: Attributes, arena: Arena)
     Document::assemble(log, names, tree)
 }
 
-/// From how many bytes a document's parse on html5ever's path counts the
-/// tree builder's handles, to release the elements html5ever closes
-/// without telling the sink (see [`Arena::counting_handles`]): below it,
-/// what they keep is small beside the rest, and counting would cost time.
+/// From how many bytes html5ever's path counts handles ([`Arena::counting_handles`]).
 pub const COUNT_HANDLES_FROM: usize = 1 << 20;
 
-/// The token sink: hands each token to the tree builder, telling the arena
-/// which tag token it is, and keeps each tag's name.
+/// The token sink: hands each token to the tree builder, telling the arena its tag.
 struct Recorder<'l> {
     builder: TreeBuilder<NodeRef, Arena>,
     log: &'l SpanLog,
     names: RefCell<Vec<LocalName>>,
-    /// Start tags flattened past [`MAX_TREE_DEPTH`] whose end tags are yet
-    /// to come, by name.
+    /// Start tags flattened past [`MAX_TREE_DEPTH`] whose end tags are to come, by name.
     flattened: RefCell<HashMap<LocalName, usize>>,
 }
 
 impl Recorder<'_> {
-    /// Flattens a start tag too deep, or drops the end tag of one.
-    /// Returns `None` when the token is dropped.
+    /// Flattens a start tag too deep, or drops one's end tag (`None`).
     fn flatten(&self, mut token: Token) -> Option<Token> {
         let Token::TagToken(tag) = &mut token else {
             return Some(token);
@@ -222,8 +183,7 @@ impl Recorder<'_> {
                 if depth <= MAX_TREE_DEPTH {
                     return Some(token);
                 }
-                // A template inside template contents makes nothing new
-                // of what follows: all of it is in template contents.
+                // A template in template contents changes nothing: all after is in them.
                 let template = in_template && &*tag.name == "template";
                 if namespace == Namespace::Html && (flattenable(&tag.name) || template) {
                     *flattened.entry(tag.name.clone()).or_default() += 1;

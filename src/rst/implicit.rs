@@ -1,20 +1,15 @@
-//! Standalone URIs and e-mail addresses, which docutils makes links in
-//! the text outside inline markup (`Inliner.implicit_inline` with its
-//! `uri` pattern): an absolute URI of a scheme docutils knows, or an
-//! address it writes as a `mailto:` link. They are absolute, so relink
-//! only lists them.
-//!
-//! The pattern is matched as Python's regular expressions match it: the
-//! leftmost start, the longest URI first. What a run of URI characters
-//! can end with depends only on where the run ends, so that is found
-//! once per run, and every line is read a bounded number of times.
+//! Standalone URIs and e-mail addresses, which docutils makes links in the
+//! text outside inline markup (`Inliner.implicit_inline`, its `uri`
+//! pattern). They are absolute, so relink only lists them. The pattern is
+//! matched as Python's regexes match it (leftmost, longest URI first);
+//! how a run of URI characters can end is found once per run, so every
+//! line is read a bounded number of times.
 
 use std::ops::Range;
 
 use super::inline::{Escaped, is_prefix_char, is_suffix_char};
 
-/// A standalone URI or e-mail address: its range, and whether it is an
-/// address (docutils' link is `mailto:` and the address).
+/// A standalone URI or e-mail address: its range, and whether an address (`mailto:`).
 pub type Standalone = (Range<usize>, bool);
 
 /// The URI schemes docutils links (`docutils.utils.urischemes`).
@@ -129,10 +124,9 @@ const SCHEMES: &[&str] = &[
     "z39.50s",
 ];
 
-/// The standalone URIs of the text `range` (a run of text between inline
-/// markup: its ends are the pattern's `^` and `$`), added to `out`. As
-/// docutils does, a match of a scheme it does not know leaves the whole
-/// run text; a match splits the run, and each side is searched again.
+/// The standalone URIs of `range`, a run between inline markup (the pattern's
+/// `^` and `$`), added to `out`. A match of an unknown scheme leaves the whole
+/// run text; a match splits the run and each side is searched again.
 pub fn implicit(e: &Escaped<'_>, range: Range<usize>, out: &mut Vec<Standalone>) {
     let mut runs = vec![range];
     while let Some(run) = runs.pop() {
@@ -152,15 +146,13 @@ pub fn implicit(e: &Escaped<'_>, range: Range<usize>, out: &mut Vec<Standalone>)
 /// Where a URI's hierarchical part ends, and the URI, if it does.
 type Ends = Option<(usize, usize)>;
 
-/// The pattern over one run of text, with what it learnt of its runs of
-/// URI characters.
+/// The pattern over one run, with what it learnt of its runs of URI characters.
 struct Matcher<'e, 't> {
     e: &'e Escaped<'t>,
     start: usize,
     end: usize,
-    /// A run of URI characters (its end), the lowest start it was tried
-    /// from, and the first (longest) way it ends: the hierarchical part's
-    /// end and the whole URI's.
+    /// A run of URI characters (its end), the lowest start tried, and its first
+    /// (longest) ends: the hierarchical part's and the URI's.
     uri_run: Option<(usize, usize, Ends)>,
     /// A run of scheme characters: its start and end.
     scheme_run: Option<(usize, usize)>,
@@ -183,8 +175,7 @@ impl<'e, 't> Matcher<'e, 't> {
         }
     }
 
-    /// The byte at `k` as docutils sees it (an escaping backslash a NUL),
-    /// or `None` past the run.
+    /// The byte at `k` as docutils sees it (an escape a NUL), `None` past the run.
     fn at(&self, k: usize) -> Option<u8> {
         if k >= self.end {
             return None;
@@ -200,16 +191,14 @@ impl<'e, 't> Matcher<'e, 't> {
         self.at(k).is_some_and(class)
     }
 
-    /// The end-string suffix: the run's end, white space, an escape, or
-    /// closing punctuation.
+    /// The end-string suffix: the run's end, white space, an escape, closing punctuation.
     fn suffix_ok(&self, k: usize) -> bool {
         k >= self.end
             || self.e.esc(k)
             || self.e.text[k..].chars().next().is_some_and(is_suffix_char)
     }
 
-    /// The leftmost match: its range and whether it is an address, and
-    /// whether its scheme is one docutils knows.
+    /// The leftmost match, whether an address, and whether docutils knows its scheme.
     fn search(&mut self) -> Option<(Standalone, bool)> {
         for p in self.start..self.end {
             if !self.e.text.is_char_boundary(p) {
@@ -254,8 +243,7 @@ impl<'e, 't> Matcher<'e, 't> {
             return None;
         }
         let h = q + 1;
-        // The first way the run ends from a lower start is the first
-        // from here too, when it ends after here.
+        // The first way the run ends from a lower start is the first from here, if after here.
         let first = match self.uri_run {
             Some((end, from, first)) if from <= h && h <= end => first,
             _ => {
@@ -276,15 +264,13 @@ impl<'e, 't> Matcher<'e, 't> {
         k
     }
 
-    /// Whether a URI part may end at `e` (its last character a `urilast`
-    /// one, or any URI character before a `>`).
+    /// Whether a URI part may end at `e` (a `urilast` character, or any before `>`).
     fn part_ends(&self, e: usize) -> bool {
         self.is(e - 1, urilast) || (self.is(e - 1, uric) && self.at(e) == Some(b'>'))
     }
 
-    /// The first way, longest first, a hierarchical part from `h` in a run
-    /// of URI characters ending at `run_end` ends, with an optional query
-    /// and fragment, before a suffix: the part's end and the URI's.
+    /// The first way, longest first, a hierarchical part from `h` in a run ending
+    /// at `run_end` ends, with query and fragment, before a suffix.
     fn uri_ends(&self, h: usize, run_end: usize) -> Option<(usize, usize)> {
         for e in (h + 1..=run_end).rev() {
             if !self.part_ends(e) {
@@ -301,9 +287,8 @@ impl<'e, 't> Matcher<'e, 't> {
         None
     }
 
-    /// After a part ending at `e`: an optional `?` query (when `query`)
-    /// then an optional `#` fragment, each tried longest first, then the
-    /// suffix. Where the URI ends.
+    /// After a part ending at `e`: optional `?` query (if `query`) and `#`
+    /// fragment, longest first, then the suffix; where the URI ends.
     fn optional(&self, e: usize, mark: u8, query: bool) -> Option<usize> {
         if self.at(e) == Some(mark) {
             let run_end = self.run_end(e + 1, uric);
@@ -343,8 +328,7 @@ impl<'e, 't> Matcher<'e, 't> {
                 (end, dd)
             }
         };
-        // The name: no `..`, no `.` before the `@`, which no escape comes
-        // before.
+        // The name: no `..`, no `.` before the `@`, no escape before it.
         if self.at(end) != Some(b'@')
             || double_dot.is_some_and(|k| k > p)
             || matches!(self.at(end - 1), Some(b'.' | 0))
@@ -361,8 +345,7 @@ impl<'e, 't> Matcher<'e, 't> {
         }
     }
 
-    /// An address's host from `a`, then its final character, then the
-    /// suffix, longest first: where it ends.
+    /// An address's host from `a`, its final character, the suffix: where it ends.
     fn host_end(&self, a: usize) -> Option<usize> {
         if !self.is(a, emailc) {
             return None;

@@ -1,23 +1,17 @@
-//! Inline markup of reStructuredText, as docutils' `Inliner` finds it
-//! (reStructuredText Markup Specification, "Inline Markup" and
-//! "Inline markup recognition rules"): start-strings tried left to right,
+//! Inline markup of reStructuredText as docutils' `Inliner` finds it
+//! ("Inline markup recognition rules"): start-strings tried left to right,
 //! each with the end-string it needs, so that an embedded URI is found
-//! exactly where docutils finds one and nowhere else (not in a literal,
-//! emphasis, a substitution reference or interpreted text with a role).
-//!
-//! Backslash escapes are read as docutils reads them after `escape2null`:
-//! an escaping backslash stands where docutils has a NUL.
+//! exactly where docutils finds one. Backslash escapes are read as after
+//! docutils' `escape2null`: an escaping backslash stands for its NUL.
 
 use std::ops::Range;
 
 /// What the inline scanner found in a text.
 #[derive(Debug, Default)]
 pub struct Found {
-    /// Each embedded URI of a phrase reference (`` `text <URI>`_ `` or
-    /// `__`): the range of its bytes between `<` and `>`.
+    /// Each embedded URI of a phrase reference (`` `text <URI>`_ ``): its range inside `<>`.
     pub embedded: Vec<Range<usize>>,
-    /// The runs of text outside inline markup (docutils'
-    /// `implicit_inline` text), where standalone URIs are.
+    /// The runs of text outside inline markup, where standalone URIs are.
     pub plain: Vec<Range<usize>>,
 }
 
@@ -34,8 +28,7 @@ enum End {
 
 const ENDS: usize = 6;
 
-/// Where the text goes on after a start-string, and where the node it
-/// made starts, if it made one.
+/// Where the text goes on after a start-string, and where its node starts, if any.
 type Step = (usize, Option<usize>);
 
 /// Where an end-string is, and its length.
@@ -49,8 +42,7 @@ pub struct Escaped<'t> {
 }
 
 impl<'t> Escaped<'t> {
-    /// The text, each backslash that escapes the character after it marked
-    /// (docutils' `escape2null`).
+    /// The text, each escaping backslash marked (docutils' `escape2null`).
     pub fn new(text: &'t str) -> Self {
         let b = text.as_bytes();
         let mut escaping = vec![false; b.len()];
@@ -80,17 +72,15 @@ impl<'t> Escaped<'t> {
     }
 }
 
-/// The ASCII openers and delimiters a start-string may follow, as
-/// docutils' `punctuation_chars` lists them; any other punctuation
-/// outside ASCII counts too.
+/// The ASCII openers and delimiters a start-string may follow (docutils'
+/// `punctuation_chars`); non-ASCII punctuation counts too.
 pub(super) fn is_prefix_char(c: char) -> bool {
     c.is_whitespace()
         || matches!(c, '"' | '\'' | '(' | '<' | '[' | '{' | '-' | '/' | ':')
         || (!c.is_ascii() && !c.is_alphanumeric())
 }
 
-/// Whether `c` may follow an end-string: white space, closing delimiters,
-/// delimiters and closers.
+/// Whether `c` may follow an end-string: white space, delimiters and closers.
 pub(super) fn is_suffix_char(c: char) -> bool {
     c.is_whitespace()
         || matches!(
@@ -130,8 +120,7 @@ fn matching(open: char, close: char) -> bool {
 pub struct Inline<'e, 't> {
     e: &'e Escaped<'t>,
     end: usize,
-    /// Per end-string: the last search's start and the first match at or
-    /// after it (`None`: none to the end).
+    /// Per end-string: the last search's start and the first match from it.
     cache: [Option<(usize, Option<Match>)>; ENDS],
     /// The end of the `simplename` run last measured, and where it began.
     chain: (usize, usize),
@@ -153,8 +142,7 @@ impl<'e, 't> Inline<'e, 't> {
         if i >= self.end { None } else { self.e.at(i) }
     }
 
-    /// Whether an end-string may end at `i` (the text's end, or a suffix
-    /// character, or an escaping backslash).
+    /// Whether an end-string may end at `i`: the end, a suffix character, an escape.
     fn suffix_ok(&self, i: usize) -> bool {
         i >= self.end || self.e.esc(i) || self.ch(i).is_some_and(is_suffix_char)
     }
@@ -167,8 +155,7 @@ impl<'e, 't> Inline<'e, 't> {
         let b = self.e.text.as_bytes();
         let mut found = Found::default();
         let mut anchor = start;
-        // Where the text outside inline markup (docutils' `implicit_inline`
-        // text) started.
+        // Where the text outside inline markup started.
         let mut plain = start;
         let mut i = start;
         while i < self.end {
@@ -198,9 +185,8 @@ impl<'e, 't> Inline<'e, 't> {
         found
     }
 
-    /// The construct starting at `i`, if any: where the text goes on, and
-    /// where the node it makes starts (`None`: a quoted start-string, which
-    /// stays text).
+    /// The construct starting at `i`, if any: where the text goes on, and where its
+    /// node starts (`None`: a quoted start-string, which stays text).
     fn at(&mut self, i: usize, anchor: usize, found: &mut Vec<Range<usize>>) -> Option<Step> {
         let b = self.e.text.as_bytes();
         let get = |k: usize| if k < self.end { b[k] } else { 0 };
@@ -224,8 +210,7 @@ impl<'e, 't> Inline<'e, 't> {
         self.backquote(i, anchor, found)
     }
 
-    /// Whether the start-string at `i..i + len` is quoted: between a
-    /// matching pair, or at the end.
+    /// Whether the start-string at `i..i + len` is quoted: in a matching pair, or last.
     fn quoted(&self, i: usize, len: usize, anchor: usize) -> bool {
         if i == anchor {
             return false;
@@ -237,9 +222,8 @@ impl<'e, 't> Inline<'e, 't> {
         }
     }
 
-    /// A start-string with its end-string (docutils' `inline_obj`): where
-    /// the text goes on, and the node it made (markup, or a start-string
-    /// without its end-string, which docutils marks problematic).
+    /// A start-string with its end-string (docutils' `inline_obj`): where the text
+    /// goes on, and the node it made (markup, or a problematic lone start-string).
     fn inline_obj(&mut self, i: usize, len: usize, anchor: usize, end: End) -> Step {
         let after = i + len;
         if self.quoted(i, len, anchor) {
@@ -251,8 +235,7 @@ impl<'e, 't> Inline<'e, 't> {
         }
     }
 
-    /// A reference name with `_` or `__`, or a footnote or citation
-    /// reference: skipped whole.
+    /// A reference name with `_` or `__`, or a footnote or citation reference: skipped.
     fn whole(&mut self, i: usize) -> Option<usize> {
         let b = self.e.text.as_bytes();
         if b[i] == b'[' {
@@ -286,8 +269,7 @@ impl<'e, 't> Inline<'e, 't> {
         None
     }
 
-    /// The end of the `simplename` (words joined by single `-._+:`)
-    /// starting at `i`: inside a run already measured, that run's end.
+    /// The end of the `simplename` at `i`: inside a run already measured, its end.
     fn simplename_end(&mut self, i: usize) -> usize {
         if i > self.chain.0 && i < self.chain.1 {
             return self.chain.1;
@@ -311,8 +293,7 @@ impl<'e, 't> Inline<'e, 't> {
         k
     }
 
-    /// Interpreted text or a phrase reference, with an optional role
-    /// before it.
+    /// Interpreted text or a phrase reference, with an optional role before it.
     fn backquote(
         &mut self,
         i: usize,
@@ -362,8 +343,7 @@ impl<'e, 't> Inline<'e, 't> {
         Some((q + l, Some(i)))
     }
 
-    /// The embedded URI of a phrase reference's content, if it has one
-    /// and it is no alias (`<name_>`): the range between `<` and `>`.
+    /// The embedded URI of a phrase reference's content, unless an alias (`<name_>`).
     fn embedded(&self, content: Range<usize>) -> Option<Range<usize>> {
         let b = self.e.text.as_bytes();
         let close = content.end.checked_sub(1)?;
@@ -391,9 +371,8 @@ impl<'e, 't> Inline<'e, 't> {
         Some(open + 1..close)
     }
 
-    /// The first end-string of `kind` at or after `from` (docutils searches
-    /// the text after the start-string: one right at `from` ends nothing,
-    /// and stops the search). Searches go forward, so each is cached.
+    /// The first end-string of `kind` from `from` (one right at `from` ends
+    /// nothing and stops the search, as in docutils); cached.
     fn find_end(&mut self, kind: End, from: usize) -> Option<(usize, usize)> {
         if self.end_at(kind, from, true).is_some() {
             return None;
@@ -422,9 +401,7 @@ impl<'e, 't> Inline<'e, 't> {
         result
     }
 
-    /// The length of the end-string of `kind` at `q`, if one is there
-    /// (`first`: at the start of the searched text, where nothing is
-    /// before it).
+    /// The length of the end-string of `kind` at `q`, if any (`first`: at the searched text's start).
     fn end_at(&self, kind: End, q: usize, first: bool) -> Option<usize> {
         let b = self.e.text.as_bytes();
         let get = |k: usize| if k < self.end { b[k] } else { 0 };
@@ -453,9 +430,8 @@ impl<'e, 't> Inline<'e, 't> {
         body.filter(|&l| self.suffix_ok(q + l))
     }
 
-    /// The end of interpreted text or a phrase reference at `q`: a
-    /// backquote not after unescaped white space or an escape, then an
-    /// optional role and an optional `_` or `__`.
+    /// The end of interpreted text or a phrase reference at `q`: a backquote not
+    /// after white space or an escape, then an optional role and `_` or `__`.
     fn phrase_end_at(&self, q: usize, first: bool) -> Option<usize> {
         let b = self.e.text.as_bytes();
         if q >= self.end || b[q] != b'`' {
@@ -502,8 +478,7 @@ impl<'e, 't> Inline<'e, 't> {
     }
 }
 
-/// Whether bytes start with a URI scheme and `:` (docutils takes an
-/// embedded `<scheme:...>` ending in `_` for a URI, not an alias).
+/// Whether bytes start with a scheme and `:` (an embedded `<scheme:..._>` is a URI).
 pub fn starts_with_scheme(s: &[u8]) -> bool {
     let n = s
         .iter()

@@ -1,7 +1,5 @@
-//! Grid and simple tables: a table's columns are where its text is, so a
-//! URL in a cell is written longer only where its cell has spaces to give
-//! on that line (docutils reads the cell the same), never moving a column
-//! border.
+//! Grid and simple tables: a URL in a cell is written longer only where
+//! its cell has spaces to give on that line, never moving a column border.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -11,9 +9,7 @@ use super::Line;
 /// A line's characters, and its cells' right borders.
 type Read = (Vec<(usize, char)>, Vec<usize>);
 
-/// A table's column borders and the spaces each cell line has given so
-/// far. Each line's characters are read once, whatever the number of
-/// links in it.
+/// A table's column borders and the spaces each cell line has given; each line read once.
 pub struct Table {
     /// Whether a grid table (`+---+`), else a simple one (`===  ===`).
     grid: bool,
@@ -22,13 +18,11 @@ pub struct Table {
     lines: Vec<Line>,
     /// For each line of a grid table, its row's top border line.
     tops: Vec<Option<usize>>,
-    /// The line last read: its number, its characters and, in a grid
-    /// table, the columns of its cells' right borders (`None`: a line
-    /// with a tab or a wide character, whose columns are not told).
+    /// The line last read: its number, characters and grid cell borders (`None`
+    /// with a tab or wide character, whose columns are not told).
     read: Option<(usize, Option<Read>)>,
-    /// Per cell line (its start and its border's column): the spaces
-    /// given, and the spaces it has (grid) or where its text ends
-    /// (simple).
+    /// Per cell line (start, border column): spaces given, and spaces it has
+    /// (grid) or where its text ends (simple).
     cells: HashMap<(usize, usize), (usize, usize)>,
 }
 
@@ -58,9 +52,8 @@ impl Table {
         }
     }
 
-    /// Line `k`'s characters and, in a grid table, the columns of its
-    /// cells' right borders: each a `|` under a `+` (or a `|` of a cell
-    /// spanning rows) of its row's top border.
+    /// Line `k`'s characters and, in a grid table, its cells' right borders (a
+    /// `|` under a `+` of the row's top border, or of a cell spanning rows).
     fn read_line(&self, text: &str, k: usize) -> Option<Read> {
         let line = self.lines[k];
         let chars: Vec<(usize, char)> = text[line.start..line.end].char_indices().collect();
@@ -78,9 +71,8 @@ impl Table {
         Some((chars, edges))
     }
 
-    /// Room for `grow` more characters written at `at`: the spaces to
-    /// take out of its cell's line for them (none when the line may just
-    /// grow), or `None` when the cell has not that many to give.
+    /// Room for `grow` more characters at `at`: the spaces to take from its cell's
+    /// line (none if the line may grow), or `None` if the cell has too few.
     pub fn room(&mut self, text: &str, at: usize, grow: usize) -> Option<Range<usize>> {
         let k = self
             .lines
@@ -156,9 +148,8 @@ fn simple_columns(border: &[u8]) -> Vec<Range<usize>> {
     out
 }
 
-/// How many more columns `written` takes than `raw`, the text it stands
-/// for: `None` when that cannot be told (a line break in what is replaced
-/// whole, a tab, a character two columns wide) or it is fewer.
+/// How many more columns `written` takes than `raw`: `None` when it cannot be
+/// told (a line break, a tab, a wide character) or is fewer.
 pub fn growth(raw: &str, written: &str) -> Option<usize> {
     if written.chars().any(|c| c == '\t' || is_wide(c)) {
         return None;
@@ -170,8 +161,7 @@ pub fn growth(raw: &str, written: &str) -> Option<usize> {
     written.chars().count().checked_sub(raw.chars().count())
 }
 
-/// Whether docutils counts `c` as two columns (East Asian wide and full
-/// width characters, which it pads before reading a table).
+/// Whether docutils counts `c` as two columns (East Asian wide and fullwidth).
 fn is_wide(c: char) -> bool {
     matches!(u32::from(c),
         0x1100..=0x115F

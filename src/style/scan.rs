@@ -1,20 +1,9 @@
-//! The URLs of a style sheet, found by a tokenizer of relink's own that
-//! reads the tokens of CSS Syntax 3 (section 4.3) only as far as URLs need:
-//! where each token starts and ends, the names of functions and
-//! at-keywords, and the values of strings and `url(...)` tokens.
-//!
-//! It is hand-written, not cssparser, for speed alone: cssparser reads the
-//! same tokens faithfully but builds each one (a name or string, escapes
-//! resolved; a number as a float; a parser per nested block), and on
-//! saved pages, whose `<style>` elements run to hundreds of kilobytes for
-//! a handful of URLs, that was a seventh of all the work. Here a token
-//! that cannot hold a URL is only stepped over. What it finds is held to
-//! what the reading through cssparser finds (`super::each_url_parsed`,
-//! token by token as `super::scan` walks them) by the property tests of
-//! `style.rs` on generated CSS and of `tests/relink/css.rs` on the real
-//! pages' style sheets; it follows cssparser where cssparser departs from
-//! the text of CSS Syntax 3 (it does not preprocess newlines, and ends a
-//! bad URL at a `)` after any escape of `)` or `\`).
+//! The URLs of a style sheet by relink's own tokenizer, reading CSS Syntax 3
+//! tokens (4.3) only as far as URLs need and stepping over the rest, where
+//! cssparser builds every token. Property tests (`style.rs`,
+//! `tests/relink/css.rs`) hold it to `super::each_url_parsed`; it follows
+//! cssparser where that departs from the text (no newline preprocessing, a
+//! bad URL ending at a `)` after an escape of `)` or `\`).
 
 use std::borrow::Cow;
 
@@ -22,8 +11,7 @@ use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
 
 mod skip;
 
-/// One block being read (the style sheet itself, or a `(`, `[`, `{` or
-/// function), as `super::scan` keeps it in its locals.
+/// One block being read (the sheet, a `(`, `[`, `{` or function), kept in `super::scan`'s locals.
 struct Level {
     /// The byte that ends the block (none for the style sheet).
     close: Option<u8>,
@@ -45,18 +33,15 @@ impl Level {
         }
     }
 
-    /// Whether the tokens that do not matter may be skipped: what they
-    /// change (a string after `@import`, or first in `url(` or `src(`, is
-    /// a URL only when no such token comes between) is already settled.
+    /// Whether tokens that do not matter may be skipped: what they would change
+    /// (a string after `@import` or first in `url(` is a URL only if none comes between) is settled.
     fn may_skip(&self) -> bool {
         !self.after_import && (self.context != Context::UrlFunction || self.seen_argument)
     }
 }
 
-/// The blocks open where the scan is: the style sheet and those nested in
-/// it down to [`MAX_CSS_NESTING`] as [`Level`]s, and those nested deeper
-/// (read to their ends, nothing in them a URL) as the byte that ends each,
-/// a byte a block however deep a style sheet nests them.
+/// The open blocks: down to [`MAX_CSS_NESTING`] as [`Level`]s, deeper ones
+/// (holding no URL) as the byte that ends each.
 struct Blocks {
     levels: Vec<Level>,
     deep: Vec<u8>,
@@ -88,8 +73,7 @@ impl Blocks {
         !self.deep.is_empty()
     }
 
-    /// Whether the tokens that do not matter may be skipped where the scan
-    /// is: always in a block nested too deep (none of its tokens matters).
+    /// Whether tokens that do not matter may be skipped here: always in a block too deep.
     fn may_skip(&self) -> bool {
         self.silent() || self.levels.last().is_some_and(Level::may_skip)
     }
@@ -103,10 +87,8 @@ impl Blocks {
         }
     }
 
-    /// Reads the bracket `b` (`(`, `)`, `[`, `]`, `{` or `}`) as a token
-    /// of its own: it opens a block, ends the innermost one, or is a
-    /// delimiter (the end of a block that is not the innermost). False for
-    /// any other byte. A `(` here opens a block, not a function: the caller
+    /// Reads the bracket `b` as a token: it opens a block, ends the innermost, or
+    /// is a delimiter; false for any other byte. A `(` opens a block: the caller
     /// has ruled out a name before it.
     #[inline(always)]
     fn bracket(&mut self, b: u8) -> bool {
@@ -145,8 +127,7 @@ enum Token {
     Skip,
     /// A string; `bad` when a newline ended it, `closed` when its quote did.
     String { bad: bool, closed: bool },
-    /// `url(` with a URL not in quotes, the whole token read; `bad` for a
-    /// bad URL token.
+    /// `url(` with a URL not in quotes, the whole token read; `bad` for a bad URL.
     UnquotedUrl { bad: bool },
     /// A function (its body is read in this context) or a block.
     Open(Context, u8),
@@ -165,8 +146,7 @@ fn is_newline(b: u8) -> bool {
     matches!(b, b'\n' | b'\r' | b'\x0c')
 }
 
-/// The bytes of a name: ASCII letters and digits, `-`, `_`, NUL (read as
-/// U+FFFD) and every byte of a non-ASCII character.
+/// The bytes of a name: ASCII alphanumerics, `-`, `_`, NUL, and non-ASCII bytes.
 static NAME_BYTE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -222,8 +202,7 @@ impl Scanner<'_> {
         }
     }
 
-    /// Steps over the escape whose `\` is at `self.at - 1` (section
-    /// 4.3.7): up to six hex digits and one white space, or one character.
+    /// Steps over the escape whose `\` is at `self.at - 1` (4.3.7).
     fn skip_escape(&mut self) {
         match self.byte(self.at) {
             None => {}
@@ -261,12 +240,9 @@ impl Scanner<'_> {
         }
     }
 
-    /// Whether the name `text` spans is `want` (ASCII, lowercase), in any
-    /// case, its escapes and NULs read.
-    ///
-    /// Every character of a name takes at least one byte, and an escape
-    /// more than one (a NUL, read as U+FFFD, is never `want`'s): a name as
-    /// long as `want` is `want` only as it stands, and a shorter one never.
+    /// Whether the name `text` spans is `want` (ASCII, lowercase) in any case,
+    /// escapes and NULs read. Each character takes a byte or more, so a name
+    /// as long as `want` is it only as it stands, and a shorter one never.
     fn text_is(&self, text: std::ops::Range<usize>, want: &str) -> bool {
         let text = &self.bytes[text];
         if text.len() <= want.len() {
@@ -318,8 +294,7 @@ impl Scanner<'_> {
         }
         let name = start..self.at;
         self.at += 1;
-        // Most functions are none of those that take URLs: a name with no
-        // escape is one of them only if as long (`text_is`).
+        // A name with no escape takes URLs only if as long as one that does (`text_is`).
         if !matches!(name.len(), 3 | 9 | 17) && !self.bytes[name.clone()].contains(&b'\\') {
             return Token::Open(Context::Plain, b')');
         }
@@ -345,8 +320,7 @@ impl Scanner<'_> {
         Token::Open(context, b')')
     }
 
-    /// The rest of a URL token (section 4.3.6) from its first character
-    /// that is not white space, as cssparser reads it.
+    /// The rest of a URL token (4.3.6) from its first non-white-space character, as cssparser reads it.
     fn unquoted_url(&mut self) -> Token {
         loop {
             // The bytes that are only part of the URL are searched over.
@@ -401,9 +375,7 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
-        // Most strings are short, read a byte at a time; past this, the
-        // bytes that are only part of the string (a `data:` URL in quotes)
-        // are searched over.
+        // Short strings a byte at a time; past this a long one's plain bytes are searched over.
         let long = self.at + 32;
         loop {
             if self.at > long {
@@ -443,9 +415,7 @@ impl Scanner<'_> {
         }
     }
 
-    /// The next token from `self.at`, which is not the end and not a
-    /// bracket (`walk` reads those). The byte that starts it decides, as in
-    /// section 4.3.1.
+    /// The next token from `self.at`, neither the end nor a bracket, by its first byte (4.3.1).
     fn token(&mut self) -> Token {
         let b = self.bytes[self.at];
         if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 {
@@ -518,16 +488,13 @@ impl Scanner<'_> {
     }
 }
 
-/// Whether `text` holds an escape or a NUL, which its value does not as
-/// it stands: searched for by the vector, as a URL may be a `data:` URL of
-/// hundreds of kilobytes.
+/// Whether `text` holds an escape or NUL, by vector: a `data:` URL may be large.
 fn has_escape_or_nul(text: &[u8]) -> bool {
     memchr::memchr2(b'\\', 0, text).is_some()
 }
 
-/// The value of `text` (a name, a string's contents or an unquoted URL),
-/// escapes resolved (section 4.3.7), an escaped newline dropped, NUL read
-/// as U+FFFD; a `\` that ends it gives `at_end`.
+/// The value of a name, string or unquoted URL, escapes resolved (4.3.7), an
+/// escaped newline dropped, NUL as U+FFFD; a `\` that ends it gives `at_end`.
 fn unescape(text: &[u8], at_end: Option<char>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -585,10 +552,8 @@ fn unescape(text: &[u8], at_end: Option<char>) -> String {
     out
 }
 
-/// Calls `found` with every URL in `css`, in source order: what
-/// `super::each_url_parsed` finds, read token by token as `super::scan`
-/// reads them, except that the tokens that do not matter are skipped
-/// (`skip.rs`).
+/// Calls `found` with every URL in `css`: what `super::each_url_parsed` finds,
+/// tokens that do not matter skipped (`skip.rs`).
 pub(super) fn each_url<'a>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     walk::<true>(css, found);
 }
@@ -607,8 +572,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
         at: 0,
     };
     let mut blocks = Blocks::new();
-    // Before this, tokens are read one by one: the escape that stopped a
-    // skip is in the token being read or a later one.
+    // Before this, tokens are read one by one: the escape that stopped a skip is ahead.
     let mut token_by_token_until = 0;
     while s.at < s.bytes.len() {
         if SKIP && s.at >= token_by_token_until && blocks.may_skip() {
@@ -650,8 +614,7 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
                 let range = unquoted_url_range(css, start, s.at);
                 let text = &s.bytes[range.clone()];
                 let value = if has_escape_or_nul(text) {
-                    // The escapes are read again from the token's end: an
-                    // escaped white space may end the URL.
+                    // The escapes are read again from the token's end: escaped white space may end it.
                     Cow::Owned(url_value(css, start, s.at))
                 } else {
                     Cow::Borrowed(css.get(range.clone()).unwrap_or_default())
@@ -668,10 +631,8 @@ fn walk<'a, const SKIP: bool>(css: &'a str, found: &mut dyn FnMut(CssUrl<'a>)) {
     }
 }
 
-/// The URL of a string token that starts at `start` and ends at `s.at`,
-/// `closed` by its quote (else by the end of the style sheet). Its range
-/// ends before a last byte that is the quote, as `super::scan` has it, even
-/// when an escape wrote that quote at the end.
+/// The URL of a string token over `start..s.at`, `closed` by its quote or the
+/// end; its range ends before a closing quote, even one an escape wrote.
 fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     let end = s.at;
     let quote = s.bytes[start];
@@ -694,9 +655,8 @@ fn quoted<'a>(s: &Scanner<'a>, start: usize, closed: bool) -> CssUrl<'a> {
     }
 }
 
-/// The value of the unquoted URL token spanning `start..end` (escapes in
-/// it): its characters from the first that is not white space after the
-/// `(` to the white space or `)` that ends it.
+/// The value of the unquoted URL token over `start..end` (escapes in it), from
+/// its first non-white-space character after `(` to what ends it.
 fn url_value(css: &str, start: usize, end: usize) -> String {
     let bytes = &css.as_bytes()[..end];
     let open = start

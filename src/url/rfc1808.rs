@@ -1,19 +1,6 @@
 //! RFC 1808: parsing (section 2.4), resolution (section 4) and recombination
-//! (section 4, step 7).
-//!
-//! Where the RFC leaves a case open, relink settles it as follows:
-//!
-//! | case | reading | example |
-//! | --- | --- | --- |
-//! | base with a net_loc and an empty path, relative path | the result gains a `/` | `http://a` + `g` = `http://a/g` |
-//! | empty params, query or fragment written in a reference | kept with its delimiter (§4 step 7); only step 5's inheritance replaces an empty params or query with the base's | `g?` gives `http://a/b/c/g?`, `g#` gives `http://a/b/c/g#`, `#` gives `http://a/b/c/d;p?q#`, `?` gives `http://a/b/c/d;p?q` |
-//! | entirely empty reference (§4 step 2a) | only the empty string; it inherits the base's fragment | `` gives `http://a/b/c/d;p?q#f` |
-//! | `..` above the root | kept (§5.2) | `../../../g` gives `http://a/../g` |
-//! | empty net_loc (`file:///`) | present, in a base and in a reference | `file:///usr/share/doc/index.html` + `../lib/x.html` = `file:///usr/share/lib/x.html`; `///g` gives `http:///g` |
-//! | params | not path: a `/` inside them does not count | base `http://a/b/c/d;p=1/2?q` + `../g` = `http://a/b/g` |
-//! | net_loc | ends only at the next `/` (§2.4.3, applied before query and params) | base `http://a?q` + `g` = `http://a?q/g` |
-//!
-//! Examples (relative to `http://a/b/c/d;p?q#f`, the base of section 5):
+//! (section 4, step 7). The cases the RFC leaves open are settled as
+//! `docs/rules.md` says; examples against the base of section 5:
 //!
 //! ```
 //! use relink::url::rfc1808::resolve;
@@ -31,11 +18,9 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// A URL broken into the six components of RFC 1808 section 2.1, borrowing
-/// from the parsed string.
-///
-/// A component is `None` when its delimiter was absent and `Some("")` when the
-/// delimiter was present with nothing after it, so that [`fmt::Display`]
-/// (section 4 step 7) gives back exactly the parsed input.
+/// from the parsed string. `None` when a delimiter was absent, `Some("")`
+/// when present with nothing after it, so that [`fmt::Display`] (section 4
+/// step 7) gives back exactly the parsed input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Url<'a> {
     /// `<scheme>`, without its colon.
@@ -55,8 +40,7 @@ pub struct Url<'a> {
 }
 
 impl<'a> Url<'a> {
-    /// Parses a URL, relative or absolute, by section 2.4, applying 2.4.1 to
-    /// 2.4.6 in that order. Parsing never fails: every string is a URL here.
+    /// Parses a URL by section 2.4, steps 2.4.1 to 2.4.6 in order; every string is a URL here.
     pub fn parse(input: &'a str) -> Self {
         // 2.4.1: the fragment is after the first "#".
         let (rest, fragment) = split_at_first(input, b'#');
@@ -102,8 +86,7 @@ impl<'a> Url<'a> {
             + opt(self.fragment, 1)
     }
 
-    /// Section 4 step 7: recombines the components, with `path` in place of
-    /// the parsed path.
+    /// Section 4 step 7: recombines the components, with `path` for the parsed path.
     fn recombine_with_path(&self, path: &str) -> String {
         let mut out = String::with_capacity(self.recombined_len(path.len()));
         if let Some(scheme) = self.scheme {
@@ -143,8 +126,7 @@ fn split_at_first(s: &str, delim: u8) -> (&str, Option<&str>) {
     }
 }
 
-/// Section 2.4.2: a colon after the first character and before any character
-/// not allowed in a scheme name (alphanumerics, `+`, `.`, `-`).
+/// Section 2.4.2: a colon after the first character and before any non-scheme character.
 fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     let end = s
         .bytes()
@@ -156,8 +138,7 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     }
 }
 
-/// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`), as a table:
-/// a reference is read up to its first byte of no scheme.
+/// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`).
 static SCHEME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
@@ -169,11 +150,9 @@ static SCHEME_BYTES: [bool; 256] = {
     table
 };
 
-/// Resolves `reference` against `base` by section 4.
-///
-/// Returns the reference itself, borrowed, when it needs no resolution
-/// (step 2b: it has a scheme), so callers can tell that nothing changed. An
-/// empty base means "unknown" (step 1): the reference is returned as is.
+/// Resolves `reference` against `base` by section 4. Borrows the reference
+/// when it has a scheme (step 2b), so callers can tell nothing changed; an
+/// empty base means "unknown" (step 1) and returns it as is.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     resolve_with(base, reference, || Url::parse(base))
@@ -193,10 +172,8 @@ fn resolve_with<'b, 'r>(
     if reference.is_empty() {
         return Cow::Owned(base.to_owned());
     }
-    // A fragment alone (`#s`, half the links of a documentation page):
-    // steps 2c to 5 give the base's every component but its fragment,
-    // which recombine to the base's own text up to its `#`, then the
-    // reference's (the tests hold this to the steps).
+    // A fragment alone (`#s`): steps 2c to 5 give the base's text up to its
+    // `#`, then the reference (the tests hold this to the steps).
     if reference.starts_with('#') {
         let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
         let mut out = String::with_capacity(end + reference.len());
@@ -204,10 +181,9 @@ fn resolve_with<'b, 'r>(
         out.push_str(reference);
         return Cow::Owned(out);
     }
-    // Step 2b: a reference with a scheme is absolute. The scheme is read
-    // before the reference is parsed: it ends at a colon before any `#`
-    // (which no scheme holds), so it is the one 2.4.1 and 2.4.2 find, and
-    // a long absolute reference (a `data:` URL) is not read to its end.
+    // Step 2b: a reference with a scheme is absolute. The scheme ends at a
+    // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
+    // find, and a long `data:` URL is not parsed.
     if parse_scheme(reference).0.is_some() {
         return Cow::Borrowed(reference);
     }
@@ -220,14 +196,11 @@ fn resolve_with<'b, 'r>(
     Cow::Owned(resolve_relative(&base, &embedded))
 }
 
-/// Steps 2c to 7 for the commonest references without a scheme, whose own
-/// components come out of step 7 as they were written (parsing then
-/// recombining gives back the input): the result is what the base lends
-/// and then the reference's text whole, copied, not parsed. That is a
-/// reference with a net_loc (`//g`, step 3), a rooted path (`/g`, step 4),
-/// and a relative path with no dot segment in it nor in the base's
-/// directory (step 6, where merging is joining). `None` for the rest (an
-/// empty path, step 5; dot segments), which [`resolve_relative`] takes.
+/// Steps 2c to 7 for references whose components recombine as written: a
+/// net_loc (`//g`, step 3), a rooted path (`/g`, step 4), or a relative
+/// path with no dot segment in it nor in the base's directory (step 6):
+/// the base's part, then the reference's text. `None` for the rest
+/// ([`resolve_relative`]).
 fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
     let bytes = reference.as_bytes();
     // Step 3: only the scheme is inherited.
@@ -278,8 +251,7 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
     Some(out)
 }
 
-/// A parsed base kept as byte ranges of its text, so that a base owned
-/// elsewhere (`BaseUrl`) is parsed once for many references.
+/// A parsed base as byte ranges of its text, so a `BaseUrl` is parsed once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Spans {
     scheme: Option<(usize, usize)>,
@@ -310,8 +282,7 @@ impl Spans {
         }
     }
 
-    /// The components again, borrowing from `text` (the string the spans
-    /// were taken from).
+    /// The components again, borrowing from `text`, the string the spans are of.
     fn url<'a>(&self, text: &'a str) -> Url<'a> {
         let get = |(a, b): (usize, usize)| text.get(a..b).unwrap_or_default();
         Url {
@@ -347,10 +318,9 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     if embedded.rooted {
         return target.recombine_with_path(target.path);
     }
-    // Step 5: an empty path inherits the base's path, then its params, then
-    // its query, each only while the reference's is empty. An empty one the
-    // reference writes (`?`, `;`) is empty too, so it inherits; the written
-    // fragment, empty or not, is the reference's own (`#` keeps its `#`).
+    // Step 5: an empty path inherits the base's path, then params, then query,
+    // each only while the reference's is empty (a written `?` or `;` is empty
+    // too); the fragment is the reference's own (`#` keeps its `#`).
     if embedded.path.is_empty() {
         let empty = |c: Option<&str>| c.is_none_or(str::is_empty);
         target.rooted = base.rooted;
@@ -372,16 +342,12 @@ fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     target.recombine_with_path(&path)
 }
 
-/// Section 4 step 6: removes the last segment of `base_path` (anything after
-/// its rightmost `/`, or all of it), appends `relative`, and applies steps
-/// 6a to 6d.
-///
-/// Done as one pass over a segment stack, as the note after step 7 suggests;
-/// the unit tests check it against a literal rendering of the string rules.
+/// Section 4 step 6: removes the last segment of `base_path`, appends
+/// `relative`, and applies steps 6a to 6d in one pass over a segment stack
+/// (the note after step 7); the tests check it against the string rules.
 fn merge_paths(base_path: &str, relative: &str) -> String {
     let slash = base_path.rfind('/');
-    // Most paths have no dot segment: then steps 6a to 6d change nothing,
-    // and the merge is the base's directory and the reference.
+    // Without a dot segment, steps 6a to 6d change nothing.
     let directory_with_slash = slash.map_or("", |i| &base_path[..=i]);
     if !has_dot_segment(directory_with_slash) && !has_dot_segment(relative) {
         let mut out = String::with_capacity(directory_with_slash.len() + relative.len());
@@ -399,8 +365,7 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
     while let Some(segment) = segments.next() {
         let last = segments.peek().is_none();
         match segment {
-            // 6a: "./" is removed; 6b: a final "." is removed, leaving the
-            // path ending in "/".
+            // 6a: "./" is removed; 6b: a final "." is removed, the path ending in "/".
             "." => {
                 if last {
                     out.push("");
@@ -419,8 +384,7 @@ fn merge_paths(base_path: &str, relative: &str) -> String {
     out.join("/")
 }
 
-/// Whether a complete segment of `path` is `.` or `..`: a `.` that starts
-/// a segment and ends it, or is followed by one `.` that does.
+/// Whether a complete segment of `path` is `.` or `..`.
 fn has_dot_segment(path: &str) -> bool {
     let bytes = path.as_bytes();
     memchr::memchr_iter(b'.', bytes).any(|at| {
@@ -624,8 +588,7 @@ mod tests {
             prop_assert_eq!(merge_paths(&base, &rel), merge_paths_literal(&base, &rel));
         }
 
-        /// Step 2b reads the scheme before parsing: the one 2.4.1 and
-        /// 2.4.2 find, in that order.
+        /// Step 2b reads the scheme before parsing: the one 2.4.1 and 2.4.2 find.
         #[test]
         fn the_scheme_read_first_is_the_parsed_one(s in "[a-z1+.#:/?-]{0,12}") {
             prop_assert_eq!(parse_scheme(&s).0, Url::parse(&s).scheme);

@@ -12,8 +12,7 @@
 
 use std::borrow::Cow;
 
-/// A URI reference split into the five components of section 3, by the
-/// grammar of Appendix B with the scheme checked against section 3.1.
+/// A URI reference in the five components of section 3 (Appendix B, scheme per 3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Reference<'a> {
     /// `scheme`, without its colon.
@@ -56,8 +55,7 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// Section 5.3: component recomposition, with `path` in place of the
-    /// parsed path.
+    /// Section 5.3: component recomposition, with `path` for the parsed path.
     fn recompose_with_path(&self, path: &str) -> String {
         let mut out = String::with_capacity(
             self.scheme.map_or(0, |s| s.len() + 1)
@@ -104,9 +102,7 @@ pub(crate) fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     (None, s)
 }
 
-/// Resolves `reference` against `base` by section 5.2.2 (strict).
-///
-/// Returns the reference itself, borrowed, when the result equals it.
+/// Resolves `reference` against `base` by section 5.2.2 (strict), borrowing it if unchanged.
 pub fn resolve<'r>(base: &str, reference: &'r str) -> Cow<'r, str> {
     let r = Reference::parse(reference);
     let mut base = Reference::parse(base);
@@ -188,16 +184,14 @@ pub fn remove_dot_segments(path: &str) -> Cow<'_, str> {
             // ... and so is a complete "/.".
             input = "/";
         } else if input.starts_with("/../") || input == "/.." {
-            // C. A prefix of "/../" or a complete "/.." is replaced by "/",
-            // and the last segment of the output is removed with its "/".
+            // C. "/../" or a final "/.." becomes "/", and the output's last segment goes with its "/".
             input = if input == "/.." { "/" } else { &input[3..] };
             output.truncate(output.rfind('/').unwrap_or(0));
         } else if input == "." || input == ".." {
             // D. A lone "." or ".." is removed.
             input = "";
         } else {
-            // E. The first segment, with its leading "/" if any, moves to
-            // the output.
+            // E. The first segment, with its leading "/" if any, moves to the output.
             let start = usize::from(input.starts_with('/'));
             let end = input[start..].find('/').map_or(input.len(), |i| start + i);
             output.push_str(&input[..end]);

@@ -1,10 +1,8 @@
 //! The WHATWG URL Standard, through the `url` crate's `join`.
 //!
-//! Unlike RFC 1808 and RFC 3986, the URL Standard normalises what it parses:
-//! it lower-cases the scheme and host, percent-encodes spaces and other bytes
-//! a URL cannot hold, adds `/` as the path of `http://a`, reads `\` as `/` in
-//! special schemes, strips leading and trailing spaces and controls, and
-//! drops tabs and newlines. This is what a browser would request.
+//! Unlike the RFCs, it normalises what it parses (scheme and host lower
+//! case, percent-encoding, `\` as `/` in special schemes, spaces, tabs and
+//! newlines dropped): what a browser would request.
 
 use std::borrow::Cow;
 
@@ -18,18 +16,16 @@ pub fn parse_base(base: &str) -> Result<url::Url, Error> {
     })
 }
 
-/// Resolves `reference` against a parsed base by the URL Standard. Returns
-/// the reference itself, borrowed, when the result equals it.
+/// Resolves `reference` against a parsed base by the URL Standard, borrowing it if unchanged.
 pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, Error> {
     let unresolvable = |reason: String| Error::Unresolvable {
         reference: reference.to_owned(),
         reason,
     };
-    // The `url` crate (2.5) keeps a `file:` path's last segment when it
-    // looks like a drive letter wherever it stands (`file:///a/e:` with
-    // `..`): a wrong path in a release build, a tripped debug assertion
-    // otherwise. The URL Standard keeps only a first one: such a base is
-    // refused for references that reach its path.
+    // The `url` crate (2.5) keeps a `file:` path's drive-letter-shaped last
+    // segment wherever it stands (`file:///a/e:` with `..`), giving a wrong
+    // path or a debug assertion; the URL Standard keeps only a first one, so
+    // such a base is refused for references that reach its path.
     if reaches_base_path(reference) && has_inner_drive_letter(base) {
         return Err(unresolvable(
             "a file: base with a drive letter inside its path".to_owned(),
@@ -46,10 +42,8 @@ pub fn resolve<'r>(base: &url::Url, reference: &'r str) -> Result<Cow<'r, str>, 
     }
 }
 
-/// Whether resolving `reference` against a `file:` base starts from the
-/// base's path and shortens it: a relative path, bare or after `file:`
-/// (read as the URL parser reads it: its ends trimmed, tabs and newlines
-/// dropped).
+/// Whether resolving `reference` against a `file:` base shortens its path: a
+/// relative path, bare or after `file:`.
 fn reaches_base_path(reference: &str) -> bool {
     let read: String = reference
         .trim_matches(|c: char| c <= ' ')

@@ -1,8 +1,7 @@
 //! An element's character content as a string, with a map back to the
-//! source: literal text, entity and character references, and CDATA
-//! sections. An edit of the string goes back into the source written the
-//! way the content was: escaped with the same references, or inside the
-//! same CDATA section.
+//! source (literal text, references, CDATA sections), so that an edit of
+//! the string goes back written the way the content was: with the same
+//! references, or inside the same CDATA section.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -31,10 +30,9 @@ pub struct Segment {
     pub written: Written,
 }
 
-/// Where a stretch of the content starts: in the content string and in the
-/// source. A stretch of text (literal text and references, contiguous in
-/// the source) is read again from the source to find a place inside it;
-/// a CDATA section's inside maps byte for byte.
+/// Where a stretch of the content starts, in the content string and in the
+/// source. Text (literal and references) is read again from the source to
+/// find a place inside it; a CDATA section maps byte for byte.
 #[derive(Debug, Clone, Copy)]
 struct Stretch {
     decoded: usize,
@@ -42,9 +40,8 @@ struct Stretch {
     cdata: bool,
 }
 
-/// How many references a stretch of text holds at most: finding a place
-/// reads at most these again, and the map takes a few bytes for each (a
-/// piece each would be ten times the content of escaped HTML).
+/// How many references a stretch holds at most: a place is found by reading
+/// at most these again, and the map stays a few bytes a reference.
 const STRETCH_REFERENCES: usize = 32;
 
 /// An element's content: the string and the map of its stretches.
@@ -60,16 +57,12 @@ pub struct Content<'s> {
     source_end: usize,
     /// How many references the last stretch holds.
     last_references: usize,
-    /// The first reference written for each character a reference stood
-    /// for, so that new text is escaped the same way (looked up by the
-    /// character, so a content of many distinct references takes linear
-    /// time).
+    /// The first reference written for each character, so new text is escaped the same way.
     references: HashMap<char, String>,
 }
 
 impl<'s> Content<'s> {
-    /// An empty content of `source`, a text whose first byte is at
-    /// `origin` in the offsets given to and by this content.
+    /// An empty content of `source`, whose first byte is at `origin` in the offsets.
     pub fn new(source: &'s str, origin: usize) -> Self {
         Content {
             text: String::new(),
@@ -82,8 +75,7 @@ impl<'s> Content<'s> {
         }
     }
 
-    /// Starts a stretch at `at` in the source unless the piece there goes
-    /// on the last one (text right after text, the stretch not full).
+    /// Starts a stretch at `at` unless the piece goes on the last (text after text, not full).
     fn extend(&mut self, at: usize, written: Written) {
         let cdata = written == Written::Cdata;
         let goes_on = self.stretches.last().is_some_and(|s| !s.cdata)
@@ -101,9 +93,7 @@ impl<'s> Content<'s> {
         self.last_references += usize::from(written == Written::Reference);
     }
 
-    /// Adds literal text or the inside of a CDATA section, found at
-    /// `source` in the source text. Literal text holds no `&` (each is a
-    /// reference's start, pushed as one).
+    /// Adds literal text (no `&`) or a CDATA section's inside, found at `at` in the source.
     pub fn push(&mut self, text: &str, at: usize, written: Written) {
         if text.is_empty() {
             return;
@@ -121,9 +111,8 @@ impl<'s> Content<'s> {
         self.references.entry(ch).or_insert_with(|| raw.to_owned());
     }
 
-    /// The piece of content that holds offset `at`: a run of literal text,
-    /// a reference or a CDATA section's inside (`None` past the end, or
-    /// where the source does not read as it was given).
+    /// The piece holding offset `at`: literal text, a reference or a CDATA inside
+    /// (`None` past the end, or where the source does not read as given).
     fn segment_at(&self, at: usize) -> Option<Segment> {
         let i = self.stretches.partition_point(|s| s.decoded <= at);
         let stretch = *self.stretches.get(i.checked_sub(1)?)?;
@@ -149,8 +138,7 @@ impl<'s> Content<'s> {
         let (mut d, mut s) = (stretch.decoded, stretch.source);
         loop {
             let rest = source.get(s.checked_sub(self.origin)?..)?;
-            // No further than the stretch's end: the source after it is
-            // none of this content's.
+            // No further than the stretch's end: the source after it is not this content's.
             let within = rest.get(..end - d).unwrap_or(rest);
             let literal = memchr::memchr(b'&', within).unwrap_or(within.len());
             if at < d + literal {
@@ -188,9 +176,8 @@ impl<'s> Content<'s> {
         }
     }
 
-    /// Escapes text for a place outside CDATA, with the references the
-    /// content already used: `&` and `<` always, any other character only
-    /// where the content wrote it as a reference (`&gt;`, `&#192;`).
+    /// Escapes text outside CDATA: `&` and `<` always, other characters only as
+    /// the content wrote them as references (`&gt;`, `&#192;`).
     fn escape(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for ch in text.chars() {
@@ -204,17 +191,15 @@ impl<'s> Content<'s> {
         out
     }
 
-    /// The source edit for replacing `range` of the content by `new`: the
-    /// range widened to whole references, and the new text written as the
-    /// pieces it replaces were (inside CDATA when it lies wholly in one
-    /// CDATA section, escaped otherwise).
+    /// The source edit replacing `range` of the content by `new`: the range
+    /// widened to whole references, the new text written as the pieces it
+    /// replaces were (in CDATA when wholly in one section, else escaped).
     pub fn source_edit(&self, range: Range<usize>, new: &str) -> Option<Edit> {
         let len = self.text.len();
         if len == 0 || range.start > range.end || range.end > len {
             return None;
         }
-        // The piece that holds the start (the last one past the end), and
-        // the first whose end is at or past the range's end, not before.
+        // The piece holding the start (the last past the end), and the first ending at or past the end.
         let a = self.segment_at(range.start.min(len - 1))?;
         let b = self.segment_at(range.end.max(1) - 1)?;
         let b = if b.decoded.start < a.decoded.start {
@@ -226,8 +211,7 @@ impl<'s> Content<'s> {
         let first = a.decoded.start;
         let last = b.decoded.start;
         let in_cdata = first == last && a.written == Written::Cdata;
-        // Whole references (and, when the edit leaves its CDATA section,
-        // whole CDATA sections) are replaced.
+        // Whole references (and whole CDATA sections when the edit leaves one) are replaced.
         let whole = |s: &Segment| {
             s.written == Written::Reference || (!in_cdata && s.written == Written::Cdata)
         };
@@ -254,8 +238,7 @@ impl<'s> Content<'s> {
             b.source.start + (end - b.decoded.start)
         };
         let text = if in_cdata {
-            // A CDATA section cannot hold `]]>`: it is closed and opened
-            // again around the `>`.
+            // CDATA cannot hold `]]>`: it is closed and opened again around the `>`.
             text.replace("]]>", "]]]]><![CDATA[>")
         } else {
             self.escape(&text)
@@ -333,8 +316,7 @@ mod tests {
 
     #[test]
     fn many_distinct_references_each_escape_as_first_written() {
-        // A feed's content of 300,000 distinct character references: each
-        // character is escaped with the reference first written for it.
+        // 300,000 distinct references: each character escaped as first written.
         let chars: Vec<char> = (0x100..0x100 + 300_000)
             .filter_map(char::from_u32)
             .collect();
@@ -358,9 +340,7 @@ mod tests {
         assert_eq!(e.text, format!("&#256;&#{};", last as u32));
     }
 
-    /// The pieces of a long content (more references than a stretch holds,
-    /// a comment between texts, CDATA sections), each offset mapped as a
-    /// list of every piece maps it.
+    /// The pieces of a long content, each offset mapped as a list of every piece maps it.
     #[test]
     fn the_map_of_stretches_agrees_with_a_list_of_pieces() {
         let mut src = String::from("<c>");

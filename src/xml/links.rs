@@ -1,7 +1,6 @@
 //! What holds a URL in an XML document: a table of (element namespace,
-//! element, where the URL is), like HTML's, not a long `match`. Elements
-//! and attributes are matched by namespace URI and local name, so a prefix
-//! is whatever the document chose.
+//! element, where the URL is), as for HTML. Names are matched by namespace
+//! URI and local name, whatever prefix the document chose.
 
 use crate::text::SameDocument;
 
@@ -26,9 +25,8 @@ pub const SVG: &str = "http://www.w3.org/2000/svg";
 /// XLink (`xlink:href`).
 pub const XLINK: &str = "http://www.w3.org/1999/xlink";
 
-/// The namespace of RSS 0.9x and 2.0 elements: none. Rows in it apply only
-/// in a document whose root is RSS (`rss`, or RSS 1.0's `rdf:RDF`), so that
-/// another vocabulary's `<link>` is not taken for RSS's.
+/// The namespace of RSS 0.9x and 2.0 elements: none. Its rows apply only
+/// under an RSS root (`rss`, `rdf:RDF`), so another `<link>` is not RSS's.
 pub const RSS: &str = "";
 
 /// Where in an element a URL is.
@@ -38,9 +36,8 @@ pub enum Holder {
     Attribute(&'static str, &'static str),
     /// The element's text (RSS `<link>`, Atom `<icon>`).
     Text,
-    /// The element's text is an HTML document, escaped or in a CDATA section
-    /// (RSS `description`, `content:encoded`; Atom text constructs with
-    /// `type="html"`).
+    /// The element's text is an HTML document, escaped or in CDATA (RSS
+    /// `description`, `content:encoded`; Atom `type="html"`).
     Html,
     /// The element's text is a style sheet (XHTML's and SVG's `<style>`).
     Css,
@@ -66,8 +63,7 @@ pub struct LinkRow {
     pub element: &'static str,
     /// Where the URL is.
     pub holder: Holder,
-    /// Only when the element's `type` attribute has this value (Atom text
-    /// constructs: `html`).
+    /// Only when the element's `type` attribute has this value (Atom: `html`).
     pub only_if_type: Option<&'static str>,
     /// How an attribute's URLs are written.
     pub syntax: Syntax,
@@ -230,8 +226,7 @@ pub const LINK_ROWS: &[LinkRow] = &[
     attr(XHTML, "video", "poster"),
     attr(XHTML, "body", "background"),
     attr(XHTML, "img", "longdesc"),
-    // The first `base` with an `href` gives the document's base; its own
-    // `href` resolves against the layer below, as in HTML.
+    // The first `base` with an `href` gives the base, its own resolved below it.
     attr(XHTML, "base", "href"),
     srcset("img", "srcset"),
     srcset("source", "srcset"),
@@ -269,8 +264,7 @@ pub fn attribute(
     })
 }
 
-/// The row for an element's content (its text, or an HTML document), given
-/// its `type` attribute.
+/// The row for an element's content (text or HTML document), given its `type`.
 pub fn content(
     namespace: &str,
     element: &str,
@@ -285,9 +279,8 @@ pub fn content(
     })
 }
 
-/// Whether a same-document reference (`#id`) in this attribute names
-/// something inside the document and stays: SVG references (`use`,
-/// gradients, `feImage`) outside `<a>`, and RDF nodes.
+/// Whether a `#id` reference in this attribute names something in the
+/// document and stays: SVG references outside `<a>`, RDF nodes.
 pub fn same_document(namespace: &str, element: &str, attr_ns: &str) -> SameDocument {
     if element == "a" && (namespace == SVG || namespace == XHTML) {
         SameDocument::Resolve

@@ -1,6 +1,5 @@
 //! The attribute being read, duplicates, and how a tag's attributes are
-//! gathered (all of them, or on the lean path only those the tree builder
-//! reads).
+//! gathered (all, or on the lean path those the tree builder reads).
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -20,8 +19,7 @@ use super::{Quote, Sink, Tokenizer};
 pub(super) struct CurrentAttr {
     /// The name, unless `name_is_source`.
     pub(super) name: String,
-    /// Whether the name is the source over `name_span` as it is (neither
-    /// upper case nor NUL in it), and so not copied.
+    /// Whether the name is the source over `name_span` (no upper case or NUL), not copied.
     pub(super) name_is_source: bool,
     pub(super) name_span: Range<usize>,
     pub(super) value: Text,
@@ -45,8 +43,7 @@ impl CurrentAttr {
         self.value_span.clone()
     }
 
-    /// Its span in `input`; the quoting read back from the source must be
-    /// the quoting the tokenizer saw.
+    /// Its span in `input`; the quoting read back from it must be what the tokenizer saw.
     #[inline]
     pub(super) fn span(&self, input: &str) -> AttrSpan {
         let span = AttrSpan {
@@ -58,16 +55,12 @@ impl CurrentAttr {
     }
 }
 
-/// The names of a tag's attributes so far past the first [`SCAN_LIMIT`],
-/// to find duplicates in constant time; up to there, the spans of the
-/// attributes kept are scanned, once a bit of `seen` (a name's first byte
-/// and length) says a name like it was kept.
+/// A tag's attribute names past [`SCAN_LIMIT`], to find duplicates in constant
+/// time; below it the kept spans are scanned when a bit of `seen` matches.
 #[derive(Debug, Default)]
 pub(super) struct SeenNames {
     pub(super) set: HashSet<Box<[u8]>>,
-    /// A bit for each name kept, by [`name_bit`]: a name whose bit is not
-    /// set is not among them (most names of a tag differ in first byte or
-    /// length).
+    /// A bit for each name kept, by [`name_bit`]: a name whose bit is clear is new.
     seen: u64,
 }
 
@@ -87,12 +80,9 @@ impl SeenNames {
         }
     }
 
-    /// Whether the tag already has an attribute `name`, given the spans of
-    /// those it has in `input` (each of which was asked about here, since
-    /// the last [`SeenNames::clear`], before it was kept); notes it if not.
-    /// A short scan for the first [`SCAN_LIMIT`] names, then a hash set,
-    /// so that no tag takes more than linear time. Only the test of the
-    /// name's bit is inlined where names are read: most names are new.
+    /// Whether the tag already has an attribute `name` (of those kept since
+    /// [`SeenNames::clear`]), noting it if not: a scan, then a hash set, so no
+    /// tag takes more than linear time.
     #[inline(always)]
     pub(super) fn seen_before(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
@@ -105,8 +95,7 @@ impl SeenNames {
         self.seen_slow(input, kept, name)
     }
 
-    /// [`SeenNames::seen_before`] past its first test: a scan of the names
-    /// kept that may be `name`, or, past [`SCAN_LIMIT`] names, the set.
+    /// [`SeenNames::seen_before`] past its first test: a scan, or past [`SCAN_LIMIT`] the set.
     #[inline(never)]
     fn seen_slow(&mut self, input: &str, kept: &[AttrSpan], name: &[u8]) -> bool {
         if kept.len() < SCAN_LIMIT {
@@ -127,7 +116,7 @@ impl SeenNames {
 /// An attribute name as the tokenizer gives it: ASCII upper case lowered,
 /// NUL replaced.
 #[inline]
-pub(super) fn given_name(raw: &str) -> Cow<'_, str> {
+pub(in crate::html) fn given_name(raw: &str) -> Cow<'_, str> {
     if raw.bytes().any(|b| b.is_ascii_uppercase() || b == 0) {
         Cow::Owned(raw.to_ascii_lowercase().replace('\0', "\u{fffd}"))
     } else {
@@ -135,28 +124,24 @@ pub(super) fn given_name(raw: &str) -> Cow<'_, str> {
     }
 }
 
-/// Whether `raw`, a name as written, is `name`, a name as the tokenizer
-/// gives it ([`given_name`], which has no ASCII upper case and no NUL).
+/// Whether `raw`, a name as written, is `name` as the tokenizer gives it ([`given_name`]).
 #[inline]
 pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
     if raw.len() == name.len() {
         return raw.eq_ignore_ascii_case(name);
     }
     // Each NUL, one byte, becomes U+FFFD, three.
-    // (Not the vector memchr: names are short.)
     raw.len() < name.len()
         && (name.len() - raw.len()).is_multiple_of(2)
         && raw.contains(&0)
         && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
-/// Up to this many attributes, duplicates are found by a scan; beyond, by a
-/// hash set.
+/// Up to this many attributes duplicates are found by a scan, beyond by a hash set.
 pub(super) const SCAN_LIMIT: usize = 16;
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
-    /// Starts a new attribute whose name starts at the current position
-    /// (inlined, as is the finishing of the one before).
+    /// Starts a new attribute whose name starts at the current position.
     #[inline(always)]
     pub(super) fn start_attr(&mut self) {
         self.finish_attr();
@@ -189,29 +174,22 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         attr.value_span = at..at;
     }
 
-    /// Appends the source `input[from..to]` to the current attribute's
-    /// value. With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder) values are not gathered as
-    /// they are read: the few a token carries are decoded from their spans
-    /// when the attribute is finished ([`Tokenizer::lean_value`]).
+    /// Appends the source `input[from..to]` to the current value (the lean path
+    /// decodes values from their spans instead, [`Tokenizer::lean_value`]).
     pub(super) fn value_raw(&mut self, from: usize, to: usize) {
         if !self.lean {
             self.attr.value.push_raw(self.input, from, to);
         }
     }
 
-    /// Appends text that is not the source to the current attribute's
-    /// value (see [`Tokenizer::value_raw`]).
+    /// Appends text that is not the source to the current attribute's value.
     pub(super) fn value_str(&mut self, s: &str) {
         if !self.lean {
             self.attr.value.push_str(self.input, s);
         }
     }
 
-    /// The current attribute's value, decoded from its span as the
-    /// tokenizer decodes it (on the lean path, which does not gather it).
-    /// The decoder's own first test finds a value with nothing to decode
-    /// (most `href`s, long URLs) at once, by `memchr3`, rather than a
-    /// byte at a time.
+    /// The current attribute's value decoded from its span (the lean path does not gather it).
     pub(super) fn lean_value(&self) -> Cow<'a, str> {
         let raw = self.input.get(self.attr.value()).unwrap_or_default();
         crate::html::charref::decode_attribute(raw).text
@@ -222,8 +200,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.attr.value_span.end = self.pos;
     }
 
-    /// Adds the current attribute to the tag, unless the tag already has
-    /// one of that name.
+    /// Adds the current attribute to the tag, unless it has one of that name.
     #[inline]
     pub(super) fn finish_attr(&mut self) {
         if !std::mem::take(&mut self.in_attr) {
@@ -261,16 +238,11 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// [`Tokenizer::finish_attr`] with [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder): the
-    /// same duplicate check on plain strings, no atom for a name the tree
-    /// builder does not read. Inlined where attributes end: most are
-    /// finished in a few dozen instructions, which a call's saving and
-    /// restoring of registers would add half as many to.
+    /// [`Tokenizer::finish_attr`] on the lean path, with no atom for a name the tree builder ignores.
     #[inline(always)]
     pub(super) fn finish_attr_lean(&mut self) {
         let input = self.input;
-        // The name as written, and as the tokenizer gives it: one look-up
-        // of each serves every test below.
+        // The name as written and as the tokenizer gives it, looked up once.
         let raw = self
             .bytes
             .get(self.attr.name_span.clone())
@@ -332,12 +304,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// With [`Attributes::TreeBuilder`](super::Attributes::TreeBuilder), the attribute that stands for the
-    /// attributes left out of a formatting element's token: an empty name,
-    /// and as value each (name, value) pair, sorted by name, NUL after each
-    /// part (the tokenizer has replaced every NUL in names and values).
-    /// Two such tokens then compare equal exactly when their attribute
-    /// lists do, as the tree builder's "Noah's Ark" clause compares them.
+    /// On the lean path, the attribute standing for those left out of a
+    /// formatting element's token: an empty name, and as value each (name,
+    /// value) pair sorted by name, NUL after each part. Two such tokens compare
+    /// equal exactly when their attribute lists do, as "Noah's Ark" compares.
     pub(super) fn dropped_attribute(&mut self) -> Option<Attribute> {
         if self.dropped.is_empty() {
             return None;

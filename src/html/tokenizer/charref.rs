@@ -1,11 +1,8 @@
-//! The character reference states, WHATWG HTML §13.2.5.72 to §13.2.5.80.
-//!
-//! The whole input is at hand, so a reference is read by looking ahead
-//! rather than one state per character; what is consumed, emitted and
-//! reported is what those states consume, emit and report (and the parse
-//! errors come where html5ever emits them: before the reference's text).
-//! The named references are html5ever's table, matched by
-//! [`longest_name`].
+//! The character reference states, WHATWG HTML §13.2.5.72 to §13.2.5.80,
+//! read by looking ahead over the whole input rather than a state a
+//! character; what is consumed, emitted and reported is the states' own
+//! (errors before the reference's text, as html5ever). Named references
+//! are html5ever's table, matched by [`longest_name`].
 
 use html5ever::data::C1_REPLACEMENTS;
 
@@ -13,10 +10,7 @@ use super::{Sink, Tokenizer};
 use crate::html::charref::longest_name;
 
 impl<S: Sink> Tokenizer<'_, S> {
-    /// §13.2.5.72 Character reference state. The `&` was just consumed;
-    /// `in_attr` says whether the return state is an attribute value state
-    /// (else it is the data or RCDATA state, and the result is emitted as
-    /// characters).
+    /// §13.2.5.72 Character reference state, the `&` just consumed; `in_attr` for an attribute value.
     pub(super) fn character_reference(&mut self, in_attr: bool) {
         let amp = self.pos - 1;
         match self.bytes.get(self.pos) {
@@ -26,8 +20,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Flushes the `&` at `amp` as itself, and goes back to the return
-    /// state just after it: what follows is read as ordinary text.
+    /// Flushes the `&` at `amp` as itself and returns to the state after it.
     fn literal_ampersand(&mut self, amp: usize, in_attr: bool) {
         self.pos = amp + 1;
         if in_attr {
@@ -54,15 +47,13 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.73 Named character reference state, with §13.2.5.74
-    /// Ambiguous ampersand state: the longest name of the table that the
-    /// input starts with, else the ampersand is literal.
+    /// §13.2.5.73 Named and §13.2.5.74 Ambiguous ampersand states: the longest
+    /// name the input starts with, else a literal ampersand.
     fn named_reference(&mut self, amp: usize, in_attr: bool) {
         let start = self.pos;
         let rest = &self.bytes[start..];
         let Some((len, c1, c2)) = longest_name(rest) else {
-            // §13.2.5.74: alphanumerics then ";" is an unknown named
-            // reference; all of it is text.
+            // §13.2.5.74: alphanumerics then ";" is an unknown named reference, all text.
             let run = rest
                 .iter()
                 .take_while(|b| b.is_ascii_alphanumeric())
@@ -90,12 +81,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.75 Numeric character reference state, §13.2.5.76
-    /// Hexadecimal character reference start state, §13.2.5.77 Decimal
-    /// character reference start state, §13.2.5.78 Hexadecimal character
-    /// reference state, §13.2.5.79 Decimal character reference state and
-    /// §13.2.5.80 Numeric character reference end state. The `#` is at the
-    /// current position.
+    /// §13.2.5.75 to §13.2.5.80, the numeric character reference states, from the `#`.
     fn numeric_reference(&mut self, amp: usize, in_attr: bool) {
         let mut i = self.pos + 1;
         let hex = matches!(self.bytes.get(i), Some(b'x' | b'X'));

@@ -1,47 +1,18 @@
-//! relink's own HTML tokenizer (WHATWG HTML §13.2.5), over a whole decoded
-//! document, recording where each tag and attribute lies in the source.
+//! relink's own HTML tokenizer (WHATWG HTML §13.2.5) over a whole decoded
+//! document, recording where each tag and attribute lies in the source, which
+//! html5ever's does not. It emits html5ever's tokens to any [`TokenSink`]
+//! ([`tokenize`]), or its own to the tracker ([`tokenize_into`]), logging a
+//! [`TagSpan`] for each tag in a [`SpanLog`] just before the sink gets it.
 //!
-//! html5ever's tokenizer reports no source positions, and locating its
-//! tokens afterwards costs a second lexing of every tag. This tokenizer
-//! emits the same html5ever [`Token`](html5ever::tokenizer::Token)s to any [`TokenSink`] ([`tokenize`];
-//! so html5ever's `TreeBuilder` plugs in directly), honours the sink's
-//! feedback as html5ever's tokenizer does, and logs a [`TagSpan`] for every
-//! tag token in a [`SpanLog`] just before the sink receives the token.
-//! Underneath, it hands its tokens to a [`Sink`]: html5ever's token sinks
-//! through an adapter that builds html5ever's tokens, and relink's tracker
-//! directly ([`tokenize_into`]), without building them.
-//!
-//! It works on bytes of the `&str`: runs of text are found with `memchr`
-//! and handed over as tendrils of their own (short ones held inline); nothing is
-//! allocated per character. When attribute values are not gathered, a
-//! tag's name and attributes are read at once, each run by one scan,
-//! leaving whatever is uncommon to the states.
-//!
-//! With [`Attributes::TreeBuilder`] (relink's own parse), the tokens carry
-//! only what the tree builder's decisions depend on, since relink needs of
-//! the tree only each element's namespace, whether it is in template
-//! contents and in the tree, and the first `base`: a run of characters is
-//! a stand-in of at most four bytes that is white space, or not, where the
-//! text is ([`Collapsed`]), a comment is empty, and a tag carries only the
-//! attributes the tree builder reads ([`Attributes`]). The tree builder
-//! then builds the same elements as from the full tokens (the tests compare
-//! both trees), and no text is copied for it. Duplicate attributes are found in constant
-//! amortised time (a short scan, then a hash set), so no input takes more
-//! than linear time.
-//!
-//! Where html5ever departs from the letter of the specification in a way a
-//! tree can show, this tokenizer does as html5ever does, so that both give
-//! the same tree: a NUL in a CDATA section is a [`Token::NullCharacterToken`](html5ever::tokenizer::Token::NullCharacterToken),
-//! and parse errors are emitted at the points where html5ever emits them
-//! between tokens (html5ever's tree builder forgets a pending "ignore the
-//! next line feed" on any token, parse errors included).
-//!
-//! The driver is here (the [`Tokenizer`], its options, how tokens are
-//! emitted); `states.rs` has the states of §13.2.5 and `charref.rs`
-//! character references; the rest is one concern a file: `sink.rs` where
-//! tokens go, `spans.rs` the span log, `attributes.rs` how a tag's
-//! attributes are gathered, `text.rs` runs of text, `names.rs` tag and
-//! attribute names.
+//! With [`Attributes::TreeBuilder`], tokens carry only what the tree
+//! builder's decisions depend on (text as a stand-in, [`Collapsed`]; empty
+//! comments; the attributes it reads), and the tree is the same (the tests
+//! compare). Duplicate attributes take amortised constant time, so no input
+//! takes more than linear time. Where html5ever departs from the standard in
+//! a way a tree shows, this follows html5ever: a NUL in CDATA is a
+//! [`Token::NullCharacterToken`](html5ever::tokenizer::Token::NullCharacterToken),
+//! and parse errors come where it emits them (its tree builder forgets a
+//! pending "ignore the next line feed" on any token).
 
 mod attributes;
 mod charref;
@@ -60,6 +31,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind, TokenSink};
 use html5ever::{Attribute, LocalName, local_name};
 
+pub(super) use self::attributes::given_name;
 use self::attributes::{CurrentAttr, SeenNames};
 #[cfg_attr(not(feature = "_internal"), allow(unused_imports))]
 pub use self::names::READ_BY_TREE_BUILDER;
@@ -71,8 +43,7 @@ pub use self::spans::{AttrSpan, SpanLog, TagSpan};
 use self::states::State;
 use self::text::{Collapsed, Text, is_tree_space};
 
-/// The state the tokenizer starts in. Documents start in the data state;
-/// the others serve fragment parsing and tests.
+/// The state the tokenizer starts in: data for documents, others for fragments and tests.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InitialState {
@@ -91,41 +62,25 @@ pub enum InitialState {
     CdataSection,
 }
 
-/// Which attributes tag tokens carry. Every attribute's span is logged
-/// either way.
+/// Which attributes tag tokens carry; every attribute's span is logged either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Attributes {
     /// Every attribute, as html5ever's tokenizer gives them.
     #[default]
     All,
-    /// Only what html5ever's tree builder (with relink's arena as its sink)
-    /// reads, and only the tags that can hold a link logged (start tags
-    /// with an attribute whose name may be in the link table,
-    /// [`crate::html::links::may_hold_url`], and `style` start and end
-    /// tags; [`SpanLog::current`] is `None` for the others): the
-    /// attributes named in [`READ_BY_TREE_BUILDER`] with their
-    /// values, and, on a start tag of a formatting element, one attribute
-    /// with an empty name standing for all the others (see
-    /// [`Tokenizer::emit_tag`]). No other name becomes an atom and no other
-    /// value a tendril: interning millions of distinct attribute names in
-    /// `string_cache`'s global set takes quadratic time, and the tree
-    /// builder never compares them.
+    /// Only what html5ever's tree builder reads, only tags that can hold a link
+    /// logged ([`crate::html::links::may_hold_url`], `style`): the attributes in
+    /// [`READ_BY_TREE_BUILDER`], and one stand-in for the others of a formatting
+    /// element. No other name is interned, as `string_cache` takes quadratic time.
     TreeBuilder,
-    /// As [`Attributes::TreeBuilder`], with every start tag that has
-    /// attributes logged: for attribute names added to the link table at
-    /// run time.
+    /// As [`Attributes::TreeBuilder`], logging every start tag with attributes (run-time names).
     TreeBuilderAnyAttribute,
-    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags:
-    /// for the title and metas of a WAT file's head.
+    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags, for a WAT file's head.
     TreeBuilderHead,
 }
 
 impl Attributes {
-    /// Whether a parse with these attributes finds each element's landmark
-    /// ([`crate::html::arena::Element::landmark`]): for a WAT file's links
-    /// ([`Attributes::TreeBuilderHead`]), and in the reference parse the
-    /// tests compare the tracker with ([`Attributes::All`]); never on the
-    /// lean path.
+    /// Whether a parse finds landmarks: for WAT files and the tests' reference parse.
     pub fn finds_landmarks(self) -> bool {
         matches!(self, Attributes::All | Attributes::TreeBuilderHead)
     }
@@ -134,28 +89,21 @@ impl Attributes {
 /// How the tokenizer starts.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Skip a U+FEFF BYTE ORDER MARK at the start of the input (spans stay
-    /// offsets into the whole input). html5ever's default: true.
+    /// Skip a leading U+FEFF (spans stay offsets into the whole input); html5ever's default.
     pub discard_bom: bool,
     /// The state to start in.
     pub initial_state: InitialState,
-    /// The name of the last start tag, for "appropriate end tag" checks
-    /// when starting in a raw text state.
+    /// The last start tag's name, for "appropriate end tag" checks from a raw text state.
     pub last_start_tag: Option<String>,
     /// Which attributes tag tokens carry.
     pub attributes: Attributes,
-    /// With [`Attributes::TreeBuilder`] and a sink of html5ever tokens:
-    /// whether a formatting element's token carries the attribute standing
-    /// for the others (html5ever's tree builder compares them; a sink of
-    /// relink's own never gets it).
+    /// On the lean path with html5ever's tokens: whether a formatting element
+    /// carries the stand-in for its other attributes, which its tree builder compares.
     pub formatting_stand_in: bool,
-    /// Whether tokens carry their line number (html5ever's tree builder
-    /// reads it; the tracker does not, and counting lines costs a pass
-    /// over the input). Without it every token is on line 0.
+    /// Whether tokens carry their line (html5ever's tree builder reads it); else all are on line 0.
     pub lines: bool,
-    /// Whether the runs of script and RAWTEXT are tested for `<meta` as
-    /// they are read, what was tested and found going to
-    /// [`SpanLog::meta`]: for a document whose encoding a late `<meta>`
+    /// Whether runs of script and RAWTEXT are tested for `<meta` as they
+    /// are read, into [`SpanLog::meta`]: for a document a late `<meta>`
     /// may still change ([`crate::encoding::HtmlSniff::Unsettled`]).
     pub watch_meta: bool,
 }
@@ -183,13 +131,11 @@ pub enum Quote {
     Single,
     /// Without quotes.
     Unquoted,
-    /// No value at all (`<input disabled>`); the value span is empty, at
-    /// the end of the name.
+    /// No value at all (`<input disabled>`): an empty value span at the name's end.
     Valueless,
 }
 
-/// Tokenizes `input` into `sink`, logging tag spans in `log`, and returns
-/// the sink once it has seen the end-of-file token and `end` was called.
+/// Tokenizes `input` into `sink`, logging tag spans in `log`; the sink after `end`.
 pub fn tokenize<S: TokenSink>(input: &str, sink: S, log: &SpanLog, options: Options) -> S {
     Tokenizer::new(input, Tokens(sink), log, options).run().0
 }
@@ -227,57 +173,44 @@ pub struct Tokenizer<'a, S: Sink> {
     tag_start: usize,
     /// The tag's name, unless `tag_name_source` holds it.
     tag_name: String,
-    /// Where the tag's name is in the source, when it is the source as it
-    /// is (read at once by [`Tokenizer::lean_tag`]), and so not copied.
+    /// Where the tag's name lies in the source when read at once, and so not copied.
     tag_name_source: Option<Range<usize>>,
     self_closing: bool,
     had_duplicate: bool,
     attrs: Vec<Attribute>,
     attr_spans: Vec<AttrSpan>,
     attr_names: HashSet<LocalName>,
-    /// The attribute being read, when `in_attr`; its buffers serve one
-    /// attribute after another, and it stays in place (moving it in and
-    /// out of an `Option` cost more than the rest of finishing it).
+    /// The attribute being read, when `in_attr`; its buffers are reused.
     attr: CurrentAttr,
     in_attr: bool,
-    /// Whether tag tokens carry only what a tree builder reads, text is a
-    /// stand-in and comments are empty: with [`Attributes::TreeBuilder`],
-    /// or for a sink of relink's own.
+    /// Whether tags carry only what a tree builder reads, with text stand-ins and empty comments.
     lean: bool,
     /// Whether every tag is logged ([`Attributes::All`]).
     log_all: bool,
-    /// Whether a start tag with any attribute is logged
-    /// ([`Attributes::TreeBuilderAnyAttribute`]), not only one with an
-    /// attribute that may hold a URL.
+    /// Whether any start tag with attributes is logged ([`Attributes::TreeBuilderAnyAttribute`]).
     log_any_attribute: bool,
     /// Whether `title` start tags are logged ([`Attributes::TreeBuilderHead`]).
     log_title: bool,
     /// Whether the current tag has an attribute that makes it logged.
     log_tag: bool,
-    /// For a sink of relink's own: the tag's attributes named in
-    /// [`READ_BY_TREE_BUILDER`], with their values.
+    /// For a sink of relink's own: the tag's attributes in [`READ_BY_TREE_BUILDER`].
     read: Vec<(LocalName, Cow<'a, str>)>,
     formatting_stand_in: bool,
     lines: bool,
-    /// With [`Attributes::TreeBuilder`]: whether the tag is a formatting
-    /// element's start tag, once an attribute asked.
+    /// On the lean path: whether the tag starts a formatting element, once asked.
     formatting: Option<bool>,
     /// With [`Attributes::TreeBuilder`]: the names of the tag's attributes.
     seen: SeenNames,
-    /// With [`Attributes::TreeBuilder`], on a formatting element: the
-    /// attributes left out of the token, as (name, value) ranges of
-    /// `dropped_text`.
+    /// On the lean path, a formatting element's attributes left out of its token, in `dropped_text`.
     dropped: Vec<(Range<usize>, Range<usize>)>,
     dropped_text: String,
 
     comment: Text,
     doctype: CurrentDoctype,
-    /// Where the temporary buffer (only ever ASCII letters of the source)
-    /// starts; it ends at the current position.
+    /// Where the temporary buffer (ASCII letters of the source) starts; it ends here.
     temp_start: usize,
     last_start_tag: Option<LocalName>,
-    /// After how many stops at `<` a run of RAWTEXT or script data is
-    /// searched sparsely ([`states::SPARSE_AFTER`]; the tests vary it).
+    /// Stops at `<` before a run is searched sparsely ([`states::SPARSE_AFTER`]; tests vary it).
     sparse_after: usize,
     /// See [`Options::watch_meta`].
     watch_meta: bool,
@@ -352,19 +285,14 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// Tokenizes the whole input, calls the sink's `end`, and returns the
-    /// sink.
+    /// Tokenizes the whole input, calls the sink's `end`, and returns the sink.
     pub fn run(mut self) -> S {
         while let states::Flow::Go = self.step() {}
         self.sink.end();
         self.sink
     }
 
-    /// A tendril of the source `input[from..to]` (no CR in it): a copy of
-    /// just that text, which the tree sink drops at once. One shared copy
-    /// of the whole input would be one more document's worth of memory
-    /// for the whole parse; measured, copying each piece is faster too
-    /// (pieces of up to 8 bytes live inside the tendril).
+    /// A copy of the source `input[from..to]` (no CR in it), which the tree sink drops at once.
     fn source(&self, from: usize, to: usize) -> StrTendril {
         StrTendril::from_slice(&self.input[from..to])
     }
@@ -377,11 +305,9 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         }
     }
 
-    /// The line the tokenizer is on (CRLF and lone CR count as one line
-    /// break, as after preprocessing).
+    /// The line the tokenizer is on (CRLF and lone CR one break, as after preprocessing).
     fn line(&mut self) -> u64 {
-        // A reconsumed character moves the position back over text already
-        // counted.
+        // A reconsumed character moves back over text already counted.
         if self.pos <= self.line_pos {
             return self.line;
         }
@@ -507,9 +433,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.in_attr = false;
     }
 
-    /// Emits the current tag, whose `>` ends just before the current
-    /// position, and switches to the state the sink asks for (the data
-    /// state by default).
+    /// Emits the current tag (its `>` just before the position) and takes the sink's state.
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
         if let Some(attr) = self.dropped_attribute() {
@@ -529,10 +453,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             }
         }
         self.flush();
-        // With only what the tree builder reads, only the tags that can
-        // hold a link are logged: start tags with an attribute that may
-        // hold one, and `style` tags (whose text holds CSS); for a WAT
-        // file's head, `title` start tags too.
+        // On the lean path only tags that can hold a link are logged (and a WAT head's `title`).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag
                 && (self.log_tag || (self.log_title && name == local_name!("title"))))
@@ -615,8 +536,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.sink.doctype(doctype, line);
     }
 
-    /// Consumes the next input character, after preprocessing: a CRLF
-    /// pair or a lone CR is one LF.
+    /// Consumes the next character, preprocessed: CRLF or a lone CR is one LF.
     #[inline]
     fn consume(&mut self) -> Option<char> {
         let b = *self.bytes.get(self.pos)?;
@@ -635,8 +555,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         Some(c)
     }
 
-    /// Whether the input at the current position starts with `s`, ASCII
-    /// case-insensitively.
+    /// Whether the input here starts with `s`, ASCII case-insensitively.
     fn next_is_ignore_case(&self, s: &str) -> bool {
         self.bytes
             .get(self.pos..self.pos + s.len())
@@ -644,8 +563,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     }
 }
 
-/// ASCII whitespace as the tokenizer knows it (after preprocessing, so CR
-/// is a line feed).
+/// ASCII white space as the tokenizer knows it (CR is a line feed by now).
 fn is_space(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\x0c' | ' ')
 }

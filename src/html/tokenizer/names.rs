@@ -1,16 +1,12 @@
-//! Tag and attribute names: the atoms of tag names (common ones without
-//! hashing), and which attributes the tree builder reads.
+//! Tag and attribute names: tag atoms (common ones without hashing), and the attributes read.
 
 use html5ever::{LocalName, local_name};
 
 /// The attribute names html5ever's tree builder and relink's arena look at:
-/// `type` (an `input` of type hidden), `encoding` (an `annotation-xml`
-/// integration point), `color`, `face` and `size` (a `font` leaving
-/// foreign content), `shadowrootmode` (a declarative shadow root's
-/// `template`) and `href` (a `base`). The tree builder also reads `charset`,
-/// `http-equiv` and `content` of a `meta`, but only to report an encoding,
-/// which the tokenizer ignores, and `form`, only for the sink's form
-/// association, which the arena ignores.
+/// `type` (hidden `input`), `encoding` (`annotation-xml`), `color`, `face`,
+/// `size` (a `font` leaving foreign content), `shadowrootmode` and `href`
+/// (a `base`). The others it reads (a `meta`'s encoding, `form`) change
+/// nothing relink follows.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
 pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "type",
@@ -22,8 +18,7 @@ pub const READ_BY_TREE_BUILDER: &[&str] = &[
     "href",
 ];
 
-/// The read attribute named `name` (as the tokenizer gives it), as a
-/// (static) atom.
+/// The read attribute `name` (as the tokenizer gives it) as a static atom.
 #[inline(always)]
 pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     Some(match name {
@@ -38,9 +33,8 @@ pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
     })
 }
 
-/// Whether a start tag of this name makes a formatting element, whose
-/// attributes the tree builder compares (the "Noah's Ark" clause of
-/// pushing onto the list of active formatting elements).
+/// Whether a start tag makes a formatting element, whose attributes the tree
+/// builder compares (the "Noah's Ark" clause).
 #[inline]
 pub(super) fn is_formatting(name: &str) -> bool {
     matches!(
@@ -61,8 +55,7 @@ pub(super) fn is_formatting(name: &str) -> bool {
     )
 }
 
-/// The first eight bytes of a name as a number (little-endian, padded with
-/// zeros; a tag name holds no NUL, the tokenizer replaces them).
+/// A name's first eight bytes as a little-endian number, zero padded (names hold no NUL).
 pub(super) const fn name_key(name: &[u8]) -> u64 {
     let mut key = 0;
     let mut i = 0;
@@ -73,8 +66,7 @@ pub(super) const fn name_key(name: &[u8]) -> u64 {
     key
 }
 
-/// [`name_key`] of a name of at most eight bytes, by two overlapping loads
-/// rather than a byte at a time (the bytes they share are the same).
+/// [`name_key`] of a name of at most eight bytes, by two overlapping loads.
 #[inline]
 pub(super) fn short_name_key(name: &[u8]) -> u64 {
     let n = name.len();
@@ -98,8 +90,7 @@ pub(super) fn short_name_key(name: &[u8]) -> u64 {
 const SLOT_BITS: u32 = 10;
 
 /// The multiplier of [`slot`], chosen so that no two names of
-/// [`short_tag_atoms!`] share a slot (building [`SLOTS`] fails to compile
-/// if they do: a name added may need another, found by trying odd numbers).
+/// [`short_tag_atoms!`] share a slot ([`SLOTS`] fails to compile if they do).
 const MULTIPLIER: u64 = 0x5c15_fb63_ac73_e4dd;
 
 /// The slot of a key: the top bits of its product with [`MULTIPLIER`].
@@ -107,10 +98,7 @@ const fn slot(key: u64) -> usize {
     (key.wrapping_mul(MULTIPLIER) >> (64 - SLOT_BITS)) as usize
 }
 
-/// For each slot, one more than the index of the name in it, or 0: a
-/// perfect hash of the names, so that a tag's atom is found by one
-/// multiplication and one comparison, with no tree of comparisons whose
-/// branches the processor mispredicts.
+/// For each slot, one more than its name's index, or 0: a perfect hash of the names.
 static SLOTS: [u8; 1 << SLOT_BITS] = {
     let mut slots = [0u8; 1 << SLOT_BITS];
     let mut i = 0;
@@ -127,15 +115,13 @@ static SLOTS: [u8; 1 << SLOT_BITS] = {
     slots
 };
 
-/// The static atom of a common tag name of at most eight bytes, by its
-/// [`name_key`].
+/// The static atom of a common tag name of at most eight bytes, by its [`name_key`].
 pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
     let index = usize::from(SLOTS[slot(key)]).checked_sub(1)?;
     (SHORT_KEYS[index] == key).then(|| SHORT_ATOMS[index].clone())
 }
 
-/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in the
-/// same order.
+/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in order.
 macro_rules! short_tag_atoms {
     ($($name:tt,)*) => {
         /// The key ([`name_key`]) of each name.
@@ -300,10 +286,7 @@ short_tag_atoms! {
     "stop",
 }
 
-/// The atom of a tag name. The names of common HTML, SVG and MathML
-/// elements are mapped here to their static atoms, which is cheaper than
-/// [`LocalName::from`]'s hashing and lookup in the static set (35
-/// instructions a tag against 58, measured); the same atoms either way.
+/// The atom of a tag name; common names map to their static atoms here, skipping the hash.
 pub(super) fn tag_atom(name: &str) -> LocalName {
     if name.len() <= 8
         && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))

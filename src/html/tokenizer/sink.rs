@@ -1,5 +1,4 @@
-//! Where tokens go: the [`Sink`] interface, and its adapter to html5ever's
-//! token sinks.
+//! Where tokens go: the [`Sink`] interface, and its adapter to html5ever's sinks.
 
 use std::borrow::Cow;
 
@@ -8,8 +7,7 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::{Attribute, LocalName};
 
-/// What the tokenizer does after a tag, as its sink asks: html5ever's
-/// [`TokenSinkResult`] without what this tokenizer ignores.
+/// What the tokenizer does after a tag: html5ever's [`TokenSinkResult`], trimmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feedback {
     /// Go on in the data state.
@@ -31,17 +29,15 @@ pub struct TagToken<'t> {
     pub self_closing: bool,
     /// Whether an attribute was dropped as a duplicate.
     pub had_duplicate_attributes: bool,
-    /// For a sink of html5ever tokens ([`Sink::HTML5EVER`]), the
-    /// attributes as [`Attributes`](super::Attributes) says; empty otherwise.
+    /// For a sink of html5ever tokens, the attributes as [`Attributes`](super::Attributes) says.
     pub attrs: &'t mut Vec<Attribute>,
-    /// For any other sink, the attributes named in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER)
-    /// with their decoded values, in source order, duplicates dropped.
+    /// For any other sink, the attributes in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER),
+    /// decoded, in source order, duplicates dropped.
     pub read: &'t [(LocalName, Cow<'t, str>)],
 }
 
 impl TagToken<'_> {
-    /// The decoded value of the attribute `name`, one of
-    /// [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER) (for a sink of html5ever tokens, any).
+    /// The decoded value of the read attribute `name` (for html5ever tokens, any).
     pub fn attr(&self, name: &LocalName) -> Option<&str> {
         if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
             return Some(value);
@@ -58,8 +54,7 @@ impl TagToken<'_> {
 pub enum Chars<'t> {
     /// The text, with [`Attributes::All`](super::Attributes::All) for a sink of html5ever tokens.
     Text(&'t str),
-    /// Otherwise, what stands for it (see [`Collapsed`](super::Collapsed)): `text` for a
-    /// tree builder, and whether the run is white space only.
+    /// Otherwise its stand-in ([`Collapsed`](super::Collapsed)), and whether it is all white space.
     StandIn {
         /// The stand-in.
         text: &'static str,
@@ -69,31 +64,21 @@ pub enum Chars<'t> {
 }
 
 /// Where the tokenizer hands its tokens: html5ever's [`TokenSink`] without
-/// building html5ever's tokens when the sink does not want them. Any
-/// `TokenSink` is one through [`tokenize`](super::tokenize)'s adapter; relink's tracker is
-/// one of its own, which gets text as a class, no comment text, and of a
-/// tag only its name and the few attributes a tree builder reads, and
-/// nothing allocated for it.
-///
-/// Each method gets the line number the token is on (0 unless
+/// building its tokens when the sink does not want them. Any `TokenSink`
+/// is one through [`tokenize`](super::tokenize)'s adapter; relink's tracker
+/// is one of its own. Each method gets the token's line (0 unless
 /// [`Options::lines`](super::Options::lines)).
 pub trait Sink {
-    /// Whether the sink takes html5ever tokens: then tags carry
-    /// html5ever attributes as [`Attributes`](super::Attributes) says, text is the text with
-    /// [`Attributes::All`](super::Attributes::All), comments are their text. Otherwise tags carry
-    /// [`TagToken::read`], text is always a stand-in and comments are
-    /// empty, whatever [`Attributes`](super::Attributes) says (which then only says which tags
-    /// are logged).
+    /// Whether the sink takes html5ever tokens, attributes as
+    /// [`Attributes`](super::Attributes) says. Otherwise tags carry
+    /// [`TagToken::read`], text is a stand-in and comments are empty
+    /// ([`Attributes`](super::Attributes) then only says which tags are logged).
     const HTML5EVER: bool;
 
-    /// Whether the sink reads parse errors. A sink that does not (with
-    /// text as stand-ins) is spared the work that only finds them: a
-    /// character reference in text that can stand only for text other than
-    /// white space is then read as text, not decoded.
+    /// Whether the sink reads parse errors; without, text references are decoded only as needed.
     const PARSE_ERRORS: bool = true;
 
-    /// A start or end tag; the answer says which state the tokenizer goes
-    /// on in.
+    /// A start or end tag; the answer says which state the tokenizer goes on in.
     fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback;
 
     /// A run of characters.
@@ -117,13 +102,11 @@ pub trait Sink {
     /// Called once, after [`Sink::eof`].
     fn end(&self);
 
-    /// Whether the adjusted current node is present and not an HTML
-    /// element (a CDATA section can start only then).
+    /// Whether the adjusted current node is foreign (only then can CDATA start).
     fn in_foreign_content(&self) -> bool;
 }
 
-/// The adapter of any html5ever [`TokenSink`] to [`Sink`]: builds each
-/// token as html5ever's tokenizer would.
+/// The adapter of any html5ever [`TokenSink`] to [`Sink`], building html5ever's tokens.
 pub(super) struct Tokens<S>(pub(super) S);
 
 impl<S: TokenSink> Tokens<S> {

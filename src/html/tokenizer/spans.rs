@@ -1,5 +1,4 @@
-//! The span log: where each logged tag and its attributes lie in the
-//! source, kept compact.
+//! The span log: where each logged tag and its attributes lie in the source.
 
 use std::cell::{Cell, Ref, RefCell};
 use std::ops::Range;
@@ -9,9 +8,7 @@ use html5ever::tokenizer::TagKind;
 use super::Quote;
 use crate::encoding::MetaSeen;
 
-/// An offset as stored: documents are at most `u32::MAX` bytes (what
-/// html5ever's tendrils hold), and a document has millions of tags, so
-/// spans take half the room of `usize` ones.
+/// An offset as stored: documents are at most `u32::MAX` bytes, as tendrils.
 #[inline]
 pub(super) fn offset(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
@@ -22,9 +19,7 @@ pub(super) fn range(span: (u32, u32)) -> Range<usize> {
     span.0 as usize..span.1 as usize
 }
 
-/// Where one attribute of a tag lies in the source: 16 bytes, as a
-/// document may hold millions (how its value was written is read back
-/// from the source, [`AttrSpan::quote`]).
+/// Where one attribute lies in the source, in 16 bytes ([`AttrSpan::quote`] reads its quoting).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttrSpan {
     pub(super) name: (u32, u32),
@@ -38,18 +33,14 @@ impl AttrSpan {
         range(self.name)
     }
 
-    /// The raw value, without its quotes and before character references
-    /// are decoded.
+    /// The raw value, without quotes, references not decoded.
     #[inline]
     pub fn value(&self) -> Range<usize> {
         range(self.value)
     }
 
-    /// How the value was written, read from `src`, the source the span is
-    /// of: a value that starts where the name ends has none (an `=` lies
-    /// between a name and any value); a quoted value follows its quote; an
-    /// unquoted one follows `=` or white space, never a quote (a quote
-    /// there would have started a quoted value).
+    /// How the value was written, read from `src`: none if it starts where the
+    /// name ends, quoted if after its quote, else unquoted.
     #[inline]
     pub fn quote(&self, src: &str) -> Quote {
         if self.value.0 == self.name.1 {
@@ -64,18 +55,15 @@ impl AttrSpan {
     }
 }
 
-/// The top bit of [`TagSpan`]'s attribute end: set for an end tag (a
-/// document of at most `u32::MAX` bytes has fewer than 2^31 attributes).
+/// The top bit of [`TagSpan`]'s attribute end, set for an end tag.
 pub(super) const END_TAG: u32 = 1 << 31;
 
-/// Where one tag token lies in the source: 16 bytes, as a document may
-/// hold millions.
+/// Where one tag token lies in the source, in 16 bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TagSpan {
     pub(super) span: (u32, u32),
-    /// Its attributes' spans in [`SpanLog`]'s flat list; the k-th is the
-    /// k-th attribute of the token (duplicates are dropped from both). The
-    /// end's top bit says an end tag ([`END_TAG`]).
+    /// Its attributes' spans in [`SpanLog`]'s flat list, in the token's order
+    /// (duplicates dropped); the end's top bit marks an end tag ([`END_TAG`]).
     pub(super) attrs: (u32, u32),
 }
 
@@ -113,25 +101,20 @@ impl TagSpan {
     }
 }
 
-/// The spans of the tag tokens emitted so far, in order.
-///
-/// The tokenizer logs a tag's span just before handing its token to the
-/// sink, so while the sink processes a tag token (and, for a tree builder,
-/// while it creates that tag's element), [`SpanLog::current`] is that tag's
-/// index; while it processes any other token, `current` is `None`.
+/// The spans of the tag tokens emitted so far, in order. A tag is logged
+/// just before its token goes to the sink, so while the sink processes it
+/// [`SpanLog::current`] is its index; for any other token, `None`.
 #[derive(Debug, Default)]
 pub struct SpanLog {
     pub(super) tags: RefCell<Vec<TagSpan>>,
     pub(super) attrs: RefCell<Vec<AttrSpan>>,
     pub(super) current: Cell<Option<usize>>,
-    /// What the runs of script and RAWTEXT showed of `<meta`, with
-    /// [`super::Options::watch_meta`].
+    /// What runs of script and RAWTEXT showed of `<meta` ([`super::Options::watch_meta`]).
     pub meta: RefCell<MetaSeen>,
 }
 
 impl SpanLog {
-    /// A log with room for `tags` tag tokens (a document has at most as
-    /// many as it has `<`), so that it never grows by copying.
+    /// A log with room for `tags` tags (at most one a `<`), so it never grows by copying.
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     #[inline]
     pub fn with_capacity(tags: usize) -> Self {
@@ -141,9 +124,7 @@ impl SpanLog {
         }
     }
 
-    /// Makes room for `tags` more tag tokens and their attributes (a
-    /// logged tag has two or three), so that a page's log does not grow by
-    /// copying, step by step, from nothing.
+    /// Makes room for `tags` more tags and their attributes, so a log does not grow by copying.
     #[inline]
     pub fn reserve(&self, tags: usize) {
         self.tags.borrow_mut().reserve(tags);
@@ -163,29 +144,20 @@ impl SpanLog {
         self.len() == 0
     }
 
-    /// The index of the tag token the sink is processing, if it is
-    /// processing one.
+    /// The index of the tag token the sink is processing, if any.
     #[inline]
     pub fn current(&self) -> Option<usize> {
         self.current.get()
     }
 
-    /// The span of tag `index`.
-    ///
-    /// # Panics
-    ///
-    /// If no such tag was emitted.
+    /// The span of tag `index`; panics if no such tag was emitted.
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     #[inline]
     pub fn tag(&self, index: usize) -> TagSpan {
         self.tags.borrow()[index].clone()
     }
 
-    /// The spans of tag `index`'s attributes, in the token's order.
-    ///
-    /// # Panics
-    ///
-    /// If no such tag was emitted.
+    /// The spans of tag `index`'s attributes in token order; panics if no such tag.
     #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
     #[inline]
     pub fn attrs(&self, index: usize) -> Ref<'_, [AttrSpan]> {
@@ -193,16 +165,13 @@ impl SpanLog {
         Ref::map(self.attrs.borrow(), |all| &all[range])
     }
 
-    /// Takes the tags logged so far and their attributes, leaving the log
-    /// empty: the next tag is tag 0 again, its attributes from 0 (for a
-    /// sink that hands a document over in pieces, between tokens).
+    /// Takes the tags logged so far, leaving the log empty (a document in pieces).
     #[inline]
     pub fn take(&self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
         (self.tags.take(), self.attrs.take())
     }
 
-    /// Every tag span, and every attribute's span in one list (a tag's
-    /// are [`TagSpan::attr_range`] of it).
+    /// Every tag span, and every attribute's span in one list ([`TagSpan::attr_range`]).
     #[inline]
     pub fn into_flat(self) -> (Vec<TagSpan>, Vec<AttrSpan>) {
         (self.tags.into_inner(), self.attrs.into_inner())

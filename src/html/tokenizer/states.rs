@@ -17,10 +17,7 @@ pub(super) enum Flow {
     Stop,
 }
 
-/// The first `<`, `&` or NUL in `text`. Most runs of text between tags
-/// are a few bytes long (in documentation pages, four in five are under
-/// eight): the first 16 bytes are looked at eight at a time by word, with
-/// no branch a byte, before a vector search takes over for longer ones.
+/// The first `<`, `&` or NUL in `text`: 16 bytes by word (runs are short), then a vector search.
 #[inline]
 fn find_in_text(text: &[u8]) -> Option<usize> {
     const SHORT: usize = 16;
@@ -49,18 +46,14 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a word.
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// The high bit of each zero byte of `x`, and perhaps of bytes above the
-/// lowest zero one (a borrow can flag only bytes above a zero): the lowest
-/// flagged byte is the first zero byte, which is all a search asks.
+/// The high bit of each zero byte of `x` (a borrow may flag bytes above the
+/// lowest zero one): the lowest flagged byte is the first zero byte.
 #[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The first `needle` in `hay`. Most attribute values are short (half of
-/// those of real pages under 16 bytes): eight bytes at a time are looked
-/// at by word for the first 32, where setting up a vector search costs
-/// more than the search; `memchr` takes over past them.
+/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up `memchr`, then it.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     const BY_WORD: usize = 32;
@@ -81,9 +74,7 @@ fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
 }
 
-/// For each byte, whether it ends a run of a tag name ([`TAG_NAME`]: ASCII
-/// white space, `/`, `>`, NUL, an upper-case ASCII letter) or of an
-/// attribute name (those and `=`) read in one scan: one load a byte.
+/// For each byte, whether it ends a tag name ([`TAG_NAME`]) or attribute name (and `=`).
 static ENDS_NAME: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
@@ -105,12 +96,10 @@ static ENDS_NAME: [u8; 256] = {
 const TAG_NAME: u8 = 1;
 const ATTR_NAME: u8 = 2;
 
-/// Whether a `&` in text followed by `rest` stands for text other than
-/// white space, whatever follows: itself, or a named reference, of which
-/// only `&Tab;` and `&NewLine;` stand for white space, or a numeric
-/// reference whose number is not that of white space (9, 10, 12, 13 or
-/// 32: any other, 0 and those past Unicode included, is a character that
-/// is not, §13.2.5.80), or `&#` with no digits, which is itself.
+/// Whether a `&` in text followed by `rest` surely stands for text other
+/// than white space: itself, a named reference but `&Tab;` and
+/// `&NewLine;`, or a numeric one whose number is not 9, 10, 12, 13 or 32
+/// (§13.2.5.80).
 #[inline]
 fn surely_other(rest: &[u8]) -> bool {
     match rest.first() {
@@ -120,8 +109,7 @@ fn surely_other(rest: &[u8]) -> bool {
     }
 }
 
-/// [`surely_other`] after `&#`. The digits are read only while the number
-/// may still be that of white space: past 32 it only grows.
+/// [`surely_other`] after `&#`, reading digits only while the number may be white space.
 fn numeric_surely_other(rest: &[u8]) -> bool {
     let (hex, digits) = match rest.first() {
         Some(b'x' | b'X') => (true, &rest[1..]),
@@ -147,9 +135,8 @@ fn numeric_surely_other(rest: &[u8]) -> bool {
     !any || !matches!(value, 9 | 10 | 12 | 13 | 32)
 }
 
-/// The tokenizer states. The RCDATA, RAWTEXT, script data and script data
-/// escaped "less-than sign", "end tag open" and "end tag name" states share
-/// their functions, told apart by [`Raw`].
+/// The tokenizer states; the raw text "less-than sign", "end tag open" and
+/// "end tag name" states share functions, told apart by [`Raw`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum State {
     Data,
@@ -238,21 +225,15 @@ pub(super) enum Id {
 
 const REPLACEMENT: &str = "\u{fffd}";
 
-/// How many stops a run of RAWTEXT or script data makes at `<` that stay
-/// text, within [`SPARSE_SPAN`] bytes, before the rest of the run is
-/// searched sparsely ([`Tokenizer::sparse_run_end`]). Ordinary scripts and
-/// style sheets have few `<`, and are left to one search for `<` or NUL a
-/// stop: the sparse search tests each byte with the two after it, which
-/// costs more than a stop every few hundred bytes (as in the larger
-/// scripts of real pages) and less than one every few dozen (as in web
-/// applications' saved pages).
+/// How many stops at a `<` that stays text, within [`SPARSE_SPAN`] bytes, a
+/// run of RAWTEXT or script data makes before [`Tokenizer::sparse_run_end`]
+/// takes over: it costs more a byte, so only runs dense with `<` take it.
 pub(super) const SPARSE_AFTER: usize = 32;
 
 /// See [`SPARSE_AFTER`]: a `<` every 64 bytes or closer.
 const SPARSE_SPAN: usize = 32 * 64;
 
-/// A byte the sparse search tests for where nothing is to be found: never
-/// in the tokenizer's text (UTF-8), nor [`lanes::PAST_END`].
+/// A byte the sparse search tests where nothing is to be found: not in UTF-8 nor [`lanes::PAST_END`].
 const NEVER: u8 = 0xFE;
 
 impl<S: Sink> Tokenizer<'_, S> {
@@ -371,14 +352,9 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.chars_str(REPLACEMENT);
     }
 
-    /// §13.2.5.3 RAWTEXT state and §13.2.5.4 Script data state.
-    ///
-    /// Each `<` or NUL is a stop, where [`Tokenizer::text_lt`] says
-    /// whether the run goes on. Once [`SPARSE_AFTER`] stops that went on
-    /// lie within [`SPARSE_SPAN`] bytes (a script full of comparisons and
-    /// markup in strings, as web applications save), the rest of the run
-    /// is found by [`Tokenizer::sparse_run_end`], which stops only where
-    /// the run may end.
+    /// §13.2.5.3 RAWTEXT and §13.2.5.4 Script data states: each `<` or NUL a stop
+    /// [`Tokenizer::text_lt`] judges, then [`Tokenizer::sparse_run_end`] past
+    /// [`SPARSE_AFTER`] stops that went on.
     fn rawtext_or_script(&mut self, here: State, raw: Raw) -> Flow {
         let start = self.pos;
         let mut from = start;
@@ -428,23 +404,17 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// With [`Tokenizer::watch_meta`]: a stop of a run of RAWTEXT or
-    /// script data, which may start a `<meta` (each position before it in
-    /// the run holds no `<`).
+    /// With [`Tokenizer::watch_meta`]: a stop of a raw text run, which may start a `<meta`.
     fn watch_stop(&self, stop: Option<usize>) {
         if let Some(at) = stop.filter(|&at| encoding::is_meta_start(self.bytes, at)) {
             self.log.meta.borrow_mut().saw(at);
         }
     }
 
-    /// Where RAWTEXT or script data goes on as text after the `<` at
-    /// `at`, when what follows it surely makes it text: any character but
-    /// `/`, or `!` in script data, and a `</` not followed by the name of
-    /// the last start tag and an end (white space, `/`, `>`), which no end
-    /// tag can then be (§13.2.5.9 to §13.2.5.17 emit those characters as
-    /// they are and read on in the same state). `None` leaves the `<` to
-    /// the states. Only without parse errors to report, which the states
-    /// give in order with the characters.
+    /// Where RAWTEXT or script data goes on as text after the `<` at `at`, when
+    /// what follows surely makes it text: not `/` (nor `!` in script), or `</`
+    /// without the last start tag's name and an end (§13.2.5.9 to §13.2.5.17).
+    /// `None` leaves the `<` to the states. Only without parse errors.
     #[inline(always)]
     fn text_lt(&self, at: usize, raw: Raw) -> Option<usize> {
         if S::PARSE_ERRORS || self.bytes[at] != b'<' {
@@ -464,22 +434,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// Where a run of RAWTEXT or script data from `from` may end, as the
-    /// first stop of [`Tokenizer::rawtext_or_script`] at which
-    /// [`Tokenizer::text_lt`] gives `None` (`None` here: the run goes on to
-    /// the end of the input), found without stopping at each `<`: `text_lt`
-    /// gives `None` only at a NUL, a `<` that is the last byte, `<!` in
-    /// script data or `</`. One pass ([`lanes::first`]) finds the next NUL,
-    /// `<!` in script data, and `</` followed by the first letter of the
-    /// last start tag's name in either case (in script that holds markup in
-    /// strings, `"</a>"`, most `</` are not); the last bytes, too near the
-    /// end to hold `</`, the name and a byte after it, are searched for any
-    /// `</` and a last `<`. Each stop found is asked to `text_lt`. Only
-    /// without parse errors to report (as `text_lt`).
-    ///
-    /// With `WATCH` ([`Tokenizer::watch_meta`]) it also stops at `<m` and
-    /// `<M`, and hands each `<meta` start to [`super::SpanLog::meta`]: every
-    /// position it passes is tested.
+    /// Where a raw text run from `from` may end: the first stop where
+    /// [`Tokenizer::text_lt`] gives `None` (here `None`: at the end). One pass
+    /// ([`lanes::first`]) finds NUL, `<!` in script, and `</` with the last start
+    /// tag's first letter. Only without parse errors. With `WATCH` it hands each
+    /// `<meta` to [`super::SpanLog::meta`].
     #[inline(never)]
     fn sparse_run_end<const WATCH: bool>(&self, mut from: usize, raw: Raw) -> Option<usize> {
         let bytes = self.bytes;
@@ -489,8 +448,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         let bang = if raw == Raw::ScriptData { b'!' } else { NEVER };
         let name = self.last_start_tag.as_deref().unwrap_or("").as_bytes();
         let tail = bytes.len().saturating_sub(name.len() + 2);
-        // The letter after `</` that may start the end tag, lowercase; with
-        // no name that starts with a letter, any `</` may.
+        // The letter after `</` that may start the end tag; with none, any `</` may.
         let letter = name
             .first()
             .filter(|b| b.is_ascii_alphabetic())
@@ -538,12 +496,10 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state (entered straight from the data state, the
-    /// `<` just consumed).
+    /// §13.2.5.6 Tag open state, the `<` just consumed.
     fn tag_open(&mut self) -> Flow {
         let at = self.pos;
-        // Each character with a rule of its own is ASCII; the others are
-        // reconsumed.
+        // Each character with a rule of its own is ASCII.
         match self.bytes.get(at) {
             Some(b'!') => {
                 self.pos = at + 1;
@@ -561,8 +517,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 self.state = State::TagName;
             }
             Some(b'?') => {
-                // (The error is reported past the character, where the
-                // states report it.)
+                // The error is reported past the character, as the states do.
                 self.pos = at + 1;
                 self.error("Unexpected question mark instead of tag name");
                 self.comment.clear(at);
@@ -585,8 +540,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state (entered straight from the tag open
-    /// state, the `/` just consumed).
+    /// §13.2.5.7 End tag open state, the `/` just consumed.
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
         match self.bytes.get(at) {
@@ -657,16 +611,9 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The tag name state (§13.2.5.8) and the attribute states that follow
-    /// (§13.2.5.32 to §13.2.5.40) at once, for the common shapes of a tag,
-    /// when attribute values are not gathered ([`Tokenizer::lean`]): each
-    /// run of a name or value is found by one scan, without a round through
-    /// [`Tokenizer::step`] for each state. At whatever is less common (a
-    /// NUL, a character reference in a value, a missing value or white
-    /// space, the end of the input) it leaves the rest of the tag to the
-    /// states, in the state and at the position they would be in, so
-    /// tokens, spans and parse errors are the states' own. The tag was
-    /// just created; the name starts at the current position.
+    /// The tag name state (§13.2.5.8) and attribute states (§13.2.5.32 to .40) at
+    /// once when values are not gathered ([`Tokenizer::lean`]), one scan a run;
+    /// anything less common goes to the states, in their state and position.
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
         if let Some(flow) = self.lean_tag_name(bytes) {
@@ -716,8 +663,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space
-    /// ended it (attributes may follow), else how the tag went on.
+    /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space ended it.
     #[inline(always)]
     fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
@@ -758,9 +704,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's name in [`Tokenizer::lean_tag`], the attribute just
-    /// started: `None` at its end, else (at a NUL or the end of the input)
-    /// the states go on.
+    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end, else the states go on.
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
@@ -789,9 +733,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's value in [`Tokenizer::lean_tag`], from the before
-    /// attribute value state: `None` when another attribute may follow,
-    /// else how the tag went on.
+    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another may follow.
     #[inline(always)]
     fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
         match bytes.get(self.pos) {
@@ -803,10 +745,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 };
                 self.pos += 1;
                 self.start_attr_value(kind);
-                // Without parse errors to report, a value's references
-                // and NULs are not read here: the value ends at its quote
-                // whatever they are, and `finish_attr_lean` decodes the
-                // few values kept from their spans.
+                // Without parse errors the value ends at its quote; `finish_attr_lean` decodes it.
                 let end = if S::PARSE_ERRORS {
                     memchr3(quote, b'&', 0, &bytes[self.pos..])
                 } else {
@@ -883,14 +822,11 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// Skips ASCII white space (a CR, alone or before a line feed, is one).
     #[inline]
     fn skip_spaces(&mut self) {
-        // (In a local: a store to `self.pos` a byte, which the compiler
-        // cannot tell from the bytes read, would cost one more each.)
+        // A local, as a store to `self.pos` a byte costs more.
         let mut at = self.pos;
         while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
             at += 1;
-            // Attributes on lines of their own are indented: eight spaces
-            // passed over at once (after one space, the next word is
-            // seldom all spaces, and one compare says so).
+            // Indented attributes: eight spaces passed over at once.
             while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
                 at += 8;
             }
@@ -904,10 +840,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.9 RCDATA less-than sign state, §13.2.5.12 RAWTEXT less-than
-    /// sign state, §13.2.5.15 Script data less-than sign state and
-    /// §13.2.5.23 Script data escaped less-than sign state. The `<` is at
-    /// `tag_start`.
+    /// The raw text less-than sign states (§13.2.5.9, .12, .15, .23); the `<` is at `tag_start`.
     fn raw_less_than(&mut self, raw: Raw) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -931,9 +864,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.10 RCDATA end tag open state, §13.2.5.13 RAWTEXT end tag open
-    /// state, §13.2.5.16 Script data end tag open state and §13.2.5.24
-    /// Script data escaped end tag open state.
+    /// The raw text end tag open states (§13.2.5.10, .13, .16, .24).
     fn raw_end_tag_open(&mut self, raw: Raw) -> Flow {
         if self
             .bytes
@@ -950,9 +881,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.11 RCDATA end tag name state, §13.2.5.14 RAWTEXT end tag name
-    /// state, §13.2.5.17 Script data end tag name state and §13.2.5.25
-    /// Script data escaped end tag name state.
+    /// The raw text end tag name states (§13.2.5.11, .14, .17, .25).
     fn raw_end_tag_name(&mut self, raw: Raw) -> Flow {
         loop {
             let at = self.pos;
@@ -1071,8 +1000,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.26 Script data double escape start state. The temporary
-    /// buffer is the source from `temp_start`.
+    /// §13.2.5.26 Script data double escape start state (the buffer from `temp_start`).
     fn script_data_double_escape_start(&mut self) -> Flow {
         self.double_escape_boundary(State::ScriptDataDoubleEscaped, State::ScriptDataEscaped)
     }
@@ -1082,8 +1010,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.double_escape_boundary(State::ScriptDataEscaped, State::ScriptDataDoubleEscaped)
     }
 
-    /// The double escape start and end states: `on_script` when the
-    /// temporary buffer is "script", `otherwise` else.
+    /// The double escape start and end states: `on_script` if the buffer is "script".
     fn double_escape_boundary(&mut self, on_script: State, otherwise: State) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -1290,8 +1217,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 }
                 Some('>') => {
                     self.error("Missing attribute value");
-                    // The value is empty and unquoted, just before the `>`
-                    // (`<a href=>`): where a new value would go.
+                    // An empty unquoted value before the `>` (`<a href=>`): where a new value would go.
                     self.pos = at;
                     self.start_attr_value(Quote::Unquoted);
                     self.pos = at + 1;
@@ -1307,8 +1233,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.36 Attribute value (double-quoted) state and §13.2.5.37
-    /// Attribute value (single-quoted) state.
+    /// §13.2.5.36 and §13.2.5.37 Attribute value (double- and single-quoted) states.
     fn attribute_value_quoted(&mut self, quote: u8) -> Flow {
         loop {
             let start = self.pos;
@@ -1787,8 +1712,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.57 After DOCTYPE public keyword state and §13.2.5.63 After
-    /// DOCTYPE system keyword state.
+    /// §13.2.5.57 and §13.2.5.63 After DOCTYPE public and system keyword states.
     fn after_doctype_keyword(&mut self, id: Id) -> Flow {
         let at = self.pos;
         match self.consume() {
@@ -1820,8 +1744,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.58 Before DOCTYPE public identifier state and §13.2.5.64
-    /// Before DOCTYPE system identifier state.
+    /// §13.2.5.58 and §13.2.5.64 Before DOCTYPE public and system identifier states.
     fn before_doctype_id(&mut self, id: Id) -> Flow {
         loop {
             let at = self.pos;
@@ -1854,10 +1777,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.59 DOCTYPE public identifier (double-quoted) state,
-    /// §13.2.5.60 DOCTYPE public identifier (single-quoted) state,
-    /// §13.2.5.65 DOCTYPE system identifier (double-quoted) state and
-    /// §13.2.5.66 DOCTYPE system identifier (single-quoted) state.
+    /// §13.2.5.59, .60, .65 and .66 DOCTYPE public and system identifier (quoted) states.
     fn doctype_id_quoted(&mut self, id: Id, quote: u8) -> Flow {
         loop {
             let c = self.consume();
@@ -1890,8 +1810,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.61 After DOCTYPE public identifier state and §13.2.5.67
-    /// After DOCTYPE system identifier state.
+    /// §13.2.5.61 and §13.2.5.67 After DOCTYPE public and system identifier states.
     fn after_doctype_id(&mut self, id: Id) -> Flow {
         let at = self.pos;
         match (id, self.consume()) {
@@ -1975,8 +1894,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.69 CDATA section state. A NUL is a NUL character token, as
-    /// html5ever has it.
+    /// §13.2.5.69 CDATA section state; a NUL is a NUL token, as in html5ever.
     fn cdata_section(&mut self) -> Flow {
         let start = self.pos;
         let Some(i) = memchr2(b']', 0, &self.bytes[start..]) else {
@@ -2042,8 +1960,7 @@ mod tests {
             ),
             plain in 0usize..40,
         ) {
-            // Runs of bytes that stop nothing, then a mix, so that the
-            // first stop byte falls in every word and past the words.
+            // Plain bytes, then a mix, so the first stop falls in every word and past them.
             let mut hay = vec![b'a'; plain];
             hay.extend(text);
             prop_assert_eq!(
@@ -2052,8 +1969,7 @@ mod tests {
             );
         }
 
-        /// Reading the digits only while the number may be white space
-        /// answers as reading them all does.
+        /// Reading digits only while the number may be white space answers as reading all.
         #[test]
         fn numeric_references_are_read_as_far_as_they_matter(
             hex in any::<bool>(),

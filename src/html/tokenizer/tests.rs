@@ -127,8 +127,7 @@ fn current_names_the_tag_only_while_it_is_processed() {
     assert_eq!(log.current(), None);
 }
 
-/// Inputs that repeat one troublesome construct many times: each would
-/// take hours if some state rescanned what it had read.
+/// Inputs repeating one construct many times: rescanning would take hours.
 #[test]
 fn repeated_constructs_take_linear_time() {
     const N: usize = 50_000;
@@ -175,9 +174,8 @@ fn repeated_constructs_take_linear_time() {
 
 #[test]
 fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
-    // `<` after a quoted value: an attribute name starts there, and the
-    // error for the missing white space is reported with the position
-    // moved back over it.
+    // `<` after a quoted value starts a name; the missing white space's error is
+    // reported with the position moved back over it.
     let src = "<a c='u'<a href=<m c='0'<";
     let (tokens, _) = run(src);
     assert_eq!(tokens.last(), Some(&Token::EOFToken));
@@ -229,13 +227,11 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
     assert_eq!(short_tag_atom(name_key(b"divx")), None);
 }
 
-/// A tag as [`Lean`] records it: its name, its read attributes, and
-/// whether it had a duplicate.
+/// A tag as [`Lean`] records it: name, read attributes, whether it had a duplicate.
 type LeanTag = (String, Vec<(String, String)>, bool);
 
-/// A sink of relink's own: records each tag's name, read attributes and
-/// duplicate flag, each run of characters as white space or not, and
-/// the parse errors and tags in order.
+/// A sink of relink's own, recording tags' names, read attributes and
+/// duplicates, runs as white space or not, and errors and tags in order.
 #[derive(Default)]
 struct Lean {
     tags: RefCell<Vec<LeanTag>>,
@@ -310,9 +306,8 @@ impl TokenSink for Events {
     }
 }
 
-/// The fast path through a tag, which leaves whatever is uncommon to the
-/// states, gives the tags, spans and parse errors the states give, cut
-/// anywhere.
+/// The fast path through a tag gives the tags, spans and errors the states
+/// give, cut anywhere.
 #[test]
 fn tags_read_at_once_are_what_the_states_read() {
     let inputs = [
@@ -397,10 +392,9 @@ fn duplicates_are_found_however_names_are_written() {
     assert!(!sink.tags.into_inner()[0].2);
 }
 
-/// Records what a sink of relink's own gets, without parse errors (so
-/// that runs of RAWTEXT and script data go through
-/// [`Tokenizer::text_lt`] and the sparse search), and asks for script data
-/// after `script` start tags and RAWTEXT after `style` ones.
+/// Records what a sink of relink's own gets, without parse errors (so runs
+/// go through [`Tokenizer::text_lt`] and the sparse search), with script
+/// data after `script` and RAWTEXT after `style`.
 #[derive(Default)]
 struct Quiet(RefCell<Vec<String>>);
 
@@ -449,10 +443,8 @@ impl Sink for Quiet {
 }
 
 /// The tokens and, after each step, the position and state of a run of
-/// `input` from `initial` (with `script` or `style` the last start tag, or
-/// none unless `named`),
-/// with the sparse search of RAWTEXT and script data from the first stop
-/// (`sparse`) or none (one stop at each `<`).
+/// `input` from `initial`, with the sparse search from the first stop
+/// (`sparse`) or none.
 fn steps(
     input: &str,
     initial: InitialState,
@@ -485,10 +477,8 @@ fn steps(
 const LONG: &str = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz";
 
 proptest::proptest! {
-    /// The sparse search of RAWTEXT and script data ends each run where a
-    /// stop at each `<` does: at every NUL, `<!` in script data, `<` as
-    /// the last byte and `</` that may be an end tag, in runs longer than
-    /// the lanes it tests at once and in the last bytes.
+    /// The sparse search ends each run where a stop at each `<` does, in runs
+    /// longer than its lanes and in the last bytes.
     #[test]
     fn the_sparse_search_stops_where_each_lt_does(
         pieces in proptest::collection::vec(
@@ -508,8 +498,7 @@ proptest::proptest! {
         named in proptest::bool::weighted(0.8),
         filler in 0usize..140,
     ) {
-        // Text before the pieces, so that they fall at every place in the
-        // lanes, and runs reach past them.
+        // Text before the pieces, so they fall at every place in the lanes.
         let input = "x".repeat(filler) + &pieces.concat();
         let dense = steps(&input, initial, named, false);
         let sparse = steps(&input, initial, named, true);

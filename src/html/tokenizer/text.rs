@@ -2,9 +2,8 @@
 //! something else is added, and the stand-in of a run on the lean path.
 
 /// Text being gathered (a comment, an attribute value, a run of
-/// characters): while it is the source verbatim it is only a range of the
-/// input; the first character that is not (a decoded reference, a
-/// replaced NUL, a normalised CR) copies it into a buffer.
+/// characters): a range of the input while it is the source verbatim,
+/// copied into a buffer at the first character that is not.
 #[derive(Debug, Default)]
 pub(super) struct Text {
     pub(super) start: usize,
@@ -71,8 +70,7 @@ impl Text {
     }
 }
 
-/// Appends `raw` to `buf` with each CRLF and each lone CR as LF (input
-/// stream preprocessing).
+/// Appends `raw` to `buf` with each CRLF and lone CR as LF (preprocessing).
 #[inline]
 pub(super) fn push_normalized(buf: &mut String, raw: &str) {
     let mut rest = raw;
@@ -87,34 +85,25 @@ pub(super) fn push_normalized(buf: &mut String, raw: &str) {
     buf.push_str(rest);
 }
 
-/// Character data as the lean path hands it over ([`Attributes::TreeBuilder`](super::Attributes::TreeBuilder)):
-/// not the text but a stand-in that leads the tree builder to the same
-/// decisions. The tree builder (and relink's sinks) look at a run of
-/// characters only to tell white space from other characters (splitting a
-/// run into white space and the rest, table text holding any character
-/// not white space, `frameset-ok`, the initial insertion mode), to drop a
-/// line feed leading the first run after `<pre>`, `<listing>` or
-/// `<textarea>`, and to see whether a run is empty after that. So the
-/// stand-in is the run's leading white space, its first two characters at
-/// most, the first a line feed if the run's is, the others spaces, then an
-/// `x` if the run has any other character: at most four bytes from a fixed
-/// set, held inside the tendril, so no run of text is copied, decoded or
-/// allocated however long it is. A NUL never reaches it: in the data and
-/// CDATA states it is a token of its own, elsewhere U+FFFD.
+/// Character data on the lean path ([`Attributes::TreeBuilder`](super::Attributes::TreeBuilder)):
+/// a stand-in that leads the tree builder to the same decisions. It looks
+/// at a run only to tell white space from other characters, to drop a line
+/// feed after `<pre>`, `<listing>` or `<textarea>`, and to see whether the
+/// run is then empty. So the stand-in is the run's first two characters at
+/// most if white space (a line feed kept, others spaces), then `x` if the
+/// run has any other character: at most four bytes, inline in the tendril.
+/// A NUL never reaches it (a token of its own, or U+FFFD).
 #[derive(Debug, Default)]
 pub(super) struct Collapsed {
     /// How many white space characters lead the run, up to two.
     pub(super) spaces: u8,
     /// Whether the first of them is a line feed.
     pub(super) line_feed: bool,
-    /// Whether the run has a character that is not white space (after
-    /// which nothing changes the stand-in).
+    /// Whether the run has a character other than white space (the stand-in is then final).
     pub(super) other: bool,
 }
 
-/// Whether `bytes` hold a byte that is not white space. Runs of white
-/// space between tags are mostly indentation: eight spaces (or tabs) are
-/// passed over at once.
+/// Whether `bytes` hold a byte other than white space, indentation passed eight at a time.
 #[inline]
 fn has_other(bytes: &[u8]) -> bool {
     const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
@@ -156,8 +145,7 @@ impl Collapsed {
         SHAPES[spaces * 2 + usize::from(self.other)]
     }
 
-    /// Appends `s`, which is the source (a CRLF pair is one line feed)
-    /// when `source` is true.
+    /// Appends `s`, the source (a CRLF one line feed) when `source`.
     #[inline]
     pub(super) fn push(&mut self, s: &[u8], source: bool) {
         match s.first() {

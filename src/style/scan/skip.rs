@@ -1,30 +1,17 @@
-//! Stepping over the tokens of a style sheet that cannot start, end or
-//! change a URL, without reading them one by one.
-//!
-//! Between two tokens that matter, a style sheet holds identifiers,
-//! numbers, dimensions, hashes, white space, CDC and delimiters; none of
-//! them holds a byte that [`is_significant`] stops at (`|` only as a
-//! delimiter of its own), and none changes what the scan finds where it
-//! is allowed to skip (see `Level::may_skip`). The scan therefore
-//! searches for the next significant byte (a word at a time, in lanes the
-//! compiler turns into vector compares), reads the brackets and the
-//! functions that take no URL it finds on the way itself
-//! ([`next_significant`]), and reads tokens again only from the first
-//! other stop: from the start of the name of a function that may take one
-//! ([`token_start`]), or, at an escape, from where the skip began (or its
-//! last bracket), since an escape can hide anything.
+//! Stepping over the tokens of a style sheet that cannot start, end or change
+//! a URL (identifiers, numbers, hashes, white space, CDC, delimiters), none of
+//! which holds a byte [`is_significant`] stops at: the next significant byte
+//! is searched a lane at a time ([`next_significant`]), and tokens are read
+//! again only from a function name that may take URLs ([`token_start`]) or,
+//! at an escape, from where the skip began.
 
 use super::Blocks;
 
-/// The bytes that start or end a token that matters, or that a token that
-/// does not matter never holds: blocks and functions (`(`, `)`, `[`, `]`,
-/// `{`, `}`), strings (`"`, `'`), comments (`/`), escapes (`\`),
-/// at-keywords (`@`, for `@import`) and CDO (`<`, for `<!--`, which ends
-/// in name bytes); and `|`, which is none of these but is always a
-/// delimiter token of its own where the scan skips, so stopping at it
-/// reads what reading every token reads. With it, the bracket bytes
-/// `[\]` and `{|}` are one range once bit 5 is set, and `'()` another:
-/// fewer compares a lane than one for each byte.
+/// The bytes that start or end a token that matters, or that no other token
+/// holds: brackets, quotes, `/` (comments), `\`, `@` (`@import`), `<`
+/// (CDO); and `|`, always a delimiter of its own where the scan skips. With
+/// it, `[\]` and `{|}` are one range once bit 5 is set, and `'()` another:
+/// fewer compares a lane.
 const fn is_significant(b: u8) -> bool {
     ((b | 0x20).wrapping_sub(b'{') < 3)
         | (b.wrapping_sub(b'\'') < 3)
@@ -43,8 +30,7 @@ const BLOCK: usize = 4;
 /// The flags of the bytes of `lane` (`stop` of each), as one word.
 #[inline(always)]
 fn lane_word(lane: &[u8; LANE], stop: &impl Fn(u8) -> u8) -> u128 {
-    // One flag byte for each byte, tested as one word: the form that the
-    // compiler turns into a few vector compares for the lane.
+    // One flag byte a byte, tested as one word: a few vector compares a lane.
     let mut flags = [0u8; LANE];
     for (flag, &b) in flags.iter_mut().zip(lane) {
         *flag = stop(b);
@@ -52,16 +38,9 @@ fn lane_word(lane: &[u8; LANE], stop: &impl Fn(u8) -> u8) -> u128 {
     u128::from_le_bytes(flags)
 }
 
-/// Where the first byte at or after `from` is for which `stop` is not 0,
-/// or the end. `stop` must be a few compares and bit operations, with no
-/// branch or table: the lanes are then vector compares. (Not every such
-/// `stop` is: one with a compare against a variable, or with `<` alone,
-/// compiles to a compare for each byte; check the machine code.)
-///
-/// The first lanes are looked at one a step, as most URLs end within
-/// them; past those the run is a long one (a `data:` URL of a font or an
-/// image, hundreds of kilobytes), looked at [`BLOCK`] lanes a step with
-/// one test for all of them.
+/// Where the first byte from `from` is for which `stop` is not 0, or the end;
+/// `stop` must be branch-free so lanes are vector compares. A lane a step at
+/// first, as most URLs end there, then [`BLOCK`] lanes (a long `data:` URL).
 #[inline(always)]
 fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
     let mut at = from;
@@ -76,14 +55,11 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         at += LANE;
     }
     let (blocks, _) = far.as_chunks::<BLOCK>();
-    // A block's flags or-ed together over its 64 bytes at once: built as
-    // four lane words first (an array of them mapped, or or-ed in turn),
-    // the compiler tests them a byte at a time, ten times the work.
+    // A block's flags or-ed over its 64 bytes at once; built otherwise, byte by byte.
     let passed = blocks
         .iter()
         .position(|block| block.as_flattened().iter().fold(0, |any, &b| any | stop(b)) != 0);
-    // From the block that holds the stop (or after the last block), lane
-    // by lane again.
+    // From the block that holds the stop, lane by lane again.
     let passed = passed.unwrap_or(blocks.len()) * BLOCK;
     at += passed * LANE;
     for lane in &far[passed..] {
@@ -99,26 +75,17 @@ fn first_where(bytes: &[u8], from: usize, stop: impl Fn(u8) -> u8) -> usize {
         .unwrap_or(tail.len())
 }
 
-/// Where a skip stopped: at `at`, the significant byte that the scan must
-/// read as a token (or the end), and where the token before it starts,
-/// `token`: where the skip began, or after the last bracket it read.
+/// Where a skip stopped: at `at`, the significant byte the scan must read (or
+/// the end); `token`, where the token before it starts.
 pub(super) struct Stop {
     pub(super) at: usize,
     pub(super) token: usize,
 }
 
-/// Skips from `from` (the start of a token, in a block that may skip) to
-/// the first significant byte that the scan must read, or the end.
-///
-/// The brackets on the way are read here, found a lane at a time like
-/// the rest (most significant bytes are brackets: `{}` a rule, `()` a
-/// function): `blocks` opens and ends them as the scan does
-/// ([`Blocks::bracket`]). Each block the skip opens is one that may skip
-/// too (a plain block), and each that it ends hands back to a block that
-/// has read a token since its function's name, so may skip as well. A `(`
-/// after a name byte stops the skip only when it may end the name of a
-/// function that takes URLs ([`plain_function`]); `|` never does: it is a
-/// delimiter of its own.
+/// Skips from `from` (a token's start, in a block that may skip) to the first
+/// significant byte the scan must read, reading brackets on the way
+/// ([`Blocks::bracket`]); a `(` after a name stops it only if the name may
+/// take URLs ([`plain_function`]).
 pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
     let mut token = from;
     let mut at = from;
@@ -147,9 +114,8 @@ pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -
     }
 }
 
-/// Reads the significant byte at `at` if it is a token that the skip
-/// reads itself: `|`, a bracket, or a `(` that opens a block or ends the
-/// name of a function that takes no URL. `token` moves past it.
+/// Reads the significant byte at `at` if the skip reads it itself: `|`, a
+/// bracket, or a `(` of a block or of a function taking no URL.
 #[inline(always)]
 fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) -> bool {
     let b = bytes[at];
@@ -166,16 +132,10 @@ fn read_here(bytes: &[u8], at: usize, token: &mut usize, blocks: &mut Blocks) ->
     read
 }
 
-/// Whether the `(` at `open`, after a name byte, when `from` is the start
-/// of a token and no byte of `from..open` is significant, opens what
-/// reading the tokens would open as a plain block: a `(` block (the name
-/// bytes before it are no function's name, [`token_start`]), or a
-/// function whose name is none of those that take URLs
-/// ([`URL_FUNCTIONS`], in any case, as `Scanner::ident_like` reads them;
-/// there is no escape in it). Both end the same way as the bracket: the
-/// block it is in has read a token, and a plain one is open. (Style
-/// sheets hold thousands of functions, `:not(`, `rgba(`, `translate(`,
-/// each of which stopped the skip.)
+/// Whether the `(` at `open`, after a name byte, with no significant byte
+/// in `from..open`, opens a plain block to the scan: a `(` block, or a
+/// function whose name is not in [`URL_FUNCTIONS`] (any case, no escape),
+/// so that `:not(`, `rgba(` and the like do not stop the skip.
 #[inline(always)]
 fn plain_function(bytes: &[u8], from: usize, open: usize) -> bool {
     let start = token_start(bytes, from, open);
@@ -186,16 +146,12 @@ fn plain_function(bytes: &[u8], from: usize, open: usize) -> bool {
             .any(|f| name.eq_ignore_ascii_case(f.as_bytes()))
 }
 
-/// The functions whose arguments may be URLs: a quoted string first in
-/// `url(` and `src(`, the strings of `image-set(`.
+/// The functions whose arguments may be URLs.
 const URL_FUNCTIONS: [&str; 4] = ["url", "src", "image-set", "-webkit-image-set"];
 
-/// Where the first byte at or after `from` is that an unquoted URL (CSS
-/// Syntax 3, 4.3.6) must look at, or the end: white space, `)`, what makes
-/// it bad (quotes, `(`, non-printable bytes) and escapes. NUL and the C0
-/// bytes that are not white space are among them, as every byte up to
-/// space is: those have the top bit of `(b - 0x21) & !b` set, the form
-/// of `b <= b' '` that compiles to vector compares.
+/// Where the first byte from `from` is that an unquoted URL (4.3.6) must look
+/// at: white space, `)`, quotes, `(`, controls, escapes (`(b - 0x21) & !b` is
+/// `b <= b' '` as vector compares).
 pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     first_where(bytes, from, |b| {
         (b.wrapping_sub(b' ' + 1) & !b & 0x80)
@@ -206,10 +162,7 @@ pub(super) fn url_stop(bytes: &[u8], from: usize) -> usize {
     })
 }
 
-/// Where the first byte at or after `from` is that a string quoted by
-/// `quote` (`"` or `'`) must look at, or the end: its quote, an escape,
-/// or a newline (which makes it bad). One search for each quote, so that
-/// each compares with constants only.
+/// Where a string quoted by `quote` must look next from `from`: quote, escape, newline.
 pub(super) fn string_stop(bytes: &[u8], from: usize, quote: u8) -> usize {
     let common = |b: u8| {
         u8::from(b == b'\\') | u8::from(b == b'\n') | u8::from(b == b'\r') | u8::from(b == 0x0c)
@@ -221,19 +174,11 @@ pub(super) fn string_stop(bytes: &[u8], from: usize, quote: u8) -> usize {
     }
 }
 
-/// Where the token to read again starts, for the `(` at `open`, when
-/// `from` is the start of a token and no byte of `from..open` is
-/// significant: the start of the function name that the `(` ends, if it
-/// ends one, else `open` itself (a `(` block).
-///
-/// No escape is in `from..open`, so the name is the bytes of the run of
-/// name bytes before the `(`, if a token starts where the run does and
-/// that token is an identifier (section 4.3.4). The run starts a token
-/// unless the byte before it is `#` (a hash holds the run) or `.` or `+`
-/// before a digit (a number holds it, and a digit starts no identifier
-/// either); at a token's start, only an identifier start makes the run an
-/// identifier (a digit or `-` and a digit start a number, which runs on as
-/// a dimension or another number to the `(`).
+/// Where the token to read again starts for the `(` at `open`, with no
+/// significant byte in `from..open`: the start of the function name the
+/// `(` ends, else `open` (a `(` block). The name is the run of name bytes
+/// before the `(`, if a token starts there (not after `#`, nor `.` or `+`
+/// before a digit) and it is an identifier (4.3.4), not a number.
 pub(super) fn token_start(bytes: &[u8], from: usize, open: usize) -> usize {
     let before = bytes.get(from..open).unwrap_or_default();
     let run = before
@@ -279,9 +224,8 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// Strings as long as a quoted `data:` URL's start, with either
-        /// quote, escapes, newlines and the other quote anywhere: the first
-        /// stop, as a byte at a time finds it.
+        /// Strings as long as a quoted `data:` URL's start, quotes, escapes and
+        /// newlines anywhere: the first stop, as a byte at a time finds it.
         #[test]
         fn the_string_search_finds_the_first_stop(
             len in 0usize..700,
@@ -303,9 +247,7 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// Runs of URL bytes as long as a `data:` URL's start (past the
-        /// first lanes, in blocks, after them and in the tail), with stops
-        /// anywhere: the first stop, as a byte at a time finds it.
+        /// Runs of URL bytes as long as a `data:` URL's start: the first stop, as a byte at a time finds.
         #[test]
         fn the_url_search_finds_the_first_stop_of_a_long_run(
             len in 0usize..700,
