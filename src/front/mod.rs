@@ -24,6 +24,8 @@ use std::sync::atomic::AtomicU64;
 use crate::base::Layer;
 use crate::kind::Kind;
 use crate::links::{LinkRow, RecordName, Warning};
+#[cfg(doc)]
+use crate::rewriter::Rewriter;
 
 /// One input for [`Rewriter::run`]: where its bytes come from, and what
 /// the caller knows of it (its name, its kind, where it was retrieved
