@@ -49,13 +49,13 @@ fn gzip_whole(bytes: &[u8]) -> bool {
         .is_ok()
 }
 
-/// `input` rewritten through the front door, read as a web archive: the
-/// output, how many records changed, and whether the quoted record was
-/// read as one; or the error's message.
-fn rewrite_front(input: &[u8]) -> Result<(Vec<u8>, usize, bool), String> {
+/// `input` rewritten through the front door, read as a web archive, by
+/// `rewriter`: the output, how many records changed, and whether the
+/// quoted record was read as one; or the error's message.
+fn rewrite_front(rewriter: Rewriter, input: &[u8]) -> Result<(Vec<u8>, usize, bool), String> {
     let mut out = Vec::new();
     let (mut changed, mut quoted) = (0, false);
-    Rewriter::new()
+    rewriter
         .run(
             Input::bytes(input).kind(Kind::Warc),
             Output::Always(&mut out),
@@ -71,22 +71,6 @@ fn rewrite_front(input: &[u8]) -> Result<(Vec<u8>, usize, bool), String> {
         )
         .map_err(|e| e.to_string())?;
     Ok((out, changed, quoted))
-}
-
-/// [`rewrite_front`] with a payload limit of 300 bytes.
-// unit: the payload limit is set only on the archive reader's options.
-fn rewrite_limited(input: &[u8]) -> Result<(Vec<u8>, usize, bool), String> {
-    let options = relink::warc::WarcOptions {
-        max_payload_bytes: 300,
-        ..relink::warc::WarcOptions::default()
-    };
-    let mut out = Vec::new();
-    let mut quoted = false;
-    let summary = relink::warc::rewrite_with(input, &mut out, &options, |r| {
-        quoted |= r.target_uri == QUOTED_URI;
-    })
-    .map_err(|e| e.to_string())?;
-    Ok((out, summary.changed, quoted))
 }
 
 /// Rewrites `input` with relink's library, and checks what needs no
@@ -106,8 +90,8 @@ pub fn rewrite(
         broken: Vec::new(),
     };
     let run = catch_unwind(AssertUnwindSafe(|| match small {
-        true => rewrite_limited(&case.input),
-        false => rewrite_front(&case.input),
+        true => rewrite_front(Rewriter::new().max_payload_bytes(300), &case.input),
+        false => rewrite_front(Rewriter::new(), &case.input),
     }));
     let (output, changed, quoted) = match run {
         Err(e) => {
