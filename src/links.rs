@@ -102,51 +102,145 @@ impl fmt::Display for Warning {
     }
 }
 
-/// Where a link was: the element and attribute (`style` with no attribute
-/// for a `<style>` element's text; `css` for a style sheet).
+/// Where a link was: an element's attribute, an element's text, a style
+/// sheet, a header field, a Markdown or reStructuredText construct. Shown
+/// as `<img src>`, `<style>`, `css`, `<http Location>`,
+/// `Content-Location`, `link`; [`LinkPlace::element`] and
+/// [`LinkPlace::attribute`] give the two names the rows have always
+/// had (`http` and the field for an HTTP header, an empty element for a
+/// header field of a message, a style sheet or a Markdown construct).
 ///
-/// See the example of [`Link`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkPlace {
-    /// The element's name.
-    pub element: String,
-    /// The attribute's name, empty for an element's text.
-    pub attribute: String,
+/// Names are as the document wrote them (an XML element's prefix kept).
+/// The readers build it borrowed (`S` a `&str`) and own it only for a
+/// link they keep.
+///
+/// ```
+/// use relink::LinkPlace;
+/// let out = relink::Rewriter::new().retrieved_from("http://a/").rewrite(b"<img src=x>")?;
+/// let place = &out.links()[0].place;
+/// assert_eq!(place, &LinkPlace::Attribute { element: "img".into(), attribute: "src".into() });
+/// assert_eq!((place.element(), place.attribute(), place.to_string().as_str()), ("img", "src", "<img src>"));
+/// assert_eq!(LinkPlace::<&str>::HttpHeader("Location").to_string(), "<http Location>");
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinkPlace<S = String> {
+    /// An attribute of an HTML, XHTML or SVG element that holds links
+    /// (`<a href>`, `<img srcset>`, `<div style>`, `<use xlink:href>`).
+    Attribute {
+        /// The element's name.
+        element: S,
+        /// The attribute's name.
+        attribute: S,
+    },
+    /// An attribute of an HTML element named as holding URLs by
+    /// [`Rewriter::attribute`](crate::Rewriter::attribute) (`--attr`).
+    Given {
+        /// The element's name.
+        element: S,
+        /// The attribute's name.
+        attribute: S,
+    },
+    /// An attribute of a feed's or RDF's element (`<enclosure url>`,
+    /// `<atom:link href>`, `rdf:about`).
+    Feed {
+        /// The element's name.
+        element: S,
+        /// The attribute's name.
+        attribute: S,
+    },
+    /// An element's text: a `<style>` element's style sheet, a feed's
+    /// `<link>`.
+    Text {
+        /// The element's name.
+        element: S,
+    },
+    /// A style sheet read as a document.
+    StyleSheet,
+    /// A field of a web archive response's HTTP head, by its name as
+    /// written (`Location`, `Link`, `Refresh`, `Content-Location`).
+    HttpHeader(S),
+    /// A header field of a message or part (`Content-Location`).
+    MimeHeader(S),
+    /// A Markdown destination: `link`, `autolink`, `image` or `definition`
+    /// (a link reference definition).
+    Markdown(&'static str),
+    /// A reStructuredText reference: `link`, `target` or `image`.
+    Rst(&'static str),
 }
 
 /// Where a link is, borrowed: what a reader passes while it works, so that
 /// a [`LinkPlace`] is made only for a link that is recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Place<'a> {
-    /// The element's name.
-    pub element: &'a str,
-    /// The attribute's name, empty for an element's text.
-    pub attribute: &'a str,
-}
+pub type Place<'a> = LinkPlace<&'a str>;
 
-impl Place<'_> {
+impl<S: AsRef<str>> LinkPlace<S> {
+    /// The element's name: `http` for an HTTP header, empty where there is
+    /// no element (a style sheet, a message's header, Markdown,
+    /// reStructuredText).
+    pub fn element(&self) -> &str {
+        match self {
+            LinkPlace::Attribute { element, .. }
+            | LinkPlace::Given { element, .. }
+            | LinkPlace::Feed { element, .. }
+            | LinkPlace::Text { element } => element.as_ref(),
+            LinkPlace::HttpHeader(_) => "http",
+            LinkPlace::StyleSheet
+            | LinkPlace::MimeHeader(_)
+            | LinkPlace::Markdown(_)
+            | LinkPlace::Rst(_) => "",
+        }
+    }
+
+    /// The attribute's name: the header field's for a header, `css` for a
+    /// style sheet, the construct's for Markdown and reStructuredText,
+    /// empty for an element's text.
+    pub fn attribute(&self) -> &str {
+        match self {
+            LinkPlace::Attribute { attribute, .. }
+            | LinkPlace::Given { attribute, .. }
+            | LinkPlace::Feed { attribute, .. }
+            | LinkPlace::HttpHeader(attribute)
+            | LinkPlace::MimeHeader(attribute) => attribute.as_ref(),
+            LinkPlace::Text { .. } => "",
+            LinkPlace::StyleSheet => "css",
+            LinkPlace::Markdown(name) | LinkPlace::Rst(name) => name,
+        }
+    }
+
     /// The place, owned.
-    pub fn to_link_place(self) -> LinkPlace {
-        LinkPlace {
-            element: self.element.to_owned(),
-            attribute: self.attribute.to_owned(),
+    pub fn to_link_place(&self) -> LinkPlace {
+        let own = |s: &S| s.as_ref().to_owned();
+        match self {
+            LinkPlace::Attribute { element, attribute } => LinkPlace::Attribute {
+                element: own(element),
+                attribute: own(attribute),
+            },
+            LinkPlace::Given { element, attribute } => LinkPlace::Given {
+                element: own(element),
+                attribute: own(attribute),
+            },
+            LinkPlace::Feed { element, attribute } => LinkPlace::Feed {
+                element: own(element),
+                attribute: own(attribute),
+            },
+            LinkPlace::Text { element } => LinkPlace::Text {
+                element: own(element),
+            },
+            LinkPlace::StyleSheet => LinkPlace::StyleSheet,
+            LinkPlace::HttpHeader(name) => LinkPlace::HttpHeader(own(name)),
+            LinkPlace::MimeHeader(name) => LinkPlace::MimeHeader(own(name)),
+            LinkPlace::Markdown(name) => LinkPlace::Markdown(name),
+            LinkPlace::Rst(name) => LinkPlace::Rst(name),
         }
     }
 }
 
-impl fmt::Display for Place<'_> {
+impl<S: AsRef<str>> fmt::Display for LinkPlace<S> {
+    /// `<element attribute>`, `<element>` for an element's text, the
+    /// attribute alone where there is no element.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.element, self.attribute) {
-            (element, "") => write!(f, "<{element}>"),
-            ("", attribute) => f.write_str(attribute),
-            (element, attribute) => write!(f, "<{element} {attribute}>"),
-        }
-    }
-}
-
-impl fmt::Display for LinkPlace {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.element.as_str(), self.attribute.as_str()) {
+        match (self.element(), self.attribute()) {
             (element, "") => write!(f, "<{element}>"),
             ("", attribute) => f.write_str(attribute),
             (element, attribute) => write!(f, "<{element} {attribute}>"),
@@ -163,7 +257,7 @@ impl fmt::Display for LinkPlace {
 ///     .rewrite(b"<p>\n<img src=../logo.png> <a href=http://b.example/>b</a>")?;
 /// let (logo, other) = (&out.links()[0], &out.links()[1]);
 /// assert_eq!((logo.line, logo.column), (2, 10));
-/// assert_eq!((logo.place.element.as_str(), logo.place.attribute.as_str()), ("img", "src"));
+/// assert_eq!((logo.place.element(), logo.place.attribute()), ("img", "src"));
 /// assert_eq!((logo.original.as_str(), logo.resolved.as_str()), ("../logo.png", "http://a.example/logo.png"));
 /// assert!(logo.changed && !other.changed);
 /// let base = logo.base.as_ref().unwrap();

@@ -34,8 +34,8 @@ use crate::base::BaseSource;
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
-    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
-    WarningKind,
+    HtmlHead, HttpEntity, Link, LinkPlace, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
+    Warning, WarningKind,
 };
 
 /// Whether `text` starts with a scheme (a letter, then letters, digits,
@@ -349,12 +349,12 @@ impl WatUnit {
     /// `Scripts`, as Common Crawl puts them.
     fn push(&mut self, row: &LinkRow, names: SourceNames) -> io::Result<()> {
         let link = &row.link;
-        let element = link.place.element.to_ascii_uppercase();
-        if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
+        let place = &link.place;
+        if self.base.is_none() && is_attribute(place, "base", "href") {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = link_entry(link, &element, names);
+        let mut entry = link_entry(link, names);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -372,11 +372,11 @@ impl WatUnit {
                 entry.insert("part".to_owned(), part.into());
             }
         }
-        let list = if relinks_own(&element, &link.place.attribute, self.html) {
+        let list = if relinks_own(place, self.html) {
             &mut self.own_links
-        } else if element == "LINK" {
+        } else if place.element().eq_ignore_ascii_case("link") {
             &mut self.head_links
-        } else if element == "SCRIPT" && link.place.attribute == "src" {
+        } else if is_attribute(place, "script", "src") {
             &mut self.scripts
         } else {
             &mut self.links
@@ -388,8 +388,7 @@ impl WatUnit {
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link, names: SourceNames) -> io::Result<()> {
-        let element = link.place.element.to_ascii_uppercase();
-        self.links.push(&link_entry(link, &element, names))
+        self.links.push(&link_entry(link, names))
     }
 
     /// Why the unit gets no WAT record, if it gets none: a response
@@ -805,25 +804,27 @@ fn response_message(line: &str) -> Value {
 /// is every link of a payload that is no HTML page (a feed, a style sheet),
 /// the HTTP layer's (`HTTP@/Location`, which such readers take from
 /// `Headers` already) and a message part's head's (`MIME@/...`), an
-/// element's text other than `style`'s (a feed's `LINK/#text`), an
-/// attribute outside HTML's and SVG's link table and those Common Crawl's
-/// extractor lists (a feed's `ENCLOSURE@/url`, one given with `--attr`),
-/// and a `meta` refresh's URL, which Common Crawl keeps in `Head.Metas`
-/// only.
-fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
-    use crate::html::arena::Namespace;
-    use crate::html::links::lookup;
-    if !html || element.is_empty() || element == "HTTP" || element == "CSS" {
-        return true;
+/// element's text other than `style`'s (a feed's `LINK/#text`), a feed's
+/// attribute (`ENCLOSURE@/url`), one given with `--attr` that Common
+/// Crawl's extractor does not list, and a `meta` refresh's URL, which
+/// Common Crawl keeps in `Head.Metas` only.
+fn relinks_own(place: &LinkPlace, html: bool) -> bool {
+    match place {
+        _ if !html => true,
+        LinkPlace::Attribute { .. } => is_attribute(place, "meta", "content"),
+        LinkPlace::Given { element, attribute } => {
+            crate::wat_links::listed(&element.to_ascii_lowercase(), attribute).is_none()
+        }
+        LinkPlace::Text { element } => !element.eq_ignore_ascii_case("style"),
+        _ => true,
     }
-    if attribute.is_empty() {
-        return element != "STYLE";
-    }
-    let lower = element.to_ascii_lowercase();
-    (element == "META" && attribute == "content")
-        || (lookup(Namespace::Html, &lower, attribute).is_none()
-            && lookup(Namespace::Svg, &lower, attribute).is_none()
-            && crate::wat_links::listed(&lower, attribute).is_none())
+}
+
+/// Whether a link is in `attribute` of an HTML element named `element`
+/// (in any case, as XHTML's are too).
+fn is_attribute(place: &LinkPlace, element: &str, attribute: &str) -> bool {
+    matches!(place, LinkPlace::Attribute { element: e, attribute: a }
+        if e.eq_ignore_ascii_case(element) && a == attribute)
 }
 
 /// Whether an HTTP head says its body is an HTML page: its `Content-Type`
@@ -847,13 +848,17 @@ fn is_html(head: &str) -> bool {
 /// `@/` and the attribute (`A@/href`), or `/#text` for an element's text
 /// (`STYLE/#text`). A style sheet's links are `CSS/#text`, a response's
 /// HTTP-layer links `HTTP@/Location`, a message part's header
-/// `MIME@/Content-Location`.
-fn wat_path(element: &str, attribute: &str) -> String {
-    match (element, attribute) {
-        ("", "css") => "CSS/#text".to_owned(),
-        ("", attribute) => format!("MIME@/{attribute}"),
-        (element, "") => format!("{element}/#text"),
-        (element, attribute) => format!("{element}@/{attribute}"),
+/// `MIME@/Content-Location` (and a Markdown or reStructuredText
+/// construct's, `MIME@/link`).
+fn wat_path(place: &LinkPlace) -> String {
+    let element = place.element().to_ascii_uppercase();
+    match place {
+        LinkPlace::StyleSheet => "CSS/#text".to_owned(),
+        LinkPlace::Text { .. } => format!("{element}/#text"),
+        LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
+            format!("MIME@/{}", place.attribute())
+        }
+        _ => format!("{element}@/{}", place.attribute()),
     }
 }
 
@@ -966,9 +971,9 @@ fn warc_date(time: SystemTime) -> String {
 /// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
 /// character references decoded, as Common Crawl's extractor gives it),
 /// and relink's `abs`, `base` and `base_from`.
-fn link_entry(link: &Link, element: &str, names: SourceNames) -> Value {
+fn link_entry(link: &Link, names: SourceNames) -> Value {
     json!({
-        "path": wat_path(element, &link.place.attribute),
+        "path": wat_path(&link.place),
         "url": link.original,
         "abs": has_scheme(&link.resolved).then_some(link.resolved.as_str()),
         "base": link.base.as_ref().map(|b| b.url.as_str()),
@@ -988,6 +993,7 @@ fn base_from(link: &Link, names: SourceNames) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::links::Place;
     use std::time::Duration;
 
     #[test]
@@ -1033,6 +1039,183 @@ mod tests {
         );
     }
 
+    /// The `HTML-Metadata` of the WAT record of one document.
+    fn html_metadata(input: &str) -> Value {
+        use crate::{Details, Input, Output, Rewriter};
+        let mut wat = Vec::new();
+        let mut writer = WatWriter::new("doc").retrieved_from("http://a/");
+        Rewriter::new()
+            .retrieved_from("http://a/")
+            .details(Details::Attributes)
+            .run(
+                Input::bytes(input.as_bytes()),
+                Output::Nowhere,
+                &mut |event| Ok(writer.event(&mut wat, &event)?),
+            )
+            .unwrap();
+        writer.finish(&mut wat).unwrap();
+        let mut text = String::new();
+        io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&wat[..]), &mut text).unwrap();
+        let block = text.split("\r\n\r\n").nth(1).unwrap();
+        let json: Value = serde_json::from_str(block).unwrap();
+        json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].clone()
+    }
+
+    /// The paths of a list of WAT links.
+    fn paths(links: &Value) -> Vec<&str> {
+        let links = links.as_array().map(Vec::as_slice).unwrap_or_default();
+        links.iter().map(|l| l["path"].as_str().unwrap()).collect()
+    }
+
+    #[test]
+    fn a_feed_files_links_are_relinks_own_and_a_pages_common_crawls() {
+        // A feed read as a file has no HTTP head to say it is no page: its
+        // links are relink's own all the same, as a feed record's are.
+        let feed = "<feed xmlns='http://www.w3.org/2005/Atom'><link href='f'/>\
+            <entry><link href='e'/><icon>i</icon></entry></feed>";
+        let html = html_metadata(feed);
+        assert_eq!(paths(&html["Head"]["Link"]), [""; 0]);
+        assert_eq!(paths(&html["Links"]), [""; 0]);
+        assert_eq!(
+            paths(&html["Relink-Links"]),
+            ["LINK@/href", "LINK@/href", "ICON/#text"]
+        );
+        // An XHTML or SVG document's are a page's.
+        let page = "<html xmlns='http://www.w3.org/1999/xhtml'><head><link href='s'/>\
+            <style>p{background:url(b)}</style></head><body><a href='x'/>\
+            <svg xmlns='http://www.w3.org/2000/svg'><image href='i'/></svg></body></html>";
+        let html = html_metadata(page);
+        assert_eq!(paths(&html["Head"]["Link"]), ["LINK@/href"]);
+        assert_eq!(
+            paths(&html["Links"]),
+            ["STYLE/#text", "A@/href", "IMAGE@/href"]
+        );
+        assert!(html.get("Relink-Links").is_none());
+    }
+
+    /// The places of the links each reader finds in `inputs`.
+    fn places_found(inputs: &[(crate::Kind, &str)]) -> Vec<LinkPlace> {
+        use crate::{AttrSyntax, ExtraAttribute, Rewriter};
+        let data = ExtraAttribute {
+            name: "data-x".into(),
+            syntax: AttrSyntax::Url,
+        };
+        let mut places = Vec::new();
+        for &(kind, input) in inputs {
+            let out = Rewriter::new()
+                .retrieved_from("http://a/")
+                .attribute(data.clone())
+                .kind(kind)
+                .rewrite(input.as_bytes())
+                .unwrap();
+            places.extend(out.rows().iter().map(|row| row.link.place.clone()));
+        }
+        places
+    }
+
+    /// Each reader's links in the arm of their place; the names and text
+    /// of each as the rows have always had them, and its WAT path.
+    #[test]
+    fn every_readers_places_keep_their_row_names_and_have_their_wat_path() {
+        use crate::Kind;
+        let rss = "<rss version='2.0' xmlns:atom='http://www.w3.org/2005/Atom'><channel>\
+            <atom:link href='f'/><link>l</link><item><enclosure url='e'/></item></channel></rss>";
+        let record = "HTTP/1.1 301 Moved\r\nLocation: /m\r\n\r\n";
+        let warc = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/\r\n\
+             Content-Length: {}\r\n\r\n{record}\r\n\r\n",
+            record.len()
+        );
+        let places = places_found(&[
+            (
+                Kind::Html,
+                "<a href=x></a><style>p{background:url(y)}</style><div data-x=z>",
+            ),
+            (Kind::Css, "p { background: url(c) }"),
+            (Kind::Markdown, "[a](m) ![b](i) <http://h/>\n\n[c]: d\n"),
+            (Kind::Rst, "`a <r>`_\n\n.. image:: i\n\n.. _t: u\n"),
+            (Kind::Xml, rss),
+            (
+                Kind::Xml,
+                "<svg xmlns='http://www.w3.org/2000/svg'><a href='s'/></svg>",
+            ),
+            (Kind::Message, "Content-Location: http://a/p\r\n\r\nbody"),
+            (Kind::Warc, &warc),
+        ]);
+        let attr = |element, attribute| Place::Attribute { element, attribute };
+        let given = |element, attribute| Place::Given { element, attribute };
+        let feed = |element, attribute| Place::Feed { element, attribute };
+        let text = |element| Place::Text { element };
+        let md = Place::Markdown;
+        let location = "Content-Location";
+        let expected = [
+            (attr("a", "href"), ("a", "href"), "<a href>", "A@/href"),
+            (text("style"), ("style", ""), "<style>", "STYLE/#text"),
+            (
+                given("div", "data-x"),
+                ("div", "data-x"),
+                "<div data-x>",
+                "DIV@/data-x",
+            ),
+            (Place::StyleSheet, ("", "css"), "css", "CSS/#text"),
+            (md("link"), ("", "link"), "link", "MIME@/link"),
+            (md("image"), ("", "image"), "image", "MIME@/image"),
+            (
+                md("autolink"),
+                ("", "autolink"),
+                "autolink",
+                "MIME@/autolink",
+            ),
+            (
+                md("definition"),
+                ("", "definition"),
+                "definition",
+                "MIME@/definition",
+            ),
+            (Place::Rst("link"), ("", "link"), "link", "MIME@/link"),
+            (Place::Rst("image"), ("", "image"), "image", "MIME@/image"),
+            (
+                Place::Rst("target"),
+                ("", "target"),
+                "target",
+                "MIME@/target",
+            ),
+            (
+                feed("atom:link", "href"),
+                ("atom:link", "href"),
+                "<atom:link href>",
+                "ATOM:LINK@/href",
+            ),
+            (text("link"), ("link", ""), "<link>", "LINK/#text"),
+            (
+                feed("enclosure", "url"),
+                ("enclosure", "url"),
+                "<enclosure url>",
+                "ENCLOSURE@/url",
+            ),
+            (attr("a", "href"), ("a", "href"), "<a href>", "A@/href"),
+            (
+                Place::MimeHeader(location),
+                ("", location),
+                location,
+                "MIME@/Content-Location",
+            ),
+            (
+                Place::HttpHeader("Location"),
+                ("http", "Location"),
+                "<http Location>",
+                "HTTP@/Location",
+            ),
+        ];
+        assert_eq!(places.len(), expected.len(), "{places:?}");
+        for (place, (arm, names, shown, path)) in places.iter().zip(expected) {
+            assert_eq!(*place, arm.to_link_place());
+            assert_eq!((place.element(), place.attribute()), names);
+            assert_eq!(place.to_string(), shown);
+            assert_eq!(wat_path(place), path);
+        }
+    }
+
     #[test]
     fn warc_dates_are_utc_to_the_second() {
         let at = |secs| warc_date(UNIX_EPOCH + Duration::from_secs(secs));
@@ -1067,14 +1250,5 @@ mod tests {
             request_message("GET /a?b HTTP/1.1\r"),
             json!({"Method": "GET", "Path": "/a?b", "Version": "HTTP/1.1"})
         );
-    }
-
-    #[test]
-    fn paths_are_common_crawls() {
-        assert_eq!(wat_path("A", "href"), "A@/href");
-        assert_eq!(wat_path("STYLE", ""), "STYLE/#text");
-        assert_eq!(wat_path("", "css"), "CSS/#text");
-        assert_eq!(wat_path("HTTP", "Location"), "HTTP@/Location");
-        assert_eq!(wat_path("", "Content-Location"), "MIME@/Content-Location");
     }
 }

@@ -693,12 +693,12 @@ fn tsv_row(
     writeln!(
         out,
         "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-        tsv(&link.place.attribute),
+        tsv(link.place.attribute()),
         tsv(base),
         tsv(from),
         link.changed,
         link.column,
-        tsv(&link.place.element),
+        tsv(link.place.element()),
         tsv(file),
         link.line,
         number(row.message),
@@ -729,7 +729,7 @@ pub(crate) fn json_row(
     }
     let link = &row.link;
     out.write_all(b"{\"attribute\":")?;
-    serde_json::to_writer(&mut *out, &link.place.attribute).map_err(io::Error::from)?;
+    serde_json::to_writer(&mut *out, link.place.attribute()).map_err(io::Error::from)?;
     text(out, "base", link.base.as_ref().map(|b| b.url.as_str()))?;
     text(out, "base_from", Some(from))?;
     write!(
@@ -737,7 +737,7 @@ pub(crate) fn json_row(
         ",\"changed\":{},\"column\":{}",
         link.changed, link.column
     )?;
-    text(out, "element", Some(&link.place.element))?;
+    text(out, "element", Some(link.place.element()))?;
     text(out, "file", Some(file))?;
     write!(out, ",\"line\":{}", link.line)?;
     match row.message {

@@ -17,7 +17,7 @@ use super::hints::has_scheme;
 /// base of its links, which `explain` shows), not a link of it.
 pub(crate) fn checkable_url(row: &LinkRow) -> Option<String> {
     let place = &row.link.place;
-    if place.element.is_empty() && place.attribute.eq_ignore_ascii_case("Content-Location") {
+    if place.element().is_empty() && place.attribute().eq_ignore_ascii_case("Content-Location") {
         return None;
     }
     let url = row.link.resolved.as_str();

@@ -538,7 +538,7 @@ impl Walk<'_, '_, '_> {
             };
             debug_assert!(matches!(row.holder, Holder::Attribute(..)));
             let same = links::same_document(namespace, local, attr_ns);
-            let place = (name, qname);
+            let place = links::place(row, name, qname);
             match row.syntax {
                 // A `base` element's own `href` resolves against the layer
                 // below the document, as in HTML: not against itself (a
@@ -547,10 +547,10 @@ impl Walk<'_, '_, '_> {
                     if is_base && attr_local == "href" && self.r.options.forced.is_none() =>
                 {
                     if let Some(fallback) = self.fallback() {
-                        self.attribute_url(fallback, name, qname, value, offset, same);
+                        self.attribute_url(fallback, place, value, offset, same);
                     }
                 }
-                Syntax::Url => self.attribute_url(base, name, qname, value, offset, same),
+                Syntax::Url => self.attribute_url(base, place, value, offset, same),
                 Syntax::Srcset | Syntax::Css => {
                     self.attribute_list(base, place, value, offset, row.syntax)
                 }
@@ -660,7 +660,7 @@ impl Walk<'_, '_, '_> {
                 let link = Link {
                     line,
                     column,
-                    place: LinkPlace {
+                    place: LinkPlace::Attribute {
                         element: name.to_owned(),
                         attribute: qname.to_owned(),
                     },
@@ -823,7 +823,7 @@ impl Walk<'_, '_, '_> {
     fn attribute_list(
         &mut self,
         base: usize,
-        (element, attribute): (&str, &str),
+        place: Place<'_>,
         raw: &str,
         offset: usize,
         syntax: Syntax,
@@ -838,7 +838,7 @@ impl Walk<'_, '_, '_> {
                 self.r.warn(
                     offset,
                     WarningKind::Unreadable,
-                    format_args!("<{element} {attribute}>: {err}"),
+                    format_args!("{place}: {err}"),
                 );
                 return;
             }
@@ -856,7 +856,6 @@ impl Walk<'_, '_, '_> {
                 stand_in
             }
         };
-        let place = Place { element, attribute };
         let edits = match syntax {
             Syntax::Srcset => srcset_edits(&mut self.r, &content, base, place),
             Syntax::Css => css_edits(&mut self.r, &content, base, place),
@@ -877,8 +876,7 @@ impl Walk<'_, '_, '_> {
     fn attribute_url(
         &mut self,
         base: usize,
-        element: &str,
-        attribute: &str,
+        place: Place<'_>,
         raw: &str,
         offset: usize,
         same: SameDocument,
@@ -893,7 +891,7 @@ impl Walk<'_, '_, '_> {
                     self.r.warn(
                         offset,
                         WarningKind::Unreadable,
-                        format_args!("<{element} {attribute}>: {err}"),
+                        format_args!("{place}: {err}"),
                     );
                     return;
                 }
@@ -920,7 +918,6 @@ impl Walk<'_, '_, '_> {
             None => (value, core),
         };
         let lead = core.as_ptr() as usize - raw.as_ptr() as usize;
-        let place = Place { element, attribute };
         let start = offset + lead;
         if let Some(new) = self.r.resolve(start, &value, base, place, same) {
             let quote = text
@@ -958,9 +955,8 @@ impl Walk<'_, '_, '_> {
                 if value.is_empty() {
                     return;
                 }
-                let place = Place {
+                let place = Place::Text {
                     element: &capture.name,
-                    attribute: "",
                 };
                 let at = content.source_offset(start);
                 if let Some(new) = self
@@ -973,9 +969,8 @@ impl Walk<'_, '_, '_> {
             }
             Holder::Html => self.html(&capture, &base),
             Holder::Css => {
-                let place = Place {
+                let place = Place::Text {
                     element: &capture.name,
-                    attribute: "",
                 };
                 for edit in css_edits(&mut self.r, content, &base, place) {
                     self.r.out.edits.push_narrowed(edit, text);

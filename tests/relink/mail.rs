@@ -388,7 +388,7 @@ fn a_relative_content_location_stays_matched_with_the_links() {
     let headers: Vec<_> = outcome
         .links
         .iter()
-        .filter(|(_, l)| l.place.attribute == "Content-Location")
+        .filter(|(_, l)| l.place.attribute() == "Content-Location")
         .map(|(part, l)| (part.as_str(), l.original.as_str(), l.changed))
         .collect();
     assert_eq!(
@@ -467,7 +467,7 @@ fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
     let resolved: Vec<&str> = outcome
         .links
         .iter()
-        .filter(|(_, l)| l.place.attribute == "Content-Location")
+        .filter(|(_, l)| l.place.attribute() == "Content-Location")
         .map(|(_, l)| l.resolved.as_str())
         .collect();
     let long = format!("http://example.com/dir/{}/page.html", "segment".repeat(10));
