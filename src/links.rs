@@ -489,8 +489,10 @@ pub struct RecordName {
     pub heads: Option<std::sync::Arc<RecordHeads>>,
 }
 
-/// The heads of a web archive record, as read (bytes that are not UTF-8
-/// replaced): kept only when asked, since they cost a copy a record.
+/// The heads of a web archive record, as read: their start lines and
+/// header fields, each field's name as written and its value unfolded
+/// (bytes that are not UTF-8 replaced), in order. Kept only when asked,
+/// since they cost a copy a record.
 ///
 /// ```
 /// use relink::{Details, Rewriter};
@@ -503,10 +505,13 @@ pub struct RecordName {
 /// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
 /// let out = Rewriter::new().details(Details::Attributes).rewrite(&archive)?;
 /// let heads = out.rows()[0].record.as_ref().unwrap().heads.as_deref().unwrap();
-/// assert_eq!(heads.warc, head);
-/// assert_eq!(heads.http, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+/// assert_eq!(heads.version.as_deref(), Some("WARC/1.1"));
+/// assert_eq!(heads.warc[1], ("WARC-Target-URI".to_owned(), "http://a/x/".to_owned()));
+/// assert_eq!(heads.start_line, Some(["HTTP/1.1", "200", "OK"].map(String::from)));
+/// assert_eq!(heads.http, [("Content-Type".to_owned(), "text/html".to_owned())]);
 /// let entity = heads.entity.as_ref().unwrap();
-/// assert_eq!((entity.headers_length, entity.length), (heads.http.len(), b"<a href=b>b</a>".len()));
+/// let http_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+/// assert_eq!((entity.headers_length, entity.length), (http_head.len(), b"<a href=b>b</a>".len()));
 /// assert_eq!(entity.trailing_slop, 0);
 /// assert_eq!(entity.digest, "sha1:6QAIZVDM7SIXYDF5BZQRFVFXPLMG2QCM");
 /// let block = heads.block.as_ref().unwrap();
@@ -519,12 +524,16 @@ pub struct RecordName {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordHeads {
-    /// Its WARC version line and header fields (empty for ARC).
-    pub warc: String,
-    /// A response's final HTTP status line and header fields, or a
-    /// request's request line and header fields (empty for a record that
-    /// holds neither).
-    pub http: String,
+    /// Its WARC version line (`WARC/1.1`; `None` for ARC).
+    pub version: Option<String>,
+    /// Its WARC header fields (none for ARC).
+    pub warc: Vec<(String, String)>,
+    /// A response's final HTTP status line (`HTTP/1.1`, `200`, `OK`) or a
+    /// request's request line (`GET`, `/x`, `HTTP/1.1`), split at its first
+    /// two spaces; `None` for a record that holds neither.
+    pub start_line: Option<[String; 3]>,
+    /// That head's header fields.
+    pub http: Vec<(String, String)>,
     /// The response's message as it lies in the block, when the block is
     /// whole and holds one response whose head ends in a blank line (no
     /// interim `1xx` responses): what a WAT record's `Headers-Length`,

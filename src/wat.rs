@@ -20,7 +20,7 @@
 //! The command line's `--list --format wat`, the Python package's `wat`
 //! and the Spark job all write through them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -457,7 +457,7 @@ impl WatUnit {
         let mut envelope = Map::new();
         // A WARC record's version line as written (`WARC/1.0`); `WARC`
         // when there is none (a file, an ARC record).
-        let version = self.heads.as_deref().and_then(|h| version_line(&h.warc));
+        let version = self.heads.as_deref().and_then(|h| h.version.as_deref());
         envelope.insert("Format".into(), version.unwrap_or("WARC").into());
         if let Some(block) = self.heads.as_deref().and_then(|h| h.block.as_ref()) {
             block_fields(&mut envelope, &mut payload, block);
@@ -465,17 +465,14 @@ impl WatUnit {
         if let Some(heads) = &self.heads {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
-            header = head_fields(&heads.warc);
+            header = joined(&heads.warc);
             unbracket_target(&mut header);
-            if let Some((line, _)) = heads.http.split_once('\n') {
+            if let Some(line) = &heads.start_line {
                 // What the block was read as, named as Common Crawl's
                 // reader names it whatever the record's head spells.
-                let (key, message, media) = match is_request(&header) {
-                    true => ("Request-Message", request_message(line), "request"),
-                    false => ("Response-Message", response_message(line), "response"),
-                };
+                let (key, message, media) = start_line(line, is_request(&header));
                 response.insert(key.into(), message);
-                response.insert("Headers".into(), head_fields(&heads.http).into());
+                response.insert("Headers".into(), joined(&heads.http).into());
                 let media = format!("application/http; msgtype={media}");
                 payload.insert("Actual-Content-Type".into(), media.into());
             }
@@ -678,45 +675,22 @@ impl<W: Write> Write for Count<W> {
     }
 }
 
-/// The fields of a head (a WARC head, an HTTP head) after its first
-/// line, up to the blank line: a line that begins with white space goes on
-/// the field before it (obs-fold, RFC 9112 section 5.2); a field named
-/// twice has its values joined with `, ` (RFC 9110 section 5.3).
-fn head_fields(head: &str) -> Map<String, Value> {
-    let mut fields: Vec<(String, String)> = Vec::new();
-    // Where each name is in `fields`: a head of many fields is looked up,
-    // not searched once a field (quadratic: a 2 MB head of distinct
-    // fields took 25 seconds).
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for line in head.split('\n').skip(1) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            break;
-        }
-        if line.starts_with([' ', '\t']) {
-            if let Some((_, value)) = fields.last_mut() {
-                value.push(' ');
-                value.push_str(line.trim());
-            }
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let (name, value) = (name.trim(), value.trim());
-        match index.get(name) {
-            Some(&at) => {
-                let before = &mut fields[at].1;
+/// A head's fields as a WAT record's object of them: a field named twice
+/// has its values joined with `, ` (RFC 9110 section 5.3).
+fn joined(fields: &[(String, String)]) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (name, value) in fields {
+        match map.get_mut(name) {
+            Some(Value::String(before)) => {
                 before.push_str(", ");
                 before.push_str(value);
             }
-            None => {
-                index.insert(name.to_owned(), fields.len());
-                fields.push((name.to_owned(), value.to_owned()));
+            _ => {
+                map.insert(name.clone(), value.as_str().into());
             }
         }
     }
-    fields.into_iter().map(|(n, v)| (n, v.into())).collect()
+    map
 }
 
 /// A `WARC-Target-URI` written in angle brackets (as WARC/1.0's grammar
@@ -745,12 +719,6 @@ fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
     response.insert("Entity-Trailing-Slop-Length".into(), slop);
 }
 
-/// The version line of a WARC head (`WARC/1.0`), if it has one.
-fn version_line(head: &str) -> Option<&str> {
-    let line = head.split('\n').next()?.trim_end_matches('\r').trim();
-    line.starts_with("WARC/").then_some(line)
-}
-
 /// What a WAT record says of the source record as it lies in its file:
 /// `WARC-Header-Length` in the envelope; `Actual-Content-Length`,
 /// `Trailing-Slop-Length` and `Block-Digest` in `Payload-Metadata`,
@@ -775,26 +743,20 @@ fn is_request(header: &Map<String, Value>) -> bool {
         .is_some_and(|t| t.eq_ignore_ascii_case("request"))
 }
 
-/// A request line's `Method`, `Path` and `Version`, as a WAT record's
-/// `Request-Message` has them (`GET`, `/x`, `HTTP/1.1`).
-fn request_message(line: &str) -> Value {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let mut parts = line.splitn(3, ' ');
-    let method = parts.next().unwrap_or_default();
-    let path = parts.next().unwrap_or_default();
-    let version = parts.next().unwrap_or_default();
-    json!({ "Method": method, "Path": path, "Version": version })
-}
-
-/// A status line's `Version`, `Status` and `Reason`, as a WAT record's
-/// `Response-Message` has them (`HTTP/1.1`, `200`, `OK`).
-fn response_message(line: &str) -> Value {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let mut parts = line.splitn(3, ' ');
-    let version = parts.next().unwrap_or_default();
-    let status = parts.next().unwrap_or_default();
-    let reason = parts.next().unwrap_or_default();
-    json!({ "Version": version, "Status": status, "Reason": reason })
+/// A request line as a WAT record's `Request-Message` has it (`Method`,
+/// `Path`, `Version`), or a status line as its `Response-Message` (`Version`,
+/// `Status`, `Reason`): the key, the value and the message's type.
+fn start_line([a, b, c]: &[String; 3], request: bool) -> (&'static str, Value, &'static str) {
+    match request {
+        true => {
+            let line = json!({"Method": a, "Path": b, "Version": c});
+            ("Request-Message", line, "request")
+        }
+        false => {
+            let line = json!({"Version": a, "Status": b, "Reason": c});
+            ("Response-Message", line, "response")
+        }
+    }
 }
 
 /// Whether a link is one of relink's own, written under `Relink-Links`
@@ -827,17 +789,14 @@ fn is_attribute(place: &LinkPlace, element: &str, attribute: &str) -> bool {
         if e.eq_ignore_ascii_case(element) && a == attribute)
 }
 
-/// Whether an HTTP head says its body is an HTML page: its `Content-Type`
-/// is `text/html` or `application/xhtml+xml`, or it has none (the payload
-/// was then sniffed).
-fn is_html(head: &str) -> bool {
-    let media = head.split('\n').skip(1).find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("content-type")
-            .then_some(value)
-    });
-    media.is_none_or(|media| {
+/// Whether an HTTP head's fields say its body is an HTML page: its
+/// `Content-Type` is `text/html` or `application/xhtml+xml`, or it has
+/// none (the payload was then sniffed).
+fn is_html(fields: &[(String, String)]) -> bool {
+    let media = fields
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"));
+    media.is_none_or(|(_, media)| {
         let essence = media.split(';').next().unwrap_or("").trim();
         essence.eq_ignore_ascii_case("text/html")
             || essence.eq_ignore_ascii_case("application/xhtml+xml")
@@ -1234,21 +1193,15 @@ mod tests {
     }
 
     #[test]
-    fn heads_are_read_field_by_field() {
-        let head = "HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1\r\nX-Long: a\r\n  b\r\nSet-Cookie: b=2\r\n\r\nbody: no\r\n";
-        let fields = head_fields(head);
-        assert_eq!(fields["Set-Cookie"], "a=1, b=2");
-        assert_eq!(fields["X-Long"], "a b");
-        assert_eq!(fields.len(), 2);
-        let message = response_message("HTTP/1.1 404 Not Found\r");
-        assert_eq!(
-            message,
-            json!({"Version": "HTTP/1.1", "Status": "404", "Reason": "Not Found"})
-        );
-        assert_eq!(response_message("HTTP/1.0 200")["Reason"], "");
-        assert_eq!(
-            request_message("GET /a?b HTTP/1.1\r"),
-            json!({"Method": "GET", "Path": "/a?b", "Version": "HTTP/1.1"})
-        );
+    fn a_field_named_twice_is_joined() {
+        let field = |n: &str, v: &str| (n.to_owned(), v.to_owned());
+        let fields = [
+            field("Set-Cookie", "a=1"),
+            field("X", "b"),
+            field("Set-Cookie", "b=2"),
+        ];
+        let map = joined(&fields);
+        assert_eq!(map["Set-Cookie"], "a=1, b=2");
+        assert_eq!(map.len(), 2);
     }
 }
