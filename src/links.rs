@@ -106,8 +106,8 @@ impl fmt::Display for Warning {
 /// sheet, a header field, a Markdown or reStructuredText construct. Shown
 /// as `<img src>`, `<style>`, `css`, `<http Location>`,
 /// `Content-Location`, `link`; [`LinkPlace::element`] and
-/// [`LinkPlace::attribute`] give the two names the rows have always
-/// had (`http` and the field for an HTTP header, an empty element for a
+/// [`LinkPlace::attribute`] give the two names the rows have always had
+/// (`http` and the field for an HTTP header, an empty element for a
 /// header field of a message, a style sheet or a Markdown construct).
 ///
 /// Names are as the document wrote them (an XML element's prefix kept).
@@ -118,7 +118,7 @@ impl fmt::Display for Warning {
 /// use relink::LinkPlace;
 /// let out = relink::Rewriter::new().retrieved_from("http://a/").rewrite(b"<img src=x>")?;
 /// let place = &out.links()[0].place;
-/// assert_eq!(place, &LinkPlace::Attribute { element: "img".into(), attribute: "src".into() });
+/// assert_eq!(place, &LinkPlace::Attribute("img".into(), "src".into()));
 /// assert_eq!((place.element(), place.attribute(), place.to_string().as_str()), ("img", "src", "<img src>"));
 /// assert_eq!(LinkPlace::<&str>::HttpHeader("Location").to_string(), "<http Location>");
 /// # Ok::<(), relink::Error>(())
@@ -126,36 +126,19 @@ impl fmt::Display for Warning {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum LinkPlace<S = String> {
-    /// An attribute of an HTML, XHTML or SVG element that holds links
-    /// (`<a href>`, `<img srcset>`, `<div style>`, `<use xlink:href>`).
-    Attribute {
-        /// The element's name.
-        element: S,
-        /// The attribute's name.
-        attribute: S,
-    },
+    /// An attribute of an HTML, XHTML or SVG element that holds links, by
+    /// the element's name and the attribute's (`<a href>`, `<img srcset>`,
+    /// `<div style>`, `<use xlink:href>`).
+    Attribute(S, S),
     /// An attribute of an HTML element named as holding URLs by
     /// [`Rewriter::attribute`](crate::Rewriter::attribute) (`--attr`).
-    Given {
-        /// The element's name.
-        element: S,
-        /// The attribute's name.
-        attribute: S,
-    },
+    Given(S, S),
     /// An attribute of a feed's or RDF's element (`<enclosure url>`,
     /// `<atom:link href>`, `rdf:about`).
-    Feed {
-        /// The element's name.
-        element: S,
-        /// The attribute's name.
-        attribute: S,
-    },
-    /// An element's text: a `<style>` element's style sheet, a feed's
-    /// `<link>`.
-    Text {
-        /// The element's name.
-        element: S,
-    },
+    Feed(S, S),
+    /// An element's text, by the element's name: a `<style>` element's
+    /// style sheet, a feed's `<link>`.
+    Text(S),
     /// A style sheet read as a document.
     StyleSheet,
     /// A field of a web archive response's HTTP head, by its name as
@@ -175,58 +158,41 @@ pub enum LinkPlace<S = String> {
 pub type Place<'a> = LinkPlace<&'a str>;
 
 impl<S: AsRef<str>> LinkPlace<S> {
-    /// The element's name: `http` for an HTTP header, empty where there is
-    /// no element (a style sheet, a message's header, Markdown,
-    /// reStructuredText).
-    pub fn element(&self) -> &str {
+    /// The element's name and the attribute's, as the rows name them:
+    /// `http` and the field for an HTTP header; no element for a style
+    /// sheet (`css`), a message's header, Markdown or reStructuredText;
+    /// no attribute for an element's text.
+    fn names(&self) -> (&str, &str) {
         match self {
-            LinkPlace::Attribute { element, .. }
-            | LinkPlace::Given { element, .. }
-            | LinkPlace::Feed { element, .. }
-            | LinkPlace::Text { element } => element.as_ref(),
-            LinkPlace::HttpHeader(_) => "http",
-            LinkPlace::StyleSheet
-            | LinkPlace::MimeHeader(_)
-            | LinkPlace::Markdown(_)
-            | LinkPlace::Rst(_) => "",
+            LinkPlace::Attribute(element, attribute)
+            | LinkPlace::Given(element, attribute)
+            | LinkPlace::Feed(element, attribute) => (element.as_ref(), attribute.as_ref()),
+            LinkPlace::Text(element) => (element.as_ref(), ""),
+            LinkPlace::StyleSheet => ("", "css"),
+            LinkPlace::HttpHeader(name) => ("http", name.as_ref()),
+            LinkPlace::MimeHeader(name) => ("", name.as_ref()),
+            LinkPlace::Markdown(name) | LinkPlace::Rst(name) => ("", name),
         }
     }
 
-    /// The attribute's name: the header field's for a header, `css` for a
-    /// style sheet, the construct's for Markdown and reStructuredText,
-    /// empty for an element's text.
+    /// The element's name, as the rows' `element` (see [`LinkPlace`]).
+    pub fn element(&self) -> &str {
+        self.names().0
+    }
+
+    /// The attribute's name, as the rows' `attribute` (see [`LinkPlace`]).
     pub fn attribute(&self) -> &str {
-        match self {
-            LinkPlace::Attribute { attribute, .. }
-            | LinkPlace::Given { attribute, .. }
-            | LinkPlace::Feed { attribute, .. }
-            | LinkPlace::HttpHeader(attribute)
-            | LinkPlace::MimeHeader(attribute) => attribute.as_ref(),
-            LinkPlace::Text { .. } => "",
-            LinkPlace::StyleSheet => "css",
-            LinkPlace::Markdown(name) | LinkPlace::Rst(name) => name,
-        }
+        self.names().1
     }
 
     /// The place, owned.
     pub fn to_link_place(&self) -> LinkPlace {
         let own = |s: &S| s.as_ref().to_owned();
         match self {
-            LinkPlace::Attribute { element, attribute } => LinkPlace::Attribute {
-                element: own(element),
-                attribute: own(attribute),
-            },
-            LinkPlace::Given { element, attribute } => LinkPlace::Given {
-                element: own(element),
-                attribute: own(attribute),
-            },
-            LinkPlace::Feed { element, attribute } => LinkPlace::Feed {
-                element: own(element),
-                attribute: own(attribute),
-            },
-            LinkPlace::Text { element } => LinkPlace::Text {
-                element: own(element),
-            },
+            LinkPlace::Attribute(element, name) => LinkPlace::Attribute(own(element), own(name)),
+            LinkPlace::Given(element, name) => LinkPlace::Given(own(element), own(name)),
+            LinkPlace::Feed(element, name) => LinkPlace::Feed(own(element), own(name)),
+            LinkPlace::Text(element) => LinkPlace::Text(own(element)),
             LinkPlace::StyleSheet => LinkPlace::StyleSheet,
             LinkPlace::HttpHeader(name) => LinkPlace::HttpHeader(own(name)),
             LinkPlace::MimeHeader(name) => LinkPlace::MimeHeader(own(name)),
@@ -240,7 +206,7 @@ impl<S: AsRef<str>> fmt::Display for LinkPlace<S> {
     /// `<element attribute>`, `<element>` for an element's text, the
     /// attribute alone where there is no element.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.element(), self.attribute()) {
+        match self.names() {
             (element, "") => write!(f, "<{element}>"),
             ("", attribute) => f.write_str(attribute),
             (element, attribute) => write!(f, "<{element} {attribute}>"),

@@ -181,21 +181,29 @@ impl WatWriter {
     /// Takes rows; writes the WAT record of each unit they finish.
     pub fn rows(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> Result<(), Error> {
         for row in rows {
-            let key = row.unit();
-            if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-                self.finish(out)?;
-                self.pending = Some(WatUnit::new(
-                    key,
-                    &self.source,
-                    row.message,
-                    row.record.as_deref(),
-                ));
-            }
-            if let Some(unit) = &mut self.pending {
-                unit.push(row, self.source.names)?;
-            }
+            let names = self.source.names;
+            let unit = self.unit(out, row.message, row.record.as_deref())?;
+            unit.push(row, names)?;
         }
         Ok(())
+    }
+
+    /// The unit of a message or record being gathered: the pending one,
+    /// or a new one once the pending one, another, is written.
+    fn unit(
+        &mut self,
+        out: &mut (impl Write + ?Sized),
+        message: Option<usize>,
+        record: Option<&RecordName>,
+    ) -> Result<&mut WatUnit, Error> {
+        let key = UnitKey::new(message, record);
+        if self.pending.as_ref().is_some_and(|u| u.key != key) {
+            self.finish(out)?;
+        }
+        let source = &self.source;
+        Ok(self
+            .pending
+            .get_or_insert_with(|| WatUnit::new(key, source, message, record)))
     }
 
     /// Takes a unit done: writes its WAT record, with the heads its name
@@ -212,11 +220,7 @@ impl WatWriter {
             Unit::Message(n) => (Some(*n), None),
             Unit::Record(name) => (None, Some(&**name)),
         };
-        let key = UnitKey::new(message, record);
-        if self.pending.as_ref().map(|u| &u.key) != Some(&key) {
-            self.finish(out)?;
-            self.pending = Some(WatUnit::new(key, &self.source, message, record));
-        }
+        self.unit(out, message, record)?;
         let Some(mut pending) = self.pending.take() else {
             return Ok(());
         };
@@ -229,15 +233,13 @@ impl WatWriter {
             pending.title.clone_from(&html.title);
             // Held as JSON text, as the links are: a page of many metas
             // would otherwise hold a map of its own for each.
-            let mut metas = JsonArray::default();
             for meta in &html.metas {
                 let meta: Map<String, Value> = meta
                     .iter()
                     .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
                     .collect();
-                metas.push(&meta.into())?;
+                pending.metas.push(&meta.into())?;
             }
-            pending.metas = metas;
             for link in &html.listed {
                 pending.push_listed(link, self.source.names)?;
             }
@@ -391,13 +393,21 @@ impl WatUnit {
         self.links.push(&link_entry(link, names))
     }
 
+    /// A field of the source record's head, as far as its name tells it.
+    fn field(&self, name: &str) -> Option<&str> {
+        self.header.get(name).and_then(Value::as_str)
+    }
+
     /// Why the unit gets no WAT record, if it gets none: a response
     /// record with no target URI.
     fn left_out(&self) -> Option<Warning> {
         let (number, id) = self.record.as_ref()?;
-        let field = |name: &str| self.header.get(name).and_then(Value::as_str);
-        let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
-        let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
+        let response = self
+            .field("WARC-Type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("response"));
+        let target = self
+            .field("WARC-Target-URI")
+            .is_some_and(|t| !t.trim().is_empty());
         (response && !target).then(|| {
             let message = "response with no WARC-Target-URI: no WAT record";
             let warning = Warning::new(WarningKind::Malformed, message);
@@ -410,17 +420,9 @@ impl WatUnit {
 
     /// The unit's WAT record, one gzip member.
     fn write(self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
-        let refers_to = self
-            .header
-            .get("WARC-Record-ID")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let target = self
-            .header
-            .get("WARC-Target-URI")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned);
+        let refers_to = self.field("WARC-Record-ID").map(str::to_owned);
+        let target = self.field("WARC-Target-URI").filter(|t| !t.is_empty());
+        let target = target.map(str::to_owned);
         let name = record_id(&self.name);
         let block = self.block();
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
@@ -773,11 +775,11 @@ fn start_line([a, b, c]: &[String; 3], request: bool) -> (&'static str, Value, &
 fn relinks_own(place: &LinkPlace, html: bool) -> bool {
     match place {
         _ if !html => true,
-        LinkPlace::Attribute { .. } => is_attribute(place, "meta", "content"),
-        LinkPlace::Given { element, attribute } => {
+        LinkPlace::Attribute(..) => is_attribute(place, "meta", "content"),
+        LinkPlace::Given(element, attribute) => {
             crate::wat_links::listed(&element.to_ascii_lowercase(), attribute).is_none()
         }
-        LinkPlace::Text { element } => !element.eq_ignore_ascii_case("style"),
+        LinkPlace::Text(element) => !element.eq_ignore_ascii_case("style"),
         _ => true,
     }
 }
@@ -785,8 +787,7 @@ fn relinks_own(place: &LinkPlace, html: bool) -> bool {
 /// Whether a link is in `attribute` of an HTML element named `element`
 /// (in any case, as XHTML's are too).
 fn is_attribute(place: &LinkPlace, element: &str, attribute: &str) -> bool {
-    matches!(place, LinkPlace::Attribute { element: e, attribute: a }
-        if e.eq_ignore_ascii_case(element) && a == attribute)
+    matches!(place, LinkPlace::Attribute(e, a) if e.eq_ignore_ascii_case(element) && a == attribute)
 }
 
 /// Whether an HTTP head's fields say its body is an HTML page: its
@@ -813,7 +814,7 @@ fn wat_path(place: &LinkPlace) -> String {
     let element = place.element().to_ascii_uppercase();
     match place {
         LinkPlace::StyleSheet => "CSS/#text".to_owned(),
-        LinkPlace::Text { .. } => format!("{element}/#text"),
+        LinkPlace::Text(_) => format!("{element}/#text"),
         LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
             format!("MIME@/{}", place.attribute())
         }
@@ -952,7 +953,6 @@ fn base_from(link: &Link, names: SourceNames) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::links::Place;
     use std::time::Duration;
 
     #[test]
@@ -998,183 +998,6 @@ mod tests {
         );
     }
 
-    /// The `HTML-Metadata` of the WAT record of one document.
-    fn html_metadata(input: &str) -> Value {
-        use crate::{Details, Input, Output, Rewriter};
-        let mut wat = Vec::new();
-        let mut writer = WatWriter::new("doc").retrieved_from("http://a/");
-        Rewriter::new()
-            .retrieved_from("http://a/")
-            .details(Details::Attributes)
-            .run(
-                Input::bytes(input.as_bytes()),
-                Output::Nowhere,
-                &mut |event| Ok(writer.event(&mut wat, &event)?),
-            )
-            .unwrap();
-        writer.finish(&mut wat).unwrap();
-        let mut text = String::new();
-        io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&wat[..]), &mut text).unwrap();
-        let block = text.split("\r\n\r\n").nth(1).unwrap();
-        let json: Value = serde_json::from_str(block).unwrap();
-        json["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]["HTML-Metadata"].clone()
-    }
-
-    /// The paths of a list of WAT links.
-    fn paths(links: &Value) -> Vec<&str> {
-        let links = links.as_array().map(Vec::as_slice).unwrap_or_default();
-        links.iter().map(|l| l["path"].as_str().unwrap()).collect()
-    }
-
-    #[test]
-    fn a_feed_files_links_are_relinks_own_and_a_pages_common_crawls() {
-        // A feed read as a file has no HTTP head to say it is no page: its
-        // links are relink's own all the same, as a feed record's are.
-        let feed = "<feed xmlns='http://www.w3.org/2005/Atom'><link href='f'/>\
-            <entry><link href='e'/><icon>i</icon></entry></feed>";
-        let html = html_metadata(feed);
-        assert_eq!(paths(&html["Head"]["Link"]), [""; 0]);
-        assert_eq!(paths(&html["Links"]), [""; 0]);
-        assert_eq!(
-            paths(&html["Relink-Links"]),
-            ["LINK@/href", "LINK@/href", "ICON/#text"]
-        );
-        // An XHTML or SVG document's are a page's.
-        let page = "<html xmlns='http://www.w3.org/1999/xhtml'><head><link href='s'/>\
-            <style>p{background:url(b)}</style></head><body><a href='x'/>\
-            <svg xmlns='http://www.w3.org/2000/svg'><image href='i'/></svg></body></html>";
-        let html = html_metadata(page);
-        assert_eq!(paths(&html["Head"]["Link"]), ["LINK@/href"]);
-        assert_eq!(
-            paths(&html["Links"]),
-            ["STYLE/#text", "A@/href", "IMAGE@/href"]
-        );
-        assert!(html.get("Relink-Links").is_none());
-    }
-
-    /// The places of the links each reader finds in `inputs`.
-    fn places_found(inputs: &[(crate::Kind, &str)]) -> Vec<LinkPlace> {
-        use crate::{AttrSyntax, ExtraAttribute, Rewriter};
-        let data = ExtraAttribute {
-            name: "data-x".into(),
-            syntax: AttrSyntax::Url,
-        };
-        let mut places = Vec::new();
-        for &(kind, input) in inputs {
-            let out = Rewriter::new()
-                .retrieved_from("http://a/")
-                .attribute(data.clone())
-                .kind(kind)
-                .rewrite(input.as_bytes())
-                .unwrap();
-            places.extend(out.rows().iter().map(|row| row.link.place.clone()));
-        }
-        places
-    }
-
-    /// Each reader's links in the arm of their place; the names and text
-    /// of each as the rows have always had them, and its WAT path.
-    #[test]
-    fn every_readers_places_keep_their_row_names_and_have_their_wat_path() {
-        use crate::Kind;
-        let rss = "<rss version='2.0' xmlns:atom='http://www.w3.org/2005/Atom'><channel>\
-            <atom:link href='f'/><link>l</link><item><enclosure url='e'/></item></channel></rss>";
-        let record = "HTTP/1.1 301 Moved\r\nLocation: /m\r\n\r\n";
-        let warc = format!(
-            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/\r\n\
-             Content-Length: {}\r\n\r\n{record}\r\n\r\n",
-            record.len()
-        );
-        let places = places_found(&[
-            (
-                Kind::Html,
-                "<a href=x></a><style>p{background:url(y)}</style><div data-x=z>",
-            ),
-            (Kind::Css, "p { background: url(c) }"),
-            (Kind::Markdown, "[a](m) ![b](i) <http://h/>\n\n[c]: d\n"),
-            (Kind::Rst, "`a <r>`_\n\n.. image:: i\n\n.. _t: u\n"),
-            (Kind::Xml, rss),
-            (
-                Kind::Xml,
-                "<svg xmlns='http://www.w3.org/2000/svg'><a href='s'/></svg>",
-            ),
-            (Kind::Message, "Content-Location: http://a/p\r\n\r\nbody"),
-            (Kind::Warc, &warc),
-        ]);
-        let attr = |element, attribute| Place::Attribute { element, attribute };
-        let given = |element, attribute| Place::Given { element, attribute };
-        let feed = |element, attribute| Place::Feed { element, attribute };
-        let text = |element| Place::Text { element };
-        let md = Place::Markdown;
-        let location = "Content-Location";
-        let expected = [
-            (attr("a", "href"), ("a", "href"), "<a href>", "A@/href"),
-            (text("style"), ("style", ""), "<style>", "STYLE/#text"),
-            (
-                given("div", "data-x"),
-                ("div", "data-x"),
-                "<div data-x>",
-                "DIV@/data-x",
-            ),
-            (Place::StyleSheet, ("", "css"), "css", "CSS/#text"),
-            (md("link"), ("", "link"), "link", "MIME@/link"),
-            (md("image"), ("", "image"), "image", "MIME@/image"),
-            (
-                md("autolink"),
-                ("", "autolink"),
-                "autolink",
-                "MIME@/autolink",
-            ),
-            (
-                md("definition"),
-                ("", "definition"),
-                "definition",
-                "MIME@/definition",
-            ),
-            (Place::Rst("link"), ("", "link"), "link", "MIME@/link"),
-            (Place::Rst("image"), ("", "image"), "image", "MIME@/image"),
-            (
-                Place::Rst("target"),
-                ("", "target"),
-                "target",
-                "MIME@/target",
-            ),
-            (
-                feed("atom:link", "href"),
-                ("atom:link", "href"),
-                "<atom:link href>",
-                "ATOM:LINK@/href",
-            ),
-            (text("link"), ("link", ""), "<link>", "LINK/#text"),
-            (
-                feed("enclosure", "url"),
-                ("enclosure", "url"),
-                "<enclosure url>",
-                "ENCLOSURE@/url",
-            ),
-            (attr("a", "href"), ("a", "href"), "<a href>", "A@/href"),
-            (
-                Place::MimeHeader(location),
-                ("", location),
-                location,
-                "MIME@/Content-Location",
-            ),
-            (
-                Place::HttpHeader("Location"),
-                ("http", "Location"),
-                "<http Location>",
-                "HTTP@/Location",
-            ),
-        ];
-        assert_eq!(places.len(), expected.len(), "{places:?}");
-        for (place, (arm, names, shown, path)) in places.iter().zip(expected) {
-            assert_eq!(*place, arm.to_link_place());
-            assert_eq!((place.element(), place.attribute()), names);
-            assert_eq!(place.to_string(), shown);
-            assert_eq!(wat_path(place), path);
-        }
-    }
-
     #[test]
     fn warc_dates_are_utc_to_the_second() {
         let at = |secs| warc_date(UNIX_EPOCH + Duration::from_secs(secs));
@@ -1190,18 +1013,5 @@ mod tests {
         assert_eq!(&id[24..25], "5");
         assert_eq!(id, record_id("a.warc\0record 3"));
         assert_ne!(id, record_id("a.warc\0record 4"));
-    }
-
-    #[test]
-    fn a_field_named_twice_is_joined() {
-        let field = |n: &str, v: &str| (n.to_owned(), v.to_owned());
-        let fields = [
-            field("Set-Cookie", "a=1"),
-            field("X", "b"),
-            field("Set-Cookie", "b=2"),
-        ];
-        let map = joined(&fields);
-        assert_eq!(map["Set-Cookie"], "a=1, b=2");
-        assert_eq!(map.len(), 2);
     }
 }

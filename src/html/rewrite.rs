@@ -300,7 +300,11 @@ impl Work<'_, '_> {
                 } else {
                     base
                 };
-                let place = place_of(row, tag.name, name);
+                // The user's rows name no attribute.
+                let place = match row.attribute {
+                    "" => Place::Given(tag.name, name),
+                    _ => Place::Attribute(tag.name, name),
+                };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
                 let same_document =
@@ -387,10 +391,7 @@ impl Work<'_, '_> {
                 let link = Link {
                     line,
                     column,
-                    place: LinkPlace::Attribute {
-                        element: tag.name.to_string(),
-                        attribute: name.to_string(),
-                    },
+                    place: LinkPlace::Attribute(tag.name.to_string(), name.to_string()),
                     original: url.to_owned(),
                     resolved: resolved.as_deref().unwrap_or(url).to_owned(),
                     base: resolved.is_some().then(|| base.clone()),
@@ -663,22 +664,13 @@ impl Work<'_, '_> {
             }
             Some(_) => return,
         };
-        let place = Place::Text { element: "style" };
+        let place = Place::Text("style");
         let src = self.r.text;
         let css_text = &src[text_start..text_end];
         for (range, new) in self.r.css_urls(css_text, text_start, base, place) {
             let range = text_start + range.start..text_start + range.end;
             self.r.out.edits.push_narrowed(Edit::new(range, new), src);
         }
-    }
-}
-
-/// Where a link of `row` is: an attribute of the table's, or one the
-/// user named (whose row names no attribute).
-fn place_of<'a>(row: &LinkAttribute, element: &'a str, attribute: &'a str) -> Place<'a> {
-    match row.attribute {
-        "" => Place::Given { element, attribute },
-        _ => Place::Attribute { element, attribute },
     }
 }
 

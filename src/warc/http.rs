@@ -937,29 +937,6 @@ mod tests {
     }
 
     #[test]
-    fn heads_are_read_field_by_field_and_their_start_line_in_three() {
-        let head = b"HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1\r\nX-Long: a\r\n  b\r\nSet-Cookie: b=2\r\n\r\nbody: no\r\n";
-        let field = |n: &str, v: &str| (n.to_owned(), v.to_owned());
-        let expected = [
-            field("Set-Cookie", "a=1"),
-            field("X-Long", "a b"),
-            field("Set-Cookie", "b=2"),
-        ];
-        assert_eq!(head_fields(head), expected);
-        let line = |parts: [&str; 3]| Some(parts.map(String::from));
-        assert_eq!(start_line(head), line(["HTTP/1.1", "404", "Not Found"]));
-        assert_eq!(
-            start_line(b"HTTP/1.0 200\r\n"),
-            line(["HTTP/1.0", "200", ""])
-        );
-        assert_eq!(
-            start_line(b"GET /a?b HTTP/1.1\r\n"),
-            line(["GET", "/a?b", "HTTP/1.1"])
-        );
-        assert_eq!(start_line(b"HTTP/1.1 200 OK"), None);
-    }
-
-    #[test]
     fn folded_fields_are_unfolded() {
         let head = b"WARC/1.1\r\nWARC-Target-URI:\r\n http://x/\r\nLink: <a>,\r\n\t <b>\r\nX: a  \r\n  b \r\n\r\nY: after the head\r\n";
         assert_eq!(field(head, "WARC-Target-URI").as_deref(), Some("http://x/"));

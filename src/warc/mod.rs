@@ -531,17 +531,12 @@ fn record_heads(
     if options.document.details != crate::Details::Attributes {
         return None;
     }
-    let warc = match record.format {
-        Format::Warc => http::head_fields(&record.head),
-        Format::Arc => Vec::new(),
-    };
-    // An ARC record is a response, as warcio reads it.
-    let kind = match record.format {
-        Format::Warc => warc
-            .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case("WARC-Type"))
-            .map_or("", |(_, kind)| kind.as_str()),
-        Format::Arc => "response",
+    let (warc, kind) = match record.format {
+        Format::Warc => {
+            let kind = http::field(&record.head, "WARC-Type").unwrap_or_default();
+            (http::head_fields(&record.head), kind)
+        }
+        Format::Arc => (Vec::new(), "response".to_owned()),
     };
     let response = kind
         .eq_ignore_ascii_case("response")

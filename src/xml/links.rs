@@ -251,10 +251,8 @@ pub const LINK_ROWS: &[LinkRow] = &[
 /// RDF's.
 pub fn place<'a>(row: &LinkRow, element: &'a str, attribute: &'a str) -> Place<'a> {
     match (row.namespace, row.holder) {
-        (XHTML | SVG, _) | (_, Holder::Attribute(XLINK, _)) => {
-            Place::Attribute { element, attribute }
-        }
-        _ => Place::Feed { element, attribute },
+        (XHTML | SVG, _) | (_, Holder::Attribute(XLINK, _)) => Place::Attribute(element, attribute),
+        _ => Place::Feed(element, attribute),
     }
 }
 

@@ -660,10 +660,7 @@ impl Walk<'_, '_, '_> {
                 let link = Link {
                     line,
                     column,
-                    place: LinkPlace::Attribute {
-                        element: name.to_owned(),
-                        attribute: qname.to_owned(),
-                    },
+                    place: LinkPlace::Attribute(name.to_owned(), qname.to_owned()),
                     original: url.to_owned(),
                     resolved: resolved.as_deref().unwrap_or(url).to_owned(),
                     base: resolved.is_some().then(|| base.clone()).flatten(),
@@ -955,9 +952,7 @@ impl Walk<'_, '_, '_> {
                 if value.is_empty() {
                     return;
                 }
-                let place = Place::Text {
-                    element: &capture.name,
-                };
+                let place = Place::Text(&capture.name);
                 let at = content.source_offset(start);
                 if let Some(new) = self
                     .r
@@ -969,9 +964,7 @@ impl Walk<'_, '_, '_> {
             }
             Holder::Html => self.html(&capture, &base),
             Holder::Css => {
-                let place = Place::Text {
-                    element: &capture.name,
-                };
+                let place = Place::Text(&capture.name);
                 for edit in css_edits(&mut self.r, content, &base, place) {
                     self.r.out.edits.push_narrowed(edit, text);
                 }
