@@ -496,14 +496,13 @@ impl WatUnit {
         if let Some(base) = self.base {
             head.insert("Base", Node::Value(base.into()));
         }
-        if !self.metas.is_empty() {
-            head.insert("Metas", Node::Array(self.metas));
-        }
-        if !self.head_links.is_empty() {
-            head.insert("Link", Node::Array(self.head_links));
-        }
-        if !self.scripts.is_empty() {
-            head.insert("Scripts", Node::Array(self.scripts));
+        let arrays = [
+            ("Metas", self.metas),
+            ("Link", self.head_links),
+            ("Scripts", self.scripts),
+        ];
+        for (key, array) in arrays.into_iter().filter(|(_, array)| !array.is_empty()) {
+            head.insert(key, Node::Array(array));
         }
         let mut response = Node::map(response);
         if !head.is_empty() || !self.links.is_empty() || !self.own_links.is_empty() {
