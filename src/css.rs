@@ -35,10 +35,7 @@ fn rewrite_text(text: &str, options: &Options<'_>) -> TextRewrite {
     }) else {
         return resolver.out;
     };
-    let place = Place {
-        element: "",
-        attribute: "css",
-    };
+    let place = Place::StyleSheet;
     let mut edits = std::mem::take(&mut resolver.out.edits);
     resolver.each_css_url(text, 0, &base, place, &mut |range, new| {
         edits.push(Edit::new(range, new).narrowed(text));

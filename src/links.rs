@@ -102,51 +102,111 @@ impl fmt::Display for Warning {
     }
 }
 
-/// Where a link was: the element and attribute (`style` with no attribute
-/// for a `<style>` element's text; `css` for a style sheet).
+/// Where a link was: an element's attribute, an element's text, a style
+/// sheet, a header field, a Markdown or reStructuredText construct. Shown
+/// as `<img src>`, `<style>`, `css`, `<http Location>`,
+/// `Content-Location`, `link`; [`LinkPlace::element`] and
+/// [`LinkPlace::attribute`] give the two names the rows have always had
+/// (`http` and the field for an HTTP header, an empty element for a
+/// header field of a message, a style sheet or a Markdown construct).
 ///
-/// See the example of [`Link`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkPlace {
-    /// The element's name.
-    pub element: String,
-    /// The attribute's name, empty for an element's text.
-    pub attribute: String,
+/// Names are as the document wrote them (an XML element's prefix kept).
+/// The readers build it borrowed (`S` a `&str`) and own it only for a
+/// link they keep.
+///
+/// ```
+/// use relink::LinkPlace;
+/// let out = relink::Rewriter::new().retrieved_from("http://a/").rewrite(b"<img src=x>")?;
+/// let place = &out.links()[0].place;
+/// assert_eq!(place, &LinkPlace::Attribute("img".into(), "src".into()));
+/// assert_eq!((place.element(), place.attribute(), place.to_string().as_str()), ("img", "src", "<img src>"));
+/// assert_eq!(LinkPlace::<&str>::HttpHeader("Location").to_string(), "<http Location>");
+/// # Ok::<(), relink::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LinkPlace<S = String> {
+    /// An attribute of an HTML, XHTML or SVG element that holds links, by
+    /// the element's name and the attribute's (`<a href>`, `<img srcset>`,
+    /// `<div style>`, `<use xlink:href>`).
+    Attribute(S, S),
+    /// An attribute of an HTML element named as holding URLs by
+    /// [`Rewriter::attribute`](crate::Rewriter::attribute) (`--attr`).
+    Given(S, S),
+    /// An attribute of a feed's or RDF's element (`<enclosure url>`,
+    /// `<atom:link href>`, `rdf:about`).
+    Feed(S, S),
+    /// An element's text, by the element's name: a `<style>` element's
+    /// style sheet, a feed's `<link>`.
+    Text(S),
+    /// A style sheet read as a document.
+    StyleSheet,
+    /// A field of a web archive response's HTTP head, by its name as
+    /// written (`Location`, `Link`, `Refresh`, `Content-Location`).
+    HttpHeader(S),
+    /// A header field of a message or part (`Content-Location`).
+    MimeHeader(S),
+    /// A Markdown destination: `link`, `autolink`, `image` or `definition`
+    /// (a link reference definition).
+    Markdown(&'static str),
+    /// A reStructuredText reference: `link`, `target` or `image`.
+    Rst(&'static str),
 }
 
 /// Where a link is, borrowed: what a reader passes while it works, so that
 /// a [`LinkPlace`] is made only for a link that is recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Place<'a> {
-    /// The element's name.
-    pub element: &'a str,
-    /// The attribute's name, empty for an element's text.
-    pub attribute: &'a str,
-}
+pub type Place<'a> = LinkPlace<&'a str>;
 
-impl Place<'_> {
+impl<S: AsRef<str>> LinkPlace<S> {
+    /// The element's name and the attribute's, as the rows name them:
+    /// `http` and the field for an HTTP header; no element for a style
+    /// sheet (`css`), a message's header, Markdown or reStructuredText;
+    /// no attribute for an element's text.
+    fn names(&self) -> (&str, &str) {
+        match self {
+            LinkPlace::Attribute(element, attribute)
+            | LinkPlace::Given(element, attribute)
+            | LinkPlace::Feed(element, attribute) => (element.as_ref(), attribute.as_ref()),
+            LinkPlace::Text(element) => (element.as_ref(), ""),
+            LinkPlace::StyleSheet => ("", "css"),
+            LinkPlace::HttpHeader(name) => ("http", name.as_ref()),
+            LinkPlace::MimeHeader(name) => ("", name.as_ref()),
+            LinkPlace::Markdown(name) | LinkPlace::Rst(name) => ("", name),
+        }
+    }
+
+    /// The element's name, as the rows' `element` (see [`LinkPlace`]).
+    pub fn element(&self) -> &str {
+        self.names().0
+    }
+
+    /// The attribute's name, as the rows' `attribute` (see [`LinkPlace`]).
+    pub fn attribute(&self) -> &str {
+        self.names().1
+    }
+
     /// The place, owned.
-    pub fn to_link_place(self) -> LinkPlace {
-        LinkPlace {
-            element: self.element.to_owned(),
-            attribute: self.attribute.to_owned(),
+    pub fn to_link_place(&self) -> LinkPlace {
+        let own = |s: &S| s.as_ref().to_owned();
+        match self {
+            LinkPlace::Attribute(element, name) => LinkPlace::Attribute(own(element), own(name)),
+            LinkPlace::Given(element, name) => LinkPlace::Given(own(element), own(name)),
+            LinkPlace::Feed(element, name) => LinkPlace::Feed(own(element), own(name)),
+            LinkPlace::Text(element) => LinkPlace::Text(own(element)),
+            LinkPlace::StyleSheet => LinkPlace::StyleSheet,
+            LinkPlace::HttpHeader(name) => LinkPlace::HttpHeader(own(name)),
+            LinkPlace::MimeHeader(name) => LinkPlace::MimeHeader(own(name)),
+            LinkPlace::Markdown(name) => LinkPlace::Markdown(name),
+            LinkPlace::Rst(name) => LinkPlace::Rst(name),
         }
     }
 }
 
-impl fmt::Display for Place<'_> {
+impl<S: AsRef<str>> fmt::Display for LinkPlace<S> {
+    /// `<element attribute>`, `<element>` for an element's text, the
+    /// attribute alone where there is no element.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.element, self.attribute) {
-            (element, "") => write!(f, "<{element}>"),
-            ("", attribute) => f.write_str(attribute),
-            (element, attribute) => write!(f, "<{element} {attribute}>"),
-        }
-    }
-}
-
-impl fmt::Display for LinkPlace {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.element.as_str(), self.attribute.as_str()) {
+        match self.names() {
             (element, "") => write!(f, "<{element}>"),
             ("", attribute) => f.write_str(attribute),
             (element, attribute) => write!(f, "<{element} {attribute}>"),
@@ -163,7 +223,7 @@ impl fmt::Display for LinkPlace {
 ///     .rewrite(b"<p>\n<img src=../logo.png> <a href=http://b.example/>b</a>")?;
 /// let (logo, other) = (&out.links()[0], &out.links()[1]);
 /// assert_eq!((logo.line, logo.column), (2, 10));
-/// assert_eq!((logo.place.element.as_str(), logo.place.attribute.as_str()), ("img", "src"));
+/// assert_eq!((logo.place.element(), logo.place.attribute()), ("img", "src"));
 /// assert_eq!((logo.original.as_str(), logo.resolved.as_str()), ("../logo.png", "http://a.example/logo.png"));
 /// assert!(logo.changed && !other.changed);
 /// let base = logo.base.as_ref().unwrap();
@@ -454,8 +514,10 @@ pub struct RecordName {
     pub heads: Option<std::sync::Arc<RecordHeads>>,
 }
 
-/// The heads of a web archive record, as read (bytes that are not UTF-8
-/// replaced): kept only when asked, since they cost a copy a record.
+/// The heads of a web archive record, as read: their start lines and
+/// header fields, each field's name as written and its value unfolded
+/// (bytes that are not UTF-8 replaced), in order. Kept only when asked,
+/// since they cost a copy a record.
 ///
 /// ```
 /// use relink::{Details, Rewriter};
@@ -468,10 +530,13 @@ pub struct RecordName {
 /// let archive = [head.as_bytes(), page, b"\r\n\r\n"].concat();
 /// let out = Rewriter::new().details(Details::Attributes).rewrite(&archive)?;
 /// let heads = out.rows()[0].record.as_ref().unwrap().heads.as_deref().unwrap();
-/// assert_eq!(heads.warc, head);
-/// assert_eq!(heads.http, "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n");
+/// assert_eq!(heads.version.as_deref(), Some("WARC/1.1"));
+/// assert_eq!(heads.warc[1], ("WARC-Target-URI".to_owned(), "http://a/x/".to_owned()));
+/// assert_eq!(heads.start_line, Some(["HTTP/1.1", "200", "OK"].map(String::from)));
+/// assert_eq!(heads.http, [("Content-Type".to_owned(), "text/html".to_owned())]);
 /// let entity = heads.entity.as_ref().unwrap();
-/// assert_eq!((entity.headers_length, entity.length), (heads.http.len(), b"<a href=b>b</a>".len()));
+/// let http_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n";
+/// assert_eq!((entity.headers_length, entity.length), (http_head.len(), b"<a href=b>b</a>".len()));
 /// assert_eq!(entity.trailing_slop, 0);
 /// assert_eq!(entity.digest, "sha1:6QAIZVDM7SIXYDF5BZQRFVFXPLMG2QCM");
 /// let block = heads.block.as_ref().unwrap();
@@ -484,12 +549,16 @@ pub struct RecordName {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecordHeads {
-    /// Its WARC version line and header fields (empty for ARC).
-    pub warc: String,
-    /// A response's final HTTP status line and header fields, or a
-    /// request's request line and header fields (empty for a record that
-    /// holds neither).
-    pub http: String,
+    /// Its WARC version line (`WARC/1.1`; `None` for ARC).
+    pub version: Option<String>,
+    /// Its WARC header fields (none for ARC).
+    pub warc: Vec<(String, String)>,
+    /// A response's final HTTP status line (`HTTP/1.1`, `200`, `OK`) or a
+    /// request's request line (`GET`, `/x`, `HTTP/1.1`), split at its first
+    /// two spaces; `None` for a record that holds neither.
+    pub start_line: Option<[String; 3]>,
+    /// That head's header fields.
+    pub http: Vec<(String, String)>,
     /// The response's message as it lies in the block, when the block is
     /// whole and holds one response whose head ends in a blank line (no
     /// interim `1xx` responses): what a WAT record's `Headers-Length`,

@@ -30,23 +30,11 @@ use crate::splice::{Edit, Make};
 use crate::text::{self, Documents, Resolver, SameDocument, TextRewrite};
 
 /// Where an inline link's destination is, in the place lists.
-const LINK: Place<'static> = Place {
-    element: "",
-    attribute: "link",
-};
+const LINK: Place<'static> = Place::Markdown("link");
 /// An autolink, or a bare URL GitHub makes a link.
-const AUTOLINK: Place<'static> = Place {
-    element: "",
-    attribute: "autolink",
-};
-const IMAGE: Place<'static> = Place {
-    element: "",
-    attribute: "image",
-};
-const DEFINITION: Place<'static> = Place {
-    element: "",
-    attribute: "definition",
-};
+const AUTOLINK: Place<'static> = Place::Markdown("autolink");
+const IMAGE: Place<'static> = Place::Markdown("image");
+const DEFINITION: Place<'static> = Place::Markdown("definition");
 
 /// Rewrites a Markdown document; its HTML goes to `documents`.
 pub fn rewrite_markdown(

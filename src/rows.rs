@@ -54,12 +54,12 @@ impl LinkRow {
             |value: Option<&'a str>| value.map_or(RowValue::Null, |v| RowValue::Text(v.into()));
         let number = |value: Option<usize>| value.map_or(RowValue::Null, RowValue::Number);
         let mut values = [
-            text(Some(&link.place.attribute)),
+            text(Some(link.place.attribute())),
             text(link.base.as_ref().map(|b| b.url.as_str())),
             RowValue::Text(base_from(link).into()),
             RowValue::Bool(link.changed),
             RowValue::Number(link.column),
-            text(Some(&link.place.element)),
+            text(Some(link.place.element())),
             text(file),
             RowValue::Number(link.line),
             number(self.message),
@@ -248,7 +248,7 @@ fn fields_line(
 /// base of its links, which `explain` shows), not a link of it.
 fn checkable_url(row: &LinkRow) -> Option<String> {
     let place = &row.link.place;
-    if place.element.is_empty() && place.attribute.eq_ignore_ascii_case("Content-Location") {
+    if place.element().is_empty() && place.attribute().eq_ignore_ascii_case("Content-Location") {
         return None;
     }
     let url = row.link.resolved.as_str();

@@ -20,7 +20,7 @@
 //! The command line's `--list --format wat`, the Python package's `wat`
 //! and the Spark job all write through them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -33,8 +33,8 @@ use serde_json::{Map, Value, json};
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
-    HtmlHead, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey, Warning,
-    WarningKind,
+    HtmlHead, HttpEntity, Link, LinkPlace, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
+    Warning, WarningKind,
 };
 use crate::rows::base_from;
 use crate::url::BaseUrl;
@@ -169,19 +169,16 @@ impl WatWriter {
         Ok(())
     }
 
-    /// The unit of `message` or `record`, pending: the one before it, if
-    /// another, written first.
+    /// The unit of a message or record being gathered: the pending one,
+    /// or a new one once the pending one, another, is written.
     fn unit(
         &mut self,
         out: &mut (impl Write + ?Sized),
         message: Option<usize>,
         record: Option<&RecordName>,
     ) -> Result<&mut WatUnit, Error> {
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(|u| u.key != UnitKey::new(message, record))
-        {
+        let key = UnitKey::new(message, record);
+        if self.pending.as_ref().is_some_and(|u| u.key != key) {
             self.finish(out)?;
         }
         let source = &self.source;
@@ -217,15 +214,13 @@ impl WatWriter {
             pending.title.clone_from(&html.title);
             // Held as JSON text, as the links are: a page of many metas
             // would otherwise hold a map of its own for each.
-            let mut metas = JsonArray::default();
             for meta in &html.metas {
                 let meta: Map<String, Value> = meta
                     .iter()
                     .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
                     .collect();
-                metas.push(&meta.into())?;
+                pending.metas.push(&meta.into())?;
             }
-            pending.metas = metas;
             for link in &html.listed {
                 pending.push_listed(link)?;
             }
@@ -327,12 +322,12 @@ impl WatUnit {
     /// `Scripts`, as Common Crawl puts them.
     fn push(&mut self, row: &LinkRow) -> io::Result<()> {
         let link = &row.link;
-        let element = link.place.element.to_ascii_uppercase();
-        if element == "BASE" && link.place.attribute == "href" && self.base.is_none() {
+        let place = &link.place;
+        if self.base.is_none() && is_attribute(place, "base", "href") {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = link_entry(link, &element);
+        let mut entry = link_entry(link);
         if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
             for (name, value) in &details.attributes {
                 entry.insert((*name).to_owned(), value.as_str().into());
@@ -350,11 +345,11 @@ impl WatUnit {
                 entry.insert("part".to_owned(), part.into());
             }
         }
-        let list = if relinks_own(&element, &link.place.attribute, self.html) {
+        let list = if relinks_own(place, self.html) {
             &mut self.own_links
-        } else if element == "LINK" {
+        } else if place.element().eq_ignore_ascii_case("link") {
             &mut self.head_links
-        } else if element == "SCRIPT" && link.place.attribute == "src" {
+        } else if is_attribute(place, "script", "src") {
             &mut self.scripts
         } else {
             &mut self.links
@@ -366,17 +361,24 @@ impl WatUnit {
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link) -> io::Result<()> {
-        let element = link.place.element.to_ascii_uppercase();
-        self.links.push(&link_entry(link, &element))
+        self.links.push(&link_entry(link))
+    }
+
+    /// A field of the source record's head, as far as its name tells it.
+    fn field(&self, name: &str) -> Option<&str> {
+        self.header.get(name).and_then(Value::as_str)
     }
 
     /// Why the unit gets no WAT record, if it gets none: a response
     /// record with no target URI.
     fn left_out(&self) -> Option<Warning> {
         let (number, id) = self.key.record.as_ref()?;
-        let field = |name: &str| self.header.get(name).and_then(Value::as_str);
-        let response = field("WARC-Type").is_some_and(|t| t.eq_ignore_ascii_case("response"));
-        let target = field("WARC-Target-URI").is_some_and(|t| !t.trim().is_empty());
+        let response = self
+            .field("WARC-Type")
+            .is_some_and(|t| t.eq_ignore_ascii_case("response"));
+        let target = self
+            .field("WARC-Target-URI")
+            .is_some_and(|t| !t.trim().is_empty());
         (response && !target).then(|| {
             let message = "response with no WARC-Target-URI: no WAT record";
             let warning = Warning::new(WarningKind::Malformed, message);
@@ -389,17 +391,9 @@ impl WatUnit {
 
     /// The unit's WAT record, one gzip member.
     fn write(self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
-        let refers_to = self
-            .header
-            .get("WARC-Record-ID")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let target = self
-            .header
-            .get("WARC-Target-URI")
-            .and_then(Value::as_str)
-            .filter(|t| !t.is_empty())
-            .map(str::to_owned);
+        let refers_to = self.field("WARC-Record-ID").map(str::to_owned);
+        let target = self.field("WARC-Target-URI").filter(|t| !t.is_empty());
+        let target = target.map(str::to_owned);
         let name = record_id(&self.name);
         let block = self.block();
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
@@ -436,7 +430,7 @@ impl WatUnit {
         let mut envelope = Map::new();
         // A WARC record's version line as written (`WARC/1.0`); `WARC`
         // when there is none (a file, an ARC record).
-        let version = self.heads.as_deref().and_then(|h| version_line(&h.warc));
+        let version = self.heads.as_deref().and_then(|h| h.version.as_deref());
         envelope.insert("Format".into(), version.unwrap_or("WARC").into());
         if let Some(block) = self.heads.as_deref().and_then(|h| h.block.as_ref()) {
             block_fields(&mut envelope, &mut payload, block);
@@ -444,17 +438,14 @@ impl WatUnit {
         if let Some(heads) = &self.heads {
             // Every field of the source record's head, as Common Crawl
             // keeps them; the HTTP head's status line and fields.
-            header = head_fields(&heads.warc);
+            header = joined(&heads.warc);
             unbracket_target(&mut header);
-            if let Some((line, _)) = heads.http.split_once('\n') {
+            if let Some(line) = &heads.start_line {
                 // What the block was read as, named as Common Crawl's
                 // reader names it whatever the record's head spells.
-                let (key, message, media) = match is_request(&header) {
-                    true => ("Request-Message", request_message(line), "request"),
-                    false => ("Response-Message", response_message(line), "response"),
-                };
+                let (key, message, media) = start_line(line, is_request(&header));
                 response.insert(key.into(), message);
-                response.insert("Headers".into(), head_fields(&heads.http).into());
+                response.insert("Headers".into(), joined(&heads.http).into());
                 let media = format!("application/http; msgtype={media}");
                 payload.insert("Actual-Content-Type".into(), media.into());
             }
@@ -476,14 +467,13 @@ impl WatUnit {
         if let Some(base) = self.base {
             head.insert("Base", Node::Value(base.into()));
         }
-        if !self.metas.is_empty() {
-            head.insert("Metas", Node::Array(self.metas));
-        }
-        if !self.head_links.is_empty() {
-            head.insert("Link", Node::Array(self.head_links));
-        }
-        if !self.scripts.is_empty() {
-            head.insert("Scripts", Node::Array(self.scripts));
+        let arrays = [
+            ("Metas", self.metas),
+            ("Link", self.head_links),
+            ("Scripts", self.scripts),
+        ];
+        for (key, array) in arrays.into_iter().filter(|(_, array)| !array.is_empty()) {
+            head.insert(key, Node::Array(array));
         }
         let mut response = Node::map(response);
         if !head.is_empty() || !self.links.is_empty() || !self.own_links.is_empty() {
@@ -657,45 +647,22 @@ impl<W: Write> Write for Count<W> {
     }
 }
 
-/// The fields of a head (a WARC head, an HTTP head) after its first
-/// line, up to the blank line: a line that begins with white space goes on
-/// the field before it (obs-fold, RFC 9112 section 5.2); a field named
-/// twice has its values joined with `, ` (RFC 9110 section 5.3).
-fn head_fields(head: &str) -> Map<String, Value> {
-    let mut fields: Vec<(String, String)> = Vec::new();
-    // Where each name is in `fields`: a head of many fields is looked up,
-    // not searched once a field (quadratic: a 2 MB head of distinct
-    // fields took 25 seconds).
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for line in head.split('\n').skip(1) {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            break;
-        }
-        if line.starts_with([' ', '\t']) {
-            if let Some((_, value)) = fields.last_mut() {
-                value.push(' ');
-                value.push_str(line.trim());
-            }
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let (name, value) = (name.trim(), value.trim());
-        match index.get(name) {
-            Some(&at) => {
-                let before = &mut fields[at].1;
+/// A head's fields as a WAT record's object of them: a field named twice
+/// has its values joined with `, ` (RFC 9110 section 5.3).
+fn joined(fields: &[(String, String)]) -> Map<String, Value> {
+    let mut map = Map::new();
+    for (name, value) in fields {
+        match map.get_mut(name) {
+            Some(Value::String(before)) => {
                 before.push_str(", ");
                 before.push_str(value);
             }
-            None => {
-                index.insert(name.to_owned(), fields.len());
-                fields.push((name.to_owned(), value.to_owned()));
+            _ => {
+                map.insert(name.clone(), value.as_str().into());
             }
         }
     }
-    fields.into_iter().map(|(n, v)| (n, v.into())).collect()
+    map
 }
 
 /// A `WARC-Target-URI` written in angle brackets (as WARC/1.0's grammar
@@ -724,12 +691,6 @@ fn entity_fields(response: &mut Map<String, Value>, entity: &HttpEntity) {
     response.insert("Entity-Trailing-Slop-Length".into(), slop);
 }
 
-/// The version line of a WARC head (`WARC/1.0`), if it has one.
-fn version_line(head: &str) -> Option<&str> {
-    let line = head.split('\n').next()?.trim_end_matches('\r').trim();
-    line.starts_with("WARC/").then_some(line)
-}
-
 /// What a WAT record says of the source record as it lies in its file:
 /// `WARC-Header-Length` in the envelope; `Actual-Content-Length`,
 /// `Trailing-Slop-Length` and `Block-Digest` in `Payload-Metadata`,
@@ -754,26 +715,20 @@ fn is_request(header: &Map<String, Value>) -> bool {
         .is_some_and(|t| t.eq_ignore_ascii_case("request"))
 }
 
-/// A request line's `Method`, `Path` and `Version`, as a WAT record's
-/// `Request-Message` has them (`GET`, `/x`, `HTTP/1.1`).
-fn request_message(line: &str) -> Value {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let mut parts = line.splitn(3, ' ');
-    let method = parts.next().unwrap_or_default();
-    let path = parts.next().unwrap_or_default();
-    let version = parts.next().unwrap_or_default();
-    json!({ "Method": method, "Path": path, "Version": version })
-}
-
-/// A status line's `Version`, `Status` and `Reason`, as a WAT record's
-/// `Response-Message` has them (`HTTP/1.1`, `200`, `OK`).
-fn response_message(line: &str) -> Value {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    let mut parts = line.splitn(3, ' ');
-    let version = parts.next().unwrap_or_default();
-    let status = parts.next().unwrap_or_default();
-    let reason = parts.next().unwrap_or_default();
-    json!({ "Version": version, "Status": status, "Reason": reason })
+/// A request line as a WAT record's `Request-Message` has it (`Method`,
+/// `Path`, `Version`), or a status line as its `Response-Message` (`Version`,
+/// `Status`, `Reason`): the key, the value and the message's type.
+fn start_line([a, b, c]: &[String; 3], request: bool) -> (&'static str, Value, &'static str) {
+    match request {
+        true => {
+            let line = json!({"Method": a, "Path": b, "Version": c});
+            ("Request-Message", line, "request")
+        }
+        false => {
+            let line = json!({"Version": a, "Status": b, "Reason": c});
+            ("Response-Message", line, "response")
+        }
+    }
 }
 
 /// Whether a link is one of relink's own, written under `Relink-Links`
@@ -783,38 +738,36 @@ fn response_message(line: &str) -> Value {
 /// is every link of a payload that is no HTML page (a feed, a style sheet),
 /// the HTTP layer's (`HTTP@/Location`, which such readers take from
 /// `Headers` already) and a message part's head's (`MIME@/...`), an
-/// element's text other than `style`'s (a feed's `LINK/#text`), an
-/// attribute outside HTML's and SVG's link table and those Common Crawl's
-/// extractor lists (a feed's `ENCLOSURE@/url`, one given with `--attr`),
-/// and a `meta` refresh's URL, which Common Crawl keeps in `Head.Metas`
-/// only.
-fn relinks_own(element: &str, attribute: &str, html: bool) -> bool {
-    use crate::html::arena::Namespace;
-    use crate::html::links::lookup;
-    if !html || element.is_empty() || element == "HTTP" || element == "CSS" {
-        return true;
+/// element's text other than `style`'s (a feed's `LINK/#text`), a feed's
+/// attribute (`ENCLOSURE@/url`), one given with `--attr` that Common
+/// Crawl's extractor does not list, and a `meta` refresh's URL, which
+/// Common Crawl keeps in `Head.Metas` only.
+fn relinks_own(place: &LinkPlace, html: bool) -> bool {
+    match place {
+        _ if !html => true,
+        LinkPlace::Attribute(..) => is_attribute(place, "meta", "content"),
+        LinkPlace::Given(element, attribute) => {
+            crate::wat_links::listed(&element.to_ascii_lowercase(), attribute).is_none()
+        }
+        LinkPlace::Text(element) => !element.eq_ignore_ascii_case("style"),
+        _ => true,
     }
-    if attribute.is_empty() {
-        return element != "STYLE";
-    }
-    let lower = element.to_ascii_lowercase();
-    (element == "META" && attribute == "content")
-        || (lookup(Namespace::Html, &lower, attribute).is_none()
-            && lookup(Namespace::Svg, &lower, attribute).is_none()
-            && crate::wat_links::listed(&lower, attribute).is_none())
 }
 
-/// Whether an HTTP head says its body is an HTML page: its `Content-Type`
-/// is `text/html` or `application/xhtml+xml`, or it has none (the payload
-/// was then sniffed).
-fn is_html(head: &str) -> bool {
-    let media = head.split('\n').skip(1).find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("content-type")
-            .then_some(value)
-    });
-    media.is_none_or(|media| {
+/// Whether a link is in `attribute` of an HTML element named `element`
+/// (in any case, as XHTML's are too).
+fn is_attribute(place: &LinkPlace, element: &str, attribute: &str) -> bool {
+    matches!(place, LinkPlace::Attribute(e, a) if e.eq_ignore_ascii_case(element) && a == attribute)
+}
+
+/// Whether an HTTP head's fields say its body is an HTML page: its
+/// `Content-Type` is `text/html` or `application/xhtml+xml`, or it has
+/// none (the payload was then sniffed).
+fn is_html(fields: &[(String, String)]) -> bool {
+    let media = fields
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"));
+    media.is_none_or(|(_, media)| {
         let essence = media.split(';').next().unwrap_or("").trim();
         essence.eq_ignore_ascii_case("text/html")
             || essence.eq_ignore_ascii_case("application/xhtml+xml")
@@ -825,13 +778,17 @@ fn is_html(head: &str) -> bool {
 /// `@/` and the attribute (`A@/href`), or `/#text` for an element's text
 /// (`STYLE/#text`). A style sheet's links are `CSS/#text`, a response's
 /// HTTP-layer links `HTTP@/Location`, a message part's header
-/// `MIME@/Content-Location`.
-fn wat_path(element: &str, attribute: &str) -> String {
-    match (element, attribute) {
-        ("", "css") => "CSS/#text".to_owned(),
-        ("", attribute) => format!("MIME@/{attribute}"),
-        (element, "") => format!("{element}/#text"),
-        (element, attribute) => format!("{element}@/{attribute}"),
+/// `MIME@/Content-Location` (and a Markdown or reStructuredText
+/// construct's, `MIME@/link`).
+fn wat_path(place: &LinkPlace) -> String {
+    let element = place.element().to_ascii_uppercase();
+    match place {
+        LinkPlace::StyleSheet => "CSS/#text".to_owned(),
+        LinkPlace::Text(_) => format!("{element}/#text"),
+        LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
+            format!("MIME@/{}", place.attribute())
+        }
+        _ => format!("{element}@/{}", place.attribute()),
     }
 }
 
@@ -944,9 +901,9 @@ fn warc_date(time: SystemTime) -> String {
 /// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
 /// character references decoded, as Common Crawl's extractor gives it),
 /// and relink's `abs`, `base` and `base_from`.
-fn link_entry(link: &Link, element: &str) -> Value {
+fn link_entry(link: &Link) -> Value {
     json!({
-        "path": wat_path(element, &link.place.attribute),
+        "path": wat_path(&link.place),
         "url": link.original,
         "abs": BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str()),
         "base": link.base.as_ref().map(|b| b.url.as_str()),
@@ -1019,33 +976,5 @@ mod tests {
         assert_eq!(&id[24..25], "5");
         assert_eq!(id, record_id("a.warc\0record 3"));
         assert_ne!(id, record_id("a.warc\0record 4"));
-    }
-
-    #[test]
-    fn heads_are_read_field_by_field() {
-        let head = "HTTP/1.1 404 Not Found\r\nSet-Cookie: a=1\r\nX-Long: a\r\n  b\r\nSet-Cookie: b=2\r\n\r\nbody: no\r\n";
-        let fields = head_fields(head);
-        assert_eq!(fields["Set-Cookie"], "a=1, b=2");
-        assert_eq!(fields["X-Long"], "a b");
-        assert_eq!(fields.len(), 2);
-        let message = response_message("HTTP/1.1 404 Not Found\r");
-        assert_eq!(
-            message,
-            json!({"Version": "HTTP/1.1", "Status": "404", "Reason": "Not Found"})
-        );
-        assert_eq!(response_message("HTTP/1.0 200")["Reason"], "");
-        assert_eq!(
-            request_message("GET /a?b HTTP/1.1\r"),
-            json!({"Method": "GET", "Path": "/a?b", "Version": "HTTP/1.1"})
-        );
-    }
-
-    #[test]
-    fn paths_are_common_crawls() {
-        assert_eq!(wat_path("A", "href"), "A@/href");
-        assert_eq!(wat_path("STYLE", ""), "STYLE/#text");
-        assert_eq!(wat_path("", "css"), "CSS/#text");
-        assert_eq!(wat_path("HTTP", "Location"), "HTTP@/Location");
-        assert_eq!(wat_path("", "Content-Location"), "MIME@/Content-Location");
     }
 }

@@ -69,7 +69,7 @@ fn keep_head_link(heads: &mut VecDeque<HeadLinks>, row: &LinkRow) {
     let Some(record) = &row.record else {
         return;
     };
-    if row.link.place.element != "http" {
+    if row.link.place.element() != "http" {
         return;
     }
     match heads.back_mut() {
@@ -154,7 +154,7 @@ fn write_head(out: &mut impl Write, links: &[Link]) -> io::Result<()> {
         None => writeln!(out, "    links of the HTTP head, with no base:")?,
     }
     for link in links {
-        let name = &link.place.attribute;
+        let name = link.place.attribute();
         if link.base.is_none() {
             writeln!(out, "      {name}: {} (left as it is)", link.original)?;
         } else {

@@ -300,9 +300,10 @@ impl Work<'_, '_> {
                 } else {
                     base
                 };
-                let place = Place {
-                    element: tag.name,
-                    attribute: name,
+                // The user's rows name no attribute.
+                let place = match row.attribute {
+                    "" => Place::Given(tag.name, name),
+                    _ => Place::Attribute(tag.name, name),
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
@@ -390,10 +391,7 @@ impl Work<'_, '_> {
                 let link = Link {
                     line,
                     column,
-                    place: LinkPlace {
-                        element: tag.name.to_string(),
-                        attribute: name.to_string(),
-                    },
+                    place: LinkPlace::Attribute(tag.name.to_string(), name.to_string()),
                     original: url.to_owned(),
                     resolved: resolved.as_deref().unwrap_or(url).to_owned(),
                     base: resolved.is_some().then(|| base.clone()),
@@ -666,10 +664,7 @@ impl Work<'_, '_> {
             }
             Some(_) => return,
         };
-        let place = Place {
-            element: "style",
-            attribute: "",
-        };
+        let place = Place::Text("style");
         let src = self.r.text;
         let css_text = &src[text_start..text_end];
         for (range, new) in self.r.css_urls(css_text, text_start, base, place) {

@@ -422,10 +422,7 @@ impl Walker<'_> {
         let mut link = Link {
             line,
             column,
-            place: LinkPlace {
-                element: String::new(),
-                attribute: "Content-Location".to_owned(),
-            },
+            place: LinkPlace::MimeHeader("Content-Location".to_owned()),
             original: url.clone(),
             resolved: url.clone(),
             base: enclosing.cloned(),

@@ -46,18 +46,9 @@ use table::Table;
 /// is left as it is.
 pub const MAX_DEPTH: usize = 32;
 
-const LINK: Place<'static> = Place {
-    element: "",
-    attribute: "link",
-};
-const TARGET: Place<'static> = Place {
-    element: "",
-    attribute: "target",
-};
-const IMAGE: Place<'static> = Place {
-    element: "",
-    attribute: "image",
-};
+const LINK: Place<'static> = Place::Rst("link");
+const TARGET: Place<'static> = Place::Rst("target");
+const IMAGE: Place<'static> = Place::Rst("image");
 
 /// Directives whose content is body elements, read as the document is.
 const BODY_DIRECTIVES: &[&str] = &[

@@ -65,6 +65,26 @@ pub(crate) fn field_spans(head: &[u8]) -> impl Iterator<Item = (&[u8], Range<usi
     })
 }
 
+/// The header fields of a head (the start line skipped, up to the blank
+/// line), in order: each name as written and its value unfolded, bytes
+/// that are not UTF-8 replaced. Works for WARC and HTTP heads alike.
+pub(crate) fn head_fields(head: &[u8]) -> Vec<(String, String)> {
+    let lossy = |bytes| String::from_utf8_lossy(bytes).into_owned();
+    field_spans(head)
+        .map(|(name, value)| (lossy(name), unfold(&head[value])))
+        .collect()
+}
+
+/// A head's start line (`HTTP/1.1 200 OK`, `GET /x HTTP/1.1`) split at
+/// its first two spaces, a part that is not there empty; `None` when the
+/// head has no line end.
+pub(crate) fn start_line(head: &[u8]) -> Option<[String; 3]> {
+    let end = memchr::memchr(b'\n', head)?;
+    let line = String::from_utf8_lossy(without_eol(&head[..=end]));
+    let mut parts = line.splitn(3, ' ');
+    Some([(); 3].map(|()| parts.next().unwrap_or_default().to_owned()))
+}
+
 /// The value of a raw field value: each fold (a line end and the white
 /// space after it) replaced by one space, then trimmed.
 fn unfold(raw: &[u8]) -> String {

@@ -533,18 +533,18 @@ fn record_heads(
     let (warc, kind) = match record.format {
         Format::Warc => {
             let kind = http::field(&record.head, "WARC-Type").unwrap_or_default();
-            (String::from_utf8_lossy(&record.head).into_owned(), kind)
+            (http::head_fields(&record.head), kind)
         }
-        Format::Arc => (String::new(), "response".to_owned()),
+        Format::Arc => (Vec::new(), "response".to_owned()),
     };
     let response = kind
         .eq_ignore_ascii_case("response")
         .then(|| http::Response::parse(&record.block))
         .flatten();
     let http = match &response {
-        Some(response) => String::from_utf8_lossy(response.head).into_owned(),
+        Some(response) => response.head,
         None if kind.eq_ignore_ascii_case("request") => request_head(&record.block),
-        None => String::new(),
+        None => &[],
     };
     let entity = response
         .filter(|_| whole_block(record))
@@ -590,9 +590,18 @@ fn record_heads(
         offset: container.map(|(offset, _)| offset),
         compressed: container.is_some_and(|(_, compressed)| compressed),
     });
+    // The version line as written (`WARC/1.0`).
+    let first = record
+        .head
+        .split(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    let version = String::from_utf8_lossy(first.trim_ascii());
     Some(Arc::new(RecordHeads {
+        version: version.starts_with("WARC/").then(|| version.into_owned()),
         warc,
-        http,
+        start_line: http::start_line(http),
+        http: http::head_fields(http),
         entity,
         block,
     }))
@@ -601,14 +610,14 @@ fn record_heads(
 /// The head of the HTTP request in a `request` record's block: its
 /// request line (`GET /x HTTP/1.1`) and header fields, blank line
 /// included; empty when the block holds no head that ends.
-fn request_head(block: &[u8]) -> String {
+fn request_head(block: &[u8]) -> &[u8] {
     let is_request = block
         .split(|&b| b == b'\n')
         .next()
         .is_some_and(|line| line.windows(6).any(|w| w == b" HTTP/"));
     match http::head_len(block).filter(|_| is_request) {
-        Some(len) => String::from_utf8_lossy(&block[..len]).into_owned(),
-        None => String::new(),
+        Some(len) => &block[..len],
+        None => &[],
     }
 }
 

@@ -720,10 +720,7 @@ fn http_links(
             );
             continue;
         }
-        let place = Place {
-            element: "http",
-            attribute: &name,
-        };
+        let place = Place::HttpHeader(&name);
         if let Some(new) = resolver.resolve(range.start, value, &base, place, SameDocument::Resolve)
         {
             edits.push(Edit::new(range, new).narrowed(&text));

@@ -2,6 +2,7 @@
 //! element, where the URL is), as for HTML. Names are matched by namespace
 //! URI and local name, whatever prefix the document chose.
 
+use crate::links::Place;
 use crate::text::SameDocument;
 
 /// The Atom namespace (RFC 4287).
@@ -239,6 +240,16 @@ pub const LINK_ROWS: &[LinkRow] = &[
     style_attribute(SVG),
     style_element(SVG),
 ];
+
+/// Where a link of `row` is: an attribute of XHTML's or SVG's (and
+/// XLink's `href`, on any element) is a page's, the others a feed's or
+/// RDF's.
+pub fn place<'a>(row: &LinkRow, element: &'a str, attribute: &'a str) -> Place<'a> {
+    match (row.namespace, row.holder) {
+        (XHTML | SVG, _) | (_, Holder::Attribute(XLINK, _)) => Place::Attribute(element, attribute),
+        _ => Place::Feed(element, attribute),
+    }
+}
 
 /// Whether a row's element namespace matches, with RSS rows only in RSS.
 fn namespace_matches(row: &LinkRow, namespace: &str, in_rss: bool) -> bool {

@@ -540,7 +540,7 @@ impl Walk<'_, '_, '_> {
             };
             debug_assert!(matches!(row.holder, Holder::Attribute(..)));
             let same = links::same_document(namespace, local, attr_ns);
-            let place = (name, qname);
+            let place = links::place(row, name, qname);
             match row.syntax {
                 // A `base` element's own `href` resolves against the layer
                 // below the document, as in HTML: not against itself (a
@@ -549,10 +549,10 @@ impl Walk<'_, '_, '_> {
                     if is_base && attr_local == "href" && self.r.options.forced.is_none() =>
                 {
                     if let Some(fallback) = self.fallback() {
-                        self.attribute_url(fallback, name, qname, value, offset, same);
+                        self.attribute_url(fallback, place, value, offset, same);
                     }
                 }
-                Syntax::Url => self.attribute_url(base, name, qname, value, offset, same),
+                Syntax::Url => self.attribute_url(base, place, value, offset, same),
                 Syntax::Srcset | Syntax::Css => {
                     self.attribute_list(base, place, value, offset, row.syntax)
                 }
@@ -662,10 +662,7 @@ impl Walk<'_, '_, '_> {
                 let link = Link {
                     line,
                     column,
-                    place: LinkPlace {
-                        element: name.to_owned(),
-                        attribute: qname.to_owned(),
-                    },
+                    place: LinkPlace::Attribute(name.to_owned(), qname.to_owned()),
                     original: url.to_owned(),
                     resolved: resolved.as_deref().unwrap_or(url).to_owned(),
                     base: resolved.is_some().then(|| base.clone()).flatten(),
@@ -825,7 +822,7 @@ impl Walk<'_, '_, '_> {
     fn attribute_list(
         &mut self,
         base: usize,
-        (element, attribute): (&str, &str),
+        place: Place<'_>,
         raw: &str,
         offset: usize,
         syntax: Syntax,
@@ -840,7 +837,7 @@ impl Walk<'_, '_, '_> {
                 self.r.warn(
                     offset,
                     WarningKind::Unreadable,
-                    format_args!("<{element} {attribute}>: {err}"),
+                    format_args!("{place}: {err}"),
                 );
                 return;
             }
@@ -858,7 +855,6 @@ impl Walk<'_, '_, '_> {
                 stand_in
             }
         };
-        let place = Place { element, attribute };
         let edits = match syntax {
             Syntax::Srcset => srcset_edits(&mut self.r, &content, base, place),
             Syntax::Css => css_edits(&mut self.r, &content, base, place),
@@ -879,8 +875,7 @@ impl Walk<'_, '_, '_> {
     fn attribute_url(
         &mut self,
         base: usize,
-        element: &str,
-        attribute: &str,
+        place: Place<'_>,
         raw: &str,
         offset: usize,
         same: SameDocument,
@@ -895,7 +890,7 @@ impl Walk<'_, '_, '_> {
                     self.r.warn(
                         offset,
                         WarningKind::Unreadable,
-                        format_args!("<{element} {attribute}>: {err}"),
+                        format_args!("{place}: {err}"),
                     );
                     return;
                 }
@@ -922,7 +917,6 @@ impl Walk<'_, '_, '_> {
             None => (value, core),
         };
         let lead = core.as_ptr() as usize - raw.as_ptr() as usize;
-        let place = Place { element, attribute };
         let start = offset + lead;
         if let Some(new) = self.r.resolve(start, &value, base, place, same) {
             let quote = text
@@ -960,10 +954,7 @@ impl Walk<'_, '_, '_> {
                 if value.is_empty() {
                     return;
                 }
-                let place = Place {
-                    element: &capture.name,
-                    attribute: "",
-                };
+                let place = Place::Text(&capture.name);
                 let at = content.source_offset(start);
                 if let Some(new) = self
                     .r
@@ -975,10 +966,7 @@ impl Walk<'_, '_, '_> {
             }
             Holder::Html => self.html(&capture, &base),
             Holder::Css => {
-                let place = Place {
-                    element: &capture.name,
-                    attribute: "",
-                };
+                let place = Place::Text(&capture.name);
                 for edit in css_edits(&mut self.r, content, &base, place) {
                     self.r.out.edits.push_narrowed(edit, text);
                 }

@@ -255,7 +255,7 @@ fn explain_and_list_name_each_xml_base() {
     let two = report
         .rows
         .iter()
-        .find(|r| r.link.original == "stories/2.html" && r.link.place.attribute.is_empty())
+        .find(|r| r.link.original == "stories/2.html" && r.link.place.attribute().is_empty())
         .unwrap();
     assert_eq!(
         two.link.resolved,

@@ -242,7 +242,7 @@ fn lazy_loading_attributes_are_links_only_when_named() {
     let listed: Vec<(String, String)> = outcome
         .links()
         .iter()
-        .map(|l| (l.place.attribute.clone(), l.resolved.clone()))
+        .map(|l| (l.place.attribute().to_owned(), l.resolved.clone()))
         .collect();
     assert!(listed.contains(&(
         "data-srcset".to_owned(),

@@ -393,7 +393,7 @@ fn a_relative_content_location_stays_matched_with_the_links() {
     let headers: Vec<_> = outcome
         .rows()
         .iter()
-        .filter(|row| row.link.place.attribute == "Content-Location")
+        .filter(|row| row.link.place.attribute() == "Content-Location")
         .map(|row| {
             let part = row.part.as_deref().unwrap_or_default();
             (part, row.link.original.as_str(), row.link.changed)
@@ -473,7 +473,7 @@ fn a_content_location_is_written_whole_as_a_reader_unfolds_and_decodes_it() {
         .rows()
         .iter()
         .map(|row| &row.link)
-        .filter(|l| l.place.attribute == "Content-Location")
+        .filter(|l| l.place.attribute() == "Content-Location")
         .map(|l| l.resolved.as_str())
         .collect();
     let long = format!("http://example.com/dir/{}/page.html", "segment".repeat(10));

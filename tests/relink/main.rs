@@ -30,6 +30,7 @@ mod memory;
 mod no_base;
 mod oracle;
 mod outputs;
+mod places;
 mod real_wat;
 mod resolver;
 mod robust;

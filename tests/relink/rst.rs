@@ -414,7 +414,7 @@ fn standalone_uris_and_addresses_are_listed() {
         let mut urls: Vec<String> = out
             .links()
             .iter()
-            .filter(|l| l.place.element.is_empty() && l.place.attribute == "link")
+            .filter(|l| l.place.element().is_empty() && l.place.attribute() == "link")
             .map(|l| l.original.clone())
             .collect();
         urls.sort();

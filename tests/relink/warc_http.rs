@@ -420,7 +420,7 @@ fn pywb_iana_archive_is_read_as_warcio_reads_it() {
     let found = links(&input);
     let mut ours: BTreeMap<String, usize> = BTreeMap::new();
     for link in &found {
-        if matches!(link.link.place.attribute.as_str(), "href" | "src") {
+        if matches!(link.link.place.attribute(), "href" | "src") {
             *ours.entry(link.record_id.clone()).or_default() += 1;
         }
     }
@@ -433,7 +433,7 @@ fn pywb_iana_archive_is_read_as_warcio_reads_it() {
     assert!(found.len() > 5_000, "{}", found.len());
     let locations: Vec<(&str, bool)> = found
         .iter()
-        .filter(|l| l.link.place.element == "http")
+        .filter(|l| l.link.place.element() == "http")
         .map(|l| (l.link.original.as_str(), l.link.changed))
         .collect();
     assert_eq!(locations.len(), 4, "{locations:?}");
@@ -494,11 +494,7 @@ fn an_interim_response_is_kept_before_the_final_one() {
         .iter()
         .map(|l| {
             let link = &l.link;
-            (
-                link.place.attribute.as_str(),
-                link.line,
-                link.resolved.as_str(),
-            )
+            (link.place.attribute(), link.line, link.resolved.as_str())
         })
         .collect();
     assert_eq!(
@@ -525,11 +521,11 @@ fn an_interim_response_is_kept_before_the_final_one() {
 fn head_links(input: &[u8], rewriter: &Rewriter) -> Vec<(String, usize, usize, String, String)> {
     links_by(rewriter, input)
         .into_iter()
-        .filter(|l| l.link.place.element == "http")
+        .filter(|l| l.link.place.element() == "http")
         .map(|l| {
             let link = l.link;
             (
-                link.place.attribute,
+                link.place.attribute().to_owned(),
                 link.line,
                 link.column,
                 link.original,
