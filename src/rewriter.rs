@@ -87,7 +87,6 @@ pub struct Rewriter {
     pub(crate) local_mirror: Option<(PathBuf, String, MirrorFiles)>,
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
-    pub(crate) keep_layers: bool,
     pub(crate) keep_new_bytes: bool,
     pub(crate) verify_digests: bool,
     pub(crate) max_payload_bytes: Option<usize>,
@@ -226,14 +225,6 @@ impl Rewriter {
     /// message.
     pub fn mbox_format(mut self, format: MboxFormat) -> Self {
         self.mbox_format = Some(format);
-        self
-    }
-
-    /// Keeps the base layers of every document in the run's report (for an
-    /// explanation); else they are dropped as each document is done, so
-    /// that memory stays bounded on large archives.
-    pub fn keep_layers(mut self) -> Self {
-        self.keep_layers = true;
         self
     }
 

@@ -17,7 +17,7 @@ use write::{
     output_target, resolve_target,
 };
 
-use relink::{Event, Input, Kind, Layer, LinkRow, Output, Rewriter, Unit, Warning, WarningKind};
+use relink::{Event, Input, Kind, LinkRow, Output, Rewriter, Unit, Warning, WarningKind};
 use std::fs::Metadata;
 
 /// Where an input comes from.
@@ -158,9 +158,6 @@ pub struct Report {
     pub error: Option<String>,
     /// A unified diff, when asked for.
     pub diff: Option<String>,
-    /// Each document or part and the layers of its base, when the
-    /// rewriter keeps them.
-    pub layers: Vec<(String, Vec<Layer>)>,
 }
 
 impl Report {
@@ -171,7 +168,6 @@ impl Report {
         self.rewritten += done.rewritten;
         self.no_base += done.without_base;
         self.warnings.extend(done.warnings);
-        self.layers.extend(done.layers);
     }
 }
 
@@ -180,9 +176,9 @@ pub enum Found<'a> {
     /// Link rows, a few at a time: the rows of a document, record or
     /// message are never held whole.
     Rows(&'a [LinkRow]),
-    /// A document, record or message done, after its rows, with its
-    /// HTML head's title and metas when they were asked.
-    Done(&'a Unit, Option<&'a relink::HtmlHead>),
+    /// A document, record or message done, after its rows: which, its
+    /// HTML head's title and metas when they were asked, its base layers.
+    Done(&'a relink::Done<'a>),
 }
 
 /// Where the link rows of an input go, and the units they are in.
@@ -312,7 +308,7 @@ fn run(job: &Job, settings: &Settings, out: Out<'_>, report: &mut Report) -> io:
             }
             Event::Done(done) => {
                 if settings.units
-                    && let Err(err) = rows(Found::Done(&done.unit, done.head))
+                    && let Err(err) = rows(Found::Done(&done))
                 {
                     *failed = Some(err);
                     return Err(io::Error::other("the rows cannot be written"));

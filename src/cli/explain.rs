@@ -25,22 +25,26 @@ struct HeadLinks {
 pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
     let (jobs, mut errors) = inputs(&args.files, &args.base, (Hint::None, None))?;
     let mut settings = settings(&args.base, Destination::Nowhere, Mode::DryRun)?;
-    // Each document's layers, and the links, of which only those of an
-    // HTTP head are kept.
-    settings.rewriter = settings
-        .rewriter
-        .keep_layers()
-        .details(relink::Details::Links);
+    // Each document's layers, from its unit's end, and the links, of which
+    // only those of an HTTP head are kept.
+    settings.rewriter = settings.rewriter.details(relink::Details::Links);
+    settings.units = true;
     let mut out = BufWriter::new(io::stdout().lock());
     for job in jobs.iter().filter(|j| j.role.is_document()) {
         let heads = Mutex::new(VecDeque::new());
+        let layers = Mutex::new(Vec::new());
         let keep = |found: batch::Found<'_>| {
-            let batch::Found::Rows(rows) = found else {
-                return Ok(());
-            };
-            let mut heads = heads.lock().unwrap_or_else(|e| e.into_inner());
-            for row in rows {
-                keep_head_link(&mut heads, row);
+            match found {
+                batch::Found::Rows(rows) => {
+                    let mut heads = heads.lock().unwrap_or_else(|e| e.into_inner());
+                    for row in rows {
+                        keep_head_link(&mut heads, row);
+                    }
+                }
+                batch::Found::Done(done) => {
+                    let mut layers = layers.lock().unwrap_or_else(|e| e.into_inner());
+                    layers.extend_from_slice(done.layers);
+                }
             }
             Ok(())
         };
@@ -52,8 +56,8 @@ pub(crate) fn run_explain(args: &ExplainArgs) -> anyhow::Result<Exit> {
             continue;
         }
         let heads = heads.into_inner().unwrap_or_else(|e| e.into_inner());
-        explain(&mut out, &report.name, &report.layers, heads)
-            .context("writing standard output")?;
+        let layers = layers.into_inner().unwrap_or_else(|e| e.into_inner());
+        explain(&mut out, &report.name, &layers, heads).context("writing standard output")?;
     }
     out.flush().context("writing standard output")?;
     Ok(if errors > 0 {

@@ -214,11 +214,11 @@ impl<'a> Printer<'a> {
     ) -> io::Result<()> {
         match found {
             Found::Rows(rows) => self.rows(index, (name, url), rows),
-            Found::Done(unit, head) if self.mode == Mode::List && self.format == Format::Wat => {
+            Found::Done(done) if self.mode == Mode::List && self.format == Format::Wat => {
                 let mut bytes = Vec::new();
                 let mut units = self.units();
                 let wat = units.entry(index).or_default().wat((name, url));
-                wat.done(&mut bytes, unit, head)?;
+                wat.done(&mut bytes, &done.unit, done.head)?;
                 drop(units);
                 self.hand_over(&mut self.state(), index, &bytes)
             }

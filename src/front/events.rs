@@ -88,26 +88,17 @@ impl LinkSink for Channel<'_> {
     }
 }
 
-pub(super) fn absorb(
-    channel: &Channel<'_>,
-    keep: bool,
-    gathered: &mut UnitReport,
-    mut done: UnitReport,
-) {
+pub(super) fn absorb(channel: &Channel<'_>, gathered: &mut UnitReport, mut done: UnitReport) {
     channel.rows_of(&mut done);
     gathered.rewritten += done.rewritten;
     gathered.without_base += done.without_base;
     gathered.warnings.extend(done.warnings);
-    if keep {
-        gathered.layers.extend(done.layers);
-    }
 }
 
 /// A record of a web archive done (of a WACZ package's `entry`): its rows
 /// and its event handed on. Its warnings are in the archive's summary.
 pub(super) fn record_done(
     channel: &Channel<'_>,
-    keep: bool,
     gathered: &mut UnitReport,
     entry: Option<&str>,
     record: RecordReport,
@@ -129,5 +120,5 @@ pub(super) fn record_done(
         head: done.head.as_deref(),
         layers: &done.layers,
     })));
-    absorb(channel, keep, gathered, done);
+    absorb(channel, gathered, done);
 }

@@ -270,11 +270,6 @@ pub struct Report {
     /// How many of its documents (parts, records) had no base, so kept
     /// their relative links.
     pub without_base: usize,
-    /// Each document's base layers, innermost first, under a label naming
-    /// it (with [`Rewriter::keep_layers`]); a web archive record whose
-    /// HTTP head has links is one even without a document (`record 4
-    /// URI`), with the layers its head's links resolve against.
-    pub layers: Vec<(String, Vec<Layer>)>,
     /// How many messages an mbox holds.
     pub messages: usize,
     /// How many records a web archive (every WARC of a WACZ) holds.

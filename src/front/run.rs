@@ -30,7 +30,6 @@ use crate::warc::{self, RecordReport, WarcOptions, wacz};
 pub(super) struct Run<'r, 'h> {
     options: Options<'r>,
     mbox_format: Option<MboxFormat>,
-    keep_layers: bool,
     keep_new_bytes: bool,
     verify_digests: bool,
     max_payload_bytes: usize,
@@ -90,7 +89,6 @@ impl Rewriter {
                 ..self.options_with(&bases)
             },
             mbox_format: self.mbox_format,
-            keep_layers: self.keep_layers,
             keep_new_bytes: self.keep_new_bytes,
             verify_digests: self.verify_digests,
             max_payload_bytes: self.max_payload_bytes.unwrap_or(warc::MAX_PAYLOAD_BYTES),
@@ -107,7 +105,6 @@ impl Rewriter {
         report.rewritten += gathered.rewritten;
         report.without_base += gathered.without_base;
         report.warnings.extend(gathered.warnings);
-        report.layers.extend(gathered.layers);
         Ok(report)
     }
 }
@@ -303,7 +300,7 @@ impl Run<'_, '_> {
 
     /// Takes in what a document, message or record reported.
     pub(super) fn absorb(&mut self, document: UnitReport) {
-        absorb(self.channel, self.keep_layers, &mut self.gathered, document);
+        absorb(self.channel, &mut self.gathered, document);
     }
 
     /// Rewrites a document held in memory (HTML, CSS, XML, Markdown, a
@@ -413,7 +410,7 @@ impl Run<'_, '_> {
         report: &mut Report,
     ) -> Result<(), Error> {
         let mut messages = 0;
-        let (channel, keep) = (self.channel, self.keep_layers);
+        let channel = self.channel;
         let gathered = &mut self.gathered;
         let mut collect = |message: &mut ArchiveMessage, original: &[u8]| {
             let n = message.number;
@@ -431,7 +428,7 @@ impl Run<'_, '_> {
                 layers: &done.layers,
             })));
             message.outcome.output = output;
-            absorb(channel, keep, gathered, done);
+            absorb(channel, gathered, done);
             messages = n;
         };
         let engine = (&self.options, &Engine as &dyn Documents);
@@ -474,10 +471,10 @@ impl Run<'_, '_> {
             max_payload_bytes: self.max_payload_bytes,
             ..WarcOptions::new(&Engine)
         };
-        let (channel, keep) = (self.channel, self.keep_layers);
+        let channel = self.channel;
         let gathered = &mut self.gathered;
         let mut collect = |record: RecordReport| {
-            record_done(channel, keep, gathered, None, record);
+            record_done(channel, gathered, None, record);
         };
         let summary = match output {
             Output::Nowhere => warc::inspect(input, &options, &mut collect)?,
@@ -518,10 +515,10 @@ impl Run<'_, '_> {
             max_payload_bytes: self.max_payload_bytes,
             ..WarcOptions::new(&Engine)
         };
-        let (channel, keep) = (self.channel, self.keep_layers);
+        let channel = self.channel;
         let gathered = &mut self.gathered;
         let mut collect = |entry: &str, record: RecordReport| {
-            record_done(channel, keep, gathered, Some(entry), record);
+            record_done(channel, gathered, Some(entry), record);
         };
         let (changed, summary) = match output {
             Output::Nowhere => {

@@ -46,11 +46,11 @@ impl Package {
     }
 }
 
-/// A run over the package `input` through the front door, told a WACZ,
-/// its layers kept (their labels name each record's entry).
+/// A run over the package `input` through the front door, told a WACZ (its
+/// layers' labels name each record's entry).
 fn run(rewriter: &Rewriter, input: &[u8], write: bool) -> Result<Archive, relink::Error> {
     let input = Input::bytes(input).kind(Kind::Wacz);
-    run_archive(&rewriter.clone().keep_layers(), input, write)
+    run_archive(rewriter, input, write)
 }
 
 /// The entry a label of the run's layers names, with the record's number
@@ -65,7 +65,7 @@ fn entry_of_label(label: &str) -> (String, usize, String) {
 /// The WARC entries the run's documents name, in the order first named.
 fn archives(run: &Archive) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for (label, _) in &run.report.layers {
+    for (label, _) in &run.layers {
         let (entry, _, _) = entry_of_label(label);
         if !found.contains(&entry) {
             found.push(entry);
@@ -107,7 +107,6 @@ fn rewrite(input: &[u8]) -> (Vec<u8>, Package) {
 fn links(input: &[u8]) -> Vec<(String, RecordLink)> {
     let run = run(&Rewriter::new(), input, false).unwrap();
     let entries: Vec<(String, usize, String)> = run
-        .report
         .layers
         .iter()
         .map(|(label, _)| entry_of_label(label))
@@ -319,7 +318,7 @@ fn inspect_reports_every_record_with_its_entry() {
     assert_eq!(seen.len(), listed.report.records);
     assert_eq!(seen.len(), 30);
     // The records with a document name their entry in its label.
-    assert!(!listed.report.layers.is_empty());
+    assert!(!listed.layers.is_empty());
     assert_eq!(archives(&listed), ["archive/site.warc.gz"]);
     let numbers: Vec<usize> = seen.iter().map(|r| r.name.number).collect();
     assert_eq!(numbers, (1..=30).collect::<Vec<_>>());

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use relink::{
-    Event, Input, Kind, Link, LinkRow, Output, RecordName, Report, Rewriter, Rules, Unit, Warning,
+    Event, Input, Kind, Layer, Link, LinkRow, Output, RecordName, Report, Rewriter, Rules, Unit,
+    Warning,
 };
 use serde_json::Value;
 
@@ -37,6 +38,8 @@ pub(crate) struct Archive {
     pub(crate) compressed: bool,
     pub(crate) records: Vec<Record>,
     pub(crate) rows: Vec<LinkRow>,
+    /// Each document's base layers, under its label, from its unit's `Done`.
+    pub(crate) layers: Vec<(String, Vec<Layer>)>,
     pub(crate) report: Report,
 }
 
@@ -106,7 +109,7 @@ pub(crate) fn run_archive(
 ) -> Result<Archive, relink::Error> {
     let mut out = Vec::new();
     let mut compressed = false;
-    let (mut records, mut rows) = (Vec::new(), Vec::new());
+    let (mut records, mut rows, mut layers) = (Vec::new(), Vec::new(), Vec::new());
     let output = if write {
         Output::Always(&mut out)
     } else {
@@ -117,6 +120,7 @@ pub(crate) fn run_archive(
             Event::Start { compressed: c, .. } => compressed = c,
             Event::Rows(found) => rows.extend_from_slice(found),
             Event::Done(done) => {
+                layers.extend_from_slice(done.layers);
                 if let Unit::Record(name) = done.unit {
                     records.push(Record {
                         name,
@@ -134,6 +138,7 @@ pub(crate) fn run_archive(
         compressed,
         records,
         rows,
+        layers,
         report,
     })
 }
@@ -779,7 +784,7 @@ fn content_length_of_the_http_message_follows_the_body() {
 #[test]
 fn html_base_element_and_layers_are_reported_per_record() {
     let input = read("warc/site.warc.gz");
-    let run = run_archive(&Rewriter::new().keep_layers(), Input::bytes(&input), false).unwrap();
+    let run = run_archive(&Rewriter::new(), Input::bytes(&input), false).unwrap();
     let number = run
         .records
         .iter()
@@ -789,7 +794,6 @@ fn html_base_element_and_layers_are_reported_per_record() {
         .number;
     let label = format!("record {number} ");
     let layers: Vec<String> = run
-        .report
         .layers
         .iter()
         .find(|(name, _)| name.starts_with(&label))
