@@ -16,14 +16,10 @@ mod generate;
 mod hostile;
 
 use std::hint::black_box;
-use std::io::Cursor;
 use std::time::{Duration, Instant};
 
-use relink::warc::{self, WarcOptions, wacz};
 use relink::wat::WatWriter;
-use relink::{
-    Base, BaseSource, BaseUrl, Details, Input, Kind, Options, Output, Rewriter, Rules, rewrite_xml,
-};
+use relink::{Details, Input, Kind, Output, Rewriter};
 
 /// What reads an input.
 #[derive(Clone, Copy)]
@@ -385,44 +381,25 @@ const CASES: &[Case] = &[
 fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
     let start = Instant::now();
     let refused = match reader {
-        Reader::Warc => {
+        // An archive rewritten whole, as `relink FILE -o OUT` does.
+        Reader::Warc | Reader::Wacz => {
+            let kind = match reader {
+                Reader::Warc => Kind::Warc,
+                _ => Kind::Wacz,
+            };
             let mut out = Vec::new();
-            warc::rewrite(input, &mut out, &WarcOptions::default())
-                .err()
-                .map(|e| e.to_string())
-        }
-        Reader::Feed => {
-            let base = Base::new(
-                BaseUrl::parse("http://feed.example/a/", Rules::Rfc1808).unwrap(),
-                BaseSource::RetrievedFrom,
+            let run = Rewriter::new().kind(kind).run(
+                Input::bytes(input),
+                Output::Always(&mut out),
+                &mut |_| Ok(()),
             );
-            let options = Options::default().outer(Some(&base));
-            rewrite_xml(input, &options).err().map(|e| e.to_string())
+            black_box(&out);
+            run.err().map(|e| e.to_string())
         }
-        Reader::Html => Rewriter::new()
-            .retrieved_from("http://page.example/a/")
-            .kind(Kind::Html)
-            .rewrite(input)
-            .err()
-            .map(|e| e.to_string()),
-        Reader::Rst => Rewriter::new()
-            .retrieved_from("http://page.example/a/")
-            .kind(Kind::Rst)
-            .rewrite(input)
-            .err()
-            .map(|e| e.to_string()),
-        Reader::Markdown => Rewriter::new()
-            .retrieved_from("http://page.example/a/")
-            .kind(Kind::Markdown)
-            .rewrite(input)
-            .err()
-            .map(|e| e.to_string()),
-        Reader::Wacz => {
-            let mut out = Cursor::new(Vec::new());
-            wacz::rewrite(Cursor::new(input), &mut out, &WarcOptions::default())
-                .err()
-                .map(|e| e.to_string())
-        }
+        Reader::Feed => rewrite(input, "http://feed.example/a/", Kind::Xml),
+        Reader::Html => rewrite(input, "http://page.example/a/", Kind::Html),
+        Reader::Rst => rewrite(input, "http://page.example/a/", Kind::Rst),
+        Reader::Markdown => rewrite(input, "http://page.example/a/", Kind::Markdown),
         Reader::Wat => {
             let mut wat = Vec::new();
             let mut writer = WatWriter::new("hostile.warc");
@@ -438,6 +415,16 @@ fn time(reader: Reader, input: &[u8]) -> (Duration, Option<String>) {
     };
     black_box(&refused);
     (start.elapsed(), refused)
+}
+
+/// A document of `kind` rewritten in memory as retrieved from `url`;
+/// the error, if it was refused.
+fn rewrite(input: &[u8], url: &str, kind: Kind) -> Option<String> {
+    let rewritten = Rewriter::new()
+        .retrieved_from(url)
+        .kind(kind)
+        .rewrite(input);
+    black_box(rewritten).err().map(|e| e.to_string())
 }
 
 fn main() {

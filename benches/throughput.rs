@@ -32,6 +32,15 @@
 //! WARC's links unless one of them is `command`. `RELINK_BENCH_PAGES=1`
 //! also times each document of a corpus against the peer and lists the
 //! ten furthest behind it.
+//!
+//! Two tables of whole processes side by side (`sides/mod.rs`):
+//! `RELINK_BENCH_ONLY=crawl`, a crawl-like `.warc.gz` of the real pages
+//! listed (JSON Lines, WAT) and rewritten beside `gzip -cd` and the Python
+//! peers (FastWARC or warcio, with selectolax), then the Spark job
+//! (`python/bench_spark.py`), the Python side from the bench's virtualenv
+//! `target/bench-venv` (or `RELINK_BENCH_PYTHON`); `RELINK_BENCH_ONLY=local`,
+//! `--local` on the installed Python documentation beside the plain
+//! rewrite.
 
 #[path = "corpora/mod.rs"]
 mod corpora;
@@ -42,6 +51,8 @@ mod lol_rewrite;
 mod oracle;
 #[path = "shapes/mod.rs"]
 mod shapes;
+#[path = "sides/mod.rs"]
+mod sides;
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -53,7 +64,7 @@ use html5ever::tendril::TendrilSink;
 use html5ever::tokenizer::{BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use relink::html::tokenizer::{Options as TokenizerOptions, SpanLog, tokenize};
-use relink::{Base, BaseSource, BaseUrl, Details, Options, Rules, rewrite_html};
+use relink::{BaseUrl, Details, Input, Kind, Output, Rewriter, Rules};
 
 use corpora::File;
 
@@ -297,17 +308,21 @@ fn check_real_pages() {
     let (mut changed, mut urls, mut failures) = (0, 0, Vec::new());
     for ((name, page), host) in corpora::real_pages() {
         let host = if host == "-" { "example.com" } else { &host };
-        let url = BaseUrl::parse(&format!("https://{host}/saved/page.html"), Rules::Rfc1808);
-        let retrieved = Base::new(url.unwrap(), BaseSource::RetrievedFrom);
-        let outcome = rewrite_html(&page, &Options::default().outer(Some(&retrieved))).unwrap();
-        let Some(output) = outcome.output else {
+        let url = format!("https://{host}/saved/page.html");
+        let rewriter = Rewriter::new().retrieved_from(&url).kind(Kind::Html);
+        let rewritten = rewriter.rewrite(&page).unwrap();
+        if !rewritten.changed() {
             continue;
-        };
+        }
         changed += 1;
-        let (before, _, _) = outcome.encoding.decode(&page);
-        let (after, _, _) = outcome.encoding.decode(&output);
+        // The output is in the page's encoding: both are decoded by the
+        // page's prescan.
+        let encoding = relink::encoding::sniff_html(&page, None).encoding;
+        let (before, _, _) = encoding.decode(&page);
+        let (after, _, _) = encoding.decode(rewritten.bytes());
         let (before, after) = (oracle::tree(&before), oracle::tree(&after));
-        match oracle::compare(&before, &after, &retrieved.url, oracle::Values::Exact) {
+        let base = BaseUrl::parse(&url, Rules::Rfc1808).unwrap();
+        match oracle::compare(&before, &after, &base, oracle::Values::Exact) {
             Ok(checked) => urls += checked,
             Err(why) => failures.push(format!("{name}: {why}")),
         }
@@ -425,7 +440,7 @@ fn instructions(command: &Command) -> Option<u64> {
             valgrind.env(key, value);
         }
     }
-    let output = valgrind.output().ok()?;
+    let output = valgrind.stdout(std::process::Stdio::null()).output().ok()?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     let line = stderr.lines().find(|l| l.contains("Collected :"))?;
     line.rsplit(':').next()?.trim().parse().ok()
@@ -667,15 +682,17 @@ fn main() {
         copy_process(&dirs);
         return;
     }
-    let base = Base::new(
-        BaseUrl::parse("https://example.com/docs/page.html", Rules::Rfc1808).unwrap(),
-        BaseSource::RetrievedFrom,
-    );
-    let options = Options::default()
-        .outer(Some(&base))
+    // Through the front door, as the command line and the Python package
+    // call it: the base parsed and the output written on each call.
+    let rewriter = Rewriter::new()
+        .retrieved_from("https://example.com/docs/page.html")
+        .kind(Kind::Html)
         .details(Details::Counts);
     let rewrite = |text: &str| {
-        black_box(rewrite_html(black_box(text.as_bytes()), &options).unwrap());
+        let mut out = Vec::new();
+        let input = Input::bytes(black_box(text.as_bytes()));
+        let report = rewriter.run(input, Output::WhenChanged(&mut out), &mut |_| Ok(()));
+        black_box((report.unwrap(), out));
     };
     let page_url = url::Url::parse("https://example.com/docs/page.html").unwrap();
     // Both sides start from the page's bytes: relink sniffs and checks
@@ -719,94 +736,10 @@ fn main() {
         list_warc();
     }
     if wanted("crawl") {
-        crawl_warc();
+        sides::crawl_warc();
     }
-}
-
-/// A `.warc.gz` as a crawler writes it: a `request` and a `response`
-/// record for each real page, each in a gzip member of its own, with SHA-1
-/// digests in base32.
-fn crawl_archive() -> Vec<u8> {
-    fn base32(bytes: &[u8]) -> String {
-        const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-        let bits: String = bytes.iter().map(|b| format!("{b:08b}")).collect();
-        let five = |c: &[u8]| c.iter().fold(0, |n, &b| n << 1 | usize::from(b - b'0'));
-        bits.as_bytes()
-            .chunks(5)
-            .map(|c| char::from(ALPHABET[five(c)]))
-            .collect()
-    }
-    let sha1 = |b: &[u8]| {
-        format!(
-            "sha1:{}",
-            base32(&sha1_smol::Sha1::from(b).digest().bytes())
-        )
-    };
-    let record = |kind: &str, uri: &str, block: &[u8], payload: &[u8]| {
-        let head = format!(
-            "WARC/1.0\r\nWARC-Type: {kind}\r\nWARC-Target-URI: {uri}\r\n\
-             WARC-Record-ID: <urn:uuid:{kind}-{}>\r\nWARC-Block-Digest: {}\r\n\
-             WARC-Payload-Digest: {}\r\nContent-Type: application/http; msgtype={kind}\r\n\
-             Content-Length: {}\r\n\r\n",
-            uri.len() + block.len(),
-            sha1(block),
-            sha1(payload),
-            block.len()
-        );
-        let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        std::io::Write::write_all(&mut member, &[head.as_bytes(), block, b"\r\n\r\n"].concat())
-            .unwrap();
-        member.finish().unwrap()
-    };
-    let mut archive = Vec::new();
-    for ((name, page), host) in corpora::real_pages() {
-        let uri = format!("https://{host}/{name}");
-        let request = format!("GET /{name} HTTP/1.1\r\nHost: {host}\r\n\r\n");
-        archive.extend(record("request", &uri, request.as_bytes(), b""));
-        let head = format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n",
-            page.len()
-        );
-        let block = [head.as_bytes(), &page].concat();
-        archive.extend(record("response", &uri, &block, &page));
-    }
-    archive
-}
-
-/// The command line with one worker over [`crawl_archive`]: listing its
-/// links as JSON Lines, and rewriting it, beside `zcat` of the same file
-/// (the floor: inflating it and nothing else); CPU time and instructions.
-fn crawl_warc() {
-    let dir = tempfile::tempdir().unwrap();
-    let warc = dir.path().join("crawl.warc.gz");
-    std::fs::write(&warc, crawl_archive()).unwrap();
-    let out = dir.path().join("out.warc.gz");
-    let relink = |args: &[&str]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_relink"));
-        command.arg(&warc).args(args).args(["-j", "1", "-q"]);
-        command
-    };
-    let mut zcat = Command::new("zcat");
-    zcat.arg(&warc);
-    let jobs = [
-        ("zcat (the floor)", zcat),
-        (
-            "--list --format json",
-            relink(&["--list", "--format", "json"]),
-        ),
-        ("-o OUT", relink(&["-o", out.to_str().unwrap()])),
-    ];
-    for (name, mut command) in jobs {
-        command.stdout(std::process::Stdio::null());
-        let before = children_cpu();
-        assert!(command.status().unwrap().success(), "{name}");
-        let after = children_cpu();
-        let cpu = (after.0 + after.1) - (before.0 + before.1);
-        let instructions = instructions(&command).map_or(0.0, |n| n as f64 / 1e6);
-        println!(
-            "crawl .warc.gz: {name:<22} {:>8.0} ms CPU {instructions:>10.1} M instructions",
-            cpu.as_secs_f64() * 1e3
-        );
+    if wanted("local mirror of the installed python documentation") {
+        sides::local_mirror();
     }
 }
 

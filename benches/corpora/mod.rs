@@ -1,6 +1,6 @@
 //! The documents the throughput bench reads, each as a file name and its
 //! bytes as kept: the three pages of `fixtures/corpus/pages/`, the HTML
-//! payloads of the corpus WARC (read by relink's own WARC reader), the
+//! payloads of the corpus WARC, the
 //! installed Python documentation, the real pages of
 //! `fixtures/pages/real/` (and those of them heavy in CSS), and saved
 //! pages of a web application.
@@ -34,13 +34,18 @@ fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-/// The HTML payloads of the corpus WARC, as relink's WARC reader gives
-/// them, each named by its URL's last segment.
+/// The HTML payloads of the corpus WARC, each named by its URL's last
+/// segment. wget wrote each record in a gzip member of its own, each
+/// response's body with no transfer or content coding: its records are
+/// split here by their `Content-Length`, and a response whose HTTP
+/// `Content-Type` names HTML gives its body.
 pub fn python_docs() -> Vec<File> {
     let path = manifest().join("fixtures/corpus/warc/python-tutorial.warc.gz");
-    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
-    relink::warc::html_payloads(file)
-        .unwrap()
+    let mut records = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_end(&mut records)
+        .unwrap();
+    html_responses(&records)
         .into_iter()
         .enumerate()
         .map(|(i, (url, page))| {
@@ -50,15 +55,47 @@ pub fn python_docs() -> Vec<File> {
         .collect()
 }
 
+/// The target URI and body of each HTML response of an uncompressed WARC
+/// whose bodies have no coding, in record order.
+fn html_responses(mut records: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let find = |bytes: &[u8], what: &[u8]| memchr::memmem::find(bytes, what);
+    let field = |head: &str, name: &str| {
+        head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+    };
+    let mut pages = Vec::new();
+    while let Some(end) = find(records, b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&records[..end]).into_owned();
+        let length: usize = field(&head, "Content-Length").unwrap().parse().unwrap();
+        let block = &records[end + 4..end + 4 + length];
+        records = &records[end + 4 + length..];
+        records = &records[records
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()..];
+        if field(&head, "WARC-Type").as_deref() != Some("response") {
+            continue;
+        }
+        let Some(body) = find(block, b"\r\n\r\n") else {
+            continue;
+        };
+        let http = String::from_utf8_lossy(&block[..body]);
+        if field(&http, "Content-Type").is_some_and(|t| t.contains("html")) {
+            let uri = field(&head, "WARC-Target-URI").unwrap();
+            pages.push((uri, block[body + 4..].to_vec()));
+        }
+    }
+    pages
+}
+
 /// The installed Python documentation's pages, if any, each named by its
 /// path under the documentation's root with `/` made `_`.
 pub fn installed_python_docs() -> Vec<File> {
-    let roots = [
-        "/usr/share/doc/python3.11/html",
-        "/usr/share/doc/python3-doc/html",
-        "/usr/share/doc/python3/html",
-    ];
-    let Some(root) = roots.iter().map(PathBuf::from).find(|p| p.is_dir()) else {
+    let Some(root) = installed_python_docs_root() else {
         return Vec::new();
     };
     let mut stack = vec![root.clone()];
@@ -81,6 +118,16 @@ pub fn installed_python_docs() -> Vec<File> {
             Some((relative.replace('/', "_"), std::fs::read(p).ok()?))
         })
         .collect()
+}
+
+/// The folder of the installed Python documentation, if any.
+pub fn installed_python_docs_root() -> Option<PathBuf> {
+    let roots = [
+        "/usr/share/doc/python3.11/html",
+        "/usr/share/doc/python3-doc/html",
+        "/usr/share/doc/python3/html",
+    ];
+    roots.iter().map(PathBuf::from).find(|p| p.is_dir())
 }
 
 /// The real pages of `fixtures/pages/real/` (see its README), each named
