@@ -68,8 +68,6 @@ pub mod css;
 #[cfg(not(feature = "_internal"))]
 mod css;
 #[cfg(feature = "_internal")]
-pub mod document;
-#[cfg(feature = "_internal")]
 pub mod encoding;
 #[cfg(not(feature = "_internal"))]
 mod encoding;
@@ -153,21 +151,6 @@ pub use mime::mbox::MboxFormat;
 pub use options::{AttrSyntax, Details, ExtraAttribute};
 pub use rewriter::{Rewriter, Rewritten, absolutize_html, resolve};
 pub use rows::{RowValue, RowWriter};
-
-// The internals relink's own tests, benchmarks and fuzz targets reach.
-#[cfg(feature = "_internal")]
-pub use {
-    document::{
-        DocumentReport, part_label, rewrite_css, rewrite_document, rewrite_html, rewrite_mbox,
-        rewrite_message, rewrite_xml,
-    },
-    front::HEAD_BYTES,
-    front::documents::Engine,
-    links::{LinkSink, Outcome},
-    mime::mbox::ArchiveMessage,
-    options::{Options, Rows},
-    warc::{RecordReport, WarcError, WarcLink, WarcOptions, WarcSummary},
-};
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

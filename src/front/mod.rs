@@ -10,8 +10,6 @@ mod events;
 mod input;
 mod run;
 
-#[cfg(feature = "_internal")]
-pub use input::HEAD_BYTES;
 #[cfg(test)]
 mod tests;
 

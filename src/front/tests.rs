@@ -1,14 +1,15 @@
 //! The front door's own tests.
 
+use super::documents::rewrite_in_memory;
 use super::input::*;
 use super::*;
 use crate::base::{Base, BaseSource, LayerStatus};
-use crate::document;
 use crate::error::Error;
 use crate::kind::Kind;
 use crate::links::{LinkRow, WarningKind};
 use crate::options::Options;
 use crate::rewriter::Rewriter;
+use crate::splice::Make;
 use crate::url::BaseUrl;
 
 mod run {
@@ -71,7 +72,7 @@ mod run {
         let base = Base::new(url, BaseSource::RetrievedFrom);
         let options = Options::default().outer(Some(&base));
         for (kind, input) in &inputs {
-            let report = document::rewrite_document(*kind, input, &options).unwrap();
+            let report = rewrite_in_memory(*kind, input, &options, Make::Bytes).unwrap();
             let made = report.output.expect("changed");
             for keep in [false, true] {
                 let mut out = Vec::new();

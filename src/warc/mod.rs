@@ -221,20 +221,6 @@ impl RecordReport {
     }
 }
 
-/// One link of a WARC file, with the record it is in.
-#[derive(Debug, Clone)]
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub struct WarcLink {
-    /// The record's number, from 1.
-    pub record: usize,
-    /// The record's `WARC-Target-URI`.
-    pub target_uri: String,
-    /// The record's `WARC-Record-ID`.
-    pub record_id: String,
-    /// The link.
-    pub link: Link,
-}
-
 /// What a pass over a WARC file gave.
 #[derive(Debug, Clone, Default)]
 pub struct WarcSummary {
@@ -385,16 +371,6 @@ pub fn looks_like_warc_past_junk(head: &[u8]) -> bool {
     )
 }
 
-/// Rewrites a WARC file from `input` to `output`.
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub fn rewrite<R: BufRead, W: Write>(
-    input: R,
-    output: W,
-    options: &WarcOptions<'_>,
-) -> Result<WarcSummary, WarcError> {
-    run(input, Some(output), options, &mut |_| {})
-}
-
 /// [`rewrite`], calling `on_record` for each record in order.
 pub fn rewrite_with<R: BufRead, W: Write>(
     input: R,
@@ -413,76 +389,6 @@ pub fn inspect<R: BufRead>(
     mut on_record: impl FnMut(RecordReport),
 ) -> Result<WarcSummary, WarcError> {
     run(input, None::<io::Sink>, options, &mut on_record)
-}
-
-/// Calls `on_link` for every link of a WARC file, in order, and writes
-/// nothing.
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub fn links<R: BufRead>(
-    input: R,
-    options: &WarcOptions<'_>,
-    mut on_link: impl FnMut(WarcLink),
-) -> Result<WarcSummary, WarcError> {
-    inspect(input, options, |report| {
-        for link in report.links {
-            on_link(WarcLink {
-                record: report.number,
-                target_uri: report.target_uri.clone(),
-                record_id: report.record_id.clone(),
-                link,
-            });
-        }
-    })
-}
-
-/// The HTML payloads of a WARC or ARC file, as the rewrite reads them
-/// (records framed, transfer and content codings undone, the kind told by
-/// `Content-Type` or sniffed), each with the URL it resolves against when
-/// no BASE says otherwise, in record order: for relink's own tests and
-/// benchmarks, so that they read archives with this reader and no other.
-#[cfg(feature = "_internal")]
-pub fn html_payloads<R: BufRead + Send>(input: R) -> Result<Vec<(String, Vec<u8>)>, WarcError> {
-    use std::sync::Mutex;
-
-    /// Keeps each HTML payload, rewriting nothing.
-    #[derive(Debug, Default)]
-    struct Keep(Mutex<Vec<(String, Vec<u8>)>>);
-
-    impl Documents for Keep {
-        fn rewrite(
-            &self,
-            kind: crate::text::Embedded,
-            bytes: &[u8],
-            options: &Options<'_>,
-        ) -> Result<crate::links::Outcome, crate::error::Error> {
-            if kind == crate::text::Embedded::Html {
-                let url = options.outer.map_or("", |b| b.url.as_str()).to_owned();
-                let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-                kept.push((url, bytes.to_vec()));
-            }
-            Ok(crate::links::Outcome {
-                output: None,
-                splice: None,
-                encoding: encoding_rs::UTF_8,
-                base: None,
-                links: Vec::new(),
-                rewritten: 0,
-                warnings: Vec::new(),
-                layers: Vec::new(),
-                head: None,
-            })
-        }
-    }
-
-    // One worker, so that a batch is one record and the payloads come in
-    // the records' order.
-    let keep = Keep::default();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .map_err(io::Error::other)?;
-    pool.install(|| inspect(input, &WarcOptions::new(&keep), |_| {}))?;
-    Ok(keep.0.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// The name a record's rows carry, read from its head as its report

@@ -14,7 +14,7 @@ use super::package::{is_signed, update_package};
 use super::records::ArchiveMap;
 use super::zipnum::{Block, rewrite_gzipped_index, rewrite_summary};
 use super::{WaczError, WaczSummary, is_archive_entry};
-use crate::warc::{self, RecordReport, WarcLink, WarcOptions};
+use crate::warc::{self, RecordReport, WarcOptions};
 
 /// Reads every record of every WARC entry, in entry order, calling
 /// `on_record` with the entry's name and the record's report, and writes
@@ -38,44 +38,6 @@ pub fn inspect<R: Read + Seek>(
         summary.add_archive(name, result)?;
     }
     Ok(summary)
-}
-
-/// Calls `on_link` with the entry's name for every link of every WARC
-/// entry, in order, and writes nothing.
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub fn links<R: Read + Seek>(
-    input: R,
-    options: &WarcOptions<'_>,
-    mut on_link: impl FnMut(&str, WarcLink),
-) -> Result<WaczSummary, WaczError> {
-    inspect(input, options, |entry, report| {
-        for link in report.links {
-            on_link(
-                entry,
-                WarcLink {
-                    record: report.number,
-                    target_uri: report.target_uri.clone(),
-                    record_id: report.record_id.clone(),
-                    link,
-                },
-            );
-        }
-    })
-}
-
-/// Rewrites a WACZ file from `input` to `output` (see the module's
-/// documentation). A package in which nothing changed is copied byte for
-/// byte, and [`WaczSummary::unchanged`] says so. Nothing is written before
-/// the new entries are ready, so a refusal (a signed package, an index
-/// that cannot be updated) leaves `output` untouched; an error while
-/// writing leaves a partial zip, to be thrown away.
-#[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub fn rewrite<R: Read + Seek, W: Write + Seek>(
-    input: R,
-    output: W,
-    options: &WarcOptions<'_>,
-) -> Result<WaczSummary, WaczError> {
-    rewrite_with(input, output, options, |_, _| {})
 }
 
 /// [`rewrite`], calling `on_record` with the entry's name for each record

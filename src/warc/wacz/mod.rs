@@ -50,8 +50,6 @@ use super::{WarcError, WarcSummary};
 use crate::links::{Warning, WarningKind};
 
 pub use driver::{inspect, rewrite_with};
-#[cfg(feature = "_internal")]
-pub use driver::{links, rewrite};
 
 /// The package description every WACZ holds.
 pub const DATAPACKAGE: &str = "datapackage.json";
