@@ -70,12 +70,6 @@ impl std::fmt::Debug for Rows<'_> {
 impl<'a> Options<'a> {
     /// The default options: RFC 1808, no base but what documents give,
     /// every link recorded. The methods below set one field each.
-    ///
-    /// ```
-    /// use relink::{Details, Options, Rules};
-    /// let options = Options::new().rules(Rules::Rfc3986).details(Details::Counts);
-    /// assert_eq!(options.rules, Rules::Rfc3986);
-    /// ```
     pub fn new() -> Self {
         Options::default()
     }
@@ -137,22 +131,6 @@ impl<'a> Options<'a> {
 
     /// Hands each link, as it is found, to `sink` instead of the reports
     /// (which then hold none); links are recorded.
-    ///
-    /// ```
-    /// use std::sync::Mutex;
-    /// use relink::{LinkRow, Options};
-    /// let found = Mutex::new(Vec::new());
-    /// let sink = |row: LinkRow| found.lock().unwrap().push(row.link.resolved);
-    /// let base = relink::Base::new(
-    ///     relink::BaseUrl::parse("http://h/", relink::Rules::Rfc1808)?,
-    ///     relink::BaseSource::RetrievedFrom,
-    /// );
-    /// let options = Options::new().outer(Some(&base)).rows(Some(&sink));
-    /// let outcome = relink::rewrite_html(b"<a href=a><a href=b>", &options)?;
-    /// assert!(outcome.links.is_empty());
-    /// assert_eq!(*found.lock().unwrap(), ["http://h/a", "http://h/b"]);
-    /// # Ok::<(), relink::Error>(())
-    /// ```
     pub fn rows(mut self, sink: Option<&'a dyn LinkSink>) -> Self {
         self.rows = sink.map(Rows);
         if sink.is_some() {

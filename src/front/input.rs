@@ -1,5 +1,6 @@
 //! An input opened: its first bytes read, what it is told from them.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
 use std::path::Path;
@@ -34,7 +35,9 @@ impl<R: Read> Read for Counting<R> {
 /// An input opened: its first bytes, the rest, and the file it is (a WACZ
 /// package is read from its end).
 pub(super) struct Opened<'a> {
-    pub(super) head: Vec<u8>,
+    pub(super) head: Cow<'a, [u8]>,
+    /// The whole input, when it is bytes the caller holds: never copied.
+    pub(super) whole: Option<&'a [u8]>,
     /// The input's size, when known.
     pub(super) size: usize,
     pub(super) rest: Box<dyn Read + 'a>,
@@ -42,7 +45,7 @@ pub(super) struct Opened<'a> {
 }
 
 /// An input's first bytes put back before the rest.
-pub(super) type Restored<'a> = io::Chain<io::Cursor<Vec<u8>>, Box<dyn Read + 'a>>;
+pub(super) type Restored<'a> = io::Chain<io::Cursor<Cow<'a, [u8]>>, Box<dyn Read + 'a>>;
 
 /// A reader that seeks.
 pub(super) trait SeekRead: Read + Seek {}
@@ -64,7 +67,17 @@ impl<'a> Opened<'a> {
             Source::File(file) => Opened::of_file(file, counter),
             Source::Reader(reader) => Opened::of_reader(reader, None, 0, counter),
             Source::Bytes(bytes) => {
-                Opened::of_reader(Box::new(bytes), None, bytes.len() as u64, counter)
+                if let Some(count) = counter {
+                    count.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                }
+                let (head, rest) = bytes.split_at(bytes.len().min(HEAD_BYTES));
+                Ok(Opened {
+                    head: Cow::Borrowed(head),
+                    whole: Some(bytes),
+                    size: bytes.len(),
+                    rest: Box::new(rest),
+                    file: None,
+                })
             }
         }
     }
@@ -96,7 +109,8 @@ impl<'a> Opened<'a> {
         let mut head = Vec::with_capacity(room + 1);
         (&mut rest).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
         Ok(Opened {
-            head,
+            head: Cow::Owned(head),
+            whole: None,
             size,
             rest,
             file,
@@ -122,24 +136,31 @@ impl<'a> Opened<'a> {
             count.fetch_add(head.len() as u64, Ordering::Relaxed);
         }
         Ok(Opened {
-            head,
+            head: Cow::Owned(head),
+            whole: None,
             size: size as usize,
             rest: Box::new(io::empty()),
             file: Some(file),
         })
     }
 
-    /// The whole input in memory, with room for it read at once.
-    pub(super) fn read_all(self) -> io::Result<Vec<u8>> {
+    /// The whole input in memory (bytes the caller holds as they are),
+    /// with room for it read at once.
+    pub(super) fn read_all(self) -> io::Result<Cow<'a, [u8]>> {
         let Opened {
-            head: mut bytes,
+            head,
+            whole,
             size,
             mut rest,
             ..
         } = self;
+        if let Some(whole) = whole {
+            return Ok(Cow::Borrowed(whole));
+        }
+        let mut bytes = head.into_owned();
         bytes.reserve(size.saturating_sub(bytes.len()) + 1);
         rest.read_to_end(&mut bytes)?;
-        Ok(bytes)
+        Ok(Cow::Owned(bytes))
     }
 
     /// The input as a buffered stream, its first bytes put back.

@@ -35,7 +35,6 @@
 //! base, as in browsers (RFC 7231 appendix B).
 //!
 //! ```
-//! use relink::warc::{self, WarcOptions};
 //! let page = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<a href=b>b</a>";
 //! let record = format!(
 //!     "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://a/x/\r\n\
@@ -43,11 +42,11 @@
 //!     page.len()
 //! );
 //! let input = [record.as_bytes(), page, b"\r\n\r\n"].concat();
-//! let mut found = Vec::new();
-//! warc::links(&input[..], &WarcOptions::default(), |link| found.push(link))?;
-//! assert_eq!(found[0].link.resolved, "http://a/x/b");
-//! assert_eq!(found[0].target_uri, "http://a/x/");
-//! # Ok::<(), relink::warc::WarcError>(())
+//! let out = relink::Rewriter::new().rewrite(&input)?;
+//! let row = &out.rows()[0];
+//! assert_eq!(row.link.resolved, "http://a/x/b");
+//! assert_eq!(row.record.as_ref().unwrap().target_uri, "http://a/x/");
+//! # Ok::<(), relink::Error>(())
 //! ```
 
 mod arc;
