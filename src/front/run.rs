@@ -37,6 +37,18 @@ pub(super) struct Run<'r, 'h> {
     gathered: UnitReport,
 }
 
+impl<'r> Run<'r, '_> {
+    /// The options of the web archive reader in this run.
+    fn warc_options(&self) -> WarcOptions<'r> {
+        WarcOptions {
+            document: self.options,
+            verify_digests: self.verify_digests,
+            max_payload_bytes: self.max_payload_bytes,
+            ..WarcOptions::new(&Engine)
+        }
+    }
+}
+
 impl Rewriter {
     /// Reads any input relink reads and writes it to `output` with its
     /// relative links made absolute, as a stream (an archive record by
@@ -465,12 +477,7 @@ impl Run<'_, '_> {
         output: Output<'_>,
         report: &mut Report,
     ) -> Result<(), Error> {
-        let options = WarcOptions {
-            document: self.options,
-            verify_digests: self.verify_digests,
-            max_payload_bytes: self.max_payload_bytes,
-            ..WarcOptions::new(&Engine)
-        };
+        let options = self.warc_options();
         let channel = self.channel;
         let gathered = &mut self.gathered;
         let mut collect = |record: RecordReport| {
@@ -509,12 +516,7 @@ impl Run<'_, '_> {
             }
             None => Box::new(io::Cursor::new(opened.read_all()?)),
         };
-        let options = WarcOptions {
-            document: self.options,
-            verify_digests: self.verify_digests,
-            max_payload_bytes: self.max_payload_bytes,
-            ..WarcOptions::new(&Engine)
-        };
+        let options = self.warc_options();
         let channel = self.channel;
         let gathered = &mut self.gathered;
         let mut collect = |entry: &str, record: RecordReport| {
