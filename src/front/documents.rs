@@ -3,17 +3,14 @@
 //! the readers of archives reach the readers of the documents inside them,
 //! so that none of them knows another reader.
 
-use std::sync::Arc;
-
 use crate::error::Error;
 use crate::html::page::rewrite_html;
 use crate::kind::Kind;
-use crate::links::{LinkRow, Outcome, RecordName, UnitReport};
+use crate::links::{LinkRow, Outcome, UnitReport};
 use crate::mime::message::{self, FromLines};
 use crate::options::Options;
 use crate::splice::Make;
 use crate::text::{Documents, Embedded};
-use crate::warc::RecordReport;
 
 /// The documents relink reads inside archives: HTML, CSS and XML.
 #[derive(Debug, Clone, Copy, Default)]
@@ -77,45 +74,4 @@ pub fn rewrite_in_memory(
     let layers = std::mem::take(&mut outcome.layers);
     report.add_document(("document".to_owned(), layers), outcome, LinkRow::new);
     Ok(report)
-}
-
-/// A web archive record's report in the one shape, with its name.
-pub fn record_report(record: RecordReport) -> (Arc<RecordName>, UnitReport) {
-    let name = Arc::new(RecordName {
-        number: record.number,
-        target_uri: record.target_uri,
-        record_id: record.record_id,
-        record_type: record.record_type,
-        heads: record.heads,
-    });
-    let mut report = UnitReport {
-        warnings: record.warnings,
-        rewritten: record.rewritten,
-        head: record.head,
-        ..UnitReport::default()
-    };
-    let no_base = !record
-        .layers
-        .iter()
-        .any(|l| l.status == crate::base::LayerStatus::Used);
-    if !record.mimetype.is_empty() {
-        report.without_base = usize::from(no_base);
-        let label = format!(
-            "record {} {} ({})",
-            record.number, name.target_uri, record.mimetype
-        );
-        report.layers.push((label, record.layers));
-    } else if record.head_links {
-        // No document, but an HTTP head with links.
-        let label = format!("record {} {}", record.number, name.target_uri);
-        report.layers.push((label, record.layers));
-    }
-    let row = |link| LinkRow {
-        message: None,
-        part: None,
-        record: Some(name.clone()),
-        link,
-    };
-    report.rows.extend(record.links.into_iter().map(row));
-    (name, report)
 }

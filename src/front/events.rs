@@ -4,7 +4,6 @@
 use std::io;
 use std::sync::{Mutex, MutexGuard};
 
-use super::documents::record_report;
 use super::{Done, Event, Handler, Unit};
 use crate::links::UnitReport;
 use crate::links::{LinkRow, LinkSink};
@@ -104,7 +103,7 @@ pub(super) fn record_done(
     record: RecordReport,
 ) {
     let changed = record.changed;
-    let (name, mut done) = record_report(record);
+    let (name, mut done) = record.into_unit();
     let warnings = std::mem::take(&mut done.warnings);
     if let (Some(entry), Some(label)) = (entry, done.layers.first_mut()) {
         label.0 = format!("{entry} {}", label.0);

@@ -68,9 +68,11 @@ pub use payload::HTTP_BASE_HEADERS;
 pub use record::{Compression, Format, MAX_HEAD_BYTES};
 
 use crate::base::Layer;
+use crate::base::LayerStatus;
 use crate::compressed::{self, Deflater};
 use crate::links::{
-    HeldRows, HttpEntity, Link, RecordBlock, RecordHeads, RecordName, Warning, WarningKind,
+    HeldRows, HttpEntity, Link, LinkRow, RecordBlock, RecordHeads, RecordName, UnitReport, Warning,
+    WarningKind,
 };
 use crate::options::{Options, ROWS_BATCH_BYTES, Rows};
 use crate::text::Documents;
@@ -198,6 +200,46 @@ pub struct RecordReport {
 }
 
 impl RecordReport {
+    /// The record's report in the one shape every unit reports, with its
+    /// name, which each of its rows shares.
+    pub fn into_unit(self) -> (Arc<RecordName>, UnitReport) {
+        let record = self;
+        let name = Arc::new(RecordName {
+            number: record.number,
+            target_uri: record.target_uri,
+            record_id: record.record_id,
+            record_type: record.record_type,
+            heads: record.heads,
+        });
+        let mut report = UnitReport {
+            warnings: record.warnings,
+            rewritten: record.rewritten,
+            head: record.head,
+            ..UnitReport::default()
+        };
+        let no_base = !record.layers.iter().any(|l| l.status == LayerStatus::Used);
+        if !record.mimetype.is_empty() {
+            report.without_base = usize::from(no_base);
+            let label = format!(
+                "record {} {} ({})",
+                record.number, name.target_uri, record.mimetype
+            );
+            report.layers.push((label, record.layers));
+        } else if record.head_links {
+            // No document, but an HTTP head with links.
+            let label = format!("record {} {}", record.number, name.target_uri);
+            report.layers.push((label, record.layers));
+        }
+        let row = |link| LinkRow {
+            message: None,
+            part: None,
+            record: Some(name.clone()),
+            link,
+        };
+        report.rows.extend(record.links.into_iter().map(row));
+        (name, report)
+    }
+
     /// How warnings name the record: its number, ID and target URI.
     pub fn name(&self) -> String {
         let mut name = format!("record {}", self.number);
