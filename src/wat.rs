@@ -27,9 +27,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
-use flate2::write::{DeflateEncoder, GzEncoder};
+use flate2::write::DeflateEncoder;
 use serde_json::{Map, Value, json};
 
+use crate::compressed::Deflater;
 use crate::error::Error;
 use crate::front::{Event, Unit};
 use crate::links::{
@@ -97,6 +98,8 @@ pub struct WatWriter {
     written: usize,
     /// What was left out, not yet taken.
     warnings: Vec<Warning>,
+    /// The compressor of every record, reset between them.
+    deflater: Deflater,
 }
 
 impl WatWriter {
@@ -113,6 +116,7 @@ impl WatWriter {
             pending: None,
             written: 0,
             warnings: Vec::new(),
+            deflater: Deflater::default(),
         }
     }
 
@@ -135,7 +139,7 @@ impl WatWriter {
             return Ok(());
         }
         self.written += 1;
-        unit.write(out)
+        unit.write(out, &mut self.deflater)
     }
 
     /// The URL the input was retrieved from: the target URI of the
@@ -390,7 +394,7 @@ impl WatUnit {
     }
 
     /// The unit's WAT record, one gzip member.
-    fn write(self, out: &mut (impl Write + ?Sized)) -> Result<(), Error> {
+    fn write(self, out: &mut (impl Write + ?Sized), deflater: &mut Deflater) -> Result<(), Error> {
         let refers_to = self.field("WARC-Record-ID").map(str::to_owned);
         let target = self.field("WARC-Target-URI").filter(|t| !t.is_empty());
         let target = target.map(str::to_owned);
@@ -407,7 +411,7 @@ impl WatUnit {
         }
         fields.push(("Content-Type", "application/json".to_owned()));
         let length = block.len()?;
-        Ok(write_record(out, &fields, length, |out| {
+        Ok(write_record((out, deflater), &fields, length, |out| {
             let mut counted = Count(0, out);
             block.write(&mut counted)?;
             match counted.0 == length {
@@ -818,9 +822,13 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
         ("WARC-Record-ID", record_id(&inputs.join("\0"))),
         ("Content-Type", "application/warc-fields".to_owned()),
     ];
-    Ok(write_record(out, &fields, block.len(), |out| {
-        out.write_all(block.as_bytes())
-    })?)
+    let deflater = &mut Deflater::default();
+    Ok(write_record(
+        (out, deflater),
+        &fields,
+        block.len(),
+        |out| out.write_all(block.as_bytes()),
+    )?)
 }
 
 /// One WARC/1.0 record, its own gzip member at the default level, as
@@ -829,25 +837,22 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
 /// compressor goes in large pieces: each call into it costs it a pass
 /// over its whole output buffer.
 fn write_record<W: Write + ?Sized>(
-    out: &mut W,
+    (mut out, deflater): (&mut W, &mut Deflater),
     fields: &[(&str, String)],
     length: usize,
-    block: impl FnOnce(&mut BufWriter<GzEncoder<&mut W>>) -> io::Result<()>,
+    block: impl FnOnce(&mut BufWriter<&mut dyn Write>) -> io::Result<()>,
 ) -> io::Result<()> {
-    let gz = GzEncoder::new(out, Compression::fast());
-    let mut record = BufWriter::with_capacity(1 << 16, gz);
-    record.write_all(b"WARC/1.0\r\n")?;
-    for (name, value) in fields {
-        write!(record, "{name}: {value}\r\n")?;
-    }
-    write!(record, "Content-Length: {length}\r\n\r\n")?;
-    block(&mut record)?;
-    record.write_all(b"\r\n\r\n")?;
-    record
-        .into_inner()
-        .map_err(io::IntoInnerError::into_error)?
-        .finish()?;
-    Ok(())
+    deflater.member(&mut out, Compression::fast(), |gz| {
+        let mut record = BufWriter::with_capacity(1 << 16, gz);
+        record.write_all(b"WARC/1.0\r\n")?;
+        for (name, value) in fields {
+            write!(record, "{name}: {value}\r\n")?;
+        }
+        write!(record, "Content-Length: {length}\r\n\r\n")?;
+        block(&mut record)?;
+        record.write_all(b"\r\n\r\n")?;
+        record.flush()
+    })
 }
 
 /// A record ID named after what the record is about (a SHA-1 name-based
