@@ -458,17 +458,23 @@ fn gzip_member(header: &[u8], data: &[u8]) -> Vec<u8> {
     out
 }
 
-#[test]
-fn a_gzipped_document_keeps_each_header_byte_for_byte() {
-    use std::io::Read;
-    // FEXTRA, FNAME, FCOMMENT; a time; XFL 4 (fastest); OS 3 (Unix).
+/// Two gzip headers few writers make: FEXTRA, FNAME, FCOMMENT, a time,
+/// XFL 4 (fastest), OS 3 (Unix); FHCRC (its CRC-16 as the header's own),
+/// XFL 2 (best), OS 11 (NTFS).
+fn unusual_headers() -> [Vec<u8>; 2] {
     let mut first = vec![0x1f, 0x8b, 8, 4 | 8 | 16, 0x00, 0xe1, 0xf5, 0x05, 4, 3];
     first.extend_from_slice(b"\x04\x00Ab\x00\x00page.html\0kept\0");
-    // FHCRC (its CRC-16 as the header's own), XFL 2 (best), OS 11 (NTFS).
     let mut second = vec![0x1f, 0x8b, 8, 2, 1, 2, 3, 4, 2, 11];
     let mut crc = flate2::Crc::new();
     crc.update(&second);
     second.extend_from_slice(&(crc.sum() as u16).to_le_bytes());
+    [first, second]
+}
+
+#[test]
+fn a_gzipped_document_keeps_each_header_byte_for_byte() {
+    use std::io::Read;
+    let [first, second] = unusual_headers();
     let a = gzip_member(&first, b"<p>intro</p>\n");
     let b = gzip_member(&second, b"<a href=x>x</a>\n");
     let c = gzip_member(&first, b"<p>end</p>\n");
@@ -525,14 +531,8 @@ fn gzip_members(file: &[u8]) -> Vec<(usize, Vec<u8>)> {
 /// next member loses what it held of the old URL.
 #[test]
 fn a_multi_member_gzipped_document_keeps_each_member_and_its_header() {
-    // FEXTRA, FNAME, FCOMMENT, a time, XFL 4, OS 3; FHCRC, XFL 2, OS 11;
     // FNAME alone, no time, OS 255.
-    let mut first = vec![0x1f, 0x8b, 8, 4 | 8 | 16, 0x00, 0xe1, 0xf5, 0x05, 4, 3];
-    first.extend_from_slice(b"\x04\x00Ab\x00\x00page.html\0kept\0");
-    let mut second = vec![0x1f, 0x8b, 8, 2, 1, 2, 3, 4, 2, 11];
-    let mut crc = flate2::Crc::new();
-    crc.update(&second);
-    second.extend_from_slice(&(crc.sum() as u16).to_le_bytes());
+    let [first, second] = unusual_headers();
     let mut third = vec![0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 255];
     third.extend_from_slice(b"part3\0");
     let headers = [first, second, third];
