@@ -40,6 +40,13 @@ pub enum Kind {
     Markdown,
     /// A reStructuredText document (a README as docutils renders it).
     Rst,
+    /// A sitemap (sitemaps.org: `urlset` or `sitemapindex`) or an OPML
+    /// outline, read as XML: a `.xml` file is one when its root element
+    /// says so.
+    Sitemap,
+    /// A robots.txt (RFC 9309), told by its file name: its `Sitemap:`
+    /// lines.
+    Robots,
 }
 
 /// What the one table says of a kind of input.
@@ -129,6 +136,22 @@ pub const KINDS: &[KindEntry] = &[
         description: "A reStructuredText document",
         extensions: &["rst", "rest"],
     },
+    KindEntry {
+        kind: Kind::Sitemap,
+        name: "sitemap",
+        aliases: &["opml"],
+        description: "A sitemap (sitemaps.org) or an OPML outline",
+        // Also a `.xml` file whose root is a sitemap's: see `detect_file`.
+        extensions: &["opml"],
+    },
+    KindEntry {
+        kind: Kind::Robots,
+        name: "robots",
+        aliases: &["robots.txt"],
+        description: "A robots.txt (its Sitemap: lines)",
+        // Told by its whole name, `robots.txt`: see `from_name`.
+        extensions: &[],
+    },
 ];
 
 impl Kind {
@@ -150,7 +173,7 @@ impl Kind {
     /// ```
     /// use relink::Kind;
     /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
-    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst"]);
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots"]);
     /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
     /// assert_eq!(Kind::Markdown.name(), "markdown");
     /// ```
@@ -210,6 +233,9 @@ pub fn from_name(path: &Path) -> Option<Kind> {
     };
     if Kind::Warc.entry().extensions.iter().any(archive_extension) {
         return Some(Kind::Warc);
+    }
+    if name == "robots.txt" {
+        return Some(Kind::Robots);
     }
     // A compressed document is of the kind its name says inside the
     // compression: `page.html.gz` is HTML.
@@ -327,6 +353,8 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
         Some(Kind::Mbox)
     } else if starts_with_header(head) {
         Some(Kind::Message)
+    } else if crate::xml::looks_like_sitemap(head) {
+        Some(Kind::Sitemap)
     } else if crate::xml::looks_like_xml(head) {
         Some(Kind::Xml)
     } else if looks_like_html(head) {
@@ -339,8 +367,9 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
 /// The kind of a file: a WARC by its content, whatever its name (crawlers
 /// name them freely: `.dat`, `.warc.open`), when it starts as one (after
 /// white space, NUL bytes, a byte order mark or one stray line); else its
-/// name's extension decides; with no known extension, its first bytes
-/// (where an archive is found after any junk); else HTML.
+/// name's extension decides (an XML file whose root is a sitemap's or
+/// OPML's is a sitemap); with no known extension, its first bytes (where
+/// an archive is found after any junk); else HTML.
 pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     if crate::warc::looks_like_warc(head) {
         return Kind::Warc;
@@ -348,9 +377,11 @@ pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     if crate::warc::wacz::looks_like_wacz(head) {
         return Kind::Wacz;
     }
-    from_name(path)
-        .or_else(|| sniff(head))
-        .unwrap_or(Kind::Html)
+    match from_name(path) {
+        Some(Kind::Xml) if crate::xml::looks_like_sitemap(head) => Kind::Sitemap,
+        Some(kind) => kind,
+        None => sniff(head).unwrap_or(Kind::Html),
+    }
 }
 
 /// The kind of a gzipped document from the first bytes inside it (gzip
@@ -428,6 +459,8 @@ mod tests {
             Kind::Xml,
             Kind::Markdown,
             Kind::Rst,
+            Kind::Sitemap,
+            Kind::Robots,
         ];
         assert_eq!(KINDS.len(), all.len());
         for kind in all {

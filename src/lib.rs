@@ -104,6 +104,10 @@ pub mod refresh;
 #[cfg(not(feature = "_internal"))]
 mod refresh;
 #[cfg(feature = "_internal")]
+pub mod robots;
+#[cfg(not(feature = "_internal"))]
+mod robots;
+#[cfg(feature = "_internal")]
 pub mod rst;
 #[cfg(not(feature = "_internal"))]
 mod rst;

@@ -52,6 +52,10 @@ pub enum WarningKind {
     /// no room to make longer (the table's columns are where its text
     /// is), or that relink does not read there: left as it is.
     InTable,
+    /// A URL its document may not hold: a sitemap's `loc` on another
+    /// host than the sitemap's, which the sitemap protocol drops. It is
+    /// rewritten all the same.
+    OtherHost,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

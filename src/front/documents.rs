@@ -41,8 +41,8 @@ impl Documents for Engine {
     }
 }
 
-/// Rewrites one document held in memory (HTML, CSS, XML, Markdown,
-/// reStructuredText, a message or MHTML file), the new bytes of a text
+/// Rewrites one document held in memory (HTML, CSS, XML, a sitemap,
+/// a robots.txt, Markdown, reStructuredText, a message or MHTML file), the new bytes of a text
 /// document given as `make` says; a message's are made.
 pub fn rewrite_in_memory(
     kind: Kind,
@@ -62,7 +62,8 @@ pub fn rewrite_in_memory(
         Kind::Markdown => crate::markdown::rewrite_markdown(input, (options, make), &Engine),
         Kind::Rst => crate::rst::rewrite_rst(input, (options, make), &Engine),
         Kind::Css => crate::css::rewrite(input, options, make),
-        Kind::Xml => crate::xml::rewrite(input, (options, make), &Engine),
+        Kind::Xml | Kind::Sitemap => crate::xml::rewrite(input, (options, make), &Engine),
+        Kind::Robots => crate::robots::rewrite(input, options, make),
         _ => rewrite_html(input, options, make),
     };
     let mut outcome = outcome?;

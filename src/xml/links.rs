@@ -25,10 +25,46 @@ pub const XHTML: &str = "http://www.w3.org/1999/xhtml";
 pub const SVG: &str = "http://www.w3.org/2000/svg";
 /// XLink (`xlink:href`).
 pub const XLINK: &str = "http://www.w3.org/1999/xlink";
+/// Sitemaps (sitemaps.org): `urlset` and `sitemapindex`.
+pub const SITEMAP: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
+/// Google's image extension of sitemaps (`image:loc`).
+pub const SITEMAP_IMAGE: &str = "http://www.google.com/schemas/sitemap-image/1.1";
+/// Google's video extension of sitemaps (`video:content_loc`...).
+pub const SITEMAP_VIDEO: &str = "http://www.google.com/schemas/sitemap-video/1.1";
 
 /// The namespace of RSS 0.9x and 2.0 elements: none. Its rows apply only
 /// under an RSS root (`rss`, `rdf:RDF`), so another `<link>` is not RSS's.
 pub const RSS: &str = "";
+/// The namespace of OPML's elements: none, its rows only under `opml`.
+pub const OPML: &str = "";
+
+/// What a document is, told by its root element: some rows apply only
+/// under one root (RSS's and OPML's elements have no namespace, and a
+/// sitemap's extensions are read in sitemaps only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Root {
+    /// Any other root.
+    #[default]
+    Other,
+    /// `rss`, or RSS 1.0's `rdf:RDF`.
+    Rss,
+    /// A sitemap's `urlset` or `sitemapindex`, in the sitemaps.org namespace.
+    Sitemap,
+    /// `opml`, in no namespace.
+    Opml,
+}
+
+impl Root {
+    /// The root an element of `namespace` named `local` makes, at the top.
+    pub fn of(namespace: &str, local: &str) -> Root {
+        match (namespace, local) {
+            ("", "rss") | (RDF, "RDF") => Root::Rss,
+            (SITEMAP, "urlset" | "sitemapindex") => Root::Sitemap,
+            ("", "opml") => Root::Opml,
+            _ => Root::Other,
+        }
+    }
+}
 
 /// Where in an element a URL is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +104,19 @@ pub struct LinkRow {
     pub only_if_type: Option<&'static str>,
     /// How an attribute's URLs are written.
     pub syntax: Syntax,
+    /// The only root the row applies under, if any (every row of an
+    /// element in no namespace has one).
+    pub root: Option<Root>,
+}
+
+impl LinkRow {
+    /// The row, applying only under `root`.
+    const fn under(self, root: Root) -> LinkRow {
+        LinkRow {
+            root: Some(root),
+            ..self
+        }
+    }
 }
 
 const fn attr(namespace: &'static str, element: &'static str, name: &'static str) -> LinkRow {
@@ -77,6 +126,7 @@ const fn attr(namespace: &'static str, element: &'static str, name: &'static str
         holder: Holder::Attribute("", name),
         only_if_type: None,
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -92,6 +142,7 @@ const fn ns_attr(
         holder: Holder::Attribute(attr_ns, name),
         only_if_type: None,
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -102,6 +153,7 @@ const fn text(namespace: &'static str, element: &'static str) -> LinkRow {
         holder: Holder::Text,
         only_if_type: None,
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -112,6 +164,7 @@ const fn html(namespace: &'static str, element: &'static str) -> LinkRow {
         holder: Holder::Html,
         only_if_type: None,
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -122,6 +175,7 @@ const fn atom_html(element: &'static str) -> LinkRow {
         holder: Holder::Html,
         only_if_type: Some("html"),
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -132,6 +186,7 @@ const fn atom03_html(element: &'static str) -> LinkRow {
         holder: Holder::Html,
         only_if_type: Some("text/html"),
         syntax: Syntax::Url,
+        root: None,
     }
 }
 
@@ -182,13 +237,13 @@ pub const LINK_ROWS: &[LinkRow] = &[
     atom03_html("info"),
     atom03_html("copyright"),
     // RSS 0.9x and 2.0 (no namespace), RSS 0.90 and RSS 1.0.
-    text(RSS, "link"),
-    text(RSS, "comments"),
-    text(RSS, "docs"),
-    text(RSS, "url"),
-    attr(RSS, "enclosure", "url"),
-    attr(RSS, "source", "url"),
-    html(RSS, "description"),
+    text(RSS, "link").under(Root::Rss),
+    text(RSS, "comments").under(Root::Rss),
+    text(RSS, "docs").under(Root::Rss),
+    text(RSS, "url").under(Root::Rss),
+    attr(RSS, "enclosure", "url").under(Root::Rss),
+    attr(RSS, "source", "url").under(Root::Rss),
+    html(RSS, "description").under(Root::Rss),
     text(RSS_10, "link"),
     text(RSS_10, "url"),
     html(RSS_10, "description"),
@@ -239,6 +294,20 @@ pub const LINK_ROWS: &[LinkRow] = &[
     ns_attr("*", "*", XLINK, "href"),
     style_attribute(SVG),
     style_element(SVG),
+    // Sitemaps (sitemaps.org), with Google's image and video extensions;
+    // `xhtml:link href` is XHTML's row above.
+    text(SITEMAP, "loc").under(Root::Sitemap),
+    text(SITEMAP_IMAGE, "loc").under(Root::Sitemap),
+    text(SITEMAP_VIDEO, "content_loc").under(Root::Sitemap),
+    text(SITEMAP_VIDEO, "player_loc").under(Root::Sitemap),
+    text(SITEMAP_VIDEO, "thumbnail_loc").under(Root::Sitemap),
+    // OPML 2.0: an outline's feed, page and included outline, the head's
+    // `docs` and `ownerId`.
+    attr(OPML, "outline", "xmlUrl").under(Root::Opml),
+    attr(OPML, "outline", "htmlUrl").under(Root::Opml),
+    attr(OPML, "outline", "url").under(Root::Opml),
+    text(OPML, "docs").under(Root::Opml),
+    text(OPML, "ownerId").under(Root::Opml),
 ];
 
 /// Where a link of `row` is: an attribute of XHTML's or SVG's (and
@@ -251,13 +320,9 @@ pub fn place<'a>(row: &LinkRow, element: &'a str, attribute: &'a str) -> Place<'
     }
 }
 
-/// Whether a row's element namespace matches, with RSS rows only in RSS.
-fn namespace_matches(row: &LinkRow, namespace: &str, in_rss: bool) -> bool {
-    match row.namespace {
-        "*" => true,
-        RSS => namespace.is_empty() && in_rss,
-        ns => ns == namespace,
-    }
+/// Whether a row's element namespace matches, in a document of `root`.
+fn namespace_matches(row: &LinkRow, namespace: &str, root: Root) -> bool {
+    (row.namespace == "*" || row.namespace == namespace) && row.root.is_none_or(|r| r == root)
 }
 
 /// The row for an attribute (`attr_ns`, `name`) of an element.
@@ -266,12 +331,12 @@ pub fn attribute(
     element: &str,
     attr_ns: &str,
     name: &str,
-    in_rss: bool,
+    root: Root,
 ) -> Option<&'static LinkRow> {
     LINK_ROWS.iter().find(|r| {
         matches!(r.holder, Holder::Attribute(ns, n) if ns == attr_ns && n == name)
             && (r.element == "*" || r.element == element)
-            && namespace_matches(r, namespace, in_rss)
+            && namespace_matches(r, namespace, root)
     })
 }
 
@@ -280,12 +345,12 @@ pub fn content(
     namespace: &str,
     element: &str,
     type_attribute: Option<&str>,
-    in_rss: bool,
+    root: Root,
 ) -> Option<&'static LinkRow> {
     LINK_ROWS.iter().find(|r| {
         matches!(r.holder, Holder::Text | Holder::Html | Holder::Css)
             && r.element == element
-            && namespace_matches(r, namespace, in_rss)
+            && namespace_matches(r, namespace, root)
             && r.only_if_type.is_none_or(|t| type_attribute == Some(t))
     })
 }
@@ -308,43 +373,74 @@ mod tests {
 
     #[test]
     fn looks_up_by_namespace_and_local_name() {
-        assert!(attribute(ATOM, "link", "", "href", false).is_some());
-        assert!(attribute(ATOM, "link", XLINK, "href", false).is_some());
-        assert!(attribute(ATOM, "entry", "", "href", false).is_none());
-        assert!(attribute("", "enclosure", "", "url", true).is_some());
-        assert!(attribute("", "enclosure", "", "url", false).is_none());
-        assert!(attribute("urn:x", "item", RDF, "about", false).is_some());
-        assert!(attribute(SVG, "use", "", "href", false).is_some());
-        assert!(attribute(SVG, "use", "", "src", false).is_none());
+        assert!(attribute(ATOM, "link", "", "href", Root::Other).is_some());
+        assert!(attribute(ATOM, "link", XLINK, "href", Root::Other).is_some());
+        assert!(attribute(ATOM, "entry", "", "href", Root::Other).is_none());
+        assert!(attribute("", "enclosure", "", "url", Root::Rss).is_some());
+        assert!(attribute("", "enclosure", "", "url", Root::Other).is_none());
+        assert!(attribute("urn:x", "item", RDF, "about", Root::Other).is_some());
+        assert!(attribute(SVG, "use", "", "href", Root::Other).is_some());
+        assert!(attribute(SVG, "use", "", "src", Root::Other).is_none());
         assert_eq!(
-            content("", "link", None, true).map(|r| r.holder),
+            content("", "link", None, Root::Rss).map(|r| r.holder),
             Some(Holder::Text)
         );
-        assert!(content("", "link", None, false).is_none());
-        assert!(content(ATOM, "summary", Some("text"), false).is_none());
+        assert!(content("", "link", None, Root::Other).is_none());
+        assert!(content(ATOM, "summary", Some("text"), Root::Other).is_none());
         assert_eq!(
-            content(ATOM, "summary", Some("html"), false).map(|r| r.holder),
+            content(ATOM, "summary", Some("html"), Root::Other).map(|r| r.holder),
             Some(Holder::Html)
         );
         assert_eq!(
-            content(CONTENT, "encoded", None, false).map(|r| r.holder),
+            content(CONTENT, "encoded", None, Root::Other).map(|r| r.holder),
             Some(Holder::Html)
         );
         assert_eq!(
-            attribute(XHTML, "img", "", "srcset", false).map(|r| r.syntax),
+            attribute(XHTML, "img", "", "srcset", Root::Other).map(|r| r.syntax),
             Some(Syntax::Srcset)
         );
         assert_eq!(
-            attribute(SVG, "rect", "", "style", false).map(|r| r.syntax),
+            attribute(SVG, "rect", "", "style", Root::Other).map(|r| r.syntax),
             Some(Syntax::Css)
         );
-        assert!(attribute(ATOM, "link", "", "style", false).is_none());
+        assert!(attribute(ATOM, "link", "", "style", Root::Other).is_none());
         assert_eq!(
-            content(SVG, "style", None, false).map(|r| r.holder),
+            content(SVG, "style", None, Root::Other).map(|r| r.holder),
             Some(Holder::Css)
         );
         assert_eq!(same_document(SVG, "use", XLINK), SameDocument::Keep);
         assert_eq!(same_document(SVG, "a", XLINK), SameDocument::Resolve);
         assert_eq!(same_document(ATOM, "link", ""), SameDocument::Resolve);
+    }
+
+    #[test]
+    fn sitemap_and_opml_rows_apply_under_their_roots_only() {
+        let sitemap = Root::of(SITEMAP, "urlset");
+        assert_eq!(sitemap, Root::Sitemap);
+        assert_eq!(Root::of(SITEMAP, "sitemapindex"), Root::Sitemap);
+        assert_eq!(Root::of("", "urlset"), Root::Other);
+        assert_eq!(Root::of("", "opml"), Root::Opml);
+        assert!(content(SITEMAP, "loc", None, sitemap).is_some());
+        assert!(content(SITEMAP_IMAGE, "loc", None, sitemap).is_some());
+        assert!(content(SITEMAP_VIDEO, "player_loc", None, sitemap).is_some());
+        assert!(content(SITEMAP_IMAGE, "loc", None, Root::Rss).is_none());
+        assert!(content(SITEMAP_VIDEO, "title", None, sitemap).is_none());
+        assert!(attribute(XHTML, "link", "", "href", sitemap).is_some());
+        assert!(attribute("", "outline", "", "xmlUrl", Root::Opml).is_some());
+        assert!(attribute("", "outline", "", "xmlUrl", Root::Rss).is_none());
+        assert!(content("", "docs", None, Root::Opml).is_some());
+        // `docs` in RSS is RSS's row, in another document no one's.
+        assert_eq!(
+            content("", "docs", None, Root::Rss).and_then(|r| r.root),
+            Some(Root::Rss)
+        );
+        assert!(content("", "docs", None, Root::Other).is_none());
+        assert!(content("", "link", None, Root::Opml).is_none());
+        // Every row of an element in no namespace names its root.
+        assert!(
+            LINK_ROWS
+                .iter()
+                .all(|r| !r.namespace.is_empty() || r.root.is_some())
+        );
     }
 }

@@ -37,7 +37,7 @@ use crate::text::{self, Documents, Embedded, Resolver, SameDocument, TextRewrite
 use crate::{srcset, style};
 
 use content::{Content, Written};
-use links::{Holder, LinkRow, Syntax};
+use links::{Holder, LinkRow, Root, Syntax};
 
 /// Rewrites an XML document. A document whose root is `html` outside the
 /// XHTML namespace, or that is not well-formed and starts as HTML, is HTML
@@ -116,42 +116,58 @@ fn declared_encoding(bytes: &[u8]) -> Option<&'static Encoding> {
 pub fn looks_like_xml(head: &[u8]) -> bool {
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     let declared = head.trim_ascii_start().starts_with(b"<?xml");
+    root_tag(head).is_some_and(|(local, tag)| {
+        matches!(local, b"rss" | b"feed" | b"RDF" | b"svg")
+            || (declared
+                && local == b"html"
+                && memchr::memmem::find(tag, links::XHTML.as_bytes()).is_some())
+    })
+}
+
+/// Whether bytes start like a sitemap or an OPML outline, told by the root
+/// element after the prolog: `urlset` or `sitemapindex` whose start tag
+/// names the sitemaps.org namespace, or `opml`.
+pub fn looks_like_sitemap(head: &[u8]) -> bool {
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    root_tag(head).is_some_and(|(local, tag)| {
+        local == b"opml"
+            || (matches!(local, b"urlset" | b"sitemapindex")
+                && memchr::memmem::find(tag, links::SITEMAP.as_bytes()).is_some())
+    })
+}
+
+/// The root element's local name and the rest of the head from its name
+/// on, past the prolog (declaration, processing instructions, comments, a
+/// document type declaration), if the head shows it.
+fn root_tag(head: &[u8]) -> Option<(&[u8], &[u8])> {
     fn skip_past<'a>(rest: &'a [u8], end: &[u8]) -> Option<&'a [u8]> {
         memchr::memmem::find(rest, end).map(|i| &rest[i + end.len()..])
     }
     let mut rest = head;
     loop {
         rest = rest.trim_ascii_start();
-        let next = if rest.starts_with(b"<?") {
-            skip_past(rest, b"?>")
+        rest = if rest.starts_with(b"<?") {
+            skip_past(rest, b"?>")?
         } else if rest.starts_with(b"<!--") {
-            skip_past(rest, b"-->")
+            skip_past(rest, b"-->")?
         } else if rest.starts_with(b"<!") {
             // A document type declaration, its internal subset included.
             let close = rest.iter().position(|&b| b == b'>');
             let open = rest.iter().position(|&b| b == b'[');
             match (open, close) {
-                (Some(o), Some(c)) if o < c => skip_past(rest, b"]>"),
-                _ => skip_past(rest, b">"),
+                (Some(o), Some(c)) if o < c => skip_past(rest, b"]>")?,
+                _ => skip_past(rest, b">")?,
             }
-        } else if let Some(tag) = rest.strip_prefix(b"<") {
+        } else {
+            let tag = rest.strip_prefix(b"<")?;
             let len = tag
                 .iter()
                 .position(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'))
                 .unwrap_or(tag.len());
             let name = &tag[..len];
             let local = name.rsplit(|&b| b == b':').next().unwrap_or(name);
-            return matches!(local, b"rss" | b"feed" | b"RDF" | b"svg")
-                || (declared
-                    && local == b"html"
-                    && memchr::memmem::find(tag, links::XHTML.as_bytes()).is_some());
-        } else {
-            None
+            return Some((local, tag));
         };
-        match next {
-            Some(next) => rest = next,
-            None => return false,
-        }
     }
 }
 
@@ -169,6 +185,9 @@ fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
         links::XHTML,
         links::SVG,
         links::XLINK,
+        links::SITEMAP,
+        links::SITEMAP_IMAGE,
+        links::SITEMAP_VIDEO,
     ];
     match resolved {
         ResolveResult::Bound(ns) => {
@@ -239,9 +258,12 @@ struct Walk<'t, 'o, 'd> {
     /// Whether an `xml:base` nested past [`MAX_XML_BASE_DEPTH`] was met.
     too_deep: bool,
     frames: Vec<Frame<'t>>,
-    /// Whether the root is RSS's, so that elements in no namespace are
-    /// read as RSS.
-    in_rss: bool,
+    /// What the root element says the document is (RSS, whose elements
+    /// are in no namespace, a sitemap, OPML): the rows that apply only
+    /// under it.
+    root: Root,
+    /// A sitemap's own site, whose host every `loc` must be on.
+    sitemap_site: Option<Site>,
     /// Whether the root is named `html`: such a document that is not
     /// well-formed is HTML.
     root_html: bool,
@@ -323,7 +345,8 @@ fn rewrite_text(
         base_depths: Vec::new(),
         too_deep: false,
         frames: Vec::new(),
-        in_rss: false,
+        root: Root::Other,
+        sitemap_site: None,
         root_html: false,
         root_closed: false,
         nested: Vec::new(),
@@ -362,6 +385,28 @@ fn rewrite_text(
     }
     let base = walk.bases.iter().flatten().next().cloned();
     (walk.r.finish(base), false)
+}
+
+/// Where a URL is served from, as the sitemap protocol compares a `loc`
+/// with the sitemap: scheme, host (lowercase) and port (the scheme's
+/// default when none is written).
+#[derive(Debug, PartialEq, Eq)]
+struct Site {
+    scheme: String,
+    host: Option<String>,
+    port: Option<u16>,
+}
+
+impl Site {
+    /// The site of an absolute URL, if it parses.
+    fn of(url: &str) -> Option<Site> {
+        let url = url::Url::parse(url).ok()?;
+        Some(Site {
+            scheme: url.scheme().to_owned(),
+            host: url.host_str().map(str::to_ascii_lowercase),
+            port: url.port_or_known_default(),
+        })
+    }
 }
 
 /// XML white space (XML 1.0 production 3).
@@ -472,15 +517,19 @@ impl Walk<'_, '_, '_> {
     }
 
     /// The root element: `html` outside the XHTML namespace is an HTML
-    /// document; `rss`, and RSS 1.0's `RDF`, make a feed.
+    /// document; `rss`, and RSS 1.0's `RDF`, make a feed; `urlset` and
+    /// `sitemapindex` a sitemap, `opml` an outline.
     fn root(&mut self, e: &BytesStart<'_>, namespace: &'static str) -> Result<(), Stop> {
         let local = e.local_name().into_inner();
         self.root_html = local.eq_ignore_ascii_case("html");
         if self.root_html && namespace != links::XHTML {
             return Err(Stop::Html);
         }
-        self.in_rss =
-            (namespace.is_empty() && local == "rss") || (namespace == links::RDF && local == "RDF");
+        self.root = Root::of(namespace, local);
+        if self.root == Root::Sitemap {
+            let own = self.r.options.outer.or(self.r.options.forced);
+            self.sitemap_site = own.and_then(|b| Site::of(b.url.as_str()));
+        }
         Ok(())
     }
 
@@ -534,7 +583,7 @@ impl Walk<'_, '_, '_> {
             self.xhtml_listed((name, local), &attributes, base);
         }
         for (qname, attr_ns, attr_local, value, offset) in attributes {
-            let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.in_rss)
+            let Some(row) = links::attribute(namespace, local, attr_ns, attr_local, self.root)
             else {
                 continue;
             };
@@ -561,7 +610,7 @@ impl Walk<'_, '_, '_> {
         self.r.details = None;
         if !empty {
             let capture =
-                links::content(namespace, local, type_attribute, self.in_rss).map(|row| Capture {
+                links::content(namespace, local, type_attribute, self.root).map(|row| Capture {
                     row,
                     name: name.to_owned(),
                     at,
@@ -643,7 +692,7 @@ impl Walk<'_, '_, '_> {
             let Some(how) = listed(local, attr_local).filter(|_| attr_ns.is_empty()) else {
                 continue;
             };
-            if links::attribute(links::XHTML, local, attr_ns, attr_local, self.in_rss).is_some() {
+            if links::attribute(links::XHTML, local, attr_ns, attr_local, self.root).is_some() {
                 continue;
             }
             let unescaped;
@@ -956,9 +1005,13 @@ impl Walk<'_, '_, '_> {
                 }
                 let place = Place::Text(&capture.name);
                 let at = content.source_offset(start);
-                if let Some(new) = self
+                let new = self
                     .r
-                    .resolve(at, value, &base, place, SameDocument::Resolve)
+                    .resolve(at, value, &base, place, SameDocument::Resolve);
+                if capture.row.namespace == links::SITEMAP && !base.is_stand_in() {
+                    self.same_site(at, new.as_deref().unwrap_or(value), place);
+                }
+                if let Some(new) = new
                     && let Some(edit) = content.source_edit(start..start + value.len(), &new)
                 {
                     self.r.out.edits.push_narrowed(edit, text);
@@ -972,6 +1025,35 @@ impl Walk<'_, '_, '_> {
                 }
             }
             Holder::Attribute(..) => {}
+        }
+    }
+
+    /// Warns of a sitemap's `loc` whose URL, `resolved`, is on another
+    /// site (scheme, host, port) than the sitemap's own URL (the retrieval
+    /// URL, else the forced base): the sitemap protocol drops it. It is
+    /// rewritten all the same.
+    fn same_site(&mut self, at: usize, resolved: &str, place: Place<'_>) {
+        let Some(own) = &self.sitemap_site else {
+            return;
+        };
+        let Some(site) = Site::of(resolved) else {
+            return;
+        };
+        if site != *own {
+            let own = self
+                .r
+                .options
+                .outer
+                .or(self.r.options.forced)
+                .map_or("", |b| b.url.as_str());
+            self.r.warn(
+                at,
+                WarningKind::OtherHost,
+                format_args!(
+                    "{place}: {resolved} is not on the host of the sitemap ({own}): \
+                     the sitemap protocol drops it"
+                ),
+            );
         }
     }
 

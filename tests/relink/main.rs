@@ -38,6 +38,7 @@ mod rows;
 mod rst;
 mod rst_fuzz;
 mod saved;
+mod sitemaps;
 mod tidy;
 mod tokenizer;
 mod wacz;
