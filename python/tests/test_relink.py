@@ -1013,7 +1013,7 @@ def test_the_native_module_is_private_under_the_package() -> None:
     # The stub's kinds are the names `kind` takes, from the native module.
     (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
     assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
-    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst"]
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots"]
     for kind in native.KINDS:
         try:
             relink.links(b"", kind=kind)

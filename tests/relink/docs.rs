@@ -37,6 +37,9 @@ const SANDBOX: &[(&str, &str)] = &[
     ("Maildir", "mail/maildir"),
     ("crawl.warc.gz", "warc/site.warc.gz"),
     ("archive.wacz", "archives/wacz/site.wacz"),
+    ("sitemap.xml", "sitemaps/sitemap.xml"),
+    ("subscriptions.opml", "sitemaps/subscriptions.opml"),
+    ("robots.txt", "sitemaps/robots.txt"),
 ];
 
 /// The commands a shell block may show without being run, and why the
