@@ -1229,6 +1229,8 @@ fn help_and_manual_name_every_kind() {
             "xml" => &["XML", "feed", "SVG", "XHTML"],
             "markdown" => &["Markdown"],
             "rst" => &["reStructuredText"],
+            "sitemap" => &["sitemap", "OPML"],
+            "robots" => &["robots.txt"],
             other => panic!("kind {other} has no words here: add them"),
         }
     };
