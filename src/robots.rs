@@ -59,7 +59,8 @@ fn rewrite_text(text: &str, options: &Options<'_>) -> TextRewrite {
 pub fn sitemap_lines(text: &str) -> Vec<(&str, std::ops::Range<usize>)> {
     let mut found = Vec::new();
     let mut start = 0;
-    for line in text.split_inclusive('\n') {
+    // A line ends at CR, LF or CRLF (RFC 9309 section 2.2).
+    for line in text.split_inclusive(['\n', '\r']) {
         let at = start;
         start += line.len();
         // The line without its end and its comment.
@@ -73,7 +74,7 @@ pub fn sitemap_lines(text: &str) -> Vec<(&str, std::ops::Range<usize>)> {
             continue;
         }
         let lead = value.len() - value.trim_start_matches([' ', '\t']).len();
-        let url = value.trim_matches([' ', '\t', '\r']);
+        let url = value.trim_matches([' ', '\t']);
         if url.is_empty() {
             continue;
         }
@@ -90,7 +91,7 @@ mod tests {
     #[test]
     fn sitemap_lines_are_found_in_any_case_without_their_comments() {
         let text = "\u{feff}User-agent: *\r\nSITEMAP :  s.xml  # ours\r\nsitemap:\r\n\
-                    Disallow: /sitemap: x\nSitemap:/a#b\nsitemap:\thttp://h/x.xml";
+                    Disallow: /sitemap: x\nSitemap:/a#b\rsitemap:\thttp://h/x.xml";
         let found: Vec<(&str, &str)> = sitemap_lines(text)
             .into_iter()
             .map(|(name, range)| (name, &text[range]))

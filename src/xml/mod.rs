@@ -130,9 +130,11 @@ pub fn looks_like_xml(head: &[u8]) -> bool {
 pub fn looks_like_sitemap(head: &[u8]) -> bool {
     let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
     root_tag(head).is_some_and(|(local, tag)| {
+        // The namespace declared in the start tag itself.
+        let start_tag = &tag[..memchr::memchr(b'>', tag).unwrap_or(tag.len())];
         local == b"opml"
             || (matches!(local, b"urlset" | b"sitemapindex")
-                && memchr::memmem::find(tag, links::SITEMAP.as_bytes()).is_some())
+                && memchr::memmem::find(start_tag, links::SITEMAP.as_bytes()).is_some())
     })
 }
 
@@ -1378,6 +1380,14 @@ mod tests {
             b"<html xmlns=\"http://www.w3.org/1999/xhtml\">"
         ));
         assert!(!looks_like_xml(b"<?xml version=\"1.0\"?><urlset>"));
+        let sitemap = b"<?xml version=\"1.0\"?>\n<!-- c -->\n<urlset\n  \
+            xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">";
+        assert!(looks_like_sitemap(sitemap) && !looks_like_xml(sitemap));
+        assert!(looks_like_sitemap(b"\xef\xbb\xbf<opml version=\"2.0\">"));
+        assert!(!looks_like_sitemap(
+            b"<urlset><loc>http://www.sitemaps.org/schemas/sitemap/0.9</loc>"
+        ));
+        assert!(!looks_like_sitemap(b"<rss version=\"2.0\">"));
         assert!(!looks_like_xml(b"<!doctype html><p>"));
         assert!(!looks_like_xml(b"<?xml version="));
     }
