@@ -494,3 +494,47 @@ fn cut_and_changed_fixtures_are_read_without_panic() {
         }
     }
 }
+
+/// A sitemap served in a WARC response (`application/xml`) is read as a
+/// sitemap: its `loc`s resolved against the record's target URI, and one
+/// on another host warned of under its record.
+#[test]
+fn a_sitemap_in_a_warc_resolves_against_its_target_uri() {
+    let sitemap = b"<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+        <url><loc>a.html</loc></url><url><loc>//x.example/b</loc></url></urlset>";
+    let block = [
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n",
+            sitemap.len()
+        )
+        .as_bytes(),
+        sitemap,
+    ]
+    .concat();
+    let warc = [
+        format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:1>\r\n\
+             WARC-Target-URI: http://w.example/maps/sitemap.xml\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+            block.len()
+        )
+        .as_bytes(),
+        &block,
+        b"\r\n\r\n",
+    ]
+    .concat();
+    let (report, out, _) = run(&Rewriter::new(), "crawl.warc", &warc);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("<loc>http://w.example/maps/a.html</loc>"),
+        "{out}"
+    );
+    assert!(out.contains("<loc>http://x.example/b</loc>"), "{out}");
+    let kinds: Vec<WarningKind> = report.warnings.iter().map(|w| w.kind).collect();
+    assert_eq!(kinds, [WarningKind::OtherHost], "{:?}", report.warnings);
+    assert!(
+        report.warnings[0]
+            .to_string()
+            .contains("http://x.example/b")
+    );
+}
