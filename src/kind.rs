@@ -40,6 +40,9 @@ pub enum Kind {
     Markdown,
     /// A reStructuredText document (a README as docutils renders it).
     Rst,
+    /// A Jupyter notebook (`.ipynb`): its Markdown cells and its HTML, SVG
+    /// and Markdown outputs.
+    Notebook,
 }
 
 /// What the one table says of a kind of input.
@@ -129,6 +132,13 @@ pub const KINDS: &[KindEntry] = &[
         description: "A reStructuredText document",
         extensions: &["rst", "rest"],
     },
+    KindEntry {
+        kind: Kind::Notebook,
+        name: "notebook",
+        aliases: &["ipynb", "jupyter"],
+        description: "A Jupyter notebook",
+        extensions: &["ipynb"],
+    },
 ];
 
 impl Kind {
@@ -150,7 +160,7 @@ impl Kind {
     /// ```
     /// use relink::Kind;
     /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
-    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst"]);
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "notebook"]);
     /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
     /// assert_eq!(Kind::Markdown.name(), "markdown");
     /// ```
@@ -428,6 +438,7 @@ mod tests {
             Kind::Xml,
             Kind::Markdown,
             Kind::Rst,
+            Kind::Notebook,
         ];
         assert_eq!(KINDS.len(), all.len());
         for kind in all {

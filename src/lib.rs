@@ -96,6 +96,10 @@ pub mod mime;
 #[cfg(not(feature = "_internal"))]
 mod mime;
 #[cfg(feature = "_internal")]
+pub mod notebook;
+#[cfg(not(feature = "_internal"))]
+mod notebook;
+#[cfg(feature = "_internal")]
 pub mod options;
 #[cfg(not(feature = "_internal"))]
 mod options;
