@@ -171,6 +171,11 @@ struct MarkdownGuideDoctests;
 #[doc = include_str!("../docs/restructuredtext.md")]
 struct RestructuredTextGuideDoctests;
 
+/// The notebook guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/notebooks.md")]
+struct NotebookGuideDoctests;
+
 /// The library guide's examples, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/library.md")]
