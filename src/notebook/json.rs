@@ -171,6 +171,11 @@ impl<'a> Scanner<'a> {
         raw.len() <= 6 * name.len() && decode(self.bytes, content.clone()).text == name
     }
 
+    /// The text of the string at `content`, escapes read.
+    pub fn text(&self, content: &Range<usize>) -> String {
+        decode(self.bytes, content.clone()).text
+    }
+
     /// An object, `member` called with each key's content range with the
     /// scanner at its value, which it must read or [`Scanner::skip`].
     pub fn object(

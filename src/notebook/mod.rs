@@ -1,9 +1,11 @@
 //! Jupyter notebooks (`.ipynb`, nbformat 4, and 3's worksheets): the
 //! texts a notebook renders with links are handed to their readers through
 //! [`Documents`]: a Markdown cell's source (and a v3 heading cell's) as
-//! Markdown, a code cell's `text/html`, `image/svg+xml` and `text/markdown`
-//! outputs as HTML, XML and Markdown. Code, raw cells, attachments and
-//! every other key stay as they are.
+//! Markdown, a raw cell that nbconvert writes into an HTML page as it is
+//! (`raw_mimetype` `text/html`, or none) as HTML, a code cell's
+//! `text/html`, `image/svg+xml` and `text/markdown` outputs as HTML, XML
+//! and Markdown. Code, other raw cells, attachments and every other key
+//! stay as they are.
 //!
 //! The JSON is never written again: each text is found as the strings of
 //! the file ([`json::Scanner`]), decoded and joined (a source written as a
@@ -137,25 +139,41 @@ fn cell_list(s: &mut Scanner<'_>, texts: &mut Vec<Text>, cells: &mut usize) -> j
     })
 }
 
-/// One cell: its source if it renders as Markdown, its outputs' texts.
+/// One cell: its source if it renders as Markdown (or as HTML, a raw cell
+/// nbconvert writes into the page as it is), its outputs' texts.
 /// The last of a repeated key counts, as Python's reader keeps it.
 fn cell(s: &mut Scanner<'_>, texts: &mut Vec<Text>, n: usize) -> json::Result<()> {
     if s.peek() != Some(b'{') {
         return s.skip();
     }
-    let mut markdown = false;
+    let mut kind = None;
+    let mut raw_html = true;
     let mut source = None;
     let mut outputs = Vec::new();
     s.object(|s, key| {
         if s.is(&key, "cell_type") {
-            markdown = if s.peek() == Some(b'"') {
-                let value = s.string()?;
-                s.is(&value, "markdown") || s.is(&value, "heading")
-            } else {
-                s.skip()?;
-                false
+            kind = match s.peek() {
+                Some(b'"') => {
+                    let value = s.string()?;
+                    if s.is(&value, "markdown") || s.is(&value, "heading") {
+                        Some(Embedded::Markdown)
+                    } else {
+                        s.is(&value, "raw").then_some(Embedded::Html)
+                    }
+                }
+                _ => s.skip().map(|()| None)?,
             };
             Ok(())
+        } else if s.is(&key, "metadata") && s.peek() == Some(b'{') {
+            raw_html = true;
+            s.object(|s, key| {
+                if s.is(&key, "raw_mimetype") {
+                    raw_html = renders_raw(s)?;
+                    Ok(())
+                } else {
+                    s.skip()
+                }
+            })
         } else if s.is(&key, "source") {
             source = s.strings()?;
             Ok(())
@@ -170,15 +188,27 @@ fn cell(s: &mut Scanner<'_>, texts: &mut Vec<Text>, n: usize) -> json::Result<()
             s.skip()
         }
     })?;
-    if markdown && let Some(strings) = source {
+    let kind = kind.filter(|&k| k == Embedded::Markdown || raw_html);
+    if let (Some(kind), Some(strings)) = (kind, source) {
         texts.push(Text {
-            kind: Embedded::Markdown,
+            kind,
             label: format!("cell {n}"),
             strings,
         });
     }
     texts.append(&mut outputs);
     Ok(())
+}
+
+/// Whether a raw cell of the `raw_mimetype` at the scanner is written into
+/// the HTML page as it is, as nbconvert's HTML exporter writes one of
+/// `text/html` or of none (in any case).
+fn renders_raw(s: &mut Scanner<'_>) -> json::Result<bool> {
+    if s.peek() != Some(b'"') {
+        return s.skip().map(|()| false);
+    }
+    let value = s.string()?;
+    Ok(s.is(&value, "") || s.text(&value).eq_ignore_ascii_case("text/html"))
 }
 
 /// The media types of outputs read, with the key nbformat 3 gave them.

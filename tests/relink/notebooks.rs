@@ -139,9 +139,11 @@ fn new_text_is_escaped_as_the_file_escapes() {
     let _: Value = serde_json::from_str(&text).unwrap();
 }
 
-/// Code, plain text outputs, raw cells, attachments and metadata stay;
-/// HTML, SVG and Markdown outputs are rewritten, under `data` (nbformat 4)
-/// and at an output's top (nbformat 3's worksheets).
+/// Code, plain text outputs, raw cells of other formats, attachments and
+/// metadata stay; HTML, SVG and Markdown outputs are rewritten, under
+/// `data` (nbformat 4) and at an output's top (nbformat 3's worksheets),
+/// and so are raw cells that nbconvert writes into its HTML page as they
+/// are (of `raw_mimetype` `text/html`, in any case, or none).
 #[test]
 fn only_markdown_cells_and_rendered_outputs_change() {
     let code = r#"{"cell_type": "code", "execution_count": 1, "metadata": {"link": "a.md"},
@@ -149,9 +151,11 @@ fn only_markdown_cells_and_rendered_outputs_change() {
      "image/svg+xml": "<svg xmlns=\"http://www.w3.org/2000/svg\"><a href=\"s.html\"/></svg>",
      "text/markdown": "[m](m.md)"}, "metadata": {}, "output_type": "display_data"}],
    "source": ["print('[x](y.md)')"]}"#;
-    let raw = r#"{"cell_type": "raw", "metadata": {}, "source": "<a href=\"r.html\">"}"#;
+    let raw = r#"{"cell_type": "raw", "metadata": {"raw_mimetype": "text/latex"}, "source": "<a href=\"r.html\">"}"#;
+    let raw_html = r#"{"cell_type": "raw", "metadata": {"raw_mimetype": "Text/HTML"}, "source": "<a href=\"h.html\">"}"#;
+    let raw_plain = r#"{"metadata": {}, "source": ["<img src=\"n.png\">"], "cell_type": "raw"}"#;
     let attached = markdown(r#""![i](attachment:i.png) [t](t.md)""#);
-    let page = notebook(&[code, raw, &attached]);
+    let page = notebook(&[code, raw, raw_html, raw_plain, &attached]);
     let text = out(&page);
     for kept in [
         "[\"[a](b.md)\"]",
@@ -167,6 +171,8 @@ fn only_markdown_cells_and_rendered_outputs_change() {
         "<a href=\\\"http://h/a/b/s.html\\\"/>",
         "[m](http://h/a/b/m.md)",
         "[t](http://h/a/b/t.md)",
+        "<a href=\\\"http://h/a/b/h.html\\\">",
+        "<img src=\\\"http://h/a/b/n.png\\\">",
     ] {
         assert!(text.contains(new), "{new} missing: {text}");
     }
