@@ -541,3 +541,65 @@ fn nbconvert_check(pairs: &[[std::path::PathBuf; 2]]) -> Option<Vec<Value>> {
     assert_eq!(checked.len(), pairs.len());
     Some(checked)
 }
+
+/// Real notebooks cut short and with bytes replaced all along them: no
+/// panic; the notebook is refused exactly when serde_json finds it is not
+/// JSON, and an output is JSON again.
+#[test]
+fn broken_notebooks_never_panic_and_are_refused_exactly_when_not_json() {
+    let names = [
+        "notebook-local-links.ipynb",
+        "nbconvert-mixedmarkdown.ipynb",
+        "nbconvert-latex-linked-image.ipynb",
+    ];
+    let mut runs = 0;
+    for name in names {
+        let original = std::fs::read(fixture(&format!("notebooks/{name}"))).unwrap();
+        let mut inputs: Vec<Vec<u8>> = (0..original.len())
+            .step_by(3)
+            .map(|at| original[..at].to_vec())
+            .collect();
+        for at in (0..original.len()).step_by(5) {
+            for byte in [b'"', b'\\', b'[', b'{', b'}', b',', b'\n', b'u', 0xff] {
+                let mut mutated = original.clone();
+                mutated[at] = byte;
+                inputs.push(mutated);
+            }
+        }
+        for input in inputs {
+            runs += 1;
+            let json = serde_json::from_slice::<Value>(&input).is_ok();
+            let done = Rewriter::new()
+                .kind(Kind::Notebook)
+                .retrieved_from("http://h/a/nb.ipynb")
+                .rewrite(&input);
+            match done {
+                Ok(done) => {
+                    assert!(json, "{name}: taken but not json: {input:?}");
+                    let out = serde_json::from_slice::<Value>(done.bytes());
+                    assert!(out.is_ok(), "{name}: an output that is not json");
+                }
+                Err(Error::InvalidJson { .. }) => {
+                    assert!(!json, "{name}: refused but json: {input:?}");
+                }
+                Err(other) => panic!("{name}: {other}"),
+            }
+        }
+    }
+    assert!(runs > 3_000, "{runs}");
+}
+
+/// Nesting far past any stack, inside a notebook's metadata and in place
+/// of a cell, is read through.
+#[test]
+fn deep_nesting_is_read_through() {
+    let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
+    let cell = markdown(r#""[a](b.md)""#);
+    let page = notebook(&[&cell, &deep]).replace(
+        " \"metadata\": {},\n",
+        &format!(" \"metadata\": {{\"x\": {deep}}},\n"),
+    );
+    assert_eq!(page.matches(&deep).count(), 2);
+    let done = rewrite(&page, "http://h/nb.ipynb");
+    assert_eq!(done.rewritten(), 1);
+}
