@@ -443,3 +443,33 @@ fn whole_change(old: &[u8], new: &[u8]) -> Vec<Edit> {
     let text = new[prefix..new.len() - suffix].to_owned();
     vec![Edit::new(prefix..old.len() - suffix, text)]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each text offset maps into the string that holds it, past escapes;
+    /// an empty string holds nothing, and a range over two strings has no
+    /// one string.
+    #[test]
+    fn a_joined_text_maps_back_into_its_strings() {
+        let file = r#"["a\/b", "", "\u00e9x\n", "yz"]"#;
+        let mut s = Scanner::new(file.as_bytes(), 0);
+        let strings = s.strings().unwrap().unwrap();
+        let joined = Joined::new(file.as_bytes(), &strings);
+        assert_eq!(joined.decoded.text, "a/béx\nyz");
+        let byte = |at| joined.byte_at(at);
+        // `a`, `\/`, `b` in the first string, from byte 2.
+        assert_eq!([byte(0), byte(1), byte(2)], [2, 3, 5]);
+        // `é` (two bytes of text, `\u00e9` six of the file), `x`, `\n`.
+        assert_eq!([byte(3), byte(5), byte(6)], [14, 20, 21]);
+        assert_eq!(byte(7), 27);
+        assert_eq!(joined.string_of(&(3..6)), Some(2));
+        assert_eq!(joined.string_of(&(3..3)), Some(2));
+        assert_eq!(joined.string_of(&(2..4)), None);
+        assert_eq!(joined.string_of(&(6..8)), None);
+        assert_eq!(joined.byte_of(2, 7), 23);
+        let texts = texts(br#"{"cells": [{"cell_type": "raw", "source": "x"}]}"#, 0);
+        assert_eq!(texts.unwrap().0.len(), 1);
+    }
+}
