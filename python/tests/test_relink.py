@@ -1013,7 +1013,7 @@ def test_the_native_module_is_private_under_the_package() -> None:
     # The stub's kinds are the names `kind` takes, from the native module.
     (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
     assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
-    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots"]
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook"]
     for kind in native.KINDS:
         try:
             relink.links(b"", kind=kind)
@@ -1043,7 +1043,7 @@ def test_a_row_has_the_keys_of_the_command_lines_json_in_their_order(relink_bin,
     assert re.findall(r"^    (\w+): \S", link, re.MULTILINE) == native.ROW_KEYS
 
 
-def test_feeds_and_markdown_are_kinds_too() -> None:
+def test_feeds_markdown_and_notebooks_are_kinds_too() -> None:
     feed = (
         b'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://a.example/blog/">'
         b'<link href="post.html"/></feed>'
@@ -1057,6 +1057,12 @@ def test_feeds_and_markdown_are_kinds_too() -> None:
     readme = b"See `the guide <docs/guide.html>`_.\n"
     out = relink.rewrite(readme, "https://example.com/r/README.rst", kind="rst")
     assert out == b"See `the guide <https://example.com/r/docs/guide.html>`_.\n"
+    # A notebook that writes `/` as `\/` has the new part of a URL written so too.
+    notebook = b'{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["[a](b\\/c.md)"]}]}'
+    out = relink.rewrite(notebook, "https://example.com/r/nb.ipynb", kind="notebook")
+    assert out == b'{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["[a](https:\\/\\/example.com\\/r\\/b\\/c.md)"]}]}'
+    with pytest.raises(ValueError, match="invalid json at line 1, column 12"):
+        relink.rewrite(b'{"cells": [', "https://example.com/r/nb.ipynb", kind="notebook")
 
 
 

@@ -12,7 +12,8 @@ use crate::options::Options;
 use crate::splice::Make;
 use crate::text::{Documents, Embedded};
 
-/// The documents relink reads inside archives: HTML, CSS and XML.
+/// The documents relink reads inside archives and notebooks: HTML, CSS,
+/// XML and Markdown.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Engine;
 
@@ -37,6 +38,7 @@ impl Documents for Engine {
             Embedded::Html => rewrite_html(bytes, options, make),
             Embedded::Css => crate::css::rewrite(bytes, options, make),
             Embedded::Xml => crate::xml::rewrite(bytes, (options, make), self),
+            Embedded::Markdown => crate::markdown::rewrite_markdown(bytes, (options, make), self),
         }
     }
 }
@@ -61,6 +63,7 @@ pub fn rewrite_in_memory(
         }
         Kind::Markdown => crate::markdown::rewrite_markdown(input, (options, make), &Engine),
         Kind::Rst => crate::rst::rewrite_rst(input, (options, make), &Engine),
+        Kind::Notebook => crate::notebook::rewrite_notebook(input, (options, make), &Engine),
         Kind::Css => crate::css::rewrite(input, options, make),
         Kind::Xml | Kind::Sitemap => crate::xml::rewrite(input, (options, make), &Engine),
         Kind::Robots => crate::robots::rewrite(input, options, make),

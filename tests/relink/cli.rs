@@ -1231,6 +1231,7 @@ fn help_and_manual_name_every_kind() {
             "rst" => &["reStructuredText"],
             "sitemap" => &["sitemap", "OPML"],
             "robots" => &["robots.txt"],
+            "notebook" => &["Jupyter"],
             other => panic!("kind {other} has no words here: add them"),
         }
     };

@@ -30,6 +30,7 @@ const SANDBOX: &[(&str, &str)] = &[
     ("site", "docs/site"),
     ("README.md", "docs/README.md"),
     ("README.rst", "docs/README.rst"),
+    ("analysis.ipynb", "notebooks/made/analysis.ipynb"),
     ("feed.atom", "feeds/blog.atom"),
     ("message.eml", "mail/content-base.eml"),
     ("saved-page.mhtml", "mail/chrome.mhtml"),

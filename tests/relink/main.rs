@@ -28,6 +28,7 @@ mod mail;
 mod markdown;
 mod memory;
 mod no_base;
+mod notebooks;
 mod oracle;
 mod outputs;
 mod places;
