@@ -599,6 +599,24 @@ fn print_instructions(site: &Path, out: &Path, peer_out: &Path) {
         ),
         _ => println!("  instructions: not counted (valgrind did not run)"),
     }
+    // `--list` reads every page as the rewrite does and writes rows, no
+    // files: its instructions beside the rewrite's.
+    let mut list = Command::new(env!("CARGO_BIN_EXE_relink"));
+    list.arg(site).args([
+        "--retrieved-from",
+        RETRIEVED_FROM,
+        "-j",
+        "1",
+        "-q",
+        "--list",
+    ]);
+    if let (Some(relink), Some(list)) = (relink, instructions(&list)) {
+        println!(
+            "  --list, -j 1, instructions (callgrind): {:.1} M; rewrite / --list {:.2}x",
+            list as f64 / 1e6,
+            relink as f64 / list as f64
+        );
+    }
 }
 
 /// The in-process rows of one corpus, the ratio to the peer in turn, and

@@ -412,6 +412,14 @@ impl Sink for Tracker<'_> {
         self.run(Tok::Text { space }, None);
     }
 
+    /// Text in body under an HTML element with nothing to reconstruct, or
+    /// in text mode, is passed over by [`Sink::characters`] below: the
+    /// tokenizer need not gather it.
+    #[inline]
+    fn text_matters(&self) -> bool {
+        !self.state.borrow().text_changes_nothing()
+    }
+
     fn null(&self, _line: u64) {
         self.run(Tok::Nul, None);
     }

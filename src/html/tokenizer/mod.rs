@@ -375,16 +375,28 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     #[inline(always)]
     fn chars(&mut self, from: usize, to: usize) {
         if self.lean {
-            self.collapsed.push(&self.bytes[from..to], true);
+            if self.stand_in_open() && from < to {
+                self.collapsed.push(&self.bytes[from..to], true);
+            }
         } else {
             self.pending.push_raw(self.input, from, to);
         }
     }
 
+    /// Whether text pushed now may still change the stand-in, and the sink
+    /// wants it ([`Sink::text_matters`]): a run whose stand-in is final, or
+    /// that the sink would take and change nothing, is not looked at.
+    #[inline(always)]
+    fn stand_in_open(&self) -> bool {
+        !self.collapsed.other && self.sink.text_matters()
+    }
+
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
         if self.lean {
-            self.collapsed.push(s.as_bytes(), false);
+            if self.stand_in_open() {
+                self.collapsed.push(s.as_bytes(), false);
+            }
         } else {
             self.pending.push_str(self.input, s);
         }

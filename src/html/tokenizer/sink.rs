@@ -84,6 +84,14 @@ pub trait Sink {
     /// A run of characters.
     fn characters(&self, chars: Chars<'_>, line: u64);
 
+    /// On the lean path: whether characters read now may change anything.
+    /// With `false` the tokenizer does not gather the run at all (no stand-in,
+    /// no [`Sink::characters`]); the answer holds until the next token.
+    #[inline]
+    fn text_matters(&self) -> bool {
+        true
+    }
+
     /// A NUL in the data state or a CDATA section.
     fn null(&self, line: u64);
 

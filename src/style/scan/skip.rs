@@ -87,6 +87,26 @@ pub(super) struct Stop {
 /// ([`Blocks::bracket`]); a `(` after a name stops it only if the name may
 /// take URLs ([`plain_function`]).
 pub(super) fn next_significant(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        #[allow(unsafe_code)]
+        // SAFETY: `next_significant_avx2` asks for AVX2 alone, and the processor has it.
+        return unsafe { next_significant_avx2(bytes, from, blocks) };
+    }
+    next_significant_here(bytes, from, blocks)
+}
+
+/// [`next_significant_here`] compiled for AVX2, whose three-operand vector
+/// instructions build a lane's flags in fewer steps.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn next_significant_avx2(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
+    next_significant_here(bytes, from, blocks)
+}
+
+/// [`next_significant`] as the target compiles it.
+#[inline(always)]
+fn next_significant_here(bytes: &[u8], from: usize, blocks: &mut Blocks) -> Stop {
     let mut token = from;
     let mut at = from;
     let rest = bytes.get(from..).unwrap_or_default();
@@ -220,6 +240,28 @@ mod tests {
             .iter()
             .position(|&b| stop(b))
             .map_or(bytes.len(), |i| from + i)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The skip compiled for AVX2, where the processor has it, stops
+        /// where the target's own code stops, with the same blocks open.
+        #[test]
+        fn the_skip_stops_where_the_code_for_the_target_stops(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(&b"a-(){}[]|'\"/@<\\ u.rl:;#9"[..]),
+                0..200,
+            ),
+            from in 0usize..40,
+        ) {
+            let from = from.min(bytes.len());
+            let (mut fast, mut here) = (Blocks::new(), Blocks::new());
+            let got = next_significant(&bytes, from, &mut fast);
+            let want = next_significant_here(&bytes, from, &mut here);
+            proptest::prop_assert_eq!((got.at, got.token), (want.at, want.token));
+            proptest::prop_assert_eq!(fast.levels.len(), here.levels.len());
+            proptest::prop_assert_eq!(fast.deep, here.deep);
+        }
     }
 
     proptest::proptest! {
