@@ -26,6 +26,13 @@ pub const SVG: &str = "http://www.w3.org/2000/svg";
 /// XLink (`xlink:href`).
 pub const XLINK: &str = "http://www.w3.org/1999/xlink";
 
+/// An EPUB package document (OPF 2.0 and 3).
+pub const OPF: &str = "http://www.idpf.org/2007/opf";
+/// An EPUB NCX (the table of contents of EPUB 2).
+pub const NCX: &str = "http://www.daisy.org/z3986/2005/ncx/";
+/// An EPUB's `META-INF/container.xml` (OCF).
+pub const OCF: &str = "urn:oasis:names:tc:opendocument:xmlns:container";
+
 /// The namespace of RSS 0.9x and 2.0 elements: none. Its rows apply only
 /// under an RSS root (`rss`, `rdf:RDF`), so another `<link>` is not RSS's.
 pub const RSS: &str = "";
@@ -239,6 +246,13 @@ pub const LINK_ROWS: &[LinkRow] = &[
     ns_attr("*", "*", XLINK, "href"),
     style_attribute(SVG),
     style_element(SVG),
+    // EPUB: the package document, the NCX, the container document.
+    attr(OPF, "item", "href"),
+    attr(OPF, "link", "href"),
+    attr(OPF, "reference", "href"),
+    attr(NCX, "content", "src"),
+    attr(OCF, "rootfile", "full-path"),
+    attr(OCF, "link", "href"),
 ];
 
 /// Where a link of `row` is: an attribute of XHTML's or SVG's (and
@@ -246,7 +260,9 @@ pub const LINK_ROWS: &[LinkRow] = &[
 /// RDF's.
 pub fn place<'a>(row: &LinkRow, element: &'a str, attribute: &'a str) -> Place<'a> {
     match (row.namespace, row.holder) {
-        (XHTML | SVG, _) | (_, Holder::Attribute(XLINK, _)) => Place::Attribute(element, attribute),
+        (XHTML | SVG | OPF | NCX | OCF, _) | (_, Holder::Attribute(XLINK, _)) => {
+            Place::Attribute(element, attribute)
+        }
         _ => Place::Feed(element, attribute),
     }
 }

@@ -169,6 +169,9 @@ fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
         links::XHTML,
         links::SVG,
         links::XLINK,
+        links::OPF,
+        links::NCX,
+        links::OCF,
     ];
     match resolved {
         ResolveResult::Bound(ns) => {
