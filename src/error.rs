@@ -69,6 +69,15 @@ pub enum Error {
     /// A WACZ package that cannot be read or written again.
     #[error(transparent)]
     Wacz(Box<dyn std::error::Error + Send + Sync>),
+    /// An EPUB book that cannot be read: its zip, or an entry every book
+    /// needs.
+    #[error("{entry}: {reason}")]
+    Epub {
+        /// The entry (`META-INF/container.xml`), or `zip archive`.
+        entry: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

@@ -52,6 +52,9 @@ pub enum WarningKind {
     /// no room to make longer (the table's columns are where its text
     /// is), or that relink does not read there: left as it is.
     InTable,
+    /// A link inside a container (an EPUB book) to a file the container
+    /// does not hold: left as it is.
+    NotInContainer,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

@@ -13,7 +13,8 @@ use relink::{MboxFormat, Rules};
 ///
 /// Reads each FILE (HTML, CSS, an XML document such as an Atom or RSS feed,
 /// SVG or XHTML, Markdown, reStructuredText, a message or MHTML, an mbox, a
-/// Maildir, a WARC or ARC web archive, a WACZ package, gzipped or not, or a
+/// Maildir, a WARC or ARC web archive, a WACZ package, an EPUB book,
+/// gzipped or not, or a
 /// directory of them; `-` for standard input), finds each document's base
 /// URL in RFC 1808's order (the HTML BASE element or xml:base, the message
 /// or HTTP headers, the enclosing entity, --retrieved-from or a WARC

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 /// The readers: one module each, knowing no other.
-const READERS: [&str; 7] = ["html", "css", "markdown", "mime", "rst", "warc", "xml"];
+const READERS: [&str; 8] = [
+    "html", "css", "epub", "markdown", "mime", "rst", "warc", "xml",
+];
 
 /// The Rust files of a reader module (`src/NAME.rs` or `src/NAME/`).
 fn files_of(reader: &str) -> Vec<PathBuf> {

@@ -1229,6 +1229,7 @@ fn help_and_manual_name_every_kind() {
             "xml" => &["XML", "feed", "SVG", "XHTML"],
             "markdown" => &["Markdown"],
             "rst" => &["reStructuredText"],
+            "epub" => &["EPUB"],
             other => panic!("kind {other} has no words here: add them"),
         }
     };

@@ -37,6 +37,7 @@ const SANDBOX: &[(&str, &str)] = &[
     ("Maildir", "mail/maildir"),
     ("crawl.warc.gz", "warc/site.warc.gz"),
     ("archive.wacz", "archives/wacz/site.wacz"),
+    ("book.epub", "epub/hefty-water.epub"),
 ];
 
 /// The commands a shell block may show without being run, and why the
