@@ -624,3 +624,39 @@ fn a_broken_zip_or_a_book_without_its_container_document_is_refused_by_name() {
         "{stderr}"
     );
 }
+
+#[test]
+fn explain_names_each_file_of_the_book_and_in_place_rewrites_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("made.epub");
+    let input = made_book(CH1);
+    std::fs::write(&path, &input).unwrap();
+    let name = path.to_str().unwrap();
+    let out = relink(&["explain", name], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    for line in [
+        "  META-INF/container.xml\n    the file's place in the book: epub:/ (gives the base)",
+        "  OEBPS/text/ch1.xhtml\n    the file's place in the book: epub:/OEBPS/text/ch1.xhtml (gives the base)",
+    ] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
+    let base = "--retrieved-from=http://example.org/a/b/c/";
+    let out = relink(&["--in-place", base, name], b"");
+    assert!(out.status.success(), "{out:?}");
+    let output = std::fs::read(&path).unwrap();
+    let expected = Rewriter::new()
+        .retrieved_from("http://example.org/a/b/c/")
+        .rewrite(&input)
+        .unwrap();
+    assert!(
+        output != input && output == expected.bytes(),
+        "in place as in memory"
+    );
+    // A second pass changes nothing.
+    let again = Rewriter::new()
+        .retrieved_from("http://example.org/a/b/c/")
+        .rewrite(&output)
+        .unwrap();
+    assert!(!again.changed());
+}
