@@ -58,6 +58,9 @@ impl Layout {
             return Err("a zip64 archive is not written again".into());
         }
         let central = central as usize;
+        if central > end {
+            return Err("the central directory is past its end record".into());
+        }
         let mut entries = Vec::with_capacity(usize::from(count));
         let mut at = central;
         for _ in 0..count {
@@ -66,7 +69,7 @@ impl Layout {
             }
             let method = u16_at(zip, at + 10).ok_or("record cut short")?;
             let local = u32_at(zip, at + 42).ok_or("record cut short")? as usize;
-            if zip.get(local..local + 4) != Some(b"PK\x03\x04") {
+            if local >= central || zip.get(local..local + 4) != Some(b"PK\x03\x04") {
                 return Err(format!("no local header at byte {local}"));
             }
             entries.push(Placing {
@@ -75,6 +78,9 @@ impl Layout {
                 method,
             });
             at += record_len(zip, at, 46, 28).ok_or("record cut short")?;
+            if at > end {
+                return Err("the central directory runs into its end record".into());
+            }
         }
         Ok(Layout {
             entries,
@@ -112,7 +118,10 @@ impl Layout {
         let central = out.len();
         for (i, entry) in self.entries.iter().enumerate() {
             let len = record_len(zip, entry.central, 46, 28).ok_or("record cut short")?;
-            let mut record = zip[entry.central..entry.central + len].to_vec();
+            let mut record = zip
+                .get(entry.central..entry.central + len)
+                .ok_or("record cut short")?
+                .to_vec();
             put_u32(&mut record, 42, offset(offsets[i])?);
             if let Some((crc, compressed, size)) = changed[i] {
                 let flags = u16_at(&record, 8).unwrap_or(0) & !0x08;
