@@ -80,6 +80,15 @@ pub enum Error {
         /// What was expected or found there.
         reason: &'static str,
     },
+    /// An EPUB book that cannot be read: its zip, or an entry every book
+    /// needs.
+    #[error("{entry}: {reason}")]
+    Epub {
+        /// The entry (`META-INF/container.xml`), or `zip archive`.
+        entry: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A document too large to parse.
     #[error("document of {0} bytes is too large")]
     TooLarge(usize),

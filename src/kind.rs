@@ -50,6 +50,9 @@ pub enum Kind {
     /// A Jupyter notebook (`.ipynb`): its Markdown cells and its HTML, SVG
     /// and Markdown outputs.
     Notebook,
+    /// An EPUB book (EPUB 2 or 3): its content documents, package
+    /// document, navigation document, NCX and style sheets.
+    Epub,
 }
 
 /// What the one table says of a kind of input.
@@ -162,6 +165,13 @@ pub const KINDS: &[KindEntry] = &[
         description: "A Jupyter notebook",
         extensions: &["ipynb"],
     },
+    KindEntry {
+        kind: Kind::Epub,
+        name: "epub",
+        aliases: &[],
+        description: "An EPUB book (EPUB 2 or 3)",
+        extensions: &["epub"],
+    },
 ];
 
 impl Kind {
@@ -183,7 +193,7 @@ impl Kind {
     /// ```
     /// use relink::Kind;
     /// let names: Vec<&str> = Kind::entries().iter().map(|e| e.name).collect();
-    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook"]);
+    /// assert_eq!(names, ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook", "epub"]);
     /// assert_eq!(Kind::named("Feed"), Some(Kind::Xml));
     /// assert_eq!(Kind::Markdown.name(), "markdown");
     /// ```
@@ -350,6 +360,10 @@ pub fn looks_like_html(head: &[u8]) -> bool {
 /// element, the start of an HTML document. A UTF-8 byte order mark before
 /// them is skipped.
 pub fn sniff(head: &[u8]) -> Option<Kind> {
+    // A book says so in its first entry.
+    if crate::epub::looks_like_epub(head) {
+        return Some(Kind::Epub);
+    }
     // A package first: one that stores its WARC uncompressed shows WARC
     // lines past its first entry's header.
     if crate::warc::wacz::looks_like_wacz(head) {
@@ -383,6 +397,9 @@ pub fn sniff(head: &[u8]) -> Option<Kind> {
 pub fn detect_file(path: &Path, head: &[u8]) -> Kind {
     if crate::warc::looks_like_warc(head) {
         return Kind::Warc;
+    }
+    if crate::epub::looks_like_epub(head) {
+        return Kind::Epub;
     }
     if crate::warc::wacz::looks_like_wacz(head) {
         return Kind::Wacz;
@@ -472,6 +489,7 @@ mod tests {
             Kind::Sitemap,
             Kind::Robots,
             Kind::Notebook,
+            Kind::Epub,
         ];
         assert_eq!(KINDS.len(), all.len());
         for kind in all {

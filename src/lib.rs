@@ -74,6 +74,10 @@ pub mod encoding;
 #[cfg(not(feature = "_internal"))]
 mod encoding;
 #[cfg(feature = "_internal")]
+pub mod epub;
+#[cfg(not(feature = "_internal"))]
+mod epub;
+#[cfg(feature = "_internal")]
 pub mod html;
 #[cfg(not(feature = "_internal"))]
 mod html;

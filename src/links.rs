@@ -56,6 +56,9 @@ pub enum WarningKind {
     /// host than the sitemap's, which the sitemap protocol drops. It is
     /// rewritten all the same.
     OtherHost,
+    /// A link inside a container (an EPUB book) to a file the container
+    /// does not hold: left as it is.
+    NotInContainer,
 }
 
 /// What could not be done, and where: a kind to act on, and words for

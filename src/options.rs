@@ -54,6 +54,39 @@ pub struct Options<'a> {
     /// Where each link goes as it is found, when links are recorded: the
     /// reports then hold none (see [`LinkSink`]).
     pub rows: Option<Rows<'a>>,
+    /// The container the document is a file of (an EPUB book): a link that
+    /// reaches another of its files stays as written.
+    pub container: Option<&'a dyn Container>,
+}
+
+/// A container of files that link to each other by relative paths (an
+/// EPUB book): each file's base is its place in the container, and a link
+/// that reaches a file of it stays as written, so that the container
+/// still works once rewritten.
+pub trait Container: Sync + std::fmt::Debug {
+    /// Where `resolved`, a URL resolved against `base`, lies.
+    fn place(&self, base: &str, resolved: &str) -> Placed;
+
+    /// The base of a link that leaves the container (the retrieval URL).
+    fn outer(&self) -> Option<&Base>;
+}
+
+/// Where a link lies with respect to a [`Container`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Placed {
+    /// Its base is no place in the container (an absolute BASE): a link
+    /// as any other.
+    Elsewhere,
+    /// It reaches `path` in the container, which holds it or not.
+    Inside {
+        /// The container path, its fragment kept.
+        path: String,
+        /// Whether the container holds the file.
+        exists: bool,
+    },
+    /// It leaves the container (a network-path reference, `..` above its
+    /// root): resolved against the container's outer base, if any.
+    Outside,
 }
 
 /// A [`LinkSink`], as the options hold it.

@@ -12,7 +12,7 @@ use crate::base::{Base, BaseChain, BaseSource, Layer, LayerStatus};
 use crate::encoding::{self, Sniffed};
 use crate::error::Error;
 use crate::links::{Link, LinkDetails, LinkRow, Outcome, Place, Warning, WarningKind};
-use crate::options::{MAX_DOCUMENT_BYTES, Options};
+use crate::options::{MAX_DOCUMENT_BYTES, Options, Placed};
 use crate::splice::{Edit, Edits, Make, Splice};
 use crate::style;
 
@@ -113,6 +113,16 @@ pub struct TextRewrite {
     pub layers: Vec<Layer>,
     /// An HTML document's title and metas, when asked.
     pub head: Option<Box<crate::links::HtmlHead>>,
+}
+
+/// What becomes of a link of a file of a container ([`Resolver::contained`]).
+enum Contained<'o> {
+    /// A link as any other.
+    Link,
+    /// Kept as written, and recorded.
+    Kept,
+    /// Resolved against this base, outside the container.
+    Outer(&'o Base),
 }
 
 /// Whether a reference to the document itself (`#name`, or empty) stays as written.
@@ -245,11 +255,22 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
         let keep = read.starts_with('#')
             && (same_document == SameDocument::Keep || self.options.keep_fragment_links);
-        let resolved = if keep {
+        let mut resolved = if keep {
             Ok(Cow::Borrowed(&*read))
         } else {
             base.url.resolve(&read)
         };
+        let mut base = base;
+        if let (Ok(url), false) = (&resolved, keep) {
+            match self.contained(at, (value, place), base, url) {
+                Contained::Link => {}
+                Contained::Kept => return None,
+                Contained::Outer(outer) => {
+                    base = outer;
+                    resolved = outer.url.resolve(&read);
+                }
+            }
+        }
         if base.is_stand_in() {
             // No base: the link is recorded as it is, never written.
             let left = resolved.is_ok_and(|resolved| resolved.trim_ascii() != read);
@@ -290,6 +311,43 @@ impl<'t, 'o> Resolver<'t, 'o> {
                 );
                 None
             }
+        }
+    }
+
+    /// What becomes of a link resolved to `url` against `base` when the
+    /// document is a file of a container (an EPUB book): one that reaches
+    /// a file of it is kept as written and recorded with its container
+    /// path (a warning if the container lacks the file); one that leaves
+    /// it is resolved against the container's outer base, or left.
+    fn contained(
+        &mut self,
+        at: usize,
+        (value, place): (&str, Place<'_>),
+        base: &Base,
+        url: &str,
+    ) -> Contained<'o> {
+        let Some(container) = self.options.container else {
+            return Contained::Link;
+        };
+        match container.place(base.url.as_str(), url) {
+            Placed::Elsewhere => Contained::Link,
+            Placed::Inside { path, exists } => {
+                if !exists {
+                    let message = format_args!("{place}: the container holds no {path}");
+                    self.warn(at, WarningKind::NotInContainer, message);
+                }
+                if self.options.details.records() {
+                    self.record_resolved(at, (value, place), path, Some(base), (false, false));
+                }
+                Contained::Kept
+            }
+            Placed::Outside => match container.outer() {
+                Some(outer) => Contained::Outer(outer),
+                None => {
+                    self.record_left(at, value, place, true);
+                    Contained::Kept
+                }
+            },
         }
     }
 

@@ -123,7 +123,7 @@ pub fn links<'py>(
 /// `data` is a path, any bytes-like object or a binary file object, as
 /// for links; the rewritten bytes are returned (a path's file is not
 /// written). `kind` ("html", "css", "message", "mbox", "warc", "wacz",
-/// "xml", "markdown", "rst", "sitemap", "robots", "notebook") is found when not given, as the command line finds
+/// "xml", "markdown", "rst", "sitemap", "robots", "notebook", "epub") is found when not given, as the command line finds
 /// it. `base` is the URL the document was retrieved from; without one
 /// only the document's own bases apply. The records of a WARC file use
 /// their own bases, and `base` is not used.

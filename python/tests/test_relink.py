@@ -1013,11 +1013,11 @@ def test_the_native_module_is_private_under_the_package() -> None:
     # The stub's kinds are the names `kind` takes, from the native module.
     (kinds,) = re.findall(r"^Kind = Literal\[(.*)\]$", stub, re.MULTILINE)
     assert [k.strip().strip('"') for k in kinds.split(",")] == native.KINDS
-    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook"]
+    assert native.KINDS == ["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook", "epub"]
     for kind in native.KINDS:
         try:
             relink.links(b"", kind=kind)
-        except ValueError as error:  # an empty WACZ package is no zip file
+        except ValueError as error:  # an empty WACZ package or EPUB book is no zip file
             assert "unknown kind" not in str(error), kind
 
 

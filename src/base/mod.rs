@@ -47,6 +47,10 @@ pub enum BaseSource {
     /// The base given for embedded resources (images, media, style sheet
     /// URLs) in place of the retrieval URL: a README's images on a raw host.
     ResourceBase,
+    /// The file's own place in its container (an EPUB book), the root for
+    /// the container's `META-INF` files: links to its other files stay as
+    /// written.
+    Container,
 }
 
 impl BaseSource {
@@ -87,6 +91,7 @@ impl fmt::Display for BaseSource {
             BaseSource::SavedWithPage => f.write_str("the page's file (saved with it)"),
             BaseSource::TargetUri => f.write_str("WARC-Target-URI of the record"),
             BaseSource::ResourceBase => f.write_str("the base for resources"),
+            BaseSource::Container => f.write_str("the file's place in the book"),
         }
     }
 }

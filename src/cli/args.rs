@@ -14,12 +14,12 @@ use relink::{MboxFormat, Rules};
 /// Reads each FILE (HTML, CSS, an XML document such as an Atom or RSS feed,
 /// SVG or XHTML, a sitemap or OPML outline, a robots.txt, Markdown,
 /// reStructuredText, a Jupyter notebook, a message or MHTML, an mbox, a
-/// Maildir, a WARC or ARC web archive, a WACZ package, gzipped or not, or a
-/// directory of them; `-` for standard input), finds each document's base
-/// URL in RFC 1808's order (the HTML BASE element or xml:base, the message
-/// or HTTP headers, the enclosing entity, --retrieved-from or a WARC
-/// record's target URI) and writes it with every relative link made
-/// absolute and every other byte unchanged.
+/// Maildir, a WARC or ARC web archive, a WACZ package, an EPUB book,
+/// gzipped or not, or a directory of them; `-` for standard input), finds
+/// each document's base URL in RFC 1808's order (the HTML BASE element or
+/// xml:base, the message or HTTP headers, the enclosing entity,
+/// --retrieved-from or a WARC record's target URI) and writes it with every
+/// relative link made absolute and every other byte unchanged.
 #[derive(Debug, Parser)]
 #[command(
     name = "relink",

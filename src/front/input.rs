@@ -193,9 +193,9 @@ pub(super) fn kind_of(given: Option<Kind>, name: Option<&Path>, head: &[u8]) -> 
 
 /// Whether an input of `kind` starting with `head` is written back as
 /// compressed bytes (a compressed input, rewritten inside gzip or left as
-/// it is; a WACZ package).
+/// it is; a WACZ package, an EPUB book).
 pub(super) fn writes_compressed(kind: Kind, head: &[u8]) -> bool {
-    kind == Kind::Wacz || crate::compressed::compression_of(head).is_some()
+    matches!(kind, Kind::Wacz | Kind::Epub) || crate::compressed::compression_of(head).is_some()
 }
 
 /// Whether a name says it is a web archive (`.warc`, `.arc`, in any part).

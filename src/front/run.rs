@@ -11,6 +11,7 @@ use super::input::*;
 use super::{Done, Event, Handler, Input, Output, Report, Unit};
 use crate::base::{Base, BaseSource};
 use crate::compressed::{self, Compression};
+use crate::epub::{self, EntryDone};
 use crate::error::Error;
 use crate::kind::Kind;
 use crate::links::UnitReport;
@@ -187,6 +188,7 @@ impl Rewriter {
             extra_attributes: &self.attributes,
             details: self.details,
             rows: None,
+            container: None,
         }
     }
 }
@@ -257,6 +259,9 @@ impl Run<'_, '_> {
         }
         if kind == Kind::Wacz {
             return self.wacz(opened, output, report);
+        }
+        if kind == Kind::Epub {
+            return self.epub(opened, output, report);
         }
         if kind != Kind::Warc
             && let Some(compression) = compressed::compression_of(&opened.head)
@@ -542,6 +547,42 @@ impl Run<'_, '_> {
         self.gathered.warnings.extend(summary.warnings);
         report.changed = changed;
         Ok(())
+    }
+}
+
+impl Run<'_, '_> {
+    /// An EPUB book, held in memory: each of its files that holds links
+    /// one document done, the book written again (by splicing its zip)
+    /// only when one changed and the output is wanted.
+    pub(super) fn epub(
+        &mut self,
+        opened: Opened<'_>,
+        output: Output<'_>,
+        report: &mut Report,
+    ) -> Result<(), Error> {
+        let input = opened.read_all()?;
+        let channel = self.channel;
+        let gathered = &mut self.gathered;
+        let mut collect = |entry: EntryDone<'_>| {
+            let mut done = entry.report;
+            let new = done.output.take();
+            channel.rows_of(&mut done);
+            channel.emit(Some(Event::Done(Done {
+                unit: Unit::Document,
+                original: Some(entry.original),
+                output: new.as_deref(),
+                changed: new.is_some(),
+                rewritten: done.rewritten,
+                warnings: &done.warnings,
+                head: None,
+                layers: &done.layers,
+            })));
+            absorb(channel, gathered, done);
+        };
+        let write = !matches!(output, Output::Nowhere);
+        let written = epub::rewrite(&input, &self.options, &Engine, write, &mut collect)?;
+        report.changed = written.is_some();
+        write_whole(output, written.as_deref().unwrap_or(&input), report.changed)
     }
 }
 

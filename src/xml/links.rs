@@ -32,6 +32,13 @@ pub const SITEMAP_IMAGE: &str = "http://www.google.com/schemas/sitemap-image/1.1
 /// Google's video extension of sitemaps (`video:content_loc`...).
 pub const SITEMAP_VIDEO: &str = "http://www.google.com/schemas/sitemap-video/1.1";
 
+/// An EPUB package document (OPF 2.0 and 3).
+pub const OPF: &str = "http://www.idpf.org/2007/opf";
+/// An EPUB NCX (the table of contents of EPUB 2).
+pub const NCX: &str = "http://www.daisy.org/z3986/2005/ncx/";
+/// An EPUB's `META-INF/container.xml` (OCF).
+pub const OCF: &str = "urn:oasis:names:tc:opendocument:xmlns:container";
+
 /// The namespace of RSS 0.9x and 2.0 elements: none. Its rows apply only
 /// under an RSS root (`rss`, `rdf:RDF`), so another `<link>` is not RSS's.
 pub const RSS: &str = "";
@@ -308,6 +315,13 @@ pub const LINK_ROWS: &[LinkRow] = &[
     attr(OPML, "outline", "url").under(Root::Opml),
     text(OPML, "docs").under(Root::Opml),
     text(OPML, "ownerId").under(Root::Opml),
+    // EPUB: the package document, the NCX, the container document.
+    attr(OPF, "item", "href"),
+    attr(OPF, "link", "href"),
+    attr(OPF, "reference", "href"),
+    attr(NCX, "content", "src"),
+    attr(OCF, "rootfile", "full-path"),
+    attr(OCF, "link", "href"),
 ];
 
 /// Where a link of `row` is: an attribute of XHTML's or SVG's (and
@@ -315,7 +329,9 @@ pub const LINK_ROWS: &[LinkRow] = &[
 /// RDF's.
 pub fn place<'a>(row: &LinkRow, element: &'a str, attribute: &'a str) -> Place<'a> {
     match (row.namespace, row.holder) {
-        (XHTML | SVG, _) | (_, Holder::Attribute(XLINK, _)) => Place::Attribute(element, attribute),
+        (XHTML | SVG | OPF | NCX | OCF, _) | (_, Holder::Attribute(XLINK, _)) => {
+            Place::Attribute(element, attribute)
+        }
         _ => Place::Feed(element, attribute),
     }
 }

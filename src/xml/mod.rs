@@ -190,6 +190,9 @@ fn known_namespace(resolved: &ResolveResult<'_>) -> &'static str {
         links::SITEMAP,
         links::SITEMAP_IMAGE,
         links::SITEMAP_VIDEO,
+        links::OPF,
+        links::NCX,
+        links::OCF,
     ];
     match resolved {
         ResolveResult::Bound(ns) => {

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 /// The readers: one module each, knowing no other.
-const READERS: [&str; 9] = [
-    "html", "css", "markdown", "mime", "notebook", "robots", "rst", "warc", "xml",
+const READERS: [&str; 10] = [
+    "html", "css", "epub", "markdown", "mime", "notebook", "robots", "rst", "warc", "xml",
 ];
 
 /// The Rust files of a reader module (`src/NAME.rs` or `src/NAME/`).

@@ -1232,6 +1232,7 @@ fn help_and_manual_name_every_kind() {
             "sitemap" => &["sitemap", "OPML"],
             "robots" => &["robots.txt"],
             "notebook" => &["Jupyter"],
+            "epub" => &["EPUB"],
             other => panic!("kind {other} has no words here: add them"),
         }
     };

@@ -41,6 +41,7 @@ const SANDBOX: &[(&str, &str)] = &[
     ("sitemap.xml", "sitemaps/sitemap.xml"),
     ("subscriptions.opml", "sitemaps/subscriptions.opml"),
     ("robots.txt", "sitemaps/robots.txt"),
+    ("book.epub", "epub/hefty-water.epub"),
 ];
 
 /// The commands a shell block may show without being run, and why the

@@ -11,6 +11,7 @@ mod css;
 mod digests;
 mod docs;
 mod encodings;
+mod epub;
 mod explain;
 mod feeds;
 mod html_corpus;

@@ -51,7 +51,7 @@ __all__ = [
 # exist for type checkers only: import them under
 # `if typing.TYPE_CHECKING:`.
 Rules = Literal["rfc1808", "rfc3986", "whatwg"]
-Kind = Literal["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook"]
+Kind = Literal["html", "css", "message", "mbox", "warc", "wacz", "xml", "markdown", "rst", "sitemap", "robots", "notebook", "epub"]
 BytesLike = Union[bytes, bytearray, memoryview, mmap.mmap]
 
 class ReadableStream(Protocol):

@@ -1,0 +1,425 @@
+//! EPUB books (EPUB 3.3, and EPUB 2's OPF 2.0 and NCX): an OCF zip
+//! container whose first entry, `mimetype`, says `application/epub+zip`,
+//! and whose `META-INF/container.xml` names the package documents.
+//!
+//! Every file of the book that holds links is read by the reader of its
+//! kind (through [`Documents`]): XHTML content documents and the
+//! navigation document, SVG, the package documents (`item/@href`,
+//! `link/@href`, `reference/@href`), the NCX (`content/@src`),
+//! `container.xml` (`rootfile/@full-path`), all through the XML reader;
+//! style sheets through the CSS reader. Which is which, the manifest's
+//! media types tell, else the file's extension.
+//!
+//! A file's base is its own place in the book (EPUB 3.3, "URLs in the OCF
+//! abstract container"): its container path below a root URL of its own
+//! ([`ROOT`]), and for the files of `META-INF` the root itself. A link
+//! that reaches a file of the book stays as written (made absolute it
+//! would leave the book) and is listed with the container path it
+//! reaches, with a warning when the book lacks that file; one that leaves
+//! the book (`//host/`, `..` above the root where the rules keep it) is
+//! resolved against the URL outside it (`--retrieved-from`, `--base`) or
+//! left; an absolute link stays as it is. See `docs/epub.md`.
+//!
+//! The book is written again by splicing its zip ([`zip`]): unchanged
+//! entries byte for byte, a changed one compressed as it was; a book in
+//! which nothing changed is written back as it was.
+
+mod package;
+mod zip;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Cursor, Read};
+
+use ::zip::ZipArchive;
+
+use crate::base::{Base, BaseSource};
+use crate::error::Error;
+use crate::links::{LinkRow, Outcome, UnitReport, Warning, WarningKind};
+use crate::options::{Container, Options, Placed};
+use crate::text::{Documents, Embedded};
+use crate::url::BaseUrl;
+
+/// What the `mimetype` entry of a book holds.
+pub const MIMETYPE: &[u8] = b"application/epub+zip";
+
+/// The URL of a book's root: a file's base is its container path below
+/// it. A scheme of its own, so that no link of the web is taken for one
+/// of the book.
+pub const ROOT: &str = "epub:/";
+
+/// The container document every book holds.
+pub const CONTAINER_XML: &str = "META-INF/container.xml";
+
+/// The largest entry read (decompressed); a larger one is left as it is.
+pub const MAX_ENTRY_BYTES: u64 = 256 << 20;
+
+/// Whether bytes start as an EPUB book: a zip whose first entry is
+/// `mimetype` holding `application/epub+zip` (OCF, "ZIP container").
+pub fn looks_like_epub(head: &[u8]) -> bool {
+    if !head.starts_with(b"PK\x03\x04") || head.len() < 30 {
+        return false;
+    }
+    let name_len = usize::from(u16::from_le_bytes([head[26], head[27]]));
+    let extra_len = usize::from(u16::from_le_bytes([head[28], head[29]]));
+    let data = 30 + name_len + extra_len;
+    head.get(30..30 + name_len) == Some(b"mimetype")
+        && head.get(data..).is_some_and(|d| d.starts_with(MIMETYPE))
+}
+
+/// The files of a book, seen from the links of its documents.
+#[derive(Debug)]
+struct Book {
+    /// Every entry's container path, and every folder above one.
+    files: HashSet<String>,
+    /// The base of a link that leaves the book.
+    outer: Option<Base>,
+}
+
+impl Container for Book {
+    fn place(&self, base: &str, resolved: &str) -> Placed {
+        let in_book = base
+            .strip_prefix(ROOT)
+            .is_some_and(|rest| !rest.starts_with('/'));
+        if !in_book {
+            return Placed::Elsewhere;
+        }
+        let Some(rest) = resolved.strip_prefix(ROOT) else {
+            // Absolute, another scheme: a link as any other.
+            return Placed::Elsewhere;
+        };
+        let end = rest.find(['?', '#']).unwrap_or(rest.len());
+        let (path, after) = rest.split_at(end);
+        // `epub://host/`, or `..` kept above the root (RFC 1808).
+        if rest.starts_with('/') || path.split('/').any(|s| s == "..") {
+            return Placed::Outside;
+        }
+        let path = percent_decode(path);
+        let exists = path.is_empty() || self.files.contains(path.trim_end_matches('/'));
+        Placed::Inside {
+            path: path + after,
+            exists,
+        }
+    }
+
+    fn outer(&self) -> Option<&Base> {
+        self.outer.as_ref()
+    }
+}
+
+/// `%XX` decoded (as UTF-8, lossily); other bytes as they are.
+pub(crate) fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(byte) if bytes[i] == b'%' => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A container path as a URL below [`ROOT`]: what a URL may not hold
+/// as it is written `%XX`.
+fn url_of(path: &str) -> String {
+    let mut url = String::from(ROOT);
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&byte) {
+            url.push(byte as char);
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}
+
+/// The reader a file of the book goes to, by the media type its manifest
+/// gives it, else by its name; none for a file that holds no links relink
+/// reads (images, fonts, scripts, `mimetype`).
+fn reader_of(name: &str, media_type: Option<&str>) -> Option<Embedded> {
+    if let Some(media_type) = media_type {
+        return match media_type {
+            "application/xhtml+xml"
+            | "image/svg+xml"
+            | "application/oebps-package+xml"
+            | "application/x-dtbncx+xml" => Some(Embedded::Xml),
+            "text/css" => Some(Embedded::Css),
+            "text/html" => Some(Embedded::Html),
+            _ => None,
+        };
+    }
+    if name == CONTAINER_XML {
+        return Some(Embedded::Xml);
+    }
+    let extension = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    match extension.as_str() {
+        "xhtml" | "xht" | "html" | "htm" | "svg" | "opf" | "ncx" => Some(Embedded::Xml),
+        "css" => Some(Embedded::Css),
+        _ => None,
+    }
+}
+
+/// An error of the book as a whole, naming the entry.
+fn failed(entry: &str, reason: impl std::fmt::Display) -> Error {
+    Error::Epub {
+        entry: entry.to_owned(),
+        reason: reason.to_string(),
+    }
+}
+
+/// One entry of a book read: its bytes, and what its reader reported
+/// (its new bytes in `output`, its layers under its name).
+pub struct EntryDone<'a> {
+    /// Its bytes as read.
+    pub original: &'a [u8],
+    /// What its reader reported.
+    pub report: UnitReport,
+}
+
+/// Reads every file of the book `input` that holds links, in entry order,
+/// calling `on_entry` for each, and (with `write`) gives the book written
+/// again when any entry changed.
+pub fn rewrite(
+    input: &[u8],
+    options: &Options<'_>,
+    documents: &dyn Documents,
+    write: bool,
+    on_entry: &mut dyn FnMut(EntryDone<'_>),
+) -> Result<Option<Vec<u8>>, Error> {
+    let mut zip = ZipArchive::new(Cursor::new(input)).map_err(|e| failed("zip archive", e))?;
+    if zip.has_duplicate_names() {
+        return Err(failed("zip archive", "two entries have one name"));
+    }
+    let names = (0..zip.len())
+        .map(|i| Ok(zip.by_index_raw(i)?.name()?.into_owned()))
+        .collect::<Result<Vec<String>, ::zip::result::ZipError>>()
+        .map_err(|e| failed("zip archive", e))?;
+    let (book, types) = read_book(&mut zip, &names, options)?;
+    let mut new: HashMap<usize, Vec<u8>> = HashMap::new();
+    for (index, name) in names.iter().enumerate() {
+        let Some(kind) = reader_of(name, types.get(name).map(String::as_str)) else {
+            continue;
+        };
+        let bytes = match read_entry(&mut zip, index) {
+            Ok(bytes) => bytes,
+            Err(reason) => {
+                let mut report = UnitReport::default();
+                report.warnings.push(
+                    Warning::new(
+                        WarningKind::Unreadable,
+                        format_args!("{reason}; left as it is"),
+                    )
+                    .within(name.clone()),
+                );
+                on_entry(EntryDone {
+                    original: &[],
+                    report,
+                });
+                continue;
+            }
+        };
+        let mut report = rewrite_entry(name, &bytes, kind, (options, &book), documents);
+        if let Some(output) = report.output.take() {
+            new.insert(index, output.clone());
+            report.output = Some(output);
+        }
+        on_entry(EntryDone {
+            original: &bytes,
+            report,
+        });
+    }
+    if !write || new.is_empty() {
+        return Ok(None);
+    }
+    let layout = zip::Layout::read(input).map_err(|e| failed("zip archive", e))?;
+    for (index, placing) in layout.entries.iter().enumerate() {
+        let start = zip.by_index_raw(index).map(|f| f.header_start());
+        if start.ok() != Some(placing.local as u64) {
+            return Err(failed(
+                &names[index],
+                "not where the central directory says",
+            ));
+        }
+    }
+    let written = layout
+        .splice(input, &|i| new.get(&i).cloned())
+        .map_err(|e| failed("zip archive", e))?;
+    Ok(Some(written))
+}
+
+/// The book's files and the media types its manifests give them, from
+/// `container.xml` and the package documents it names.
+fn read_book(
+    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    names: &[String],
+    options: &Options<'_>,
+) -> Result<(Book, HashMap<String, String>), Error> {
+    let index = names
+        .iter()
+        .position(|n| n == CONTAINER_XML)
+        .ok_or_else(|| failed(CONTAINER_XML, "missing: not an EPUB book"))?;
+    let container = read_entry(zip, index).map_err(|e| failed(CONTAINER_XML, e))?;
+    let mut types = HashMap::new();
+    for package in package::rootfiles(&container) {
+        let Some(index) = names.iter().position(|n| *n == package) else {
+            continue;
+        };
+        if let Ok(opf) = read_entry(zip, index) {
+            package::media_types(&package, &opf, &mut types);
+        }
+    }
+    let mut files = HashSet::new();
+    for name in names {
+        let mut path = name.trim_end_matches('/');
+        files.insert(path.to_owned());
+        while let Some((up, _)) = path.rsplit_once('/') {
+            if !files.insert(up.to_owned()) {
+                break;
+            }
+            path = up;
+        }
+    }
+    let outer = options.forced.or(options.outer).cloned();
+    Ok((Book { files, outer }, types))
+}
+
+/// An entry's bytes, decompressed, at most [`MAX_ENTRY_BYTES`].
+fn read_entry(zip: &mut ZipArchive<Cursor<&[u8]>>, index: usize) -> Result<Vec<u8>, String> {
+    let entry = zip.by_index(index).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    entry
+        .take(MAX_ENTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_ENTRY_BYTES {
+        return Err(format!("larger than {MAX_ENTRY_BYTES} bytes"));
+    }
+    Ok(bytes)
+}
+
+/// One file of the book rewritten by its reader against its place in the
+/// book: its rows placed in it (`part`), its warnings under its name.
+fn rewrite_entry(
+    name: &str,
+    bytes: &[u8],
+    kind: Embedded,
+    (options, book): (&Options<'_>, &Book),
+    documents: &dyn Documents,
+) -> UnitReport {
+    let mut report = UnitReport::default();
+    // The files of META-INF resolve against the root (OCF, "META-INF").
+    let path = if name.starts_with("META-INF/") {
+        ""
+    } else {
+        name
+    };
+    let base = BaseUrl::parse(&url_of(path), options.rules)
+        .map(|url| Base::new(url, BaseSource::Container));
+    let base = match base {
+        Ok(base) => base,
+        Err(err) => {
+            let warning = Warning::new(
+                WarningKind::Unreadable,
+                format_args!("{err}; left as it is"),
+            );
+            report.warnings.push(warning.within(name));
+            return report;
+        }
+    };
+    let mut mapped = None;
+    let own = Options {
+        forced: None,
+        outer: Some(&base),
+        resource_base: None,
+        saved: None,
+        local: None,
+        transport: None,
+        container: Some(book),
+        ..*options
+    };
+    let own = own.mapped(&mut mapped, |row: &mut LinkRow| {
+        row.part = Some(name.to_owned())
+    });
+    let outcome: Outcome = match documents.rewrite(kind, bytes, &own) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            let warning = Warning::new(
+                WarningKind::Unreadable,
+                format_args!("{err}; left as it is"),
+            );
+            report.warnings.push(warning.within(name));
+            return report;
+        }
+    };
+    let mut outcome = outcome;
+    report.output = outcome.output.take();
+    outcome.warnings = std::mem::take(&mut outcome.warnings)
+        .into_iter()
+        .map(|w| w.within(name))
+        .collect();
+    let layers = std::mem::take(&mut outcome.layers);
+    report.add_document((name.to_owned(), layers), outcome, |link| LinkRow {
+        part: Some(name.to_owned()),
+        ..LinkRow::new(link)
+    });
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_book_is_told_by_its_first_entry() {
+        let mut head = b"PK\x03\x04".to_vec();
+        head.extend_from_slice(&[
+            10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 20, 0, 0, 0,
+        ]);
+        head.extend_from_slice(&8u16.to_le_bytes());
+        head.extend_from_slice(&0u16.to_le_bytes());
+        head.extend_from_slice(b"mimetype");
+        head.extend_from_slice(MIMETYPE);
+        assert!(looks_like_epub(&head));
+        assert!(!looks_like_epub(&head[..40]));
+        let mut other = head.clone();
+        other[30..38].copy_from_slice(b"mimetypx");
+        assert!(!looks_like_epub(&other));
+    }
+
+    #[test]
+    fn a_link_is_placed_in_the_book_or_outside_it() {
+        let book = Book {
+            files: ["EPUB", "EPUB/a b.xhtml"].map(String::from).into(),
+            outer: None,
+        };
+        let base = "epub:/EPUB/c.xhtml";
+        let inside = |path: &str, exists| Placed::Inside {
+            path: path.into(),
+            exists,
+        };
+        assert_eq!(
+            book.place(base, "epub:/EPUB/a%20b.xhtml#x"),
+            inside("EPUB/a b.xhtml#x", true)
+        );
+        assert_eq!(
+            book.place(base, "epub:/EPUB/gone.xhtml"),
+            inside("EPUB/gone.xhtml", false)
+        );
+        assert_eq!(book.place(base, "epub:/EPUB/"), inside("EPUB/", true));
+        assert_eq!(book.place(base, "epub:/../x"), Placed::Outside);
+        assert_eq!(book.place(base, "epub://host/x"), Placed::Outside);
+        assert_eq!(book.place(base, "http://host/x"), Placed::Elsewhere);
+        assert_eq!(book.place("http://a/", "epub:/EPUB/x"), Placed::Elsewhere);
+        assert_eq!(url_of("EPUB/a b#1%.xhtml"), "epub:/EPUB/a%20b%231%25.xhtml");
+    }
+}
