@@ -16,10 +16,18 @@ const here = __dirname;
 const root = path.dirname(here);
 const seconds = Number(process.argv[2] || 5);
 
+// The host's target triple, which napi-rs builds for (its builds go under
+// target/TRIPLE/): the Rust side is built there too, on the same build.
+const triple = execFileSync('rustc', ['-vV'], { encoding: 'utf8' }).match(/^host: (\S+)$/m)[1];
+
+// Builds the package and the Rust side for release; gives the Rust side.
 function build() {
   const quiet = { cwd: here, stdio: ['ignore', 'ignore', 'inherit'] };
   execFileSync('npx', ['napi', 'build', '--platform', '--release'], quiet);
-  execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'relink-node', '--example', 'bench'], quiet);
+  const example = ['build', '--quiet', '--release', '--target', triple, '-p', 'relink-node', '--example', 'bench'];
+  execFileSync('cargo', example, quiet);
+  const metadata = execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: root });
+  return path.join(JSON.parse(metadata).target_directory, triple, 'release', 'examples', 'bench');
 }
 
 // The real pages, gunzipped into a folder the Rust side reads them from.
@@ -52,14 +60,13 @@ function measure(list, work) {
 }
 
 function main() {
-  build();
+  const bin = build();
   const relink = require(here);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relink-bench-'));
   try {
     const list = pages(dir);
     const total = list.reduce((sum, page) => sum + page.bytes.length, 0);
     console.log(`${list.length} real pages, ${(total / 1e6).toFixed(1)} MB, ${seconds} s a figure`);
-    const bin = path.join(JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: root })).target_directory, 'release', 'examples', 'bench');
     const rust = Object.fromEntries(
       execFileSync(bin, [String(seconds), ...list.map((page) => page.file)], { encoding: 'utf8' })
         .trim().split('\n').map((line) => line.split(' ')).map(([name, mbps]) => [name, Number(mbps)]),
