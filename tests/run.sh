@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: every test of relink, on a fresh machine with nothing
-# installed but Rust, Python 3 (with venv) and Java 17.
+# installed but Rust, Python 3 (with venv), Java 17 and Node.js.
 #
 # 1. A virtualenv under target/ with warcio and brotli, which the crate's
 #    WARC tests check relink's output with, wacz, whose validator checks
@@ -17,6 +17,7 @@
 #    when missing (as root, or through sudo); a test fails saying so when
 #    one is still missing.
 # 3. The Python package's and the Spark job's: python/run-tests.sh.
+# 4. The Node.js package's: node/run-tests.sh (needs Node.js 18 or later).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -47,3 +48,4 @@ export RELINK_TEST_PYTHON="$venv/bin/python"
 
 cargo test
 python/run-tests.sh
+node/run-tests.sh

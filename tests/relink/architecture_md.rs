@@ -36,13 +36,14 @@ fn sources() -> String {
 
 /// Whether a quoted piece names a path of the repository.
 fn is_path(piece: &str) -> bool {
-    const ROOTS: [&str; 9] = [
+    const ROOTS: [&str; 10] = [
         "src/",
         "tests/",
         "benches/",
         "fuzz/",
         "fixtures/",
         "python/",
+        "node/",
         "docs/",
         "examples/",
         ".ci/",

@@ -50,6 +50,10 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("cargo ", "builds, installs or measures relink itself"),
     ("tests/run.sh", "the test command, which runs this test"),
     ("pip install", "installs packages from a registry"),
+    (
+        "npm ",
+        "installs packages from a registry and builds the Node.js package",
+    ),
     ("spark-submit", "needs Spark and Java"),
     ("curl ", "needs the network"),
     ("wget -m", "mirrors a site over the network"),

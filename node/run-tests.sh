@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Tests of the Node.js package, on a machine with Rust and Node.js: the
+# npm packages of package-lock.json (npm ci: napi-rs's command line,
+# TypeScript, turndown), clippy on the crate, the relink command line built
+# to compare with, the package built (`napi build`, in cargo's dev profile
+# so that it shares the build of `cargo test`; its debug info stripped, as
+# `npm pack` would pack it), index.js and index.d.ts checked to be what
+# napi-rs generates, example.ts checked by tsc, then `node --test`, which
+# checks `npm pack` too.
+set -euo pipefail
+node_dir="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$node_dir")"
+
+(cd "$root" && cargo clippy --quiet -p relink-node --all-targets -- -D warnings)
+# The command line the tests compare the package's rows and bytes with.
+(cd "$root" && cargo build --quiet --bin relink)
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
+
+cd "$node_dir"
+npm ci --no-audit --no-fund --loglevel=error
+npx napi build --platform
+strip --strip-debug relink.*.node 2>/dev/null || true
+# The committed index files are those the build generates.
+if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+  git -C "$root" diff --exit-code -- node/index.js node/index.d.ts
+fi
+npx tsc --noEmit -p tsconfig.json
+RELINK_BIN="$target_dir/debug/relink" node --test --no-warnings tests/*.test.js "$@"
