@@ -91,7 +91,7 @@ export interface Options {
    * What the input is; found when not given, as the command line finds
    * it (a file by its name, then its bytes).
    */
-  kind?: 'html' | 'css' | 'message' | 'mbox' | 'warc' | 'wacz' | 'xml' | 'markdown' | 'rst'
+  kind?: 'html' | 'css' | 'message' | 'mbox' | 'warc' | 'wacz' | 'xml' | 'markdown' | 'rst' | 'sitemap' | 'robots' | 'notebook' | 'epub'
   /**
    * Reads the lazy-loading attributes (data-src, data-srcset,
    * data-original, data-lazy-src, data-background) as links, as

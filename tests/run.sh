@@ -23,13 +23,15 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 # The mirror tests mirror a fixture site with wget and HTTrack and open
-# it in headless Chromium, and the EPUB tests run epubcheck (Java): Debian
-# packages, installed when missing.
+# it in headless Chromium, the EPUB tests run epubcheck (Java), and the
+# Node.js package needs node and npm: Debian packages, installed when
+# missing.
 need=()
 command -v wget >/dev/null 2>&1 || need+=(wget)
 command -v httrack >/dev/null 2>&1 || need+=(httrack)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v epubcheck >/dev/null 2>&1 || need+=(epubcheck)
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

@@ -31,7 +31,7 @@ pub struct Options {
     /// What the input is; found when not given, as the command line finds
     /// it (a file by its name, then its bytes).
     #[napi(
-        ts_type = "'html' | 'css' | 'message' | 'mbox' | 'warc' | 'wacz' | 'xml' | 'markdown' | 'rst'"
+        ts_type = "'html' | 'css' | 'message' | 'mbox' | 'warc' | 'wacz' | 'xml' | 'markdown' | 'rst' | 'sitemap' | 'robots' | 'notebook' | 'epub'"
     )]
     pub kind: Option<String>,
     /// Reads the lazy-loading attributes (data-src, data-srcset,
