@@ -31,6 +31,7 @@ mod no_base;
 mod oracle;
 mod outputs;
 mod places;
+mod publishing;
 mod real_wat;
 mod resolver;
 mod robust;
