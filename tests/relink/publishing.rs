@@ -119,13 +119,13 @@ fn hook_repository(dir: &Path) -> String {
     run(&clone, "git", &["rev-parse", "HEAD"]).trim().to_owned()
 }
 
-/// `git commit` in `project` with pre-commit's hook installed: the
-/// pre-commit environments kept under target/ (one build of relink a
-/// revision), cargo's target the root's (its dependencies built once).
+/// `git commit` in `project` with pre-commit's hook installed: pre-commit's
+/// environment beside it (relink built once a run, in release), cargo's
+/// target the root's (the dependencies built once for every run).
 fn commit(project: &Path, message: &str) -> Output {
     run(project, "git", &["add", "--all"]);
     command(project, "git", &["commit", "--quiet", "--message", message])
-        .env("PRE_COMMIT_HOME", root().join("target/pre-commit-home"))
+        .env("PRE_COMMIT_HOME", project.with_file_name("pre-commit-home"))
         .env("CARGO_TARGET_DIR", root().join("target"))
         .output()
         .unwrap()
