@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Tests of the Python package and the Spark job: a virtualenv under
 # target/ (made once, kept; RELINK_FRESH_VENV=1 makes it anew) with what the
-# tests need, the package installed the way users install it (pip builds it
-# through maturin), the relink command line built to compare with, then
-# pytest, the Spark job in local mode included.
+# tests need, the package built once as the wheel users install (one abi3
+# wheel, by maturin) and installed from it, the relink command line built
+# to compare with, then pytest, the Spark job in local mode included.
 #
-# The package is built in cargo's dev profile so that it shares the build
-# of `cargo test`; `pip install ./python` alone builds it for release.
+# The wheel is built in cargo's dev profile so that it shares the build of
+# `cargo test`; a release builds it with `maturin build --release`.
 set -euo pipefail
 python_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$python_dir")"
@@ -26,8 +26,12 @@ mkdir -p "$root/target"
 pip() { "$venv/bin/python" -m pip --disable-pip-version-check --quiet "$@"; }
 # pyspark 3.5 and later run on Java 17; it is a large download, cached by
 # pip. fsspec[http] (aiohttp) reads the Spark job's input over HTTP.
-pip install pytest warcio 'pyspark>=3.5' 'fsspec[http]'
-MATURIN_PEP517_ARGS="--profile dev" pip install --force-reinstall --no-deps "$python_dir"
+pip install pytest warcio 'pyspark>=3.5' 'fsspec[http]' 'maturin>=1.9.4,<2'
+wheels="$root/target/python-wheels"
+rm -rf "$wheels"
+"$venv/bin/maturin" build --quiet --profile dev --interpreter "$venv/bin/python" \
+  --manifest-path "$python_dir/Cargo.toml" --out "$wheels"
+pip install --force-reinstall --no-deps "$wheels"/relink-*.whl
 
 cd "$python_dir"
 # Nothing may be skipped here: not the Spark job, not the comparison with

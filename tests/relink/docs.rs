@@ -60,6 +60,14 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("benches/peers/", "needs the Python packages of the peers"),
     ("lychee ", "needs lychee"),
     (
+        "python -m build",
+        "builds a Python package; the publishing tests run it",
+    ),
+    (
+        "maturin build",
+        "builds a Python package; the publishing tests run it",
+    ),
+    (
         "#!/bin/sh",
         "a script to save; link_records runs it as written",
     ),

@@ -33,6 +33,7 @@ mod notebooks;
 mod oracle;
 mod outputs;
 mod places;
+mod publishing;
 mod real_wat;
 mod resolver;
 mod robust;
