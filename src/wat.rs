@@ -30,6 +30,7 @@ use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use serde_json::{Map, Value, json};
 
+use crate::base::BaseSource;
 use crate::compressed::Deflater;
 use crate::error::Error;
 use crate::front::{Event, Unit};
@@ -270,6 +271,7 @@ struct WatUnit {
     /// Whether the record's payload is an HTML page by its media type
     /// (`text/html`, `application/xhtml+xml`, or none given).
     html: bool,
+    base_from: BaseNames,
 }
 
 impl WatUnit {
@@ -316,6 +318,7 @@ impl WatUnit {
             html: record
                 .and_then(|r| r.heads.as_deref())
                 .is_none_or(|h| is_html(&h.http)),
+            base_from: BaseNames::default(),
         }
     }
 
@@ -331,24 +334,6 @@ impl WatUnit {
             self.base = Some(link.original.clone());
             return Ok(());
         }
-        let mut entry = link_entry(link);
-        if let (Some(details), Some(entry)) = (&link.details, entry.as_object_mut()) {
-            for (name, value) in &details.attributes {
-                entry.insert((*name).to_owned(), value.as_str().into());
-            }
-            if let Some(text) = &details.text {
-                entry.insert("text".to_owned(), text.as_str().into());
-            }
-            if let Some(context) = details.context {
-                entry.insert("context".to_owned(), context.into());
-            }
-        }
-        if let (Some(part), Some(entry)) = (row.part.as_deref(), entry.as_object_mut()) {
-            // relink's: the MIME part of a message it is in.
-            if !part.is_empty() {
-                entry.insert("part".to_owned(), part.into());
-            }
-        }
         let list = if relinks_own(place, self.html) {
             &mut self.own_links
         } else if place.element().eq_ignore_ascii_case("link") {
@@ -358,14 +343,19 @@ impl WatUnit {
         } else {
             &mut self.links
         };
-        list.push(&entry)
+        // relink's: the MIME part of a message it is in.
+        let part = row.part.as_deref().filter(|p| !p.is_empty());
+        let base_from = self.base_from.of(link);
+        list.push_with(|text| write_link_entry(text, link, (true, part), base_from))
     }
 
     /// A link a WAT file lists that relink does not rewrite (`data-href`,
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link) -> io::Result<()> {
-        self.links.push(&link_entry(link))
+        let base_from = self.base_from.of(link);
+        self.links
+            .push_with(|text| write_link_entry(text, link, (false, None), base_from))
     }
 
     /// A field of the source record's head, as far as its name tells it.
@@ -542,11 +532,16 @@ impl JsonArray {
     }
 
     fn push(&mut self, value: &Value) -> io::Result<()> {
+        self.push_with(|text| Ok(serde_json::to_writer(text, value)?))
+    }
+
+    /// Adds the element that `write` writes as JSON text.
+    fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> io::Result<()> {
         let start = self.text.len();
         if !self.is_empty() {
             self.text.push(b',');
         }
-        serde_json::to_writer(&mut self.text, value)?;
+        write(&mut self.text)?;
         self.len += self.text.len() - start;
         if self.text.len() >= JsonArray::SPILL {
             let packed = self.packed.get_or_insert_with(|| {
@@ -648,6 +643,24 @@ impl<W: Write> Write for Count<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.1.flush()
+    }
+}
+
+/// The `base_from` of the last base named, kept: the links of a document
+/// mostly share one base, and naming it formats it.
+#[derive(Debug, Default)]
+struct BaseNames {
+    last: Option<(Option<BaseSource>, String)>,
+}
+
+impl BaseNames {
+    /// `base_from` of `link`'s base.
+    fn of(&mut self, link: &Link) -> &str {
+        let source = link.base.as_ref().map(|b| &b.source);
+        if !matches!(&self.last, Some((last, _)) if last.as_ref() == source) {
+            self.last = Some((source.cloned(), base_from(link)));
+        }
+        self.last.as_ref().map_or("", |(_, name)| name)
     }
 }
 
@@ -903,17 +916,54 @@ fn warc_date(time: SystemTime) -> String {
     )
 }
 
-/// A link as a WAT entry: Common Crawl's `path` and `url` (as written,
-/// character references decoded, as Common Crawl's extractor gives it),
-/// and relink's `abs`, `base` and `base_from`.
-fn link_entry(link: &Link) -> Value {
-    json!({
-        "path": wat_path(&link.place),
-        "url": link.original,
-        "abs": BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str()),
-        "base": link.base.as_ref().map(|b| b.url.as_str()),
-        "base_from": base_from(link),
-    })
+/// A link as a WAT entry, its JSON text onto `out`: Common Crawl's `path`
+/// and `url` (as written, character references decoded, as Common
+/// Crawl's extractor gives it), relink's `abs`, `base` and `base_from`
+/// and, with `details`, its element's other attributes, its text and
+/// landmark, and the MIME `part` it is in. Written straight as text, keys
+/// in the order a `serde_json` map writes them (sorted, a key given twice
+/// the last value): a value of a map for each link cost more than the rest
+/// of a WAT record.
+fn write_link_entry(
+    out: &mut Vec<u8>,
+    link: &Link,
+    (details, part): (bool, Option<&str>),
+    base_from: &str,
+) -> io::Result<()> {
+    let path = wat_path(&link.place);
+    let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
+    let mut fields: Vec<(&str, Option<&str>)> = vec![
+        ("path", Some(&path)),
+        ("url", Some(&link.original)),
+        ("abs", abs),
+        ("base", link.base.as_ref().map(|b| b.url.as_str())),
+        ("base_from", Some(base_from)),
+    ];
+    if let Some(more) = link.details.as_deref().filter(|_| details) {
+        fields.extend(more.attributes.iter().map(|(n, v)| (*n, Some(v.as_str()))));
+        fields.extend(more.text.as_deref().map(|text| ("text", Some(text))));
+        fields.extend(more.context.map(|context| ("context", Some(context))));
+    }
+    fields.extend(part.map(|part| ("part", Some(part))));
+    // Stable: of a key given twice, the last is kept.
+    fields.sort_by_key(|(key, _)| *key);
+    out.push(b'{');
+    for (i, &(key, value)) in fields.iter().enumerate() {
+        if fields.get(i + 1).is_some_and(|(next, _)| *next == key) {
+            continue;
+        }
+        if out.last() != Some(&b'{') {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        match value {
+            Some(value) => serde_json::to_writer(&mut *out, value)?,
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    out.push(b'}');
+    Ok(())
 }
 
 #[cfg(test)]
@@ -964,6 +1014,91 @@ mod tests {
                 .iter()
                 .all(|l| l["abs"] == "http://a/b/x" && l["text"] == "\u{e9}")
         );
+    }
+
+    /// The entry as a map of values writes it: the oracle of
+    /// [`write_link_entry`].
+    fn entry_value(link: &Link, part: Option<&str>) -> Value {
+        let mut entry = json!({
+            "path": wat_path(&link.place),
+            "url": link.original,
+            "abs": BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str()),
+            "base": link.base.as_ref().map(|b| b.url.as_str()),
+            "base_from": base_from(link),
+        });
+        let entry_map = entry.as_object_mut().unwrap();
+        if let Some(details) = &link.details {
+            for (name, value) in &details.attributes {
+                entry_map.insert((*name).to_owned(), value.as_str().into());
+            }
+            if let Some(text) = &details.text {
+                entry_map.insert("text".to_owned(), text.as_str().into());
+            }
+            if let Some(context) = details.context {
+                entry_map.insert("context".to_owned(), context.into());
+            }
+        }
+        if let Some(part) = part {
+            entry_map.insert("part".to_owned(), part.into());
+        }
+        entry
+    }
+
+    #[test]
+    fn link_entries_are_written_as_their_values_would_be() {
+        use crate::base::Base;
+        use crate::links::LinkDetails;
+        use crate::url::Rules;
+        let base = |source| Base {
+            url: BaseUrl::parse("http://a/\u{e9}\"q/", Rules::Rfc1808).unwrap(),
+            source,
+        };
+        let details = LinkDetails {
+            attributes: vec![
+                ("title", "T\u{1}\"\\".to_owned()),
+                ("rel", "next".to_owned()),
+                ("type", String::new()),
+            ],
+            text: Some("caf\u{e9} <b>\n".to_owned()),
+            context: Some("nav"),
+        };
+        let places = [
+            LinkPlace::Attribute("a\"b".to_owned(), "href".to_owned()),
+            LinkPlace::Text("style".to_owned()),
+            LinkPlace::StyleSheet,
+            LinkPlace::HttpHeader("Location".to_owned()),
+        ];
+        let mut names = BaseNames::default();
+        for (i, place) in places.into_iter().enumerate() {
+            let link = Link {
+                line: 1,
+                column: 1,
+                place,
+                original: "x\ty\u{2028}".to_owned(),
+                resolved: ["http://a/x", "x"][i % 2].to_owned(),
+                base: match i {
+                    0 => Some(base(BaseSource::TargetUri)),
+                    1 => None,
+                    _ => Some(base(BaseSource::BaseElement { line: i })),
+                },
+                changed: true,
+                unresolved: false,
+                details: (i != 3).then(|| Box::new(details.clone())),
+            };
+            for part in [None, Some("1.2")] {
+                for listed in [false, true] {
+                    let mut text = Vec::new();
+                    let with = (!listed, part.filter(|_| !listed));
+                    write_link_entry(&mut text, &link, with, names.of(&link)).unwrap();
+                    let mut oracle = link.clone();
+                    if listed {
+                        oracle.details = None;
+                    }
+                    let value = entry_value(&oracle, with.1);
+                    assert_eq!(String::from_utf8(text).unwrap(), value.to_string(), "{i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -79,6 +79,15 @@ fn rewriter(
     Ok(rewriter)
 }
 
+/// `rewriter`, checking each record's digests when `verify` asks
+/// (`relink --verify-digests`).
+fn verifying(rewriter: Rewriter, verify: bool) -> Rewriter {
+    match verify {
+        true => rewriter.verify_digests(),
+        false => rewriter,
+    }
+}
+
 /// An input held in memory, named by the file it was read from (its name
 /// tells its kind before its content does).
 fn input<'a>(data: &'a [u8], path: Option<&Path>) -> Input<'a> {
@@ -108,8 +117,9 @@ pub fn links(
     path: Option<&Path>,
     base: Option<&str>,
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
+    verify: bool,
 ) -> Result<(Vec<Row>, Vec<String>), Failure> {
-    let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    let rewriter = verifying(rewriter(base, (rules_name, lazy), kind_name)?, verify);
     given_kind_fits(data, path, kind_name)?;
     let mut rows = Vec::new();
     let report = rewriter.run(input(data, path), Output::Nowhere, &mut |event| {
@@ -306,8 +316,10 @@ impl ArchiveReader {
         archive: Archive,
         base: Option<&str>,
         (rules_name, lazy): (&str, bool),
+        verify: bool,
     ) -> Result<ArchiveReader, Failure> {
         let rewriter = rewriter(base, (rules_name, lazy), None)?.details(relink::Details::Links);
+        let rewriter = verifying(rewriter, verify);
         // A bad base fails here, not in the middle of the stream.
         if let Some(base) = base {
             relink::resolve(base, "", rules(rules_name)?)?;
@@ -406,11 +418,12 @@ pub fn wat(
     input: impl Read,
     (path, name): (Option<&Path>, &str),
     base: Option<&str>,
-    (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
+    (rules_name, kind_name, lazy, verify): (&str, Option<&str>, bool, bool),
     output: &mut (dyn Write + Send),
 ) -> Result<(usize, Vec<String>), Failure> {
     let rewriter =
         rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Attributes);
+    let rewriter = verifying(rewriter, verify);
     let mut writer = WatWriter::new(name);
     if let Some(base) = base {
         // A bad base fails here, before anything is written.

@@ -90,9 +90,13 @@ pub fn absolutize<'py>(
 /// `lazy=True`, on this function and the others that read documents,
 /// reads the lazy-loading attributes (data-src, data-srcset,
 /// data-original, data-lazy-src, data-background) as links, as
-/// `relink --lazy` does.
+/// `relink --lazy` does. `verify_digests=True`, on this function and the
+/// others that list a web archive's links, checks each record's digests
+/// as `relink --list --verify-digests` does: a record whose digests do
+/// not match is said in a RelinkWarning, and its links are not `changed`
+/// (a rewrite would leave it as it is).
 #[pyfunction]
-#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None, lazy = false))]
+#[pyo3(signature = (data, base = None, rules = "rfc1808", kind = None, lazy = false, verify_digests = false))]
 pub fn links<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -100,6 +104,7 @@ pub fn links<'py>(
     rules: &str,
     kind: Option<&str>,
     lazy: bool,
+    verify_digests: bool,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let base = optional(base, "base")?;
     let base = base.as_deref();
@@ -109,7 +114,10 @@ pub fn links<'py>(
     let path = input.path().map(PathBuf::from);
     let data = input.data(py)?;
     let (rows, warnings) = py
-        .detach(|| engine::links(&data, path.as_deref(), base, (rules, kind, lazy)))
+        .detach(|| {
+            let settings = (rules, kind, lazy);
+            engine::links(&data, path.as_deref(), base, settings, verify_digests)
+        })
         .map_err(|failure| py_err(failure.in_file(label.as_deref())))?;
     warn_all(py, &warnings)?;
     rows.iter()
@@ -159,11 +167,17 @@ pub fn rewrite<'py>(
 /// (FileNotFoundError, ...) at once when a path cannot be opened,
 /// ValueError for a bad rules name (at once), and during the iteration
 /// for an input that is no web archive or cannot be read, and what the
-/// file object's read raises.
+/// file object's read raises. `verify_digests` is as for links.
 #[pyfunction]
-#[pyo3(signature = (source, rules = "rfc1808", lazy = false))]
-pub fn warc_links(source: &Bound<'_, PyAny>, rules: &str, lazy: bool) -> PyResult<LinkStream> {
-    stream::start(Archive::Warc, Input::of(source)?, None, (rules, lazy))
+#[pyo3(signature = (source, rules = "rfc1808", lazy = false, verify_digests = false))]
+pub fn warc_links(
+    source: &Bound<'_, PyAny>,
+    rules: &str,
+    lazy: bool,
+    verify_digests: bool,
+) -> PyResult<LinkStream> {
+    let input = Input::of(source)?;
+    stream::start(Archive::Warc, input, None, (rules, lazy), verify_digests)
 }
 
 /// Every link of an mbox (plain or gzipped), message by message, as dicts
@@ -184,7 +198,13 @@ pub fn mbox_links(
 ) -> PyResult<LinkStream> {
     let base = optional(base, "base")?;
     let base = base.as_deref();
-    stream::start(Archive::Mbox, Input::of(source)?, base, (rules, lazy))
+    stream::start(
+        Archive::Mbox,
+        Input::of(source)?,
+        base,
+        (rules, lazy),
+        false,
+    )
 }
 
 /// Rewrites an archive from `src` to `dst`, as a stream; returns how many
@@ -196,7 +216,7 @@ fn rewrite_stream(
     base: Option<&str>,
     rules: (&str, bool),
 ) -> PyResult<usize> {
-    let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
+    let reader = ArchiveReader::new(archive, base, rules, false).map_err(py_err)?;
     stream_job(py, (src, dst), |input, (path, _), output| {
         reader.rewrite(input, path, output)
     })
@@ -306,8 +326,11 @@ pub fn rewrite_mbox(
 /// have their own); `kind` is found when not given, as for links. Raises
 /// ValueError for a bad base, rules or kind name, or an input that cannot
 /// be read; what cannot be done is issued as a RelinkWarning.
+/// `verify_digests` is as for links: digests found to match are written
+/// as they are, not computed again.
 #[pyfunction]
-#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", kind = None, lazy = false))]
+#[pyo3(signature = (src, dst, base = None, rules = "rfc1808", kind = None, lazy = false, verify_digests = false))]
+#[allow(clippy::too_many_arguments)]
 pub fn wat(
     py: Python<'_>,
     src: &Bound<'_, PyAny>,
@@ -316,10 +339,12 @@ pub fn wat(
     rules: &str,
     kind: Option<&str>,
     lazy: bool,
+    verify_digests: bool,
 ) -> PyResult<usize> {
     let base = optional(base, "base")?;
     let base = base.as_deref();
     stream_job(py, (src, dst), |input, named, output| {
-        engine::wat(input, named, base, (rules, kind, lazy), output)
+        let settings = (rules, kind, lazy, verify_digests);
+        engine::wat(input, named, base, settings, output)
     })
 }

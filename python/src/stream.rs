@@ -160,8 +160,9 @@ pub fn start(
     input: Input,
     base: Option<&str>,
     rules: (&str, bool),
+    verify_digests: bool,
 ) -> PyResult<LinkStream> {
-    let reader = ArchiveReader::new(archive, base, rules).map_err(py_err)?;
+    let reader = ArchiveReader::new(archive, base, rules, verify_digests).map_err(py_err)?;
     let file = input.file().map(str::to_owned);
     let path = input.path().map(PathBuf::from);
     let label = input.label().map(str::to_owned);

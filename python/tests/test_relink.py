@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import array
+import base64
 import errno
 import gzip
+import hashlib
 import io
 import json
 import mmap
@@ -24,7 +26,7 @@ import zlib
 import pytest
 
 import relink
-from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, require_all, table
+from conftest import FIXTURES, ROW_KEYS, cli_rows, http_server, make_crawl, require_all, table, warc_record
 
 CORPUS_WARC = FIXTURES / "corpus" / "warc" / "python-tutorial.warc.gz"
 SITE_WARC = FIXTURES / "warc" / "site.warc.gz"
@@ -529,6 +531,36 @@ def test_warc_links_of_a_page_raise_value_error(tmp_path: pathlib.Path) -> None:
     named.write_bytes(b"<p>not a record</p>")
     with pytest.warns(relink.RelinkWarning, match="no record"):
         assert list(relink.warc_links(named)) == []
+
+
+def test_verify_digests_reaches_every_function_that_lists_an_archive() -> None:
+    # A record whose WARC-Block-Digest is of other bytes: only read, its
+    # link would change; verified, it is left as it is (as a rewrite
+    # leaves it), a warning says why, and a WAT file gives the block's
+    # own digest in place of the one written.
+    wrong = "sha1:" + base64.b32encode(hashlib.sha1(b"other bytes").digest()).decode()
+    record = warc_record("http://www.example.com/d/", '<a href="x">x</a>').replace(
+        b"\r\nContent-Length:", f"\r\nWARC-Block-Digest: {wrong}\r\nContent-Length:".encode(), 1
+    )
+    listings = {
+        "warc_links": lambda **verify: list(relink.warc_links(record, **verify)),
+        "links": lambda **verify: relink.links(record, kind="warc", **verify),
+    }
+    for name, listing in listings.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", relink.RelinkWarning)
+            assert [row["changed"] for row in listing()] == [True], name
+        with pytest.warns(relink.RelinkWarning, match="WARC-Block-Digest .* does not match"):
+            assert [row["changed"] for row in listing(verify_digests=True)] == [False], name
+    for verify in [False, True]:
+        out = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", relink.RelinkWarning)
+            relink.wat(record, out, verify_digests=verify)
+        text = gzip.decompress(out.getvalue()).decode()
+        block = json.loads(text.split("\r\n\r\n")[3])
+        said = block["Envelope"]["Payload-Metadata"]["Block-Digest"]
+        assert (said == wrong) == (not verify), verify
 
 
 def test_rewrite_warc_of_a_page_raises_value_error_and_writes_nothing(tmp_path: pathlib.Path) -> None:

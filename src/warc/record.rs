@@ -217,7 +217,8 @@ pub(crate) enum Item {
 /// A `BufRead` that counts the bytes consumed and, when asked, keeps a copy
 /// of them: the compressed bytes of the current gzip member.
 struct Tee<R> {
-    inner: R,
+    /// The input; none in a decoder kept for the next member.
+    inner: Option<R>,
     taken: Vec<u8>,
     keep: bool,
     position: u64,
@@ -315,15 +316,33 @@ impl<R: BufRead> Read for Tee<R> {
     }
 }
 
+impl<R> Tee<R> {
+    fn new(inner: Option<R>, position: u64) -> Self {
+        Tee {
+            inner,
+            taken: Vec::new(),
+            keep: false,
+            position,
+            spool: None,
+        }
+    }
+}
+
 impl<R: BufRead> BufRead for Tee<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        self.inner.fill_buf()
+        match &mut self.inner {
+            Some(inner) => inner.fill_buf(),
+            None => Ok(&[]),
+        }
     }
 
     fn consume(&mut self, n: usize) {
+        let Some(inner) = &mut self.inner else {
+            return;
+        };
         if self.keep {
             // The buffer is already filled: this reads nothing.
-            if let Ok(buffer) = self.inner.fill_buf() {
+            if let Ok(buffer) = inner.fill_buf() {
                 self.taken.extend_from_slice(&buffer[..n.min(buffer.len())]);
             }
             if let Some(spool) = &mut self.spool
@@ -334,7 +353,7 @@ impl<R: BufRead> BufRead for Tee<R> {
             }
         }
         self.position += n as u64;
-        self.inner.consume(n);
+        inner.consume(n);
     }
 }
 
@@ -435,6 +454,11 @@ impl<R: Read> Read for Fuse<R> {
 
 type Member_<R> = Pushback<BufReader<Fuse<GzDecoder<Tee<R>>>>>;
 
+/// The reader of the member before, its input taken back (a decoder and
+/// its buffers, kept for the next member: a member of one record is not
+/// worth a decoder made and its buffers cleared again).
+type Spare<R> = Option<Box<Member_<R>>>;
+
 /// The member being read, and what of it is held.
 struct Open<R: BufRead> {
     /// The decoder (boxed: its inflate state is large).
@@ -456,6 +480,7 @@ enum Source<R: BufRead> {
         member: Option<Open<R>>,
         /// The input between members.
         idle: Option<Tee<R>>,
+        spare: Spare<R>,
     },
 }
 
@@ -503,13 +528,8 @@ impl<R: BufRead> RecordReader<R> {
         let source = if gzip {
             Source::Gzip {
                 member: None,
-                idle: Some(Tee {
-                    inner: input,
-                    taken: Vec::new(),
-                    keep: false,
-                    position: 0,
-                    spool: None,
-                }),
+                idle: Some(Tee::new(Some(input), 0)),
+                spare: None,
             }
         } else {
             Source::Plain(Pushback::new(input))
@@ -557,12 +577,17 @@ impl<R: BufRead> RecordReader<R> {
     }
 
     fn next_gzip(&mut self) -> Result<Option<Item>, WarcError> {
-        let Source::Gzip { member, idle } = &mut self.source else {
+        let Source::Gzip {
+            member,
+            idle,
+            spare,
+        } = &mut self.source
+        else {
             return Ok(None);
         };
         loop {
             if member.is_none() {
-                match open_member(idle, self.keep_members)? {
+                match open_member(idle, spare, self.keep_members)? {
                     Some(open) => *member = Some(open),
                     None => return Ok(None),
                 }
@@ -588,7 +613,8 @@ impl<R: BufRead> RecordReader<R> {
                     self.stream |= open.records > 1;
                     // Damage is named by the last record read (from 1).
                     let number = self.parser.number.max(1);
-                    return end_member(open, idle, (self.keep_members, number), &mut self.queue);
+                    let ends = (self.keep_members, number);
+                    return end_member(open, (idle, spare), ends, &mut self.queue);
                 }
                 Some(Parsed::Piece(mut piece)) => {
                     open.records += usize::from(matches!(piece, Piece::Record(_)));
@@ -719,7 +745,7 @@ impl<R: BufRead> RecordReader<R> {
     pub fn copy_rest(&mut self, sink: &mut dyn Write) -> io::Result<u64> {
         match &mut self.source {
             Source::Plain(input) => io::copy(input, sink),
-            Source::Gzip { member, idle } => {
+            Source::Gzip { member, idle, .. } => {
                 *member = None;
                 match idle.as_mut() {
                     Some(tee) => {
@@ -845,7 +871,11 @@ fn swallowed(swallow: &mut Option<(u64, usize)>, piece: &mut Piece) {
 
 /// The next gzip member of the input, its compressed bytes kept when
 /// `keep` asks; `None` at the end of the input.
-fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<Option<Open<R>>> {
+fn open_member<R: BufRead>(
+    idle: &mut Option<Tee<R>>,
+    spare: &mut Spare<R>,
+    keep: bool,
+) -> io::Result<Option<Open<R>>> {
     let Some(mut tee) = idle.take() else {
         return Ok(None);
     };
@@ -856,14 +886,28 @@ fn open_member<R: BufRead>(idle: &mut Option<Tee<R>>, keep: bool) -> io::Result<
     tee.taken.clear();
     tee.keep = keep;
     let offset = tee.position;
-    Ok(Some(Open {
-        reader: Box::new(Pushback::new(BufReader::with_capacity(
+    let reader = match spare.take() {
+        // Emptied, and its decoder reset over the input.
+        Some(mut reader) => {
+            reader.back.clear();
+            (reader.at, reader.position) = (0, 0);
+            let buffered = reader.inner.buffer().len();
+            reader.inner.consume(buffered);
+            let fuse = reader.inner.get_mut();
+            fuse.error = None;
+            fuse.inner.reset(tee);
+            reader
+        }
+        None => Box::new(Pushback::new(BufReader::with_capacity(
             64 << 10,
             Fuse {
                 inner: GzDecoder::new(tee),
                 error: None,
             },
         ))),
+    };
+    Ok(Some(Open {
+        reader,
         offset,
         pieces: Vec::new(),
         size: 0,
@@ -907,7 +951,7 @@ const IN_AN_UNREADABLE_MEMBER: &str = "its gzip member cannot be read to its end
 /// an error.
 fn end_member<R: BufRead>(
     mut open: Open<R>,
-    idle: &mut Option<Tee<R>>,
+    (idle, spare): (&mut Option<Tee<R>>, &mut Spare<R>),
     (writing, number): (bool, usize),
     queue: &mut VecDeque<Item>,
 ) -> Result<Option<Item>, WarcError> {
@@ -919,14 +963,9 @@ fn end_member<R: BufRead>(
         position,
         spool,
         ..
-    } = open.reader.inner.into_inner().inner.into_inner();
-    *idle = Some(Tee {
-        inner,
-        taken: Vec::new(),
-        keep: false,
-        position,
-        spool: None,
-    });
+    } = open.fuse().inner.reset(Tee::new(None, 0));
+    *spare = Some(open.reader);
+    *idle = Some(Tee::new(inner, position));
     let original = spool.map(|mut spool| {
         spool.push(&std::mem::take(&mut taken));
         spool
@@ -1143,8 +1182,8 @@ impl Parser {
                 raw_member: false,
             }));
         }
-        let mut block = Vec::with_capacity(length.min(1 << 20) as usize);
-        input.take(length).read_to_end(&mut block)?;
+        let mut block = Vec::new();
+        read_onto(input, length, &mut block)?;
         let mut record = Record {
             number,
             offset: record_offset,
@@ -1503,6 +1542,34 @@ fn read_warc_head<B: BufRead>(
             return Ok(Ok(head));
         }
     }
+}
+
+/// Reads up to `length` bytes onto `out`, through the reader's own buffer
+/// (never a zeroed one between, as `read_to_end` would use): fewer only
+/// when the input ends first. Room for all of them is made once a first
+/// MiB has come (a length that lies costs no more than the bytes there).
+fn read_onto<B: BufRead + ?Sized>(input: &mut B, length: u64, out: &mut Vec<u8>) -> io::Result<()> {
+    let cap = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    out.reserve(cap(length.min(1 << 20)));
+    let mut left = length;
+    while left > 0 {
+        let buffer = match input.fill_buf() {
+            Ok(buffer) => buffer,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buffer.is_empty() {
+            break;
+        }
+        let n = buffer.len().min(cap(left));
+        if out.len() + n > out.capacity() {
+            out.reserve(cap(left));
+        }
+        out.extend_from_slice(&buffer[..n]);
+        input.consume(n);
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// Reads one line (up to `limit` bytes) onto `out`; how many bytes it read.

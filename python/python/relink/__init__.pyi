@@ -149,6 +149,7 @@ def links(
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
     lazy: bool = False,
+    verify_digests: bool = False,
 ) -> list[Link]:
     """Every link of a document or archive, read whole into memory, in
     order.
@@ -159,6 +160,10 @@ def links(
     data was retrieved from: a message's own headers (``Base``,
     ``Content-Base``, ``Content-Location``) and a document's BASE element
     come first, and a web archive's records use their own target URIs.
+    ``verify_digests=True`` checks each web archive record's digests, as
+    ``relink --list --verify-digests`` does: a record whose digests do not
+    match is said in a ``RelinkWarning``, and its links are not
+    ``changed`` (a rewrite leaves it as it is).
     """
 
 def rewrite(
@@ -183,7 +188,12 @@ def rewrite(
     does a web archive given another kind: it is never read as a document.
     """
 
-def warc_links(source: Source, rules: Rules = "rfc1808", lazy: bool = False) -> LinkStream:
+def warc_links(
+    source: Source,
+    rules: Rules = "rfc1808",
+    lazy: bool = False,
+    verify_digests: bool = False,
+) -> LinkStream:
     """Every link of a web archive (WARC or ARC, plain or gzipped), in
     order.
 
@@ -195,7 +205,8 @@ def warc_links(source: Source, rules: Rules = "rfc1808", lazy: bool = False) -> 
     when a path cannot be opened, and during the iteration when it cannot
     be read; ``ValueError`` during the iteration for an input that is no
     web archive (naming what it is) or cannot be read; and what the file
-    object's ``read`` raises, as it is.
+    object's ``read`` raises, as it is. ``verify_digests`` is as for
+    ``links``.
     """
 
 def mbox_links(
@@ -243,6 +254,7 @@ def wat(
     rules: Rules = "rfc1808",
     kind: Optional[Kind] = None,
     lazy: bool = False,
+    verify_digests: bool = False,
 ) -> int:
     """Writes the WAT file of any input relink reads to ``dst``, as the
     command line's ``--list --format wat`` writes it; returns how many
@@ -259,4 +271,5 @@ def wat(
     retrieved from (a WARC's records use their own target URIs), ``kind``
     is found when not given, as for ``links``. A bad base, rules or kind
     name raises ``ValueError``, and so does an input that cannot be read.
+    ``verify_digests`` is as for ``links``.
     """
