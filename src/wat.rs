@@ -23,7 +23,6 @@
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
@@ -389,12 +388,23 @@ impl WatUnit {
         let target = self.field("WARC-Target-URI").filter(|t| !t.is_empty());
         let target = target.map(str::to_owned);
         let name = record_id(&self.name);
+        // Dated as its source record is (as Common Crawl's are), so that
+        // the same input gives the same bytes: never the clock.
+        let kept = self.heads.as_deref().and_then(|h| {
+            let mut fields = h.warc.iter();
+            fields.find(|(n, _)| n.eq_ignore_ascii_case("WARC-Date"))
+        });
+        let date = kept.map(|(_, v)| v.as_str());
+        let date = match date.or_else(|| self.field("WARC-Date")) {
+            Some(date) if looks_like_a_warc_date(date) => date.to_owned(),
+            _ => undated(),
+        };
         let block = self.block();
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
         if let Some(target) = target {
             fields.push(("WARC-Target-URI", target));
         }
-        fields.push(("WARC-Date", warc_date(SystemTime::now())));
+        fields.push(("WARC-Date", date));
         fields.push(("WARC-Record-ID", name));
         if let Some(id) = refers_to {
             fields.push(("WARC-Refers-To", id));
@@ -831,8 +841,12 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
     );
     let fields = [
         ("WARC-Type", "warcinfo".to_owned()),
-        ("WARC-Date", warc_date(SystemTime::now())),
-        ("WARC-Record-ID", record_id(&inputs.join("\0"))),
+        ("WARC-Date", undated()),
+        // Named apart from a unit's record of the same input.
+        (
+            "WARC-Record-ID",
+            record_id(&format!("warcinfo\0{}", inputs.join("\0"))),
+        ),
         ("Content-Type", "application/warc-fields".to_owned()),
     ];
     let deflater = &mut Deflater::default();
@@ -889,13 +903,31 @@ fn record_id(name: &str) -> String {
     )
 }
 
+/// The date of a record that has no source record to be dated by (the
+/// warcinfo, a document outside an archive): `SOURCE_DATE_EPOCH` when set,
+/// as reproducible builds do, else the epoch. Never the clock: the same
+/// input gives the same WAT.
+fn undated() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH").ok();
+    let secs = secs.and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0);
+    warc_date(secs)
+}
+
+/// Whether a source record's `WARC-Date` is a W3C-ISO8601 date a WARC
+/// record may carry (an ARC record's 14 digits are not).
+fn looks_like_a_warc_date(date: &str) -> bool {
+    let b = date.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && date
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-:.+".contains(&c))
+}
+
 /// `WARC-Date` of a time, in UTC to the second (WARC 1.0 section 5.4,
 /// W3C-ISO8601).
-fn warc_date(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+fn warc_date(secs: u64) -> String {
     let (days, rest) = (secs / 86_400, secs % 86_400);
     // Days to a civil date (the proleptic Gregorian calendar), after
     // Howard Hinnant's `civil_from_days`.
@@ -969,7 +1001,6 @@ fn write_link_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn a_record_of_many_links_is_whole_and_its_length_true() {
@@ -1103,7 +1134,7 @@ mod tests {
 
     #[test]
     fn warc_dates_are_utc_to_the_second() {
-        let at = |secs| warc_date(UNIX_EPOCH + Duration::from_secs(secs));
+        let at = warc_date;
         assert_eq!(at(0), "1970-01-01T00:00:00Z");
         assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(at(1_700_000_000), "2023-11-14T22:13:20Z");

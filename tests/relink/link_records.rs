@@ -904,3 +904,70 @@ fn a_wat_record_says_where_its_record_is_in_the_file() {
         [serde_json::Value::Null, serde_json::Value::Null]
     );
 }
+
+/// The heads of a WAT file's records, each as `(name, value)` pairs.
+fn wat_heads(wat: &[u8]) -> Vec<Vec<(String, String)>> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(wat), &mut text).unwrap();
+    text.split("WARC/1.0\r\n")
+        .skip(1)
+        .map(|record| {
+            let head = record.split("\r\n\r\n").next().unwrap();
+            head.lines()
+                .filter_map(|l| l.split_once(": "))
+                .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// A WAT file is the same bytes on every run: each metadata record dated
+/// as its source record (as Common Crawl's are), the warcinfo and a
+/// document's record by `SOURCE_DATE_EPOCH` or the epoch, never the clock;
+/// and no two records share an ID.
+#[test]
+fn a_wat_file_is_the_same_on_every_run_and_dated_by_its_sources() {
+    let file = fixture("warc/site.warc.gz");
+    let args = ["--list", "--format", "wat", "-q", file.to_str().unwrap()];
+    let first = relink(&args, b"");
+    assert_ok(&first);
+    // Past a second boundary, where a date of the clock would change.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let second = relink(&args, b"");
+    assert_eq!(first.stdout, second.stdout);
+    let heads = wat_heads(&first.stdout);
+    let field = |head: &[(String, String)], name: &str| {
+        head.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    };
+    assert_eq!(field(&heads[0], "WARC-Type").as_deref(), Some("warcinfo"));
+    assert_eq!(
+        field(&heads[0], "WARC-Date").as_deref(),
+        Some("1970-01-01T00:00:00Z")
+    );
+    let blocks = wat_blocks(&first.stdout);
+    assert_eq!(heads.len(), blocks.len() + 1);
+    for (head, block) in heads.iter().skip(1).zip(&blocks) {
+        let source = &block["Envelope"]["WARC-Header-Metadata"]["WARC-Date"];
+        assert_eq!(field(head, "WARC-Date").as_deref(), source.as_str());
+    }
+
+    // A document outside an archive: its record and the warcinfo, dated by
+    // SOURCE_DATE_EPOCH, with IDs of their own.
+    let page = fixture("html/rfc1808-appendix.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_relink"))
+        .args(["--list", "--format", "wat", "-q", page.to_str().unwrap()])
+        .env("SOURCE_DATE_EPOCH", "1700000000")
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let heads = wat_heads(&out.stdout);
+    assert_eq!(heads.len(), 2);
+    let ids: HashSet<_> = heads.iter().map(|h| field(h, "WARC-Record-ID")).collect();
+    assert_eq!(ids.len(), 2, "{heads:?}");
+    for head in &heads {
+        assert_eq!(
+            field(head, "WARC-Date").as_deref(),
+            Some("2023-11-14T22:13:20Z")
+        );
+    }
+}
