@@ -1110,7 +1110,7 @@ def test_a_guessed_kind_that_finds_nothing_warns() -> None:
 
 def wat_text(data: bytes) -> str:
     """A WAT file's records as text, each gzip member read, with their
-    WARC-Date lines (the time they were written) left out."""
+    WARC-Date lines left out."""
     text = gzip.decompress(data).decode("utf-8")
     return "".join(line for line in text.splitlines(keepends=True) if not line.startswith("WARC-Date: "))
 
