@@ -453,3 +453,27 @@ impl Syntax {
         push_all(out, &[before, &value, after, "\n"]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        for text in [
+            "",
+            "a/b?c=d&e",
+            "caf\u{e9} \u{7f}",
+            "q\"b\\s\tn\nr\r\u{1}\u{1f}",
+        ] {
+            let mut ours = Vec::new();
+            json_string(&mut ours, text);
+            assert_eq!(ours, serde_json::to_vec(text).unwrap(), "{text:?}");
+        }
+        for n in [0, 7, 10, 99, 1234567, usize::MAX] {
+            let mut ours = Vec::new();
+            push_number(&mut ours, n);
+            assert_eq!(ours, n.to_string().into_bytes());
+        }
+    }
+}
