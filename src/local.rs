@@ -54,29 +54,67 @@ pub struct SavedFolders {
 impl SavedFolders {
     /// The folders saved with the page at `path`: the folder named after it,
     /// and for a file inside such a folder (a saved style sheet) that folder.
+    #[cfg(test)]
     pub fn of(path: &Path) -> Option<SavedFolders> {
+        SavedFolders::listed(path, &SavedDirs::default())
+    }
+
+    /// [`SavedFolders::of`], each directory listed once for all the pages
+    /// of `dirs` (a run over a folder of pages probes no names per page).
+    pub fn listed(path: &Path, dirs: &SavedDirs) -> Option<SavedFolders> {
         // Only a page or what is saved with one links into the folder.
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         if !SAVED_EXTENSIONS.contains(&extension.as_str()) {
             return None;
         }
+        if std::fs::symlink_metadata(path).ok()?.is_symlink() {
+            // A link to a page: its folders are those beside the page it names.
+            return SavedFolders::probed(path);
+        }
+        let given = match path.parent()? {
+            dir if dir.as_os_str().is_empty() => Path::new("."),
+            dir => dir,
+        };
+        let listing = Arc::clone(
+            lock(dirs)
+                .entry(given.to_path_buf())
+                .or_insert_with(|| Listing::of(given).map(Arc::new))
+                .as_ref()?,
+        );
+        let path = listing.dir.join(path.file_name()?);
+        let mut folders = Vec::new();
+        if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+            folders.extend(match &listing.folders {
+                Some(names) => listing.named_after(names, stem).into_iter().collect(),
+                None => named_after(&listing.dir, stem),
+            });
+        }
+        if listing.inside_saved {
+            folders.push(listing.dir.clone());
+        }
+        SavedFolders::made(&path, folders)
+    }
+
+    /// [`SavedFolders::of`] by asking for each name a folder could have.
+    fn probed(path: &Path) -> Option<SavedFolders> {
         let path = std::fs::canonicalize(path).ok()?;
         let dir = path.parent()?;
         let mut folders = Vec::new();
         if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
             folders.extend(named_after(dir, stem));
         }
-        // A file inside a saved folder: its folder, if a page beside it has that name.
-        if let Some(name) = dir.file_name().and_then(|n| n.to_str())
-            && let Some(stem) = page_named(name)
-            && let Some(up) = dir.parent()
-            && ["html", "htm", "xhtml", "xht", "shtml"]
-                .iter()
-                .any(|ext| up.join(format!("{stem}.{ext}")).is_file())
-        {
+        if inside_saved(dir) {
             folders.push(dir.to_path_buf());
         }
-        let page = Url::from_file_path(&path).ok()?;
+        SavedFolders::made(&path, folders)
+    }
+
+    /// The saved folders of the page at `path` (canonical), if it has any.
+    fn made(path: &Path, folders: Vec<PathBuf>) -> Option<SavedFolders> {
+        if folders.is_empty() {
+            return None;
+        }
+        let page = Url::from_file_path(path).ok()?;
         let folders: Vec<(String, PathBuf)> = folders
             .into_iter()
             .filter_map(|folder| {
@@ -116,6 +154,78 @@ impl SavedFolders {
         let file = url.to_file_path().ok()?;
         // Resolution removed every `..`: the file is inside the folder.
         (file.starts_with(folder) && file.is_file()).then(|| url.as_str().to_owned())
+    }
+}
+
+/// The directories listed in a run, by their path as given (none: not a directory).
+pub type SavedDirs = Arc<Mutex<HashMap<PathBuf, Option<Arc<Listing>>>>>;
+
+fn lock(dirs: &SavedDirs) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Option<Arc<Listing>>>> {
+    dirs.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a directory holds of saved pages, read once.
+#[derive(Debug)]
+pub struct Listing {
+    /// The directory, its links resolved.
+    dir: PathBuf,
+    /// Its folders (no symbolic links) whose names end as a saved folder's
+    /// do; none if it could not be listed.
+    folders: Option<Vec<String>>,
+    /// Whether it is itself the folder saved with a page beside it.
+    inside_saved: bool,
+}
+
+impl Listing {
+    fn of(given: &Path) -> Option<Listing> {
+        let dir = std::fs::canonicalize(given).ok()?;
+        let folders = std::fs::read_dir(&dir).ok().map(|entries| {
+            entries
+                .filter_map(|entry| {
+                    let entry = entry.ok()?;
+                    // A symbolic link is no folder a browser saved.
+                    entry.file_type().ok()?.is_dir().then_some(())?;
+                    let name = entry.file_name().into_string().ok()?;
+                    page_named(&name).is_some().then_some(name)
+                })
+                .collect()
+        });
+        let inside_saved = inside_saved(&dir);
+        Some(Listing {
+            dir,
+            folders,
+            inside_saved,
+        })
+    }
+
+    /// [`named_after`], from the folders listed: the first name in the
+    /// order `named_after` asks for them.
+    fn named_after(&self, names: &[String], stem: &str) -> Option<PathBuf> {
+        let rank = |name: &str| {
+            let rest = name.strip_prefix(stem)?;
+            let sep = ['_', '-'].iter().position(|&c| rest.starts_with(c))?;
+            let word = FOLDER_WORDS.iter().position(|w| &rest[1..] == *w)?;
+            Some((sep, word))
+        };
+        let (_, name) = names
+            .iter()
+            .filter_map(|name| Some((rank(name)?, name)))
+            .min()?;
+        Some(self.dir.join(name))
+    }
+}
+
+/// Whether `dir` is a folder saved with a page: a page beside it has its name.
+fn inside_saved(dir: &Path) -> bool {
+    if let Some(name) = dir.file_name().and_then(|n| n.to_str())
+        && let Some(stem) = page_named(name)
+        && let Some(up) = dir.parent()
+    {
+        ["html", "htm", "xhtml", "xht", "shtml"]
+            .iter()
+            .any(|ext| up.join(format!("{stem}.{ext}")).is_file())
+    } else {
+        false
     }
 }
 

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::kind::Kind;
 use crate::links::UnitReport;
 use crate::links::{Link, LinkRow, Warning};
-use crate::local::MirrorFiles;
+use crate::local::{MirrorFiles, SavedDirs};
 use crate::mime::mbox::MboxFormat;
 use crate::options::{Details, ExtraAttribute};
 use crate::url::{BaseUrl, Rules};
@@ -85,6 +85,8 @@ pub struct Rewriter {
     pub(crate) keep_fragment_links: bool,
     pub(crate) absolute_saved_assets: bool,
     pub(crate) local_mirror: Option<(PathBuf, String, MirrorFiles)>,
+    /// The directories of pages listed in its runs, each once.
+    pub(crate) saved_dirs: SavedDirs,
     pub(crate) details: Details,
     pub(crate) mbox_format: Option<MboxFormat>,
     pub(crate) keep_new_bytes: bool,

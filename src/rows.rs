@@ -7,15 +7,26 @@ use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::base::BaseSource;
 use crate::links::{Link, LinkRow, UnitKey};
 use crate::url::BaseUrl;
 
 /// Where a link's base came from, as every report names it (a base the
 /// user gave by the option that gave it); `none` without one.
 pub(crate) fn base_from(link: &Link) -> String {
-    link.base
-        .as_ref()
-        .map_or_else(|| "none".to_owned(), |base| base.source.option_name())
+    source_name(link).into_owned()
+}
+
+/// [`base_from`], borrowed for the sources most links have: a row is
+/// written without allocating.
+fn source_name(link: &Link) -> Cow<'static, str> {
+    match link.base.as_ref().map(|base| &base.source) {
+        None => Cow::Borrowed("none"),
+        Some(BaseSource::RetrievedFrom) => Cow::Borrowed("--retrieved-from"),
+        Some(BaseSource::Forced) => Cow::Borrowed("--base"),
+        Some(BaseSource::ResourceBase) => Cow::Borrowed("--resource-base"),
+        Some(source) => Cow::Owned(source.option_name()),
+    }
 }
 
 /// The value of a field of a row ([`LinkRow::fields`]). See the example
@@ -56,7 +67,7 @@ impl LinkRow {
         let mut values = [
             text(Some(link.place.attribute())),
             text(link.base.as_ref().map(|b| b.url.as_str())),
-            RowValue::Text(base_from(link).into()),
+            RowValue::Text(source_name(link)),
             RowValue::Bool(link.changed),
             RowValue::Number(link.column),
             text(Some(link.place.element())),
@@ -102,6 +113,8 @@ pub struct RowWriter {
     /// The unit being listed, and the URLs of it written.
     unit: Option<UnitKey>,
     seen: HashSet<String>,
+    /// The rows being made, kept for its capacity.
+    line: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +132,7 @@ impl RowWriter {
             file: file.to_owned(),
             unit: None,
             seen: HashSet::new(),
+            line: Vec::new(),
         }
     }
 
@@ -160,84 +174,170 @@ impl RowWriter {
 
     /// Writes `rows`, the next of the input.
     pub fn write(&mut self, out: &mut (impl Write + ?Sized), rows: &[LinkRow]) -> io::Result<()> {
+        // Rows are made in one buffer kept from call to call, handed on in
+        // large writes: a row costs no allocation and no formatting machinery.
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let mut result = Ok(());
         for row in rows {
             match self.format {
-                Format::Text => text_row(out, &self.file, row)?,
-                Format::Tsv => fields_line(out, row.fields(Some(&self.file)), false)?,
-                Format::Json => fields_line(out, row.fields(Some(&self.file)), true)?,
-                Format::Urls(syntax) => self.url(out, row, syntax)?,
+                Format::Text => text_row(&mut line, &self.file, row),
+                Format::Tsv => fields_line(&mut line, row.fields(Some(&self.file)), false),
+                Format::Json => fields_line(&mut line, row.fields(Some(&self.file)), true),
+                Format::Urls(syntax) => self.url(&mut line, row, syntax),
+            }
+            if line.len() >= FLUSH_BYTES {
+                result = out.write_all(&line);
+                line.clear();
+                if result.is_err() {
+                    break;
+                }
             }
         }
-        Ok(())
+        if result.is_ok() && !line.is_empty() {
+            result = out.write_all(&line);
+        }
+        line.clear();
+        self.line = line;
+        result
     }
 
     /// Writes the URL to check of `row` if it has one not yet written for
     /// its unit.
-    fn url(
-        &mut self,
-        out: &mut (impl Write + ?Sized),
-        row: &LinkRow,
-        syntax: Syntax,
-    ) -> io::Result<()> {
+    fn url(&mut self, out: &mut Vec<u8>, row: &LinkRow, syntax: Syntax) {
         let key = row.unit();
         if self.unit.as_ref() != Some(&key) {
             self.seen.clear();
             self.unit = Some(key);
         }
-        match checkable_url(row) {
-            Some(url) if self.seen.insert(url.clone()) => syntax.write(out, &url),
-            _ => Ok(()),
+        if let Some(url) = checkable_url(row)
+            && !self.seen.contains(&*url)
+        {
+            syntax.write(out, &url);
+            self.seen.insert(url.into_owned());
         }
     }
 }
 
-/// One row as a line of text.
-fn text_row(out: &mut (impl Write + ?Sized), file: &str, row: &LinkRow) -> io::Result<()> {
+/// How many bytes of rows are made before they are handed on.
+const FLUSH_BYTES: usize = 64 * 1024;
+
+/// One row as a line of text: `FILE:LOCATION: PLACE ORIGINAL RESOLUTION`.
+fn text_row(out: &mut Vec<u8>, file: &str, row: &LinkRow) {
     let link = &row.link;
-    let resolution = match &link.base {
+    out.extend_from_slice(file.as_bytes());
+    out.push(b':');
+    // The row's location, as `LinkRow::location` writes it.
+    if let Some(n) = row.message {
+        out.extend_from_slice(b"message ");
+        push_number(out, n);
+        out.extend_from_slice(b", ");
+    }
+    if let Some(record) = &row.record {
+        out.extend_from_slice(record.target_uri.as_bytes());
+        out.push(b' ');
+    }
+    if let Some(part) = row.part.as_deref().filter(|p| !p.is_empty()) {
+        out.extend_from_slice(b"part ");
+        out.extend_from_slice(part.as_bytes());
+        out.extend_from_slice(b", ");
+    }
+    push_number(out, link.line);
+    out.push(b':');
+    push_number(out, link.column);
+    out.extend_from_slice(b": ");
+    // The place, as `LinkPlace` displays it.
+    match (link.place.element(), link.place.attribute()) {
+        (element, "") => push_all(out, &["<", element, ">"]),
+        ("", attribute) => out.extend_from_slice(attribute.as_bytes()),
+        (element, attribute) => push_all(out, &["<", element, " ", attribute, ">"]),
+    }
+    push_all(out, &[" ", &link.original, " "]);
+    match &link.base {
         // A link of a document with no base has no resolution.
-        None => "(no base)".to_owned(),
-        Some(base) => format!(
-            "-> {} (base {} from {})",
-            link.resolved,
-            base.url.as_str(),
-            base_from(link)
-        ),
-    };
-    let (location, place, original) = (row.location(), &link.place, &link.original);
-    writeln!(out, "{file}:{location}: {place} {original} {resolution}")
+        None => out.extend_from_slice(b"(no base)"),
+        Some(base) => {
+            let source = source_name(link);
+            let parts = [
+                "-> ",
+                &link.resolved,
+                " (base ",
+                base.url.as_str(),
+                " from ",
+            ];
+            push_all(out, &parts);
+            push_all(out, &[&source, ")"]);
+        }
+    }
+    out.push(b'\n');
+}
+
+fn push_all(out: &mut Vec<u8>, parts: &[&str]) {
+    for part in parts {
+        out.extend_from_slice(part.as_bytes());
+    }
+}
+
+/// `n` in decimal.
+fn push_number(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// One row's fields as a TSV line (backslash, tab, CR and LF escaped) or
 /// (`json`) a JSON object on one line, written straight out: a listing of
 /// millions of links builds no tree per row.
-fn fields_line(
-    out: &mut (impl Write + ?Sized),
-    fields: [(&'static str, RowValue<'_>); 15],
-    json: bool,
-) -> io::Result<()> {
+fn fields_line(out: &mut Vec<u8>, fields: [(&'static str, RowValue<'_>); 15], json: bool) {
     for (i, (key, value)) in fields.into_iter().enumerate() {
         match (json, i) {
-            (true, _) => write!(out, "{}\"{key}\":", if i == 0 { "{" } else { "," })?,
+            (true, _) => push_all(out, &[if i == 0 { "{\"" } else { ",\"" }, key, "\":"]),
             (false, 0) => {}
-            (false, _) => out.write_all(b"\t")?,
+            (false, _) => out.push(b'\t'),
         }
         match (value, json) {
-            (RowValue::Null, true) => out.write_all(b"null")?,
+            (RowValue::Null, true) => out.extend_from_slice(b"null"),
             (RowValue::Null, false) => {}
-            (RowValue::Number(n), _) => write!(out, "{n}")?,
-            (RowValue::Bool(b), _) => write!(out, "{b}")?,
-            (RowValue::Text(text), true) => serde_json::to_writer(&mut *out, &*text)?,
-            (RowValue::Text(text), false) => out.write_all(
-                text.replace('\\', "\\\\")
-                    .replace('\t', "\\t")
-                    .replace('\n', "\\n")
-                    .replace('\r', "\\r")
-                    .as_bytes(),
-            )?,
+            (RowValue::Number(n), _) => push_number(out, n),
+            (RowValue::Bool(b), _) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+            (RowValue::Text(text), true) => json_string(out, &text),
+            (RowValue::Text(text), false) => tsv_text(out, &text),
         }
     }
-    out.write_all(if json { b"}\n" } else { b"\n" })
+    out.extend_from_slice(if json { b"}\n" } else { b"\n" });
+}
+
+/// `text` as a JSON string, escaped as `serde_json` escapes it (quote,
+/// backslash and control characters; nothing else).
+fn json_string(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        // The rare string that needs escaping: serde_json's own escapes.
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+    } else {
+        push_all(out, &["\"", text, "\""]);
+    }
+}
+
+/// `text` as a TSV field: backslash, tab, LF and CR escaped.
+fn tsv_text(out: &mut Vec<u8>, text: &str) {
+    for &b in text.as_bytes() {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b => out.push(b),
+        }
+    }
 }
 
 /// The URL a checker is given for a row: its resolved URL when that is
@@ -246,7 +346,7 @@ fn fields_line(
 /// `data:` and `javascript:` URLs name nothing to check: none. Nor does a
 /// message part's own `Content-Location`: it is the part's address (the
 /// base of its links, which `explain` shows), not a link of it.
-fn checkable_url(row: &LinkRow) -> Option<String> {
+fn checkable_url(row: &LinkRow) -> Option<Cow<'_, str>> {
     let place = &row.link.place;
     if place.element().is_empty() && place.attribute().eq_ignore_ascii_case("Content-Location") {
         return None;
@@ -259,6 +359,9 @@ fn checkable_url(row: &LinkRow) -> Option<String> {
     if scheme.eq_ignore_ascii_case("data") || scheme.eq_ignore_ascii_case("javascript") {
         return None;
     }
+    if !url.contains(['\t', '\r', '\n', ' ']) {
+        return Some(Cow::Borrowed(url));
+    }
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         match c {
@@ -267,7 +370,7 @@ fn checkable_url(row: &LinkRow) -> Option<String> {
             c => out.push(c),
         }
     }
-    Some(out)
+    Some(Cow::Owned(out))
 }
 
 /// How each URL is written: alone on its line, or in the syntax lychee's
@@ -316,9 +419,9 @@ impl Syntax {
     /// lychee, `"`, `<` and `>` are written `%22`, `%3C` and `%3E`, as a
     /// URL parser writes them in every part of a URL, so none ends the
     /// value early.
-    fn write(self, out: &mut (impl Write + ?Sized), url: &str) -> io::Result<()> {
+    fn write(self, out: &mut Vec<u8>, url: &str) {
         if self == Syntax::Bare {
-            return writeln!(out, "{url}");
+            return push_all(out, &[url, "\n"]);
         }
         let mut value = String::with_capacity(url.len() + 8);
         for c in url.chars() {
@@ -334,18 +437,43 @@ impl Syntax {
                 (_, c) => value.push(c),
             }
         }
-        match self {
+        let (before, after) = match self {
             Syntax::Text
                 if !value.contains('#')
                     && value.ends_with(['.', ',', ':', ';', '!', '?', '\'', '*']) =>
             {
-                writeln!(out, "{value}#")
+                ("", "#")
             }
-            Syntax::Html => writeln!(out, "<a href=\"{value}\">"),
-            Syntax::Markdown => writeln!(out, "[](<{value}>)"),
-            Syntax::Css => writeln!(out, "url(\"{value}\")"),
-            Syntax::Xml => writeln!(out, "<link href=\"{value}\"/>"),
-            Syntax::Bare | Syntax::Text => writeln!(out, "{value}"),
+            Syntax::Html => ("<a href=\"", "\">"),
+            Syntax::Markdown => ("[](<", ">)"),
+            Syntax::Css => ("url(\"", "\")"),
+            Syntax::Xml => ("<link href=\"", "\"/>"),
+            Syntax::Bare | Syntax::Text => ("", ""),
+        };
+        push_all(out, &[before, &value, after, "\n"]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_numbers_are_written_as_serde_json_writes_them() {
+        for text in [
+            "",
+            "a/b?c=d&e",
+            "caf\u{e9} \u{7f}",
+            "q\"b\\s\tn\nr\r\u{1}\u{1f}",
+        ] {
+            let mut ours = Vec::new();
+            json_string(&mut ours, text);
+            assert_eq!(ours, serde_json::to_vec(text).unwrap(), "{text:?}");
+        }
+        for n in [0, 7, 10, 99, 1234567, usize::MAX] {
+            let mut ours = Vec::new();
+            push_number(&mut ours, n);
+            assert_eq!(ours, n.to_string().into_bytes());
         }
     }
 }

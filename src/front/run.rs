@@ -88,7 +88,9 @@ impl Rewriter {
             input.resource_base.as_deref(),
         )?;
         if !self.absolute_saved_assets {
-            bases.saved = input.local_path().and_then(SavedFolders::of);
+            bases.saved = input
+                .local_path()
+                .and_then(|path| SavedFolders::listed(path, &self.saved_dirs));
         }
         if let Some((root, prefix, files)) = &self.local_mirror {
             let mirror = Mirror::new(root, prefix)?.sharing(files);
