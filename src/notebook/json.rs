@@ -369,8 +369,9 @@ pub struct Decoded {
     /// The text.
     pub text: String,
     /// Offsets (text, bytes) at the start and after each escape: between
-    /// two, text and bytes run alike.
-    pub marks: Vec<(usize, usize)>,
+    /// two, text and bytes run alike. Kept as `u32` (a document is at most
+    /// `u32::MAX` bytes): a line-per-string source has a few escapes a line.
+    pub marks: Vec<(u32, u32)>,
     /// Offsets in the text of lone surrogates, read as U+FFFD: a change
     /// over one would write what the file did not hold.
     pub lossy: Vec<usize>,
@@ -387,7 +388,8 @@ pub fn decode(bytes: &[u8], content: Range<usize>) -> Decoded {
 /// the end of `out`.
 pub fn decode_into(bytes: &[u8], content: Range<usize>, out: &mut Decoded) {
     let mut at = content.start;
-    out.marks.push((out.text.len(), at));
+    let mark = |text: usize, at: usize| (text as u32, at as u32);
+    out.marks.push(mark(out.text.len(), at));
     while at < content.end {
         let run = memchr::memchr(b'\\', &bytes[at..content.end]).map_or(content.end, |i| at + i);
         // Checked UTF-8 (the file was), so a run of it is text.
@@ -403,7 +405,7 @@ pub fn decode_into(bytes: &[u8], content: Range<usize>, out: &mut Decoded) {
         }
         out.text.push(c.unwrap_or(char::REPLACEMENT_CHARACTER));
         at += len;
-        out.marks.push((out.text.len(), at));
+        out.marks.push(mark(out.text.len(), at));
     }
 }
 
@@ -440,10 +442,10 @@ fn unicode(bytes: &[u8], at: usize) -> (Option<char>, usize) {
     (char::from_u32(code), 6)
 }
 
-/// Writes `text` as the content of a JSON string in `style`: `"`, `\` and
-/// control characters escaped as Python's encoder escapes them.
-pub fn encode(text: &str, style: Style) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
+/// Writes `text` as the content of a JSON string in `style`, appended to
+/// `out`: `"`, `\` and control characters escaped as Python's encoder
+/// escapes them.
+pub fn encode_into(text: &str, style: Style, out: &mut String) {
     let unicode = |out: &mut String, unit: u32| {
         let _ = if style.upper_hex {
             write!(out, "\\u{unit:04X}")
@@ -461,22 +463,27 @@ pub fn encode(text: &str, style: Style) -> String {
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
             '/' if style.escape_slash => out.push_str("\\/"),
-            c if u32::from(c) < 0x20 => unicode(&mut out, u32::from(c)),
+            c if u32::from(c) < 0x20 => unicode(out, u32::from(c)),
             c if u32::from(c) >= 0x80 && style.escape_non_ascii => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
-                    unicode(&mut out, u32::from(*unit));
+                    unicode(out, u32::from(*unit));
                 }
             }
             c => out.push(c),
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn encode(text: &str, style: Style) -> String {
+        let mut out = String::new();
+        encode_into(text, style, &mut out);
+        out
+    }
 
     fn scan(json: &str) -> Result<Counts> {
         let mut s = Scanner::new(json.as_bytes(), 0);

@@ -60,7 +60,8 @@ pub fn rewrite_notebook(
         options,
         lines: LineIndex::default(),
         file: std::str::from_utf8(bytes).unwrap_or_default(),
-        edits: Vec::new(),
+        edits: Edits::new(),
+        encoded: String::new(),
         links: Vec::new(),
         rewritten: 0,
         warnings: Vec::new(),
@@ -263,7 +264,11 @@ struct Work<'b, 'o> {
     /// The file as text, for lines and columns.
     file: &'b str,
     lines: LineIndex,
-    edits: Vec<Edit>,
+    /// The edits of the file, packed as they come (a link-dense cell
+    /// makes one every few dozen bytes).
+    edits: Edits,
+    /// An edit's text as the file writes it, made here.
+    encoded: String,
     links: Vec<Link>,
     rewritten: usize,
     warnings: Vec<Warning>,
@@ -273,8 +278,9 @@ struct Work<'b, 'o> {
 /// the map back to the bytes.
 struct Joined {
     decoded: Decoded,
-    /// Each string's start in the text, and its first mark.
-    starts: Vec<(usize, usize)>,
+    /// Each string's start in the text, and its first mark (as `u32`:
+    /// a notebook is at most `u32::MAX` bytes).
+    starts: Vec<(u32, u32)>,
 }
 
 impl Joined {
@@ -282,7 +288,7 @@ impl Joined {
         let mut decoded = Decoded::default();
         let mut starts = Vec::with_capacity(strings.len());
         for string in strings {
-            starts.push((decoded.text.len(), decoded.marks.len()));
+            starts.push((decoded.text.len() as u32, decoded.marks.len() as u32));
             json::decode_into(bytes, string.clone(), &mut decoded);
         }
         Joined { decoded, starts }
@@ -292,26 +298,28 @@ impl Joined {
     fn string_of(&self, range: &Range<usize>) -> Option<usize> {
         let i = self
             .starts
-            .partition_point(|s| s.0 <= range.start)
+            .partition_point(|s| s.0 as usize <= range.start)
             .checked_sub(1)?;
         let end = self
             .starts
             .get(i + 1)
-            .map_or(self.decoded.text.len(), |s| s.0);
+            .map_or(self.decoded.text.len(), |s| s.0 as usize);
         (range.end <= end).then_some(i)
     }
 
     /// The byte offset of text offset `at`, in string `i`.
     fn byte_of(&self, i: usize, at: usize) -> usize {
-        let first = self.starts[i].1;
+        let first = self.starts[i].1 as usize;
         let last = self
             .starts
             .get(i + 1)
-            .map_or(self.decoded.marks.len(), |s| s.1);
+            .map_or(self.decoded.marks.len(), |s| s.1 as usize);
         let marks = &self.decoded.marks[first..last];
-        let k = marks.partition_point(|m| m.0 <= at).saturating_sub(1);
+        let k = marks
+            .partition_point(|m| m.0 as usize <= at)
+            .saturating_sub(1);
         let (text, byte) = marks[k];
-        byte + (at - text)
+        byte as usize + (at - text as usize)
     }
 
     /// The byte offset of text offset `at`, wherever it is.
@@ -356,23 +364,26 @@ impl Work<'_, '_> {
             (link.line, link.column) = self.lines.locate(self.file, joined.byte_at(at));
             self.links.push(link);
         }
-        let new = match (outcome.splice, outcome.output) {
-            (Some(splice), _) => splice
-                .edits()
-                .map(|e| Edit::new(e.range, String::from_utf8_lossy(&e.text).into_owned()))
-                .collect(),
-            (None, Some(output)) => whole_change(source, &output),
-            (None, None) => Vec::new(),
-        };
-        for edit in new {
-            self.put_back(&joined, edit, &text.label);
+        match (outcome.splice, outcome.output) {
+            (Some(splice), _) => {
+                for edit in splice.edits() {
+                    let new = String::from_utf8_lossy(&edit.text);
+                    self.put_back(&joined, Edit::new(edit.range, &new), &text.label);
+                }
+            }
+            (None, Some(output)) => {
+                for edit in whole_change(source, &output) {
+                    self.put_back(&joined, edit, &text.label);
+                }
+            }
+            (None, None) => {}
         }
     }
 
     /// An edit of a text put into the string that holds it, written as
     /// the file writes strings; left with a warning when no one string
     /// holds it, or it would replace what the file held as no character.
-    fn put_back(&mut self, joined: &Joined, edit: Edit, label: &str) {
+    fn put_back(&mut self, joined: &Joined, edit: Edit<impl AsRef<str>>, label: &str) {
         let range = edit.range.clone();
         let lossy = joined.decoded.lossy.iter().any(|&at| range.contains(&at));
         let Some(i) = joined.string_of(&range).filter(|_| !lossy) else {
@@ -388,8 +399,9 @@ impl Work<'_, '_> {
             return self.warnings.push(warning.within(label.to_owned()));
         };
         let bytes = joined.byte_of(i, range.start)..joined.byte_of(i, range.end);
-        self.edits
-            .push(Edit::new(bytes, json::encode(&edit.text, self.style)));
+        self.encoded.clear();
+        json::encode_into(edit.text.as_ref(), self.style, &mut self.encoded);
+        self.edits.push_str(bytes, &self.encoded);
     }
 
     /// The outcome: the edits made bytes or left a splice, the links
@@ -397,7 +409,7 @@ impl Work<'_, '_> {
     fn finish(self, make: Make, base: Option<Base>, layers: Vec<crate::base::Layer>) -> Outcome {
         let mut edits = self.edits;
         let mut warnings = self.warnings;
-        let dropped = crate::splice::normalize(&mut edits, self.bytes.len());
+        let dropped = edits.normalize(self.bytes.len());
         if dropped > 0 {
             warnings.push(Warning::new(
                 WarningKind::OverlappingEdits,
@@ -410,11 +422,7 @@ impl Work<'_, '_> {
                 rows.0.row(LinkRow::new(link));
             }
         }
-        let splice = (!edits.is_empty()).then(|| {
-            let mut packed = Edits::new();
-            edits.into_iter().for_each(|e| packed.push(e));
-            Splice::new(packed, 0, None, encoding_rs::UTF_8)
-        });
+        let splice = (!edits.is_empty()).then(|| Splice::new(edits, 0, None, encoding_rs::UTF_8));
         let (output, splice) = match make {
             Make::Bytes => (splice.map(|s| s.bytes(self.bytes)), None),
             Make::Splice => (None, splice),
