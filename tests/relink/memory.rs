@@ -107,7 +107,7 @@ print(usage.ru_maxrss * 1024, lines, os.waitstatus_to_exitcode(status))
 
 /// Runs relink with `args` to its end; its peak resident set in bytes and
 /// how many lines it wrote on standard output.
-fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
+pub fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
     let output = Command::new(crate::python())
         .args(["-c", MEASURE])
         .arg(binary)
