@@ -128,6 +128,19 @@ test('links reads a string, bytes or a file, its kind found as the command line 
   assert.equal(css[0].resolved, 'http://a/b/i.png');
 });
 
+test('links gives every row of a page whole, whatever its text holds', () => {
+  const href = 'q&quot;b\\c&#1;\t\u00e9\ud83d\ude00';
+  const rows = relink.links(`<a href="${href}">x</a>`, { base: 'http://h/\u00e9/' });
+  assert.deepEqual(
+    rows.map((row) => [row.original, row.resolved, row.base]),
+    [['q"b\\c\u0001\t\u00e9\ud83d\ude00', 'http://h/\u00e9/q"b\\c\u0001\u00e9\ud83d\ude00', 'http://h/\u00e9/']],
+  );
+  // Thousands of rows, in their order, each a plain object.
+  const many = relink.links(Buffer.from('<a href=x>x</a>\n'.repeat(5000)), { base: 'http://h/' });
+  assert.deepEqual(many.map((row) => row.line), Array.from({ length: 5000 }, (_, i) => i + 1));
+  assert.ok(many.every((row) => Object.getPrototypeOf(row) === Object.prototype && row.resolved === 'http://h/x'));
+});
+
 test('links throws for what it cannot read, never gives nothing for the wrong kind', () => {
   const missing = path.join(os.tmpdir(), 'relink-none-such.html');
   const said = cli(['--list', '--format', 'json', missing]).stderr.split('\n')[0];
