@@ -3,8 +3,12 @@
 // of fixtures/pages/real/ (gunzipped once, each against a URL of its own):
 // `absolutize` (a Buffer in, a Buffer out, and a string in, a string out)
 // and `links`, in MB/s of input, each beside what the Rust library does
-// with the same pages (`examples/bench.rs`). Builds both for release
-// first. Not run by the tests: `node node/bench.js [SECONDS]`.
+// with the same pages (`examples/bench.rs`). The two sides take turns
+// (Node, Rust, Node, Rust...) for ROUNDS rounds and each figure is the
+// median of its rounds, by the clock and by the CPU time the process had
+// (on a shared machine, the steadier of the two). Builds both for
+// release first. Not run by the tests: `node node/bench.js [SECONDS]
+// [ROUNDS]`.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -14,7 +18,8 @@ const { execFileSync } = require('node:child_process');
 
 const here = __dirname;
 const root = path.dirname(here);
-const seconds = Number(process.argv[2] || 5);
+const seconds = Number(process.argv[2] || 3);
+const rounds = Number(process.argv[3] || 3);
 
 // The host's target triple, which napi-rs builds for (its builds go under
 // target/TRIPLE/): the Rust side is built there too, on the same build.
@@ -43,10 +48,12 @@ function pages(dir) {
   });
 }
 
-// The MB/s `work` gets through the pages, after one pass to warm up.
+// The MB/s (by the clock, by CPU time) `work` gets through the pages,
+// after one pass to warm up.
 function measure(list, work) {
   for (const page of list) work(page);
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   let bytes = 0;
   let elapsed = 0;
   while (elapsed < seconds) {
@@ -56,8 +63,17 @@ function measure(list, work) {
     }
     elapsed = Number(process.hrtime.bigint() - start) / 1e9;
   }
-  return bytes / 1e6 / elapsed;
+  const used = process.cpuUsage(cpu);
+  return [bytes / 1e6 / elapsed, bytes / (used.user + used.system)];
 }
+
+// The Rust side's MB/s (by the clock, by CPU time) for `what`.
+function rust(bin, what, list) {
+  const out = execFileSync(bin, [what, String(seconds), ...list.map((page) => page.file)], { encoding: 'utf8' });
+  return out.trim().split(' ').map(Number);
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function main() {
   const bin = build();
@@ -66,22 +82,32 @@ function main() {
   try {
     const list = pages(dir);
     const total = list.reduce((sum, page) => sum + page.bytes.length, 0);
-    console.log(`${list.length} real pages, ${(total / 1e6).toFixed(1)} MB, ${seconds} s a figure`);
-    const rust = Object.fromEntries(
-      execFileSync(bin, [String(seconds), ...list.map((page) => page.file)], { encoding: 'utf8' })
-        .trim().split('\n').map((line) => line.split(' ')).map(([name, mbps]) => [name, Number(mbps)]),
-    );
+    console.log(`${list.length} real pages, ${(total / 1e6).toFixed(1)} MB, ${seconds} s a figure, ${rounds} rounds`);
     // Warnings are emitted, as users get them, but not printed.
     process.removeAllListeners('warning');
-    const figures = [
-      ['absolutize (Buffer)', measure(list, (p) => relink.absolutize(p.bytes, p.url)), rust.absolutize],
-      ['absolutize (string)', measure(list, (p) => relink.absolutize(p.text, p.url)), rust.absolutize],
-      ['links (Buffer)', measure(list, (p) => relink.links(p.bytes, { base: p.url })), rust.links],
+    // Each with the Rust side doing the same: `links` is told the kind,
+    // as examples/bench.rs tells it.
+    const functions = [
+      ['absolutize (Buffer)', (p) => relink.absolutize(p.bytes, p.url), 'absolutize'],
+      ['absolutize (string)', (p) => relink.absolutize(p.text, p.url), 'absolutize'],
+      ['links (Buffer)', (p) => relink.links(p.bytes, { base: p.url, kind: 'html' }), 'links'],
     ];
-    console.log('what                  Node MB/s  Rust MB/s  Node/Rust');
-    for (const [what, node, r] of figures) {
-      console.log(`${what.padEnd(20)} ${node.toFixed(2).padStart(10)} ${r.toFixed(2).padStart(10)} ${(100 * node / r).toFixed(0).padStart(9)}%`);
+    console.log('what                   Node MB/s  Rust MB/s  Node/Rust   CPU: Node   Rust  Node/Rust');
+    for (const [what, work, side] of functions) {
+      const node = [];
+      const other = [];
+      for (let round = 0; round < rounds; round++) {
+        node.push(measure(list, work));
+        other.push(rust(bin, side, list));
+      }
+      const [n, r] = [node, other].map((runs) => [0, 1].map((i) => median(runs.map((run) => run[i]))));
+      const ratio = (a, b) => `${(100 * a / b).toFixed(0)}%`.padStart(9);
+      console.log(
+        `${what.padEnd(20)} ${n[0].toFixed(1).padStart(10)} ${r[0].toFixed(1).padStart(10)} ${ratio(n[0], r[0])}` +
+          `  ${n[1].toFixed(1).padStart(10)} ${r[1].toFixed(1).padStart(6)} ${ratio(n[1], r[1])}`,
+      );
     }
+    console.log(`load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,27 +1,45 @@
-//! The Rust library's side of `node/bench.js`: the pages named after the
-//! seconds to measure for, each against its own URL, made absolute with
-//! `absolutize_html` (`absolutize` in Node) and listed through
-//! `Rewriter::run` (`links` in Node), printing the MB/s of each as
-//! `absolutize MBPS` and `links MBPS`.
+//! The Rust library's side of `node/bench.js`: `bench FUNCTION SECONDS
+//! PAGE...` runs one function over the pages, each against its own URL,
+//! for at least SECONDS after a pass to warm up, and prints the MB/s of
+//! input it got through, by the clock and by the process's CPU time
+//! (`WALL CPU`; CPU is 0 where Linux's `/proc/self/schedstat` is not).
+//! The functions: `absolutize`, with `absolutize_html` (`absolutize` in
+//! Node), and `links`, through `Rewriter::run` (`links` in Node). One
+//! function a run, so that bench.js can alternate the two sides.
 
 use std::time::{Duration, Instant};
 
 use relink::{Event, Input, Kind, Output, Rewriter};
 
-/// The megabytes a second `work` gets through `pages`, after one pass to
-/// warm up, measured for at least `time`.
-fn measure(pages: &[(Vec<u8>, String)], time: Duration, work: &dyn Fn(&[u8], &str)) -> f64 {
+/// The nanoseconds of CPU time the process has had, if Linux tells.
+fn cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// The MB/s (by the clock, by CPU time) `work` gets through `pages`,
+/// after one pass to warm up, measured for at least `time`.
+fn measure(pages: &[(Vec<u8>, String)], time: Duration, work: fn(&[u8], &str)) -> (f64, f64) {
     for (page, url) in pages {
         work(page, url);
     }
-    let (start, mut bytes) = (Instant::now(), 0usize);
+    let (start, cpu, mut bytes) = (Instant::now(), cpu_ns(), 0usize);
     while start.elapsed() < time {
         for (page, url) in pages {
             work(page, url);
             bytes += page.len();
         }
     }
-    bytes as f64 / 1e6 / start.elapsed().as_secs_f64()
+    let mb = bytes as f64 / 1e6;
+    let cpu = match (cpu, cpu_ns()) {
+        (Some(before), Some(after)) if after > before => mb / ((after - before) as f64 / 1e9),
+        _ => 0.0,
+    };
+    (mb / start.elapsed().as_secs_f64(), cpu)
+}
+
+fn absolutize(page: &[u8], url: &str) {
+    std::hint::black_box(relink::absolutize_html(page, url).expect("a page is read"));
 }
 
 fn links(page: &[u8], url: &str) {
@@ -40,26 +58,25 @@ fn links(page: &[u8], url: &str) {
 }
 
 fn main() {
+    const USAGE: &str = "usage: bench absolutize|links SECONDS PAGE...";
     let mut args = std::env::args().skip(1);
-    let seconds: f64 = args
-        .next()
-        .and_then(|s| s.parse().ok())
-        .expect("usage: bench SECONDS PAGE...");
+    let work: fn(&[u8], &str) = match args.next().as_deref() {
+        Some("absolutize") => absolutize,
+        Some("links") => links,
+        _ => panic!("{USAGE}"),
+    };
+    let seconds: f64 = args.next().and_then(|s| s.parse().ok()).expect(USAGE);
     let pages: Vec<(Vec<u8>, String)> = args
         .map(|path| {
             let name = std::path::Path::new(&path)
                 .file_name()
-                .unwrap()
+                .expect("a page's path")
                 .to_string_lossy()
                 .into_owned();
             let page = std::fs::read(&path).expect("a page");
             (page, format!("https://example.test/pages/{name}"))
         })
         .collect();
-    let time = Duration::from_secs_f64(seconds);
-    let absolutize = measure(&pages, time, &|page, url| {
-        std::hint::black_box(relink::absolutize_html(page, url).expect("a page is read"));
-    });
-    println!("absolutize {absolutize:.2}");
-    println!("links {:.2}", measure(&pages, time, &links));
+    let (wall, cpu) = measure(&pages, Duration::from_secs_f64(seconds), work);
+    println!("{wall:.2} {cpu:.2}");
 }

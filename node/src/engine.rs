@@ -137,22 +137,22 @@ pub fn absolutize(
     Ok(Rewritten { bytes, warnings })
 }
 
-/// Every link of any input relink reads, and what could not be done.
+/// Every link of any input relink reads, handed to `each` as they are
+/// found; gives what could not be done.
 pub fn links(
     source: Source<'_>,
     settings: Settings<'_>,
-) -> Result<(Vec<Row>, Vec<String>), Failure> {
+    each: &mut (dyn FnMut(&[Row]) + Send),
+) -> Result<Vec<String>, Failure> {
     let rewriter = rewriter(settings, source)?;
     given_kind_fits(source, settings.kind)?;
-    let mut rows = Vec::new();
     let report = rewriter.run(source.input()?, Output::Nowhere, &mut |event| {
         if let Event::Rows(found) = event {
-            rows.extend(found.iter().cloned());
+            each(found);
         }
         Ok(())
     })?;
-    let warnings = report.warnings.iter().map(ToString::to_string).collect();
-    Ok((rows, warnings))
+    Ok(report.warnings.iter().map(ToString::to_string).collect())
 }
 
 /// Rewrites the file at `path` into `output`, as a stream; returns how
