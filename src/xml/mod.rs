@@ -293,8 +293,10 @@ struct Walk<'t, 'o, 'd> {
 }
 
 /// The largest XML text whose links are kept until it is read whole when
-/// they go to a sink; a larger one is read twice.
-const HELD_XML_BYTES: usize = 1 << 20;
+/// they go to a sink; a larger one is read twice. A link kept takes some
+/// 370 bytes, and a sitemap or a nav has one every 30 or 40 bytes: kept
+/// up to a mebibyte, they took ten times the text.
+const HELD_XML_BYTES: usize = 64 << 10;
 
 /// [`rewrite_text`], for options that may hand links to a sink. A document
 /// found not well-formed at its end is left as it is and hands over no
