@@ -214,23 +214,15 @@ pub fn rewrite(
     write: bool,
     on_entry: &mut dyn FnMut(EntryDone<'_>),
 ) -> Result<Option<Spliced>, Error> {
-    let mut zip = ZipArchive::new(Cursor::new(input)).map_err(|e| failed("zip archive", e))?;
-    if zip.has_duplicate_names() {
-        return Err(failed("zip archive", "two entries have one name"));
-    }
-    let names = (0..zip.len())
-        .map(|i| Ok(zip.by_index_raw(i)?.name()?.into_owned()))
-        .collect::<Result<Vec<String>, ::zip::result::ZipError>>()
-        .map_err(|e| failed("zip archive", e))?;
-    let mut entries = Entries::new(input);
-    let (book, types) = read_book(&mut zip, &mut entries, &names, options)?;
+    let (mut entries, names) = Entries::open(input)?;
+    let (book, types) = read_book(&mut entries, &names, options)?;
     let mut new: HashMap<usize, zip::Packed> = HashMap::new();
     let mut packer = zip::Packer::new();
     for (index, name) in names.iter().enumerate() {
         let Some(kind) = reader_of(name, types.get(name).map(String::as_str)) else {
             continue;
         };
-        let (bytes, method) = match entries.read(&mut zip, index) {
+        let (bytes, method) = match entries.read(index) {
             Ok(read) => read,
             Err(reason) => {
                 let mut report = UnitReport::default();
@@ -265,8 +257,8 @@ pub fn rewrite(
     }
     let layout = zip::Layout::read(input).map_err(|e| failed("zip archive", e))?;
     for (index, placing) in layout.entries.iter().enumerate() {
-        let start = zip.by_index_raw(index).map(|f| f.header_start());
-        if start.ok() != Some(placing.local as u64) {
+        let start = entries.records.get(index).map(|r| r.header);
+        if start != Some(placing.local as u64) {
             return Err(failed(
                 &names[index],
                 "not where the central directory says",
@@ -278,9 +270,8 @@ pub fn rewrite(
 
 /// The book's files and the media types its manifests give them, from
 /// `container.xml` and the package documents it names.
-fn read_book<'a>(
-    zip: &mut ZipArchive<Cursor<&'a [u8]>>,
-    entries: &mut Entries<'a>,
+fn read_book(
+    entries: &mut Entries<'_>,
     names: &[String],
     options: &Options<'_>,
 ) -> Result<(Book, HashMap<String, String>), Error> {
@@ -289,7 +280,7 @@ fn read_book<'a>(
         .position(|n| n == CONTAINER_XML)
         .ok_or_else(|| failed(CONTAINER_XML, "missing: not an EPUB book"))?;
     let container = entries
-        .read(zip, index)
+        .read(index)
         .map_err(|e| failed(CONTAINER_XML, e))?
         .0
         .to_vec();
@@ -298,7 +289,7 @@ fn read_book<'a>(
         let Some(index) = names.iter().position(|n| *n == package) else {
             continue;
         };
-        if let Ok((opf, _)) = entries.read(zip, index) {
+        if let Ok((opf, _)) = entries.read(index) {
             package::media_types(&package, opf, &mut types);
         }
     }
@@ -321,44 +312,82 @@ fn read_book<'a>(
 /// buffer. (The zip crate makes a decompressor for each entry: on a book
 /// of thousands of entries, their 50 KB each left holes in the heap that
 /// the small records kept between them would not let close, some 20 KB
-/// of resident memory an entry.)
+/// of resident memory an entry.) Of the zip crate's directory, only what
+/// reading needs is kept, a few words an entry, not some 400 bytes.
 struct Entries<'a> {
     input: &'a [u8],
+    records: Vec<Record>,
     inflater: Decompress,
     bytes: Vec<u8>,
 }
 
+/// What reading an entry needs of the zip's directory.
+struct Record {
+    /// Where its local header starts.
+    header: u64,
+    /// Where its data starts, and its compressed size.
+    data: Option<(u64, u64)>,
+    size: u64,
+    crc: u32,
+    method: CompressionMethod,
+    encrypted: bool,
+}
+
 impl<'a> Entries<'a> {
-    fn new(input: &'a [u8]) -> Self {
-        Entries {
+    /// The entries of the zip `input`, and their names.
+    fn open(input: &'a [u8]) -> Result<(Self, Vec<String>), Error> {
+        let mut zip = ZipArchive::new(Cursor::new(input)).map_err(|e| failed("zip archive", e))?;
+        if zip.has_duplicate_names() {
+            return Err(failed("zip archive", "two entries have one name"));
+        }
+        let mut names = Vec::with_capacity(zip.len());
+        let mut records = Vec::with_capacity(zip.len());
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i).map_err(|e| failed("zip archive", e))?;
+            names.push(
+                entry
+                    .name()
+                    .map_err(|e| failed("zip archive", e))?
+                    .into_owned(),
+            );
+            records.push(Record {
+                header: entry.header_start(),
+                data: entry
+                    .data_start()
+                    .map(|start| (start, entry.compressed_size())),
+                size: entry.size(),
+                crc: entry.crc32(),
+                method: entry.compression(),
+                encrypted: entry.encrypted(),
+            });
+        }
+        let entries = Entries {
             input,
+            records,
             inflater: Decompress::new(false),
             bytes: Vec::new(),
-        }
+        };
+        Ok((entries, names))
     }
 
     /// Entry `index`'s bytes, decompressed, at most [`MAX_ENTRY_BYTES`],
     /// their CRC checked, and its compression method (0 stored, 8
     /// deflated, the only ones read).
-    fn read(
-        &mut self,
-        zip: &mut ZipArchive<Cursor<&'a [u8]>>,
-        index: usize,
-    ) -> Result<(&[u8], u16), String> {
-        let entry = zip.by_index_raw(index).map_err(|e| e.to_string())?;
-        if entry.encrypted() {
+    fn read(&mut self, index: usize) -> Result<(&[u8], u16), String> {
+        let entry = self.records.get(index).ok_or("no such entry")?;
+        if entry.encrypted {
             return Err("encrypted".into());
         }
-        let (size, crc, method) = (entry.size(), entry.crc32(), entry.compression());
+        let (size, crc, method) = (entry.size, entry.crc, entry.method);
         if size > MAX_ENTRY_BYTES {
             return Err(format!("larger than {MAX_ENTRY_BYTES} bytes"));
         }
         let raw = entry
-            .data_start()
-            .zip(usize::try_from(entry.compressed_size()).ok())
+            .data
             .and_then(|(start, len)| {
                 let start = usize::try_from(start).ok()?;
-                self.input.get(start..start.checked_add(len)?)
+                let end = start.checked_add(usize::try_from(len).ok()?)?;
+                self.input.get(start..end)
             })
             .ok_or("its data is cut short")?;
         let (data, method): (&[u8], u16) = match method {
