@@ -28,9 +28,10 @@ mod package;
 mod zip;
 
 use std::collections::{HashMap, HashSet};
-use std::io::{Cursor, Read};
+use std::io::{BufWriter, Cursor, Write};
 
-use ::zip::ZipArchive;
+use ::zip::{CompressionMethod, ZipArchive};
+use flate2::{Crc, Decompress, FlushDecompress, Status};
 
 use crate::base::{Base, BaseSource};
 use crate::error::Error;
@@ -186,32 +187,43 @@ pub struct EntryDone<'a> {
     pub report: UnitReport,
 }
 
+/// A book written again: its zip's layout and the new data of each entry
+/// that changed, compressed.
+pub struct Spliced {
+    layout: zip::Layout,
+    new: HashMap<usize, zip::Packed>,
+}
+
+impl Spliced {
+    /// Writes the book, read as `input`, with its changed entries.
+    pub fn write_to(&self, input: &[u8], out: &mut dyn Write) -> Result<(), Error> {
+        let mut out = BufWriter::with_capacity(1 << 16, out);
+        self.layout.splice(input, &|i| self.new.get(&i), &mut out)?;
+        Ok(out.flush()?)
+    }
+}
+
 /// Reads every file of the book `input` that holds links, in entry order,
-/// calling `on_entry` for each, and (with `write`) gives the book written
-/// again when any entry changed.
+/// calling `on_entry` for each, and (with `write`) gives the book to write
+/// again when any entry changed. Each changed entry is kept compressed
+/// only, and the book is written from `input` and them, not made whole.
 pub fn rewrite(
     input: &[u8],
     options: &Options<'_>,
     documents: &dyn Documents,
     write: bool,
     on_entry: &mut dyn FnMut(EntryDone<'_>),
-) -> Result<Option<Vec<u8>>, Error> {
-    let mut zip = ZipArchive::new(Cursor::new(input)).map_err(|e| failed("zip archive", e))?;
-    if zip.has_duplicate_names() {
-        return Err(failed("zip archive", "two entries have one name"));
-    }
-    let names = (0..zip.len())
-        .map(|i| Ok(zip.by_index_raw(i)?.name()?.into_owned()))
-        .collect::<Result<Vec<String>, ::zip::result::ZipError>>()
-        .map_err(|e| failed("zip archive", e))?;
-    let (book, types) = read_book(&mut zip, &names, options)?;
-    let mut new: HashMap<usize, Vec<u8>> = HashMap::new();
+) -> Result<Option<Spliced>, Error> {
+    let (mut entries, names) = Entries::open(input)?;
+    let (book, types) = read_book(&mut entries, &names, options)?;
+    let mut new: HashMap<usize, zip::Packed> = HashMap::new();
+    let mut packer = zip::Packer::new();
     for (index, name) in names.iter().enumerate() {
         let Some(kind) = reader_of(name, types.get(name).map(String::as_str)) else {
             continue;
         };
-        let bytes = match read_entry(&mut zip, index) {
-            Ok(bytes) => bytes,
+        let (bytes, method) = match entries.read(index) {
+            Ok(read) => read,
             Err(reason) => {
                 let mut report = UnitReport::default();
                 report.warnings.push(
@@ -228,13 +240,15 @@ pub fn rewrite(
                 continue;
             }
         };
-        let mut report = rewrite_entry(name, &bytes, kind, (options, &book), documents);
-        if let Some(output) = report.output.take() {
-            new.insert(index, output.clone());
-            report.output = Some(output);
+        let report = rewrite_entry(name, bytes, kind, (options, &book), documents);
+        if write && let Some(output) = &report.output {
+            new.insert(
+                index,
+                packer.pack(method, output).map_err(|e| failed(name, e))?,
+            );
         }
         on_entry(EntryDone {
-            original: &bytes,
+            original: bytes,
             report,
         });
     }
@@ -243,24 +257,21 @@ pub fn rewrite(
     }
     let layout = zip::Layout::read(input).map_err(|e| failed("zip archive", e))?;
     for (index, placing) in layout.entries.iter().enumerate() {
-        let start = zip.by_index_raw(index).map(|f| f.header_start());
-        if start.ok() != Some(placing.local as u64) {
+        let start = entries.records.get(index).map(|r| r.header);
+        if start != Some(placing.local as u64) {
             return Err(failed(
                 &names[index],
                 "not where the central directory says",
             ));
         }
     }
-    let written = layout
-        .splice(input, &|i| new.get(&i).cloned())
-        .map_err(|e| failed("zip archive", e))?;
-    Ok(Some(written))
+    Ok(Some(Spliced { layout, new }))
 }
 
 /// The book's files and the media types its manifests give them, from
 /// `container.xml` and the package documents it names.
 fn read_book(
-    zip: &mut ZipArchive<Cursor<&[u8]>>,
+    entries: &mut Entries<'_>,
     names: &[String],
     options: &Options<'_>,
 ) -> Result<(Book, HashMap<String, String>), Error> {
@@ -268,14 +279,18 @@ fn read_book(
         .iter()
         .position(|n| n == CONTAINER_XML)
         .ok_or_else(|| failed(CONTAINER_XML, "missing: not an EPUB book"))?;
-    let container = read_entry(zip, index).map_err(|e| failed(CONTAINER_XML, e))?;
+    let container = entries
+        .read(index)
+        .map_err(|e| failed(CONTAINER_XML, e))?
+        .0
+        .to_vec();
     let mut types = HashMap::new();
     for package in package::rootfiles(&container) {
         let Some(index) = names.iter().position(|n| *n == package) else {
             continue;
         };
-        if let Ok(opf) = read_entry(zip, index) {
-            package::media_types(&package, &opf, &mut types);
+        if let Ok((opf, _)) = entries.read(index) {
+            package::media_types(&package, opf, &mut types);
         }
     }
     let mut files = HashSet::new();
@@ -293,18 +308,131 @@ fn read_book(
     Ok((Book { files, outer }, types))
 }
 
-/// An entry's bytes, decompressed, at most [`MAX_ENTRY_BYTES`].
-fn read_entry(zip: &mut ZipArchive<Cursor<&[u8]>>, index: usize) -> Result<Vec<u8>, String> {
-    let entry = zip.by_index(index).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::new();
-    entry
-        .take(MAX_ENTRY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > MAX_ENTRY_BYTES {
-        return Err(format!("larger than {MAX_ENTRY_BYTES} bytes"));
+/// The entries of a book read one at a time through one inflater and one
+/// buffer. (The zip crate makes a decompressor for each entry: on a book
+/// of thousands of entries, their 50 KB each left holes in the heap that
+/// the small records kept between them would not let close, some 20 KB
+/// of resident memory an entry.) Of the zip crate's directory, only what
+/// reading needs is kept, a few words an entry, not some 400 bytes.
+struct Entries<'a> {
+    input: &'a [u8],
+    records: Vec<Record>,
+    inflater: Decompress,
+    bytes: Vec<u8>,
+}
+
+/// What reading an entry needs of the zip's directory.
+struct Record {
+    /// Where its local header starts.
+    header: u64,
+    /// Where its data starts, and its compressed size.
+    data: Option<(u64, u64)>,
+    size: u64,
+    crc: u32,
+    method: CompressionMethod,
+    encrypted: bool,
+}
+
+impl<'a> Entries<'a> {
+    /// The entries of the zip `input`, and their names.
+    fn open(input: &'a [u8]) -> Result<(Self, Vec<String>), Error> {
+        let mut zip = ZipArchive::new(Cursor::new(input)).map_err(|e| failed("zip archive", e))?;
+        if zip.has_duplicate_names() {
+            return Err(failed("zip archive", "two entries have one name"));
+        }
+        let mut names = Vec::with_capacity(zip.len());
+        let mut records = Vec::with_capacity(zip.len());
+        for i in 0..zip.len() {
+            let entry = zip.by_index_raw(i).map_err(|e| failed("zip archive", e))?;
+            names.push(
+                entry
+                    .name()
+                    .map_err(|e| failed("zip archive", e))?
+                    .into_owned(),
+            );
+            records.push(Record {
+                header: entry.header_start(),
+                data: entry
+                    .data_start()
+                    .map(|start| (start, entry.compressed_size())),
+                size: entry.size(),
+                crc: entry.crc32(),
+                method: entry.compression(),
+                encrypted: entry.encrypted(),
+            });
+        }
+        let entries = Entries {
+            input,
+            records,
+            inflater: Decompress::new(false),
+            bytes: Vec::new(),
+        };
+        Ok((entries, names))
     }
-    Ok(bytes)
+
+    /// Entry `index`'s bytes, decompressed, at most [`MAX_ENTRY_BYTES`],
+    /// their CRC checked, and its compression method (0 stored, 8
+    /// deflated, the only ones read).
+    fn read(&mut self, index: usize) -> Result<(&[u8], u16), String> {
+        let entry = self.records.get(index).ok_or("no such entry")?;
+        if entry.encrypted {
+            return Err("encrypted".into());
+        }
+        let (size, crc, method) = (entry.size, entry.crc, entry.method);
+        if size > MAX_ENTRY_BYTES {
+            return Err(format!("larger than {MAX_ENTRY_BYTES} bytes"));
+        }
+        let raw = entry
+            .data
+            .and_then(|(start, len)| {
+                let start = usize::try_from(start).ok()?;
+                let end = start.checked_add(usize::try_from(len).ok()?)?;
+                self.input.get(start..end)
+            })
+            .ok_or("its data is cut short")?;
+        let (data, method): (&[u8], u16) = match method {
+            CompressionMethod::Stored => (raw, 0),
+            CompressionMethod::Deflated => {
+                self.inflate(raw, size)?;
+                (&self.bytes, 8)
+            }
+            other => return Err(format!("compression method {other} is not read")),
+        };
+        if data.len() as u64 > size {
+            return Err("larger than its declared uncompressed size".into());
+        }
+        let mut sum = Crc::new();
+        sum.update(data);
+        if sum.sum() != crc {
+            return Err("its checksum does not match".into());
+        }
+        Ok((data, method))
+    }
+
+    /// Inflates `raw` into the buffer, stopping one byte past `size`.
+    fn inflate(&mut self, raw: &[u8], size: u64) -> Result<(), String> {
+        self.inflater.reset(false);
+        self.bytes.clear();
+        // Deflate grows data at most some 1,032 times.
+        let room = size.min(raw.len() as u64 * 1032 + 64) as usize + 1;
+        self.bytes.reserve(room);
+        loop {
+            let (read, made) = (self.inflater.total_in(), self.inflater.total_out());
+            let rest = raw.get(read as usize..).unwrap_or_default();
+            let status = self
+                .inflater
+                .decompress_vec(rest, &mut self.bytes, FlushDecompress::Finish)
+                .map_err(|e| e.to_string())?;
+            if status == Status::StreamEnd || self.bytes.len() as u64 > size {
+                return Ok(());
+            }
+            if self.bytes.len() == self.bytes.capacity() {
+                self.bytes.reserve(1 << 16);
+            } else if (read, made) == (self.inflater.total_in(), self.inflater.total_out()) {
+                return Err("its deflated data end early".into());
+            }
+        }
+    }
 }
 
 /// One file of the book rewritten by its reader against its place in the

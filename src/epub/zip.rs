@@ -8,7 +8,9 @@
 
 use std::io::Write;
 
-use flate2::write::DeflateEncoder;
+use crate::error::Error;
+
+use flate2::{Compress, FlushCompress, Status};
 
 /// Where one entry lies in the zip, as its central directory says.
 #[derive(Debug, Clone)]
@@ -17,8 +19,6 @@ pub(super) struct Placing {
     pub(super) local: usize,
     /// Its central directory record.
     pub(super) central: usize,
-    /// How its data is compressed (0 stored, 8 deflated).
-    pub(super) method: u16,
 }
 
 /// The zip's central directory and its end record.
@@ -67,16 +67,11 @@ impl Layout {
             if zip.get(at..at + 4) != Some(b"PK\x01\x02") {
                 return Err(format!("no central directory record at byte {at}"));
             }
-            let method = u16_at(zip, at + 10).ok_or("record cut short")?;
             let local = u32_at(zip, at + 42).ok_or("record cut short")? as usize;
             if local >= central || zip.get(local..local + 4) != Some(b"PK\x03\x04") {
                 return Err(format!("no local header at byte {local}"));
             }
-            entries.push(Placing {
-                local,
-                central: at,
-                method,
-            });
+            entries.push(Placing { local, central: at });
             at += record_len(zip, at, 46, 28).ok_or("record cut short")?;
             if at > end {
                 return Err("the central directory runs into its end record".into());
@@ -89,63 +84,145 @@ impl Layout {
         })
     }
 
-    /// The zip again, entry `i` given new data where `new(i)` has some.
-    pub(super) fn splice(
+    /// Writes the zip again to `out`, entry `i` given the new data
+    /// `new(i)` holds, if any. Every offset is reckoned first, so a book
+    /// that would need zip64 is refused before a byte is written.
+    pub(super) fn splice<'p>(
         &self,
         zip: &[u8],
-        new: &dyn Fn(usize) -> Option<Vec<u8>>,
-    ) -> Result<Vec<u8>, String> {
+        new: &dyn Fn(usize) -> Option<&'p Packed>,
+        out: &mut dyn Write,
+    ) -> Result<(), Error> {
+        let zipped = |e: String| super::failed("zip archive", e);
         let mut order: Vec<usize> = (0..self.entries.len()).collect();
         order.sort_by_key(|&i| self.entries[i].local);
-        let mut out = Vec::with_capacity(zip.len());
         let first = order
             .first()
             .map_or(self.central, |&i| self.entries[i].local);
-        out.extend_from_slice(&zip[..first]);
+        // Where each entry's stretch ends in the input, and where it starts
+        // in the output.
+        let next = |n: usize| {
+            order
+                .get(n + 1)
+                .map_or(self.central, |&j| self.entries[j].local)
+        };
         let mut offsets = vec![0usize; self.entries.len()];
-        let mut changed: Vec<Option<(u32, u32, u32)>> = vec![None; self.entries.len()];
+        let mut at = first;
         for (n, &i) in order.iter().enumerate() {
             let entry = &self.entries[i];
-            let next = order
-                .get(n + 1)
-                .map_or(self.central, |&j| self.entries[j].local);
-            offsets[i] = out.len();
-            match new(i) {
-                None => out.extend_from_slice(&zip[entry.local..next.max(entry.local)]),
-                Some(data) => changed[i] = Some(write_entry(&mut out, zip, entry, &data)?),
-            }
-        }
-        let central = out.len();
-        for (i, entry) in self.entries.iter().enumerate() {
-            let len = record_len(zip, entry.central, 46, 28).ok_or("record cut short")?;
-            let mut record = zip
-                .get(entry.central..entry.central + len)
-                .ok_or("record cut short")?
-                .to_vec();
-            put_u32(&mut record, 42, offset(offsets[i])?);
-            if let Some((crc, compressed, size)) = changed[i] {
-                let flags = u16_at(&record, 8).unwrap_or(0) & !0x08;
-                record[8..10].copy_from_slice(&flags.to_le_bytes());
-                put_u32(&mut record, 16, crc);
-                put_u32(&mut record, 20, compressed);
-                put_u32(&mut record, 24, size);
-            }
-            out.extend_from_slice(&record);
+            offsets[i] = at;
+            at += match new(i) {
+                None => next(n).max(entry.local) - entry.local,
+                Some(packed) => local_len(zip, entry).map_err(zipped)? + packed.data.len(),
+            };
         }
         let records_end = self
             .entries
             .last()
             .and_then(|e| Some(e.central + record_len(zip, e.central, 46, 28)?))
             .unwrap_or(self.central);
+        // The records and what follows them, as long as they were.
+        let (central, size) = (at, self.end - self.central);
+        offset(central + size).map_err(zipped)?;
+        out.write_all(&zip[..first])?;
+        for (n, &i) in order.iter().enumerate() {
+            let entry = &self.entries[i];
+            match new(i) {
+                None => out.write_all(&zip[entry.local..next(n).max(entry.local)])?,
+                Some(packed) => write_entry(out, zip, entry, packed)?,
+            }
+        }
+        for (i, entry) in self.entries.iter().enumerate() {
+            // Its length was read with the layout; the offsets fit (above).
+            let len = record_len(zip, entry.central, 46, 28).unwrap_or(46);
+            let mut record = zip[entry.central..entry.central + len].to_vec();
+            put_u32(&mut record, 42, offsets[i] as u32);
+            if let Some(packed) = new(i) {
+                let flags = u16_at(&record, 8).unwrap_or(0) & !0x08;
+                record[8..10].copy_from_slice(&flags.to_le_bytes());
+                put_u32(&mut record, 16, packed.crc);
+                put_u32(&mut record, 20, packed.data.len() as u32);
+                put_u32(&mut record, 24, packed.size);
+            }
+            out.write_all(&record)?;
+        }
         // Whatever lies between the records and the end record stays.
-        out.extend_from_slice(&zip[records_end.min(self.end)..self.end]);
-        let size = out.len() - central;
+        out.write_all(&zip[records_end.min(self.end)..self.end])?;
         let mut end = zip[self.end..].to_vec();
-        put_u32(&mut end, 12, offset(size)?);
-        put_u32(&mut end, 16, offset(central)?);
-        out.extend_from_slice(&end);
-        Ok(out)
+        put_u32(&mut end, 12, size as u32);
+        put_u32(&mut end, 16, central as u32);
+        Ok(out.write_all(&end)?)
     }
+}
+
+/// An entry's new data as it goes into the zip: compressed by the
+/// entry's method, with the CRC and size of the data before.
+#[derive(Debug)]
+pub(super) struct Packed {
+    pub(super) crc: u32,
+    pub(super) size: u32,
+    pub(super) data: Vec<u8>,
+}
+
+/// Compresses the new data of entries, at once, so that only the
+/// compressed bytes are kept until the book is written; one deflater for
+/// the book (one for each entry, some 300 KB each, scattered the heap as
+/// the zip crate's inflaters did).
+pub(super) struct Packer {
+    deflater: Compress,
+}
+
+impl Packer {
+    pub(super) fn new() -> Self {
+        Packer {
+            deflater: Compress::new(flate2::Compression::default(), false),
+        }
+    }
+
+    /// `data` compressed by the method `method` of the entry it replaces
+    /// (0 stored, 8 deflated).
+    pub(super) fn pack(&mut self, method: u16, data: &[u8]) -> Result<Packed, String> {
+        let compressed = match method {
+            0 => data.to_vec(),
+            8 => self.deflate(data)?,
+            other => return Err(format!("compression method {other} is not written")),
+        };
+        let mut crc = flate2::Crc::new();
+        crc.update(data);
+        Ok(Packed {
+            crc: crc.sum(),
+            size: offset(data.len())?,
+            data: compressed,
+        })
+    }
+
+    fn deflate(&mut self, data: &[u8]) -> Result<Vec<u8>, String> {
+        self.deflater.reset();
+        let mut out = Vec::with_capacity(data.len() / 2 + 64);
+        loop {
+            if out.len() == out.capacity() {
+                out.reserve(out.capacity());
+            }
+            let rest = data
+                .get(self.deflater.total_in() as usize..)
+                .unwrap_or_default();
+            let status = self
+                .deflater
+                .compress_vec(rest, &mut out, FlushCompress::Finish)
+                .map_err(|e| e.to_string())?;
+            if status == Status::StreamEnd {
+                out.shrink_to_fit();
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// The length of an entry's local header, with its name and extra field.
+fn local_len(zip: &[u8], entry: &Placing) -> Result<usize, String> {
+    record_len(zip, entry.local, 30, 26)
+        .filter(|len| entry.local + len <= zip.len())
+        .ok_or_else(|| "local header cut short".to_owned())
 }
 
 /// The length of a record at `at` whose fixed part is `fixed` bytes, with
@@ -171,37 +248,21 @@ fn offset(n: usize) -> Result<u32, String> {
 }
 
 /// Writes an entry's local header, as it was but for its CRC, sizes and
-/// data descriptor flag, and `data` compressed by its method; returns its
-/// CRC, compressed size and size.
+/// data descriptor flag, and its new data.
 fn write_entry(
-    out: &mut Vec<u8>,
+    out: &mut dyn Write,
     zip: &[u8],
     entry: &Placing,
-    data: &[u8],
-) -> Result<(u32, u32, u32), String> {
-    let len = record_len(zip, entry.local, 30, 26).ok_or("local header cut short")?;
-    let mut header = zip
-        .get(entry.local..entry.local + len)
-        .ok_or("local header cut short")?
-        .to_vec();
-    let compressed = match entry.method {
-        0 => data.to_vec(),
-        8 => {
-            let mut encoder = DeflateEncoder::new(Vec::new(), flate2::Compression::default());
-            encoder.write_all(data).map_err(|e| e.to_string())?;
-            encoder.finish().map_err(|e| e.to_string())?
-        }
-        other => return Err(format!("compression method {other} is not written")),
-    };
-    let mut crc = flate2::Crc::new();
-    crc.update(data);
-    let sizes = (crc.sum(), offset(compressed.len())?, offset(data.len())?);
+    packed: &Packed,
+) -> std::io::Result<()> {
+    // Its length was reckoned before a byte was written.
+    let len = local_len(zip, entry).unwrap_or(30);
+    let mut header = zip[entry.local..(entry.local + len).min(zip.len())].to_vec();
     let flags = u16_at(&header, 6).unwrap_or(0) & !0x08;
     header[6..8].copy_from_slice(&flags.to_le_bytes());
-    put_u32(&mut header, 14, sizes.0);
-    put_u32(&mut header, 18, sizes.1);
-    put_u32(&mut header, 22, sizes.2);
-    out.extend_from_slice(&header);
-    out.extend_from_slice(&compressed);
-    Ok(sizes)
+    put_u32(&mut header, 14, packed.crc);
+    put_u32(&mut header, 18, packed.data.len() as u32);
+    put_u32(&mut header, 22, packed.size);
+    out.write_all(&header)?;
+    out.write_all(&packed.data)
 }

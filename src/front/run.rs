@@ -554,8 +554,8 @@ impl Run<'_, '_> {
 
 impl Run<'_, '_> {
     /// An EPUB book, held in memory: each of its files that holds links
-    /// one document done, the book written again (by splicing its zip)
-    /// only when one changed and the output is wanted.
+    /// one document done, the book written again (by splicing its zip,
+    /// straight to the output) only when one changed and it is wanted.
     pub(super) fn epub(
         &mut self,
         opened: Opened<'_>,
@@ -584,7 +584,12 @@ impl Run<'_, '_> {
         let write = !matches!(output, Output::Nowhere);
         let written = epub::rewrite(&input, &self.options, &Engine, write, &mut collect)?;
         report.changed = written.is_some();
-        write_whole(output, written.as_deref().unwrap_or(&input), report.changed)
+        match (written, output) {
+            (Some(book), Output::Always(writer) | Output::WhenChanged(writer)) => {
+                book.write_to(&input, writer)
+            }
+            (_, output) => write_whole(output, &input, false),
+        }
     }
 }
 

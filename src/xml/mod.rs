@@ -239,7 +239,10 @@ const TOO_DEEP: usize = usize::MAX;
 struct Frame<'t> {
     /// Its base, an index into [`Walk::bases`].
     base: usize,
-    capture: Option<Capture<'t>>,
+    /// Boxed: few elements capture, and a frame is kept for each element
+    /// open, thousands deep in a hostile document (a frame of the capture
+    /// itself took some ten bytes of memory a byte of such a document).
+    capture: Option<Box<Capture<'t>>>,
 }
 
 /// Why a document is not read.
@@ -290,8 +293,10 @@ struct Walk<'t, 'o, 'd> {
 }
 
 /// The largest XML text whose links are kept until it is read whole when
-/// they go to a sink; a larger one is read twice.
-const HELD_XML_BYTES: usize = 1 << 20;
+/// they go to a sink; a larger one is read twice. A link kept takes some
+/// 370 bytes, and a sitemap or a nav has one every 30 or 40 bytes: kept
+/// up to a mebibyte, they took ten times the text.
+const HELD_XML_BYTES: usize = 64 << 10;
 
 /// [`rewrite_text`], for options that may hand links to a sink. A document
 /// found not well-formed at its end is left as it is and hands over no
@@ -457,7 +462,7 @@ impl Walk<'_, '_, '_> {
                         return Err(Stop::Malformed(at, "an end tag with no start".into()));
                     };
                     if let Some(capture) = frame.capture.filter(|c| !c.mixed) {
-                        self.captured(capture, frame.base);
+                        self.captured(*capture, frame.base);
                     }
                     self.root_closed = self.frames.is_empty();
                 }
@@ -614,14 +619,15 @@ impl Walk<'_, '_, '_> {
         }
         self.r.details = None;
         if !empty {
-            let capture =
-                links::content(namespace, local, type_attribute, self.root).map(|row| Capture {
+            let capture = links::content(namespace, local, type_attribute, self.root).map(|row| {
+                Box::new(Capture {
                     row,
                     name: name.to_owned(),
                     at,
                     content: Content::new(self.r.text, 0),
                     mixed: false,
-                });
+                })
+            });
             self.frames.push(Frame { base, capture });
         }
         Ok(())

@@ -538,3 +538,88 @@ fn a_sitemap_in_a_warc_resolves_against_its_target_uri() {
             .contains("http://x.example/b")
     );
 }
+
+/// A sitemap of `n` `<url><loc>` lines, as [`shapes`] makes it.
+fn loc_lines(n: usize) -> Vec<u8> {
+    shapes(n).into_iter().next().unwrap().1
+}
+
+/// The command line on a sitemap: how long it took, its peak resident
+/// set in bytes and the lines it wrote on standard output.
+#[cfg(target_os = "linux")]
+fn measured(input: &Path, args: &[&std::ffi::OsStr]) -> (f64, u64, u64) {
+    let start = Instant::now();
+    let run = Command::new(python())
+        .args(["-c", crate::memory::MEASURE, env!("CARGO_BIN_EXE_relink")])
+        .arg(input)
+        .args(["--retrieved-from", "https://www.example.com/x", "-j", "1"])
+        .args(args)
+        .output()
+        .expect("python");
+    let spent = start.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&run.stdout);
+    let fields: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    let [peak, lines, 0] = fields[..] else {
+        panic!("relink {args:?}: {text}");
+    };
+    (spent, peak, lines)
+}
+
+/// A sitemap of many `loc` lines through the command line, written with
+/// `-o` and listed, at two sizes four times apart: 25,000 and 100,000
+/// lines in the debug build, 250,000 and 10^6 (some 37 MB) in a release
+/// build; the shape scales, and the debug sizes keep the test within
+/// seconds. The larger takes at most ten times as long (a quadratic
+/// reading takes sixteen; loose, two cores shared), and each peaks at
+/// most 5 times the sitemap's size above the peak on a one-line sitemap;
+/// every line is rewritten and listed.
+#[cfg(target_os = "linux")]
+#[test]
+fn many_loc_lines_take_linear_time_and_at_most_five_times_their_size() {
+    let sizes = if cfg!(debug_assertions) {
+        [25_000, 100_000]
+    } else {
+        [250_000, 1_000_000]
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.xml");
+    let write = |n: usize| {
+        let path = dir.path().join(format!("{n}.xml"));
+        let bytes = loc_lines(n);
+        std::fs::write(&path, &bytes).unwrap();
+        (path, bytes.len() as u64)
+    };
+    let to_file = [std::ffi::OsStr::new("-o"), out.as_os_str()];
+    let list = [std::ffi::OsStr::new("--list")];
+    for args in [&to_file[..], &list] {
+        let floor = measured(&write(1).0, args).1;
+        let mut runs = Vec::new();
+        for n in sizes {
+            let (path, size) = write(n);
+            let (spent, peak, lines) = measured(&path, args);
+            eprintln!(
+                "{n} loc lines {args:?}: {size} bytes, {spent:.2} s, peak {:.1} MB ({:.1} MB on \
+                 one line)",
+                peak as f64 / 1e6,
+                floor as f64 / 1e6
+            );
+            assert!(
+                peak <= floor + 5 * size,
+                "{n} {args:?}: {peak} over 5 times {size} above {floor}"
+            );
+            if args == list {
+                assert_eq!(lines, n as u64, "{n} rows");
+            } else {
+                let written = std::fs::read_to_string(&out).unwrap();
+                let absolute = written.matches("<loc>https://www.example.com/p/").count();
+                assert_eq!(absolute, n - n.div_ceil(10), "{n}");
+                assert!(written.contains("<loc>https://o.example/10?a&amp;b</loc>"));
+            }
+            runs.push(spent);
+        }
+        assert!(runs[1] < 10.0 * runs[0].max(0.1), "{args:?}: {runs:?}");
+    }
+}
