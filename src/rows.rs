@@ -317,7 +317,7 @@ fn fields_line(out: &mut Vec<u8>, fields: [(&'static str, RowValue<'_>); 15], js
 
 /// `text` as a JSON string, escaped as `serde_json` escapes it (quote,
 /// backslash and control characters; nothing else).
-fn json_string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn json_string(out: &mut Vec<u8>, text: &str) {
     if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         // The rare string that needs escaping: serde_json's own escapes.
         // Writing into a Vec cannot fail.
