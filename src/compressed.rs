@@ -196,6 +196,8 @@ pub struct Deflater {
 
 /// The most bytes written before the CRC is brought up to date.
 const CRC_BYTES: usize = 1 << 16;
+/// A piece this large is summed as it comes.
+const CRC_PIECE_BYTES: usize = 1 << 12;
 
 /// A writer into a compressor that keeps the CRC-32 of what it passes
 /// on. The CRC goes over large pieces: a record is written as many small
@@ -221,11 +223,13 @@ impl<W: Write> Write for Summed<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         let passed = &buf[..n];
-        if self.unsummed.len() + passed.len() > CRC_BYTES {
+        // A large piece is summed as it is, after what came before it.
+        let large = passed.len() >= CRC_PIECE_BYTES;
+        if large || self.unsummed.len() + passed.len() > CRC_BYTES {
             self.crc.update(self.unsummed);
             self.unsummed.clear();
         }
-        match passed.len() >= CRC_BYTES {
+        match large {
             true => self.crc.update(passed),
             false => self.unsummed.extend_from_slice(passed),
         }
@@ -654,7 +658,8 @@ mod tests {
         let sizes = [
             1,
             63,
-            64,
+            CRC_PIECE_BYTES - 1,
+            CRC_PIECE_BYTES,
             CRC_BYTES - 1,
             2,
             CRC_BYTES,
