@@ -190,6 +190,55 @@ impl<W: Write> GzWriter<W> {
 #[derive(Default)]
 pub struct Deflater {
     encoder: Option<(flate2::Compression, DeflateEncoder<Vec<u8>>)>,
+    /// What was written since the CRC was last brought up to date.
+    unsummed: Vec<u8>,
+}
+
+/// The most bytes written before the CRC is brought up to date.
+const CRC_BYTES: usize = 1 << 16;
+/// A piece this large is summed as it comes.
+const CRC_PIECE_BYTES: usize = 1 << 12;
+
+/// A writer into a compressor that keeps the CRC-32 of what it passes
+/// on. The CRC goes over large pieces: a record is written as many small
+/// ones (the bytes between its edits), and a CRC over a small piece costs
+/// several times as much a byte. The compressor is given each piece as it
+/// comes (what deflate makes depends on how its input is cut).
+struct Summed<'a, W: Write> {
+    inner: W,
+    crc: Crc,
+    unsummed: &'a mut Vec<u8>,
+}
+
+impl<W: Write> Summed<'_, W> {
+    /// The CRC and the amount of all that was passed on.
+    fn sum(&mut self) -> (u32, u32) {
+        self.crc.update(self.unsummed);
+        self.unsummed.clear();
+        (self.crc.sum(), self.crc.amount())
+    }
+}
+
+impl<W: Write> Write for Summed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let passed = &buf[..n];
+        // A large piece is summed as it is, after what came before it.
+        let large = passed.len() >= CRC_PIECE_BYTES;
+        if large || self.unsummed.len() + passed.len() > CRC_BYTES {
+            self.crc.update(self.unsummed);
+            self.unsummed.clear();
+        }
+        match large {
+            true => self.crc.update(passed),
+            false => self.unsummed.extend_from_slice(passed),
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl std::fmt::Debug for Deflater {
@@ -208,7 +257,8 @@ impl Deflater {
         level: flate2::Compression,
         data: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
-        let encoder = match &mut self.encoder {
+        let Deflater { encoder, unsummed } = self;
+        let encoder = match encoder {
             Some((made, encoder)) if *made == level => encoder,
             slot => {
                 &mut slot
@@ -222,9 +272,13 @@ impl Deflater {
             _ => 0,
         };
         out.write_all(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 255])?;
-        let mut crc = flate2::CrcWriter::new(&mut *encoder);
-        let written = data(&mut crc);
-        let (sum, amount) = (crc.crc().sum(), crc.crc().amount());
+        let mut summed = Summed {
+            inner: &mut *encoder,
+            crc: Crc::new(),
+            unsummed,
+        };
+        let written = data(&mut summed);
+        let (sum, amount) = summed.sum();
         // The compressor is reset whatever happened, for the next member.
         let mut deflated = encoder.reset(Vec::new())?;
         written?;
@@ -593,6 +647,48 @@ mod tests {
             let mut theirs = flate2::write::GzEncoder::new(Vec::new(), level);
             theirs.write_all(text).unwrap();
             assert_eq!(ours, theirs.finish().unwrap(), "member {i}");
+        }
+    }
+
+    /// Pieces of every size about the CRC's (small ones, one that fills
+    /// it, larger ones): the trailer is the one gzip's encoder writes for
+    /// the same pieces.
+    #[test]
+    fn a_member_written_in_pieces_has_the_crc_of_them_all() {
+        let sizes = [
+            1,
+            63,
+            CRC_PIECE_BYTES - 1,
+            CRC_PIECE_BYTES,
+            CRC_BYTES - 1,
+            2,
+            CRC_BYTES,
+            5,
+            CRC_BYTES + 7,
+            300,
+        ];
+        let text: Vec<u8> = (0..sizes.iter().sum::<usize>())
+            .map(|i| (i * 7 % 251) as u8)
+            .collect();
+        let pieces: Vec<&[u8]> = sizes
+            .iter()
+            .scan(0, |at, &n| {
+                *at += n;
+                Some(&text[*at - n..*at])
+            })
+            .collect();
+        let mut deflater = Deflater::default();
+        for _ in 0..2 {
+            let mut ours = Vec::new();
+            let level = flate2::Compression::default();
+            deflater
+                .member(&mut ours, level, |w| {
+                    pieces.iter().try_for_each(|p| w.write_all(p))
+                })
+                .unwrap();
+            let mut theirs = flate2::write::GzEncoder::new(Vec::new(), level);
+            pieces.iter().for_each(|p| theirs.write_all(p).unwrap());
+            assert_eq!(ours, theirs.finish().unwrap());
         }
     }
 

@@ -317,14 +317,38 @@ fn fields_line(out: &mut Vec<u8>, fields: [(&'static str, RowValue<'_>); 15], js
 
 /// `text` as a JSON string, escaped as `serde_json` escapes it (quote,
 /// backslash and control characters; nothing else).
-fn json_string(out: &mut Vec<u8>, text: &str) {
-    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+pub(crate) fn json_string(out: &mut Vec<u8>, text: &str) {
+    if needs_escape(text.as_bytes()) {
         // The rare string that needs escaping: serde_json's own escapes.
         // Writing into a Vec cannot fail.
         let _ = serde_json::to_writer(&mut *out, text);
     } else {
         push_all(out, &["\"", text, "\""]);
     }
+}
+
+/// Whether `bytes` hold one that JSON escapes: a quote, a backslash or a
+/// control character (below 0x20). Eight bytes at a time: a byte below
+/// `n` sets its high bit in `word - n` where it was clear in `word`, and a
+/// borrow that crosses into the next byte comes only from such a byte,
+/// so the test is exact for the word as a whole.
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let quote = below(word ^ (ONES * u64::from(b'"')), 1);
+        let backslash = below(word ^ (ONES * u64::from(b'\\')), 1);
+        if below(word, 0x20) | quote | backslash != 0 {
+            return true;
+        }
+    }
+    let naive = |&b: &u8| b < 0x20 || b == b'"' || b == b'\\';
+    words.remainder().iter().any(naive)
 }
 
 /// `text` as a TSV field: backslash, tab, LF and CR escaped.
@@ -457,6 +481,28 @@ impl Syntax {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte at every place of a word and of the tail after it,
+    /// alone and after a byte below 0x20 (a borrow) or at or above 0x80,
+    /// against the byte-at-a-time test.
+    #[test]
+    fn escapes_are_found_as_a_byte_at_a_time_finds_them() {
+        let naive = |bytes: &[u8]| bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+        for len in [1, 7, 8, 9, 16, 19] {
+            for at in 0..len {
+                for b in 0..=255u8 {
+                    for before in [b'a', 0x00, 0x1f, 0x21, 0x80, 0xff] {
+                        let mut bytes = vec![b'a'; len];
+                        bytes[at] = b;
+                        if at > 0 {
+                            bytes[at - 1] = before;
+                        }
+                        assert_eq!(needs_escape(&bytes), naive(&bytes), "{bytes:?}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn strings_and_numbers_are_written_as_serde_json_writes_them() {

@@ -37,7 +37,7 @@ use crate::links::{
     HtmlHead, HttpEntity, Link, LinkPlace, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
     Warning, WarningKind,
 };
-use crate::rows::base_from;
+use crate::rows::{base_from, json_string};
 use crate::url::BaseUrl;
 
 /// Where the WAT records of a non-archive input say they come from, and
@@ -219,11 +219,12 @@ impl WatWriter {
             // Held as JSON text, as the links are: a page of many metas
             // would otherwise hold a map of its own for each.
             for meta in &html.metas {
-                let meta: Map<String, Value> = meta
-                    .iter()
-                    .map(|(n, v)| ((*n).to_owned(), v.as_str().into()))
-                    .collect();
-                pending.metas.push(&meta.into())?;
+                let mut fields: Vec<(&str, Option<&str>)> =
+                    meta.iter().map(|(n, v)| (*n, Some(v.as_str()))).collect();
+                pending.metas.push_with(|text| {
+                    write_object(text, &mut fields);
+                    Ok(())
+                })?;
             }
             for link in &html.listed {
                 pending.push_listed(link)?;
@@ -345,7 +346,10 @@ impl WatUnit {
         // relink's: the MIME part of a message it is in.
         let part = row.part.as_deref().filter(|p| !p.is_empty());
         let base_from = self.base_from.of(link);
-        list.push_with(|text| write_link_entry(text, link, (true, part), base_from))
+        list.push_with(|text| {
+            write_link_entry(text, link, (true, part), base_from);
+            Ok(())
+        })
     }
 
     /// A link a WAT file lists that relink does not rewrite (`data-href`,
@@ -353,8 +357,10 @@ impl WatUnit {
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link) -> io::Result<()> {
         let base_from = self.base_from.of(link);
-        self.links
-            .push_with(|text| write_link_entry(text, link, (false, None), base_from))
+        self.links.push_with(|text| {
+            write_link_entry(text, link, (false, None), base_from);
+            Ok(())
+        })
     }
 
     /// A field of the source record's head, as far as its name tells it.
@@ -539,10 +545,6 @@ impl JsonArray {
 
     fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    fn push(&mut self, value: &Value) -> io::Result<()> {
-        self.push_with(|text| Ok(serde_json::to_writer(text, value)?))
     }
 
     /// Adds the element that `write` writes as JSON text.
@@ -808,15 +810,20 @@ fn is_html(fields: &[(String, String)]) -> bool {
 /// `MIME@/Content-Location` (and a Markdown or reStructuredText
 /// construct's, `MIME@/link`).
 fn wat_path(place: &LinkPlace) -> String {
-    let element = place.element().to_ascii_uppercase();
-    match place {
-        LinkPlace::StyleSheet => "CSS/#text".to_owned(),
-        LinkPlace::Text(_) => format!("{element}/#text"),
+    let (element, tail) = match place {
+        LinkPlace::StyleSheet => ("CSS", ["/#text", ""]),
+        LinkPlace::Text(element) => (element.as_str(), ["/#text", ""]),
         LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
-            format!("MIME@/{}", place.attribute())
+            ("MIME", ["@/", place.attribute()])
         }
-        _ => format!("{element}@/{}", place.attribute()),
-    }
+        _ => (place.element(), ["@/", place.attribute()]),
+    };
+    let mut path = String::with_capacity(element.len() + tail[0].len() + tail[1].len());
+    path.push_str(element);
+    path.make_ascii_uppercase();
+    path.push_str(tail[0]);
+    path.push_str(tail[1]);
+    path
 }
 
 /// Writes the leading `warcinfo` record of a WAT file made of `inputs`
@@ -961,22 +968,31 @@ fn write_link_entry(
     link: &Link,
     (details, part): (bool, Option<&str>),
     base_from: &str,
-) -> io::Result<()> {
+) {
     let path = wat_path(&link.place);
     let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
-    let mut fields: Vec<(&str, Option<&str>)> = vec![
-        ("path", Some(&path)),
-        ("url", Some(&link.original)),
+    let more = link.details.as_deref().filter(|_| details);
+    let mut fields: Vec<(&str, Option<&str>)> =
+        Vec::with_capacity(8 + more.map_or(0, |m| m.attributes.len()));
+    fields.extend([
+        ("path", Some(path.as_str())),
+        ("url", Some(link.original.as_str())),
         ("abs", abs),
         ("base", link.base.as_ref().map(|b| b.url.as_str())),
         ("base_from", Some(base_from)),
-    ];
-    if let Some(more) = link.details.as_deref().filter(|_| details) {
+    ]);
+    if let Some(more) = more {
         fields.extend(more.attributes.iter().map(|(n, v)| (*n, Some(v.as_str()))));
         fields.extend(more.text.as_deref().map(|text| ("text", Some(text))));
         fields.extend(more.context.map(|context| ("context", Some(context))));
     }
     fields.extend(part.map(|part| ("part", Some(part))));
+    write_object(out, &mut fields);
+}
+
+/// A JSON object of `fields` onto `out`, as a `serde_json` map of them
+/// writes itself: keys sorted, of a key given twice the last value.
+fn write_object(out: &mut Vec<u8>, fields: &mut [(&str, Option<&str>)]) {
     // Stable: of a key given twice, the last is kept.
     fields.sort_by_key(|(key, _)| *key);
     out.push(b'{');
@@ -987,15 +1003,14 @@ fn write_link_entry(
         if out.last() != Some(&b'{') {
             out.push(b',');
         }
-        serde_json::to_writer(&mut *out, key)?;
+        json_string(out, key);
         out.push(b':');
         match value {
-            Some(value) => serde_json::to_writer(&mut *out, value)?,
+            Some(value) => json_string(out, value),
             None => out.extend_from_slice(b"null"),
         }
     }
     out.push(b'}');
-    Ok(())
 }
 
 #[cfg(test)]
@@ -1076,6 +1091,28 @@ mod tests {
     }
 
     #[test]
+    fn wat_paths_are_common_crawls() {
+        let own = |s: &str| s.to_owned();
+        let cases = [
+            (LinkPlace::Attribute(own("a"), own("href")), "A@/href"),
+            (
+                LinkPlace::Attribute(own("svg:\u{e9}x"), own("xlink:href")),
+                "SVG:\u{e9}X@/xlink:href",
+            ),
+            (LinkPlace::Text(own("style")), "STYLE/#text"),
+            (LinkPlace::StyleSheet, "CSS/#text"),
+            (LinkPlace::HttpHeader(own("Location")), "HTTP@/Location"),
+            (
+                LinkPlace::MimeHeader(own("Content-Location")),
+                "MIME@/Content-Location",
+            ),
+        ];
+        for (place, path) in cases {
+            assert_eq!(wat_path(&place), path, "{place:?}");
+        }
+    }
+
+    #[test]
     fn link_entries_are_written_as_their_values_would_be() {
         use crate::base::Base;
         use crate::links::LinkDetails;
@@ -1089,6 +1126,8 @@ mod tests {
                 ("title", "T\u{1}\"\\".to_owned()),
                 ("rel", "next".to_owned()),
                 ("type", String::new()),
+                // An attribute named as a key of relink's: the last is kept.
+                ("url", "u".to_owned()),
             ],
             text: Some("caf\u{e9} <b>\n".to_owned()),
             context: Some("nav"),
@@ -1120,7 +1159,7 @@ mod tests {
                 for listed in [false, true] {
                     let mut text = Vec::new();
                     let with = (!listed, part.filter(|_| !listed));
-                    write_link_entry(&mut text, &link, with, names.of(&link)).unwrap();
+                    write_link_entry(&mut text, &link, with, names.of(&link));
                     let mut oracle = link.clone();
                     if listed {
                         oracle.details = None;
