@@ -5,7 +5,6 @@
 
 use std::io::{Cursor, Read, Write};
 use std::process::Command;
-use std::time::Instant;
 
 use relink::{Input, Kind, LinkRow, Output, Rewriter, WarningKind};
 use zip::write::{FullFileOptions, SimpleFileOptions};
@@ -560,65 +559,6 @@ fn epubcheck_says_the_same_of_every_book_before_and_after() {
     }
 }
 
-/// How long a listing of `book` takes, at its best of three.
-fn time_of(book: &[u8]) -> f64 {
-    (0..3)
-        .map(|_| {
-            let start = Instant::now();
-            let out = Rewriter::new().rewrite(book).unwrap();
-            assert!(!out.rows().is_empty());
-            start.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
-}
-
-/// A book of `n` chapters, each a small XHTML file linking to the next.
-fn many_entries(n: usize) -> Vec<u8> {
-    let chapters: Vec<(String, Vec<u8>)> = (0..n)
-        .map(|i| {
-            let page = format!("<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><a href=\"c{}.xhtml\">next</a></body></html>", i + 1);
-            (format!("OEBPS/c{i}.xhtml"), page.into_bytes())
-        })
-        .collect();
-    let mut files: Vec<(&str, &[u8])> = vec![("META-INF/container.xml", CONTAINER.as_bytes())];
-    files.extend(
-        chapters
-            .iter()
-            .map(|(name, page)| (name.as_str(), &page[..])),
-    );
-    book(&files)
-}
-
-/// A book whose navigation document nests `depth` lists.
-fn deep_nav(depth: usize) -> Vec<u8> {
-    let mut nav = String::from("<html xmlns=\"http://www.w3.org/1999/xhtml\"><body><nav>");
-    for i in 0..depth {
-        nav.push_str(&format!("<ol><li><a href=\"text/ch1.xhtml#p{i}\">{i}</a>"));
-    }
-    nav.push_str(&"</li></ol>".repeat(depth));
-    nav.push_str("</nav></body></html>");
-    book(&[
-        ("META-INF/container.xml", CONTAINER.as_bytes()),
-        ("OEBPS/content.opf", OPF.as_bytes()),
-        ("OEBPS/nav.xhtml", nav.as_bytes()),
-        ("OEBPS/text/ch1.xhtml", CH1.as_bytes()),
-    ])
-}
-
-#[test]
-fn many_entries_and_a_deep_navigation_document_take_linear_time() {
-    for make in [many_entries as fn(usize) -> Vec<u8>, deep_nav] {
-        let (small, large) = (make(1_000), make(4_000));
-        let (t_small, t_large) = (time_of(&small), time_of(&large));
-        // Four times the size: well under the sixteen times of a quadratic
-        // reading, with room for a loaded machine.
-        assert!(
-            t_large < 10.0 * t_small + 0.05,
-            "{t_small}s, then {t_large}s"
-        );
-    }
-}
-
 #[test]
 fn a_broken_zip_or_a_book_without_its_container_document_is_refused_by_name() {
     let book = made_book(CH1);
@@ -687,26 +627,21 @@ fn explain_names_each_file_of_the_book_and_in_place_rewrites_it() {
 /// output (`crate::memory::MEASURE` runs it from a small process).
 #[cfg(target_os = "linux")]
 fn measured(book: &std::path::Path, args: &[&str]) -> (f64, u64, usize) {
-    let start = Instant::now();
-    let run = Command::new(crate::python())
-        .args(["-c", crate::memory::MEASURE, env!("CARGO_BIN_EXE_relink")])
-        .arg(book)
-        .args(["--retrieved-from", "https://example.org/books/b.epub"])
-        .args(["-j", "1"])
-        .args(args)
-        .output()
-        .expect("python");
-    let spent = start.elapsed().as_secs_f64();
-    let text = String::from_utf8_lossy(&run.stdout);
-    let fields: Vec<u64> = text
-        .split_whitespace()
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let [peak, lines, status] = fields[..] else {
-        panic!("relink {args:?}: {text}");
-    };
-    assert!(status <= 1, "relink {args:?} exited with {status}");
-    (spent, peak, lines as usize)
+    let given = [
+        book.to_str().unwrap(),
+        "--retrieved-from",
+        "https://example.org/books/b.epub",
+        "-j",
+        "1",
+    ];
+    let all: Vec<&std::ffi::OsStr> = given.iter().chain(args).map(|a| a.as_ref()).collect();
+    let run = crate::memory::measure(std::path::Path::new(env!("CARGO_BIN_EXE_relink")), &all);
+    assert!(
+        (0..=1).contains(&run.status),
+        "relink {args:?} exited with {}",
+        run.status
+    );
+    (run.cpu, run.peak, run.lines)
 }
 
 /// A book of `files` with a package document listing them as XHTML, and
@@ -809,7 +744,7 @@ fn made_absolute(book: &[u8]) -> bool {
 /// Runs the command line over each hostile book `make` makes at `sizes`
 /// (the second four times the first) and a tiny one, writing it with
 /// `-o` and listing it (`--list`): the larger takes at most ten times as
-/// long (a quadratic reading takes sixteen; loose, two cores shared),
+/// long in CPU time (a quadratic reading takes sixteen),
 /// lists four times the rows, and each peaks at most `times` the book's
 /// entries (uncompressed) above the peak on the tiny book. The entries,
 /// not the .epub file: a reader holds the entry it reads decompressed,

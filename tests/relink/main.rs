@@ -69,6 +69,19 @@ pub fn python() -> PathBuf {
     }
 }
 
+/// The CPU time the calling thread has had, where Linux tells it
+/// (`/proc/thread-self/schedstat`), else the time since the first call:
+/// what a test of time bounds, as other work on a loaded machine does not
+/// stretch it as it stretches the clock.
+pub fn thread_time() -> Duration {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let start = *START.get_or_init(std::time::Instant::now);
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse().ok())
+        .map_or_else(|| start.elapsed(), Duration::from_nanos)
+}
+
 /// A file under `fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -102,12 +102,23 @@ import os, subprocess, sys
 child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 lines = sum(chunk.count(b"\n") for chunk in iter(lambda: child.stdout.read(1 << 16), b""))
 _, status, usage = os.wait4(child.pid, 0)
-print(usage.ru_maxrss * 1024, lines, os.waitstatus_to_exitcode(status))
+print(usage.ru_maxrss * 1024, lines, os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime)
 "#;
 
-/// Runs relink with `args` to its end; its peak resident set in bytes and
-/// how many lines it wrote on standard output.
-pub fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
+/// What a run of relink took: its peak resident set in bytes, the lines
+/// it wrote on standard output, its exit status, and its CPU time in
+/// seconds, user and system (what a test of time bounds: unlike the
+/// clock, it does not stretch when other work shares the machine).
+#[derive(Clone, Copy, Debug)]
+pub struct Run {
+    pub peak: u64,
+    pub lines: usize,
+    pub status: i32,
+    pub cpu: f64,
+}
+
+/// Runs relink with `args` to its end, measured.
+pub fn measure(binary: &Path, args: &[&std::ffi::OsStr]) -> Run {
     let output = Command::new(crate::python())
         .args(["-c", MEASURE])
         .arg(binary)
@@ -116,14 +127,27 @@ pub fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
         .output()
         .expect("python");
     let text = String::from_utf8_lossy(&output.stdout);
-    let fields: Vec<u64> = text
-        .split_whitespace()
-        .filter_map(|field| field.parse().ok())
-        .collect();
-    let [peak, lines, 0] = fields[..] else {
-        panic!("relink {args:?} failed: {text}");
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    let parsed = match fields[..] {
+        [peak, lines, status, cpu] => (|| {
+            Some(Run {
+                peak: peak.parse().ok()?,
+                lines: lines.parse().ok()?,
+                status: status.parse().ok()?,
+                cpu: cpu.parse().ok()?,
+            })
+        })(),
+        _ => None,
     };
-    (peak, usize::try_from(lines).unwrap())
+    parsed.unwrap_or_else(|| panic!("relink {args:?}: {text}"))
+}
+
+/// Runs relink with `args` to its end, which must be a success; its peak
+/// resident set in bytes and how many lines it wrote on standard output.
+pub fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
+    let run = measure(binary, args);
+    assert_eq!(run.status, 0, "relink {args:?} failed");
+    (run.peak, run.lines)
 }
 
 const MB: u64 = 1_000_000;

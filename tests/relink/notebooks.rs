@@ -6,7 +6,6 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use relink::{Error, Kind, Rewriter, Rules, WarningKind};
 use serde_json::Value;
@@ -279,7 +278,7 @@ fn a_notebook_without_a_base_is_unchanged_with_one_warning() {
 
 /// Shapes made to be slow, at two sizes, through the command line: one
 /// cell of many lines of links, and many cells. Four times the links
-/// take at most ten times as long (loose, two cores shared; a quadratic
+/// take at most ten times the CPU time (a quadratic
 /// reader takes sixteen) and the peak memory grows by at most five bytes a
 /// byte of input (the Markdown reader's tree is bounded by its pieces;
 /// the edits are packed as they come: ten bytes a byte, before).
@@ -308,9 +307,8 @@ fn one_huge_cell_and_many_cells_take_linear_time_and_bounded_memory() {
             let path = dir.path().join(format!("{shape}{n}.ipynb"));
             let page = make(n);
             std::fs::write(&path, &page).unwrap();
-            let start = Instant::now();
-            let peak = peak_rss(&path);
-            runs.push((start.elapsed().as_secs_f64(), peak, page.len() as u64));
+            let (cpu, peak) = cpu_and_peak(&path);
+            runs.push((cpu, peak, page.len() as u64));
         }
         let (small, large) = (runs[0], runs[1]);
         eprintln!("{shape}: {runs:?}");
@@ -322,18 +320,17 @@ fn one_huge_cell_and_many_cells_take_linear_time_and_bounded_memory() {
     }
 }
 
-/// The peak resident set in bytes of the command line over `path`, to
-/// `-o` beside it.
+/// The command line over `path`, to `-o` beside it: its CPU time in
+/// seconds and its peak resident set in bytes.
 #[cfg(target_os = "linux")]
-fn peak_rss(path: &std::path::Path) -> u64 {
+fn cpu_and_peak(path: &std::path::Path) -> (f64, u64) {
     let out = path.with_extension("out.ipynb");
     let args = ["--retrieved-from", "http://h/a/nb.ipynb", "-o"].map(std::ffi::OsStr::new);
     let binary = std::path::Path::new(env!("CARGO_BIN_EXE_relink"));
-    crate::memory::peak_rss(
-        binary,
-        &[&args[..], &[out.as_os_str(), path.as_os_str()]].concat(),
-    )
-    .0
+    let all = [&args[..], &[out.as_os_str(), path.as_os_str()]].concat();
+    let run = crate::memory::measure(binary, &all);
+    assert_eq!(run.status, 0, "{}", path.display());
+    (run.cpu, run.peak)
 }
 
 /// Given pairs of notebook files (before, after), validates each with

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use relink::{Details, Event, Input, Kind, LinkRow, Output, Report, Rewriter, WarningKind};
 
@@ -383,7 +383,7 @@ fn shapes(n: usize) -> [(&'static str, Vec<u8>); 3] {
 
 /// Hostile shapes at two sizes, ten times apart: every line rewritten, no
 /// panic, the larger no more than 30 times slower (linear with room for a
-/// loaded machine; quadratic would be 100), and the peak memory of the
+/// loaded machine; quadratic would be 100; CPU time, not the clock), and the peak memory of the
 /// command line on the larger at most 5 times its size above the peak on
 /// an empty input.
 #[test]
@@ -398,9 +398,9 @@ fn hostile_shapes_take_linear_time_and_memory() {
         shapes(n)
             .iter()
             .map(|(name, bytes)| {
-                let start = Instant::now();
+                let start = crate::thread_time();
                 let (report, _, _) = run(&rewriter, name, bytes);
-                let spent = start.elapsed();
+                let spent = crate::thread_time() - start;
                 let lines = if *name == "list.opml" { 2 * n } else { n };
                 assert_eq!(report.rewritten, lines, "{name}");
                 spent
@@ -432,23 +432,8 @@ fn hostile_shapes_take_linear_time_and_memory() {
 fn peaks_in_proportion(n: usize) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let peak = |input: &Path| -> u64 {
-        let measured = Command::new(python())
-            .args(["-c", crate::memory::MEASURE, env!("CARGO_BIN_EXE_relink")])
-            .arg(input)
-            .args([
-                "--retrieved-from",
-                "https://www.example.com/x",
-                "-j",
-                "1",
-                "-o",
-            ])
-            .arg(&out)
-            .output()
-            .expect("python");
-        let text = String::from_utf8_lossy(&measured.stdout);
-        text.split_whitespace().next().unwrap().parse().unwrap()
-    };
+    let to_file = [std::ffi::OsStr::new("-o"), out.as_os_str()];
+    let peak = |input: &Path| measured(input, &to_file).1;
     let empty = dir.path().join("empty.xml");
     std::fs::write(&empty, shapes(1)[0].1.as_slice()).unwrap();
     let floor = peak(&empty);
@@ -548,32 +533,25 @@ fn loc_lines(n: usize) -> Vec<u8> {
 /// set in bytes and the lines it wrote on standard output.
 #[cfg(target_os = "linux")]
 fn measured(input: &Path, args: &[&std::ffi::OsStr]) -> (f64, u64, u64) {
-    let start = Instant::now();
-    let run = Command::new(python())
-        .args(["-c", crate::memory::MEASURE, env!("CARGO_BIN_EXE_relink")])
-        .arg(input)
-        .args(["--retrieved-from", "https://www.example.com/x", "-j", "1"])
-        .args(args)
-        .output()
-        .expect("python");
-    let spent = start.elapsed().as_secs_f64();
-    let text = String::from_utf8_lossy(&run.stdout);
-    let fields: Vec<u64> = text
-        .split_whitespace()
-        .filter_map(|f| f.parse().ok())
-        .collect();
-    let [peak, lines, 0] = fields[..] else {
-        panic!("relink {args:?}: {text}");
-    };
-    (spent, peak, lines)
+    let given = [
+        input.as_os_str(),
+        "--retrieved-from".as_ref(),
+        "https://www.example.com/x".as_ref(),
+        "-j".as_ref(),
+        "1".as_ref(),
+    ];
+    let binary = Path::new(env!("CARGO_BIN_EXE_relink"));
+    let run = crate::memory::measure(binary, &[&given[..], args].concat());
+    assert_eq!(run.status, 0, "relink {args:?}");
+    (run.cpu, run.peak, run.lines as u64)
 }
 
 /// A sitemap of many `loc` lines through the command line, written with
 /// `-o` and listed, at two sizes four times apart: 25,000 and 100,000
 /// lines in the debug build, 250,000 and 10^6 (some 37 MB) in a release
 /// build; the shape scales, and the debug sizes keep the test within
-/// seconds. The larger takes at most ten times as long (a quadratic
-/// reading takes sixteen; loose, two cores shared), and each peaks at
+/// seconds. The larger takes at most ten times the CPU time (a
+/// quadratic reading takes sixteen), and each peaks at
 /// most 5 times the sitemap's size above the peak on a one-line sitemap;
 /// every line is rewritten and listed.
 #[cfg(target_os = "linux")]
