@@ -225,17 +225,9 @@ pub fn rewrite(
         let (bytes, method) = match entries.read(index) {
             Ok(read) => read,
             Err(reason) => {
-                let mut report = UnitReport::default();
-                report.warnings.push(
-                    Warning::new(
-                        WarningKind::Unreadable,
-                        format_args!("{reason}; left as it is"),
-                    )
-                    .within(name.clone()),
-                );
                 on_entry(EntryDone {
                     original: &[],
-                    report,
+                    report: left_as_it_is(name, reason),
                 });
                 continue;
             }
@@ -435,6 +427,17 @@ impl<'a> Entries<'a> {
     }
 }
 
+/// The report of an entry that could not be read, left as it is.
+fn left_as_it_is(name: &str, why: impl std::fmt::Display) -> UnitReport {
+    let mut report = UnitReport::default();
+    let warning = Warning::new(
+        WarningKind::Unreadable,
+        format_args!("{why}; left as it is"),
+    );
+    report.warnings.push(warning.within(name));
+    report
+}
+
 /// One file of the book rewritten by its reader against its place in the
 /// book: its rows placed in it (`part`), its warnings under its name.
 fn rewrite_entry(
@@ -455,14 +458,7 @@ fn rewrite_entry(
         .map(|url| Base::new(url, BaseSource::Container));
     let base = match base {
         Ok(base) => base,
-        Err(err) => {
-            let warning = Warning::new(
-                WarningKind::Unreadable,
-                format_args!("{err}; left as it is"),
-            );
-            report.warnings.push(warning.within(name));
-            return report;
-        }
+        Err(err) => return left_as_it_is(name, err),
     };
     let mut mapped = None;
     let own = Options {
@@ -480,14 +476,7 @@ fn rewrite_entry(
     });
     let outcome: Outcome = match documents.rewrite(kind, bytes, &own) {
         Ok(outcome) => outcome,
-        Err(err) => {
-            let warning = Warning::new(
-                WarningKind::Unreadable,
-                format_args!("{err}; left as it is"),
-            );
-            report.warnings.push(warning.within(name));
-            return report;
-        }
+        Err(err) => return left_as_it_is(name, err),
     };
     let mut outcome = outcome;
     report.output = outcome.output.take();
