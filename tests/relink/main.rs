@@ -82,6 +82,37 @@ pub fn thread_time() -> Duration {
         .map_or_else(|| start.elapsed(), Duration::from_nanos)
 }
 
+/// What `script` prints as JSON when run by the test Python with `input`
+/// (JSON) on its standard input; `None` when that Python cannot import
+/// `modules` (a failure when it is the test command's, `RELINK_TEST_PYTHON`).
+pub fn python_json(modules: &str, script: &str, input: &[u8]) -> Option<serde_json::Value> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let python = python();
+    let probe = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        assert!(
+            std::env::var_os("RELINK_TEST_PYTHON").is_none(),
+            "the test python cannot import {modules}"
+        );
+        eprintln!("skipped: no {modules} for {}", python.display());
+        return None;
+    }
+    let mut child = Command::new(&python)
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{modules}: the script failed");
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
 /// A file under `fixtures/`.
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

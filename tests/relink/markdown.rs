@@ -5,13 +5,10 @@
 //! rendered text otherwise the same, and the bytes changed only inside
 //! link destinations.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use relink::{Kind, Rewriter, Rules};
 use serde_json::Value;
 
-use crate::{fixture, python};
+use crate::fixture;
 
 const PAGE: &str = "https://github.com/example/widget/blob/main/README.md";
 const RESOURCES: &str = "https://raw.githubusercontent.com/example/widget/main/README.md";
@@ -60,30 +57,8 @@ json.dump(out, sys.stdout)
 /// markdown-it-py's rendering of each document, or `None` when the test
 /// Python lacks it.
 fn render(documents: &[&str]) -> Option<Vec<Value>> {
-    let python = python();
-    let probe = Command::new(&python)
-        .args(["-c", "import markdown_it"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
-        assert!(
-            std::env::var_os("RELINK_TEST_PYTHON").is_none(),
-            "the test python has no markdown-it-py"
-        );
-        eprintln!("skipped: no markdown-it-py for {}", python.display());
-        return None;
-    }
-    let mut child = Command::new(&python)
-        .args(["-c", RENDER])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = serde_json::to_vec(documents).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "markdown-it-py failed");
-    let Value::Array(rendered) = serde_json::from_slice(&out.stdout).unwrap() else {
+    let Value::Array(rendered) = crate::python_json("markdown_it", RENDER, &input)? else {
         panic!("not a list")
     };
     Some(rendered)

@@ -4,13 +4,12 @@
 //! show: the two ways of writing a source, escapes, what is left alone,
 //! broken JSON, and shapes made to be slow.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use relink::{Error, Kind, Rewriter, Rules, WarningKind};
 use serde_json::Value;
 
-use crate::{fixture, python};
+use crate::fixture;
 
 /// The URL each real notebook is read as retrieved from: a page beside it.
 fn base_of(name: &str) -> String {
@@ -503,30 +502,8 @@ fn real_notebooks_render_the_same_with_their_links_resolved() {
 /// nbformat's and nbconvert's verdict on each pair, or `None` when the
 /// test Python lacks them (an error when it is the test command's).
 fn nbconvert_check(pairs: &[[std::path::PathBuf; 2]]) -> Option<Vec<Value>> {
-    let python = python();
-    let probe = Command::new(&python)
-        .args(["-c", "import nbformat, nbconvert"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
-        assert!(
-            std::env::var_os("RELINK_TEST_PYTHON").is_none(),
-            "the test python has no nbformat or nbconvert"
-        );
-        eprintln!("skipped: no nbconvert for {}", python.display());
-        return None;
-    }
-    let mut child = Command::new(&python)
-        .args(["-c", CHECK])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = serde_json::to_vec(pairs).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "nbconvert failed");
-    let Value::Array(checked) = serde_json::from_slice(&out.stdout).unwrap() else {
+    let Value::Array(checked) = crate::python_json("nbformat, nbconvert", CHECK, &input)? else {
         panic!("not a list")
     };
     assert_eq!(checked.len(), pairs.len());

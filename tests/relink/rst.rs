@@ -4,13 +4,10 @@
 //! every `img src` against the resource base, with the rest of the
 //! rendering the same, and the bytes changed only where links start.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use relink::{Kind, Rewriter, Rules, WarningKind};
 use serde_json::Value;
 
-use crate::{fixture, python};
+use crate::fixture;
 
 const PAGE: &str = "https://github.com/example/widget/blob/main/README.rst";
 const RESOURCES: &str = "https://raw.githubusercontent.com/example/widget/main/README.rst";
@@ -77,7 +74,7 @@ json.dump(out, sys.stdout)
 /// docutils' rendering of each document, or `None` when the test Python
 /// lacks it.
 fn render(documents: &[&str]) -> Option<Vec<Value>> {
-    let Value::Array(rendered) = run_python(&python(), RENDER, documents)? else {
+    let Value::Array(rendered) = run_python(RENDER, documents)? else {
         panic!("not a list")
     };
     Some(rendered)
@@ -85,30 +82,8 @@ fn render(documents: &[&str]) -> Option<Vec<Value>> {
 
 /// What `script` (given the documents as JSON) prints as JSON, or `None`
 /// when the test Python has no docutils.
-fn run_python(python: &std::path::Path, script: &str, documents: &[&str]) -> Option<Value> {
-    let probe = Command::new(python)
-        .args(["-c", "import docutils"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
-        assert!(
-            std::env::var_os("RELINK_TEST_PYTHON").is_none(),
-            "the test python has no docutils"
-        );
-        eprintln!("skipped: no docutils for {}", python.display());
-        return None;
-    }
-    let mut child = Command::new(python)
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = serde_json::to_vec(documents).unwrap();
-    child.stdin.take().unwrap().write_all(&input).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "docutils failed");
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+fn run_python(script: &str, documents: &[&str]) -> Option<Value> {
+    crate::python_json("docutils", script, &serde_json::to_vec(documents).unwrap())
 }
 
 /// What a URL of the original should have become.
@@ -426,9 +401,8 @@ fn standalone_uris_and_addresses_are_listed() {
         .filter(|u| u.starts_with("http") || u.starts_with("mailto:"))
         .count();
     assert!(standalone >= 62, "{standalone}");
-    let python = python();
     let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
-    let Some(parsed) = run_python(&python, PARSE, &texts) else {
+    let Some(parsed) = run_python(PARSE, &texts) else {
         return;
     };
     let mut failures = Vec::new();
