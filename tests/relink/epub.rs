@@ -622,11 +622,11 @@ fn explain_names_each_file_of_the_book_and_in_place_rewrites_it() {
     assert!(!again.changed());
 }
 
-/// A hostile book through the command line: how long a run takes, its
-/// peak resident set in bytes, and how many lines it wrote on standard
-/// output (`crate::memory::MEASURE` runs it from a small process).
+/// A hostile book through the command line, measured: its CPU time, peak
+/// resident set and lines on standard output (`crate::memory::MEASURE`
+/// runs it from a small process).
 #[cfg(target_os = "linux")]
-fn measured(book: &std::path::Path, args: &[&str]) -> (f64, u64, usize) {
+fn measured(book: &std::path::Path, args: &[&str]) -> crate::memory::Run {
     let given = [
         book.to_str().unwrap(),
         "--retrieved-from",
@@ -641,7 +641,7 @@ fn measured(book: &std::path::Path, args: &[&str]) -> (f64, u64, usize) {
         "relink {args:?} exited with {}",
         run.status
     );
-    (run.cpu, run.peak, run.lines)
+    run
 }
 
 /// A book of `files` with a package document listing them as XHTML, and
@@ -757,44 +757,25 @@ fn linear_in_time_and_memory(
     times: u64,
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let write = |n: usize| {
-        let (bytes, size) = make(n);
-        let path = dir.path().join(format!("{shape}{n}.epub"));
-        std::fs::write(&path, bytes).unwrap();
-        (path, size)
-    };
     let out = dir.path().join("out.epub");
     let out_args = ["-o", out.to_str().unwrap()];
     for args in [&out_args[..], &["--list"]] {
-        let floor = measured(&write(1).0, args).1;
-        let mut runs = Vec::new();
-        for n in sizes {
-            let (path, size) = write(n);
-            let (spent, peak, lines) = measured(&path, args);
-            eprintln!(
-                "{shape} {n} {args:?}: {size} bytes of entries, {spent:.2} s, peak {:.1} MB \
-                 ({:.1} MB on a tiny book)",
-                peak as f64 / 1e6,
-                floor as f64 / 1e6
-            );
-            assert!(
-                peak <= floor + times * size,
-                "{shape} {n} {args:?}: {peak} over {times} times {size} above {floor}"
-            );
-            if args[0] == "-o" {
-                let written = std::fs::read(&out).unwrap();
-                assert!(made_absolute(&written), "{shape} {n}: not rewritten");
-                std::fs::remove_file(&out).unwrap();
-            }
-            runs.push((spent, lines));
-        }
-        let ((small, small_rows), (large, large_rows)) = (runs[0], runs[1]);
-        assert!(large < 10.0 * small.max(0.1), "{shape} {args:?}: {runs:?}");
+        let runs =
+            crate::memory::linear_at_two_sizes(&format!("{shape} {args:?}"), sizes, times, |n| {
+                let (bytes, size) = make(n);
+                let path = dir.path().join(format!("{shape}{n}.epub"));
+                std::fs::write(&path, bytes).unwrap();
+                let run = measured(&path, args);
+                if args[0] == "-o" && n > 1 {
+                    let written = std::fs::read(&out).unwrap();
+                    assert!(made_absolute(&written), "{shape} {n}: not rewritten");
+                    std::fs::remove_file(&out).unwrap();
+                }
+                (size, run)
+            });
         if args[0] == "--list" {
-            assert!(
-                large_rows > 3 * small_rows && small_rows >= sizes[0],
-                "{runs:?}"
-            );
+            let rows = runs.map(|run| run.lines);
+            assert!(rows[1] > 3 * rows[0] && rows[0] >= sizes[0], "{rows:?}");
         }
     }
 }
@@ -855,6 +836,6 @@ fn a_navigation_document_nested_100000_deep_is_read_through() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deep.epub");
     std::fs::write(&path, navigation(100_000, true).0).unwrap();
-    let (_, _, lines) = measured(&path, &["--list"]);
+    let lines = measured(&path, &["--list"]).lines;
     assert!(lines > 100_000, "{lines} lines");
 }

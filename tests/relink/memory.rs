@@ -142,6 +142,41 @@ pub fn measure(binary: &Path, args: &[&std::ffi::OsStr]) -> Run {
     parsed.unwrap_or_else(|| panic!("relink {args:?}: {text}"))
 }
 
+/// A shape made to be slow, at a tiny size (1) and at two `sizes` four
+/// times apart: `run(n)` makes the input of `n`, runs relink on it and
+/// gives the input's size in bytes with the run. Each peak is at most
+/// `times` bytes a byte of input above the tiny input's, and the larger
+/// size takes at most ten times the CPU of the smaller (a quadratic
+/// reader takes sixteen). The two runs, for checks of their own.
+pub fn linear_at_two_sizes(
+    shape: &str,
+    sizes: [usize; 2],
+    times: u64,
+    mut run: impl FnMut(usize) -> (u64, Run),
+) -> [Run; 2] {
+    let floor = run(1).1.peak;
+    let runs = sizes.map(|n| {
+        let (size, done) = run(n);
+        eprintln!(
+            "{shape} {n}: {size} bytes, {:.2} s, peak {:.1} MB ({:.1} MB on a tiny one)",
+            done.cpu,
+            done.peak as f64 / 1e6,
+            floor as f64 / 1e6
+        );
+        assert!(
+            done.peak <= floor + times * size,
+            "{shape} {n}: {} over {times} times {size} above {floor}",
+            done.peak
+        );
+        done
+    });
+    assert!(
+        runs[1].cpu < 10.0 * runs[0].cpu.max(0.1),
+        "{shape}: {runs:?}"
+    );
+    runs
+}
+
 /// Runs relink with `args` to its end, which must be a success; its peak
 /// resident set in bytes and how many lines it wrote on standard output.
 pub fn peak_rss(binary: &Path, args: &[&std::ffi::OsStr]) -> (u64, usize) {
