@@ -5,7 +5,9 @@
 //! - [`engine`]: every call into the relink crate, behind plain types;
 //! - [`atomic`]: files written whole or not at all;
 //! - [`functions`]: the functions JavaScript calls, their inputs, rows,
-//!   warnings and errors.
+//!   warnings and errors;
+//! - [`rows`]: `links`' rows made in JavaScript from columns;
+//! - [`text`]: a string's text to and from UTF-8.
 // Denied, not forbidden: the code napi-rs generates allows it where it
 // must, and no other code may.
 #![deny(unsafe_code)]
@@ -16,3 +18,6 @@
 mod atomic;
 mod engine;
 mod functions;
+mod pieces;
+mod rows;
+mod text;
