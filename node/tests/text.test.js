@@ -64,3 +64,23 @@ test('links gives each row its own texts, found at their UTF-16 offsets', () => 
   assert.ok(bare.every((row, i) => row.base === null && row.resolved === null && row.original.endsWith(`/${i}`)));
   assert.deepEqual(relink.links(''), []);
 });
+
+test('links and absolutize work in a worker thread as in the main one', async () => {
+  // The function that makes the rows is kept per environment: a worker
+  // has its own, and the main thread's still works after it ends.
+  const { Worker } = require('node:worker_threads');
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const relink = require(workerData);
+    const rows = relink.links('<a href="\\u00e9">x</a><img src=i.png>', { base: 'http://h/' });
+    parentPort.postMessage([rows, relink.absolutize('<a href=\\u65e5>', 'http://h/')]);`;
+  const got = await new Promise((resolve, reject) => {
+    const worker = new Worker(code, { eval: true, workerData: require.resolve('..') });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const [rows, page] = got;
+  assert.deepEqual(rows.map((row) => [row.element, row.resolved]), [['a', 'http://h/\u00e9'], ['img', 'http://h/i.png']]);
+  assert.equal(page, '<a href=http://h/\u65e5>');
+  assert.deepEqual(relink.links('<a href=x>', { base: 'http://h/' }).map((row) => row.resolved), ['http://h/x']);
+});
