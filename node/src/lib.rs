@@ -6,6 +6,8 @@
 //! - [`atomic`]: files written whole or not at all;
 //! - [`functions`]: the functions JavaScript calls, their inputs, rows,
 //!   warnings and errors;
+//! - [`pieces`]: `absolutize`'s output made from the pieces relink
+//!   writes;
 //! - [`rows`]: `links`' rows made in JavaScript from columns;
 //! - [`text`]: a string's text to and from UTF-8.
 // Denied, not forbidden: the code napi-rs generates allows it where it
