@@ -6,8 +6,9 @@
 // with the same pages (`examples/bench.rs`). The two sides take turns
 // (Node, Rust, Node, Rust...) for ROUNDS rounds and each figure is the
 // median of its rounds, by the clock and by the CPU time the process had
-// (on a shared machine, the steadier of the two). Builds both for
-// release first. Not run by the tests: `node node/bench.js [SECONDS]
+// (on a shared machine, the steadier of the two), with what V8 alone
+// costs for the strings and objects Node makes and Rust does not, and
+// the bound it sets. Builds both for release first. Not run by the tests: `node node/bench.js [SECONDS]
 // [ROUNDS]`.
 'use strict';
 const fs = require('node:fs');
@@ -85,14 +86,40 @@ function main() {
     console.log(`${list.length} real pages, ${(total / 1e6).toFixed(1)} MB, ${seconds} s a figure, ${rounds} rounds`);
     // Warnings are emitted, as users get them, but not printed.
     process.removeAllListeners('warning');
-    // Each with the Rust side doing the same: `links` is told the kind,
-    // as examples/bench.rs tells it.
+    // Each with the Rust side doing the same library work: `links` is
+    // told the kind, as examples/bench.rs tells it, and the Rust side
+    // makes the same rows, owned.
+    // And with what V8 alone costs where Node must make what Rust does
+    // not, in plain JavaScript without relink: a string's text copied
+    // out as UTF-16 and a string made of it again (what absolutize does
+    // at the least), and the rows' objects made from their values held
+    // ready. With the Rust side's time, it bounds Node's share.
     const functions = [
       ['absolutize (Buffer)', (p) => relink.absolutize(p.bytes, p.url), 'absolutize'],
-      ['absolutize (string)', (p) => relink.absolutize(p.text, p.url), 'absolutize'],
-      ['links (Buffer)', (p) => relink.links(p.bytes, { base: p.url, kind: 'html' }), 'links'],
+      [
+        'absolutize (string)',
+        (p) => relink.absolutize(p.text, p.url),
+        'absolutize',
+        (p) => Buffer.from(p.text, 'utf16le').ucs2Slice(),
+      ],
+      [
+        'links (Buffer)',
+        (p) => relink.links(p.bytes, { base: p.url, kind: 'html' }),
+        'links',
+        (p) => p.rows.map((row) => ({ ...row })),
+      ],
     ];
     console.log('what                   Node MB/s  Rust MB/s  Node/Rust   CPU: Node   Rust  Node/Rust');
+    const ratio = (a, b) => `${(100 * a / b).toFixed(0)}%`.padStart(9);
+    const line = (what, n, r) =>
+      console.log(
+        `${what.padEnd(20)} ${n[0].toFixed(1).padStart(10)} ${r[0].toFixed(1).padStart(10)} ${ratio(n[0], r[0])}` +
+          `  ${n[1].toFixed(1).padStart(10)} ${r[1].toFixed(1).padStart(6)} ${ratio(n[1], r[1])}`,
+      );
+    // V8 alone is measured after all the rest: the rows it holds ready
+    // would slow the collector for the rounds after.
+    const rustMedians = [];
+    const medians = (runs) => [0, 1].map((i) => median(runs.map((run) => run[i])));
     for (const [what, work, side] of functions) {
       const node = [];
       const other = [];
@@ -100,13 +127,23 @@ function main() {
         node.push(measure(list, work));
         other.push(rust(bin, side, list));
       }
-      const [n, r] = [node, other].map((runs) => [0, 1].map((i) => median(runs.map((run) => run[i]))));
-      const ratio = (a, b) => `${(100 * a / b).toFixed(0)}%`.padStart(9);
-      console.log(
-        `${what.padEnd(20)} ${n[0].toFixed(1).padStart(10)} ${r[0].toFixed(1).padStart(10)} ${ratio(n[0], r[0])}` +
-          `  ${n[1].toFixed(1).padStart(10)} ${r[1].toFixed(1).padStart(6)} ${ratio(n[1], r[1])}`,
-      );
+      const [n, r] = [node, other].map(medians);
+      rustMedians.push(r);
+      line(what, n, r);
     }
+    functions.forEach(([what, , , alone], at) => {
+      if (!alone) return;
+      const v8 = [];
+      for (let round = 0; round < rounds; round++) {
+        for (const page of list) page.rows = relink.links(page.bytes, { base: page.url, kind: 'html' });
+        v8.push(measure(list, alone));
+        for (const page of list) page.rows = null;
+      }
+      // The Rust side's time and V8's alone, added: the most Node gets.
+      const [f, r] = [medians(v8), rustMedians[at]];
+      line(`${what.split(' ')[0]}: V8 alone`, f, r);
+      line('  with Rust, at most', [0, 1].map((i) => 1 / (1 / r[i] + 1 / f[i])), r);
+    });
     console.log(`load: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -70,11 +70,11 @@ impl<'a> Source<'a> {
     }
 }
 
-/// A rewritten document: its new bytes (`None` when nothing changed) and
-/// what could not be done.
+/// A rewritten document: whether any byte changed, and what could not
+/// be done.
 #[derive(Debug)]
 pub struct Rewritten {
-    pub bytes: Option<Vec<u8>>,
+    pub changed: bool,
     pub warnings: Vec<String>,
 }
 
@@ -115,11 +115,14 @@ pub fn resolve(base: &str, reference: &str, rules_name: Option<&str>) -> Result<
     Ok(relink::resolve(base, reference, rules(rules_name)?)?)
 }
 
-/// An HTML document rewritten against the URL it was retrieved from.
+/// An HTML document rewritten against the URL it was retrieved from,
+/// its new bytes written to `output` (nothing when none changed): gives
+/// whether any changed, and what could not be done.
 pub fn absolutize(
     source: Source<'_>,
     base: &str,
     settings: Settings<'_>,
+    output: &mut dyn Write,
 ) -> Result<Rewritten, Failure> {
     let Source::Bytes { data, .. } = source else {
         return Err(Failure::Value(
@@ -131,10 +134,16 @@ pub fn absolutize(
         kind: Some("html"),
         ..settings
     };
-    let out = rewriter(settings, source)?.rewrite(data)?;
-    let warnings = out.warnings().iter().map(ToString::to_string).collect();
-    let bytes = out.changed().then(|| out.into_bytes());
-    Ok(Rewritten { bytes, warnings })
+    let report = rewriter(settings, source)?.run(
+        Input::bytes(data),
+        Output::WhenChanged(output),
+        &mut |_| Ok(()),
+    )?;
+    let warnings = report.warnings.iter().map(ToString::to_string).collect();
+    Ok(Rewritten {
+        changed: report.changed,
+        warnings,
+    })
 }
 
 /// Every link of any input relink reads, handed to `each` as they are

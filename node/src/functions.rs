@@ -5,17 +5,19 @@
 //! (`process.emitWarning`), failures are thrown as `Error`s with the
 //! command line's message.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use napi::bindgen_prelude::{
     BufferSlice, Either, Either3, FnArgs, Function, JsObjectValue, Object, Unknown,
 };
-use napi::{Env, Error, JsString, JsValue, Result};
+use napi::{Env, Error, JsString, Result};
 use napi_derive::napi;
 
 use crate::atomic;
-use crate::engine::{self, Failure, Row, RowValue, Settings, Source};
+use crate::engine::{self, Failure, Settings, Source};
+use crate::pieces::Pieces;
+use crate::rows::RowColumns;
+use crate::text;
 
 /// What `links` and `rewrite` take besides the input.
 #[napi(object)]
@@ -59,8 +61,8 @@ pub struct PathInput {
     pub path: String,
 }
 
-// The type `links` declares; its rows are made by `JSON.parse` from
-// `RowsJson`'s text, never from this struct.
+// The type `links` declares; its rows are made in JavaScript from
+// `RowColumns`, never from this struct.
 #[allow(dead_code)]
 /// A link, with the keys and values of `relink --list --format json`, in
 /// its order.
@@ -96,76 +98,6 @@ pub struct LinkRow {
     pub resolved: Option<String>,
     #[napi(js_name = "target_uri")]
     pub target_uri: Option<String>,
-}
-
-/// The rows of an input as one JSON array, each row an object with the
-/// keys of [`Row::fields`] in their order (`file` the path the input was
-/// read from): Node makes thousands of objects from one text with
-/// `JSON.parse` far faster than from as many property sets through napi.
-#[derive(Debug, Default)]
-struct RowsJson {
-    text: String,
-}
-
-impl RowsJson {
-    fn push(&mut self, rows: &[Row], file: Option<&str>) {
-        let out = &mut self.text;
-        for row in rows {
-            out.push(if out.is_empty() { '[' } else { ',' });
-            for (i, (key, value)) in row.fields(file).into_iter().enumerate() {
-                // The keys are names that need no escape.
-                out.push_str(if i == 0 { "{\"" } else { ",\"" });
-                out.push_str(key);
-                out.push_str("\":");
-                match value {
-                    RowValue::Null => out.push_str("null"),
-                    RowValue::Number(n) => {
-                        let _ = write!(out, "{n}");
-                    }
-                    RowValue::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-                    RowValue::Text(text) => json_string(out, &text),
-                }
-            }
-            out.push('}');
-        }
-    }
-
-    /// The rows as JavaScript objects, `LinkRow[]`.
-    fn parse(mut self, env: &Env) -> Result<Unknown<'_>> {
-        self.text
-            .push_str(if self.text.is_empty() { "[]" } else { "]" });
-        // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded.
-        let text = if self.text.is_ascii() {
-            env.create_string_latin1(self.text.as_bytes())?
-        } else {
-            env.create_string(&self.text)?
-        };
-        let json: Object = env.get_global()?.get_named_property("JSON")?;
-        let parse: Function<JsString, Unknown> = json.get_named_property("parse")?;
-        parse.call(text)
-    }
-}
-
-/// `text` as a JSON string: the quote, the backslash and the control
-/// characters escaped, the rest as it is.
-fn json_string(out: &mut String, text: &str) {
-    let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
-    out.push('"');
-    if text.bytes().all(plain) {
-        out.push_str(text);
-    } else {
-        for c in text.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                c if c < ' ' => {
-                    let _ = write!(out, "\\u{:04x}", u32::from(c));
-                }
-                c => out.push(c),
-            }
-        }
-    }
-    out.push('"');
 }
 
 /// The JavaScript error of a failure, its message the command line's
@@ -264,85 +196,44 @@ pub fn absolutize<'env>(
         ..Settings::default()
     };
     let text = match &html {
-        Either::A(text) => Some(utf8(text).map_err(napi_error)?),
+        Either::A(text) => Some(text::utf8(text).map_err(napi_error)?),
         Either::B(_) => None,
     };
-    let bytes: &[u8] = match &html {
-        Either::A(_) => &[],
-        Either::B(bytes) => bytes,
+    let bytes: &[u8] = match (&html, &text) {
+        (_, Some((_, utf8))) => utf8,
+        (Either::B(bytes), None) => bytes,
+        (Either::A(_), None) => &[],
     };
     let source = Source::Bytes {
-        data: text.as_deref().unwrap_or(bytes),
+        data: bytes,
         text: text.is_some(),
     };
-    let out = engine::absolutize(source, &retrieved_from, settings)
+    let mut pieces = Pieces::new(bytes);
+    let out = engine::absolutize(source, &retrieved_from, settings, &mut pieces)
         .map_err(|failure| js_error(failure, None))?;
     warn_all(env, &out.warnings)?;
-    Ok(match (html, out.bytes) {
-        // A string is a value: unchanged, it is given back as it came.
-        (Either::A(text), None) => Either::A(text),
-        (Either::A(_), Some(bytes)) => Either::A(js_string(env, bytes)?),
-        // A copy Node owns, freed by its collector as soon as it is
-        // garbage: a Buffer made over the Vec would be freed only by a
-        // finalizer the event loop runs, which a loop of calls never
-        // reaches, and each call would take fresh memory.
-        (Either::B(bytes), changed) => Either::B(
-            BufferSlice::copy_from(env, changed.as_deref().unwrap_or(&bytes[..]))
-                .map_err(napi_error)?,
-        ),
-    })
-}
-
-/// A string's text as UTF-8, in one pass: napi-rs's `String` measures
-/// the UTF-8 first, a second pass over the text (the one pass makes
-/// `absolutize` of a string some 10% faster). Three bytes a UTF-16
-/// unit is room enough (a surrogate pair's two units take four), and a
-/// lone surrogate is written as U+FFFD.
-#[allow(unsafe_code)]
-fn utf8(text: &JsString<'_>) -> Result<Vec<u8>> {
-    let capacity = text
-        .utf16_len()?
-        .checked_mul(3)
-        .and_then(|n| n.checked_add(1))
-        .ok_or_else(|| Error::from_reason("the string is too long"))?;
-    let mut bytes = Vec::<u8>::with_capacity(capacity);
-    let mut written = 0;
-    let value = text.value();
-    // SAFETY: napi writes at most `capacity` bytes, the last a NUL, into
-    // the Vec's allocation of that many, and sets `written` to how many
-    // it wrote before the NUL.
-    let status = unsafe {
-        napi::sys::napi_get_value_string_utf8(
-            value.env,
-            value.value,
-            bytes.as_mut_ptr().cast(),
-            capacity,
-            &mut written,
+    let not_utf8 = || {
+        js_error(
+            Failure::Value("the rewritten document is not UTF-8".into()),
+            None,
         )
     };
-    if status != napi::sys::Status::napi_ok || written >= capacity {
-        return Err(Error::from_reason("the string cannot be read as UTF-8"));
-    }
-    // SAFETY: the first `written` bytes were written above.
-    unsafe { bytes.set_len(written) };
-    Ok(bytes)
-}
-
-/// A rewritten document as a string: ASCII is copied as Latin-1, which
-/// it is, where UTF-8 has to be decoded.
-fn js_string(env: &Env, bytes: Vec<u8>) -> Result<JsString<'_>, String> {
-    let made = if bytes.is_ascii() {
-        env.create_string_latin1(&bytes)
-    } else {
-        let text = String::from_utf8(bytes).map_err(|_| {
-            js_error(
-                Failure::Value("the rewritten document is not UTF-8".into()),
-                None,
-            )
-        })?;
-        env.create_string(&text)
-    };
-    made.map_err(napi_error)
+    Ok(match (&html, &text, out.changed) {
+        // A string is a value: unchanged, it is given back as it came.
+        (Either::A(html), _, false) => Either::A(*html),
+        (_, Some((units, _)), true) => Either::A(
+            pieces
+                .string(env, units)
+                .map_err(napi_error)?
+                .ok_or_else(not_utf8)?,
+        ),
+        // A Buffer Node owns, freed by its collector as soon as it is
+        // garbage: a Buffer made over a Vec would be freed only by a
+        // finalizer the event loop runs, which a loop of calls never
+        // reaches, and each call would take fresh memory.
+        (_, _, true) => Either::B(pieces.buffer(env).map_err(napi_error)?),
+        (_, _, false) => Either::B(BufferSlice::copy_from(env, bytes).map_err(napi_error)?),
+    })
 }
 
 /// Every link of a document or archive, with the keys and values of
@@ -381,11 +272,11 @@ pub fn links<'env>(
         ),
         Either3::C(PathInput { path }) => (Source::Path(Path::new(path)), Some(path.as_str())),
     };
-    let mut rows = RowsJson::default();
+    let mut rows = RowColumns::default();
     let warnings = engine::links(source, settings, &mut |found| rows.push(found, file))
         .map_err(|failure| js_error(failure, file))?;
     warn_all(env, &warnings)?;
-    rows.parse(env).map_err(napi_error)
+    rows.into_js(env).map_err(napi_error)
 }
 
 /// Rewrites the file at `path` into `dst` (written whole or not at all;

@@ -5,7 +5,11 @@
 //! - [`engine`]: every call into the relink crate, behind plain types;
 //! - [`atomic`]: files written whole or not at all;
 //! - [`functions`]: the functions JavaScript calls, their inputs, rows,
-//!   warnings and errors.
+//!   warnings and errors;
+//! - [`pieces`]: `absolutize`'s output made from the pieces relink
+//!   writes;
+//! - [`rows`]: `links`' rows made in JavaScript from columns;
+//! - [`text`]: a string's text to and from UTF-8.
 // Denied, not forbidden: the code napi-rs generates allows it where it
 // must, and no other code may.
 #![deny(unsafe_code)]
@@ -16,3 +20,6 @@
 mod atomic;
 mod engine;
 mod functions;
+mod pieces;
+mod rows;
+mod text;
