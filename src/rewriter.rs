@@ -7,6 +7,7 @@ use encoding_rs::Encoding;
 
 use crate::base::Layer;
 use crate::error::Error;
+use crate::front::{Input, Output};
 use crate::kind::Kind;
 use crate::links::UnitReport;
 use crate::links::{Link, LinkRow, Warning};
@@ -30,11 +31,18 @@ use crate::url::{BaseUrl, Rules};
 /// # Ok::<(), relink::Error>(())
 /// ```
 pub fn absolutize_html(input: &[u8], retrieved_from: &str) -> Result<Vec<u8>, Error> {
-    let rewritten = Rewriter::new()
+    // Only the bytes are given back: no record of each link is made.
+    let mut output = Vec::with_capacity(input.len());
+    Rewriter::new()
         .retrieved_from(retrieved_from)
         .kind(Kind::Html)
-        .rewrite(input)?;
-    Ok(rewritten.into_bytes())
+        .details(Details::Counts)
+        .run(
+            Input::bytes(input),
+            Output::Always(&mut output),
+            &mut |_| Ok(()),
+        )?;
+    Ok(output)
 }
 
 /// Resolves `reference` against `base` under `rules` (RFC 1808 section 4
