@@ -52,21 +52,35 @@ pub trait Documents: Sync + fmt::Debug {
     }
 }
 
-/// Lines of a text, to report where links are; built on first use.
+/// Lines of a text, to report where links are. Offsets asked in order
+/// (as a reader finds links) are counted on from the last one asked, so a
+/// listing reads each byte once and keeps nothing a line; an offset before
+/// the last one builds the index of every line's start, used from then on.
 #[derive(Debug, Default)]
 pub struct LineIndex {
     starts: std::cell::OnceCell<Vec<usize>>,
+    /// Where counting has reached: the offset, the line there (from 1) and its start.
+    counted: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl LineIndex {
     /// The line and column (from 1, column in bytes) of an offset in `text`.
     pub fn locate(&self, text: &str, offset: usize) -> (usize, usize) {
-        let starts: &[usize] = self.starts.get_or_init(|| {
-            let mut starts = vec![0];
-            starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-            starts
-        });
-        locate(starts, offset)
+        if self.starts.get().is_none() {
+            let (at, line, start) = self.counted.get();
+            if offset >= at {
+                let line = line.max(1);
+                let end = offset.min(text.len());
+                let seen = text.as_bytes().get(at.min(end)..end).unwrap_or_default();
+                let (line, start) = match memchr::memrchr(b'\n', seen) {
+                    Some(last) => (line + count_line_feeds(seen), at + last + 1),
+                    None => (line, start),
+                };
+                self.counted.set((offset.max(at), line, start));
+                return (line, offset - start + 1);
+            }
+        }
+        locate(self.starts(text), offset)
     }
 
     /// The line (from 1) of an offset, counting line feeds rather than indexing for one offset.
@@ -75,16 +89,39 @@ impl LineIndex {
             Some(starts) => locate(starts, offset).0,
             None => {
                 let before = text.as_bytes().get(..offset).unwrap_or(text.as_bytes());
-                1 + memchr::memchr_iter(b'\n', before).count()
+                1 + count_line_feeds(before)
             }
         }
     }
 
     /// Where each line of `text` (the text this index is for) starts.
     pub fn starts(&self, text: &str) -> &[usize] {
-        self.locate(text, 0);
-        self.starts.get().map_or(&[], Vec::as_slice)
+        self.starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+            starts
+        })
     }
+}
+
+/// How many line feeds `bytes` holds: summed in a byte over blocks of
+/// 255 and over the rest (no more can overflow it), which the compiler
+/// makes vector code.
+fn count_line_feeds(bytes: &[u8]) -> usize {
+    let (blocks, rest) = bytes.as_chunks::<255>();
+    let mut count = 0;
+    for block in blocks {
+        let mut here = 0u8;
+        for &b in block {
+            here = here.wrapping_add(u8::from(b == b'\n'));
+        }
+        count += usize::from(here);
+    }
+    let mut here = 0u8;
+    for &b in rest {
+        here = here.wrapping_add(u8::from(b == b'\n'));
+    }
+    count + usize::from(here)
 }
 
 /// The line and column (from 1) of `offset` in a text whose lines start at `starts`.
@@ -657,6 +694,48 @@ mod tests {
         assert_eq!(lines.locate(text, 0), (1, 1));
         assert_eq!(lines.locate(text, 4), (2, 2));
         assert_eq!(lines.locate(text, 6), (3, 1));
+    }
+
+    #[test]
+    fn links_located_in_order_are_counted_on_without_an_index() {
+        let text = "ab\ncd\n\nef";
+        let lines = LineIndex::default();
+        assert_eq!(lines.locate(text, 1), (1, 2));
+        assert_eq!(lines.locate(text, 4), (2, 2));
+        assert_eq!(lines.locate(text, 4), (2, 2));
+        assert_eq!(lines.locate(text, 8), (4, 2));
+        assert!(lines.starts.get().is_none());
+        // An offset before the last one asked is found in the index.
+        assert_eq!(lines.locate(text, 3), (2, 1));
+        assert!(lines.starts.get().is_some());
+        assert_eq!(lines.locate(text, 8), (4, 2));
+    }
+
+    #[test]
+    fn line_feeds_are_counted_past_what_a_lane_holds() {
+        let text = "a\n\n".repeat(5000);
+        assert_eq!(count_line_feeds(text.as_bytes()), 10_000);
+        assert_eq!(count_line_feeds(&[b'\n'; 40_001]), 40_001);
+        let lines = LineIndex::default();
+        assert_eq!(lines.locate(&text, text.len() - 1), (10_000, 1));
+    }
+
+    proptest::proptest! {
+        /// Offsets asked in any order (some past the end) are where the
+        /// index of every line's start puts them.
+        #[test]
+        fn a_place_is_the_same_counted_on_or_indexed(
+            text in "[ab\n\r]{0,200}",
+            offsets in proptest::collection::vec(0usize..210, 0..20),
+        ) {
+            let index = LineIndex::default();
+            let starts = index.starts(&text).to_vec();
+            let counted = LineIndex::default();
+            for at in offsets {
+                proptest::prop_assert_eq!(counted.locate(&text, at), locate(&starts, at));
+                proptest::prop_assert_eq!(counted.line_of(&text, at), locate(&starts, at).0);
+            }
+        }
     }
 
     #[test]
