@@ -1221,7 +1221,7 @@ impl<W: Write> Sink<W> {
             crate::compressed::Header::read(bytes).level()
         });
         match self {
-            Sink::Members(w, deflater) => deflater.member(w, level, pieces),
+            Sink::Members(w, deflater) => deflater.whole_member(w, level, pieces),
             _ => {
                 let mut encoder = GzEncoder::new(self.writer()?, level);
                 pieces(&mut encoder)?;
