@@ -264,6 +264,31 @@ impl Digest {
         })
     }
 
+    /// This digest as Common Crawl writes a SHA-1 (`sha1:` and upper-case
+    /// base32), when it is a SHA-1 in any encoding: its hash decoded and
+    /// written again.
+    pub(crate) fn sha1_in_base32(&self) -> Option<String> {
+        if self.algorithm != Algorithm::Sha1 {
+            return None;
+        }
+        let hash = match self.form {
+            Form::Base32 { .. } => return self.sha1_base32(),
+            Form::Base16 { .. } => (0..self.value.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(self.value.get(i..i + 2)?, 16).ok())
+                .collect::<Option<Vec<u8>>>()?,
+            Form::Base64 { url_safe, .. } => {
+                let engine = if url_safe {
+                    URL_SAFE_NO_PAD
+                } else {
+                    STANDARD_NO_PAD
+                };
+                engine.decode(self.value.trim_end_matches('=')).ok()?
+            }
+        };
+        Some(format!("sha1:{}", base32(&hash, false)))
+    }
+
     /// The digest of `parts`, written as this one is.
     pub(crate) fn of(&self, parts: &[&[u8]]) -> String {
         let value = self.form.write(&self.algorithm.hash(parts));
@@ -327,6 +352,27 @@ mod tests {
             format!("sha1:{}", base32(&abc.algorithm.hash(&[b"abc"]), false))
         );
         assert_eq!(sha1_base32(b"abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+    }
+
+    #[test]
+    fn a_sha1_in_any_encoding_is_written_in_base32() {
+        let abc = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+        let written = [
+            "sha1:a9993e364706816aba3e25717850c26c9cd0d89d",
+            "SHA-1:A9993E364706816ABA3E25717850C26C9CD0D89D",
+            "sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5",
+            "sha1:qZk+NkcGgWq6PiVxeFDCbJzQ2J0=",
+            "sha1:qZk-NkcGgWq6PiVxeFDCbJzQ2J0",
+        ];
+        for form in written {
+            assert_eq!(
+                digest(form).sha1_in_base32().as_deref(),
+                Some(abc),
+                "{form}"
+            );
+        }
+        let sha256 = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(digest(sha256).sha1_in_base32(), None);
     }
 
     #[test]

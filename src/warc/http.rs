@@ -236,6 +236,14 @@ impl<'a> Response<'a> {
         }
     }
 
+    /// Whether the head names a transfer or content coding other than
+    /// `identity`: the body as stored is then not the payload.
+    pub(crate) fn coded(&self) -> bool {
+        ["Transfer-Encoding", "Content-Encoding"]
+            .iter()
+            .any(|name| self.list(name).iter().any(|c| c != "identity"))
+    }
+
     /// A header field's value.
     pub fn field(&self, name: &str) -> Option<String> {
         field(self.head, name)

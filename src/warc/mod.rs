@@ -467,7 +467,8 @@ fn record_name(record: &Record, heads: Option<Arc<RecordHeads>>) -> RecordName {
 /// `verified` are the record's digests found to match it: a SHA-1 in
 /// base32 is its `Block-Digest` or `Entity-Digest`, not computed again.
 /// When digests are not verified, a SHA-1 in base32 in the head is the
-/// `Block-Digest` as written.
+/// `Block-Digest` as written, and a SHA-1 payload digest the
+/// `Entity-Digest` when it can only go over the entity (`http_entity`).
 fn record_heads(
     record: &Record,
     options: &WarcOptions<'_>,
@@ -495,30 +496,7 @@ fn record_heads(
     };
     let entity = response
         .filter(|_| whole_block(record))
-        .and_then(|response| {
-            // One head, ended by its blank line: Common Crawl's reader reads
-            // the first head only, and counts the rest of the block as its
-            // entity.
-            let one_head = response.interim.is_empty()
-                && http::head_len(response.head) == Some(response.head.len());
-            // The entity is as long as the head's Content-Length says, when it
-            // says, and the block has that much.
-            let body = response.body;
-            let said = response.field("Content-Length");
-            let length = said.and_then(|n| n.trim().parse::<usize>().ok());
-            let length = length.map_or(body.len(), |n| n.min(body.len()));
-            // The payload digest found to match the whole body is the
-            // entity's when the entity is the whole body.
-            let known = verified.body.as_ref().filter(|_| length == body.len());
-            one_head.then(|| HttpEntity {
-                headers_length: response.head.len(),
-                length,
-                trailing_slop: body.len() - length,
-                digest: known
-                    .and_then(digest::Digest::sha1_base32)
-                    .unwrap_or_else(|| digest::sha1_base32(&body[..length])),
-            })
-        });
+        .and_then(|response| http_entity(record, &response, verified, options));
     // Unverified, the block digest is the one the head says.
     let said = (!options.verify_digests)
         .then(|| http::field(&record.head, "WARC-Block-Digest"))
@@ -552,6 +530,50 @@ fn record_heads(
         entity,
         block,
     }))
+}
+
+/// A response's entity as Common Crawl's reader counts it: the block
+/// after one HTTP head, ended by its blank line (the reader reads the
+/// first head only, and counts the rest of the block as its entity),
+/// and no longer than the head's `Content-Length` says.
+///
+/// Its digest is the `WARC-Payload-Digest` found to match the body when
+/// the entity is the whole body. Unverified, a SHA-1 payload digest is
+/// taken as written when it can only go over the entity's bytes: the
+/// whole body, stored with no transfer or content coding (a writer may
+/// digest the body decoded, RFC 9112's entity-body or the payload
+/// decoded). Otherwise the digest is computed.
+fn http_entity(
+    record: &Record,
+    response: &http::Response<'_>,
+    verified: &payload::Verified,
+    options: &WarcOptions<'_>,
+) -> Option<HttpEntity> {
+    let one_head =
+        response.interim.is_empty() && http::head_len(response.head) == Some(response.head.len());
+    if !one_head {
+        return None;
+    }
+    let body = response.body;
+    let said = response.field("Content-Length");
+    let length = said.and_then(|n| n.trim().parse::<usize>().ok());
+    let length = length.map_or(body.len(), |n| n.min(body.len()));
+    let whole = length == body.len();
+    let known = verified.body.as_ref().filter(|_| whole);
+    let said = (!options.verify_digests && whole && !response.coded())
+        .then(|| http::field(&record.head, "WARC-Payload-Digest"))
+        .flatten()
+        .and_then(|written| digest::Digest::parse(&written).ok());
+    let digest = match known {
+        Some(known) => known.sha1_in_base32(),
+        None => said.as_ref().and_then(digest::Digest::sha1_in_base32),
+    };
+    Some(HttpEntity {
+        headers_length: response.head.len(),
+        length,
+        trailing_slop: body.len() - length,
+        digest: digest.unwrap_or_else(|| digest::sha1_base32(&body[..length])),
+    })
 }
 
 /// The head of the HTTP request in a `request` record's block: its
@@ -1199,7 +1221,7 @@ impl<W: Write> Sink<W> {
             crate::compressed::Header::read(bytes).level()
         });
         match self {
-            Sink::Members(w, deflater) => deflater.member(w, level, pieces),
+            Sink::Members(w, deflater) => deflater.whole_member(w, level, pieces),
             _ => {
                 let mut encoder = GzEncoder::new(self.writer()?, level);
                 pieces(&mut encoder)?;

@@ -822,35 +822,82 @@ fn an_xhtml_pages_wat_record_has_its_head_and_link_details_as_an_html_pages() {
     assert!(links[1].get("text").is_none());
 }
 
+/// A WAT record's `Entity-Digest`: with `--verify-digests`, the body's
+/// SHA-1 whatever `WARC-Payload-Digest` says; without, a SHA-1 payload
+/// digest as written (in base32) when it can only go over the body as
+/// stored (no transfer or content coding, no bytes past the head's
+/// `Content-Length`), else the body's SHA-1.
 #[test]
-fn an_entity_digest_is_the_bodys_sha1_whatever_the_payload_digest_says() {
-    let response = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nabc";
-    let record = |digest: &str| {
+fn an_entity_digest_is_the_bodys_sha1_with_verify_digests_else_the_payload_digest_when_usable() {
+    let plain = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nabc";
+    let record = |response: &str, digest: &str| {
         let head = format!(
             "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://h.example/{digest}\r\n\
              WARC-Payload-Digest: {digest}\r\nContent-Type: application/http; msgtype=response\r\n\
              Content-Length: {}\r\n\r\n",
             response.len()
         );
-        [head.as_bytes(), response, b"\r\n\r\n"].concat()
+        [head.as_bytes(), response.as_bytes(), b"\r\n\r\n"].concat()
     };
-    // The SHA-1 of "abc" in lower-case base32, then one that does not
-    // match the body.
-    let archive = [
-        record("sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5"),
-        record("sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
-    ]
-    .concat();
-    let out = relink(&["--list", "--format", "wat", "-q", "-"], &archive);
-    assert_ok(&out);
-    let blocks = wat_blocks(&out.stdout);
-    assert_eq!(blocks.len(), 2);
-    for block in &blocks {
-        let http = &block["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"];
-        assert_eq!(
-            http["Entity-Digest"],
-            "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5"
-        );
+    let body = "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5";
+    let wrong = "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB";
+    let coded = |field: &str| plain.replace("\r\n\r\n", &format!("\r\n{field}\r\n\r\n"));
+    // (response, payload digest, Entity-Digest unverified).
+    let cases = [
+        // The SHA-1 of "abc" in lower-case base32: the same either way.
+        (
+            plain.to_owned(),
+            "sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5",
+            body,
+        ),
+        // One that does not match, in base32, then in base16.
+        (
+            plain.to_owned(),
+            "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAB",
+            wrong,
+        ),
+        (
+            plain.to_owned(),
+            "sha1:0000000000000000000000000000000000000001",
+            wrong,
+        ),
+        // Not a SHA-1, not over the body as stored, or not over the
+        // entity only: the body's.
+        (
+            plain.to_owned(),
+            "md5:00000000000000000000000000000001",
+            body,
+        ),
+        (coded("Content-Encoding: x-unknown"), wrong, body),
+        (coded("Transfer-Encoding: x-unknown"), wrong, body),
+        (
+            plain
+                .replace("abc", "abcd")
+                .replace("text/plain", "text/plain\r\nContent-Length: 3"),
+            wrong,
+            body,
+        ),
+    ];
+    let archive: Vec<u8> = cases
+        .iter()
+        .flat_map(|(response, digest, _)| record(response, digest))
+        .collect();
+    for verify in [false, true] {
+        let mut args = vec!["--list", "--format", "wat", "-q", "-"];
+        if verify {
+            args.insert(0, "--verify-digests");
+        }
+        let out = relink(&args, &archive);
+        let blocks = wat_blocks(&out.stdout);
+        assert_eq!(blocks.len(), cases.len());
+        for (block, (_, written, unverified)) in blocks.iter().zip(&cases) {
+            let http = &block["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"];
+            let expected = if verify { body } else { unverified };
+            assert_eq!(
+                http["Entity-Digest"], *expected,
+                "{written}, verified: {verify}"
+            );
+        }
     }
 }
 
