@@ -7,7 +7,6 @@ use encoding_rs::Encoding;
 
 use crate::base::Layer;
 use crate::error::Error;
-use crate::front::{Input, Output};
 use crate::kind::Kind;
 use crate::links::UnitReport;
 use crate::links::{Link, LinkRow, Warning};
@@ -32,17 +31,12 @@ use crate::url::{BaseUrl, Rules};
 /// ```
 pub fn absolutize_html(input: &[u8], retrieved_from: &str) -> Result<Vec<u8>, Error> {
     // Only the bytes are given back: no record of each link is made.
-    let mut output = Vec::with_capacity(input.len());
-    Rewriter::new()
+    let rewritten = Rewriter::new()
         .retrieved_from(retrieved_from)
         .kind(Kind::Html)
         .details(Details::Counts)
-        .run(
-            Input::bytes(input),
-            Output::Always(&mut output),
-            &mut |_| Ok(()),
-        )?;
-    Ok(output)
+        .rewrite(input)?;
+    Ok(rewritten.into_bytes())
 }
 
 /// Resolves `reference` against `base` under `rules` (RFC 1808 section 4
