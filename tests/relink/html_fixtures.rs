@@ -330,3 +330,16 @@ fn an_image_element_src_is_a_link() {
         "<p><image src=http://h/d/a.png><svg><image src=b.png></svg>"
     );
 }
+
+/// A link a browser reads after text that reopened a formatting element
+/// under MathML's `mi` (the `<![CDATA[` before it is then a bogus comment
+/// ending at the first `>`) is found and rewritten.
+#[test]
+fn a_link_after_a_cdata_opener_that_is_a_comment_is_rewritten() {
+    let page = b"<math><mi><b><a href=x></b>-<![CDATA[><a href=y>]]>";
+    let out = relink::absolutize_html(page, "http://h/d/").unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "<math><mi><b><a href=http://h/d/x></b>-<![CDATA[><a href=http://h/d/y>]]>"
+    );
+}

@@ -433,6 +433,21 @@ fn trees_match_html5ever_on_the_tree_construction_inputs() {
     }
 }
 
+/// Text before `<![CDATA[` reaches the tree before the opener is read: in
+/// a MathML text integration point it can reopen a formatting element, an
+/// HTML one, and the opener is then a bogus comment, not a CDATA section.
+#[test]
+fn text_before_a_cdata_opener_is_built_before_the_opener_is_read() {
+    for input in [
+        "<math><mi><![CDATA[\0]]></xmp><b><a b='&amp;c&d=e&f;g'></b>-<![CDATA[",
+        "<math><mi><b><a href=x></b>-<![CDATA[><a href=y>]]>",
+        "<math><mi><font color=red></font>#rv--<![CDATA[</ x>",
+        "<math><mi>-<![CDATA[x]]>",
+    ] {
+        assert_same_tree(input, input);
+    }
+}
+
 /// html5ever's tree builder forgets to skip the line feed after `<pre>` when
 /// a parse error comes between; the tokenizer reports those errors where
 /// html5ever's does, so the trees agree.

@@ -1367,6 +1367,15 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
+    /// Whether the adjusted current node is foreign, once the text before
+    /// is built: text can reopen formatting elements (HTML ones) under a
+    /// MathML text integration point, as a tree builder fed each character
+    /// as it comes would have done by now.
+    fn foreign_after_text(&mut self) -> bool {
+        self.flush();
+        self.sink.in_foreign_content()
+    }
+
     /// §13.2.5.42 Markup declaration open state.
     fn markup_declaration_open(&mut self) -> Flow {
         if self.bytes[self.pos..].starts_with(b"--") {
@@ -1376,7 +1385,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         } else if self.next_is_ignore_case("doctype") {
             self.pos += "doctype".len();
             self.state = State::Doctype;
-        } else if self.bytes[self.pos..].starts_with(b"[CDATA[") && self.sink.in_foreign_content() {
+        } else if self.bytes[self.pos..].starts_with(b"[CDATA[") && self.foreign_after_text() {
             self.pos += "[CDATA[".len();
             self.state = State::CdataSection;
         } else {
