@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the Node.js package, on a machine with Rust and Node.js: the
 # npm packages of package-lock.json (npm ci: napi-rs's command line,
-# TypeScript, turndown), clippy on the crate, the relink command line built
+# TypeScript, turndown), the relink command line built
 # to compare with, the package built (build-dev.js: a plain cargo build in
 # the dev profile, sharing the dependencies the Python package's build
 # compiled, and napi-rs's generators; its debug info stripped, as `npm
@@ -12,7 +12,6 @@ set -euo pipefail
 node_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$node_dir")"
 
-(cd "$root" && cargo clippy --quiet -p relink-node --all-targets -- -D warnings)
 # The command line the tests compare the package's rows and bytes with.
 (cd "$root" && cargo build --quiet --bin relink)
 target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
