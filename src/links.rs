@@ -658,6 +658,17 @@ impl UnitKey {
             record: record.map(|r| (r.number, r.record_id.clone())),
         }
     }
+
+    /// Whether this is the key of `message` and `record`, without making
+    /// one (a record's ID is not copied a row).
+    pub(crate) fn is(&self, message: Option<usize>, record: Option<&RecordName>) -> bool {
+        self.message == message
+            && match (&self.record, record) {
+                (None, None) => true,
+                (Some((number, id)), Some(r)) => *number == r.number && *id == r.record_id,
+                _ => false,
+            }
+    }
 }
 
 /// One link with where it is inside its input: the row every report

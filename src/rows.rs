@@ -205,10 +205,14 @@ impl RowWriter {
     /// Writes the URL to check of `row` if it has one not yet written for
     /// its unit.
     fn url(&mut self, out: &mut Vec<u8>, row: &LinkRow, syntax: Syntax) {
-        let key = row.unit();
-        if self.unit.as_ref() != Some(&key) {
+        let record = row.record.as_deref();
+        if !self
+            .unit
+            .as_ref()
+            .is_some_and(|key| key.is(row.message, record))
+        {
             self.seen.clear();
-            self.unit = Some(key);
+            self.unit = Some(row.unit());
         }
         if let Some(url) = checkable_url(row)
             && !self.seen.contains(&*url)

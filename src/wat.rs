@@ -181,8 +181,11 @@ impl WatWriter {
         message: Option<usize>,
         record: Option<&RecordName>,
     ) -> Result<&mut WatUnit, Error> {
-        let key = UnitKey::new(message, record);
-        if self.pending.as_ref().is_some_and(|u| u.key != key) {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|u| !u.key.is(message, record))
+        {
             self.finish(out)?;
         }
         let source = &self.source;
