@@ -163,6 +163,11 @@ def test_extract_gives_link_rows_and_host_edges(tmp_path: pathlib.Path) -> None:
         for row in relink.warc_links(path)
     ]
     assert rows == expected
+    # The job hands its rows to Spark unchecked (verifySchema=False): each
+    # is a string but where its column is nullable.
+    nullable = [c in job.NULLABLE for c in LINK_COLUMNS]
+    assert all(isinstance(v, str) or (v is None and n) for row in rows for v, n in zip(row, nullable))
+    assert all(isinstance(s, str) and isinstance(t, str) for s, t in edges)
     assert set(edges) == CRAWL_EDGES
     # Each file's edges once: one edge is in two files.
     assert len(edges) == len(CRAWL_EDGES) + 1
