@@ -384,15 +384,20 @@ impl Sink for Tracker<'_> {
             }
             TagKind::EndTag => state.run(Tok::End(&tag.name), None),
         };
-        let style = tag.kind == TagKind::StartTag && tag.name == local_name!("style");
         if current.is_some() {
             // The token's name goes into the log (no rule reads `names`): as
             // many names as logged tags, so they count the log's tags.
             state.names.push(tag.name);
         }
         debug_assert_eq!(state.names.len(), self.log.len());
-        let full = state.names.len() >= CHUNK_TAGS;
-        if self.chunks.is_some() && full && !style && state.bailed.is_none() {
+        if state.names.len() >= CHUNK_TAGS
+            && self.chunks.is_some()
+            && state.bailed.is_none()
+            // Never right after a `style` start tag (always logged, so its name is the last).
+            && !(current.is_some()
+                && tag.kind == TagKind::StartTag
+                && state.names.last() == Some(&local_name!("style")))
+        {
             drop(state);
             self.hand_over();
             // A document of a piece already is likely one of several.

@@ -374,7 +374,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Emits the source `input[from..to]` as characters.
     #[inline(always)]
     fn chars(&mut self, from: usize, to: usize) {
-        if self.lean {
+        if self.is_lean() {
             if self.stand_in_open() && from < to {
                 self.collapsed.push(&self.bytes[from..to], true);
             }
@@ -393,7 +393,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        if self.lean {
+        if self.is_lean() {
             if self.stand_in_open() {
                 self.collapsed.push(s.as_bytes(), false);
             }
@@ -452,16 +452,13 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             self.attrs.push(attr);
         }
         let name = tag_atom(self.current_tag_name());
-        match self.tag_kind {
-            TagKind::StartTag => self.last_start_tag = Some(name.clone()),
-            TagKind::EndTag => {
-                // (The spans, as the token may carry only some of them.)
-                if !self.attr_spans.is_empty() {
-                    self.error("Attributes on an end tag");
-                }
-                if self.self_closing {
-                    self.error("Self-closing end tag");
-                }
+        if self.tag_kind == TagKind::EndTag {
+            // (The spans, as the token may carry only some of them.)
+            if !self.attr_spans.is_empty() {
+                self.error("Attributes on an end tag");
+            }
+            if self.self_closing {
+                self.error("Self-closing end tag");
             }
         }
         self.flush();
@@ -501,6 +498,12 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             Feedback::Continue => {}
             Feedback::Plaintext => self.state = State::Plaintext,
             Feedback::Raw(kind) => {
+                // Only raw text reads the last start tag (an appropriate end
+                // tag), and only a start tag switches to it: its name is kept
+                // then, not for every start tag.
+                if self.tag_kind == TagKind::StartTag {
+                    self.last_start_tag = Some(tag_atom(self.current_tag_name()));
+                }
                 self.state = match kind {
                     RawKind::Rcdata => State::Rcdata,
                     RawKind::Rawtext => State::Rawtext,
@@ -525,7 +528,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.flush();
         let line = self.sink_line();
         // No sink looks into a comment on the lean path.
-        let text = if self.lean {
+        let text = if self.is_lean() {
             ""
         } else if self.comment.owned {
             &self.comment.buf

@@ -312,7 +312,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 self.tag_start = at;
                 return self.tag_open();
             }
-            b'&' if !S::PARSE_ERRORS && self.lean && surely_other(&self.bytes[self.pos..]) => {
+            b'&' if !S::PARSE_ERRORS && self.is_lean() && surely_other(&self.bytes[self.pos..]) => {
                 self.chars(at, at + 1);
             }
             b'&' => self.character_reference(false),
@@ -511,7 +511,7 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
             Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::StartTag);
-                if self.lean {
+                if self.is_lean() {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;
@@ -546,7 +546,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         match self.bytes.get(at) {
             Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::EndTag);
-                if self.lean {
+                if self.is_lean() {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;
