@@ -335,7 +335,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Emits the pending characters, if any.
     #[inline]
     fn flush(&mut self) {
-        if !self.collapsed.is_empty() || !self.pending.is_empty() {
+        // On the lean path text goes to the stand-in alone.
+        if !self.collapsed.is_empty() || (!self.is_lean() && !self.pending.is_empty()) {
             self.flush_some();
         }
     }
@@ -427,28 +428,32 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.tag_name_source = None;
         self.self_closing = false;
         self.had_duplicate = false;
-        if !self.attrs.is_empty() {
-            self.attrs.clear();
-        }
         self.attr_spans.clear();
-        if !self.attr_names.is_empty() {
-            self.attr_names.clear();
-        }
         self.seen.clear();
-        if !self.read.is_empty() {
+        // Tokens of html5ever carry `attrs`, any other sink's `read`.
+        if S::HTML5EVER {
+            if !self.attrs.is_empty() {
+                self.attrs.clear();
+            }
+            if !self.attr_names.is_empty() {
+                self.attr_names.clear();
+            }
+            self.dropped.clear();
+            self.dropped_text.clear();
+        } else if !self.read.is_empty() {
             self.read.clear();
         }
         self.formatting = None;
         self.log_tag = false;
-        self.dropped.clear();
-        self.dropped_text.clear();
         self.in_attr = false;
     }
 
     /// Emits the current tag (its `>` just before the position) and takes the sink's state.
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
-        if let Some(attr) = self.dropped_attribute() {
+        if S::HTML5EVER
+            && let Some(attr) = self.dropped_attribute()
+        {
             self.attrs.push(attr);
         }
         let name = tag_atom(self.current_tag_name());
