@@ -299,6 +299,9 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// §13.2.5.1 Data state.
     fn data(&mut self) -> Flow {
         let start = self.pos;
+        if !S::PARSE_ERRORS && self.is_lean() && !self.sink.text_matters() {
+            return self.data_unread(start);
+        }
         let Some(i) = find_in_text(&self.bytes[start..]) else {
             self.chars(start, self.bytes.len());
             self.pos = self.bytes.len();
@@ -322,6 +325,21 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
         }
         Flow::Go
+    }
+
+    /// The data state where the sink takes no text until the next token
+    /// ([`Sink::text_matters`]): only a `<` can end it. References and NULs
+    /// before it would only be text (a NUL there is ignored in body, as
+    /// [`Sink::text_matters`] says of text), so the run is not read.
+    fn data_unread(&mut self, start: usize) -> Flow {
+        let Some(i) = find_byte(&self.bytes[start..], b'<') else {
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.pos = at + 1;
+        self.tag_start = at;
+        self.tag_open()
     }
 
     /// §13.2.5.2 RCDATA state.
