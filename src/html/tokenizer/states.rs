@@ -41,6 +41,27 @@ fn find_in_text(text: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// The first `<` in `text`: 16 bytes by word (most runs between tags are
+/// short), then a vector search for the long runs of prose.
+#[inline]
+fn find_lt(text: &[u8]) -> Option<usize> {
+    const SHORT: usize = 16;
+    let pattern = ONES * u64::from(b'<');
+    let mut at = 0;
+    while let Some(word) = text.get(at..at + 8) {
+        if at == SHORT {
+            return memchr(b'<', &text[at..]).map(|i| at + i);
+        }
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let found = zero_bytes(word ^ pattern);
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    text[at..].iter().position(|&b| b == b'<').map(|i| at + i)
+}
+
 /// A one in every byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a word.
@@ -332,7 +353,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// before it would only be text (a NUL there is ignored in body, as
     /// [`Sink::text_matters`] says of text), so the run is not read.
     fn data_unread(&mut self, start: usize) -> Flow {
-        let Some(i) = find_byte(&self.bytes[start..], b'<') else {
+        let Some(i) = find_lt(&self.bytes[start..]) else {
             self.pos = self.bytes.len();
             return self.emit_eof();
         };
