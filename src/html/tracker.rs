@@ -219,12 +219,13 @@ struct State {
     /// Whether each element's landmark is found.
     landmarks: bool,
     tree: Tree,
+    /// The names of the logged tags since the last piece, one for each tag of the log.
+    names: Vec<LocalName>,
 }
 
 /// The token sink: follows the tree builder's state and answers the tokenizer as it would.
 pub struct Tracker<'l> {
     log: &'l SpanLog,
-    names: RefCell<Vec<LocalName>>,
     state: RefCell<State>,
     /// Where the document goes in pieces ([`Tracker::in_chunks`]), and whether the first `base` went.
     chunks: Option<RefCell<OnChunk<'l>>>,
@@ -246,7 +247,6 @@ impl<'l> Tracker<'l> {
     pub fn new(log: &'l SpanLog, (kind, landmarks): (DocumentKind, bool)) -> Self {
         Tracker {
             log,
-            names: RefCell::new(Vec::new()),
             state: RefCell::new(State {
                 bailed: None,
                 mode: Mode::Initial,
@@ -265,6 +265,7 @@ impl<'l> Tracker<'l> {
                 current: None,
                 landmarks,
                 tree: Tree::default(),
+                names: Vec::new(),
             }),
             chunks: None,
             base_handed: std::cell::Cell::new(false),
@@ -284,8 +285,8 @@ impl<'l> Tracker<'l> {
     /// Makes room for `tags` more logged tags, their names and tree facts.
     pub fn reserve(&self, tags: usize) {
         self.log.reserve(tags);
-        self.names.borrow_mut().reserve(tags);
         let mut state = self.state.borrow_mut();
+        state.names.reserve(tags);
         state.tree.elements.reserve(tags);
         if state.landmarks {
             state.tree.landmarks.reserve(tags);
@@ -296,8 +297,8 @@ impl<'l> Tracker<'l> {
     fn hand_over(&self) {
         let Some(chunks) = &self.chunks else { return };
         let (spans, attrs) = self.log.take();
-        let names = std::mem::take(&mut *self.names.borrow_mut());
         let mut state = self.state.borrow_mut();
+        let names = std::mem::take(&mut state.names);
         let mut elements = std::mem::take(&mut state.tree.elements);
         elements.resize(spans.len(), None);
         let mut landmarks = std::mem::take(&mut state.tree.landmarks);
@@ -331,7 +332,7 @@ impl<'l> Tracker<'l> {
         let state = self.state.into_inner();
         match state.bailed {
             Some(bail) => Err(bail),
-            None => Ok((self.names.into_inner(), state.tree)),
+            None => Ok((state.names, state.tree)),
         }
     }
 }
@@ -342,25 +343,26 @@ fn is_space(text: &str) -> bool {
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r'))
 }
 
-impl Tracker<'_> {
+impl State {
     /// Runs a token through the rules; `current` is a logged start tag's index.
-    fn run(&self, tok: Tok<'_>, current: Option<usize>) -> Feedback {
-        let mut state = self.state.borrow_mut();
-        if state.bailed.is_some() {
+    /// Inlined, so that each kind of token takes its own path through [`State::quick`].
+    #[inline(always)]
+    fn run(&mut self, tok: Tok<'_>, current: Option<usize>) -> Feedback {
+        if self.bailed.is_some() {
             // The document is parsed again: its tags need not be found now.
             return Feedback::Plaintext;
         }
-        state.current = current;
-        let step = match state.quick(tok) {
+        self.current = current;
+        let step = match self.quick(tok) {
             Some(step) => step,
-            None => state.process(tok),
+            None => self.process(tok),
         };
         match step {
             Ok(Next::Raw(kind)) => Feedback::Raw(kind),
             Ok(Next::Plaintext) => Feedback::Plaintext,
             Ok(_) => Feedback::Continue,
             Err(bail) => {
-                state.bailed = Some(bail);
+                self.bailed = Some(bail);
                 Feedback::Plaintext
             }
         }
@@ -371,26 +373,35 @@ impl Sink for Tracker<'_> {
     const HTML5EVER: bool = false;
     const PARSE_ERRORS: bool = false;
 
+    // Inlined into the tokenizer's one call: the token is not built in memory.
+    #[inline(always)]
     fn tag(&self, tag: Token<'_>, _line: u64) -> Feedback {
         let current = self.log.current();
+        // One borrow for the whole tag.
+        let mut state = self.state.borrow_mut();
         let feedback = match tag.kind {
             TagKind::StartTag => {
                 let facts = facts(&tag.name);
                 let tag = Tag { token: &tag, facts };
-                self.run(Tok::Start(&tag), current)
+                state.run(Tok::Start(&tag), current)
             }
-            TagKind::EndTag => self.run(Tok::End(&tag.name), None),
+            TagKind::EndTag => state.run(Tok::End(&tag.name), None),
         };
-        let style = tag.kind == TagKind::StartTag && tag.name == local_name!("style");
         if current.is_some() {
-            // The token's name goes into the log (no rule reads `names`).
-            self.names.borrow_mut().push(tag.name);
+            // The token's name goes into the log (no rule reads `names`): as
+            // many names as logged tags, so they count the log's tags.
+            state.names.push(tag.name);
         }
-        if self.chunks.is_some()
-            && self.log.len() >= CHUNK_TAGS
-            && !style
-            && self.state.borrow().bailed.is_none()
+        debug_assert_eq!(state.names.len(), self.log.len());
+        if state.names.len() >= CHUNK_TAGS
+            && self.chunks.is_some()
+            && state.bailed.is_none()
+            // Never right after a `style` start tag (always logged, so its name is the last).
+            && !(current.is_some()
+                && tag.kind == TagKind::StartTag
+                && state.names.last() == Some(&local_name!("style")))
         {
+            drop(state);
             self.hand_over();
             // A document of a piece already is likely one of several.
             self.reserve(CHUNK_TAGS);
@@ -399,17 +410,18 @@ impl Sink for Tracker<'_> {
     }
 
     fn characters(&self, chars: Chars<'_>, _line: u64) {
-        if self.state.borrow().text_changes_nothing() {
+        let mut state = self.state.borrow_mut();
+        if state.text_changes_nothing() {
             return;
         }
         let space = match chars {
             Chars::Text(text) => is_space(text),
             Chars::StandIn { space, .. } => space,
         };
-        if space && self.state.borrow().space_changes_nothing() {
+        if space && state.space_changes_nothing() {
             return;
         }
-        self.run(Tok::Text { space }, None);
+        state.run(Tok::Text { space }, None);
     }
 
     /// Text in body under an HTML element with nothing to reconstruct, or
@@ -421,11 +433,11 @@ impl Sink for Tracker<'_> {
     }
 
     fn null(&self, _line: u64) {
-        self.run(Tok::Nul, None);
+        self.state.borrow_mut().run(Tok::Nul, None);
     }
 
     fn comment(&self, _text: &str, _line: u64) {
-        self.run(Tok::Comment, None);
+        self.state.borrow_mut().run(Tok::Comment, None);
     }
 
     fn doctype(&self, doctype: Doctype, _line: u64) {

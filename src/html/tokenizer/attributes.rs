@@ -141,16 +141,26 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
 pub(super) const SCAN_LIMIT: usize = 16;
 
 impl<'a, S: Sink> Tokenizer<'a, S> {
+    /// [`Tokenizer::lean`], known at compile time for a sink of relink's own:
+    /// values are not gathered, only their spans kept.
+    #[inline(always)]
+    pub(super) fn is_lean(&self) -> bool {
+        !S::HTML5EVER || self.lean
+    }
+
     /// Starts a new attribute whose name starts at the current position.
     #[inline(always)]
     pub(super) fn start_attr(&mut self) {
         self.finish_attr();
         let at = self.pos;
+        let lean = self.is_lean();
         let attr = &mut self.attr;
         attr.name.clear();
         attr.name_is_source = false;
         attr.name_span = at..at;
-        attr.value.clear(at);
+        if !lean {
+            attr.value.clear(at);
+        }
         attr.value_span = at..at;
         attr.quote = Quote::Valueless;
         self.in_attr = true;
@@ -159,32 +169,38 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Ends the current attribute's name at the current position.
     pub(super) fn end_attr_name(&mut self) {
         let at = self.pos;
+        let lean = self.is_lean();
         let attr = &mut self.attr;
         attr.name_span.end = at;
-        attr.value.clear(at);
+        if !lean {
+            attr.value.clear(at);
+        }
         attr.value_span = at..at;
     }
 
     /// Starts the current attribute's value at the current position.
     pub(super) fn start_attr_value(&mut self, quote: Quote) {
         let at = self.pos;
+        let lean = self.is_lean();
         let attr = &mut self.attr;
         attr.quote = quote;
-        attr.value.clear(at);
+        if !lean {
+            attr.value.clear(at);
+        }
         attr.value_span = at..at;
     }
 
     /// Appends the source `input[from..to]` to the current value (the lean path
     /// decodes values from their spans instead, [`Tokenizer::lean_value`]).
     pub(super) fn value_raw(&mut self, from: usize, to: usize) {
-        if !self.lean {
+        if !self.is_lean() {
             self.attr.value.push_raw(self.input, from, to);
         }
     }
 
     /// Appends text that is not the source to the current attribute's value.
     pub(super) fn value_str(&mut self, s: &str) {
-        if !self.lean {
+        if !self.is_lean() {
             self.attr.value.push_str(self.input, s);
         }
     }
@@ -206,7 +222,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         if !std::mem::take(&mut self.in_attr) {
             return;
         }
-        if self.lean {
+        if self.is_lean() {
             self.finish_attr_lean();
         } else {
             self.finish_attr_full();

@@ -32,7 +32,7 @@ impl<S: Sink> Tokenizer<'_, S> {
 
     /// Flushes what a reference stands for.
     fn reference_text(&mut self, chars: &[char], in_attr: bool) {
-        if in_attr && self.lean {
+        if in_attr && self.is_lean() {
             // The lean path gathers no values (`value_str` drops them).
             return;
         }

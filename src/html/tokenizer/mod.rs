@@ -335,7 +335,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Emits the pending characters, if any.
     #[inline]
     fn flush(&mut self) {
-        if !self.collapsed.is_empty() || !self.pending.is_empty() {
+        // On the lean path text goes to the stand-in alone.
+        if !self.collapsed.is_empty() || (!self.is_lean() && !self.pending.is_empty()) {
             self.flush_some();
         }
     }
@@ -374,7 +375,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
     /// Emits the source `input[from..to]` as characters.
     #[inline(always)]
     fn chars(&mut self, from: usize, to: usize) {
-        if self.lean {
+        if self.is_lean() {
             if self.stand_in_open() && from < to {
                 self.collapsed.push(&self.bytes[from..to], true);
             }
@@ -393,7 +394,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
 
     /// Emits characters that are not the source at this point.
     fn chars_str(&mut self, s: &str) {
-        if self.lean {
+        if self.is_lean() {
             if self.stand_in_open() {
                 self.collapsed.push(s.as_bytes(), false);
             }
@@ -427,41 +428,42 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.tag_name_source = None;
         self.self_closing = false;
         self.had_duplicate = false;
-        if !self.attrs.is_empty() {
-            self.attrs.clear();
-        }
         self.attr_spans.clear();
-        if !self.attr_names.is_empty() {
-            self.attr_names.clear();
-        }
         self.seen.clear();
-        if !self.read.is_empty() {
+        // Tokens of html5ever carry `attrs`, any other sink's `read`.
+        if S::HTML5EVER {
+            if !self.attrs.is_empty() {
+                self.attrs.clear();
+            }
+            if !self.attr_names.is_empty() {
+                self.attr_names.clear();
+            }
+            self.dropped.clear();
+            self.dropped_text.clear();
+        } else if !self.read.is_empty() {
             self.read.clear();
         }
         self.formatting = None;
         self.log_tag = false;
-        self.dropped.clear();
-        self.dropped_text.clear();
         self.in_attr = false;
     }
 
     /// Emits the current tag (its `>` just before the position) and takes the sink's state.
     fn emit_tag(&mut self) -> states::Flow {
         self.finish_attr();
-        if let Some(attr) = self.dropped_attribute() {
+        if S::HTML5EVER
+            && let Some(attr) = self.dropped_attribute()
+        {
             self.attrs.push(attr);
         }
         let name = tag_atom(self.current_tag_name());
-        match self.tag_kind {
-            TagKind::StartTag => self.last_start_tag = Some(name.clone()),
-            TagKind::EndTag => {
-                // (The spans, as the token may carry only some of them.)
-                if !self.attr_spans.is_empty() {
-                    self.error("Attributes on an end tag");
-                }
-                if self.self_closing {
-                    self.error("Self-closing end tag");
-                }
+        if self.tag_kind == TagKind::EndTag {
+            // (The spans, as the token may carry only some of them.)
+            if !self.attr_spans.is_empty() {
+                self.error("Attributes on an end tag");
+            }
+            if self.self_closing {
+                self.error("Self-closing end tag");
             }
         }
         self.flush();
@@ -501,6 +503,12 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             Feedback::Continue => {}
             Feedback::Plaintext => self.state = State::Plaintext,
             Feedback::Raw(kind) => {
+                // Only raw text reads the last start tag (an appropriate end
+                // tag), and only a start tag switches to it: its name is kept
+                // then, not for every start tag.
+                if self.tag_kind == TagKind::StartTag {
+                    self.last_start_tag = Some(tag_atom(self.current_tag_name()));
+                }
                 self.state = match kind {
                     RawKind::Rcdata => State::Rcdata,
                     RawKind::Rawtext => State::Rawtext,
@@ -525,7 +533,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.flush();
         let line = self.sink_line();
         // No sink looks into a comment on the lean path.
-        let text = if self.lean {
+        let text = if self.is_lean() {
             ""
         } else if self.comment.owned {
             &self.comment.buf

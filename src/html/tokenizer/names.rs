@@ -116,6 +116,7 @@ static SLOTS: [u8; 1 << SLOT_BITS] = {
 };
 
 /// The static atom of a common tag name of at most eight bytes, by its [`name_key`].
+#[inline]
 pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
     let index = usize::from(SLOTS[slot(key)]).checked_sub(1)?;
     (SHORT_KEYS[index] == key).then(|| SHORT_ATOMS[index].clone())
@@ -287,12 +288,19 @@ short_tag_atoms! {
 }
 
 /// The atom of a tag name; common names map to their static atoms here, skipping the hash.
+#[inline]
 pub(super) fn tag_atom(name: &str) -> LocalName {
     if name.len() <= 8
         && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))
     {
         return atom;
     }
+    long_tag_atom(name)
+}
+
+/// [`tag_atom`] of a name not in [`SHORT_KEYS`].
+#[inline(never)]
+fn long_tag_atom(name: &str) -> LocalName {
     match name {
         "blockquote" => local_name!("blockquote"),
         "figcaption" => local_name!("figcaption"),

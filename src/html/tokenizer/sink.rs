@@ -84,9 +84,10 @@ pub trait Sink {
     /// A run of characters.
     fn characters(&self, chars: Chars<'_>, line: u64);
 
-    /// On the lean path: whether characters read now may change anything.
-    /// With `false` the tokenizer does not gather the run at all (no stand-in,
-    /// no [`Sink::characters`]); the answer holds until the next token.
+    /// On the lean path: whether characters (or a NUL) read now may change
+    /// anything. With `false` the tokenizer does not gather the run at all (no
+    /// stand-in, no [`Sink::characters`]) and, without parse errors, goes to
+    /// the next `<` past references and NULs; the answer holds until the next token.
     #[inline]
     fn text_matters(&self) -> bool {
         true

@@ -41,6 +41,27 @@ fn find_in_text(text: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
+/// The first `<` in `text`: 16 bytes by word (most runs between tags are
+/// short), then a vector search for the long runs of prose.
+#[inline]
+fn find_lt(text: &[u8]) -> Option<usize> {
+    const SHORT: usize = 16;
+    let pattern = ONES * u64::from(b'<');
+    let mut at = 0;
+    while let Some(word) = text.get(at..at + 8) {
+        if at == SHORT {
+            return memchr(b'<', &text[at..]).map(|i| at + i);
+        }
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let found = zero_bytes(word ^ pattern);
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    text[at..].iter().position(|&b| b == b'<').map(|i| at + i)
+}
+
 /// A one in every byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a word.
@@ -299,6 +320,9 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// §13.2.5.1 Data state.
     fn data(&mut self) -> Flow {
         let start = self.pos;
+        if !S::PARSE_ERRORS && self.is_lean() && !self.sink.text_matters() {
+            return self.data_unread(start);
+        }
         let Some(i) = find_in_text(&self.bytes[start..]) else {
             self.chars(start, self.bytes.len());
             self.pos = self.bytes.len();
@@ -312,7 +336,7 @@ impl<S: Sink> Tokenizer<'_, S> {
                 self.tag_start = at;
                 return self.tag_open();
             }
-            b'&' if !S::PARSE_ERRORS && self.lean && surely_other(&self.bytes[self.pos..]) => {
+            b'&' if !S::PARSE_ERRORS && self.is_lean() && surely_other(&self.bytes[self.pos..]) => {
                 self.chars(at, at + 1);
             }
             b'&' => self.character_reference(false),
@@ -322,6 +346,21 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
         }
         Flow::Go
+    }
+
+    /// The data state where the sink takes no text until the next token
+    /// ([`Sink::text_matters`]): only a `<` can end it. References and NULs
+    /// before it would only be text (a NUL there is ignored in body, as
+    /// [`Sink::text_matters`] says of text), so the run is not read.
+    fn data_unread(&mut self, start: usize) -> Flow {
+        let Some(i) = find_lt(&self.bytes[start..]) else {
+            self.pos = self.bytes.len();
+            return self.emit_eof();
+        };
+        let at = start + i;
+        self.pos = at + 1;
+        self.tag_start = at;
+        self.tag_open()
     }
 
     /// §13.2.5.2 RCDATA state.
@@ -511,7 +550,7 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
             Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::StartTag);
-                if self.lean {
+                if self.is_lean() {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;
@@ -546,7 +585,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         match self.bytes.get(at) {
             Some(b) if b.is_ascii_alphabetic() => {
                 self.create_tag(TagKind::EndTag);
-                if self.lean {
+                if self.is_lean() {
                     return self.lean_tag();
                 }
                 self.state = State::TagName;

@@ -394,9 +394,10 @@ fn duplicates_are_found_however_names_are_written() {
 
 /// Records what a sink of relink's own gets, without parse errors (so runs
 /// go through [`Tokenizer::text_lt`] and the sparse search), with script
-/// data after `script` and RAWTEXT after `style`.
+/// data after `script` and RAWTEXT after `style`; with `true`, a sink
+/// that takes no text ([`Sink::text_matters`]).
 #[derive(Default)]
-struct Quiet(RefCell<Vec<String>>);
+struct Quiet(RefCell<Vec<String>>, bool);
 
 impl Sink for Quiet {
     const HTML5EVER: bool = false;
@@ -415,6 +416,10 @@ impl Sink for Quiet {
 
     fn characters(&self, chars: Chars<'_>, _line: u64) {
         self.0.borrow_mut().push(format!("{chars:?}"));
+    }
+
+    fn text_matters(&self) -> bool {
+        !self.1
     }
 
     fn null(&self, _line: u64) {
@@ -440,6 +445,30 @@ impl Sink for Quiet {
     fn in_foreign_content(&self) -> bool {
         false
     }
+}
+
+/// Where the sink takes no text, the data state goes from `<` to `<`: the
+/// same tags and comments, and no text, reference or NUL read between them.
+#[test]
+fn text_that_changes_nothing_is_passed_over() {
+    let input = "a&amp;b\0c&#0;&lt<p>x\0y&notit;</p><!--\0-->z\0&#x0;<br>\0";
+    let run = |deaf| {
+        let log = SpanLog::default();
+        let options = Options {
+            attributes: Attributes::TreeBuilder,
+            ..Options::default()
+        };
+        let sink = tokenize_into(input, Quiet(RefCell::default(), deaf), &log, options);
+        sink.0.into_inner()
+    };
+    let heard = run(false);
+    assert_eq!(heard.iter().filter(|e| *e == "null").count(), 4);
+    let tokens: Vec<String> = heard
+        .into_iter()
+        .filter(|e| e != "null" && !e.starts_with("StandIn"))
+        .collect();
+    assert_eq!(run(true), tokens);
+    assert_eq!(tokens.len(), 5, "{tokens:?}");
 }
 
 /// The tokens and, after each step, the position and state of a run of
