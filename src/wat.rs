@@ -975,10 +975,101 @@ fn write_link_entry(
     let path = wat_path(&link.place);
     let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
     let more = link.details.as_deref().filter(|_| details);
+    // Each key in its place in the sorted order ([`ENTRY_KEYS`]), when
+    // every attribute is one of the names a reader keeps: no list of the
+    // fields to sort.
+    let mut slots: [Option<Option<&str>>; ENTRY_KEYS.len()] = [None; ENTRY_KEYS.len()];
+    slots[0] = Some(abs);
+    slots[2] = Some(link.base.as_ref().map(|b| b.url.as_str()));
+    slots[3] = Some(Some(base_from));
+    slots[8] = Some(Some(path.as_str()));
+    slots[14] = Some(Some(link.original.as_str()));
+    let mut known = true;
+    if let Some(more) = more {
+        for (name, value) in &more.attributes {
+            match attribute_slot(name) {
+                Some(i) => slots[i] = Some(Some(value.as_str())),
+                None => known = false,
+            }
+        }
+        if let Some(text) = &more.text {
+            slots[11] = Some(Some(text.as_str()));
+        }
+        if let Some(context) = more.context {
+            slots[4] = Some(Some(context));
+        }
+    }
+    if let Some(part) = part {
+        slots[7] = Some(Some(part));
+    }
+    if !known {
+        return write_entry_sorted(out, link, (more, part), [&path, base_from], abs);
+    }
+    out.push(b'{');
+    for (key, value) in ENTRY_KEYS.iter().zip(slots) {
+        let Some(value) = value else { continue };
+        if out.last() != Some(&b'{') {
+            out.push(b',');
+        }
+        out.extend_from_slice(key.as_bytes());
+        match value {
+            Some(value) => json_string(out, value),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    out.push(b'}');
+}
+
+/// Every key a WAT link entry may have, as JSON text up to its value, in
+/// the order a `serde_json` map writes them (sorted): relink's, the
+/// attributes of [`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES),
+/// `text`, `context` and `part`.
+const ENTRY_KEYS: [&str; 15] = [
+    "\"abs\":",
+    "\"alt\":",
+    "\"base\":",
+    "\"base_from\":",
+    "\"context\":",
+    "\"hreflang\":",
+    "\"method\":",
+    "\"part\":",
+    "\"path\":",
+    "\"rel\":",
+    "\"target\":",
+    "\"text\":",
+    "\"title\":",
+    "\"type\":",
+    "\"url\":",
+];
+
+/// Where an attribute a reader keeps ([`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES))
+/// goes among [`ENTRY_KEYS`]; none for another name.
+fn attribute_slot(name: &str) -> Option<usize> {
+    Some(match name {
+        "alt" => 1,
+        "hreflang" => 5,
+        "method" => 6,
+        "rel" => 9,
+        "target" => 10,
+        "title" => 12,
+        "type" => 13,
+        _ => return None,
+    })
+}
+
+/// [`write_link_entry`] for a link whose details name an attribute of
+/// another name: its fields listed and sorted.
+fn write_entry_sorted(
+    out: &mut Vec<u8>,
+    link: &Link,
+    (more, part): (Option<&crate::links::LinkDetails>, Option<&str>),
+    [path, base_from]: [&str; 2],
+    abs: Option<&str>,
+) {
     let mut fields: Vec<(&str, Option<&str>)> =
         Vec::with_capacity(8 + more.map_or(0, |m| m.attributes.len()));
     fields.extend([
-        ("path", Some(path.as_str())),
+        ("path", Some(path)),
         ("url", Some(link.original.as_str())),
         ("abs", abs),
         ("base", link.base.as_ref().map(|b| b.url.as_str())),
@@ -1135,6 +1226,14 @@ mod tests {
             text: Some("caf\u{e9} <b>\n".to_owned()),
             context: Some("nav"),
         };
+        // Every name a reader keeps, none of them a key of relink's.
+        let kept = LinkDetails {
+            attributes: LinkDetails::NAMES
+                .iter()
+                .map(|&name| (name, format!("{name}\u{e9}")))
+                .collect(),
+            ..details.clone()
+        };
         let places = [
             LinkPlace::Attribute("a\"b".to_owned(), "href".to_owned()),
             LinkPlace::Text("style".to_owned()),
@@ -1156,7 +1255,11 @@ mod tests {
                 },
                 changed: true,
                 unresolved: false,
-                details: (i != 3).then(|| Box::new(details.clone())),
+                details: match i {
+                    3 => None,
+                    0 | 1 => Some(Box::new(kept.clone())),
+                    _ => Some(Box::new(details.clone())),
+                },
             };
             for part in [None, Some("1.2")] {
                 for listed in [false, true] {

@@ -683,9 +683,19 @@ impl Work<'_, '_> {
 /// ([`LinkDetails::NAMES`]), an anchor's text and the landmark the element
 /// lies in, or none.
 fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
+    // One pass over the element's attributes, each name read once (not
+    // one search of them a name kept), then in the order of the names.
+    let mut found: [Option<Cow<'_, str>>; LinkDetails::NAMES.len()] = Default::default();
+    for attr in tag.attrs() {
+        let name = tree::attr_name(text, attr);
+        if let Some(i) = LinkDetails::NAMES.iter().position(|n| *n == name) {
+            found[i].get_or_insert_with(|| super::document::decoded_value(text, attr));
+        }
+    }
     let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
         .iter()
-        .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
+        .zip(found)
+        .filter_map(|(&name, value)| Some((name, value?.into_owned())))
         .collect();
     let text =
         (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..], decoded_text));
