@@ -315,6 +315,8 @@ impl Work<'_, '_> {
                     };
                 if options.details == Details::Attributes {
                     self.r.details = element_details(&tag, self.r.text);
+                    // An attribute of one URL records one link at most.
+                    self.r.details_once = matches!(row.syntax, Syntax::Url | Syntax::Refresh);
                 }
                 self.rewrite_attribute(attr, row, against, place, same_document);
                 self.r.details = None;
@@ -895,5 +897,29 @@ mod tests {
         assert_eq!(p("http://a/b,c/x", Syntax::CommaList), "http://a/b%2Cc/x");
         assert_eq!(p("http://a/b,c/x", Syntax::Srcset), "http://a/b,c/x");
         assert_eq!(p("http://a/b c/x", Syntax::Url), "http://a/b c/x");
+    }
+
+    #[test]
+    fn every_link_of_an_attribute_carries_its_elements_details() {
+        use crate::rewriter::Rewriter;
+        let page = b"<img alt=A src=s srcset='a 1x, b 2x' style='background:url(c) url(d)'>";
+        let out = Rewriter::new()
+            .retrieved_from("http://h/")
+            .details(Details::Attributes)
+            .rewrite(page)
+            .unwrap();
+        let links = out.links();
+        let originals: Vec<&str> = links.iter().map(|l| l.original.as_str()).collect();
+        assert_eq!(originals, ["s", "a", "b", "c", "d"]);
+        for link in links {
+            let details = link.details.as_deref();
+            let alt = details.map(|d| d.attributes.clone());
+            assert_eq!(
+                alt,
+                Some(vec![("alt", "A".to_owned())]),
+                "{}",
+                link.original
+            );
+        }
     }
 }
