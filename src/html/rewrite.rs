@@ -359,10 +359,11 @@ impl Work<'_, '_> {
     /// only: the document does not change there.
     fn wat_only_links(&mut self, tag: &Tag<'_>, base: &Base) {
         use crate::links::{Link, LinkPlace};
-        use crate::wat_links::{Listed, listed, onclick_urls};
+        use crate::wat_links::{Listed, listed, may_be_listed, onclick_urls};
         let text = self.r.text;
         for attr in tag.attrs() {
-            if attr.quote(text) == Quote::Valueless {
+            if attr.quote(text) == Quote::Valueless || !may_be_listed(&text.as_bytes()[attr.name()])
+            {
                 continue;
             }
             let name = tree::attr_name(text, attr);
