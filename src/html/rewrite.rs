@@ -902,17 +902,21 @@ mod tests {
 
     #[test]
     fn every_link_of_an_attribute_carries_its_elements_details() {
-        use crate::rewriter::Rewriter;
-        let page = b"<img alt=A src=s srcset='a 1x, b 2x' style='background:url(c) url(d)'>";
-        let out = Rewriter::new()
-            .retrieved_from("http://h/")
-            .details(Details::Attributes)
-            .rewrite(page)
-            .unwrap();
-        let links = out.links();
+        use crate::url::Rules;
+        let page = "<img alt=A src=s srcset='a 1x, b 2x' style='background:url(c) url(d)'>";
+        let base = Base {
+            url: BaseUrl::parse("http://h/", Rules::Rfc1808).unwrap(),
+            source: BaseSource::RetrievedFrom,
+        };
+        let options = Options {
+            outer: Some(&base),
+            details: Details::Attributes,
+            ..Options::default()
+        };
+        let links = rewrite_text(page, &options).links;
         let originals: Vec<&str> = links.iter().map(|l| l.original.as_str()).collect();
         assert_eq!(originals, ["s", "a", "b", "c", "d"]);
-        for link in links {
+        for link in &links {
             let details = link.details.as_deref();
             let alt = details.map(|d| d.attributes.clone());
             assert_eq!(
