@@ -690,8 +690,11 @@ fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
     // one search of them a name kept), then in the order of the names.
     let mut found: [Option<Cow<'_, str>>; LinkDetails::NAMES.len()] = Default::default();
     for attr in tag.attrs() {
-        let name = tree::attr_name(text, attr);
-        if let Some(i) = LinkDetails::NAMES.iter().position(|n| *n == name) {
+        // The name as written is one of them as the tokenizer lowers it
+        // (none holds what a NUL becomes) when it is one in any case.
+        let raw = &text.as_bytes()[attr.name()];
+        let kept = |n: &&str| n.len() == raw.len() && n.as_bytes().eq_ignore_ascii_case(raw);
+        if let Some(i) = LinkDetails::NAMES.iter().position(kept) {
             found[i].get_or_insert_with(|| super::document::decoded_value(text, attr));
         }
     }
