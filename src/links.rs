@@ -770,34 +770,72 @@ const ANCHOR_TEXT_CHARS: usize = 100;
 /// taken as spaces and white space collapsed, as Common Crawl's WAT records
 /// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
 pub(crate) fn anchor_text(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
-    let mut plain = String::new();
-    let mut rest = after;
-    while let Some(open) = rest.find('<') {
-        plain.push_str(&rest[..open]);
-        let tag = &rest.as_bytes()[open + 1..];
+    let bytes = after.as_bytes();
+    // The text up to the anchor's end, tags and comments left out: borrowed
+    // when no tag comes before the end.
+    let mut plain = Cow::Borrowed(after);
+    let mut at = 0;
+    while let Some(open) = memchr::memchr(b'<', &bytes[at..]).map(|i| at + i) {
+        let tag = &bytes[open + 1..];
         let name = tag.strip_prefix(b"/").unwrap_or(tag);
         let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
             && name
                 .get(1)
                 .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
-        if is_a {
-            rest = "";
+        let close = match is_a {
+            true => None,
+            false if tag.starts_with(b"!--") => {
+                memchr::memmem::find(&bytes[open..], b"-->").map(|i| open + i + 3)
+            }
+            false => memchr::memchr(b'>', &bytes[open..]).map(|i| open + i + 1),
+        };
+        let kept = &after[at..open];
+        match (&mut plain, close) {
+            // The anchor's end before any tag: the text up to it.
+            (Cow::Borrowed(_), None) => plain = Cow::Borrowed(kept),
+            (Cow::Borrowed(_), Some(_)) => plain = Cow::Owned(kept.to_owned()),
+            (Cow::Owned(text), _) => text.push_str(kept),
+        }
+        match close {
+            Some(close) => at = close,
+            None => {
+                at = bytes.len();
+                break;
+            }
+        }
+    }
+    if let Cow::Owned(text) = &mut plain {
+        text.push_str(&after[at..]);
+    }
+    collapsed(&decode(&plain), ANCHOR_TEXT_CHARS)
+}
+
+/// The words of `text` (split at ASCII white space and no-break spaces)
+/// joined by one space, its first `most` characters: in one pass, without
+/// a list of the words.
+fn collapsed(text: &str, most: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(most));
+    let (mut chars, mut space) = (0, false);
+    for c in text.chars() {
+        if c.is_ascii_whitespace() || c == '\u{a0}' {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            if chars == most {
+                break;
+            }
+            out.push(' ');
+            chars += 1;
+            space = false;
+        }
+        if chars == most {
             break;
         }
-        let close = if tag.starts_with(b"!--") {
-            rest[open..].find("-->").map(|i| open + i + 3)
-        } else {
-            rest[open..].find('>').map(|i| open + i + 1)
-        };
-        rest = close.map_or("", |close| &rest[close..]);
+        out.push(c);
+        chars += 1;
     }
-    plain.push_str(rest);
-    let decoded = decode(&plain);
-    let words: Vec<&str> = decoded
-        .split(|c: char| c.is_ascii_whitespace() || c == '\u{a0}')
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+    out
 }
 
 #[cfg(test)]
@@ -842,5 +880,82 @@ mod tests {
         }
         let long = "x".repeat(300) + "</a>";
         assert_eq!(anchor_text_plain(&long).len(), ANCHOR_TEXT_CHARS);
+    }
+
+    /// An anchor's text as its words listed and joined: the oracle of
+    /// [`anchor_text`]'s one pass.
+    fn anchor_text_listed(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
+        let mut plain = String::new();
+        let mut rest = after;
+        while let Some(open) = rest.find('<') {
+            plain.push_str(&rest[..open]);
+            let tag = &rest.as_bytes()[open + 1..];
+            let name = tag.strip_prefix(b"/").unwrap_or(tag);
+            if name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+                && name
+                    .get(1)
+                    .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
+            {
+                rest = "";
+                break;
+            }
+            let close = match tag.starts_with(b"!--") {
+                true => rest[open..].find("-->").map(|i| open + i + 3),
+                false => rest[open..].find('>').map(|i| open + i + 1),
+            };
+            rest = close.map_or("", |close| &rest[close..]);
+        }
+        plain.push_str(rest);
+        let decoded = decode(&plain);
+        let words: Vec<&str> = decoded
+            .split(|c: char| c.is_ascii_whitespace() || c == '\u{a0}')
+            .filter(|w| !w.is_empty())
+            .collect();
+        words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+    }
+
+    #[test]
+    fn an_anchors_text_is_its_words_listed_and_joined() {
+        fn plain(s: &str) -> Cow<'_, str> {
+            Cow::Borrowed(s)
+        }
+        fn references(s: &str) -> Cow<'_, str> {
+            Cow::Owned(s.replace("&x;", "X"))
+        }
+        let long = "x".repeat(97);
+        let pieces = [
+            "a",
+            " ",
+            "\u{a0}",
+            "\u{e9}",
+            "<b>",
+            "</b>",
+            "<!-- c -->",
+            "<!-->",
+            "<",
+            ">",
+            "</a>",
+            "<a",
+            "<ab>",
+            "&x",
+            ";",
+            "\n",
+            &long,
+        ];
+        // Every text of up to four pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(longer);
+        }
+        for text in &texts {
+            for decode in [plain, references] {
+                let listed = anchor_text_listed(text, decode);
+                assert_eq!(anchor_text(text, decode), listed, "{text:?}");
+            }
+        }
     }
 }

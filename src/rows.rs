@@ -336,7 +336,7 @@ pub(crate) fn json_string(out: &mut Vec<u8>, text: &str) {
 /// `n` sets its high bit in `word - n` where it was clear in `word`, and a
 /// borrow that crosses into the next byte comes only from such a byte,
 /// so the test is exact for the word as a whole.
-fn needs_escape(bytes: &[u8]) -> bool {
+pub(crate) fn needs_escape(bytes: &[u8]) -> bool {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const HIGH: u64 = ONES << 7;
     let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;

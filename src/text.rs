@@ -192,6 +192,9 @@ pub struct Resolver<'t, 'o> {
     pub out: TextRewrite,
     /// What the element being read says of its links ([`Details::Attributes`](crate::options::Details::Attributes)).
     pub details: Option<Box<LinkDetails>>,
+    /// Whether [`Resolver::details`] go with one link only (an attribute
+    /// that holds one URL): moved into its row, not copied.
+    pub details_once: bool,
     /// Whether links are read as a browser reads them (HTML, XML, CSS): ASCII
     /// tab and newline removed before resolving, as the URL Standard does.
     pub browser: bool,
@@ -206,6 +209,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             lines: LineIndex::default(),
             out: TextRewrite::default(),
             details: None,
+            details_once: false,
             browser: false,
         }
     }
@@ -405,6 +409,10 @@ impl<'t, 'o> Resolver<'t, 'o> {
         (changed, unresolved): (bool, bool),
     ) {
         let (line, column) = self.lines.locate(self.text, at);
+        let details = match self.details_once {
+            true => self.details.take(),
+            false => self.details.clone(),
+        };
         self.record(Link {
             line,
             column,
@@ -414,7 +422,7 @@ impl<'t, 'o> Resolver<'t, 'o> {
             base: base.cloned(),
             changed,
             unresolved,
-            details: self.details.clone(),
+            details,
         });
     }
 

@@ -37,7 +37,7 @@ use crate::links::{
     HtmlHead, HttpEntity, Link, LinkPlace, LinkRow, RecordBlock, RecordHeads, RecordName, UnitKey,
     Warning, WarningKind,
 };
-use crate::rows::{base_from, json_string};
+use crate::rows::{base_from, json_string, needs_escape};
 use crate::url::BaseUrl;
 
 /// Where the WAT records of a non-archive input say they come from, and
@@ -348,9 +348,9 @@ impl WatUnit {
         };
         // relink's: the MIME part of a message it is in.
         let part = row.part.as_deref().filter(|p| !p.is_empty());
-        let base_from = self.base_from.of(link);
+        let base = self.base_from.of(link);
         list.push_with(|text| {
-            write_link_entry(text, link, (true, part), base_from);
+            write_link_entry(text, link, (true, part), base);
             Ok(())
         })
     }
@@ -359,9 +359,9 @@ impl WatUnit {
     /// a URL in `onclick`...): in `Links`, where Common Crawl's readers
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link) -> io::Result<()> {
-        let base_from = self.base_from.of(link);
+        let base = self.base_from.of(link);
         self.links.push_with(|text| {
-            write_link_entry(text, link, (false, None), base_from);
+            write_link_entry(text, link, (false, None), base);
             Ok(())
         })
     }
@@ -661,21 +661,51 @@ impl<W: Write> Write for Count<W> {
     }
 }
 
-/// The `base_from` of the last base named, kept: the links of a document
-/// mostly share one base, and naming it formats it.
+/// The last base named, kept: the links of a document mostly share one
+/// base, and naming it formats it and writing it escapes it.
 #[derive(Debug, Default)]
 struct BaseNames {
-    last: Option<(Option<BaseSource>, String)>,
+    last: Option<NamedBase>,
+}
+
+/// A base as a WAT entry names it.
+#[derive(Debug)]
+struct NamedBase {
+    source: Option<BaseSource>,
+    url: Option<String>,
+    /// Its `base_from`.
+    name: String,
+    /// `"base":URL,"base_from":NAME`, as JSON text.
+    json: Vec<u8>,
 }
 
 impl BaseNames {
-    /// `base_from` of `link`'s base.
-    fn of(&mut self, link: &Link) -> &str {
+    /// `base_from` of `link`'s base, and the JSON text of its `base` and
+    /// `base_from`.
+    fn of(&mut self, link: &Link) -> (&str, &[u8]) {
         let source = link.base.as_ref().map(|b| &b.source);
-        if !matches!(&self.last, Some((last, _)) if last.as_ref() == source) {
-            self.last = Some((source.cloned(), base_from(link)));
+        let url = link.base.as_ref().map(|b| b.url.as_str());
+        let same = |last: &NamedBase| last.source.as_ref() == source && last.url.as_deref() == url;
+        if !self.last.as_ref().is_some_and(same) {
+            let name = base_from(link);
+            let mut json = b"\"base\":".to_vec();
+            match url {
+                Some(url) => json_string(&mut json, url),
+                None => json.extend_from_slice(b"null"),
+            }
+            json.extend_from_slice(b",\"base_from\":");
+            json_string(&mut json, &name);
+            let (source, url) = (source.cloned(), url.map(str::to_owned));
+            self.last = Some(NamedBase {
+                source,
+                url,
+                name,
+                json,
+            });
         }
-        self.last.as_ref().map_or("", |(_, name)| name)
+        self.last
+            .as_ref()
+            .map_or(("", &[]), |last| (&last.name, &last.json))
     }
 }
 
@@ -813,20 +843,39 @@ fn is_html(fields: &[(String, String)]) -> bool {
 /// `MIME@/Content-Location` (and a Markdown or reStructuredText
 /// construct's, `MIME@/link`).
 fn wat_path(place: &LinkPlace) -> String {
-    let (element, tail) = match place {
-        LinkPlace::StyleSheet => ("CSS", ["/#text", ""]),
-        LinkPlace::Text(element) => (element.as_str(), ["/#text", ""]),
-        LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
-            ("MIME", ["@/", place.attribute()])
-        }
-        _ => (place.element(), ["@/", place.attribute()]),
-    };
+    let (element, tail) = path_parts(place);
     let mut path = String::with_capacity(element.len() + tail[0].len() + tail[1].len());
     path.push_str(element);
     path.make_ascii_uppercase();
     path.push_str(tail[0]);
     path.push_str(tail[1]);
     path
+}
+
+/// [`wat_path`] as a JSON string onto `out`, made there when nothing in it
+/// is escaped.
+fn write_path(out: &mut Vec<u8>, place: &LinkPlace) {
+    let (element, [tail, attribute]) = path_parts(place);
+    if needs_escape(element.as_bytes()) || needs_escape(attribute.as_bytes()) {
+        return json_string(out, &wat_path(place));
+    }
+    out.push(b'"');
+    out.extend(element.bytes().map(|b| b.to_ascii_uppercase()));
+    out.extend_from_slice(tail.as_bytes());
+    out.extend_from_slice(attribute.as_bytes());
+    out.push(b'"');
+}
+
+/// A [`wat_path`]'s element, not yet upper-cased, and what follows it.
+fn path_parts(place: &LinkPlace) -> (&str, [&str; 2]) {
+    match place {
+        LinkPlace::StyleSheet => ("CSS", ["/#text", ""]),
+        LinkPlace::Text(element) => (element.as_str(), ["/#text", ""]),
+        LinkPlace::MimeHeader(_) | LinkPlace::Markdown(_) | LinkPlace::Rst(_) => {
+            ("MIME", ["@/", place.attribute()])
+        }
+        _ => (place.element(), ["@/", place.attribute()]),
+    }
 }
 
 /// Writes the leading `warcinfo` record of a WAT file made of `inputs`
@@ -970,15 +1019,118 @@ fn write_link_entry(
     out: &mut Vec<u8>,
     link: &Link,
     (details, part): (bool, Option<&str>),
-    base_from: &str,
+    (base_from, base_json): (&str, &[u8]),
 ) {
-    let path = wat_path(&link.place);
     let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
     let more = link.details.as_deref().filter(|_| details);
+    // Each key in its place in the sorted order ([`ENTRY_KEYS`]), when
+    // every attribute is one of the names a reader keeps: no list of the
+    // fields to sort.
+    let mut slots: [Option<Option<&str>>; ENTRY_KEYS.len()] = [None; ENTRY_KEYS.len()];
+    // `base` and `base_from` (2 and 3) and `path` (8) are written apart.
+    slots[0] = Some(abs);
+    slots[14] = Some(Some(link.original.as_str()));
+    let mut known = true;
+    if let Some(more) = more {
+        for (name, value) in &more.attributes {
+            match attribute_slot(name) {
+                Some(i) => slots[i] = Some(Some(value.as_str())),
+                None => known = false,
+            }
+        }
+        if let Some(text) = &more.text {
+            slots[11] = Some(Some(text.as_str()));
+        }
+        if let Some(context) = more.context {
+            slots[4] = Some(Some(context));
+        }
+    }
+    if let Some(part) = part {
+        slots[7] = Some(Some(part));
+    }
+    if !known {
+        let path = wat_path(&link.place);
+        return write_entry_sorted(out, link, (more, part), [&path, base_from], abs);
+    }
+    out.push(b'{');
+    for (i, (key, value)) in ENTRY_KEYS.iter().zip(slots).enumerate() {
+        if value.is_none() && !matches!(i, 2 | 8) {
+            continue;
+        }
+        if out.last() != Some(&b'{') {
+            out.push(b',');
+        }
+        match i {
+            2 => {
+                out.extend_from_slice(base_json);
+                continue;
+            }
+            8 => {
+                out.extend_from_slice(key.as_bytes());
+                write_path(out, &link.place);
+                continue;
+            }
+            _ => out.extend_from_slice(key.as_bytes()),
+        }
+        let Some(value) = value else { continue };
+        match value {
+            Some(value) => json_string(out, value),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    out.push(b'}');
+}
+
+/// Every key a WAT link entry may have, as JSON text up to its value, in
+/// the order a `serde_json` map writes them (sorted): relink's, the
+/// attributes of [`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES),
+/// `text`, `context` and `part`.
+const ENTRY_KEYS: [&str; 15] = [
+    "\"abs\":",
+    "\"alt\":",
+    "\"base\":",
+    "\"base_from\":",
+    "\"context\":",
+    "\"hreflang\":",
+    "\"method\":",
+    "\"part\":",
+    "\"path\":",
+    "\"rel\":",
+    "\"target\":",
+    "\"text\":",
+    "\"title\":",
+    "\"type\":",
+    "\"url\":",
+];
+
+/// Where an attribute a reader keeps ([`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES))
+/// goes among [`ENTRY_KEYS`]; none for another name.
+fn attribute_slot(name: &str) -> Option<usize> {
+    Some(match name {
+        "alt" => 1,
+        "hreflang" => 5,
+        "method" => 6,
+        "rel" => 9,
+        "target" => 10,
+        "title" => 12,
+        "type" => 13,
+        _ => return None,
+    })
+}
+
+/// [`write_link_entry`] for a link whose details name an attribute of
+/// another name: its fields listed and sorted.
+fn write_entry_sorted(
+    out: &mut Vec<u8>,
+    link: &Link,
+    (more, part): (Option<&crate::links::LinkDetails>, Option<&str>),
+    [path, base_from]: [&str; 2],
+    abs: Option<&str>,
+) {
     let mut fields: Vec<(&str, Option<&str>)> =
         Vec::with_capacity(8 + more.map_or(0, |m| m.attributes.len()));
     fields.extend([
-        ("path", Some(path.as_str())),
+        ("path", Some(path)),
         ("url", Some(link.original.as_str())),
         ("abs", abs),
         ("base", link.base.as_ref().map(|b| b.url.as_str())),
@@ -1120,8 +1272,8 @@ mod tests {
         use crate::base::Base;
         use crate::links::LinkDetails;
         use crate::url::Rules;
-        let base = |source| Base {
-            url: BaseUrl::parse("http://a/\u{e9}\"q/", Rules::Rfc1808).unwrap(),
+        let base = |source, url| Base {
+            url: BaseUrl::parse(url, Rules::Rfc1808).unwrap(),
             source,
         };
         let details = LinkDetails {
@@ -1134,6 +1286,14 @@ mod tests {
             ],
             text: Some("caf\u{e9} <b>\n".to_owned()),
             context: Some("nav"),
+        };
+        // Every name a reader keeps, none of them a key of relink's.
+        let kept = LinkDetails {
+            attributes: LinkDetails::NAMES
+                .iter()
+                .map(|&name| (name, format!("{name}\u{e9}")))
+                .collect(),
+            ..details.clone()
         };
         let places = [
             LinkPlace::Attribute("a\"b".to_owned(), "href".to_owned()),
@@ -1149,14 +1309,22 @@ mod tests {
                 place,
                 original: "x\ty\u{2028}".to_owned(),
                 resolved: ["http://a/x", "x"][i % 2].to_owned(),
+                // The last two of one source and two URLs.
                 base: match i {
-                    0 => Some(base(BaseSource::TargetUri)),
+                    0 => Some(base(BaseSource::TargetUri, "http://a/\u{e9}\"q/")),
                     1 => None,
-                    _ => Some(base(BaseSource::BaseElement { line: i })),
+                    _ => Some(base(
+                        BaseSource::RetrievedFrom,
+                        ["http://b/", "http://c/"][i % 2],
+                    )),
                 },
                 changed: true,
                 unresolved: false,
-                details: (i != 3).then(|| Box::new(details.clone())),
+                details: match i {
+                    3 => None,
+                    0 | 1 => Some(Box::new(kept.clone())),
+                    _ => Some(Box::new(details.clone())),
+                },
             };
             for part in [None, Some("1.2")] {
                 for listed in [false, true] {

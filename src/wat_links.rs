@@ -46,6 +46,25 @@ pub(crate) fn listed(element: &str, attribute: &str) -> Option<Listed> {
         .map(|&(_, _, how)| how)
 }
 
+/// Whether an attribute named `raw` as written may be listed on some
+/// element: its name, lowered as the tokenizer lowers it, is one of those
+/// [`listed`] knows (none of them holds what a NUL becomes). A test of the
+/// name as written, so that the attributes of every element are passed
+/// over without a name made of each.
+pub(crate) fn may_be_listed(raw: &[u8]) -> bool {
+    // One name of each length: told by the length, then compared.
+    let name: &[u8] = match raw.len() {
+        4 => b"icon",
+        5 => b"cdata",
+        7 => b"onclick",
+        8 => b"data-uri",
+        9 => b"data-href",
+        10 => b"background",
+        _ => return false,
+    };
+    raw.eq_ignore_ascii_case(name)
+}
+
 /// The URLs an `onclick` value goes to, as Common Crawl's extractor reads
 /// them from the value as written (a quote may be `&#39;`): the whole value
 /// an assignment to the location (`location.href='x'`, after an optional
@@ -134,6 +153,41 @@ fn window_open(value: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_that_may_be_listed_is_one_listed_on_some_element() {
+        let names = [
+            "data-href",
+            "DATA-Href",
+            "data-hre",
+            "data-hrefs",
+            "onclick",
+            "ONCLICK",
+            "on\0click",
+            "icon",
+            "cdata",
+            "background",
+            "href",
+            "src",
+            "data-uri",
+            "data-\u{e9}ri",
+            "",
+        ];
+        let elements = ["applet", "object", "menuitem", "div", "input", "a"];
+        let listed_names = ANY_ELEMENT.iter().chain(ELEMENTS.iter().map(|(_, a, _)| a));
+        let upper: Vec<String> = listed_names.map(|n| n.to_ascii_uppercase()).collect();
+        let names = names
+            .iter()
+            .copied()
+            .chain(ANY_ELEMENT)
+            .chain(upper.iter().map(|n| &**n));
+        for raw in names {
+            // As the tokenizer names it.
+            let name = raw.to_ascii_lowercase().replace('\0', "\u{fffd}");
+            let anywhere = elements.iter().any(|e| listed(e, &name).is_some());
+            assert_eq!(may_be_listed(raw.as_bytes()), anywhere, "{raw:?}");
+        }
+    }
 
     #[test]
     fn the_attributes_listed_are_common_crawls() {

@@ -315,6 +315,8 @@ impl Work<'_, '_> {
                     };
                 if options.details == Details::Attributes {
                     self.r.details = element_details(&tag, self.r.text);
+                    // An attribute of one URL records one link at most.
+                    self.r.details_once = matches!(row.syntax, Syntax::Url | Syntax::Refresh);
                 }
                 self.rewrite_attribute(attr, row, against, place, same_document);
                 self.r.details = None;
@@ -357,10 +359,11 @@ impl Work<'_, '_> {
     /// only: the document does not change there.
     fn wat_only_links(&mut self, tag: &Tag<'_>, base: &Base) {
         use crate::links::{Link, LinkPlace};
-        use crate::wat_links::{Listed, listed, onclick_urls};
+        use crate::wat_links::{Listed, listed, may_be_listed, onclick_urls};
         let text = self.r.text;
         for attr in tag.attrs() {
-            if attr.quote(text) == Quote::Valueless {
+            if attr.quote(text) == Quote::Valueless || !may_be_listed(&text.as_bytes()[attr.name()])
+            {
                 continue;
             }
             let name = tree::attr_name(text, attr);
@@ -683,9 +686,22 @@ impl Work<'_, '_> {
 /// ([`LinkDetails::NAMES`]), an anchor's text and the landmark the element
 /// lies in, or none.
 fn element_details(tag: &Tag<'_>, text: &str) -> Option<Box<LinkDetails>> {
+    // One pass over the element's attributes, each name read once (not
+    // one search of them a name kept), then in the order of the names.
+    let mut found: [Option<Cow<'_, str>>; LinkDetails::NAMES.len()] = Default::default();
+    for attr in tag.attrs() {
+        // The name as written is one of them as the tokenizer lowers it
+        // (none holds what a NUL becomes) when it is one in any case.
+        let raw = &text.as_bytes()[attr.name()];
+        let kept = |n: &&str| n.len() == raw.len() && n.as_bytes().eq_ignore_ascii_case(raw);
+        if let Some(i) = LinkDetails::NAMES.iter().position(kept) {
+            found[i].get_or_insert_with(|| super::document::decoded_value(text, attr));
+        }
+    }
     let attributes: Vec<(&'static str, String)> = LinkDetails::NAMES
         .iter()
-        .filter_map(|&name| Some((name, tag.attr_value(text, name)?.into_owned())))
+        .zip(found)
+        .filter_map(|(&name, value)| Some((name, value?.into_owned())))
         .collect();
     let text =
         (*tag.name == local_name!("a")).then(|| anchor_text(&text[tag.span.end..], decoded_text));
@@ -885,5 +901,33 @@ mod tests {
         assert_eq!(p("http://a/b,c/x", Syntax::CommaList), "http://a/b%2Cc/x");
         assert_eq!(p("http://a/b,c/x", Syntax::Srcset), "http://a/b,c/x");
         assert_eq!(p("http://a/b c/x", Syntax::Url), "http://a/b c/x");
+    }
+
+    #[test]
+    fn every_link_of_an_attribute_carries_its_elements_details() {
+        use crate::url::Rules;
+        let page = "<img alt=A src=s srcset='a 1x, b 2x' style='background:url(c) url(d)'>";
+        let base = Base {
+            url: BaseUrl::parse("http://h/", Rules::Rfc1808).unwrap(),
+            source: BaseSource::RetrievedFrom,
+        };
+        let options = Options {
+            outer: Some(&base),
+            details: Details::Attributes,
+            ..Options::default()
+        };
+        let links = rewrite_text(page, &options).links;
+        let originals: Vec<&str> = links.iter().map(|l| l.original.as_str()).collect();
+        assert_eq!(originals, ["s", "a", "b", "c", "d"]);
+        for link in &links {
+            let details = link.details.as_deref();
+            let alt = details.map(|d| d.attributes.clone());
+            assert_eq!(
+                alt,
+                Some(vec![("alt", "A".to_owned())]),
+                "{}",
+                link.original
+            );
+        }
     }
 }
