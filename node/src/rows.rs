@@ -214,6 +214,9 @@ fn hash(bytes: &[u8]) -> u32 {
     (hash >> 32) as u32
 }
 
+/// The most numbers the kept array holds (8 MB; some 70,000 rows).
+const KEPT: usize = 1 << 20;
+
 /// What an environment keeps from call to call, as its data: the
 /// function that makes the rows, compiled at its first use, and the
 /// array the cells are copied into, made anew only when it must grow.
@@ -243,6 +246,10 @@ impl Kept {
     #[allow(unsafe_code)]
     fn cells<'env>(&mut self, env: &'env Env, parts: &[&[f64]]) -> Result<Float64ArraySlice<'env>> {
         let len: usize = parts.iter().map(|part| part.len()).sum();
+        if len > KEPT {
+            // Too big to keep: an array of its own, for the collector.
+            return Float64ArraySlice::copy_from(env, parts.concat());
+        }
         let mut cells = self.array(env)?;
         if cells.as_ref().is_none_or(|cells| cells.len() < len) {
             let size = len.next_power_of_two().max(1024);

@@ -78,6 +78,11 @@ test('links gives each call its own rows, short texts shared or not', () => {
   assert.deepEqual(small.map((row) => [row.element, row.attribute, row.original, row.line]), [['img', 'src', 's.png', 1]]);
   assert.deepEqual(relink.links('x'), []);
   assert.equal(relink.links(html, { base: 'http://h/' }).length, hrefs.length);
+  // More rows than the array kept between calls holds (2^20 numbers).
+  const lines = 75000;
+  const huge = relink.links(Buffer.from('<a href=x>x</a>\n'.repeat(lines)), { base: 'http://h/' });
+  assert.deepEqual([huge.length, huge[lines - 1].line, huge[lines - 1].resolved], [lines, lines, 'http://h/x']);
+  assert.deepEqual(relink.links('<a href=y>', { base: 'http://h/' }).map((row) => row.resolved), ['http://h/y']);
 });
 
 test('links and absolutize work in a worker thread as in the main one', async () => {
