@@ -113,6 +113,29 @@ impl RowColumns {
         index
     }
 
+    /// Columns for a call's rows: those of the call before, emptied, if
+    /// it left them, so that their memory is used again.
+    pub fn new(env: &Env) -> Result<RowColumns> {
+        Ok(kept(env)?.spare.take().unwrap_or_default())
+    }
+
+    /// Empties the columns, keeping their memory unless it is more than
+    /// the kept array's.
+    fn clear(mut self) -> Option<RowColumns> {
+        if self.cells.capacity() + self.ends.capacity() > KEPT || self.short.slots.len() > SLOTS {
+            return None;
+        }
+        self.cells.clear();
+        self.texts.clear();
+        self.ends.clear();
+        self.units = 0;
+        self.spans.clear();
+        self.short.slots.fill((0, 0));
+        self.short.len = 0;
+        self.last = Default::default();
+        Some(self)
+    }
+
     /// The rows as JavaScript objects, `LinkRow[]`.
     pub fn into_js(self, env: &Env) -> Result<Unknown<'_>> {
         // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded.
@@ -125,6 +148,7 @@ impl RowColumns {
         let cells = kept.cells(env, &[&self.cells, &self.ends])?;
         let builder = kept.builder.borrow_back(env)?;
         let (count, end) = (self.cells.len(), self.cells.len() + self.ends.len());
+        kept.spare = self.clear();
         builder.call((cells, count as f64, end as f64, texts).into())
     }
 }
@@ -217,6 +241,9 @@ fn hash(bytes: &[u8]) -> u32 {
 /// The most numbers the kept array holds (8 MB; some 70,000 rows).
 const KEPT: usize = 1 << 20;
 
+/// The most slots of the short texts' table kept from call to call.
+const SLOTS: usize = 1 << 14;
+
 /// What an environment keeps from call to call, as its data: the
 /// function that makes the rows, compiled at its first use, and the
 /// array the cells are copied into, made anew only when it must grow.
@@ -226,6 +253,8 @@ struct Kept {
     builder: BuilderRef,
     /// The array; null before the first call.
     cells: sys::napi_ref,
+    /// The columns of the call before, emptied.
+    spare: Option<RowColumns>,
 }
 
 fn kept(env: &Env) -> Result<&'static mut Kept> {
@@ -234,6 +263,7 @@ fn kept(env: &Env) -> Result<&'static mut Kept> {
         let kept = Kept {
             builder: made.create_ref()?,
             cells: std::ptr::null_mut(),
+            spare: None,
         };
         env.set_instance_data(kept, (), |_| {})?;
     }
