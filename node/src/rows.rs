@@ -120,9 +120,11 @@ impl RowColumns {
     }
 
     /// Empties the columns, keeping their memory unless it is more than
-    /// the kept array's.
+    /// the kept array's (or its texts more bytes than its).
     fn clear(mut self) -> Option<RowColumns> {
-        if self.cells.capacity() + self.ends.capacity() > KEPT || self.short.slots.len() > SLOTS {
+        let numbers = self.cells.capacity() + self.ends.capacity();
+        // The texts' bytes beside the numbers' (eight bytes each).
+        if numbers > KEPT || self.texts.capacity() > KEPT * 8 || self.short.slots.len() > SLOTS {
             return None;
         }
         self.cells.clear();
