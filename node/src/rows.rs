@@ -140,8 +140,10 @@ impl RowColumns {
 
     /// The rows as JavaScript objects, `LinkRow[]`.
     pub fn into_js(self, env: &Env) -> Result<Unknown<'_>> {
-        // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded.
-        let texts = if self.texts.is_ascii() {
+        // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded. The
+        // texts are ASCII when they have as many UTF-16 units as bytes
+        // (any other character has fewer), known without a scan.
+        let texts = if self.units == self.texts.len() {
             env.create_string_latin1(self.texts.as_bytes())?
         } else {
             env.create_string(&self.texts)?
