@@ -272,7 +272,7 @@ pub fn links<'env>(
         ),
         Either3::C(PathInput { path }) => (Source::Path(Path::new(path)), Some(path.as_str())),
     };
-    let mut rows = RowColumns::default();
+    let mut rows = RowColumns::new(env).map_err(napi_error)?;
     let warnings = engine::links(source, settings, &mut |found| rows.push(found, file))
         .map_err(|failure| js_error(failure, file))?;
     warn_all(env, &warnings)?;

@@ -6,12 +6,13 @@
 //! same hidden class and copies no text (a row's strings are slices of
 //! the one string), where `JSON.parse` of the rows' text would scan and
 //! copy every byte; a text every row shares (an element, a base) is one
-//! string.
+//! string. The numbers go through one array the environment keeps, so
+//! that a call makes no new one for the collector.
 
-use std::collections::HashMap;
-
-use napi::bindgen_prelude::{Float64ArraySlice, FnArgs, Function, FunctionRef, Unknown};
-use napi::{Env, JsString, Result};
+use napi::bindgen_prelude::{
+    Float64ArraySlice, FnArgs, FromNapiValue, Function, FunctionRef, ToNapiValue, Unknown,
+};
+use napi::{Env, Error, JsString, Result, sys};
 
 use crate::engine::{Row, RowValue};
 
@@ -41,46 +42,34 @@ pub struct RowColumns {
     /// Where each text is in `texts`, in bytes.
     spans: Vec<(usize, usize)>,
     /// The short texts' indices.
-    short: HashMap<Box<str>, usize>,
+    short: ShortTexts,
     /// Each field's text in the row before, by index.
     last: [Option<usize>; Row::KEYS.len()],
 }
 
-type Builder<'env> = Function<
-    'env,
-    FnArgs<(
-        Float64ArraySlice<'env>,
-        JsString<'env>,
-        Float64ArraySlice<'env>,
-    )>,
-    Unknown<'env>,
->;
+type Builder<'env> =
+    Function<'env, FnArgs<(Float64ArraySlice<'env>, f64, f64, JsString<'env>)>, Unknown<'env>>;
 type BuilderRef = FunctionRef<
-    FnArgs<(
-        Float64ArraySlice<'static>,
-        JsString<'static>,
-        Float64ArraySlice<'static>,
-    )>,
+    FnArgs<(Float64ArraySlice<'static>, f64, f64, JsString<'static>)>,
     Unknown<'static>,
 >;
 
 impl RowColumns {
     /// Adds `rows`, `file` the path the input was read from.
     pub fn push(&mut self, rows: &[Row], file: Option<&str>) {
+        self.cells.reserve(rows.len() * Row::KEYS.len());
         for row in rows {
-            for (field, (_, value)) in row.fields(file).into_iter().enumerate() {
+            // By reference: the fields are hundreds of bytes, moved
+            // again by a loop that takes them by value.
+            let fields = row.fields(file);
+            for (field, (_, value)) in fields.iter().enumerate() {
                 let cell = match value {
                     RowValue::Null => NULL,
-                    RowValue::Bool(b) => {
-                        if b {
-                            TRUE
-                        } else {
-                            FALSE
-                        }
-                    }
+                    RowValue::Bool(true) => TRUE,
+                    RowValue::Bool(false) => FALSE,
                     // Exact up to 2^53: beyond any line, column or count.
-                    RowValue::Number(n) => n as f64,
-                    RowValue::Text(text) => TEXT - self.text(field, &text) as f64,
+                    &RowValue::Number(n) => n as f64,
+                    RowValue::Text(text) => TEXT - self.text(field, text) as f64,
                 };
                 self.cells.push(cell);
             }
@@ -96,12 +85,17 @@ impl RowColumns {
         {
             return index;
         }
-        if text.len() <= SHORT
-            && let Some(&index) = self.short.get(text)
-        {
-            self.last[field] = Some(index);
-            return index;
-        }
+        let slot = if text.len() <= SHORT {
+            match self.short.find(text, &self.texts, &self.spans) {
+                Ok(index) => {
+                    self.last[field] = Some(index);
+                    return index;
+                }
+                Err(slot) => Some(slot),
+            }
+        } else {
+            None
+        };
         let index = self.spans.len();
         let from = self.texts.len();
         self.texts.push_str(text);
@@ -112,38 +106,246 @@ impl RowColumns {
             text.encode_utf16().count()
         };
         self.ends.push(self.units as f64);
-        if text.len() <= SHORT {
-            self.short.insert(text.into(), index);
+        if let Some(slot) = slot {
+            self.short.insert(slot, index);
         }
         self.last[field] = Some(index);
         index
     }
 
+    /// Columns for a call's rows: those of the call before, emptied, if
+    /// it left them, so that their memory is used again.
+    pub fn new(env: &Env) -> Result<RowColumns> {
+        Ok(kept(env)?.spare.take().unwrap_or_default())
+    }
+
+    /// Empties the columns, keeping their memory unless it is more than
+    /// the kept array's (or its texts more bytes than its).
+    fn clear(mut self) -> Option<RowColumns> {
+        let numbers = self.cells.capacity() + self.ends.capacity();
+        // The texts' bytes beside the numbers' (eight bytes each).
+        if numbers > KEPT || self.texts.capacity() > KEPT * 8 || self.short.slots.len() > SLOTS {
+            return None;
+        }
+        self.cells.clear();
+        self.texts.clear();
+        self.ends.clear();
+        self.units = 0;
+        self.spans.clear();
+        self.short.slots.fill((0, 0));
+        self.short.len = 0;
+        self.last = Default::default();
+        Some(self)
+    }
+
     /// The rows as JavaScript objects, `LinkRow[]`.
     pub fn into_js(self, env: &Env) -> Result<Unknown<'_>> {
-        // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded.
-        let texts = if self.texts.is_ascii() {
+        // ASCII is Latin-1 as it is: copied, where UTF-8 is decoded. The
+        // texts are ASCII when they have as many UTF-16 units as bytes
+        // (any other character has fewer), known without a scan.
+        let texts = if self.units == self.texts.len() {
             env.create_string_latin1(self.texts.as_bytes())?
         } else {
             env.create_string(&self.texts)?
         };
-        let cells = Float64ArraySlice::copy_from(env, &self.cells)?;
-        let ends = Float64ArraySlice::copy_from(env, &self.ends)?;
-        builder(env)?.call((cells, texts, ends).into())
+        let kept = kept(env)?;
+        let cells = kept.cells(env, &[&self.cells, &self.ends])?;
+        let builder = kept.builder.borrow_back(env)?;
+        let (count, end) = (self.cells.len(), self.cells.len() + self.ends.len());
+        kept.spare = self.clear();
+        builder.call((cells, count as f64, end as f64, texts).into())
     }
 }
 
-/// The function that makes the rows, compiled at its first use in an
-/// environment and kept as the environment's data.
-fn builder(env: &Env) -> Result<Builder<'_>> {
-    if let Some(kept) = env.get_instance_data::<BuilderRef>()? {
-        return kept.borrow_back(env);
+/// The short texts' indices, by a hash of their bytes: an open table of
+/// `(hash, index + 1)` slots, 0 for none, at most half full. Found texts
+/// are compared with the texts kept, so the table holds no text of its
+/// own and a new text costs no allocation.
+#[derive(Debug, Default)]
+struct ShortTexts {
+    slots: Vec<(u32, u32)>,
+    len: usize,
+    /// The hash of the text last looked for.
+    hash: u32,
+}
+
+impl ShortTexts {
+    /// The index of `text` among `spans` of `texts`, or the slot to put
+    /// it in.
+    fn find(
+        &mut self,
+        text: &str,
+        texts: &str,
+        spans: &[(usize, usize)],
+    ) -> std::result::Result<usize, usize> {
+        if self.slots.is_empty() {
+            self.slots = vec![(0, 0); 256];
+        }
+        self.hash = hash(text.as_bytes());
+        let mask = self.slots.len() - 1;
+        let mut at = self.hash as usize & mask;
+        loop {
+            let (hash, entry) = self.slots[at];
+            if entry == 0 {
+                return Err(at);
+            }
+            let index = entry as usize - 1;
+            if hash == self.hash
+                && let Some(&(from, to)) = spans.get(index)
+                && texts.get(from..to) == Some(text)
+            {
+                return Ok(index);
+            }
+            at = (at + 1) & mask;
+        }
     }
-    let made: Builder = env.run_script(source())?;
-    let kept: BuilderRef = made.create_ref()?;
-    let function = kept.borrow_back(env)?;
-    env.set_instance_data(kept, (), |_| {})?;
-    Ok(function)
+
+    /// Puts `index` in `slot`, for the text last looked for; the table
+    /// doubles when half full.
+    fn insert(&mut self, slot: usize, index: usize) {
+        // Beyond u32 indices the text is only not shared.
+        let Ok(entry) = u32::try_from(index + 1) else {
+            return;
+        };
+        self.slots[slot] = (self.hash, entry);
+        self.len += 1;
+        if self.len * 2 >= self.slots.len() {
+            let doubled = vec![(0, 0); self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, doubled);
+            let mask = self.slots.len() - 1;
+            for (hash, entry) in old.into_iter().filter(|&(_, entry)| entry != 0) {
+                let mut at = hash as usize & mask;
+                while self.slots[at].1 != 0 {
+                    at = (at + 1) & mask;
+                }
+                self.slots[at] = (hash, entry);
+            }
+        }
+    }
+}
+
+/// A hash of a short text: its bytes eight at a time, each word mixed in
+/// by a multiply (as rustc's own FxHash does), the high half kept.
+fn hash(bytes: &[u8]) -> u32 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = bytes.len() as u64;
+    let mut words = bytes.chunks_exact(8);
+    let mut word = [0u8; 8];
+    for chunk in &mut words {
+        word.copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    let rest = words.remainder();
+    word = [0u8; 8];
+    word[..rest.len()].copy_from_slice(rest);
+    hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    (hash >> 32) as u32
+}
+
+/// The most numbers the kept array holds (8 MB; some 70,000 rows).
+const KEPT: usize = 1 << 20;
+
+/// The most slots of the short texts' table kept from call to call.
+const SLOTS: usize = 1 << 14;
+
+/// What an environment keeps from call to call, as its data: the
+/// function that makes the rows, compiled at its first use, and the
+/// array the cells are copied into, made anew only when it must grow.
+/// Only that function sees the array, while it runs: no call leaves a
+/// new array to the collector.
+struct Kept {
+    builder: BuilderRef,
+    /// The array; null before the first call.
+    cells: sys::napi_ref,
+    /// The columns of the call before, emptied.
+    spare: Option<RowColumns>,
+}
+
+fn kept(env: &Env) -> Result<&'static mut Kept> {
+    if env.get_instance_data::<Kept>()?.is_none() {
+        let made: Builder = env.run_script(source())?;
+        let kept = Kept {
+            builder: made.create_ref()?,
+            cells: std::ptr::null_mut(),
+            spare: None,
+        };
+        env.set_instance_data(kept, (), |_| {})?;
+    }
+    env.get_instance_data::<Kept>()?
+        .ok_or_else(|| Error::from_reason("the rows' builder is lost"))
+}
+
+impl Kept {
+    /// The array, `parts` copied into it one after the other.
+    #[allow(unsafe_code)]
+    fn cells<'env>(&mut self, env: &'env Env, parts: &[&[f64]]) -> Result<Float64ArraySlice<'env>> {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        if len > KEPT {
+            // Too big to keep: an array of its own, for the collector.
+            return Float64ArraySlice::copy_from(env, parts.concat());
+        }
+        let mut cells = self.array(env)?;
+        if cells.as_ref().is_none_or(|cells| cells.len() < len) {
+            let size = len.next_power_of_two().max(1024);
+            let array = Float64ArraySlice::copy_from(env, vec![0.0; size])?;
+            let mut reference = std::ptr::null_mut();
+            // SAFETY: `array` is a value of `env`, referred to strongly
+            // until the reference is deleted, when it is replaced.
+            unsafe {
+                let value = Float64ArraySlice::to_napi_value(env.raw(), array)?;
+                check(sys::napi_create_reference(
+                    env.raw(),
+                    value,
+                    1,
+                    &mut reference,
+                ))?;
+                if !self.cells.is_null() {
+                    check(sys::napi_delete_reference(env.raw(), self.cells))?;
+                }
+            }
+            self.cells = reference;
+            cells = self.array(env)?;
+        }
+        let mut cells = cells.ok_or_else(|| Error::from_reason("no array for the rows"))?;
+        // SAFETY: no JavaScript runs while the array is written, and only
+        // the builder reads it, after.
+        let all = unsafe { cells.as_mut() };
+        let mut at = 0;
+        for part in parts {
+            if let Some(place) = all.get_mut(at..at + part.len()) {
+                place.copy_from_slice(part);
+            }
+            at += part.len();
+        }
+        Ok(cells)
+    }
+
+    /// The array, if made.
+    #[allow(unsafe_code)]
+    fn array<'env>(&self, env: &'env Env) -> Result<Option<Float64ArraySlice<'env>>> {
+        if self.cells.is_null() {
+            return Ok(None);
+        }
+        let mut value = std::ptr::null_mut();
+        // SAFETY: the reference is live (deleted only when replaced) and
+        // refers to a Float64Array.
+        unsafe {
+            check(sys::napi_get_reference_value(
+                env.raw(),
+                self.cells,
+                &mut value,
+            ))?;
+            Float64ArraySlice::from_napi_value(env.raw(), value).map(Some)
+        }
+    }
+}
+
+fn check(status: sys::napi_status) -> Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::from_reason("the rows' array cannot be kept"))
+    }
 }
 
 /// The function's source: a loop making each row with an object literal
@@ -156,16 +358,16 @@ fn source() -> String {
         .map(|(i, key)| format!("{key:?}: value(cells[at + {i}])"))
         .collect();
     format!(
-        "(function (cells, texts, ends) {{
+        "(function (cells, count, end, texts) {{
   'use strict';
-  const strings = new Array(ends.length);
-  for (let k = 0, from = 0; k < ends.length; k++) {{
-    strings[k] = texts.slice(from, ends[k]);
-    from = ends[k];
+  const strings = [];
+  for (let k = count, from = 0; k < end; k++) {{
+    strings.push(texts.slice(from, cells[k]));
+    from = cells[k];
   }}
   const value = (cell) => cell >= 0 ? cell : cell === {NULL:?} ? null : cell === {FALSE:?} ? false : cell === {TRUE:?} ? true : strings[{TEXT:?} - cell];
   const rows = [];
-  for (let at = 0; at < cells.length; at += {width}) {{
+  for (let at = 0; at < count; at += {width}) {{
     rows.push({{ {} }});
   }}
   return rows;

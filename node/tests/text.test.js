@@ -65,6 +65,26 @@ test('links gives each row its own texts, found at their UTF-16 offsets', () => 
   assert.deepEqual(relink.links(''), []);
 });
 
+test('links gives each call its own rows, short texts shared or not', () => {
+  // Thousands of distinct short texts, each twice and apart, and empty
+  // ones: each row has its own, whatever the rows before held.
+  const hrefs = Array.from({ length: 6000 }, (_, i) => (i % 7 === 0 ? '' : `#${i % 3000}`));
+  const html = hrefs.map((href) => `<a href="${href}">x</a>`).join('\n');
+  const big = relink.links(html, { base: 'http://h/' });
+  assert.deepEqual(big.map((row) => row.original), hrefs);
+  assert.deepEqual(big.map((row) => row.resolved), hrefs.map((href) => `http://h/${href}`));
+  // A smaller input after a bigger one gives its rows only.
+  const small = relink.links('<img src="s.png">', { base: 'http://h/' });
+  assert.deepEqual(small.map((row) => [row.element, row.attribute, row.original, row.line]), [['img', 'src', 's.png', 1]]);
+  assert.deepEqual(relink.links('x'), []);
+  assert.equal(relink.links(html, { base: 'http://h/' }).length, hrefs.length);
+  // More rows than the array kept between calls holds (2^20 numbers).
+  const lines = 75000;
+  const huge = relink.links(Buffer.from('<a href=x>x</a>\n'.repeat(lines)), { base: 'http://h/' });
+  assert.deepEqual([huge.length, huge[lines - 1].line, huge[lines - 1].resolved], [lines, lines, 'http://h/x']);
+  assert.deepEqual(relink.links('<a href=y>', { base: 'http://h/' }).map((row) => row.resolved), ['http://h/y']);
+});
+
 test('links and absolutize work in a worker thread as in the main one', async () => {
   // The function that makes the rows is kept per environment: a worker
   // has its own, and the main thread's still works after it ends.
