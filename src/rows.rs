@@ -64,25 +64,29 @@ impl LinkRow {
         let text =
             |value: Option<&'a str>| value.map_or(RowValue::Null, |v| RowValue::Text(v.into()));
         let number = |value: Option<usize>| value.map_or(RowValue::Null, RowValue::Number);
-        let mut values = [
-            text(Some(link.place.attribute())),
-            text(link.base.as_ref().map(|b| b.url.as_str())),
-            RowValue::Text(source_name(link)),
-            RowValue::Bool(link.changed),
-            RowValue::Number(link.column),
-            text(Some(link.place.element())),
-            text(file),
-            RowValue::Number(link.line),
-            number(self.message),
-            text(Some(&link.original)),
-            text(self.part.as_deref()),
-            number(record.map(|r| r.number)),
-            text(record.map(|r| r.record_id.as_str())),
-            text(link.base.as_ref().map(|_| link.resolved.as_str())),
-            text(record.map(|r| r.target_uri.as_str())),
+        // Made in place, each value beside its key (not zipped with the keys
+        // after): a row's fields are read for every row a format writes.
+        let k = &Self::KEYS;
+        [
+            (k[0], text(Some(link.place.attribute()))),
+            (k[1], text(link.base.as_ref().map(|b| b.url.as_str()))),
+            (k[2], RowValue::Text(source_name(link))),
+            (k[3], RowValue::Bool(link.changed)),
+            (k[4], RowValue::Number(link.column)),
+            (k[5], text(Some(link.place.element()))),
+            (k[6], text(file)),
+            (k[7], RowValue::Number(link.line)),
+            (k[8], number(self.message)),
+            (k[9], text(Some(&link.original))),
+            (k[10], text(self.part.as_deref())),
+            (k[11], number(record.map(|r| r.number))),
+            (k[12], text(record.map(|r| r.record_id.as_str()))),
+            (
+                k[13],
+                text(link.base.as_ref().map(|_| link.resolved.as_str())),
+            ),
+            (k[14], text(record.map(|r| r.target_uri.as_str()))),
         ]
-        .into_iter();
-        Self::KEYS.map(|key| (key, values.next().unwrap_or(RowValue::Null)))
     }
 }
 
