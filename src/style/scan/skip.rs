@@ -346,8 +346,8 @@ mod tests {
             let got = next_significant(&bytes, from, &mut fast);
             let want = next_significant_here(&bytes, from, &mut here);
             proptest::prop_assert_eq!((got.at, got.token), (want.at, want.token));
-            proptest::prop_assert_eq!(fast.levels.len(), here.levels.len());
-            proptest::prop_assert_eq!(fast.deep, here.deep);
+            proptest::prop_assert_eq!(fast.closers, here.closers);
+            proptest::prop_assert_eq!(fast.level, here.level);
         }
     }
 
