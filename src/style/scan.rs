@@ -397,12 +397,9 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
-        // Short strings a byte at a time; past this a long one's plain bytes are searched over.
-        let long = self.at + 32;
         loop {
-            if self.at > long {
-                self.at = skip::string_stop(self.bytes, self.at, quote);
-            }
+            // The bytes that are only part of the string are searched over.
+            self.at = skip::string_stop(self.bytes, self.at, quote);
             let Some(b) = self.byte(self.at) else {
                 return Token::String {
                     bad: false,
