@@ -11,10 +11,9 @@ use super::{Context, CssQuoting, CssUrl, MAX_CSS_NESTING, unquoted_url_range};
 
 mod skip;
 
-/// One block being read (the sheet, a `(`, `[`, `{` or function), kept in `super::scan`'s locals.
+/// What the innermost block not nested too deep says of the tokens read in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Level {
-    /// The byte that ends the block (none for the style sheet).
-    close: Option<u8>,
     context: Context,
     /// Whether the last token was the at-keyword `@import`.
     after_import: bool,
@@ -23,13 +22,22 @@ struct Level {
 }
 
 impl Level {
-    /// A block or function just opened, which `close` ends.
-    fn open(close: u8, context: Context) -> Self {
+    /// A block or function (`context`) just opened.
+    fn open(context: Context) -> Self {
         Level {
-            close: Some(close),
             context,
             after_import: false,
             seen_argument: false,
+        }
+    }
+
+    /// A block gone back to when the one it held ends: that one's bracket was
+    /// a token read in it, after which no `@import` stands last.
+    fn back(context: Context) -> Self {
+        Level {
+            context,
+            after_import: false,
+            seen_argument: true,
         }
     }
 
@@ -40,51 +48,63 @@ impl Level {
     }
 }
 
-/// The open blocks: down to [`MAX_CSS_NESTING`] as [`Level`]s, deeper ones
-/// (holding no URL) as the byte that ends each.
+/// How a block's closing byte is kept: a function taking URLs as a byte
+/// no bracket is, so that its context is known again when the block inside it ends.
+fn closer_code(close: u8, context: Context) -> u8 {
+    match context {
+        Context::Plain => close,
+        Context::UrlFunction => 0x80,
+        Context::ImageSet => 0x81,
+    }
+}
+
+/// The byte that ends a block kept as `code`, and its context.
+fn closer_of(code: u8) -> (u8, Context) {
+    match code {
+        0x80 => (b')', Context::UrlFunction),
+        0x81 => (b')', Context::ImageSet),
+        close => (close, Context::Plain),
+    }
+}
+
+/// The open blocks, innermost last, each as the byte that ends it (one byte
+/// a block, however deep), and the [`Level`] of the innermost one not nested
+/// past [`MAX_CSS_NESTING`]; deeper ones hold no URL.
 struct Blocks {
-    levels: Vec<Level>,
-    deep: Vec<u8>,
+    closers: Vec<u8>,
+    level: Level,
 }
 
 impl Blocks {
     fn new() -> Self {
-        let sheet = Level {
-            close: None,
-            context: Context::Plain,
-            after_import: false,
-            seen_argument: false,
-        };
         Blocks {
-            levels: vec![sheet],
-            deep: Vec::new(),
+            closers: Vec::new(),
+            level: Level::open(Context::Plain),
         }
     }
 
     /// The innermost block that is not nested too deep.
     fn level(&mut self) -> &mut Level {
-        self.levels
-            .last_mut()
-            .expect("the style sheet's level is never left")
+        &mut self.level
     }
 
     /// Whether the scan is in a block nested too deep.
     fn silent(&self) -> bool {
-        !self.deep.is_empty()
+        self.closers.len() > MAX_CSS_NESTING
     }
 
     /// Whether tokens that do not matter may be skipped here: always in a block too deep.
     fn may_skip(&self) -> bool {
-        self.silent() || self.levels.last().is_some_and(Level::may_skip)
+        self.silent() || self.level.may_skip()
     }
 
-    /// Opens a block or function (`context`) that `close` ends.
+    /// Opens a block or function (`context`) that `close` ends; one nested
+    /// too deep leaves the level of the block it is in as it is.
     fn open(&mut self, close: u8, context: Context) {
-        if self.silent() || self.levels.len() > MAX_CSS_NESTING {
-            self.deep.push(close);
-        } else {
-            self.levels.push(Level::open(close, context));
+        if self.closers.len() < MAX_CSS_NESTING {
+            self.level = Level::open(context);
         }
+        self.closers.push(closer_code(close, context));
     }
 
     /// Reads the bracket `b` as a token: it opens a block, ends the innermost, or
@@ -92,13 +112,16 @@ impl Blocks {
     /// has ruled out a name before it.
     #[inline(always)]
     fn bracket(&mut self, b: u8) -> bool {
-        let innermost = match self.deep.last() {
-            Some(&close) => Some(close),
-            None => self.level().close,
-        };
-        if innermost == Some(b) {
-            if self.deep.pop().is_none() {
-                self.levels.pop();
+        if let Some(&code) = self.closers.last()
+            && closer_of(code).0 == b
+        {
+            self.closers.pop();
+            if self.closers.len() < MAX_CSS_NESTING {
+                let outer = self
+                    .closers
+                    .last()
+                    .map_or(Context::Plain, |&c| closer_of(c).1);
+                self.level = Level::back(outer);
             }
             return true;
         }
@@ -110,9 +133,8 @@ impl Blocks {
             _ => return false,
         };
         if !self.silent() {
-            let level = self.level();
-            level.after_import = false;
-            level.seen_argument = true;
+            self.level.after_import = false;
+            self.level.seen_argument = true;
         }
         if close != 0 {
             self.open(close, Context::Plain);
@@ -375,12 +397,9 @@ impl Scanner<'_> {
     fn string(&mut self) -> Token {
         let quote = self.bytes[self.at];
         self.at += 1;
-        // Short strings a byte at a time; past this a long one's plain bytes are searched over.
-        let long = self.at + 32;
         loop {
-            if self.at > long {
-                self.at = skip::string_stop(self.bytes, self.at, quote);
-            }
+            // The bytes that are only part of the string are searched over.
+            self.at = skip::string_stop(self.bytes, self.at, quote);
             let Some(b) = self.byte(self.at) else {
                 return Token::String {
                     bad: false,
