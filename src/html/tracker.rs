@@ -85,6 +85,10 @@ impl Name {
     }
 }
 
+/// How many names not listed the tracker holds before it forgets those no
+/// open element has (more than the deepest stack, [`DEPTH_LIMIT`]).
+const OTHERS_KEPT: usize = 4096;
+
 /// The names a document's tags have that are not listed, each numbered
 /// once (from 1) by its atom.
 #[derive(Debug, Default)]
@@ -107,7 +111,11 @@ impl Others {
     #[cold]
     #[inline(never)]
     fn number(&mut self, name: &str) -> Name {
-        let atom = LocalName::from(name);
+        self.number_atom(LocalName::from(name))
+    }
+
+    /// The [`Name`] of the atom of a name not listed.
+    fn number_atom(&mut self, atom: LocalName) -> Name {
         let next = u32::try_from(self.atoms.len() + 1).unwrap_or(u32::MAX);
         let other = *self.numbers.entry(atom.clone()).or_insert_with(|| {
             self.atoms.push(atom);
@@ -421,6 +429,39 @@ fn is_space(text: &str) -> bool {
 }
 
 impl State {
+    /// The name of a token. Past [`OTHERS_KEPT`] names not listed, those no
+    /// element holds are forgotten first, so that a document of many
+    /// distinct names holds no more of them than it has open elements.
+    #[inline(always)]
+    fn name_of(&mut self, id: TagId, name: &str) -> Name {
+        if id == TagId::Other && self.others.atoms.len() >= OTHERS_KEPT {
+            self.forget_others();
+        }
+        self.others.name(id, name)
+    }
+
+    /// Numbers again the names not listed that open or listed elements
+    /// have, forgetting the others.
+    #[cold]
+    #[inline(never)]
+    fn forget_others(&mut self) {
+        let old = std::mem::take(&mut self.others);
+        let others = &mut self.others;
+        let mut renumber = |name: &mut Name| {
+            if name.id == TagId::Other {
+                *name = others.number_atom(old.atom(*name));
+            }
+        };
+        for open in &mut self.stack {
+            renumber(&mut open.name);
+        }
+        for entry in &mut self.formatting {
+            if let Entry::Element { name, .. } = entry {
+                renumber(name);
+            }
+        }
+    }
+
     /// Runs a token through the rules; `current` is a logged start tag's index.
     /// Inlined, so that each kind of token takes its own path through [`State::quick`].
     #[inline(always)]
@@ -456,7 +497,7 @@ impl Sink for Tracker<'_> {
         let current = self.log.current();
         // One borrow for the whole tag.
         let mut state = self.state.borrow_mut();
-        let name = state.others.name(tag.id, tag.name);
+        let name = state.name_of(tag.id, tag.name);
         let (feedback, name) = match tag.kind {
             TagKind::StartTag => {
                 let facts = facts(tag.id);
@@ -2372,3 +2413,31 @@ const HTML4_PUBLIC_PREFIXES: &[&str] = &[
     "-//w3c//dtd html 4.01 frameset//",
     "-//w3c//dtd html 4.01 transitional//",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document of many distinct custom names holds no more of them than
+    /// [`OTHERS_KEPT`], and the names of open elements survive a clearing.
+    #[test]
+    fn names_not_listed_are_forgotten_once_no_element_holds_them() {
+        let mut page = String::from("<body><x-outer><y-inner>");
+        for i in 0..3 * OTHERS_KEPT {
+            page.push_str(&format!("<c-{i}>t</c-{i}>"));
+        }
+        page.push_str("</y-inner><a href=x>in x-outer</a></x-outer><a href=y>");
+        let log = SpanLog::default();
+        let options = tokenizer::Options {
+            attributes: Attributes::TreeBuilder,
+            ..tokenizer::Options::default()
+        };
+        let tracker = Tracker::new(&log, (DocumentKind::Document, false));
+        let tracker = tokenizer::tokenize_into(&page, tracker, &log, options);
+        let state = tracker.state.borrow();
+        assert!(state.others.atoms.len() <= OTHERS_KEPT);
+        assert_eq!(state.stack.len(), 3, "{:?}", state.stack);
+        assert_eq!(state.stack[2].name.id, tag!("a"));
+        assert_eq!(state.bailed, None);
+    }
+}
