@@ -1,7 +1,8 @@
 //! The element sets of tree construction (WHATWG HTML §13.2.4.2, §13.2.6),
-//! declared once as bits ([`classify`]), predicates, or patterns.
+//! declared once as bits ([`classify`]), predicates, or patterns, over
+//! [`TagId`]s.
 
-use html5ever::{LocalName, local_name};
+use super::tokenizer::{TagId, tag};
 
 /// Declares a set of local names as a pattern macro for `match` arms and `matches!`.
 macro_rules! tag_set {
@@ -9,7 +10,7 @@ macro_rules! tag_set {
         $(#[$doc])*
         macro_rules! $name {
             () => {
-                ::html5ever::local_name!($first) $(| ::html5ever::local_name!($rest))*
+                $crate::html::tokenizer::tag!($first) $(| $crate::html::tokenizer::tag!($rest))*
             };
         }
         pub(crate) use $name;
@@ -161,456 +162,311 @@ const NAMELESS: Facts = Facts {
 
 /// The tag sets an HTML element of this name is in.
 #[inline]
-pub(super) fn classify(name: &LocalName) -> u32 {
+pub(super) fn classify(name: TagId) -> u32 {
     facts(name).sets
 }
 
-/// Every name [`LOOKUP`] holds: all that the `match`es know but the ordinary ones.
-const NAMED: &[&str] = &[
-    "applet",
-    "marquee",
-    "object",
-    "select",
-    "button",
-    "ol",
-    "ul",
-    "caption",
-    "colgroup",
-    "li",
-    "dd",
-    "dt",
-    "p",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "html",
-    "table",
-    "tbody",
-    "tfoot",
-    "thead",
-    "tr",
-    "td",
-    "th",
-    "template",
-    "option",
-    "optgroup",
-    "rb",
-    "rp",
-    "rt",
-    "rtc",
-    "address",
-    "area",
-    "article",
-    "aside",
-    "base",
-    "basefont",
-    "bgsound",
-    "blockquote",
-    "body",
-    "br",
-    "center",
-    "col",
-    "details",
-    "dir",
-    "div",
-    "dl",
-    "embed",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "head",
-    "header",
-    "hgroup",
-    "hr",
-    "iframe",
-    "img",
-    "input",
-    "isindex",
-    "link",
-    "listing",
-    "main",
-    "menu",
-    "meta",
-    "nav",
-    "noembed",
-    "noframes",
-    "noscript",
-    "param",
-    "plaintext",
-    "pre",
-    "script",
-    "section",
-    "source",
-    "style",
-    "summary",
-    "textarea",
-    "title",
-    "track",
-    "wbr",
-    "xmp",
-    "dialog",
-    "search",
-    "a",
-    "nobr",
-    "b",
-    "big",
-    "code",
-    "em",
-    "font",
-    "i",
-    "s",
-    "small",
-    "strike",
-    "strong",
-    "tt",
-    "u",
-    "image",
-    "keygen",
-    "math",
-    "svg",
-];
-
-/// The slots of [`LOOKUP`]: over four times its names, so most are in their first slot.
-const SLOTS: usize = 1024;
-
-// A look-up ends at an empty slot: the table must never fill.
-const _: () = assert!(NAMED.len() * 4 <= SLOTS && SLOTS.is_power_of_two());
-
-/// The [`Facts`] of each name of [`NAMED`] in an open-addressed hash table
-/// on the atom's hash: a multiplication and mostly one comparison a tag,
-/// where the `match`es it is built from branch unpredictably.
-static LOOKUP: std::sync::LazyLock<[Option<(LocalName, Facts)>; SLOTS]> =
-    std::sync::LazyLock::new(|| {
-        let mut slots: [Option<(LocalName, Facts)>; SLOTS] = std::array::from_fn(|_| None);
-        for name in NAMED {
-            let name = LocalName::from(*name);
-            let facts = Facts {
-                sets: classify_names(&name),
-                start: body_start_names(&name),
-            };
-            let mut at = slot(&name);
-            while slots[at % SLOTS].is_some() {
-                at += 1;
-            }
-            slots[at % SLOTS] = Some((name, facts));
-        }
-        slots
-    });
-
-/// The first slot of `name` in [`LOOKUP`], by Fibonacci hashing of its atom's hash.
-#[inline]
-fn slot(name: &LocalName) -> usize {
-    // The top ten bits of the product: SLOTS is 2^10.
-    (name.get_hash().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize
-}
+/// The [`Facts`] of each [`TagId`], by its number: an index a tag, where
+/// the `match`es it is built from branch unpredictably.
+static FACTS: [Facts; TagId::ALL.len()] = {
+    let mut table = [NAMELESS; TagId::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        let name = TagId::ALL[i];
+        table[i] = Facts {
+            sets: classify_names(name),
+            start: body_start_names(name),
+        };
+        i += 1;
+    }
+    table
+};
 
 /// What the rules read of an HTML element's name.
 #[inline]
-pub(super) fn facts(name: &LocalName) -> Facts {
-    let slots = &*LOOKUP;
-    let mut at = slot(name);
-    loop {
-        match &slots[at % SLOTS] {
-            Some((held, facts)) if held == name => return *facts,
-            Some(_) => at += 1,
-            None => return NAMELESS,
-        }
-    }
+pub(super) fn facts(name: TagId) -> Facts {
+    FACTS[name as usize]
 }
 
 /// The in body rule of a start tag, as a `match` ([`LOOKUP`] is built from it).
-fn body_start_names(name: &LocalName) -> BodyStart {
-    match *name {
-        local_name!("address")
-        | local_name!("article")
-        | local_name!("aside")
-        | local_name!("blockquote")
-        | local_name!("center")
-        | local_name!("details")
-        | local_name!("dialog")
-        | local_name!("dir")
-        | local_name!("div")
-        | local_name!("dl")
-        | local_name!("fieldset")
-        | local_name!("figcaption")
-        | local_name!("figure")
-        | local_name!("footer")
-        | local_name!("header")
-        | local_name!("hgroup")
-        | local_name!("main")
-        | local_name!("nav")
-        | local_name!("ol")
-        | local_name!("p")
-        | local_name!("search")
-        | local_name!("section")
-        | local_name!("summary")
-        | local_name!("ul")
-        | local_name!("menu")
-        | local_name!("pre")
-        | local_name!("listing") => BodyStart::Block,
+const fn body_start_names(name: TagId) -> BodyStart {
+    match name {
+        tag!("address")
+        | tag!("article")
+        | tag!("aside")
+        | tag!("blockquote")
+        | tag!("center")
+        | tag!("details")
+        | tag!("dialog")
+        | tag!("dir")
+        | tag!("div")
+        | tag!("dl")
+        | tag!("fieldset")
+        | tag!("figcaption")
+        | tag!("figure")
+        | tag!("footer")
+        | tag!("header")
+        | tag!("hgroup")
+        | tag!("main")
+        | tag!("nav")
+        | tag!("ol")
+        | tag!("p")
+        | tag!("search")
+        | tag!("section")
+        | tag!("summary")
+        | tag!("ul")
+        | tag!("menu")
+        | tag!("pre")
+        | tag!("listing") => BodyStart::Block,
         heading!() => BodyStart::Heading,
         list_item!() => BodyStart::ListItem,
-        local_name!("a") => BodyStart::A,
+        tag!("a") => BodyStart::A,
         formatting!() => BodyStart::Formatting,
-        local_name!("nobr") => BodyStart::Nobr,
-        local_name!("area")
-        | local_name!("br")
-        | local_name!("embed")
-        | local_name!("img")
-        | local_name!("image")
-        | local_name!("keygen")
-        | local_name!("wbr")
-        | local_name!("input") => BodyStart::Void,
-        local_name!("param") | local_name!("source") | local_name!("track") => {
-            BodyStart::ParamSourceTrack
-        }
-        local_name!("hr") => BodyStart::Hr,
-        local_name!("textarea") => BodyStart::Textarea,
-        local_name!("xmp") => BodyStart::Xmp,
-        local_name!("iframe") | local_name!("noembed") => BodyStart::IframeNoembed,
-        local_name!("plaintext") => BodyStart::Plaintext,
-        local_name!("table") => BodyStart::Table,
-        local_name!("form") => BodyStart::Form,
-        local_name!("math") => BodyStart::Math,
-        local_name!("svg") => BodyStart::Svg,
+        tag!("nobr") => BodyStart::Nobr,
+        tag!("area")
+        | tag!("br")
+        | tag!("embed")
+        | tag!("img")
+        | tag!("image")
+        | tag!("keygen")
+        | tag!("wbr")
+        | tag!("input") => BodyStart::Void,
+        tag!("param") | tag!("source") | tag!("track") => BodyStart::ParamSourceTrack,
+        tag!("hr") => BodyStart::Hr,
+        tag!("textarea") => BodyStart::Textarea,
+        tag!("xmp") => BodyStart::Xmp,
+        tag!("iframe") | tag!("noembed") => BodyStart::IframeNoembed,
+        tag!("plaintext") => BodyStart::Plaintext,
+        tag!("table") => BodyStart::Table,
+        tag!("form") => BodyStart::Form,
+        tag!("math") => BodyStart::Math,
+        tag!("svg") => BodyStart::Svg,
         in_head_start!() => BodyStart::InHead,
-        local_name!("html")
-        | local_name!("body")
-        | local_name!("frameset")
-        | local_name!("select")
-        | local_name!("button")
+        tag!("html")
+        | tag!("body")
+        | tag!("frameset")
+        | tag!("select")
+        | tag!("button")
         | marker_inserting!()
-        | local_name!("option")
-        | local_name!("optgroup")
-        | local_name!("rb")
-        | local_name!("rtc")
-        | local_name!("rp")
-        | local_name!("rt")
+        | tag!("option")
+        | tag!("optgroup")
+        | tag!("rb")
+        | tag!("rtc")
+        | tag!("rp")
+        | tag!("rt")
         | table_part!()
-        | local_name!("frame")
-        | local_name!("head") => BodyStart::Other,
+        | tag!("frame")
+        | tag!("head") => BodyStart::Other,
         _ => BodyStart::Ordinary,
     }
 }
 
 /// The tag sets of an HTML element, as a `match` ([`LOOKUP`] is built from it).
-fn classify_names(name: &LocalName) -> u32 {
-    let sets = match *name {
+const fn classify_names(name: TagId) -> u32 {
+    let sets = match name {
         marker_inserting!() => SPECIAL | SCOPE,
-        local_name!("select") => SPECIAL | SCOPE,
-        local_name!("button") => SPECIAL | BUTTON_SCOPE,
-        local_name!("ol") | local_name!("ul") => SPECIAL | LIST_SCOPE,
-        local_name!("caption") => SPECIAL | SCOPE | THOROUGH,
-        local_name!("colgroup") => SPECIAL | THOROUGH,
-        list_item!() | local_name!("p") => SPECIAL | IMPLIED,
+        tag!("select") => SPECIAL | SCOPE,
+        tag!("button") => SPECIAL | BUTTON_SCOPE,
+        tag!("ol") | tag!("ul") => SPECIAL | LIST_SCOPE,
+        tag!("caption") => SPECIAL | SCOPE | THOROUGH,
+        tag!("colgroup") => SPECIAL | THOROUGH,
+        list_item!() | tag!("p") => SPECIAL | IMPLIED,
         heading!() => SPECIAL | HEADING,
-        local_name!("html") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT,
-        local_name!("table") => SPECIAL | SCOPE | TABLE_SCOPE | TABLE_OUTER,
+        tag!("html") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT,
+        tag!("table") => SPECIAL | SCOPE | TABLE_SCOPE | TABLE_OUTER,
         table_section!() => SPECIAL | THOROUGH | TABLE_OUTER | BODY_CONTEXT,
-        local_name!("tr") => SPECIAL | THOROUGH | TABLE_OUTER | ROW_CONTEXT,
-        local_name!("td") | local_name!("th") => SPECIAL | SCOPE | THOROUGH | CELL,
-        local_name!("template") => {
-            SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT | TEMPLATE
+        tag!("tr") => SPECIAL | THOROUGH | TABLE_OUTER | ROW_CONTEXT,
+        tag!("td") | tag!("th") => SPECIAL | SCOPE | THOROUGH | CELL,
+        tag!("template") => SPECIAL | SCOPE | TABLE_SCOPE | BODY_CONTEXT | ROW_CONTEXT | TEMPLATE,
+        tag!("option") | tag!("optgroup") | tag!("rb") | tag!("rp") | tag!("rt") | tag!("rtc") => {
+            IMPLIED
         }
-        local_name!("option")
-        | local_name!("optgroup")
-        | local_name!("rb")
-        | local_name!("rp")
-        | local_name!("rt")
-        | local_name!("rtc") => IMPLIED,
         _ if special_only(name) => SPECIAL,
         _ => 0,
     };
     let end_own = matches!(
-        *name,
-        local_name!("body")
-            | local_name!("html")
-            | local_name!("template")
-            | local_name!("form")
-            | local_name!("br")
+        name,
+        tag!("body")
+            | tag!("html")
+            | tag!("template")
+            | tag!("form")
+            | tag!("br")
             | marker_inserting!()
-            | local_name!("a")
-            | local_name!("nobr")
+            | tag!("a")
+            | tag!("nobr")
             | formatting!()
     );
     sets | if end_own { END_OWN } else { 0 }
 }
 
 /// The rest of html5ever's `special_tag`.
-pub(super) fn special_only(name: &LocalName) -> bool {
+pub(super) const fn special_only(name: TagId) -> bool {
     matches!(
-        *name,
-        local_name!("address")
-            | local_name!("area")
-            | local_name!("article")
-            | local_name!("aside")
-            | local_name!("base")
-            | local_name!("basefont")
-            | local_name!("bgsound")
-            | local_name!("blockquote")
-            | local_name!("body")
-            | local_name!("br")
-            | local_name!("center")
-            | local_name!("col")
-            | local_name!("details")
-            | local_name!("dir")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("embed")
-            | local_name!("fieldset")
-            | local_name!("figcaption")
-            | local_name!("figure")
-            | local_name!("footer")
-            | local_name!("form")
-            | local_name!("frame")
-            | local_name!("frameset")
-            | local_name!("head")
-            | local_name!("header")
-            | local_name!("hgroup")
-            | local_name!("hr")
-            | local_name!("iframe")
-            | local_name!("img")
-            | local_name!("input")
-            | local_name!("isindex")
-            | local_name!("link")
-            | local_name!("listing")
-            | local_name!("main")
-            | local_name!("menu")
-            | local_name!("meta")
-            | local_name!("nav")
-            | local_name!("noembed")
-            | local_name!("noframes")
-            | local_name!("noscript")
-            | local_name!("param")
-            | local_name!("plaintext")
-            | local_name!("pre")
-            | local_name!("script")
-            | local_name!("section")
-            | local_name!("source")
-            | local_name!("style")
-            | local_name!("summary")
-            | local_name!("textarea")
-            | local_name!("title")
-            | local_name!("track")
-            | local_name!("wbr")
-            | local_name!("xmp")
+        name,
+        tag!("address")
+            | tag!("area")
+            | tag!("article")
+            | tag!("aside")
+            | tag!("base")
+            | tag!("basefont")
+            | tag!("bgsound")
+            | tag!("blockquote")
+            | tag!("body")
+            | tag!("br")
+            | tag!("center")
+            | tag!("col")
+            | tag!("details")
+            | tag!("dir")
+            | tag!("div")
+            | tag!("dl")
+            | tag!("embed")
+            | tag!("fieldset")
+            | tag!("figcaption")
+            | tag!("figure")
+            | tag!("footer")
+            | tag!("form")
+            | tag!("frame")
+            | tag!("frameset")
+            | tag!("head")
+            | tag!("header")
+            | tag!("hgroup")
+            | tag!("hr")
+            | tag!("iframe")
+            | tag!("img")
+            | tag!("input")
+            | tag!("isindex")
+            | tag!("link")
+            | tag!("listing")
+            | tag!("main")
+            | tag!("menu")
+            | tag!("meta")
+            | tag!("nav")
+            | tag!("noembed")
+            | tag!("noframes")
+            | tag!("noscript")
+            | tag!("param")
+            | tag!("plaintext")
+            | tag!("pre")
+            | tag!("script")
+            | tag!("section")
+            | tag!("source")
+            | tag!("style")
+            | tag!("summary")
+            | tag!("textarea")
+            | tag!("title")
+            | tag!("track")
+            | tag!("wbr")
+            | tag!("xmp")
     )
 }
 
 /// Start tags that leave foreign content (and `font` with `color`, `face` or `size`).
-pub(super) fn breaks_out(name: &LocalName) -> bool {
+pub(super) fn breaks_out(name: TagId) -> bool {
     matches!(
-        *name,
-        local_name!("b")
-            | local_name!("big")
-            | local_name!("blockquote")
-            | local_name!("body")
-            | local_name!("br")
-            | local_name!("center")
-            | local_name!("code")
-            | local_name!("dd")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("dt")
-            | local_name!("em")
-            | local_name!("embed")
-            | local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-            | local_name!("head")
-            | local_name!("hr")
-            | local_name!("i")
-            | local_name!("img")
-            | local_name!("li")
-            | local_name!("listing")
-            | local_name!("menu")
-            | local_name!("meta")
-            | local_name!("nobr")
-            | local_name!("ol")
-            | local_name!("p")
-            | local_name!("pre")
-            | local_name!("ruby")
-            | local_name!("s")
-            | local_name!("small")
-            | local_name!("span")
-            | local_name!("strong")
-            | local_name!("strike")
-            | local_name!("sub")
-            | local_name!("sup")
-            | local_name!("table")
-            | local_name!("tt")
-            | local_name!("u")
-            | local_name!("ul")
-            | local_name!("var")
+        name,
+        tag!("b")
+            | tag!("big")
+            | tag!("blockquote")
+            | tag!("body")
+            | tag!("br")
+            | tag!("center")
+            | tag!("code")
+            | tag!("dd")
+            | tag!("div")
+            | tag!("dl")
+            | tag!("dt")
+            | tag!("em")
+            | tag!("embed")
+            | tag!("h1")
+            | tag!("h2")
+            | tag!("h3")
+            | tag!("h4")
+            | tag!("h5")
+            | tag!("h6")
+            | tag!("head")
+            | tag!("hr")
+            | tag!("i")
+            | tag!("img")
+            | tag!("li")
+            | tag!("listing")
+            | tag!("menu")
+            | tag!("meta")
+            | tag!("nobr")
+            | tag!("ol")
+            | tag!("p")
+            | tag!("pre")
+            | tag!("ruby")
+            | tag!("s")
+            | tag!("small")
+            | tag!("span")
+            | tag!("strong")
+            | tag!("strike")
+            | tag!("sub")
+            | tag!("sup")
+            | tag!("table")
+            | tag!("tt")
+            | tag!("u")
+            | tag!("ul")
+            | tag!("var")
     )
 }
 
 /// Whether a start tag in foreign content may be flattened (see
 /// [`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)): not `svg`, `math`,
 /// `script`, a text integration point or a tag that breaks out into HTML.
-pub(super) fn flattenable_foreign(name: &LocalName) -> bool {
+pub(super) fn flattenable_foreign(name: TagId) -> bool {
     !(breaks_out(name)
         || matches!(
-            *name,
+            name,
             svg_html_integration_point!()
                 | mathml_text_integration_point!()
-                | local_name!("svg")
-                | local_name!("math")
-                | local_name!("annotation-xml")
-                | local_name!("script")
-                | local_name!("font")
+                | tag!("svg")
+                | tag!("math")
+                | tag!("annotation-xml")
+                | tag!("script")
+                | tag!("font")
         ))
 }
 
 /// Whether a start tag may be flattened ([`MAX_TREE_DEPTH`](super::arena::MAX_TREE_DEPTH)).
-pub(super) fn flattenable(name: &LocalName) -> bool {
+pub(super) fn flattenable(name: TagId) -> bool {
     !matches!(
-        &**name,
-        "script"
-            | "style"
-            | "textarea"
-            | "title"
-            | "xmp"
-            | "iframe"
-            | "noembed"
-            | "noframes"
-            | "noscript"
-            | "plaintext"
-            | "template"
-            | "svg"
-            | "math"
-            | "select"
-            | "table"
-            | "html"
-            | "head"
-            | "body"
-            | "frameset"
-            | "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "image"
-            | "input"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-            | "keygen"
+        name,
+        tag!("script")
+            | tag!("style")
+            | tag!("textarea")
+            | tag!("title")
+            | tag!("xmp")
+            | tag!("iframe")
+            | tag!("noembed")
+            | tag!("noframes")
+            | tag!("noscript")
+            | tag!("plaintext")
+            | tag!("template")
+            | tag!("svg")
+            | tag!("math")
+            | tag!("select")
+            | tag!("table")
+            | tag!("html")
+            | tag!("head")
+            | tag!("body")
+            | tag!("frameset")
+            | tag!("area")
+            | tag!("base")
+            | tag!("br")
+            | tag!("col")
+            | tag!("embed")
+            | tag!("hr")
+            | tag!("img")
+            | tag!("image")
+            | tag!("input")
+            | tag!("link")
+            | tag!("meta")
+            | tag!("param")
+            | tag!("source")
+            | tag!("track")
+            | tag!("wbr")
+            | tag!("keygen")
     )
 }
 
@@ -624,58 +480,53 @@ mod tests {
             "span", "abbr", "bdi", "bdo", "cite", "data", "del", "dfn", "ins", "kbd", "label",
             "mark", "q", "samp", "sub", "sup", "time", "var", "x-y", "video", "picture",
         ] {
-            let name = LocalName::from(name);
-            assert_eq!(facts(&name).start, BodyStart::Ordinary, "{name}");
-            assert_eq!(classify(&name), 0, "{name}");
-            assert!(!special_only(&name), "{name}");
+            let name = TagId::of(name);
+            assert_eq!(facts(name).start, BodyStart::Ordinary, "{name:?}");
+            assert_eq!(classify(name), 0, "{name:?}");
+            assert!(!special_only(name), "{name:?}");
         }
         // Special ones no rule names are ordinary, with their sets.
         for name in ["noscript", "isindex"] {
-            assert_eq!(
-                facts(&LocalName::from(name)).start,
-                BodyStart::Ordinary,
-                "{name}"
-            );
+            assert_eq!(facts(TagId::of(name)).start, BodyStart::Ordinary, "{name}");
         }
-        assert_eq!(classify(&LocalName::from("noscript")), SPECIAL);
+        assert_eq!(classify(tag!("noscript")), SPECIAL);
         for name in [
             "a", "b", "code", "p", "li", "div", "table", "template", "svg", "select", "option",
             "rt", "script", "frameset", "td", "object", "head", "frame", "body",
         ] {
-            assert_ne!(
-                facts(&LocalName::from(name)).start,
-                BodyStart::Ordinary,
-                "{name}"
-            );
+            assert_ne!(facts(TagId::of(name)).start, BodyStart::Ordinary, "{name}");
         }
     }
 
-    /// The table answers as the `match`es it is built from, for any name.
+    /// The table answers as the `match`es it is built from, for every id,
+    /// and a name not listed has no facts.
     #[test]
-    fn the_lookup_table_answers_as_the_matches() {
-        let others = "svg math ruby desc foreignobject mi mo mn ms mtext annotation-xml g path \
-            rect circle use defs symbol text tspan mglyph malignmark video audio canvas \
-            picture slot menuitem x-y my-element a-very-long-custom-element-name DIV Span \
-            span abbr var";
-        for name in NAMED.iter().copied().chain(others.split_whitespace()) {
-            let name = LocalName::from(name);
+    fn the_table_answers_as_the_matches() {
+        for &id in TagId::ALL {
             let expected = Facts {
-                sets: classify_names(&name),
-                start: body_start_names(&name),
+                sets: classify_names(id),
+                start: body_start_names(id),
             };
-            assert_eq!(facts(&name), expected, "{name}");
+            assert_eq!(facts(id), expected, "{id:?}");
         }
-        for name in NAMED {
-            let name = LocalName::from(*name);
-            assert_ne!(facts(&name), NAMELESS, "{name} need not be held");
+        for name in [
+            "x-y",
+            "my-element",
+            "a-very-long-custom-element-name",
+            "DIV",
+            "menuitem",
+        ] {
+            assert_eq!(facts(TagId::of(name)), NAMELESS, "{name}");
         }
+        assert_eq!(facts(tag!("table")).start, BodyStart::Table);
+        assert_eq!(classify(tag!("td")), SPECIAL | SCOPE | THOROUGH | CELL);
     }
 
     #[test]
     fn foreign_content_keeps_integration_points_and_breakouts_unflattened() {
         let kept = "svg math foreignobject desc title annotation-xml mi mo mn ms mtext script b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var font";
         for name in kept.split(' ') {
-            assert!(!flattenable_foreign(&LocalName::from(name)), "{name}");
+            assert!(!flattenable_foreign(TagId::of(name)), "{name}");
         }
         for name in [
             "a",
@@ -687,7 +538,7 @@ mod tests {
             "annotation",
             "x-y",
         ] {
-            assert!(flattenable_foreign(&LocalName::from(name)), "{name}");
+            assert!(flattenable_foreign(TagId::of(name)), "{name}");
         }
     }
 }

@@ -27,7 +27,9 @@ use super::tag_sets::{
     formatting, heading, in_head_start, list_item, marker_inserting, mathml_text_integration_point,
     svg_html_integration_point, table_part, table_section,
 };
-use super::tokenizer::{self, Attributes, Chars, Feedback, Sink, SpanLog, TagToken as Token};
+use super::tokenizer::{
+    self, Attributes, Chars, Feedback, Sink, SpanLog, TagId, TagToken as Token, tag,
+};
 
 /// Why the tracker stopped deciding: the construct it met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +68,89 @@ const DEPTH_LIMIT: usize = MAX_TREE_DEPTH as usize - 2;
 /// How many times a token may be reprocessed; more means a missing rule, and a bail.
 const MAX_REPROCESS: usize = 32;
 
-/// A start tag token with the [`Facts`] of its name, looked up once.
+/// A tag's name as the rules test it: its [`TagId`], and for a name not
+/// listed (custom elements and rare ones) its number among the document's
+/// others ([`Others`]), where two such names are told apart by it. A copy,
+/// with nothing to drop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Name {
+    id: TagId,
+    other: u32,
+}
+
+impl Name {
+    /// The name of a listed id.
+    const fn listed(id: TagId) -> Name {
+        Name { id, other: 0 }
+    }
+}
+
+/// How many names not listed the tracker holds before it forgets those no
+/// open element has (more than the deepest stack, [`DEPTH_LIMIT`]).
+const OTHERS_KEPT: usize = 4096;
+
+/// The names a document's tags have that are not listed, each numbered
+/// once (from 1) by its atom.
+#[derive(Debug, Default)]
+struct Others {
+    atoms: Vec<LocalName>,
+    numbers: std::collections::HashMap<LocalName, u32>,
+}
+
+impl Others {
+    /// The name of a token: its id, numbered if it is not listed.
+    #[inline]
+    fn name(&mut self, id: TagId, name: &str) -> Name {
+        if id == TagId::Other {
+            return self.number(name);
+        }
+        Name::listed(id)
+    }
+
+    /// The [`Name`] of a name not listed, out of line: most tags are listed.
+    #[cold]
+    #[inline(never)]
+    fn number(&mut self, name: &str) -> Name {
+        self.number_atom(LocalName::from(name))
+    }
+
+    /// The [`Name`] of the atom of a name not listed.
+    fn number_atom(&mut self, atom: LocalName) -> Name {
+        let next = u32::try_from(self.atoms.len() + 1).unwrap_or(u32::MAX);
+        let other = *self.numbers.entry(atom.clone()).or_insert_with(|| {
+            self.atoms.push(atom);
+            next
+        });
+        Name {
+            id: TagId::Other,
+            other,
+        }
+    }
+
+    /// A name's atom.
+    fn atom(&self, name: Name) -> LocalName {
+        match name.id {
+            TagId::Other => self
+                .atoms
+                .get(name.other.wrapping_sub(1) as usize)
+                .cloned()
+                .unwrap_or_default(),
+            id => id.atom(),
+        }
+    }
+}
+
+/// The [`Name`] of a listed tag name, as a constant.
+macro_rules! name {
+    ($name:tt) => {
+        Name::listed(tag!($name))
+    };
+}
+
+/// A start tag token with its [`Name`] and the [`Facts`] of it, looked up once.
 struct Tag<'t> {
     token: &'t Token<'t>,
+    name: Name,
     facts: Facts,
 }
 
@@ -88,10 +170,10 @@ impl std::fmt::Debug for Tag<'_> {
 
 /// The tag sets a foreign element is in.
 fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
-    match (namespace, &tag.name) {
-        (Namespace::Svg, &svg_html_integration_point!()) => SVG_IP | SCOPE,
-        (Namespace::Other, &mathml_text_integration_point!()) => TEXT_IP | SCOPE,
-        (Namespace::Other, &local_name!("annotation-xml")) => {
+    match (namespace, tag.name.id) {
+        (Namespace::Svg, svg_html_integration_point!()) => SVG_IP | SCOPE,
+        (Namespace::Other, mathml_text_integration_point!()) => TEXT_IP | SCOPE,
+        (Namespace::Other, tag!("annotation-xml")) => {
             let html = attr(tag, &local_name!("encoding")).is_some_and(|v| {
                 v.eq_ignore_ascii_case("text/html")
                     || v.eq_ignore_ascii_case("application/xhtml+xml")
@@ -146,7 +228,7 @@ enum Quirks {
 #[derive(Debug, Clone, Copy)]
 enum Tok<'t> {
     Start(&'t Tag<'t>),
-    End(&'t LocalName),
+    End(&'t Name),
     /// Text: white space only, or not.
     Text {
         space: bool,
@@ -169,14 +251,14 @@ type Step = Result<Next, Bail>;
 /// An element on the stack of open elements.
 #[derive(Debug, Clone)]
 struct Open {
-    name: LocalName,
+    name: Name,
     namespace: Namespace,
     flags: u32,
     id: u32,
 }
 
 impl Open {
-    fn is_html(&self, name: &LocalName) -> bool {
+    fn is_html(&self, name: &Name) -> bool {
         self.namespace == Namespace::Html && self.name == *name
     }
 }
@@ -187,7 +269,7 @@ enum Entry {
     Marker,
     Element {
         id: u32,
-        name: LocalName,
+        name: Name,
         /// Whether it is still on the stack of open elements.
         open: bool,
     },
@@ -221,6 +303,8 @@ struct State {
     tree: Tree,
     /// The names of the logged tags since the last piece, one for each tag of the log.
     names: Vec<LocalName>,
+    /// The names not listed met so far.
+    others: Others,
 }
 
 /// The token sink: follows the tree builder's state and answers the tokenizer as it would.
@@ -266,6 +350,7 @@ impl<'l> Tracker<'l> {
                 landmarks,
                 tree: Tree::default(),
                 names: Vec::new(),
+                others: Others::default(),
             }),
             chunks: None,
             base_handed: std::cell::Cell::new(false),
@@ -344,6 +429,39 @@ fn is_space(text: &str) -> bool {
 }
 
 impl State {
+    /// The name of a token. Past [`OTHERS_KEPT`] names not listed, those no
+    /// element holds are forgotten first, so that a document of many
+    /// distinct names holds no more of them than it has open elements.
+    #[inline(always)]
+    fn name_of(&mut self, id: TagId, name: &str) -> Name {
+        if id == TagId::Other && self.others.atoms.len() >= OTHERS_KEPT {
+            self.forget_others();
+        }
+        self.others.name(id, name)
+    }
+
+    /// Numbers again the names not listed that open or listed elements
+    /// have, forgetting the others.
+    #[cold]
+    #[inline(never)]
+    fn forget_others(&mut self) {
+        let old = std::mem::take(&mut self.others);
+        let others = &mut self.others;
+        let mut renumber = |name: &mut Name| {
+            if name.id == TagId::Other {
+                *name = others.number_atom(old.atom(*name));
+            }
+        };
+        for open in &mut self.stack {
+            renumber(&mut open.name);
+        }
+        for entry in &mut self.formatting {
+            if let Entry::Element { name, .. } = entry {
+                renumber(name);
+            }
+        }
+    }
+
     /// Runs a token through the rules; `current` is a logged start tag's index.
     /// Inlined, so that each kind of token takes its own path through [`State::quick`].
     #[inline(always)]
@@ -379,18 +497,24 @@ impl Sink for Tracker<'_> {
         let current = self.log.current();
         // One borrow for the whole tag.
         let mut state = self.state.borrow_mut();
-        let feedback = match tag.kind {
+        let name = state.name_of(tag.id, tag.name);
+        let (feedback, name) = match tag.kind {
             TagKind::StartTag => {
-                let facts = facts(&tag.name);
-                let tag = Tag { token: &tag, facts };
-                state.run(Tok::Start(&tag), current)
+                let facts = facts(tag.id);
+                let tag = Tag {
+                    token: &tag,
+                    name,
+                    facts,
+                };
+                (state.run(Tok::Start(&tag), current), tag.name)
             }
-            TagKind::EndTag => state.run(Tok::End(&tag.name), None),
+            TagKind::EndTag => (state.run(Tok::End(&name), None), name),
         };
         if current.is_some() {
             // The token's name goes into the log (no rule reads `names`): as
             // many names as logged tags, so they count the log's tags.
-            state.names.push(tag.name);
+            let atom = state.others.atom(name);
+            state.names.push(atom);
         }
         debug_assert_eq!(state.names.len(), self.log.len());
         if state.names.len() >= CHUNK_TAGS
@@ -399,7 +523,7 @@ impl Sink for Tracker<'_> {
             // Never right after a `style` start tag (always logged, so its name is the last).
             && !(current.is_some()
                 && tag.kind == TagKind::StartTag
-                && state.names.last() == Some(&local_name!("style")))
+                && tag.id == tag!("style"))
         {
             drop(state);
             self.hand_over();
@@ -583,7 +707,7 @@ impl State {
         self.top().is_some_and(|e| e.flags & flags != 0)
     }
 
-    fn top_is_html(&self, name: &LocalName) -> bool {
+    fn top_is_html(&self, name: &Name) -> bool {
         self.top().is_some_and(|e| e.is_html(name))
     }
 
@@ -611,7 +735,7 @@ impl State {
     /// Creates an element for the current token if `tag` (else a phantom), pushed if `push`.
     fn create(
         &mut self,
-        name: &LocalName,
+        name: &Name,
         namespace: Namespace,
         flags: u32,
         tag: Option<&Tag>,
@@ -626,7 +750,7 @@ impl State {
             }
             if !in_template
                 && namespace == Namespace::Html
-                && *name == local_name!("base")
+                && name.id == tag!("base")
                 && self.tree.base.is_none()
                 && attr(tag, &local_name!("href")).is_some()
             {
@@ -640,11 +764,11 @@ impl State {
             if flags & TEMPLATE != 0 {
                 self.in_template += 1;
             }
-            if namespace == Namespace::Html && *name == local_name!("p") {
+            if namespace == Namespace::Html && name.id == tag!("p") {
                 self.paragraphs += 1;
             }
             self.stack.push(Open {
-                name: name.clone(),
+                name: *name,
                 namespace,
                 flags,
                 id,
@@ -656,8 +780,8 @@ impl State {
     /// The landmark of an element created now: itself, else the innermost on the
     /// stack up to the nearest template ([`Tree::landmarks`]); the adoption
     /// agency moves nothing across one, as landmarks are special.
-    fn landmark(&self, name: &LocalName, namespace: Namespace) -> Option<Landmark> {
-        let own = (namespace == Namespace::Html).then(|| Landmark::of(name));
+    fn landmark(&self, name: &Name, namespace: Namespace) -> Option<Landmark> {
+        let own = (namespace == Namespace::Html).then(|| Landmark::of(&self.others.atom(*name)));
         if let Some(landmark) = own.flatten() {
             return Some(landmark);
         }
@@ -668,7 +792,7 @@ impl State {
             if open.flags & TEMPLATE != 0 {
                 return None;
             }
-            if let Some(landmark) = Landmark::of(&open.name) {
+            if let Some(landmark) = Landmark::of(&self.others.atom(open.name)) {
                 return Some(landmark);
             }
         }
@@ -678,7 +802,7 @@ impl State {
     /// Records the landmark of the current start tag's element; cold, as only WAT asks.
     #[cold]
     #[inline(never)]
-    fn record_landmark(&mut self, name: &LocalName, namespace: Namespace) {
+    fn record_landmark(&mut self, name: &Name, namespace: Namespace) {
         let Some(index) = self.current else { return };
         let landmark = self.landmark(name, namespace);
         let landmarks = &mut self.tree.landmarks;
@@ -694,8 +818,8 @@ impl State {
     }
 
     /// Inserts an HTML element no token asked for.
-    fn phantom(&mut self, name: &LocalName) -> Result<u32, Bail> {
-        self.create(name, Namespace::Html, classify(name), None, true)
+    fn phantom(&mut self, name: &Name) -> Result<u32, Bail> {
+        self.create(name, Namespace::Html, classify(name.id), None, true)
     }
 
     /// Notes that an element left the stack.
@@ -703,7 +827,7 @@ impl State {
         if open.flags & TEMPLATE != 0 {
             self.in_template = self.in_template.saturating_sub(1);
         }
-        if open.flags & IMPLIED != 0 && open.is_html(&local_name!("p")) {
+        if open.flags & IMPLIED != 0 && open.is_html(&name!("p")) {
             self.paragraphs = self.paragraphs.saturating_sub(1);
         }
         if open.flags & FORMATTING != 0 {
@@ -753,7 +877,7 @@ impl State {
         }
     }
 
-    fn pop_until_named(&mut self, name: &LocalName) {
+    fn pop_until_named(&mut self, name: &Name) {
         self.pop_until(|e| e.is_html(name));
     }
 
@@ -777,7 +901,7 @@ impl State {
         false
     }
 
-    fn in_scope_named(&self, flags: u32, name: &LocalName) -> bool {
+    fn in_scope_named(&self, flags: u32, name: &Name) -> bool {
         self.in_scope(flags, |e| e.is_html(name))
     }
 
@@ -789,7 +913,7 @@ impl State {
     }
 
     /// Generates implied end tags, except for `name`.
-    fn generate_implied_except(&mut self, name: &LocalName) {
+    fn generate_implied_except(&mut self, name: &Name) {
         while self.top_is(IMPLIED) && !self.top_is_html(name) {
             let _ = self.pop();
         }
@@ -797,23 +921,20 @@ impl State {
 
     /// Whether a `select` is in the default scope (html5ever has no "in select" mode).
     fn select_in_scope(&self) -> bool {
-        self.in_scope_named(SCOPE, &local_name!("select"))
+        self.in_scope_named(SCOPE, &name!("select"))
     }
 
     fn close_p(&mut self) {
-        self.generate_implied_except(&local_name!("p"));
-        self.pop_until_named(&local_name!("p"));
+        self.generate_implied_except(&name!("p"));
+        self.pop_until_named(&name!("p"));
     }
 
     fn close_p_in_button_scope(&mut self) {
         debug_assert_eq!(
             self.paragraphs,
-            self.stack
-                .iter()
-                .filter(|e| e.is_html(&local_name!("p")))
-                .count()
+            self.stack.iter().filter(|e| e.is_html(&name!("p"))).count()
         );
-        if self.paragraphs > 0 && self.in_scope_named(SCOPE | BUTTON_SCOPE, &local_name!("p")) {
+        if self.paragraphs > 0 && self.in_scope_named(SCOPE | BUTTON_SCOPE, &name!("p")) {
             self.close_p();
         }
     }
@@ -852,8 +973,8 @@ impl State {
             let Some(Entry::Element { name, .. }) = self.formatting.get(at) else {
                 continue;
             };
-            let name = name.clone();
-            let flags = classify(&name) | FORMATTING;
+            let name = *name;
+            let flags = classify(name.id) | FORMATTING;
             let id = self.create(&name, Namespace::Html, flags, None, true)?;
             if let Some(entry) = self.formatting.get_mut(at) {
                 *entry = Entry::Element {
@@ -867,7 +988,7 @@ impl State {
     }
 
     /// The entries after the last marker, last first, with their index.
-    fn after_marker(&self) -> impl Iterator<Item = (usize, u32, &LocalName)> {
+    fn after_marker(&self) -> impl Iterator<Item = (usize, u32, &Name)> {
         self.formatting
             .iter()
             .enumerate()
@@ -889,7 +1010,7 @@ impl State {
         }
         self.formatting.push(Entry::Element {
             id,
-            name: tag.name.clone(),
+            name: tag.name,
             open: true,
         });
         Ok(Next::Done)
@@ -898,7 +1019,7 @@ impl State {
     /// The adoption agency algorithm (WHATWG HTML §13.2.6.4.7, as html5ever
     /// runs it). Elements keep their namespace and template contents when
     /// they move, so only the stack and the list change here.
-    fn adoption_agency(&mut self, subject: &LocalName) -> Step {
+    fn adoption_agency(&mut self, subject: &Name) -> Step {
         if let Some(top) = self.top()
             && top.is_html(subject)
             && !self
@@ -985,10 +1106,10 @@ impl State {
         let Some(Entry::Element { name, .. }) = self.formatting.get(entry) else {
             return Err(Bail("formatting element unlisted"));
         };
-        let name = name.clone();
+        let name = *name;
         let new = Entry::Element {
             id: clone,
-            name: name.clone(),
+            name,
             open: true,
         };
         match after.and_then(|id| self.listed(id)) {
@@ -1005,7 +1126,7 @@ impl State {
             .iter()
             .position(|e| e.id == block_id)
             .ok_or(Bail("no block"))?;
-        let flags = classify(&name) | FORMATTING;
+        let flags = classify(name.id) | FORMATTING;
         self.stack.insert(
             block + 1,
             Open {
@@ -1034,10 +1155,10 @@ impl State {
 
     /// An `a` start tag while an `a` is listed: the adoption agency, then that `a` removed.
     fn misnested_a(&mut self) -> Result<(), Bail> {
-        let Some((_, id, _)) = self.after_marker().find(|e| *e.2 == local_name!("a")) else {
+        let Some((_, id, _)) = self.after_marker().find(|e| e.2.id == tag!("a")) else {
             return Ok(());
         };
-        self.adoption_agency(&local_name!("a"))?;
+        self.adoption_agency(&name!("a"))?;
         let listed = self
             .formatting
             .iter()
@@ -1057,7 +1178,7 @@ impl State {
     }
 
     /// Any other end tag in body.
-    fn end_tag_in_body(&mut self, name: &LocalName) -> Next {
+    fn end_tag_in_body(&mut self, name: &Name) -> Next {
         let mut found = None;
         for (at, open) in self.stack.iter().enumerate().rev() {
             if open.is_html(name) {
@@ -1082,21 +1203,21 @@ impl State {
                 continue;
             }
             let last = at == 0;
-            let mode = match open.name {
-                local_name!("td") | local_name!("th") if !last => Mode::InCell,
-                local_name!("tr") => Mode::InRow,
+            let mode = match open.name.id {
+                tag!("td") | tag!("th") if !last => Mode::InCell,
+                tag!("tr") => Mode::InRow,
                 table_section!() => Mode::InTableBody,
-                local_name!("caption") => Mode::InCaption,
-                local_name!("colgroup") => Mode::InColumnGroup,
-                local_name!("table") => Mode::InTable,
-                local_name!("template") => {
+                tag!("caption") => Mode::InCaption,
+                tag!("colgroup") => Mode::InColumnGroup,
+                tag!("table") => Mode::InTable,
+                tag!("template") => {
                     return self.templates.last().copied().ok_or(Bail("template modes"));
                 }
-                local_name!("head") if !last => Mode::InHead,
-                local_name!("body") => Mode::InBody,
-                local_name!("frameset") => return Err(Bail("frameset")),
-                local_name!("html") if self.head.is_some() => Mode::AfterHead,
-                local_name!("html") => Mode::BeforeHead,
+                tag!("head") if !last => Mode::InHead,
+                tag!("body") => Mode::InBody,
+                tag!("frameset") => return Err(Bail("frameset")),
+                tag!("html") if self.head.is_some() => Mode::AfterHead,
+                tag!("html") => Mode::BeforeHead,
                 _ => continue,
             };
             return Ok(mode);
@@ -1150,7 +1271,7 @@ impl State {
     fn before_html(&mut self, tok: Tok<'_>) -> Step {
         match tok {
             Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
-            Tok::Start(tag) if tag.name == local_name!("html") => {
+            Tok::Start(tag) if tag.name.id == tag!("html") => {
                 self.insert(tag, true)?;
                 self.mode = Mode::BeforeHead;
                 return Ok(Next::Done);
@@ -1158,15 +1279,15 @@ impl State {
             Tok::End(name) if ignored_before_head(name) => return Ok(Next::Done),
             _ => {}
         }
-        self.phantom(&local_name!("html"))?;
+        self.phantom(&name!("html"))?;
         Ok(Next::Reprocess(Mode::BeforeHead))
     }
 
     fn before_head(&mut self, tok: Tok<'_>) -> Step {
         match tok {
             Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
-            Tok::Start(tag) if tag.name == local_name!("html") => return self.in_body(tok),
-            Tok::Start(tag) if tag.name == local_name!("head") => {
+            Tok::Start(tag) if tag.name.id == tag!("html") => return self.in_body(tok),
+            Tok::Start(tag) if tag.name.id == tag!("head") => {
                 self.head = Some(self.insert(tag, true)?);
                 self.mode = Mode::InHead;
                 return Ok(Next::Done);
@@ -1174,49 +1295,45 @@ impl State {
             Tok::End(name) if ignored_before_head(name) => return Ok(Next::Done),
             _ => {}
         }
-        self.head = Some(self.phantom(&local_name!("head"))?);
+        self.head = Some(self.phantom(&name!("head"))?);
         Ok(Next::Reprocess(Mode::InHead))
     }
 
     fn in_head(&mut self, tok: Tok<'_>) -> Step {
         match tok {
             Tok::Text { space: true } | Tok::Comment => Ok(Next::Done),
-            Tok::Start(tag) => match tag.name {
-                local_name!("html") => self.in_body(tok),
-                local_name!("base")
-                | local_name!("basefont")
-                | local_name!("bgsound")
-                | local_name!("link")
-                | local_name!("meta") => {
+            Tok::Start(tag) => match tag.name.id {
+                tag!("html") => self.in_body(tok),
+                tag!("base") | tag!("basefont") | tag!("bgsound") | tag!("link") | tag!("meta") => {
                     self.insert(tag, false)?;
                     Ok(Next::Done)
                 }
-                local_name!("title") => self.raw(tag, RawKind::Rcdata),
-                local_name!("noframes") | local_name!("style") => self.raw(tag, RawKind::Rawtext),
-                local_name!("noscript") => {
+                tag!("title") => self.raw(tag, RawKind::Rcdata),
+                tag!("noframes") | tag!("style") => self.raw(tag, RawKind::Rawtext),
+                tag!("noscript") => {
                     self.insert(tag, true)?;
                     self.mode = Mode::InHeadNoscript;
                     Ok(Next::Done)
                 }
-                local_name!("script") => self.raw(tag, RawKind::ScriptData),
-                local_name!("template") => {
+                tag!("script") => self.raw(tag, RawKind::ScriptData),
+                tag!("template") => {
                     self.formatting.push(Entry::Marker);
                     self.mode = Mode::InTemplate;
                     self.templates.push(Mode::InTemplate);
                     self.insert(tag, true)?;
                     Ok(Next::Done)
                 }
-                local_name!("head") => Ok(Next::Done),
+                tag!("head") => Ok(Next::Done),
                 _ => self.in_head_else(),
             },
-            Tok::End(name) => match *name {
-                local_name!("head") => {
+            Tok::End(name) => match name.id {
+                tag!("head") => {
                     self.pop()?;
                     self.mode = Mode::AfterHead;
                     Ok(Next::Done)
                 }
                 body_html_br!() => self.in_head_else(),
-                local_name!("template") => self.end_template(),
+                tag!("template") => self.end_template(),
                 _ => Ok(Next::Done),
             },
             _ => self.in_head_else(),
@@ -1231,7 +1348,7 @@ impl State {
     fn end_template(&mut self) -> Step {
         if self.in_template > 0 {
             self.generate_implied(IMPLIED | THOROUGH);
-            self.pop_until_named(&local_name!("template"));
+            self.pop_until_named(&name!("template"));
             self.clear_to_marker();
             self.templates.pop();
             self.mode = self.reset_mode()?;
@@ -1241,23 +1358,26 @@ impl State {
 
     fn in_head_noscript(&mut self, tok: Tok<'_>) -> Step {
         match tok {
-            Tok::Start(tag) => match tag.name {
-                local_name!("html") => return self.in_body(tok),
-                local_name!("basefont")
-                | local_name!("bgsound")
-                | local_name!("link")
-                | local_name!("meta")
-                | local_name!("noframes")
-                | local_name!("style") => return self.in_head(tok),
-                local_name!("head") | local_name!("noscript") => return Ok(Next::Done),
+            Tok::Start(tag) => match tag.name.id {
+                tag!("html") => return self.in_body(tok),
+                tag!("basefont")
+                | tag!("bgsound")
+                | tag!("link")
+                | tag!("meta")
+                | tag!("noframes")
+                | tag!("style") => return self.in_head(tok),
+                tag!("head") | tag!("noscript") => return Ok(Next::Done),
                 _ => {}
             },
-            Tok::End(&local_name!("noscript")) => {
+            Tok::End(Name {
+                id: tag!("noscript"),
+                ..
+            }) => {
                 self.pop()?;
                 self.mode = Mode::InHead;
                 return Ok(Next::Done);
             }
-            Tok::End(&local_name!("br")) => {}
+            Tok::End(Name { id: tag!("br"), .. }) => {}
             Tok::End(_) | Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
             Tok::Text { .. } | Tok::Nul => {}
         }
@@ -1268,24 +1388,30 @@ impl State {
     fn after_head(&mut self, tok: Tok<'_>) -> Step {
         match tok {
             Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
-            Tok::Start(tag) => match tag.name {
-                local_name!("html") => return self.in_body(tok),
-                local_name!("body") => {
+            Tok::Start(tag) => match tag.name.id {
+                tag!("html") => return self.in_body(tok),
+                tag!("body") => {
                     self.insert(tag, true)?;
                     self.mode = Mode::InBody;
                     return Ok(Next::Done);
                 }
-                local_name!("frameset") => return Err(Bail("frameset")),
+                tag!("frameset") => return Err(Bail("frameset")),
                 in_head_start!() => return self.in_head_again(tok),
-                local_name!("head") => return Ok(Next::Done),
+                tag!("head") => return Ok(Next::Done),
                 _ => {}
             },
-            Tok::End(&local_name!("template")) => return self.in_head(tok),
-            Tok::End(&body_html_br!()) => {}
+            Tok::End(Name {
+                id: tag!("template"),
+                ..
+            }) => return self.in_head(tok),
+            Tok::End(Name {
+                id: body_html_br!(),
+                ..
+            }) => {}
             Tok::End(_) => return Ok(Next::Done),
             Tok::Text { .. } | Tok::Nul => {}
         }
-        self.phantom(&local_name!("body"))?;
+        self.phantom(&name!("body"))?;
         Ok(Next::Reprocess(Mode::InBody))
     }
 
@@ -1296,9 +1422,9 @@ impl State {
             return Err(Bail("nesting too deep"));
         }
         self.stack.push(Open {
-            name: local_name!("head"),
+            name: name!("head"),
             namespace: Namespace::Html,
-            flags: classify(&local_name!("head")),
+            flags: classify(tag!("head")),
             id: head,
         });
         let next = self.in_head(tok);
@@ -1322,8 +1448,10 @@ impl State {
         match tok {
             Tok::Text { space: true } => self.in_body(tok),
             Tok::Comment => Ok(Next::Done),
-            Tok::Start(tag) if tag.name == local_name!("html") => self.in_body(tok),
-            Tok::End(&local_name!("html")) if mode == Mode::AfterBody => {
+            Tok::Start(tag) if tag.name.id == tag!("html") => self.in_body(tok),
+            Tok::End(Name {
+                id: tag!("html"), ..
+            }) if mode == Mode::AfterBody => {
                 self.mode = Mode::AfterAfterBody;
                 Ok(Next::Done)
             }
@@ -1379,8 +1507,8 @@ impl State {
             }
             BodyStart::Nobr => {
                 self.reconstruct()?;
-                if self.in_scope_named(SCOPE, &local_name!("nobr")) {
-                    self.adoption_agency(&local_name!("nobr"))?;
+                if self.in_scope_named(SCOPE, &name!("nobr")) {
+                    self.adoption_agency(&name!("nobr"))?;
                     self.reconstruct()?;
                 }
                 self.formatting_element(tag)
@@ -1393,14 +1521,14 @@ impl State {
     fn body_start_other(&mut self, tag: &Tag) -> Step {
         match tag.facts.start {
             BodyStart::Void => {
-                if tag.name == local_name!("input") && self.select_in_scope() {
+                if tag.name.id == tag!("input") && self.select_in_scope() {
                     // An `input` closes an open `select`.
-                    self.pop_until_named(&local_name!("select"));
+                    self.pop_until_named(&name!("select"));
                 }
                 self.reconstruct()?;
-                let name = match tag.name {
-                    local_name!("image") => local_name!("img"),
-                    _ => tag.name.clone(),
+                let name = match tag.name.id {
+                    tag!("image") => name!("img"),
+                    _ => tag.name,
                 };
                 self.create(&name, Namespace::Html, 0, Some(tag), false)?;
                 Ok(Next::Done)
@@ -1447,20 +1575,20 @@ impl State {
 
     /// Start tags in body met less often.
     fn body_start_rare(&mut self, tag: &Tag) -> Step {
-        match tag.name {
-            local_name!("html") => {
+        match tag.name.id {
+            tag!("html") => {
                 if self.in_template == 0 {
                     self.record(Namespace::Html, false);
                 }
             }
-            local_name!("body") => {
+            tag!("body") => {
                 let body = self.stack.get(1).is_some_and(|e| e.is_html(&tag.name));
                 if body && self.in_template == 0 {
                     self.record(Namespace::Html, false);
                 }
             }
-            local_name!("frameset") => return Err(Bail("frameset")),
-            local_name!("select") => {
+            tag!("frameset") => return Err(Bail("frameset")),
+            tag!("select") => {
                 // A `select` in a `select` closes it and makes nothing.
                 if self.select_in_scope() {
                     self.pop_until_named(&tag.name);
@@ -1469,10 +1597,10 @@ impl State {
                     self.insert(tag, true)?;
                 }
             }
-            local_name!("button") => {
-                if self.in_scope_named(SCOPE, &local_name!("button")) {
+            tag!("button") => {
+                if self.in_scope_named(SCOPE, &name!("button")) {
                     self.generate_implied(IMPLIED);
-                    self.pop_until_named(&local_name!("button"));
+                    self.pop_until_named(&name!("button"));
                 }
                 self.reconstruct()?;
                 self.insert(tag, true)?;
@@ -1482,43 +1610,43 @@ impl State {
                 self.insert(tag, true)?;
                 self.formatting.push(Entry::Marker);
             }
-            local_name!("option") | local_name!("optgroup") => {
+            tag!("option") | tag!("optgroup") => {
                 if self.select_in_scope() {
                     // An `option` closes open `option`s; an `optgroup` closes those and `optgroup`s.
-                    if tag.name == local_name!("option") {
-                        self.generate_implied_except(&local_name!("optgroup"));
+                    if tag.name.id == tag!("option") {
+                        self.generate_implied_except(&name!("optgroup"));
                     } else {
                         self.generate_implied(IMPLIED);
                     }
-                } else if self.top_is_html(&local_name!("option")) {
+                } else if self.top_is_html(&name!("option")) {
                     self.pop()?;
                 }
                 self.reconstruct()?;
                 self.insert(tag, true)?;
             }
-            local_name!("rb") | local_name!("rtc") => {
-                if self.in_scope_named(SCOPE, &local_name!("ruby")) {
+            tag!("rb") | tag!("rtc") => {
+                if self.in_scope_named(SCOPE, &name!("ruby")) {
                     self.generate_implied(IMPLIED);
                 }
                 self.insert(tag, true)?;
             }
-            local_name!("rp") | local_name!("rt") => {
-                if self.in_scope_named(SCOPE, &local_name!("ruby")) {
-                    self.generate_implied_except(&local_name!("rtc"));
+            tag!("rp") | tag!("rt") => {
+                if self.in_scope_named(SCOPE, &name!("ruby")) {
+                    self.generate_implied_except(&name!("rtc"));
                 }
                 self.insert(tag, true)?;
             }
-            local_name!("caption")
-            | local_name!("col")
-            | local_name!("colgroup")
-            | local_name!("frame")
-            | local_name!("head")
-            | local_name!("tbody")
-            | local_name!("td")
-            | local_name!("tfoot")
-            | local_name!("th")
-            | local_name!("thead")
-            | local_name!("tr") => {}
+            tag!("caption")
+            | tag!("col")
+            | tag!("colgroup")
+            | tag!("frame")
+            | tag!("head")
+            | tag!("tbody")
+            | tag!("td")
+            | tag!("tfoot")
+            | tag!("th")
+            | tag!("thead")
+            | tag!("tr") => {}
             _ => {
                 self.reconstruct()?;
                 self.insert(tag, true)?;
@@ -1528,25 +1656,22 @@ impl State {
     }
 
     fn list_item(&mut self, tag: &Tag) -> Step {
-        let list = tag.name == local_name!("li");
+        let list = tag.name.id == tag!("li");
         let mut close = None;
         for open in self.stack.iter().rev() {
             if open.namespace != Namespace::Html {
                 continue;
             }
-            let closes = match open.name {
-                local_name!("li") => list,
-                local_name!("dd") | local_name!("dt") => !list,
+            let closes = match open.name.id {
+                tag!("li") => list,
+                tag!("dd") | tag!("dt") => !list,
                 _ => false,
             };
             if closes {
-                close = Some(open.name.clone());
+                close = Some(open.name);
                 break;
             }
-            let passes = matches!(
-                open.name,
-                local_name!("address") | local_name!("div") | local_name!("p")
-            );
+            let passes = matches!(open.name.id, tag!("address") | tag!("div") | tag!("p"));
             if open.flags & SPECIAL != 0 && !passes {
                 break;
             }
@@ -1578,54 +1703,54 @@ impl State {
         Ok(Next::Done)
     }
 
-    fn body_end(&mut self, name: &LocalName) -> Step {
-        match *name {
-            local_name!("template") => return self.in_head(Tok::End(name)),
-            local_name!("body") => {
-                if self.in_scope_named(SCOPE, &local_name!("body")) {
+    fn body_end(&mut self, name: &Name) -> Step {
+        match name.id {
+            tag!("template") => return self.in_head(Tok::End(name)),
+            tag!("body") => {
+                if self.in_scope_named(SCOPE, &name!("body")) {
                     self.mode = Mode::AfterBody;
                 }
             }
-            local_name!("html") => {
-                if self.in_scope_named(SCOPE, &local_name!("body")) {
+            tag!("html") => {
+                if self.in_scope_named(SCOPE, &name!("body")) {
                     return Ok(Next::Reprocess(Mode::AfterBody));
                 }
             }
-            local_name!("address")
-            | local_name!("article")
-            | local_name!("aside")
-            | local_name!("blockquote")
-            | local_name!("button")
-            | local_name!("center")
-            | local_name!("details")
-            | local_name!("dialog")
-            | local_name!("dir")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("fieldset")
-            | local_name!("figcaption")
-            | local_name!("figure")
-            | local_name!("footer")
-            | local_name!("header")
-            | local_name!("hgroup")
-            | local_name!("listing")
-            | local_name!("main")
-            | local_name!("menu")
-            | local_name!("nav")
-            | local_name!("ol")
-            | local_name!("pre")
-            | local_name!("search")
-            | local_name!("section")
-            | local_name!("select")
-            | local_name!("summary")
-            | local_name!("ul") => {
+            tag!("address")
+            | tag!("article")
+            | tag!("aside")
+            | tag!("blockquote")
+            | tag!("button")
+            | tag!("center")
+            | tag!("details")
+            | tag!("dialog")
+            | tag!("dir")
+            | tag!("div")
+            | tag!("dl")
+            | tag!("fieldset")
+            | tag!("figcaption")
+            | tag!("figure")
+            | tag!("footer")
+            | tag!("header")
+            | tag!("hgroup")
+            | tag!("listing")
+            | tag!("main")
+            | tag!("menu")
+            | tag!("nav")
+            | tag!("ol")
+            | tag!("pre")
+            | tag!("search")
+            | tag!("section")
+            | tag!("select")
+            | tag!("summary")
+            | tag!("ul") => {
                 if self.in_scope_named(SCOPE, name) {
                     self.generate_implied(IMPLIED);
                     self.pop_until_named(name);
                 }
             }
-            local_name!("form") => self.end_form(),
-            local_name!("p") => {
+            tag!("form") => self.end_form(),
+            tag!("p") => {
                 // Without a `p` in scope html5ever inserts and closes one: no tied element changes.
                 if self.in_scope_named(SCOPE | BUTTON_SCOPE, name) {
                     self.close_p();
@@ -1636,11 +1761,11 @@ impl State {
         Ok(Next::Done)
     }
 
-    fn body_end_other(&mut self, name: &LocalName) -> Step {
-        match *name {
+    fn body_end_other(&mut self, name: &Name) -> Step {
+        match name.id {
             list_item!() => {
-                let scope = match *name {
-                    local_name!("li") => SCOPE | LIST_SCOPE,
+                let scope = match name.id {
+                    tag!("li") => SCOPE | LIST_SCOPE,
                     _ => SCOPE,
                 };
                 if self.in_scope_named(scope, name) {
@@ -1655,7 +1780,7 @@ impl State {
                     self.pop_until(heading);
                 }
             }
-            local_name!("a") | local_name!("nobr") | formatting!() => {
+            tag!("a") | tag!("nobr") | formatting!() => {
                 return self.adoption_agency(name);
             }
             marker_inserting!() => {
@@ -1665,7 +1790,7 @@ impl State {
                     self.clear_to_marker();
                 }
             }
-            local_name!("br") => {
+            tag!("br") => {
                 // As a `<br>` with no attributes: tied to no tag.
                 self.reconstruct()?;
                 self.create(name, Namespace::Html, 0, None, false)?;
@@ -1686,11 +1811,11 @@ impl State {
             self.generate_implied(IMPLIED);
             self.remove(form);
         } else {
-            if !self.in_scope_named(SCOPE, &local_name!("form")) {
+            if !self.in_scope_named(SCOPE, &name!("form")) {
                 return;
             }
             self.generate_implied(IMPLIED);
-            self.pop_until_named(&local_name!("form"));
+            self.pop_until_named(&name!("form"));
         }
     }
 }
@@ -1711,21 +1836,21 @@ impl State {
             Tok::End(name) => return self.table_end(name),
             Tok::Start(tag) => tag,
         };
-        match tag.name {
-            local_name!("caption") => {
+        match tag.name.id {
+            tag!("caption") => {
                 self.pop_until_current(TABLE_SCOPE);
                 self.formatting.push(Entry::Marker);
                 self.insert(tag, true)?;
                 self.mode = Mode::InCaption;
             }
-            local_name!("colgroup") => {
+            tag!("colgroup") => {
                 self.pop_until_current(TABLE_SCOPE);
                 self.insert(tag, true)?;
                 self.mode = Mode::InColumnGroup;
             }
-            local_name!("col") => {
+            tag!("col") => {
                 self.pop_until_current(TABLE_SCOPE);
-                self.phantom(&local_name!("colgroup"))?;
+                self.phantom(&name!("colgroup"))?;
                 return Ok(Next::Reprocess(Mode::InColumnGroup));
             }
             table_section!() => {
@@ -1733,27 +1858,27 @@ impl State {
                 self.insert(tag, true)?;
                 self.mode = Mode::InTableBody;
             }
-            local_name!("td") | local_name!("th") | local_name!("tr") => {
+            tag!("td") | tag!("th") | tag!("tr") => {
                 self.pop_until_current(TABLE_SCOPE);
-                self.phantom(&local_name!("tbody"))?;
+                self.phantom(&name!("tbody"))?;
                 return Ok(Next::Reprocess(Mode::InTableBody));
             }
-            local_name!("table") => {
-                if self.in_scope_named(TABLE_SCOPE, &local_name!("table")) {
-                    self.pop_until_named(&local_name!("table"));
+            tag!("table") => {
+                if self.in_scope_named(TABLE_SCOPE, &name!("table")) {
+                    self.pop_until_named(&name!("table"));
                     return Ok(Next::Reprocess(self.reset_mode()?));
                 }
             }
-            local_name!("style") | local_name!("script") | local_name!("template") => {
+            tag!("style") | tag!("script") | tag!("template") => {
                 return self.in_head(tok);
             }
-            local_name!("input")
+            tag!("input")
                 if attr(tag, &local_name!("type"))
                     .is_some_and(|t| t.eq_ignore_ascii_case("hidden")) =>
             {
                 self.insert(tag, false)?;
             }
-            local_name!("form") => {
+            tag!("form") => {
                 if self.in_template == 0 && self.form.is_none() {
                     self.form = Some(self.insert(tag, false)?);
                 }
@@ -1763,27 +1888,27 @@ impl State {
         Ok(Next::Done)
     }
 
-    fn table_end(&mut self, name: &LocalName) -> Step {
-        match *name {
-            local_name!("table") => {
+    fn table_end(&mut self, name: &Name) -> Step {
+        match name.id {
+            tag!("table") => {
                 if self.in_scope_named(TABLE_SCOPE, name) {
                     self.pop_until_named(name);
                     self.mode = self.reset_mode()?;
                 }
                 Ok(Next::Done)
             }
-            local_name!("template") => self.in_head(Tok::End(name)),
-            local_name!("body")
-            | local_name!("caption")
-            | local_name!("col")
-            | local_name!("colgroup")
-            | local_name!("html")
-            | local_name!("tbody")
-            | local_name!("td")
-            | local_name!("tfoot")
-            | local_name!("th")
-            | local_name!("thead")
-            | local_name!("tr") => Ok(Next::Done),
+            tag!("template") => self.in_head(Tok::End(name)),
+            tag!("body")
+            | tag!("caption")
+            | tag!("col")
+            | tag!("colgroup")
+            | tag!("html")
+            | tag!("tbody")
+            | tag!("td")
+            | tag!("tfoot")
+            | tag!("th")
+            | tag!("thead")
+            | tag!("tr") => Ok(Next::Done),
             // Foster parenting changes nothing an end tag does in body that a tag is tied to.
             _ => self.in_body(Tok::End(name)),
         }
@@ -1803,20 +1928,20 @@ impl State {
 
     fn in_caption(&mut self, tok: Tok<'_>) -> Step {
         let (closes, end) = match tok {
-            Tok::Start(tag) => (matches!(tag.name, table_part!()), false),
-            Tok::End(name) => match *name {
-                local_name!("table") => (true, false),
-                local_name!("caption") => (true, true),
-                local_name!("body")
-                | local_name!("col")
-                | local_name!("colgroup")
-                | local_name!("html")
-                | local_name!("tbody")
-                | local_name!("td")
-                | local_name!("tfoot")
-                | local_name!("th")
-                | local_name!("thead")
-                | local_name!("tr") => return Ok(Next::Done),
+            Tok::Start(tag) => (matches!(tag.name.id, table_part!()), false),
+            Tok::End(name) => match name.id {
+                tag!("table") => (true, false),
+                tag!("caption") => (true, true),
+                tag!("body")
+                | tag!("col")
+                | tag!("colgroup")
+                | tag!("html")
+                | tag!("tbody")
+                | tag!("td")
+                | tag!("tfoot")
+                | tag!("th")
+                | tag!("thead")
+                | tag!("tr") => return Ok(Next::Done),
                 _ => (false, false),
             },
             _ => (false, false),
@@ -1824,11 +1949,11 @@ impl State {
         if !closes {
             return self.in_body(tok);
         }
-        if !self.in_scope_named(TABLE_SCOPE, &local_name!("caption")) {
+        if !self.in_scope_named(TABLE_SCOPE, &name!("caption")) {
             return Ok(Next::Done);
         }
         self.generate_implied(IMPLIED);
-        self.pop_until_named(&local_name!("caption"));
+        self.pop_until_named(&name!("caption"));
         self.clear_to_marker();
         if end {
             self.mode = Mode::InTable;
@@ -1841,27 +1966,35 @@ impl State {
     fn in_column_group(&mut self, tok: Tok<'_>) -> Step {
         match tok {
             Tok::Text { space: true } | Tok::Comment => return Ok(Next::Done),
-            Tok::Start(tag) => match tag.name {
-                local_name!("html") => return self.in_body(tok),
-                local_name!("col") => {
+            Tok::Start(tag) => match tag.name.id {
+                tag!("html") => return self.in_body(tok),
+                tag!("col") => {
                     self.insert(tag, false)?;
                     return Ok(Next::Done);
                 }
-                local_name!("template") => return self.in_head(tok),
+                tag!("template") => return self.in_head(tok),
                 _ => {}
             },
-            Tok::End(&local_name!("colgroup")) => {
-                if self.top_is_html(&local_name!("colgroup")) {
+            Tok::End(Name {
+                id: tag!("colgroup"),
+                ..
+            }) => {
+                if self.top_is_html(&name!("colgroup")) {
                     self.pop()?;
                     self.mode = Mode::InTable;
                 }
                 return Ok(Next::Done);
             }
-            Tok::End(&local_name!("col")) => return Ok(Next::Done),
-            Tok::End(&local_name!("template")) => return self.in_head(tok),
+            Tok::End(Name {
+                id: tag!("col"), ..
+            }) => return Ok(Next::Done),
+            Tok::End(Name {
+                id: tag!("template"),
+                ..
+            }) => return self.in_head(tok),
             _ => {}
         }
-        if self.top_is_html(&local_name!("colgroup")) {
+        if self.top_is_html(&name!("colgroup")) {
             self.pop()?;
             Ok(Next::Reprocess(Mode::InTable))
         } else {
@@ -1871,27 +2004,27 @@ impl State {
 
     fn in_table_body(&mut self, tok: Tok<'_>) -> Step {
         match tok {
-            Tok::Start(tag) => match tag.name {
-                local_name!("tr") => {
+            Tok::Start(tag) => match tag.name.id {
+                tag!("tr") => {
                     self.pop_until_current(BODY_CONTEXT);
                     self.insert(tag, true)?;
                     self.mode = Mode::InRow;
                     Ok(Next::Done)
                 }
-                local_name!("th") | local_name!("td") => {
+                tag!("th") | tag!("td") => {
                     self.pop_until_current(BODY_CONTEXT);
-                    self.phantom(&local_name!("tr"))?;
+                    self.phantom(&name!("tr"))?;
                     Ok(Next::Reprocess(Mode::InRow))
                 }
-                local_name!("caption")
-                | local_name!("col")
-                | local_name!("colgroup")
-                | local_name!("tbody")
-                | local_name!("tfoot")
-                | local_name!("thead") => self.table_body_close(),
+                tag!("caption")
+                | tag!("col")
+                | tag!("colgroup")
+                | tag!("tbody")
+                | tag!("tfoot")
+                | tag!("thead") => self.table_body_close(),
                 _ => self.in_table(tok),
             },
-            Tok::End(name) => match *name {
+            Tok::End(name) => match name.id {
                 table_section!() => {
                     if self.in_scope_named(TABLE_SCOPE, name) {
                         self.pop_until_current(BODY_CONTEXT);
@@ -1900,15 +2033,15 @@ impl State {
                     }
                     Ok(Next::Done)
                 }
-                local_name!("table") => self.table_body_close(),
-                local_name!("body")
-                | local_name!("caption")
-                | local_name!("col")
-                | local_name!("colgroup")
-                | local_name!("html")
-                | local_name!("td")
-                | local_name!("th")
-                | local_name!("tr") => Ok(Next::Done),
+                tag!("table") => self.table_body_close(),
+                tag!("body")
+                | tag!("caption")
+                | tag!("col")
+                | tag!("colgroup")
+                | tag!("html")
+                | tag!("td")
+                | tag!("th")
+                | tag!("tr") => Ok(Next::Done),
                 _ => self.in_table(tok),
             },
             _ => self.in_table(tok),
@@ -1919,10 +2052,7 @@ impl State {
     fn table_body_close(&mut self) -> Step {
         let outer = |e: &Open| {
             e.namespace == Namespace::Html
-                && matches!(
-                    e.name,
-                    local_name!("table") | local_name!("tbody") | local_name!("tfoot")
-                )
+                && matches!(e.name.id, tag!("table") | tag!("tbody") | tag!("tfoot"))
         };
         if !self.in_scope(TABLE_SCOPE, outer) {
             return Ok(Next::Done);
@@ -1934,39 +2064,39 @@ impl State {
 
     fn in_row(&mut self, tok: Tok<'_>) -> Step {
         match tok {
-            Tok::Start(tag) => match tag.name {
-                local_name!("th") | local_name!("td") => {
+            Tok::Start(tag) => match tag.name.id {
+                tag!("th") | tag!("td") => {
                     self.pop_until_current(ROW_CONTEXT);
                     self.insert(tag, true)?;
                     self.mode = Mode::InCell;
                     self.formatting.push(Entry::Marker);
                     Ok(Next::Done)
                 }
-                local_name!("caption")
-                | local_name!("col")
-                | local_name!("colgroup")
-                | local_name!("tbody")
-                | local_name!("tfoot")
-                | local_name!("thead")
-                | local_name!("tr") => self.row_close(Next::Reprocess(Mode::InTableBody)),
+                tag!("caption")
+                | tag!("col")
+                | tag!("colgroup")
+                | tag!("tbody")
+                | tag!("tfoot")
+                | tag!("thead")
+                | tag!("tr") => self.row_close(Next::Reprocess(Mode::InTableBody)),
                 _ => self.in_table(tok),
             },
-            Tok::End(name) => match *name {
-                local_name!("tr") => self.row_close(Next::Done),
-                local_name!("table") => self.row_close(Next::Reprocess(Mode::InTableBody)),
+            Tok::End(name) => match name.id {
+                tag!("tr") => self.row_close(Next::Done),
+                tag!("table") => self.row_close(Next::Reprocess(Mode::InTableBody)),
                 table_section!() => {
                     if !self.in_scope_named(TABLE_SCOPE, name) {
                         return Ok(Next::Done);
                     }
                     self.row_close(Next::Reprocess(Mode::InTableBody))
                 }
-                local_name!("body")
-                | local_name!("caption")
-                | local_name!("col")
-                | local_name!("colgroup")
-                | local_name!("html")
-                | local_name!("td")
-                | local_name!("th") => Ok(Next::Done),
+                tag!("body")
+                | tag!("caption")
+                | tag!("col")
+                | tag!("colgroup")
+                | tag!("html")
+                | tag!("td")
+                | tag!("th") => Ok(Next::Done),
                 _ => self.in_table(tok),
             },
             _ => self.in_table(tok),
@@ -1975,7 +2105,7 @@ impl State {
 
     /// Closes the row, if one is in table scope, and goes on with `next`.
     fn row_close(&mut self, next: Next) -> Step {
-        if !self.in_scope_named(TABLE_SCOPE, &local_name!("tr")) {
+        if !self.in_scope_named(TABLE_SCOPE, &name!("tr")) {
             return Ok(Next::Done);
         }
         self.pop_until_current(ROW_CONTEXT);
@@ -1988,7 +2118,7 @@ impl State {
 
     fn in_cell(&mut self, tok: Tok<'_>) -> Step {
         match tok {
-            Tok::End(name @ (&local_name!("td") | &local_name!("th"))) => {
+            Tok::End(name @ (Name { id: tag!("td"), .. } | Name { id: tag!("th"), .. })) => {
                 if self.in_scope_named(TABLE_SCOPE, name) {
                     self.generate_implied(IMPLIED);
                     self.pop_until_named(name);
@@ -1997,7 +2127,7 @@ impl State {
                 }
                 Ok(Next::Done)
             }
-            Tok::Start(tag) if matches!(tag.name, table_part!()) => {
+            Tok::Start(tag) if matches!(tag.name.id, table_part!()) => {
                 let cell = |e: &Open| e.namespace == Namespace::Html && e.flags & CELL != 0;
                 if !self.in_scope(TABLE_SCOPE, cell) {
                     return Ok(Next::Done);
@@ -2006,18 +2136,38 @@ impl State {
                 Ok(Next::Reprocess(Mode::InRow))
             }
             Tok::End(
-                &local_name!("body")
-                | &local_name!("caption")
-                | &local_name!("col")
-                | &local_name!("colgroup")
-                | &local_name!("html"),
+                Name {
+                    id: tag!("body"), ..
+                }
+                | Name {
+                    id: tag!("caption"),
+                    ..
+                }
+                | Name {
+                    id: tag!("col"), ..
+                }
+                | Name {
+                    id: tag!("colgroup"),
+                    ..
+                }
+                | Name {
+                    id: tag!("html"), ..
+                },
             ) => Ok(Next::Done),
             Tok::End(
-                name @ (&local_name!("table")
-                | &local_name!("tbody")
-                | &local_name!("tfoot")
-                | &local_name!("thead")
-                | &local_name!("tr")),
+                name @ (Name {
+                    id: tag!("table"), ..
+                }
+                | Name {
+                    id: tag!("tbody"), ..
+                }
+                | Name {
+                    id: tag!("tfoot"), ..
+                }
+                | Name {
+                    id: tag!("thead"), ..
+                }
+                | Name { id: tag!("tr"), .. }),
             ) => {
                 if !self.in_scope_named(TABLE_SCOPE, name) {
                     return Ok(Next::Done);
@@ -2039,20 +2189,21 @@ impl State {
         let tag = match tok {
             Tok::Text { .. } | Tok::Comment => return self.in_body(tok),
             Tok::Nul => return Ok(Next::Done),
-            Tok::End(&local_name!("template")) => return self.in_head(tok),
+            Tok::End(Name {
+                id: tag!("template"),
+                ..
+            }) => return self.in_head(tok),
             Tok::End(_) => return Ok(Next::Done),
             Tok::Start(tag) => tag,
         };
-        let mode = match tag.name {
+        let mode = match tag.name.id {
             in_head_start!() => return self.in_head(tok),
-            local_name!("caption")
-            | local_name!("colgroup")
-            | local_name!("tbody")
-            | local_name!("tfoot")
-            | local_name!("thead") => Mode::InTable,
-            local_name!("col") => Mode::InColumnGroup,
-            local_name!("tr") => Mode::InTableBody,
-            local_name!("td") | local_name!("th") => Mode::InRow,
+            tag!("caption") | tag!("colgroup") | tag!("tbody") | tag!("tfoot") | tag!("thead") => {
+                Mode::InTable
+            }
+            tag!("col") => Mode::InColumnGroup,
+            tag!("tr") => Mode::InTableBody,
+            tag!("td") | tag!("th") => Mode::InRow,
             _ => Mode::InBody,
         };
         self.templates.pop();
@@ -2076,9 +2227,7 @@ impl State {
         if top.flags & TEXT_IP != 0 {
             match tok {
                 Tok::Text { .. } | Tok::Nul => return false,
-                Tok::Start(tag)
-                    if !matches!(tag.name, local_name!("mglyph") | local_name!("malignmark")) =>
-                {
+                Tok::Start(tag) if !matches!(tag.name.id, tag!("mglyph") | tag!("malignmark")) => {
                     return false;
                 }
                 _ => {}
@@ -2089,7 +2238,7 @@ impl State {
         }
         if top.flags & ANNOTATION != 0 {
             if let Tok::Start(tag) = tok
-                && tag.name == local_name!("svg")
+                && tag.name.id == tag!("svg")
             {
                 return false;
             }
@@ -2104,7 +2253,7 @@ impl State {
         match tok {
             Tok::Text { .. } | Tok::Nul | Tok::Comment => Ok(Next::Done),
             Tok::Start(tag) => {
-                let font = tag.name == local_name!("font")
+                let font = tag.name.id == tag!("font")
                     && [
                         local_name!("color"),
                         local_name!("face"),
@@ -2112,7 +2261,7 @@ impl State {
                     ]
                     .iter()
                     .any(|name| attr(tag, name).is_some());
-                if breaks_out(&tag.name) || font {
+                if breaks_out(tag.name.id) || font {
                     return self.break_out(tok);
                 }
                 let namespace = self.top().map_or(Namespace::Html, |e| e.namespace);
@@ -2120,7 +2269,9 @@ impl State {
                 self.create(&tag.name, namespace, flags, Some(tag), !tag.self_closing)?;
                 Ok(Next::Done)
             }
-            Tok::End(&local_name!("br") | &local_name!("p")) => self.break_out(tok),
+            Tok::End(Name { id: tag!("br"), .. } | Name { id: tag!("p"), .. }) => {
+                self.break_out(tok)
+            }
             Tok::End(name) => self.foreign_end(tok, name),
         }
     }
@@ -2136,7 +2287,7 @@ impl State {
         self.step(self.mode, tok)
     }
 
-    fn foreign_end(&mut self, tok: Tok<'_>, name: &LocalName) -> Step {
+    fn foreign_end(&mut self, tok: Tok<'_>, name: &Name) -> Step {
         let mut at = self.stack.len().saturating_sub(1);
         let mut first = true;
         loop {
@@ -2161,8 +2312,8 @@ impl State {
 }
 
 /// An end tag "before html" and "before head" ignore: any but `head`, `body`, `html`, `br`.
-fn ignored_before_head(name: &LocalName) -> bool {
-    !matches!(*name, local_name!("head") | body_html_br!())
+fn ignored_before_head(name: &Name) -> bool {
+    !matches!(name.id, tag!("head") | body_html_br!())
 }
 
 /// Whether a doctype's identifiers put the document in quirks mode
@@ -2262,3 +2413,31 @@ const HTML4_PUBLIC_PREFIXES: &[&str] = &[
     "-//w3c//dtd html 4.01 frameset//",
     "-//w3c//dtd html 4.01 transitional//",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A document of many distinct custom names holds no more of them than
+    /// [`OTHERS_KEPT`], and the names of open elements survive a clearing.
+    #[test]
+    fn names_not_listed_are_forgotten_once_no_element_holds_them() {
+        let mut page = String::from("<body><x-outer><y-inner>");
+        for i in 0..3 * OTHERS_KEPT {
+            page.push_str(&format!("<c-{i}>t</c-{i}>"));
+        }
+        page.push_str("</y-inner><a href=x>in x-outer</a></x-outer><a href=y>");
+        let log = SpanLog::default();
+        let options = tokenizer::Options {
+            attributes: Attributes::TreeBuilder,
+            ..tokenizer::Options::default()
+        };
+        let tracker = Tracker::new(&log, (DocumentKind::Document, false));
+        let tracker = tokenizer::tokenize_into(&page, tracker, &log, options);
+        let state = tracker.state.borrow();
+        assert!(state.others.atoms.len() <= OTHERS_KEPT);
+        assert_eq!(state.stack.len(), 3, "{:?}", state.stack);
+        assert_eq!(state.stack[2].name.id, tag!("a"));
+        assert_eq!(state.bailed, None);
+    }
+}

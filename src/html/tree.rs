@@ -14,7 +14,7 @@ use html5ever::{LocalName, local_name};
 
 use super::arena::{Arena, NodeRef};
 use super::tag_sets::{flattenable, flattenable_foreign};
-use super::tokenizer::{self, Attributes, SpanLog};
+use super::tokenizer::{self, Attributes, SpanLog, TagId};
 use super::tracker::{self, Tracker};
 use crate::encoding::MetaSeen;
 
@@ -185,7 +185,7 @@ impl Recorder<'_> {
                 }
                 // A template in template contents changes nothing: all after is in them.
                 let template = in_template && &*tag.name == "template";
-                if namespace == Namespace::Html && (flattenable(&tag.name) || template) {
+                if namespace == Namespace::Html && (flattenable(TagId::of(&tag.name)) || template) {
                     *flattened.entry(tag.name.clone()).or_default() += 1;
                     tag.name = local_name!("wbr");
                     tag.self_closing = false;
@@ -194,7 +194,7 @@ impl Recorder<'_> {
                         .builder
                         .adjusted_current_node_present_but_not_in_html_namespace()
                     && !tag.self_closing
-                    && flattenable_foreign(&tag.name)
+                    && flattenable_foreign(TagId::of(&tag.name))
                 {
                     *flattened.entry(tag.name.clone()).or_default() += 1;
                     tag.self_closing = true;

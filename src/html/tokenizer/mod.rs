@@ -29,12 +29,14 @@ use std::ops::Range;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, TagKind, TokenSink};
-use html5ever::{Attribute, LocalName, local_name};
+use html5ever::{Attribute, LocalName};
 
 pub(super) use self::attributes::given_name;
 use self::attributes::{CurrentAttr, SeenNames};
 #[cfg_attr(not(feature = "_internal"), allow(unused_imports))]
 pub use self::names::READ_BY_TREE_BUILDER;
+pub use self::names::TagId;
+pub(crate) use self::names::tag;
 use self::names::tag_atom;
 use self::sink::Tokens;
 pub use self::sink::{Chars, Feedback, Sink, TagToken};
@@ -456,7 +458,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         {
             self.attrs.push(attr);
         }
-        let name = tag_atom(self.current_tag_name());
+        let id = TagId::of(self.current_tag_name());
         if self.tag_kind == TagKind::EndTag {
             // (The spans, as the token may carry only some of them.)
             if !self.attr_spans.is_empty() {
@@ -470,8 +472,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         // On the lean path only tags that can hold a link are logged (and a WAT head's `title`).
         let logged = self.log_all
             || (self.tag_kind == TagKind::StartTag
-                && (self.log_tag || (self.log_title && name == local_name!("title"))))
-            || name == local_name!("style");
+                && (self.log_tag || (self.log_title && id == tag!("title"))))
+            || id == tag!("style");
         if !logged {
             self.attr_spans.clear();
         } else {
@@ -485,8 +487,17 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             ));
         }
         let line = self.sink_line();
+        // A listed name is its id's; another as `current_tag_name` gives it,
+        // borrowing only its own fields.
+        let input = self.input;
+        let name = match (id, &self.tag_name_source) {
+            (TagId::Other, Some(span)) => &input[span.clone()],
+            (TagId::Other, None) => &self.tag_name,
+            _ => "",
+        };
         let token = TagToken {
             kind: self.tag_kind,
+            id,
             name,
             self_closing: self.self_closing,
             had_duplicate_attributes: self.had_duplicate,

@@ -87,226 +87,298 @@ pub(super) fn short_name_key(name: &[u8]) -> u64 {
 }
 
 /// How many bits of a name's key pick its slot in [`SLOTS`].
-const SLOT_BITS: u32 = 10;
+const SLOT_BITS: u32 = 11;
 
-/// The multiplier of [`slot`], chosen so that no two names of
-/// [`short_tag_atoms!`] share a slot ([`SLOTS`] fails to compile if they do).
-const MULTIPLIER: u64 = 0x5c15_fb63_ac73_e4dd;
+/// The multiplier of [`slot`], chosen so that no two names of [`TagId`]
+/// of at most eight bytes share a slot ([`SLOTS`] fails to compile if they do).
+const MULTIPLIER: u64 = 0xceaf_4915_8885_64e9;
 
 /// The slot of a key: the top bits of its product with [`MULTIPLIER`].
 const fn slot(key: u64) -> usize {
     (key.wrapping_mul(MULTIPLIER) >> (64 - SLOT_BITS)) as usize
 }
 
-/// For each slot, one more than its name's index, or 0: a perfect hash of the names.
-static SLOTS: [u8; 1 << SLOT_BITS] = {
-    let mut slots = [0u8; 1 << SLOT_BITS];
-    let mut i = 0;
-    while i < SHORT_KEYS.len() {
-        let at = slot(SHORT_KEYS[i]);
-        assert!(
-            slots[at] == 0,
-            "two tag names share a slot: change MULTIPLIER"
-        );
-        assert!(i < u8::MAX as usize);
-        slots[at] = i as u8 + 1;
+/// For each slot, the [`TagId`] of the name of at most eight bytes whose
+/// key falls there, or [`TagId::Other`]: a perfect hash of the names.
+static SLOTS: [TagId; 1 << SLOT_BITS] = {
+    let mut slots = [TagId::Other; 1 << SLOT_BITS];
+    let mut i = 1;
+    while i < TagId::NAMES.len() {
+        let name = TagId::NAMES[i].as_bytes();
+        if name.len() <= 8 {
+            let at = slot(name_key(name));
+            assert!(
+                matches!(slots[at], TagId::Other),
+                "two tag names share a slot: change MULTIPLIER"
+            );
+            slots[at] = TagId::ALL[i];
+        }
         i += 1;
     }
     slots
 };
 
-/// The static atom of a common tag name of at most eight bytes, by its [`name_key`].
-#[inline]
-pub(super) fn short_tag_atom(key: u64) -> Option<LocalName> {
-    let index = usize::from(SLOTS[slot(key)]).checked_sub(1)?;
-    (SHORT_KEYS[index] == key).then(|| SHORT_ATOMS[index].clone())
-}
+/// The keys ([`name_key`]) of [`TagId::NAMES`], to check a slot's name.
+static KEYS: [u64; TagId::ALL.len()] = {
+    let mut keys = [0; TagId::ALL.len()];
+    let mut i = 1;
+    while i < keys.len() {
+        keys[i] = name_key(TagId::NAMES[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
 
-/// Defines [`SHORT_KEYS`] and [`SHORT_ATOMS`] over the names given, in order.
-macro_rules! short_tag_atoms {
-    ($($name:tt,)*) => {
-        /// The key ([`name_key`]) of each name.
-        const SHORT_KEYS: &[u64] = &[$(name_key($name.as_bytes()),)*];
+/// Defines [`TagId`] over the names given, its atoms and the `tag!` macro.
+macro_rules! tag_ids {
+    ($($id:ident = $name:tt,)*) => {
+        /// A tag name as a small number: each name the tracker's rules, its
+        /// tag sets or the common pages name, [`TagId::Other`] for the rest
+        /// (custom elements, rare ones), told from each other by their atoms.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum TagId {
+            /// A name not listed.
+            Other,
+            $(
+                #[allow(missing_docs)]
+                $id,
+            )*
+        }
 
-        /// The static atom of each name.
-        static SHORT_ATOMS: &[LocalName] = &[$(local_name!($name),)*];
+        impl TagId {
+            /// Every id, in order of their numbers.
+            pub const ALL: &[TagId] = &[TagId::Other, $(TagId::$id,)*];
+            /// The name of each id ("" for [`TagId::Other`]).
+            pub const NAMES: &[&str] = &["", $($name,)*];
+        }
 
-        /// Every name [`short_tag_atom`] knows.
-        #[cfg(test)]
-        pub(super) const SHORT_TAG_NAMES: &[&str] = &[$($name),*];
+        /// The static atom of each id's name.
+        static ATOMS: &[LocalName] = &[local_name!(""), $(local_name!($name),)*];
+
+        /// The [`TagId`] of a listed name, as a constant or a pattern.
+        macro_rules! tag {
+            $(($name) => { $crate::html::tokenizer::TagId::$id };)*
+        }
+        pub(crate) use tag;
     };
 }
 
-short_tag_atoms! {
-    "a",
-    "abbr",
-    "address",
-    "area",
-    "article",
-    "aside",
-    "audio",
-    "b",
-    "base",
-    "bdi",
-    "bdo",
-    "big",
-    "body",
-    "br",
-    "button",
-    "canvas",
-    "caption",
-    "center",
-    "cite",
-    "code",
-    "col",
-    "colgroup",
-    "data",
-    "datalist",
-    "dd",
-    "del",
-    "details",
-    "dfn",
-    "dialog",
-    "div",
-    "dl",
-    "dt",
-    "em",
-    "embed",
-    "fieldset",
-    "figure",
-    "font",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hgroup",
-    "hr",
-    "html",
-    "i",
-    "iframe",
-    "image",
-    "img",
-    "input",
-    "ins",
-    "kbd",
-    "label",
-    "legend",
-    "li",
-    "link",
-    "listing",
-    "main",
-    "map",
-    "mark",
-    "menu",
-    "meta",
-    "meter",
-    "nav",
-    "nobr",
-    "noembed",
-    "noframes",
-    "noscript",
-    "object",
-    "ol",
-    "optgroup",
-    "option",
-    "output",
-    "p",
-    "param",
-    "picture",
-    "pre",
-    "progress",
-    "q",
-    "rp",
-    "rt",
-    "ruby",
-    "s",
-    "samp",
-    "script",
-    "search",
-    "section",
-    "select",
-    "slot",
-    "small",
-    "source",
-    "span",
-    "strike",
-    "strong",
-    "style",
-    "sub",
-    "summary",
-    "sup",
-    "table",
-    "tbody",
-    "td",
-    "template",
-    "textarea",
-    "tfoot",
-    "th",
-    "thead",
-    "time",
-    "title",
-    "tr",
-    "track",
-    "tt",
-    "u",
-    "ul",
-    "var",
-    "video",
-    "wbr",
-    "xmp",
-    "svg",
-    "math",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
-    "desc",
-    "g",
-    "path",
-    "circle",
-    "rect",
-    "line",
-    "polygon",
-    "polyline",
-    "ellipse",
-    "text",
-    "tspan",
-    "use",
-    "defs",
-    "symbol",
-    "clippath",
-    "stop",
+tag_ids! {
+    A = "a",
+    Abbr = "abbr",
+    Address = "address",
+    AnnotationXml = "annotation-xml",
+    Applet = "applet",
+    Area = "area",
+    Article = "article",
+    Aside = "aside",
+    Audio = "audio",
+    B = "b",
+    Base = "base",
+    Basefont = "basefont",
+    Bdi = "bdi",
+    Bdo = "bdo",
+    Bgsound = "bgsound",
+    Big = "big",
+    Blockquote = "blockquote",
+    Body = "body",
+    Br = "br",
+    Button = "button",
+    Canvas = "canvas",
+    Caption = "caption",
+    Center = "center",
+    Circle = "circle",
+    Cite = "cite",
+    Clippath = "clippath",
+    Code = "code",
+    Col = "col",
+    Colgroup = "colgroup",
+    Data = "data",
+    Datalist = "datalist",
+    Dd = "dd",
+    Defs = "defs",
+    Del = "del",
+    Desc = "desc",
+    Details = "details",
+    Dfn = "dfn",
+    Dialog = "dialog",
+    Dir = "dir",
+    Div = "div",
+    Dl = "dl",
+    Dt = "dt",
+    Ellipse = "ellipse",
+    Em = "em",
+    Embed = "embed",
+    Fieldset = "fieldset",
+    Figcaption = "figcaption",
+    Figure = "figure",
+    Font = "font",
+    Footer = "footer",
+    Foreignobject = "foreignobject",
+    Form = "form",
+    Frame = "frame",
+    Frameset = "frameset",
+    G = "g",
+    H1 = "h1",
+    H2 = "h2",
+    H3 = "h3",
+    H4 = "h4",
+    H5 = "h5",
+    H6 = "h6",
+    Head = "head",
+    Header = "header",
+    Hgroup = "hgroup",
+    Hr = "hr",
+    Html = "html",
+    I = "i",
+    Iframe = "iframe",
+    Image = "image",
+    Img = "img",
+    Input = "input",
+    Ins = "ins",
+    Isindex = "isindex",
+    Kbd = "kbd",
+    Keygen = "keygen",
+    Label = "label",
+    Legend = "legend",
+    Li = "li",
+    Line = "line",
+    Link = "link",
+    Listing = "listing",
+    Main = "main",
+    Malignmark = "malignmark",
+    Map = "map",
+    Mark = "mark",
+    Marquee = "marquee",
+    Math = "math",
+    Menu = "menu",
+    Meta = "meta",
+    Meter = "meter",
+    Mglyph = "mglyph",
+    Mi = "mi",
+    Mn = "mn",
+    Mo = "mo",
+    Ms = "ms",
+    Mtext = "mtext",
+    Nav = "nav",
+    Nobr = "nobr",
+    Noembed = "noembed",
+    Noframes = "noframes",
+    Noscript = "noscript",
+    Object = "object",
+    Ol = "ol",
+    Optgroup = "optgroup",
+    Option = "option",
+    Output = "output",
+    P = "p",
+    Param = "param",
+    Path = "path",
+    Picture = "picture",
+    Plaintext = "plaintext",
+    Polygon = "polygon",
+    Polyline = "polyline",
+    Pre = "pre",
+    Progress = "progress",
+    Q = "q",
+    Rb = "rb",
+    Rect = "rect",
+    Rp = "rp",
+    Rt = "rt",
+    Rtc = "rtc",
+    Ruby = "ruby",
+    S = "s",
+    Samp = "samp",
+    Script = "script",
+    Search = "search",
+    Section = "section",
+    Select = "select",
+    Slot = "slot",
+    Small = "small",
+    Source = "source",
+    Span = "span",
+    Stop = "stop",
+    Strike = "strike",
+    Strong = "strong",
+    Style = "style",
+    Sub = "sub",
+    Summary = "summary",
+    Sup = "sup",
+    Svg = "svg",
+    Symbol = "symbol",
+    Table = "table",
+    Tbody = "tbody",
+    Td = "td",
+    Template = "template",
+    Text = "text",
+    Textarea = "textarea",
+    Tfoot = "tfoot",
+    Th = "th",
+    Thead = "thead",
+    Time = "time",
+    Title = "title",
+    Tr = "tr",
+    Track = "track",
+    Tspan = "tspan",
+    Tt = "tt",
+    U = "u",
+    Ul = "ul",
+    Use = "use",
+    Var = "var",
+    Video = "video",
+    Wbr = "wbr",
+    Xmp = "xmp",
 }
 
-/// The atom of a tag name; common names map to their static atoms here, skipping the hash.
-#[inline]
-pub(super) fn tag_atom(name: &str) -> LocalName {
-    if name.len() <= 8
-        && let Some(atom) = short_tag_atom(short_name_key(name.as_bytes()))
-    {
-        return atom;
+impl TagId {
+    /// The id of a tag name as the tokenizer gives it (lower case).
+    #[inline]
+    pub fn of(name: &str) -> TagId {
+        let bytes = name.as_bytes();
+        if bytes.len() <= 8 {
+            let key = short_name_key(bytes);
+            let id = SLOTS[slot(key)];
+            // [`TagId::Other`]'s key is 0, the empty name's, which is no listed one.
+            if KEYS[id as usize] == key {
+                return id;
+            }
+            return TagId::Other;
+        }
+        long_tag_id(name)
     }
-    long_tag_atom(name)
+
+    /// The static atom of a listed name ([`TagId::Other`]'s is the empty name).
+    #[inline]
+    pub fn atom(self) -> LocalName {
+        ATOMS[self as usize].clone()
+    }
 }
 
-/// [`tag_atom`] of a name not in [`SHORT_KEYS`].
+/// [`TagId::of`] a name of more than eight bytes.
 #[inline(never)]
-fn long_tag_atom(name: &str) -> LocalName {
+fn long_tag_id(name: &str) -> TagId {
     match name {
-        "blockquote" => local_name!("blockquote"),
-        "figcaption" => local_name!("figcaption"),
-        "plaintext" => local_name!("plaintext"),
-        "annotation-xml" => local_name!("annotation-xml"),
-        "foreignobject" => local_name!("foreignobject"),
-        _ => LocalName::from(name),
+        "annotation-xml" => tag!("annotation-xml"),
+        "blockquote" => tag!("blockquote"),
+        "figcaption" => tag!("figcaption"),
+        "foreignobject" => tag!("foreignobject"),
+        "malignmark" => tag!("malignmark"),
+        "plaintext" => tag!("plaintext"),
+        _ => TagId::Other,
     }
+}
+
+/// The atom of a tag name of id `id` (as [`TagId::of`] gives it).
+#[inline]
+pub(super) fn tag_atom_of(id: TagId, name: &str) -> LocalName {
+    match id {
+        TagId::Other => LocalName::from(name),
+        id => id.atom(),
+    }
+}
+
+/// The atom of a tag name.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn tag_atom(name: &str) -> LocalName {
+    tag_atom_of(TagId::of(name), name)
 }

@@ -7,6 +7,8 @@ use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{Doctype, Tag, TagKind, Token, TokenSink, TokenSinkResult};
 use html5ever::{Attribute, LocalName};
 
+use super::names::{TagId, tag_atom_of};
+
 /// What the tokenizer does after a tag: html5ever's [`TokenSinkResult`], trimmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Feedback {
@@ -23,8 +25,10 @@ pub enum Feedback {
 pub struct TagToken<'t> {
     /// Start or end tag.
     pub kind: TagKind,
-    /// The name (lower-cased).
-    pub name: LocalName,
+    /// The name's id ([`TagId::Other`] for a name not listed).
+    pub id: TagId,
+    /// For [`TagId::Other`], the name (lower-cased); empty for a listed one (its id's).
+    pub name: &'t str,
     /// Whether it ends with `/>`.
     pub self_closing: bool,
     /// Whether an attribute was dropped as a duplicate.
@@ -37,6 +41,11 @@ pub struct TagToken<'t> {
 }
 
 impl TagToken<'_> {
+    /// The name's atom.
+    pub fn atom(&self) -> LocalName {
+        tag_atom_of(self.id, self.name)
+    }
+
     /// The decoded value of the read attribute `name` (for html5ever tokens, any).
     pub fn attr(&self, name: &LocalName) -> Option<&str> {
         if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
@@ -130,7 +139,7 @@ impl<S: TokenSink> Sink for Tokens<S> {
     fn tag(&self, tag: TagToken<'_>, line: u64) -> Feedback {
         let token = Token::TagToken(Tag {
             kind: tag.kind,
-            name: tag.name,
+            name: tag.atom(),
             self_closing: tag.self_closing,
             attrs: std::mem::take(tag.attrs),
             had_duplicate_attributes: tag.had_duplicate_attributes,

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use html5ever::tokenizer::{Token, TokenSink, TokenSinkResult};
 
-use super::names::{SHORT_TAG_NAMES, name_key, short_name_key, short_tag_atom};
+use super::names::{name_key, short_name_key, tag_atom};
 use super::*;
 
 /// Gathers every token.
@@ -185,32 +185,25 @@ fn a_parse_error_on_a_reconsumed_character_at_the_end_is_no_panic() {
 }
 
 #[test]
-fn tag_names_map_to_the_atoms_local_name_from_gives() {
-    for &name in SHORT_TAG_NAMES {
-        assert!(name.len() <= 8, "{name}");
-        assert_eq!(
-            short_tag_atom(name_key(name.as_bytes())),
-            Some(LocalName::from(name))
-        );
-        assert_eq!(
-            short_name_key(name.as_bytes()),
-            name_key(name.as_bytes()),
-            "{name}"
-        );
-        assert_eq!(tag_atom(name), LocalName::from(name));
+fn tag_names_map_to_their_ids_and_the_atoms_local_name_from_gives() {
+    for (&id, &name) in TagId::ALL.iter().zip(TagId::NAMES).skip(1) {
+        assert_eq!(TagId::of(name), id, "{name}");
+        assert_eq!(id.atom(), LocalName::from(name), "{name}");
+        assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
     }
     for name in [
-        "blockquote",
-        "annotation-xml",
-        "foreignobject",
         "x-custom",
         "di",
         "divv",
+        "divx",
         "custom-element",
+        "blockquotes",
+        "annotation",
         "\u{fffd}",
         "é",
         "",
     ] {
+        assert_eq!(TagId::of(name), TagId::Other, "{name}");
         assert_eq!(tag_atom(name), LocalName::from(name), "{name}");
     }
     for name in [
@@ -222,9 +215,6 @@ fn tag_names_map_to_the_atoms_local_name_from_gives() {
             "{name}"
         );
     }
-    // Only a known name of at most eight bytes has a key that maps.
-    assert_eq!(short_tag_atom(name_key(b"x-custom")), None);
-    assert_eq!(short_tag_atom(name_key(b"divx")), None);
 }
 
 /// A tag as [`Lean`] records it: name, read attributes, whether it had a duplicate.
@@ -251,11 +241,14 @@ impl Sink for Lean {
             .collect();
         self.events.borrow_mut().push(format!(
             "{:?} {} {} {}",
-            tag.kind, tag.name, tag.self_closing, tag.had_duplicate_attributes
+            tag.kind,
+            tag.atom(),
+            tag.self_closing,
+            tag.had_duplicate_attributes
         ));
         self.tags
             .borrow_mut()
-            .push((tag.name.to_string(), read, tag.had_duplicate_attributes));
+            .push((tag.atom().to_string(), read, tag.had_duplicate_attributes));
         Feedback::Continue
     }
 
@@ -406,10 +399,10 @@ impl Sink for Quiet {
     fn tag(&self, tag: TagToken<'_>, _line: u64) -> Feedback {
         self.0
             .borrow_mut()
-            .push(format!("{:?} {}", tag.kind, tag.name));
-        match (tag.kind, &*tag.name) {
-            (TagKind::StartTag, "script") => Feedback::Raw(RawKind::ScriptData),
-            (TagKind::StartTag, "style") => Feedback::Raw(RawKind::Rawtext),
+            .push(format!("{:?} {}", tag.kind, tag.atom()));
+        match (tag.kind, tag.id) {
+            (TagKind::StartTag, tag!("script")) => Feedback::Raw(RawKind::ScriptData),
+            (TagKind::StartTag, tag!("style")) => Feedback::Raw(RawKind::Rawtext),
             _ => Feedback::Continue,
         }
     }
