@@ -90,6 +90,44 @@ impl LinkRow {
     }
 }
 
+impl LinkRow {
+    /// The values of [`LinkRow::fields`], without their keys, handed to
+    /// `each` one at a time in the order of [`LinkRow::KEYS`]: for a
+    /// reader of many rows that makes its own record of each (the Node
+    /// package's columns), with no array a row to make, read and drop.
+    ///
+    /// ```
+    /// let out = relink::Rewriter::new().retrieved_from("http://a/").rewrite(b"<a href=b>")?;
+    /// let mut values = Vec::new();
+    /// out.rows()[0].each_value(Some("p.html"), |value| values.push(value));
+    /// let fields = out.rows()[0].fields(Some("p.html"));
+    /// assert!(values.iter().eq(fields.iter().map(|(_, value)| value)));
+    /// # Ok::<(), relink::Error>(())
+    /// ```
+    pub fn each_value<'a>(&'a self, file: Option<&'a str>, mut each: impl FnMut(RowValue<'a>)) {
+        let link = &self.link;
+        let record = self.record.as_deref();
+        let text =
+            |value: Option<&'a str>| value.map_or(RowValue::Null, |v| RowValue::Text(v.into()));
+        let number = |value: Option<usize>| value.map_or(RowValue::Null, RowValue::Number);
+        each(text(Some(link.place.attribute())));
+        each(text(link.base.as_ref().map(|b| b.url.as_str())));
+        each(RowValue::Text(source_name(link)));
+        each(RowValue::Bool(link.changed));
+        each(RowValue::Number(link.column));
+        each(text(Some(link.place.element())));
+        each(text(file));
+        each(RowValue::Number(link.line));
+        each(number(self.message));
+        each(text(Some(&link.original)));
+        each(text(self.part.as_deref()));
+        each(number(record.map(|r| r.number)));
+        each(text(record.map(|r| r.record_id.as_str())));
+        each(text(link.base.as_ref().map(|_| link.resolved.as_str())));
+        each(text(record.map(|r| r.target_uri.as_str())));
+    }
+}
+
 /// The writer of an input's link rows in one format: text, TSV (its
 /// columns the keys of [`LinkRow::fields`]), JSON Lines (an object a row,
 /// those keys in that order), or the URLs to check (each once per

@@ -1,13 +1,15 @@
 //! `links`' rows made in JavaScript from columns: Rust writes each field
 //! of each row as one number (a line, a column, or a code for null, a
 //! boolean or a text) and the texts into one string, and one JavaScript
-//! function, compiled once per Node.js environment, makes the rows with
-//! an object literal of [`Row::KEYS`] in a loop. V8 gives every row the
-//! same hidden class and copies no text (a row's strings are slices of
-//! the one string), where `JSON.parse` of the rows' text would scan and
-//! copy every byte; a text every row shares (an element, a base) is one
-//! string. The numbers go through one array the environment keeps, so
-//! that a call makes no new one for the collector.
+//! function, compiled once per Node.js environment and set of constant
+//! fields, makes the rows with an object literal of [`Row::KEYS`] in a
+//! loop. V8 gives every row the same hidden class and copies no text (a
+//! row's strings are slices of the one string), where `JSON.parse` of the
+//! rows' text would scan and copy every byte; a text every row shares (an
+//! element, a base) is one string. A field with the same value in every
+//! row of a call (a page's base, a message's number, null) is sent once,
+//! not a row at a time. The numbers go through one array the environment
+//! keeps, so that a call makes no new one for the collector.
 
 use napi::bindgen_prelude::{
     Float64ArraySlice, FnArgs, FromNapiValue, Function, FunctionRef, ToNapiValue, Unknown,
@@ -17,7 +19,8 @@ use napi::{Env, Error, JsString, Result, sys};
 use crate::engine::{Row, RowValue};
 
 /// The codes of the values that are not numbers: a text is
-/// `TEXT - index`, its index into the texts.
+/// `TEXT - index`, its index into the texts. JavaScript finds a code's
+/// value at `-1 - code` in one table: null, false, true, the texts.
 const NULL: f64 = -1.0;
 const FALSE: f64 = -2.0;
 const TRUE: f64 = -3.0;
@@ -27,11 +30,19 @@ const TEXT: f64 = -4.0;
 /// longer ones only against the field's text in the row before.
 const SHORT: usize = 24;
 
+/// How many fields a row has.
+const WIDTH: usize = Row::KEYS.len();
+
 /// The rows of an input, as columns.
 #[derive(Debug, Default)]
 pub struct RowColumns {
-    /// [`Row::KEYS`]`.len()` numbers a row, each a field's value or code.
-    cells: Vec<f64>,
+    /// How many rows.
+    rows: usize,
+    /// Each field's value or code in the first row.
+    first: [f64; WIDTH],
+    /// Each field's values or codes, a row each; empty while every row
+    /// has the first row's.
+    columns: [Vec<f64>; WIDTH],
     /// Every distinct text, one after the other.
     texts: String,
     /// Where each text ends in `texts`, in UTF-16 units (JavaScript's
@@ -44,7 +55,9 @@ pub struct RowColumns {
     /// The short texts' indices.
     short: ShortTexts,
     /// Each field's text in the row before, by index.
-    last: [Option<usize>; Row::KEYS.len()],
+    last: [Option<usize>; WIDTH],
+    /// The text last added or found, by index.
+    latest: Option<usize>,
 }
 
 type Builder<'env> =
@@ -57,38 +70,58 @@ type BuilderRef = FunctionRef<
 impl RowColumns {
     /// Adds `rows`, `file` the path the input was read from.
     pub fn push(&mut self, rows: &[Row], file: Option<&str>) {
-        self.cells.reserve(rows.len() * Row::KEYS.len());
         for row in rows {
-            // By reference: the fields are hundreds of bytes, moved
-            // again by a loop that takes them by value.
-            let fields = row.fields(file);
-            for (field, (_, value)) in fields.iter().enumerate() {
+            // One value at a time, each made where it is read: no array
+            // of the fields a row.
+            let mut field = 0;
+            row.each_value(file, |value| {
                 let cell = match value {
                     RowValue::Null => NULL,
                     RowValue::Bool(true) => TRUE,
                     RowValue::Bool(false) => FALSE,
                     // Exact up to 2^53: beyond any line, column or count.
-                    &RowValue::Number(n) => n as f64,
-                    RowValue::Text(text) => TEXT - self.text(field, text) as f64,
+                    RowValue::Number(n) => n as f64,
+                    RowValue::Text(text) => TEXT - self.text(field, &text) as f64,
                 };
-                self.cells.push(cell);
-            }
+                self.cell(field, cell);
+                field += 1;
+            });
+            self.rows += 1;
+        }
+    }
+
+    /// Adds the value or code of `field` in the row being added: kept
+    /// once while it is the first row's, a row at a time from the first
+    /// row where it is not.
+    fn cell(&mut self, field: usize, cell: f64) {
+        let column = &mut self.columns[field];
+        if self.rows == 0 {
+            self.first[field] = cell;
+        } else if !column.is_empty() {
+            column.push(cell);
+        } else if cell != self.first[field] {
+            column.reserve(self.rows + 1);
+            column.resize(self.rows, self.first[field]);
+            column.push(cell);
         }
     }
 
     /// The index of `text`, the value of `field`: the same as the row
-    /// before's, a short text seen before, or a new one.
+    /// before's, as the text just before (a resolved URL that is the URL
+    /// as written), a short text seen before, or a new one.
     fn text(&mut self, field: usize, text: &str) -> usize {
-        if let Some(index) = self.last[field]
-            && let Some(&(from, to)) = self.spans.get(index)
-            && self.texts.get(from..to) == Some(text)
-        {
-            return index;
+        for index in [self.last[field], self.latest].into_iter().flatten() {
+            if self.is(index, text) {
+                self.last[field] = Some(index);
+                self.latest = Some(index);
+                return index;
+            }
         }
         let slot = if text.len() <= SHORT {
             match self.short.find(text, &self.texts, &self.spans) {
                 Ok(index) => {
                     self.last[field] = Some(index);
+                    self.latest = Some(index);
                     return index;
                 }
                 Err(slot) => Some(slot),
@@ -110,7 +143,17 @@ impl RowColumns {
             self.short.insert(slot, index);
         }
         self.last[field] = Some(index);
+        self.latest = Some(index);
         index
+    }
+
+    /// Whether the text at `index` is `text`.
+    fn is(&self, index: usize, text: &str) -> bool {
+        let kept = self
+            .spans
+            .get(index)
+            .and_then(|&(from, to)| self.texts.as_bytes().get(from..to));
+        kept == Some(text.as_bytes())
     }
 
     /// Columns for a call's rows: those of the call before, emptied, if
@@ -122,12 +165,14 @@ impl RowColumns {
     /// Empties the columns, keeping their memory unless it is more than
     /// the kept array's (or its texts more bytes than its).
     fn clear(mut self) -> Option<RowColumns> {
-        let numbers = self.cells.capacity() + self.ends.capacity();
+        let numbers: usize =
+            self.columns.iter().map(Vec::capacity).sum::<usize>() + self.ends.capacity();
         // The texts' bytes beside the numbers' (eight bytes each).
         if numbers > KEPT || self.texts.capacity() > KEPT * 8 || self.short.slots.len() > SLOTS {
             return None;
         }
-        self.cells.clear();
+        self.rows = 0;
+        self.columns.iter_mut().for_each(Vec::clear);
         self.texts.clear();
         self.ends.clear();
         self.units = 0;
@@ -135,7 +180,38 @@ impl RowColumns {
         self.short.slots.fill((0, 0));
         self.short.len = 0;
         self.last = Default::default();
+        self.latest = None;
         Some(self)
+    }
+
+    /// The fields whose value is not the same in every row, a bit each.
+    fn varying(&self) -> u16 {
+        (0..WIDTH)
+            .filter(|&field| !self.columns[field].is_empty())
+            .fold(0, |mask, field| mask | 1 << field)
+    }
+
+    /// The numbers for the function of `varying`: the column of each
+    /// field it names (the first row's value repeated where every row has
+    /// it), the texts' ends, then each field's value in the first row.
+    fn fill(&self, varying: u16, all: &mut [f64]) {
+        let mut at = 0;
+        let mut put = |part: &[f64], all: &mut [f64]| {
+            if let Some(place) = all.get_mut(at..at + part.len()) {
+                place.copy_from_slice(part);
+            }
+            at += part.len();
+        };
+        for field in (0..WIDTH).filter(|&field| varying & 1 << field != 0) {
+            let column = &self.columns[field];
+            if column.is_empty() {
+                put(&vec![self.first[field]; self.rows], all);
+            } else {
+                put(column, all);
+            }
+        }
+        put(&self.ends, all);
+        put(&self.first, all);
     }
 
     /// The rows as JavaScript objects, `LinkRow[]`.
@@ -149,11 +225,13 @@ impl RowColumns {
             env.create_string(&self.texts)?
         };
         let kept = kept(env)?;
-        let cells = kept.cells(env, &[&self.cells, &self.ends])?;
-        let builder = kept.builder.borrow_back(env)?;
-        let (count, end) = (self.cells.len(), self.cells.len() + self.ends.len());
+        let varying = kept.varying(self.varying());
+        let len = varying.count_ones() as usize * self.rows + self.ends.len() + WIDTH;
+        let cells = kept.cells(env, len, |all| self.fill(varying, all))?;
+        let builder = kept.builder(env, varying)?;
+        let (rows, count) = (self.rows, self.ends.len());
         kept.spare = self.clear();
-        builder.call((cells, count as f64, end as f64, texts).into())
+        builder.call((cells, rows as f64, count as f64, texts).into())
     }
 }
 
@@ -248,13 +326,21 @@ const KEPT: usize = 1 << 20;
 /// The most slots of the short texts' table kept from call to call.
 const SLOTS: usize = 1 << 14;
 
+/// The most functions an environment keeps, one for each set of fields
+/// that vary; a set beyond them goes through the function of all.
+const BUILDERS: usize = 32;
+
+/// Every field varies.
+const ALL: u16 = (1 << WIDTH) - 1;
+
 /// What an environment keeps from call to call, as its data: the
-/// function that makes the rows, compiled at its first use, and the
+/// functions that make the rows, each compiled at its first use, and the
 /// array the cells are copied into, made anew only when it must grow.
-/// Only that function sees the array, while it runs: no call leaves a
+/// Only those functions see the array, while one runs: no call leaves a
 /// new array to the collector.
 struct Kept {
-    builder: BuilderRef,
+    /// Each function, by the fields that vary for it.
+    builders: Vec<(u16, BuilderRef)>,
     /// The array; null before the first call.
     cells: sys::napi_ref,
     /// The columns of the call before, emptied.
@@ -263,9 +349,8 @@ struct Kept {
 
 fn kept(env: &Env) -> Result<&'static mut Kept> {
     if env.get_instance_data::<Kept>()?.is_none() {
-        let made: Builder = env.run_script(source())?;
         let kept = Kept {
-            builder: made.create_ref()?,
+            builders: Vec::new(),
             cells: std::ptr::null_mut(),
             spare: None,
         };
@@ -276,13 +361,40 @@ fn kept(env: &Env) -> Result<&'static mut Kept> {
 }
 
 impl Kept {
-    /// The array, `parts` copied into it one after the other.
+    /// The fields a call's function takes as columns: those that vary,
+    /// or all once the environment keeps as many functions as it may.
+    fn varying(&self, varying: u16) -> u16 {
+        let known = self.builders.iter().any(|&(fields, _)| fields == varying);
+        if known || self.builders.len() < BUILDERS {
+            varying
+        } else {
+            ALL
+        }
+    }
+
+    /// The function for the fields `varying`, compiled if it is new.
+    fn builder<'env>(&mut self, env: &'env Env, varying: u16) -> Result<Builder<'env>> {
+        if let Some((_, builder)) = self.builders.iter().find(|&&(fields, _)| fields == varying) {
+            return builder.borrow_back(env);
+        }
+        let made: Builder = env.run_script(source(varying))?;
+        self.builders.push((varying, made.create_ref()?));
+        Ok(made)
+    }
+
+    /// The array, `len` numbers of it filled by `fill`.
     #[allow(unsafe_code)]
-    fn cells<'env>(&mut self, env: &'env Env, parts: &[&[f64]]) -> Result<Float64ArraySlice<'env>> {
-        let len: usize = parts.iter().map(|part| part.len()).sum();
+    fn cells<'env>(
+        &mut self,
+        env: &'env Env,
+        len: usize,
+        fill: impl FnOnce(&mut [f64]),
+    ) -> Result<Float64ArraySlice<'env>> {
         if len > KEPT {
             // Too big to keep: an array of its own, for the collector.
-            return Float64ArraySlice::copy_from(env, parts.concat());
+            let mut own = vec![0.0; len];
+            fill(&mut own);
+            return Float64ArraySlice::copy_from(env, own);
         }
         let mut cells = self.array(env)?;
         if cells.as_ref().is_none_or(|cells| cells.len() < len) {
@@ -308,14 +420,10 @@ impl Kept {
         }
         let mut cells = cells.ok_or_else(|| Error::from_reason("no array for the rows"))?;
         // SAFETY: no JavaScript runs while the array is written, and only
-        // the builder reads it, after.
+        // the builders read it, after.
         let all = unsafe { cells.as_mut() };
-        let mut at = 0;
-        for part in parts {
-            if let Some(place) = all.get_mut(at..at + part.len()) {
-                place.copy_from_slice(part);
-            }
-            at += part.len();
+        if let Some(place) = all.get_mut(..len) {
+            fill(place);
         }
         Ok(cells)
     }
@@ -348,30 +456,43 @@ fn check(status: sys::napi_status) -> Result<()> {
     }
 }
 
-/// The function's source: a loop making each row with an object literal
-/// of the keys in their order, each value decoded from its cell.
-fn source() -> String {
-    let width = Row::KEYS.len();
-    let fields: Vec<String> = Row::KEYS
-        .iter()
-        .enumerate()
-        .map(|(i, key)| format!("{key:?}: value(cells[at + {i}])"))
-        .collect();
+/// The source of the function for the fields `varying`: a loop making
+/// each row with an object literal of the keys in their order, a field
+/// that varies decoded from its column, any other from its one value.
+fn source(varying: u16) -> String {
+    let mut before = Vec::new();
+    let mut fields = Vec::new();
+    let mut column = 0;
+    for (i, key) in Row::KEYS.iter().enumerate() {
+        if varying & 1 << i != 0 {
+            before.push(format!("const o{i} = {column} * rows;"));
+            fields.push(format!("{key:?}: value(cells[o{i} + i])"));
+            column += 1;
+        } else {
+            before.push(format!("const c{i} = value(cells[first + {i}]);"));
+            fields.push(format!("{key:?}: c{i}"));
+        }
+    }
     format!(
-        "(function (cells, count, end, texts) {{
+        "(function (cells, rows, count, texts) {{
   'use strict';
-  const strings = [];
-  for (let k = count, from = 0; k < end; k++) {{
-    strings.push(texts.slice(from, cells[k]));
-    from = cells[k];
+  const values = [null, false, true];
+  const ends = {column} * rows;
+  for (let k = 0, from = 0; k < count; k++) {{
+    const to = cells[ends + k];
+    values.push(texts.slice(from, to));
+    from = to;
   }}
-  const value = (cell) => cell >= 0 ? cell : cell === {NULL:?} ? null : cell === {FALSE:?} ? false : cell === {TRUE:?} ? true : strings[{TEXT:?} - cell];
-  const rows = [];
-  for (let at = 0; at < count; at += {width}) {{
-    rows.push({{ {} }});
+  const value = (cell) => cell >= 0 ? cell : values[-1 - cell];
+  const first = ends + count;
+  {}
+  const out = [];
+  for (let i = 0; i < rows; i++) {{
+    out.push({{ {} }});
   }}
-  return rows;
+  return out;
 }})",
+        before.join("\n  "),
         fields.join(", ")
     )
 }

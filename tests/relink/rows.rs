@@ -307,3 +307,27 @@ fn each_fact_of_rows_and_compressions_is_written_once() {
         assert_eq!(written_in(needles), files, "{needles:?}");
     }
 }
+
+/// A row's values one at a time are its fields' values, in order, for the
+/// rows of every fixture (pages with a BASE element or no base, messages
+/// and their parts, mboxes, web archives' records), with a file and
+/// without.
+#[test]
+fn each_value_gives_the_values_of_fields() {
+    let mut rows = 0;
+    for path in fixtures() {
+        let Ok(ran) = ran(Input::path(&path)) else {
+            continue;
+        };
+        for row in &ran.rows {
+            for file in [None, Some("in.html")] {
+                let mut values = Vec::new();
+                row.each_value(file, |value| values.push(value));
+                let fields = row.fields(file).map(|(_, value)| value);
+                assert_eq!(values, fields, "{}", path.display());
+            }
+            rows += 1;
+        }
+    }
+    assert!(rows > 1000, "{rows} rows");
+}
