@@ -19,8 +19,9 @@
 #    httrack and chromium on the PATH: Debian packages, installed here
 #    when missing (as root, or through sudo); a test fails saying so when
 #    one is still missing.
-# 3. The Python package's and the Spark job's: python/run-tests.sh.
-# 4. The Node.js package's: node/run-tests.sh (needs Node.js 18 or later).
+# 3. The Python package's and the Spark job's: python/run-tests.sh, and
+#    beside them the Node.js package's: node/run-tests.sh (needs Node.js
+#    18 or later).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -73,5 +74,18 @@ if ! wait "$setup_pid"; then
 fi
 
 cargo test
-python/run-tests.sh
-node/run-tests.sh
+# The Python and Node.js packages' tests side by side (the Spark tests
+# wait on a JVM much of the time; the two builds take turns at cargo's
+# lock), each one's output shown once both are done.
+python/run-tests.sh > "$root/target/python-tests.log" 2>&1 &
+python_pid=$!
+node/run-tests.sh > "$root/target/node-tests.log" 2>&1 &
+node_pid=$!
+failed=()
+wait "$python_pid" || failed+=(python/run-tests.sh)
+wait "$node_pid" || failed+=(node/run-tests.sh)
+cat "$root/target/python-tests.log" "$root/target/node-tests.log"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "tests/run.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
