@@ -105,6 +105,9 @@ impl LinkRow {
     /// # Ok::<(), relink::Error>(())
     /// ```
     pub fn each_value<'a>(&'a self, file: Option<&'a str>, mut each: impl FnMut(RowValue<'a>)) {
+        // The values listed here and in `fields` both, so that neither pays
+        // for the other (`fields` made through this costs a JSON listing
+        // 1.2% more); a test of every fixture's rows holds them equal.
         let link = &self.link;
         let record = self.record.as_deref();
         let text =
