@@ -302,7 +302,8 @@ impl<'t, 'o> Resolver<'t, 'o> {
             base.url.resolve(&read)
         };
         let mut base = base;
-        if let (Ok(url), false) = (&resolved, keep) {
+        // (Only a container's file asks where its links land.)
+        if let (Ok(url), false, true) = (&resolved, keep, self.options.container.is_some()) {
             match self.contained(at, (value, place), base, url) {
                 Contained::Link => {}
                 Contained::Kept => return None,
@@ -556,27 +557,60 @@ pub fn css_url_read<'a>(css: &str, url: style::CssUrl<'a>) -> (Range<usize>, Cow
 
 /// A URL as the basic URL parser reads it, C0 controls and spaces stripped
 /// from its ends: the length stripped in front, and the rest.
+#[inline]
 pub fn browser_trim(value: &str) -> (usize, &str) {
-    let core = value.trim_start_matches(|c| c <= ' ');
-    (
-        value.len() - core.len(),
-        core.trim_end_matches(|c| c <= ' '),
-    )
+    // By bytes: a character at or below U+0020 is one byte, and no byte of
+    // a longer one is at or below 0x20.
+    let bytes = value.as_bytes();
+    let start = bytes.iter().position(|&b| b > b' ').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| b > b' ')
+        .map_or(start, |i| i + 1);
+    (start, value.get(start..end).unwrap_or_default())
 }
 
 /// `value` without the tabs and newlines the basic URL parser removes anywhere.
+#[inline]
 pub fn without_tabs_and_newlines(value: &str) -> Cow<'_, str> {
-    // A short URL is read outright: `memchr3`'s set-up costs more.
-    let bytes = value.as_bytes();
-    let found = if bytes.len() <= 32 {
-        bytes.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'))
-    } else {
-        memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_some()
-    };
-    if !found {
+    if !has_tab_or_newline(value.as_bytes()) {
         return Cow::Borrowed(value);
     }
     Cow::Owned(value.replace(['\t', '\n', '\r'], ""))
+}
+
+/// Whether `bytes` hold a tab, LF or CR: up to 128 bytes by word (no byte
+/// below 0x0E, the common answer, is eight tested at once; the last word
+/// overlaps the one before), a longer value by `memchr3`, whose set-up
+/// costs more than a URL's usual length.
+#[inline]
+fn has_tab_or_newline(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    let exact = |part: &[u8]| part.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'));
+    // The high bit of a byte below 0x0E (a borrow may flag bytes above it).
+    let flagged = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
+        word.wrapping_sub(ONES * 0x0e) & !word & (ONES * 0x80) != 0
+    };
+    let len = bytes.len();
+    if len > 128 {
+        return memchr::memchr3(b'\t', b'\n', b'\r', bytes).is_some();
+    }
+    let Some(last) = bytes.last_chunk::<8>() else {
+        return exact(bytes);
+    };
+    let mut at = 0;
+    while at + 8 < len {
+        if bytes
+            .get(at..)
+            .and_then(<[u8]>::first_chunk::<8>)
+            .is_some_and(flagged)
+        {
+            return exact(&bytes[at..]);
+        }
+        at += 8;
+    }
+    flagged(last) && exact(&bytes[len - 8..])
 }
 
 /// [`rewrite_bytes_made`] for a reader that finds links out of document
@@ -694,6 +728,34 @@ pub fn rewrite_bytes_made<'b>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Tabs and newlines are found by word as a scan finds them, in
+        /// values of every length around the words and the 128 bytes read
+        /// so, among the bytes below 0x0E the word test also flags.
+        #[test]
+        fn tabs_and_newlines_are_found_as_a_scan_finds_them(
+            value in proptest::collection::vec(
+                proptest::prop_oneof![
+                    8 => proptest::sample::select(b"az/.:%".to_vec()),
+                    1 => proptest::sample::select(b"\t\n\r\0\x0b\x0c\x0e\x1f ".to_vec()),
+                    1 => proptest::sample::select(vec![0x80u8, 0x8d, 0x89, 0xff]),
+                ],
+                0..150,
+            ),
+        ) {
+            let scan = value.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'));
+            proptest::prop_assert_eq!(has_tab_or_newline(&value), scan);
+        }
+
+        /// The ends are trimmed of what is at or below a space, whatever the characters.
+        #[test]
+        fn a_url_is_trimmed_as_by_characters(value in "[ \t\n\x00\x1fa-cé€😀]{0,12}") {
+            let core = value.trim_start_matches(|c| c <= ' ');
+            let want = (value.len() - core.len(), core.trim_end_matches(|c| c <= ' '));
+            proptest::prop_assert_eq!(browser_trim(&value), want);
+        }
+    }
 
     #[test]
     fn line_index_counts_from_one() {

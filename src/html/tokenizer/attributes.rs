@@ -274,7 +274,8 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             return;
         }
         let log = self.log_tag || self.log_any_attribute || crate::html::links::may_hold_url(raw);
-        if let Some(name) = read_by_tree_builder(name) {
+        let read = read_by_tree_builder(name).filter(|(_, on)| self.current_tag_name() == *on);
+        if let Some((name, _)) = read {
             if S::HTML5EVER {
                 let value = StrTendril::from_slice(&self.lean_value());
                 self.attrs.push(Attribute {

@@ -2,33 +2,37 @@
 
 use html5ever::{LocalName, local_name};
 
-/// The attribute names html5ever's tree builder and relink's arena look at:
-/// `type` (hidden `input`), `encoding` (`annotation-xml`), `color`, `face`,
-/// `size` (a `font` leaving foreign content), `shadowrootmode` and `href`
-/// (a `base`). The others it reads (a `meta`'s encoding, `form`) change
-/// nothing relink follows.
+/// The attributes html5ever's tree builder and relink's arena look at, each
+/// on the one element it is read on: `type` (a hidden `input`), `href` (a
+/// `base`), `color`, `face`, `size` (a `font` leaving foreign content),
+/// `shadowrootmode` (a `template`) and `encoding` (`annotation-xml`). The
+/// others it reads (a `meta`'s encoding, `form`) change nothing relink
+/// follows. An `href` on every `a` and a `type` on every `script` are
+/// neither decoded nor kept.
 #[cfg_attr(not(feature = "_internal"), allow(dead_code))]
-pub const READ_BY_TREE_BUILDER: &[&str] = &[
-    "type",
-    "encoding",
-    "color",
-    "face",
-    "size",
-    "shadowrootmode",
-    "href",
+pub const READ_BY_TREE_BUILDER: &[(&str, &str)] = &[
+    ("input", "type"),
+    ("base", "href"),
+    ("font", "color"),
+    ("font", "face"),
+    ("font", "size"),
+    ("template", "shadowrootmode"),
+    ("annotation-xml", "encoding"),
 ];
 
-/// The read attribute `name` (as the tokenizer gives it) as a static atom.
+/// The read attribute `name` (as the tokenizer gives it) as a static atom,
+/// with the one element it is read on: the name is tested first, as most
+/// are none of them.
 #[inline(always)]
-pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<LocalName> {
+pub(super) fn read_by_tree_builder(name: &[u8]) -> Option<(LocalName, &'static str)> {
     Some(match name {
-        b"type" => local_name!("type"),
-        b"encoding" => local_name!("encoding"),
-        b"color" => local_name!("color"),
-        b"face" => local_name!("face"),
-        b"size" => local_name!("size"),
-        b"shadowrootmode" => local_name!("shadowrootmode"),
-        b"href" => local_name!("href"),
+        b"type" => (local_name!("type"), "input"),
+        b"href" => (local_name!("href"), "base"),
+        b"color" => (local_name!("color"), "font"),
+        b"face" => (local_name!("face"), "font"),
+        b"size" => (local_name!("size"), "font"),
+        b"shadowrootmode" => (local_name!("shadowrootmode"), "template"),
+        b"encoding" => (local_name!("encoding"), "annotation-xml"),
         _ => return None,
     })
 }

@@ -349,16 +349,13 @@ fn run_lean(input: &str) -> Lean {
 
 #[test]
 fn a_sink_of_its_own_gets_the_read_attributes_decoded() {
-    let sink = run_lean("<a HREF='u&amp;v' title=t Type=x> <!-- c --> <p>x</p>");
+    let sink = run_lean("<input HREF='u&amp;v' title=t Type=x&lt;> <!-- c --> <p>x</p>");
     let tags = sink.tags.into_inner();
     assert_eq!(
         tags[0],
         (
-            "a".to_owned(),
-            vec![
-                ("href".to_owned(), "u&v".to_owned()),
-                ("type".to_owned(), "x".to_owned())
-            ],
+            "input".to_owned(),
+            vec![("type".to_owned(), "x<".to_owned())],
             false
         )
     );
@@ -366,20 +363,58 @@ fn a_sink_of_its_own_gets_the_read_attributes_decoded() {
     assert_eq!(sink.text.into_inner(), vec![true, true, false]);
 }
 
+/// Each read attribute is read on the one element the tree builder reads
+/// it on ([`READ_BY_TREE_BUILDER`]): an `href` on `a` or a `type` on
+/// `script` is neither decoded nor kept.
+#[test]
+fn only_the_elements_the_tree_builder_asks_have_their_attributes_read() {
+    let sink = run_lean(concat!(
+        "<a href=u type=t><link href=l type=text/css><script type=module></script>",
+        "<input type=hidden href=x><base type=y href=b><font color=c face=f size=1 href=z>",
+        "<template shadowrootmode=open type=t></template>",
+        "<math><annotation-xml encoding=text/html color=c></annotation-xml></math>",
+        "<inputs type=x><basefont href=x><fonts size=1>",
+    ));
+    let read: Vec<(String, Vec<(String, String)>)> = sink
+        .tags
+        .into_inner()
+        .into_iter()
+        .filter(|(_, read, _)| !read.is_empty())
+        .map(|(name, read, _)| (name, read))
+        .collect();
+    let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+    assert_eq!(
+        read,
+        vec![
+            ("input".to_owned(), vec![pair("type", "hidden")]),
+            ("base".to_owned(), vec![pair("href", "b")]),
+            (
+                "font".to_owned(),
+                vec![pair("color", "c"), pair("face", "f"), pair("size", "1")]
+            ),
+            ("template".to_owned(), vec![pair("shadowrootmode", "open")]),
+            (
+                "annotation-xml".to_owned(),
+                vec![pair("encoding", "text/html")]
+            ),
+        ]
+    );
+}
+
 #[test]
 fn duplicates_are_found_however_names_are_written() {
     // Upper case, and a NUL against the U+FFFD it becomes.
-    let sink = run_lean("<a href=1 HREF=2 a\0=3 a\u{fffd}=4 b=5>");
+    let sink = run_lean("<base href=1 HREF=2 a\0=3 a\u{fffd}=4 b=5>");
     let tags = sink.tags.into_inner();
     assert_eq!(tags[0].1, vec![("href".to_owned(), "1".to_owned())]);
     assert!(tags[0].2);
     // Past the names scanned one by one.
     let many: String = (0..40).map(|i| format!(" n{i}=v")).collect();
-    let sink = run_lean(&format!("<a{many} N3=x TYPE=y n39 type=z>"));
+    let sink = run_lean(&format!("<input{many} N3=x TYPE=y n39 type=z>"));
     let tags = sink.tags.into_inner();
     assert_eq!(tags[0].1, vec![("type".to_owned(), "y".to_owned())]);
     assert!(tags[0].2);
-    let sink = run_lean(&format!("<a{many} type=z>"));
+    let sink = run_lean(&format!("<input{many} type=z>"));
     assert!(!sink.tags.into_inner()[0].2);
     let sink = run_lean("<a b c>");
     assert!(!sink.tags.into_inner()[0].2);
