@@ -21,7 +21,7 @@
 //! and the Spark job all write through them.
 
 use std::collections::BTreeMap;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::sync::Arc;
 
 use flate2::Compression;
@@ -98,8 +98,23 @@ pub struct WatWriter {
     written: usize,
     /// What was left out, not yet taken.
     warnings: Vec<Warning>,
-    /// The compressor of every record, reset between them.
+    /// The compressor of every record, reset between them, and the
+    /// buffers a record is gathered in.
+    scratch: Scratch,
+}
+
+/// What a writer of WAT records keeps from one record to the next: the
+/// compressor, the buffer a record goes through on its way to it, and the
+/// link arrays' buffers. A record then allocates no large buffer, nor
+/// frees one: each free of one made the allocator sweep its small chunks
+/// (freed by the hundred thousand while a page's links are found).
+#[derive(Debug, Default)]
+struct Scratch {
     deflater: Deflater,
+    staged: Vec<u8>,
+    /// Emptied arrays' buffers, for the next record's arrays (at most one
+    /// for each array of a record).
+    arrays: Vec<Vec<u8>>,
 }
 
 impl WatWriter {
@@ -116,7 +131,7 @@ impl WatWriter {
             pending: None,
             written: 0,
             warnings: Vec::new(),
-            deflater: Deflater::default(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -139,7 +154,7 @@ impl WatWriter {
             return Ok(());
         }
         self.written += 1;
-        unit.write(out, &mut self.deflater)
+        unit.write(out, &mut self.scratch)
     }
 
     /// The URL the input was retrieved from: the target URI of the
@@ -188,10 +203,10 @@ impl WatWriter {
         {
             self.finish(out)?;
         }
-        let source = &self.source;
+        let (source, spare) = (&self.source, &mut self.scratch.arrays);
         Ok(self
             .pending
-            .get_or_insert_with(|| WatUnit::new(source, message, record)))
+            .get_or_insert_with(|| WatUnit::new(source, message, record, std::mem::take(spare))))
     }
 
     /// Takes a unit done: writes its WAT record, with the heads its name
@@ -224,7 +239,7 @@ impl WatWriter {
             for meta in &html.metas {
                 let mut fields: Vec<(&str, Option<&str>)> =
                     meta.iter().map(|(n, v)| (*n, Some(v.as_str()))).collect();
-                pending.metas.push_with(|text| {
+                pending.metas.push_with(&mut pending.spare, |text| {
                     write_object(text, &mut fields);
                     Ok(())
                 })?;
@@ -275,10 +290,17 @@ struct WatUnit {
     /// (`text/html`, `application/xhtml+xml`, or none given).
     html: bool,
     base_from: BaseNames,
+    /// Buffers for its arrays, from the records before.
+    spare: Vec<Vec<u8>>,
 }
 
 impl WatUnit {
-    fn new(source: &Source, message: Option<usize>, record: Option<&RecordName>) -> WatUnit {
+    fn new(
+        source: &Source,
+        message: Option<usize>,
+        record: Option<&RecordName>,
+        spare: Vec<Vec<u8>>,
+    ) -> WatUnit {
         let mut header = Map::new();
         let name = match record {
             Some(record) => {
@@ -322,6 +344,7 @@ impl WatUnit {
                 .and_then(|r| r.heads.as_deref())
                 .is_none_or(|h| is_html(&h.http)),
             base_from: BaseNames::default(),
+            spare,
         }
     }
 
@@ -349,7 +372,7 @@ impl WatUnit {
         // relink's: the MIME part of a message it is in.
         let part = row.part.as_deref().filter(|p| !p.is_empty());
         let base = self.base_from.of(link);
-        list.push_with(|text| {
+        list.push_with(&mut self.spare, |text| {
             write_link_entry(text, link, (true, part), base);
             Ok(())
         })
@@ -360,7 +383,7 @@ impl WatUnit {
     /// take it, after the links of the page's rows.
     fn push_listed(&mut self, link: &Link) -> io::Result<()> {
         let base = self.base_from.of(link);
-        self.links.push_with(|text| {
+        self.links.push_with(&mut self.spare, |text| {
             write_link_entry(text, link, (false, None), base);
             Ok(())
         })
@@ -392,7 +415,12 @@ impl WatUnit {
     }
 
     /// The unit's WAT record, one gzip member.
-    fn write(self, out: &mut (impl Write + ?Sized), deflater: &mut Deflater) -> Result<(), Error> {
+    fn write(
+        mut self,
+        out: &mut (impl Write + ?Sized),
+        scratch: &mut Scratch,
+    ) -> Result<(), Error> {
+        let mut spare = std::mem::take(&mut self.spare);
         let refers_to = self.field("WARC-Record-ID").map(str::to_owned);
         let target = self.field("WARC-Target-URI").filter(|t| !t.is_empty());
         let target = target.map(str::to_owned);
@@ -420,15 +448,20 @@ impl WatUnit {
         }
         fields.push(("Content-Type", "application/json".to_owned()));
         let length = block.len()?;
-        Ok(write_record((out, deflater), &fields, length, |out| {
+        let Scratch {
+            deflater, staged, ..
+        } = scratch;
+        write_record((out, deflater, staged), &fields, length, |out| {
             let mut counted = Count(0, out);
-            block.write(&mut counted)?;
+            block.write(&mut counted, &mut spare)?;
             match counted.0 == length {
                 true => Ok(()),
                 // A record whose length lies would corrupt the file.
                 false => Err(io::Error::other("wat block length miscounted")),
             }
-        })?)
+        })?;
+        scratch.arrays = spare;
+        Ok(())
     }
 
     /// The unit's JSON block: the source record's head (every field of
@@ -553,8 +586,18 @@ impl JsonArray {
         self.len == 0
     }
 
-    /// Adds the element that `write` writes as JSON text.
-    fn push_with(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> io::Result<()> {
+    /// Adds the element that `write` writes as JSON text; the first one
+    /// in a buffer from `spare`, if there is one.
+    fn push_with(
+        &mut self,
+        spare: &mut Vec<Vec<u8>>,
+        write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.text.capacity() == 0
+            && let Some(buffer) = spare.pop()
+        {
+            self.text = buffer;
+        }
         let start = self.text.len();
         if !self.is_empty() {
             self.text.push(b',');
@@ -571,14 +614,20 @@ impl JsonArray {
         Ok(())
     }
 
-    /// Writes the array, `[` to `]`.
-    fn write(self, out: &mut impl Write) -> io::Result<()> {
+    /// Writes the array, `[` to `]`, and leaves its buffer emptied in
+    /// `spare` (unless it grew past [`JsonArray::SPILL`]).
+    fn write(self, out: &mut impl Write, spare: &mut Vec<Vec<u8>>) -> io::Result<()> {
         out.write_all(b"[")?;
         if let Some(packed) = self.packed {
             let packed = packed.finish()?;
             io::copy(&mut DeflateDecoder::new(&packed[..]), out)?;
         }
         out.write_all(&self.text)?;
+        let mut text = self.text;
+        if text.capacity() <= JsonArray::SPILL {
+            text.clear();
+            spare.push(text);
+        }
         out.write_all(b"]")
     }
 }
@@ -628,11 +677,11 @@ impl Node {
         })
     }
 
-    /// Writes its JSON text.
-    fn write(self, out: &mut impl Write) -> io::Result<()> {
+    /// Writes its JSON text, leaving its arrays' buffers in `spare`.
+    fn write(self, out: &mut impl Write, spare: &mut Vec<Vec<u8>>) -> io::Result<()> {
         match self {
             Node::Value(value) => Ok(serde_json::to_writer(out, &value)?),
-            Node::Array(array) => array.write(out),
+            Node::Array(array) => array.write(out, spare),
             Node::Object(map) => {
                 out.write_all(b"{")?;
                 for (n, (key, node)) in map.into_iter().enumerate() {
@@ -641,7 +690,7 @@ impl Node {
                     }
                     serde_json::to_writer(&mut *out, &key)?;
                     out.write_all(b":")?;
-                    node.write(out)?;
+                    node.write(out, spare)?;
                 }
                 out.write_all(b"}")
             }
@@ -911,28 +960,32 @@ pub fn warcinfo(out: &mut (impl Write + ?Sized), inputs: &[impl AsRef<str>]) -> 
         ),
         ("Content-Type", "application/warc-fields".to_owned()),
     ];
-    let deflater = &mut Deflater::default();
+    let (deflater, staged) = (&mut Deflater::default(), &mut Vec::new());
     Ok(write_record(
-        (out, deflater),
+        (out, deflater, staged),
         &fields,
         block.len(),
         |out| out.write_all(block.as_bytes()),
     )?)
 }
 
-/// One WARC/1.0 record, its own gzip member at the default level, as
+/// One WARC/1.0 record, its own gzip member at the fastest level, as
 /// Common Crawl writes each record of a WAT file: its head, then its
 /// block of `length` bytes as `block` writes it. What goes into the
-/// compressor goes in large pieces: each call into it costs it a pass
-/// over its whole output buffer.
+/// compressor goes in large pieces (each call into it costs it a pass over
+/// its whole output buffer), gathered in `staged`.
 fn write_record<W: Write + ?Sized>(
-    (mut out, deflater): (&mut W, &mut Deflater),
+    (mut out, deflater, staged): (&mut W, &mut Deflater, &mut Vec<u8>),
     fields: &[(&str, String)],
     length: usize,
-    block: impl FnOnce(&mut BufWriter<&mut dyn Write>) -> io::Result<()>,
+    block: impl FnOnce(&mut Staged<'_, dyn Write + '_>) -> io::Result<()>,
 ) -> io::Result<()> {
     deflater.member(&mut out, Compression::fast(), |gz| {
-        let mut record = BufWriter::with_capacity(1 << 16, gz);
+        staged.clear();
+        let mut record = Staged {
+            buffer: staged,
+            inner: gz,
+        };
         record.write_all(b"WARC/1.0\r\n")?;
         for (name, value) in fields {
             write!(record, "{name}: {value}\r\n")?;
@@ -942,6 +995,57 @@ fn write_record<W: Write + ?Sized>(
         record.write_all(b"\r\n\r\n")?;
         record.flush()
     })
+}
+
+/// How much [`Staged`] gathers before it passes it on.
+const STAGED_BYTES: usize = 1 << 16;
+
+/// A buffered writer as `BufWriter` is, with its capacity of
+/// [`STAGED_BYTES`], over a buffer kept from one record to the next:
+/// pieces gathered until the next would not fit, a piece as large as the
+/// capacity passed on as it is. Its calls into `inner` are those a
+/// `BufWriter` makes, so the compressor cuts its input as before.
+struct Staged<'a, W: Write + ?Sized> {
+    buffer: &'a mut Vec<u8>,
+    inner: &'a mut W,
+}
+
+impl<W: Write + ?Sized> Staged<'_, W> {
+    /// Passes on what it gathered.
+    fn pass_on(&mut self) -> io::Result<()> {
+        let result = self.inner.write_all(self.buffer);
+        self.buffer.clear();
+        result
+    }
+}
+
+impl<W: Write + ?Sized> Write for Staged<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.buffer.len() + buf.len() > STAGED_BYTES {
+            self.pass_on()?;
+        }
+        if buf.len() >= STAGED_BYTES {
+            return self.inner.write(buf);
+        }
+        self.buffer.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        if self.buffer.len() + buf.len() > STAGED_BYTES {
+            self.pass_on()?;
+        }
+        if buf.len() >= STAGED_BYTES {
+            return self.inner.write_all(buf);
+        }
+        self.buffer.extend_from_slice(buf);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.pass_on()?;
+        self.inner.flush()
+    }
 }
 
 /// A record ID named after what the record is about (a SHA-1 name-based
@@ -1343,6 +1447,127 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A writer that logs each call made into it, and takes at most
+    /// `most` bytes of a `write`.
+    struct Logged {
+        calls: Vec<(&'static str, usize)>,
+        bytes: Vec<u8>,
+        most: usize,
+    }
+
+    impl Write for Logged {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.most);
+            self.calls.push(("write", n));
+            self.bytes.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            self.calls.push(("flush", 0));
+            Ok(())
+        }
+    }
+
+    /// [`Staged`] makes the calls into its writer that a `BufWriter` of
+    /// the same capacity makes, whatever the pieces and however much the
+    /// writer takes at a time: the compressor cuts its input as before.
+    #[test]
+    fn a_staged_writer_passes_pieces_on_as_a_bufwriter_does() {
+        let sizes = [
+            0,
+            1,
+            100,
+            STAGED_BYTES - 1,
+            5,
+            STAGED_BYTES,
+            STAGED_BYTES,
+            7,
+            STAGED_BYTES + 3,
+            3 * STAGED_BYTES,
+            40_000,
+            30_000,
+            STAGED_BYTES - 40_000,
+        ];
+        let text: Vec<u8> = (0..sizes.iter().sum::<usize>())
+            .map(|i| (i % 251) as u8)
+            .collect();
+        for most in [usize::MAX, 5000, STAGED_BYTES + 1] {
+            for all in [false, true] {
+                let new = || Logged {
+                    calls: Vec::new(),
+                    bytes: Vec::new(),
+                    most,
+                };
+                let (mut theirs, mut ours) = (new(), new());
+                let mut buffer = b"left from before".to_vec();
+                buffer.clear();
+                {
+                    let mut bufwriter = io::BufWriter::with_capacity(STAGED_BYTES, &mut theirs);
+                    let mut staged = Staged {
+                        buffer: &mut buffer,
+                        inner: &mut ours,
+                    };
+                    let mut at = 0;
+                    for (i, &n) in sizes.iter().enumerate() {
+                        let piece = &text[at..at + n];
+                        at += n;
+                        match all || i % 2 == 0 {
+                            true => {
+                                bufwriter.write_all(piece).unwrap();
+                                staged.write_all(piece).unwrap();
+                            }
+                            false => {
+                                let a = bufwriter.write(piece).unwrap();
+                                let b = staged.write(piece).unwrap();
+                                assert_eq!(a, b);
+                                bufwriter.write_all(&piece[a..]).unwrap();
+                                staged.write_all(&piece[b..]).unwrap();
+                            }
+                        }
+                    }
+                    bufwriter.flush().unwrap();
+                    staged.flush().unwrap();
+                }
+                assert_eq!(ours.calls, theirs.calls, "{most} {all}");
+                assert!(ours.bytes == text && theirs.bytes == text);
+            }
+        }
+    }
+
+    /// A record written after others, in the buffers they left, is the
+    /// one a new writer writes: nothing of theirs stays in it.
+    #[test]
+    fn a_record_after_others_is_as_a_new_writer_writes_it() {
+        use crate::front::{Input, Output};
+        use crate::options::Details;
+        use crate::rewriter::Rewriter;
+        let pages: [&[u8]; 3] = [
+            b"<meta name=a content=b><link href=s rel=x><script src=j></script><a href=x>x</a>",
+            b"<a href=y>y</a><a href=z>z</a>",
+            b"<p>no links",
+        ];
+        let run = |writer: &mut WatWriter, page: &[u8], wat: &mut Vec<u8>| {
+            Rewriter::new()
+                .retrieved_from("http://a/b/c")
+                .details(Details::Attributes)
+                .run(Input::bytes(page), Output::Nowhere, &mut |event| {
+                    Ok(writer.event(&mut *wat, &event)?)
+                })
+                .unwrap();
+            writer.finish(wat).unwrap();
+        };
+        let mut one = WatWriter::new("page.html");
+        for (i, page) in pages.iter().enumerate() {
+            let mut after = Vec::new();
+            run(&mut one, page, &mut after);
+            let mut new = Vec::new();
+            run(&mut WatWriter::new("page.html"), page, &mut new);
+            assert!(after == new, "page {i}");
+        }
+        assert!(one.scratch.arrays.len() <= 5);
     }
 
     #[test]
