@@ -436,7 +436,7 @@ impl WatUnit {
             Some(date) if looks_like_a_warc_date(date) => date.to_owned(),
             _ => undated(),
         };
-        let block = self.block();
+        let block = self.block().rendered()?;
         let mut fields = vec![("WARC-Type", "metadata".to_owned())];
         if let Some(target) = target {
             fields.push(("WARC-Target-URI", target));
@@ -447,7 +447,7 @@ impl WatUnit {
             fields.push(("WARC-Refers-To", id));
         }
         fields.push(("Content-Type", "application/json".to_owned()));
-        let length = block.len()?;
+        let length = block.len();
         let Scratch {
             deflater, staged, ..
         } = scratch;
@@ -658,43 +658,64 @@ impl Node {
         matches!(self, Node::Object(map) if map.is_empty())
     }
 
-    /// The length of its JSON text, for the record's `Content-Length`.
-    fn len(&self) -> io::Result<usize> {
-        Ok(match self {
-            Node::Value(value) => {
-                let mut count = Count(0, io::sink());
-                serde_json::to_writer(&mut count, value)?;
-                count.0
-            }
-            Node::Array(array) => array.len + 2,
+    /// Its JSON text, written once: the text around its arrays, and the
+    /// arrays where they go.
+    fn rendered(self) -> io::Result<Rendered> {
+        let mut rendered = Rendered {
+            text: Vec::with_capacity(4096),
+            arrays: Vec::new(),
+        };
+        self.render(&mut rendered)?;
+        Ok(rendered)
+    }
+
+    fn render(self, into: &mut Rendered) -> io::Result<()> {
+        match self {
+            Node::Value(value) => serde_json::to_writer(&mut into.text, &value)?,
+            Node::Array(array) => into.arrays.push((into.text.len(), array)),
             Node::Object(map) => {
-                let mut len = 2 + map.len().saturating_sub(1);
-                for (key, node) in map {
-                    len += Node::Value(key.as_str().into()).len()? + 1 + node.len()?;
+                into.text.push(b'{');
+                for (n, (key, node)) in map.into_iter().enumerate() {
+                    if n > 0 {
+                        into.text.push(b',');
+                    }
+                    serde_json::to_writer(&mut into.text, &key)?;
+                    into.text.push(b':');
+                    node.render(into)?;
                 }
-                len
+                into.text.push(b'}');
             }
-        })
+        }
+        Ok(())
+    }
+}
+
+/// A WAT record's JSON block made text but for its link arrays, held as
+/// they were gathered: its length known for the record's head before a
+/// byte of it is written, each value serialised once.
+struct Rendered {
+    /// The text around the arrays.
+    text: Vec<u8>,
+    /// Each array, and where in the text it goes.
+    arrays: Vec<(usize, JsonArray)>,
+}
+
+impl Rendered {
+    /// The length of its JSON text, for the record's `Content-Length`.
+    fn len(&self) -> usize {
+        let arrays = self.arrays.iter().map(|(_, array)| array.len + 2);
+        self.text.len() + arrays.sum::<usize>()
     }
 
     /// Writes its JSON text, leaving its arrays' buffers in `spare`.
     fn write(self, out: &mut impl Write, spare: &mut Vec<Vec<u8>>) -> io::Result<()> {
-        match self {
-            Node::Value(value) => Ok(serde_json::to_writer(out, &value)?),
-            Node::Array(array) => array.write(out, spare),
-            Node::Object(map) => {
-                out.write_all(b"{")?;
-                for (n, (key, node)) in map.into_iter().enumerate() {
-                    if n > 0 {
-                        out.write_all(b",")?;
-                    }
-                    serde_json::to_writer(&mut *out, &key)?;
-                    out.write_all(b":")?;
-                    node.write(out, spare)?;
-                }
-                out.write_all(b"}")
-            }
+        let mut written = 0;
+        for (at, array) in self.arrays {
+            out.write_all(&self.text[written..at])?;
+            array.write(out, spare)?;
+            written = at;
         }
+        out.write_all(&self.text[written..])
     }
 }
 
@@ -993,7 +1014,9 @@ fn write_record<W: Write + ?Sized>(
         write!(record, "Content-Length: {length}\r\n\r\n")?;
         block(&mut record)?;
         record.write_all(b"\r\n\r\n")?;
-        record.flush()
+        // Passed on, not flushed: a flush would end a deflate block, and
+        // add an empty one, before the member is finished.
+        record.pass_on()
     })
 }
 
@@ -1446,6 +1469,29 @@ mod tests {
                     assert_eq!(String::from_utf8(text).unwrap(), value.to_string(), "{i}");
                 }
             }
+        }
+    }
+
+    /// A record that fits the staged buffer goes into the compressor in
+    /// one piece, and is finished with nothing more: its member is the one
+    /// gzip's encoder makes of its text at the fastest level (before, a
+    /// flush ended a deflate block and added an empty one to each).
+    #[test]
+    fn a_small_record_is_the_member_gzip_makes_of_its_text() {
+        let fields = [("WARC-Type", "metadata".to_owned())];
+        let mut deflater = Deflater::default();
+        for length in [0, 1000, STAGED_BYTES - 100] {
+            let block: Vec<u8> = (0..length).map(|i| b"[{}],\"x\""[i % 8]).collect();
+            let head =
+                format!("WARC/1.0\r\nWARC-Type: metadata\r\nContent-Length: {length}\r\n\r\n");
+            let mut ours = Vec::new();
+            let record = (&mut ours, &mut deflater, &mut Vec::new());
+            write_record(record, &fields, length, |w| w.write_all(&block)).unwrap();
+            let mut theirs = flate2::write::GzEncoder::new(Vec::new(), Compression::fast());
+            theirs
+                .write_all(&[head.as_bytes(), &block, b"\r\n\r\n"].concat())
+                .unwrap();
+            assert!(ours == theirs.finish().unwrap(), "{length}");
         }
     }
 
