@@ -85,6 +85,20 @@ impl Name {
     }
 }
 
+/// The landmark an element of this name is, told by its id: the five
+/// landmark names are listed, so no atom is made ([`Landmark::of`] by atom
+/// cost about 250 instructions an element of a WAT record's page).
+fn landmark_of(name: Name) -> Option<Landmark> {
+    match name.id {
+        tag!("nav") => Some(Landmark::Nav),
+        tag!("header") => Some(Landmark::Header),
+        tag!("footer") => Some(Landmark::Footer),
+        tag!("aside") => Some(Landmark::Aside),
+        tag!("main") => Some(Landmark::Main),
+        _ => None,
+    }
+}
+
 /// How many names not listed the tracker holds before it forgets those no
 /// open element has (more than the deepest stack, [`DEPTH_LIMIT`]).
 const OTHERS_KEPT: usize = 4096;
@@ -781,7 +795,7 @@ impl State {
     /// stack up to the nearest template ([`Tree::landmarks`]); the adoption
     /// agency moves nothing across one, as landmarks are special.
     fn landmark(&self, name: &Name, namespace: Namespace) -> Option<Landmark> {
-        let own = (namespace == Namespace::Html).then(|| Landmark::of(&self.others.atom(*name)));
+        let own = (namespace == Namespace::Html).then(|| landmark_of(*name));
         if let Some(landmark) = own.flatten() {
             return Some(landmark);
         }
@@ -792,7 +806,7 @@ impl State {
             if open.flags & TEMPLATE != 0 {
                 return None;
             }
-            if let Some(landmark) = Landmark::of(&self.others.atom(open.name)) {
+            if let Some(landmark) = landmark_of(open.name) {
                 return Some(landmark);
             }
         }
@@ -2417,6 +2431,25 @@ const HTML4_PUBLIC_PREFIXES: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every listed name is the landmark by its id that it is by its atom,
+    /// and a name not listed is none.
+    #[test]
+    fn a_landmark_told_by_id_is_the_one_told_by_atom() {
+        for (&id, &name) in TagId::ALL.iter().zip(TagId::NAMES) {
+            let by_atom = Landmark::of(&LocalName::from(name));
+            assert_eq!(landmark_of(Name::listed(id)), by_atom, "{name}");
+        }
+        let other = Name {
+            id: TagId::Other,
+            other: 1,
+        };
+        assert_eq!(landmark_of(other), None);
+        let found = TagId::ALL
+            .iter()
+            .filter(|&&id| landmark_of(Name::listed(id)).is_some());
+        assert_eq!(found.count(), 5);
+    }
 
     /// A document of many distinct custom names holds no more of them than
     /// [`OTHERS_KEPT`], and the names of open elements survive a clearing.
