@@ -269,6 +269,12 @@ struct Open {
     namespace: Namespace,
     flags: u32,
     id: u32,
+    /// The landmark an element above it is in, when landmarks are found:
+    /// its own, else the one below it passes on, none from a template.
+    /// Only elements that are not special leave the stack from below
+    /// others (formatting elements, the adoption agency's nodes, a form,
+    /// the head), and they pass on what is below them, so it stays true.
+    passes: Option<Landmark>,
 }
 
 impl Open {
@@ -781,11 +787,13 @@ impl State {
             if namespace == Namespace::Html && name.id == tag!("p") {
                 self.paragraphs += 1;
             }
+            let passes = self.passes(self.stack.len(), name, namespace, flags);
             self.stack.push(Open {
                 name: *name,
                 namespace,
                 flags,
                 id,
+                passes,
             });
         }
         Ok(id)
@@ -796,21 +804,23 @@ impl State {
     /// agency moves nothing across one, as landmarks are special.
     fn landmark(&self, name: &Name, namespace: Namespace) -> Option<Landmark> {
         let own = (namespace == Namespace::Html).then(|| landmark_of(*name));
-        if let Some(landmark) = own.flatten() {
-            return Some(landmark);
+        own.flatten()
+            .or_else(|| self.stack.last().and_then(|open| open.passes))
+    }
+
+    /// What an element put on the stack at `at` passes on to those above
+    /// it ([`Open::passes`]); nothing when landmarks are not found.
+    #[inline]
+    fn passes(&self, at: usize, name: &Name, namespace: Namespace, flags: u32) -> Option<Landmark> {
+        if !self.landmarks {
+            return None;
         }
-        for open in self.stack.iter().rev() {
-            if open.namespace != Namespace::Html {
-                continue;
-            }
-            if open.flags & TEMPLATE != 0 {
-                return None;
-            }
-            if let Some(landmark) = landmark_of(open.name) {
-                return Some(landmark);
-            }
+        let below = || at.checked_sub(1).and_then(|i| self.stack.get(i)?.passes);
+        match namespace == Namespace::Html {
+            true if flags & TEMPLATE != 0 => None,
+            true => landmark_of(*name).or_else(below),
+            false => below(),
         }
-        None
     }
 
     /// Records the landmark of the current start tag's element; cold, as only WAT asks.
@@ -1141,6 +1151,7 @@ impl State {
             .position(|e| e.id == block_id)
             .ok_or(Bail("no block"))?;
         let flags = classify(name.id) | FORMATTING;
+        let passes = self.passes(block + 1, &name, Namespace::Html, flags);
         self.stack.insert(
             block + 1,
             Open {
@@ -1148,6 +1159,7 @@ impl State {
                 namespace: Namespace::Html,
                 flags,
                 id: clone,
+                passes,
             },
         );
         Ok(())
@@ -1435,11 +1447,14 @@ impl State {
         if self.stack.len() >= DEPTH_LIMIT {
             return Err(Bail("nesting too deep"));
         }
+        let flags = classify(tag!("head"));
+        let passes = self.passes(self.stack.len(), &name!("head"), Namespace::Html, flags);
         self.stack.push(Open {
             name: name!("head"),
             namespace: Namespace::Html,
-            flags: classify(tag!("head")),
+            flags,
             id: head,
+            passes,
         });
         let next = self.in_head(tok);
         self.remove(head);

@@ -208,3 +208,37 @@ fn a_wat_link_names_its_landmark() {
     assert_eq!(context("about.html"), some("footer"));
     assert_eq!(context("top.html"), None);
 }
+
+/// Where the stack of open elements changes below a landmark (the adoption
+/// agency's nodes and clones, a form taken out, a template, foreign
+/// content, foster parenting), each link keeps the landmark the tree puts
+/// it in.
+#[test]
+fn landmarks_hold_where_the_stack_changes_below_them() {
+    let page = concat!(
+        "<body><nav><b><main><p>x</b><a href=y1>1</a></main><a href=y2>2</a></nav>",
+        "<a href=y3>3</a><header><template><a href=t1>t</a><footer><a href=t2>t</a>",
+        "</footer></template><a href=h1>h</a></header><aside><svg><a href=s1>s</a>",
+        "<foreignObject><a href=s2>x</a></foreignObject></svg><form><a href=f1>f</a>",
+        "</aside><a href=f2>f2</a><div><i><nav><u>x</i><a href=n1>n</a></nav></u>",
+        "<a href=n2>n2</a><form><main></form><a href=m0>m0</a></main>",
+    );
+    assert!(tracker::parse(page, DocumentKind::Document).is_ok());
+    let found = relink_contexts(page);
+    assert_eq!(found, rcdom_contexts(page));
+    let expected = [
+        ("y1", some("main")),
+        ("y2", some("nav")),
+        ("y3", None),
+        ("t1", None),
+        ("t2", some("footer")),
+        ("h1", some("header")),
+        ("s2", some("aside")),
+        ("n1", some("nav")),
+        ("n2", None),
+        ("m0", some("main")),
+    ];
+    for (url, context) in expected {
+        assert_eq!(found[url], context, "{url}");
+    }
+}
