@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use relink::{Event, Input, Kind, Output, Rewriter};
+use relink::{Details, Event, Input, Kind, Output, Rewriter};
 
 /// The nanoseconds of CPU time the process has had, if Linux tells.
 fn cpu_ns() -> Option<u64> {
@@ -40,12 +40,14 @@ fn measure(pages: &[(Vec<u8>, String)], time: Duration, work: fn(&[u8], &str)) -
 }
 
 /// The library work `absolutize` in Node does: the page rewritten into
-/// new bytes, its warnings kept, no rows (`absolutize_html` keeps them).
+/// new bytes, its warnings kept, no rows (`absolutize_html` keeps no
+/// warnings).
 fn absolutize(page: &[u8], url: &str) {
     let mut out = Vec::with_capacity(page.len());
     let report = Rewriter::new()
         .retrieved_from(url)
         .kind(Kind::Html)
+        .details(Details::Counts)
         .run(
             Input::bytes(page),
             Output::WhenChanged(&mut out),

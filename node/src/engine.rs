@@ -134,11 +134,11 @@ pub fn absolutize(
         kind: Some("html"),
         ..settings
     };
-    let report = rewriter(settings, source)?.run(
-        Input::bytes(data),
-        Output::WhenChanged(output),
-        &mut |_| Ok(()),
-    )?;
+    // Only the bytes and warnings are given back: no record of each link.
+    let rewriter = rewriter(settings, source)?.details(relink::Details::Counts);
+    let report = rewriter.run(Input::bytes(data), Output::WhenChanged(output), &mut |_| {
+        Ok(())
+    })?;
     let warnings = report.warnings.iter().map(ToString::to_string).collect();
     Ok(Rewritten {
         changed: report.changed,
