@@ -141,9 +141,11 @@ pub fn rewrite(
     base: Option<&str>,
     (rules_name, kind_name, lazy): (&str, Option<&str>, bool),
 ) -> Result<Rewritten, Failure> {
-    let rewriter = rewriter(base, (rules_name, lazy), kind_name)?;
+    // Only the bytes and warnings are given back: no record of each link.
+    let rewriter = rewriter(base, (rules_name, lazy), kind_name)?.details(relink::Details::Counts);
     given_kind_fits(data, path, kind_name)?;
-    let mut output = Vec::new();
+    // Room for the input and its links made longer, grown past that only.
+    let mut output = Vec::with_capacity(data.len().saturating_add(data.len() / 8));
     let report = rewriter.run(
         input(data, path),
         Output::WhenChanged(&mut output),
