@@ -769,73 +769,155 @@ const ANCHOR_TEXT_CHARS: usize = 100;
 /// `<b>char</b>acter` is `character`), `decode`d (the reader's references), no-break spaces
 /// taken as spaces and white space collapsed, as Common Crawl's WAT records
 /// give an anchor's text; the first [`ANCHOR_TEXT_CHARS`] characters.
+///
+/// `decode` leaves a text without `&`, CR or NUL as it is (HTML's and
+/// XML's do), so such text goes to the words as it comes, piece by piece
+/// between tags, and nothing is read past the words kept; only an anchor
+/// whose text has one is gathered and decoded whole (a reference may go
+/// on past a tag, and XML's decoder leaves a text with a bad one as it is).
 pub(crate) fn anchor_text(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
     let bytes = after.as_bytes();
-    // The text up to the anchor's end, tags and comments left out: borrowed
-    // when no tag comes before the end.
-    let mut plain = Cow::Borrowed(after);
+    let mut words = Collapsed::new(ANCHOR_TEXT_CHARS);
     let mut at = 0;
-    while let Some(open) = memchr::memchr(b'<', &bytes[at..]).map(|i| at + i) {
-        let tag = &bytes[open + 1..];
-        let name = tag.strip_prefix(b"/").unwrap_or(tag);
-        let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
-            && name
-                .get(1)
-                .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
-        let close = match is_a {
-            true => None,
-            false if tag.starts_with(b"!--") => {
-                memchr::memmem::find(&bytes[open..], b"-->").map(|i| open + i + 3)
-            }
-            false => memchr::memchr(b'>', &bytes[open..]).map(|i| open + i + 1),
-        };
-        let kept = &after[at..open];
-        match (&mut plain, close) {
-            // The anchor's end before any tag: the text up to it.
-            (Cow::Borrowed(_), None) => plain = Cow::Borrowed(kept),
-            (Cow::Borrowed(_), Some(_)) => plain = Cow::Owned(kept.to_owned()),
-            (Cow::Owned(text), _) => text.push_str(kept),
+    while !words.is_full() {
+        let open = memchr::memchr(b'<', &bytes[at..]).map(|i| at + i);
+        let text = &after[at..open.unwrap_or(bytes.len())];
+        if memchr::memchr3(b'&', b'\r', 0, text.as_bytes()).is_some() {
+            return decoded_whole(after, decode);
         }
-        match close {
+        words.push(text);
+        match open.and_then(|open| tag_end(bytes, open)) {
             Some(close) => at = close,
-            None => {
-                at = bytes.len();
-                break;
-            }
+            None => break,
         }
     }
-    if let Cow::Owned(text) = &mut plain {
-        text.push_str(&after[at..]);
-    }
-    collapsed(&decode(&plain), ANCHOR_TEXT_CHARS)
+    words.text
 }
 
-/// The words of `text` (split at ASCII white space and no-break spaces)
-/// joined by one space, its first `most` characters: in one pass, without
-/// a list of the words.
-fn collapsed(text: &str, most: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(most));
-    let (mut chars, mut space) = (0, false);
-    for c in text.chars() {
-        if c.is_ascii_whitespace() || c == '\u{a0}' {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            if chars == most {
-                break;
+/// [`anchor_text`] of a text that may hold something to decode: gathered
+/// whole (borrowed when no tag comes before its end), then decoded.
+fn decoded_whole(after: &str, decode: fn(&str) -> Cow<'_, str>) -> String {
+    let bytes = after.as_bytes();
+    let mut plain = Cow::Borrowed("");
+    let mut at = 0;
+    loop {
+        let open = memchr::memchr(b'<', &bytes[at..]).map(|i| at + i);
+        let text = &after[at..open.unwrap_or(bytes.len())];
+        plain = match plain {
+            Cow::Borrowed("") => Cow::Borrowed(text),
+            Cow::Borrowed(_) if text.is_empty() => plain,
+            Cow::Borrowed(before) => Cow::Owned([before, text].concat()),
+            Cow::Owned(mut before) => {
+                before.push_str(text);
+                Cow::Owned(before)
             }
-            out.push(' ');
-            chars += 1;
-            space = false;
+        };
+        match open.and_then(|open| tag_end(bytes, open)) {
+            Some(close) => at = close,
+            None => break,
         }
-        if chars == most {
-            break;
-        }
-        out.push(c);
-        chars += 1;
     }
-    out
+    let mut words = Collapsed::new(ANCHOR_TEXT_CHARS);
+    words.push(&decode(&plain));
+    words.text
+}
+
+/// Where the tag or comment starting at `open` ends, past its `>`; none
+/// for an anchor's start or end tag (the end of an anchor's text) and for
+/// one that never ends.
+fn tag_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let tag = &bytes[open + 1..];
+    let name = tag.strip_prefix(b"/").unwrap_or(tag);
+    let is_a = name.first().is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+        && name
+            .get(1)
+            .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/');
+    match is_a {
+        true => None,
+        false if tag.starts_with(b"!--") => {
+            memchr::memmem::find(&bytes[open..], b"-->").map(|i| open + i + 3)
+        }
+        false => memchr::memchr(b'>', &bytes[open..]).map(|i| open + i + 1),
+    }
+}
+
+/// Words joined by one space as they come (split at ASCII white space and
+/// no-break spaces), up to `most` characters.
+struct Collapsed {
+    text: String,
+    chars: usize,
+    most: usize,
+    /// Whether white space came since the last word.
+    space: bool,
+}
+
+impl Collapsed {
+    fn new(most: usize) -> Collapsed {
+        Collapsed {
+            text: String::new(),
+            chars: 0,
+            most,
+            space: false,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.chars == self.most
+    }
+
+    /// Takes the next piece of text: white space a byte at a time, a word
+    /// of ASCII as one run, any other character as one.
+    fn push(&mut self, piece: &str) {
+        let bytes = piece.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            let b = bytes[at];
+            if b.is_ascii_whitespace() {
+                self.space = !self.text.is_empty();
+                at += 1;
+                continue;
+            }
+            let end = match b.is_ascii() {
+                true => bytes[at..]
+                    .iter()
+                    .position(|b| b.is_ascii_whitespace() || !b.is_ascii())
+                    .map_or(bytes.len(), |n| at + n),
+                false => {
+                    let c = piece[at..].chars().next().unwrap_or_default();
+                    if c == '\u{a0}' {
+                        self.space = !self.text.is_empty();
+                        at += c.len_utf8();
+                        continue;
+                    }
+                    at + c.len_utf8()
+                }
+            };
+            if self.space {
+                if self.is_full() {
+                    return;
+                }
+                self.text.push(' ');
+                self.chars += 1;
+                self.space = false;
+            }
+            if self.is_full() {
+                return;
+            }
+            if self.text.capacity() == 0 {
+                // Room for the words of most anchors at once.
+                self.text.reserve(piece.len().clamp(16, self.most));
+            }
+            // A run of ASCII is as many characters as bytes; another
+            // character is one.
+            let word = match b.is_ascii() {
+                true => &piece[at..end.min(at + self.most - self.chars)],
+                false => &piece[at..end],
+            };
+            self.text.push_str(word);
+            self.chars += if b.is_ascii() { word.len() } else { 1 };
+            at = end;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -912,6 +994,24 @@ mod tests {
             .filter(|w| !w.is_empty())
             .collect();
         words.join(" ").chars().take(ANCHOR_TEXT_CHARS).collect()
+    }
+
+    /// The bytes handed to the decoder by `an_anchors_text_of_words_is_read_no_further`.
+    static DECODED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    #[test]
+    fn an_anchors_text_of_words_is_read_no_further() {
+        use std::sync::atomic::Ordering;
+        fn counted(s: &str) -> Cow<'_, str> {
+            DECODED.fetch_add(s.len(), Ordering::Relaxed);
+            Cow::Borrowed(s)
+        }
+        // A card of a thousand paragraphs: its first words are its text,
+        // and the rest is neither gathered nor decoded.
+        let card = "<p>one two</p>\n".repeat(1000) + "</a>";
+        let text = anchor_text(&card, counted);
+        assert_eq!(text, "one two ".repeat(13)[..100]);
+        assert!(DECODED.load(Ordering::Relaxed) < 1000, "{DECODED:?}");
     }
 
     #[test]

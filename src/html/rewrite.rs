@@ -891,6 +891,11 @@ mod tests {
             anchor_text("a&nbsp;b\u{a0}\u{a0}c</a>", decoded_text),
             "a b c"
         );
+        // What else the decoder changes, past a tag.
+        assert_eq!(
+            anchor_text("<i>a</i>\0b&am<b>p;</b>\r\nc</a>", decoded_text),
+            "a\u{fffd}b& c"
+        );
     }
 
     #[test]
