@@ -164,44 +164,70 @@ fn resolve_with<'b, 'r>(
     reference: &'r str,
     parsed: impl FnOnce() -> Url<'b>,
 ) -> Cow<'r, str> {
+    let mut out = String::new();
+    if resolve_with_into(base, reference, parsed, &mut out) {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(reference)
+    }
+}
+
+/// [`resolve_with`] appending the resolved URL to `out`: `false` (nothing
+/// appended) when the reference stands as it is written, which
+/// [`resolve`] borrows. A caller resolving many links reuses one buffer.
+#[inline(always)]
+fn resolve_with_into<'b>(
+    base: &'b str,
+    reference: &str,
+    parsed: impl FnOnce() -> Url<'b>,
+    out: &mut String,
+) -> bool {
     // Step 1: no base, the reference is taken as absolute.
     if base.is_empty() {
-        return Cow::Borrowed(reference);
+        return false;
     }
     // Step 2a: an entirely empty reference is the base.
     if reference.is_empty() {
-        return Cow::Owned(base.to_owned());
+        out.push_str(base);
+        return true;
     }
     // A fragment alone (`#s`): steps 2c to 5 give the base's text up to its
     // `#`, then the reference (the tests hold this to the steps).
     if reference.starts_with('#') {
         let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
-        let mut out = String::with_capacity(end + reference.len());
+        out.reserve(end + reference.len());
         out.push_str(&base[..end]);
         out.push_str(reference);
-        return Cow::Owned(out);
+        return true;
     }
     // Step 2b: a reference with a scheme is absolute. The scheme ends at a
     // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
     // find, and a long `data:` URL is not parsed.
     if parse_scheme(reference).0.is_some() {
-        return Cow::Borrowed(reference);
+        return false;
     }
     let base = parsed();
-    if let Some(resolved) = resolve_copied(&base, reference) {
-        return Cow::Owned(resolved);
+    if resolve_copied(&base, reference, out) {
+        return true;
     }
     // Step 2: both are parsed.
     let embedded = Url::parse(reference);
-    Cow::Owned(resolve_relative(&base, &embedded))
+    let resolved = resolve_relative(&base, &embedded);
+    if out.is_empty() {
+        *out = resolved;
+    } else {
+        out.push_str(&resolved);
+    }
+    true
 }
 
 /// Steps 2c to 7 for references whose components recombine as written: a
 /// net_loc (`//g`, step 3), a rooted path (`/g`, step 4), or a relative
 /// path with no dot segment in it nor in the base's directory (step 6):
-/// the base's part, then the reference's text. `None` for the rest
-/// ([`resolve_relative`]).
-fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
+/// the base's part, then the reference's text, appended to `out`. `false`,
+/// with nothing appended, for the rest ([`resolve_relative`]).
+#[inline(always)]
+fn resolve_copied(base: &Url<'_>, reference: &str, out: &mut String) -> bool {
     let bytes = reference.as_bytes();
     // Step 3: only the scheme is inherited.
     let net_loc = if bytes.starts_with(b"//") {
@@ -218,12 +244,12 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
             .position(|b| matches!(b, b';' | b'?' | b'#'))
             .unwrap_or(bytes.len());
         if path_end == 0 {
-            return None;
+            return false;
         }
         let slash = base.path.bytes().rposition(|b| b == b'/');
         let with_slash = slash.map_or("", |i| &base.path[..=i]);
         if has_dot_segment(with_slash) || has_dot_segment(&reference[..path_end]) {
-            return None;
+            return false;
         }
         directory = Some((base.rooted || base.net_loc.is_some(), with_slash));
     }
@@ -232,7 +258,7 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
         + opt(net_loc, 2)
         + directory.map_or(0, |(rooted, d)| usize::from(rooted) + d.len())
         + reference.len();
-    let mut out = String::with_capacity(len);
+    out.reserve(len);
     if let Some(scheme) = base.scheme {
         out.push_str(scheme);
         out.push(':');
@@ -248,7 +274,7 @@ fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
         out.push_str(directory);
     }
     out.push_str(reference);
-    Some(out)
+    true
 }
 
 /// A parsed base as byte ranges of its text, so a `BaseUrl` is parsed once.
@@ -283,6 +309,7 @@ impl Spans {
     }
 
     /// The components again, borrowing from `text`, the string the spans are of.
+    #[inline]
     fn url<'a>(&self, text: &'a str) -> Url<'a> {
         let get = |(a, b): (usize, usize)| text.get(a..b).unwrap_or_default();
         Url {
@@ -300,6 +327,18 @@ impl Spans {
 /// [`resolve`] with the base already parsed into `spans` of `base`.
 pub(crate) fn resolve_parsed<'r>(base: &str, spans: &Spans, reference: &'r str) -> Cow<'r, str> {
     resolve_with(base, reference, || spans.url(base))
+}
+
+/// [`resolve_parsed`] appending the resolved URL to `out`; `false`, with
+/// nothing appended, when it borrows the reference.
+#[inline(always)]
+pub(crate) fn resolve_parsed_into(
+    base: &str,
+    spans: &Spans,
+    reference: &str,
+    out: &mut String,
+) -> bool {
+    resolve_with_into(base, reference, || spans.url(base), out)
 }
 
 /// Section 4, steps 2c to 7, for a reference without a scheme.
@@ -399,6 +438,12 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`resolve_copied`] into a new string, `None` when it does not copy.
+    fn copied_of(base: &Url<'_>, reference: &str) -> Option<String> {
+        let mut out = String::new();
+        resolve_copied(base, reference, &mut out).then_some(out)
+    }
+
     proptest! {
         #[test]
         fn a_dot_segment_is_found_as_the_segments_split_tell(path in "[./a]{0,12}") {
@@ -480,7 +525,7 @@ mod tests {
         ) {
             let base = Url::parse(&base);
             if parse_scheme(&reference).0.is_none()
-                && let Some(copied) = resolve_copied(&base, &reference)
+                && let Some(copied) = copied_of(&base, &reference)
             {
                 prop_assert_eq!(copied, resolve_relative(&base, &Url::parse(&reference)));
             }
@@ -488,9 +533,32 @@ mod tests {
     }
 
     #[test]
+    fn a_url_resolved_into_a_buffer_follows_what_it_holds() {
+        let text = "http://a/b/c/d;p?q#f";
+        let spans = Spans::of(text);
+        let mut out = String::from("kept");
+        for (reference, appended) in [
+            ("g", Some("http://a/b/c/g")),
+            ("../g", Some("http://a/b/g")),
+            ("", Some(text)),
+            ("#s", Some("http://a/b/c/d;p?q#s")),
+            ("gopher:h", None),
+        ] {
+            out.truncate(4);
+            let written = resolve_parsed_into(text, &spans, reference, &mut out);
+            assert_eq!(written.then(|| &out[4..]), appended, "{reference}");
+            assert!(written || out == "kept", "{reference}");
+            assert_eq!(
+                resolve_parsed(text, &spans, reference),
+                appended.unwrap_or(reference)
+            );
+        }
+    }
+
+    #[test]
     fn references_are_copied_after_what_the_base_lends() {
         let base = Url::parse("http://a/b/c/d;p?q#f");
-        let copied = |r| resolve_copied(&base, r);
+        let copied = |r| copied_of(&base, r);
         assert_eq!(copied("//g/x;y?z#w").as_deref(), Some("http://g/x;y?z#w"));
         assert_eq!(copied("/g;x?y#s").as_deref(), Some("http://a/g;x?y#s"));
         assert_eq!(copied("g;x?y#s").as_deref(), Some("http://a/b/c/g;x?y#s"));
@@ -502,11 +570,11 @@ mod tests {
         assert_eq!(copied("../g"), None);
         assert_eq!(copied("g/."), None);
         let dotted = Url::parse("http://a/b/../c");
-        assert_eq!(resolve_copied(&dotted, "g"), None);
+        assert_eq!(copied_of(&dotted, "g"), None);
         let bare = Url::parse("http://a");
-        assert_eq!(resolve_copied(&bare, "g").as_deref(), Some("http://a/g"));
+        assert_eq!(copied_of(&bare, "g").as_deref(), Some("http://a/g"));
         let mail = Url::parse("mailto:joe@example.com");
-        assert_eq!(resolve_copied(&mail, "g").as_deref(), Some("mailto:g"));
+        assert_eq!(copied_of(&mail, "g").as_deref(), Some("mailto:g"));
     }
 
     #[test]
