@@ -189,11 +189,19 @@ impl Found {
             .map(|(range, new)| (range.clone(), &text[new.clone()]))
     }
 
+    /// Empties it for the next attribute; the text of a large value (a
+    /// `srcdoc`) is let go, not held for the rest of the page.
     fn clear(&mut self) {
         self.ranges.clear();
         self.text.clear();
+        if self.text.capacity() > FOUND_KEPT {
+            self.text = String::new();
+        }
     }
 }
+
+/// The most bytes of new URLs [`Found`] keeps for the next attribute.
+const FOUND_KEPT: usize = 16 * 1024;
 
 struct Work<'s, 'o> {
     r: Resolver<'s, 'o>,
@@ -856,6 +864,20 @@ fn escape_attribute<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_new_urls_of_a_large_value_are_not_kept_for_the_next() {
+        let mut found = Found::default();
+        found.push(0..1, "http://a/b");
+        found.clear();
+        assert!(found.ranges.is_empty() && found.text.is_empty());
+        let kept = found.text.capacity();
+        assert!(kept >= "http://a/b".len());
+        found.push(0..1, &"x".repeat(FOUND_KEPT + 1));
+        assert_eq!(found.iter().count(), 1);
+        found.clear();
+        assert!(found.text.capacity() <= FOUND_KEPT);
+    }
 
     #[test]
     fn the_tokenizer_hands_over_the_metas_of_script_it_reads_sparsely() {
