@@ -138,6 +138,17 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// Whether [`parse_scheme`] finds a scheme in `s`, without taking it apart.
+#[inline(always)]
+fn has_scheme(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let end = bytes
+        .iter()
+        .position(|&b| !SCHEME_BYTES[usize::from(b)])
+        .unwrap_or(bytes.len());
+    end > 0 && bytes.get(end) == Some(&b':')
+}
+
 /// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`).
 static SCHEME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
@@ -205,7 +216,7 @@ fn resolve_with_into<'b>(
     // Step 2b: a reference with a scheme is absolute. The scheme ends at a
     // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
     // find, and a long `data:` URL is not parsed.
-    if parse_scheme(reference).0.is_some() {
+    if has_scheme(reference) {
         return false;
     }
     let lends = lends(reference);
@@ -584,6 +595,13 @@ mod tests {
             {
                 prop_assert_eq!(copied, resolve_relative(&base, &Url::parse(&reference)));
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_scheme_is_found_as_parse_scheme_finds_it(s in "[a-z0-9+./:#-]{0,8}") {
+            prop_assert_eq!(has_scheme(&s), parse_scheme(&s).0.is_some());
         }
     }
 
