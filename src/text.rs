@@ -274,6 +274,25 @@ impl<'t, 'o> Resolver<'t, 'o> {
         same_document: SameDocument,
         finish: impl FnOnce(String) -> String,
     ) -> Option<String> {
+        let mut new = String::new();
+        let finish = |new: &mut String, _: usize| *new = finish(std::mem::take(new));
+        let link = (at, value, place, same_document);
+        self.resolve_into(link, base, &mut new, finish)?;
+        Some(new)
+    }
+
+    /// [`Resolver::resolve_as`] for a link `(at, value, place,
+    /// same_document)`, its new URL appended to `out` rather than made a
+    /// string of its own, so that a reader's links share one buffer: where
+    /// it starts in `out` if it changed (nothing is left appended if not).
+    /// `finish(out, start)` changes the new URL in place before it is recorded.
+    pub fn resolve_into(
+        &mut self,
+        (at, value, place, same_document): (usize, &str, Place<'_>, SameDocument),
+        base: &Base,
+        out: &mut String,
+        finish: impl FnOnce(&mut String, usize),
+    ) -> Option<usize> {
         // An empty reference links to the base (RFC 1808 §4 step 2a), unless kept.
         if value.is_empty() && same_document == SameDocument::Keep {
             return None;
@@ -296,64 +315,97 @@ impl<'t, 'o> Resolver<'t, 'o> {
         }
         let keep = read.starts_with('#')
             && (same_document == SameDocument::Keep || self.options.keep_fragment_links);
-        let mut resolved = if keep {
-            Ok(Cow::Borrowed(&*read))
+        // Whether the URL was written at `out[start..]`; if not, it is `read` as it is.
+        let start = out.len();
+        let mut written = if keep {
+            Ok(false)
         } else {
-            base.url.resolve(&read)
+            base.url.resolve_into(&read, out)
         };
         let mut base = base;
         // (Only a container's file asks where its links land.)
-        if let (Ok(url), false, true) = (&resolved, keep, self.options.container.is_some()) {
+        if let (Ok(wrote), false, true) = (&written, keep, self.options.container.is_some()) {
+            let url = if *wrote { &out[start..] } else { &*read };
             match self.contained(at, (value, place), base, url) {
                 Contained::Link => {}
-                Contained::Kept => return None,
+                Contained::Kept => {
+                    out.truncate(start);
+                    return None;
+                }
                 Contained::Outer(outer) => {
                     base = outer;
-                    resolved = outer.url.resolve(&read);
+                    out.truncate(start);
+                    written = outer.url.resolve_into(&read, out);
                 }
             }
         }
         if base.is_stand_in() {
             // No base: the link is recorded as it is, never written.
-            let left = resolved.is_ok_and(|resolved| resolved.trim_ascii() != read);
+            let left = match written {
+                Ok(true) => out[start..].trim_ascii() != read,
+                Ok(false) => read.trim_ascii() != read,
+                Err(_) => false,
+            };
+            out.truncate(start);
             self.record_left(at, value, place, left);
             return None;
         }
-        match resolved {
-            Ok(resolved) => {
-                // HTML reads a URL with its ends trimmed, so trailing white space (`:\n#`) is not written.
-                let trimmed = resolved.trim_ascii();
-                let resolved = if trimmed.len() == resolved.len() {
-                    resolved
-                } else {
-                    Cow::Owned(trimmed.to_owned())
-                };
-                // In a mirror made local, a URL of one of its files becomes the path to it.
-                let resolved = match self.options.local.and_then(|doc| doc.local(&resolved)) {
-                    Some(path) => Cow::Owned(path),
-                    None => resolved,
-                };
-                // A reference resolving to itself comes back as the same text: unchanged, unread.
-                let same_text = resolved.as_ptr() == read.as_ptr() && resolved.len() == read.len();
-                let changed = !same_text && resolved != read;
-                self.out.rewritten += usize::from(changed);
-                let new = changed.then(|| finish(resolved.into_owned()));
-                if self.options.details.records() {
-                    let resolved = new.clone().unwrap_or_else(|| read.into_owned());
-                    let how = (changed, false);
-                    self.record_resolved(at, (value, place), resolved, Some(base), how);
-                }
-                new
-            }
+        let written = match written {
+            Ok(written) => written,
             Err(err) => {
-                self.warn(
-                    at,
-                    WarningKind::Unresolvable,
-                    format_args!("{place}: {err}"),
-                );
-                None
+                out.truncate(start);
+                let message = format_args!("{place}: {err}");
+                self.warn(at, WarningKind::Unresolvable, message);
+                return None;
             }
+        };
+        let changed = self.written_url(&read, out, start, written);
+        self.out.rewritten += usize::from(changed);
+        if changed {
+            finish(out, start);
+        } else {
+            out.truncate(start);
         }
+        if self.options.details.records() {
+            let resolved = match changed {
+                true => out[start..].to_owned(),
+                false => read.into_owned(),
+            };
+            self.record_resolved(at, (value, place), resolved, Some(base), (changed, false));
+        }
+        changed.then_some(start)
+    }
+
+    /// The URL a link `read` resolved to (at `out[start..]` if `written`,
+    /// else `read` itself) made what is written: its ends trimmed, as HTML
+    /// reads a URL (trailing white space, `:\n#`, is not written), and in a
+    /// mirror made local the path to one of its files. Whether it differs
+    /// from `read`, then at `out[start..]`.
+    #[inline(always)]
+    fn written_url(&self, read: &str, out: &mut String, start: usize, written: bool) -> bool {
+        let mut written = written;
+        if written {
+            let url = &out[start..];
+            let (lead, kept) = (
+                url.len() - url.trim_ascii_start().len(),
+                url.trim_ascii().len(),
+            );
+            out.truncate(start + lead + kept);
+            if lead > 0 {
+                out.drain(start..start + lead);
+            }
+        } else if read.trim_ascii().len() != read.len() {
+            out.push_str(read.trim_ascii());
+            written = true;
+        }
+        let url = if written { &out[start..] } else { read };
+        if let Some(path) = self.options.local.and_then(|doc| doc.local(url)) {
+            out.truncate(start);
+            out.push_str(&path);
+            written = true;
+        }
+        // A reference resolving to itself is unchanged, its text not compared.
+        written && out[start..] != *read
     }
 
     /// What becomes of a link resolved to `url` against `base` when the

@@ -102,7 +102,7 @@ fn rewrite_in_chunks<'s, 'o>(
             ..Resolver::new(src, options)
         },
         depth,
-        found: Vec::new(),
+        found: Found::default(),
     };
     let mut base: Option<Option<Base>> = None;
     let stand_in = text::stand_in(options);
@@ -132,7 +132,7 @@ fn rewrite_whole<'s, 'o>(
             ..Resolver::new(src, options)
         },
         depth,
-        found: Vec::new(),
+        found: Found::default(),
     };
     let base = work.document_base(&doc);
     if let Some(base) = base.as_ref().or(text::stand_in(options).as_ref()) {
@@ -164,18 +164,50 @@ fn starts_with_ignore_case(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
-/// One URL found inside a value: where (in the decoded value) and what.
+/// The new URLs of the attribute being rewritten: where each goes (in the
+/// decoded value) and where its text is in one string. Kept for the next
+/// attribute: a buffer, not an allocation, a link.
+#[derive(Default)]
 struct Found {
-    range: Range<usize>,
-    new: String,
+    ranges: Vec<(Range<usize>, Range<usize>)>,
+    text: String,
 }
+
+impl Found {
+    /// Adds `new`, the URL to go at `range`.
+    fn push(&mut self, range: Range<usize>, new: &str) {
+        let at = self.text.len();
+        self.text.push_str(new);
+        self.ranges.push((range, at..self.text.len()));
+    }
+
+    /// Each range of the value and its new URL.
+    fn iter(&self) -> impl Iterator<Item = (Range<usize>, &str)> {
+        let text = &self.text;
+        self.ranges
+            .iter()
+            .map(|(range, new)| (range.clone(), &text[new.clone()]))
+    }
+
+    /// Empties it for the next attribute; the text of a large value (a
+    /// `srcdoc`) is let go, not held for the rest of the page.
+    fn clear(&mut self) {
+        self.ranges.clear();
+        self.text.clear();
+        if self.text.capacity() > FOUND_KEPT {
+            self.text = String::new();
+        }
+    }
+}
+
+/// The most bytes of new URLs [`Found`] keeps for the next attribute.
+const FOUND_KEPT: usize = 16 * 1024;
 
 struct Work<'s, 'o> {
     r: Resolver<'s, 'o>,
     depth: usize,
-    /// The new URLs of the attribute being rewritten (kept for the next
-    /// one: a buffer, not an allocation, a link).
-    found: Vec<Found>,
+    /// The new URLs of the attribute being rewritten.
+    found: Found,
 }
 
 impl Work<'_, '_> {
@@ -241,6 +273,8 @@ impl Work<'_, '_> {
             }
             _ => base,
         };
+        // Taken once for the document's attributes, not once an attribute.
+        let mut found = std::mem::take(&mut self.found);
         for tag in doc.tags() {
             let index = tag.index;
             if tag.kind != TagKind::StartTag {
@@ -318,10 +352,12 @@ impl Work<'_, '_> {
                     // An attribute of one URL records one link at most.
                     self.r.details_once = matches!(row.syntax, Syntax::Url | Syntax::Refresh);
                 }
-                self.rewrite_attribute(attr, row, against, place, same_document);
+                let link = (place, same_document);
+                self.rewrite_attribute(attr, row, against, link, &mut found);
                 self.r.details = None;
             }
         }
+        self.found = found;
     }
 
     /// Keeps what an HTML `title` or `meta` start tag says of the
@@ -469,8 +505,8 @@ impl Work<'_, '_> {
         attr: &AttrSpan,
         row: &LinkAttribute,
         base: &Base,
-        place: Place<'_>,
-        same_document: SameDocument,
+        (place, same_document): (Place<'_>, SameDocument),
+        found: &mut Found,
     ) {
         // A value-less attribute (`<a href>`) is an empty reference: its
         // new value goes right after the name, with an `=`.
@@ -484,26 +520,29 @@ impl Work<'_, '_> {
         let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
         let text: &str = &decoded.text;
-        let mut found = std::mem::take(&mut self.found);
-        let one = |work: &mut Self, range: Range<usize>, found: &mut Vec<Found>| {
+        let one = |work: &mut Self, range: Range<usize>, found: &mut Found| {
             // The URL a browser reads: the rest keeps its bytes.
             let (lead, url) = text::browser_trim(&text[range.clone()]);
             let range = range.start + lead..range.start + lead + url.len();
             // A URL written into a list must not split it: a separator the
             // base brought in is percent-encoded.
-            let protect = |new: String| match protect_separators(&new, row.syntax) {
-                Cow::Borrowed(_) => new,
-                Cow::Owned(protected) => protected,
+            let protect = |new: &mut String, start: usize| {
+                let protected = match protect_separators(&new[start..], row.syntax) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(protected) => Some(protected),
+                };
+                if let Some(protected) = protected {
+                    new.truncate(start);
+                    new.push_str(&protected);
+                }
             };
-            if let Some(new) = work
-                .r
-                .resolve_as(at, url, base, place, same_document, protect)
-            {
-                found.push(Found { range, new });
+            let link = (at, url, place, same_document);
+            if let Some(start) = work.r.resolve_into(link, base, &mut found.text, protect) {
+                found.ranges.push((range, start..found.text.len()));
             }
         };
         match row.syntax {
-            Syntax::Url => one(self, 0..text.len(), &mut found),
+            Syntax::Url => one(self, 0..text.len(), found),
             Syntax::SpaceList | Syntax::CommaList => {
                 let comma = row.syntax == Syntax::CommaList;
                 let is_separator = |c: char| {
@@ -517,41 +556,42 @@ impl Work<'_, '_> {
                 for (i, c) in text.char_indices() {
                     if is_separator(c) {
                         if i > start {
-                            one(self, start..i, &mut found);
+                            one(self, start..i, found);
                         }
                         start = i + c.len_utf8();
                     }
                 }
                 if start < text.len() {
-                    one(self, start..text.len(), &mut found);
+                    one(self, start..text.len(), found);
                 }
             }
             Syntax::Srcset => {
                 for range in srcset::urls(text) {
-                    one(self, range, &mut found);
+                    one(self, range, found);
                 }
             }
             Syntax::Refresh => {
                 if let Some(range) = refresh::url(text) {
-                    one(self, range, &mut found);
+                    one(self, range, found);
                 }
             }
             Syntax::Css => {
                 let urls = self.r.css_urls(text, at, base, place);
-                found.extend(urls.into_iter().map(|(range, new)| Found { range, new }));
+                for (range, new) in urls {
+                    found.push(range, &new);
+                }
             }
-            Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, &mut found),
+            Syntax::Srcdoc => self.rewrite_srcdoc(text, at, base, found),
         }
-        if !found.is_empty() {
+        if !found.ranges.is_empty() {
             let equals = attr.quote(self.r.text) == Quote::Valueless;
-            self.write_value(raw_range, quote, equals, &decoded, &mut found);
+            self.write_value(raw_range, quote, equals, &decoded, found);
         }
         found.clear();
-        self.found = found;
     }
 
     /// An `iframe srcdoc` document, whose base is its parent's.
-    fn rewrite_srcdoc(&mut self, text: &str, at: usize, base: &Base, found: &mut Vec<Found>) {
+    fn rewrite_srcdoc(&mut self, text: &str, at: usize, base: &Base, found: &mut Found) {
         if self.depth >= MAX_SRCDOC_DEPTH {
             self.r.warn(
                 at,
@@ -591,10 +631,9 @@ impl Work<'_, '_> {
             let within = |w: crate::links::Warning| w.within(format!("srcdoc at line {line}"));
             self.r.out.warnings.extend(warnings.map(within));
         }
-        found.extend(inner.edits.iter().map(|e| Found {
-            range: e.range,
-            new: e.text.to_owned(),
-        }));
+        for e in inner.edits.iter() {
+            found.push(e.range, e.text);
+        }
     }
 
     /// Writes new URLs into an attribute value, escaped as its quoting
@@ -607,13 +646,18 @@ impl Work<'_, '_> {
         quote: Option<u8>,
         equals: bool,
         decoded: &Decoded<'_>,
-        found: &mut Vec<Found>,
+        found: &Found,
     ) {
         let src = self.r.text;
         let raw = &src[raw_range.clone()];
         let amp_style = !decoded.holds_no_reference() && escapes_ampersands(raw);
-        if quote.is_none() && (raw.is_empty() || found.iter().any(|f| needs_quotes(&f.new, raw))) {
-            let edits: Vec<Edit> = found.drain(..).map(|f| Edit::new(f.range, f.new)).collect();
+        if quote.is_none()
+            && (raw.is_empty() || found.iter().any(|(_, new)| needs_quotes(new, raw)))
+        {
+            let edits: Vec<Edit> = found
+                .iter()
+                .map(|(range, new)| Edit::new(range, new.to_owned()))
+                .collect();
             let value = splice::apply_str(&decoded.text, &edits);
             let mut text = String::with_capacity(value.len() + 3);
             if equals {
@@ -625,12 +669,12 @@ impl Work<'_, '_> {
             self.r.out.edits.push(Edit::new(raw_range, text));
             return;
         }
-        for f in found.drain(..) {
+        for (range, new) in found.iter() {
             // Only what changed is written: what the new URL shares with
             // the old at either end keeps its bytes, references and all.
-            let (prefix, suffix) = splice::common_affixes(&decoded.text[f.range.clone()], &f.new);
-            let range = f.range.start + prefix..f.range.end - suffix;
-            let new = &f.new[prefix..f.new.len() - suffix];
+            let (prefix, suffix) = splice::common_affixes(&decoded.text[range.clone()], new);
+            let range = range.start + prefix..range.end - suffix;
+            let new = &new[prefix..new.len() - suffix];
             let (wide, raw_wide) = decoded.widen(range.clone());
             // The new text, with the references it cuts into (if any).
             let text = if wide == range {
@@ -820,6 +864,20 @@ fn escape_attribute<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_new_urls_of_a_large_value_are_not_kept_for_the_next() {
+        let mut found = Found::default();
+        found.push(0..1, "http://a/b");
+        found.clear();
+        assert!(found.ranges.is_empty() && found.text.is_empty());
+        let kept = found.text.capacity();
+        assert!(kept >= "http://a/b".len());
+        found.push(0..1, &"x".repeat(FOUND_KEPT + 1));
+        assert_eq!(found.iter().count(), 1);
+        found.clear();
+        assert!(found.text.capacity() <= FOUND_KEPT);
+    }
 
     #[test]
     fn the_tokenizer_hands_over_the_metas_of_script_it_reads_sparsely() {

@@ -104,11 +104,16 @@ fn landmark_of(name: Name) -> Option<Landmark> {
 const OTHERS_KEPT: usize = 4096;
 
 /// The names a document's tags have that are not listed, each numbered
-/// once (from 1) by its atom.
+/// once (from 1) by its text: its atom is made when it is first seen, not
+/// for each tag (an atom not listed by string_cache is hashed and looked
+/// up under a lock).
 #[derive(Debug, Default)]
 struct Others {
     atoms: Vec<LocalName>,
-    numbers: std::collections::HashMap<LocalName, u32>,
+    numbers: std::collections::HashMap<Box<str>, u32>,
+    /// The number given last: an end tag's name is often the start tag's
+    /// just before, found without hashing it.
+    last: u32,
 }
 
 impl Others {
@@ -125,20 +130,39 @@ impl Others {
     #[cold]
     #[inline(never)]
     fn number(&mut self, name: &str) -> Name {
-        self.number_atom(LocalName::from(name))
-    }
-
-    /// The [`Name`] of the atom of a name not listed.
-    fn number_atom(&mut self, atom: LocalName) -> Name {
-        let next = u32::try_from(self.atoms.len() + 1).unwrap_or(u32::MAX);
-        let other = *self.numbers.entry(atom.clone()).or_insert_with(|| {
-            self.atoms.push(atom);
-            next
-        });
+        let last = self.atoms.get(self.last.wrapping_sub(1) as usize);
+        let other = match last {
+            Some(atom) if **atom == *name => self.last,
+            _ => match self.numbers.get(name) {
+                Some(&other) => other,
+                None => self.add(name.into(), LocalName::from(name)),
+            },
+        };
+        self.last = other;
         Name {
             id: TagId::Other,
             other,
         }
+    }
+
+    /// The [`Name`] of the atom of a name not listed.
+    fn number_atom(&mut self, atom: LocalName) -> Name {
+        let other = match self.numbers.get(&*atom) {
+            Some(&other) => other,
+            None => self.add((*atom).into(), atom),
+        };
+        Name {
+            id: TagId::Other,
+            other,
+        }
+    }
+
+    /// Numbers a name not yet numbered, `text` and `atom` the same name.
+    fn add(&mut self, text: Box<str>, atom: LocalName) -> u32 {
+        let next = u32::try_from(self.atoms.len() + 1).unwrap_or(u32::MAX);
+        self.atoms.push(atom);
+        self.numbers.insert(text, next);
+        next
     }
 
     /// A name's atom.

@@ -164,6 +164,24 @@ impl BaseUrl {
             (Rules::Whatwg, None) => unreachable!("BaseUrl::parse keeps a parsed WHATWG base"),
         }
     }
+
+    /// [`BaseUrl::resolve`] appending the resolved URL to `out`, so that a
+    /// reader resolving many links reuses one buffer: `Ok(false)`, with
+    /// nothing appended, when the reference stands as written (where
+    /// `resolve` borrows it whole).
+    #[inline(always)]
+    pub(crate) fn resolve_into(&self, reference: &str, out: &mut String) -> Result<bool, Error> {
+        let Parsed { text, spans, .. } = &*self.parsed;
+        if self.rules == Rules::Rfc1808 {
+            return Ok(rfc1808::resolve_parsed_into(text, spans, reference, out));
+        }
+        let resolved = self.resolve(reference)?;
+        if resolved.as_ptr() == reference.as_ptr() && resolved.len() == reference.len() {
+            return Ok(false);
+        }
+        out.push_str(&resolved);
+        Ok(true)
+    }
 }
 
 impl fmt::Display for BaseUrl {

@@ -138,6 +138,17 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// Whether [`parse_scheme`] finds a scheme in `s`, without taking it apart.
+#[inline(always)]
+fn has_scheme(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let end = bytes
+        .iter()
+        .position(|&b| !SCHEME_BYTES[usize::from(b)])
+        .unwrap_or(bytes.len());
+    end > 0 && bytes.get(end) == Some(&b':')
+}
+
 /// The bytes of a scheme name (alphanumerics, `+`, `.`, `-`).
 static SCHEME_BYTES: [bool; 256] = {
     let mut table = [false; 256];
@@ -164,91 +175,153 @@ fn resolve_with<'b, 'r>(
     reference: &'r str,
     parsed: impl FnOnce() -> Url<'b>,
 ) -> Cow<'r, str> {
+    let mut out = String::new();
+    if resolve_with_into(base, reference, (None, parsed), &mut out) {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(reference)
+    }
+}
+
+/// [`resolve_with`] appending the resolved URL to `out`: `false` (nothing
+/// appended) when the reference stands as it is written, which
+/// [`resolve`] borrows. A caller resolving many links reuses one buffer.
+/// With the base's `spans`, a reference copied after a part of the base
+/// ([`resolve_copied`]) is written after that part's text, unparsed.
+#[inline(always)]
+fn resolve_with_into<'b>(
+    base: &'b str,
+    reference: &str,
+    (spans, parsed): (Option<&Spans>, impl FnOnce() -> Url<'b>),
+    out: &mut String,
+) -> bool {
     // Step 1: no base, the reference is taken as absolute.
     if base.is_empty() {
-        return Cow::Borrowed(reference);
+        return false;
     }
     // Step 2a: an entirely empty reference is the base.
     if reference.is_empty() {
-        return Cow::Owned(base.to_owned());
+        out.push_str(base);
+        return true;
     }
     // A fragment alone (`#s`): steps 2c to 5 give the base's text up to its
     // `#`, then the reference (the tests hold this to the steps).
     if reference.starts_with('#') {
         let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
-        let mut out = String::with_capacity(end + reference.len());
+        out.reserve(end + reference.len());
         out.push_str(&base[..end]);
         out.push_str(reference);
-        return Cow::Owned(out);
+        return true;
     }
     // Step 2b: a reference with a scheme is absolute. The scheme ends at a
     // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
     // find, and a long `data:` URL is not parsed.
-    if parse_scheme(reference).0.is_some() {
-        return Cow::Borrowed(reference);
+    if has_scheme(reference) {
+        return false;
+    }
+    let lends = lends(reference);
+    if let Some(spans) = spans
+        && let Some(lends) = lends
+        && let Some(part) = spans.lent[lends as usize].and_then(|end| base.get(..end))
+    {
+        out.reserve(part.len() + reference.len());
+        out.push_str(part);
+        out.push_str(reference);
+        return true;
     }
     let base = parsed();
-    if let Some(resolved) = resolve_copied(&base, reference) {
-        return Cow::Owned(resolved);
+    if let Some(lends) = lends
+        && resolve_copied(&base, lends, reference, out)
+    {
+        return true;
     }
     // Step 2: both are parsed.
     let embedded = Url::parse(reference);
-    Cow::Owned(resolve_relative(&base, &embedded))
+    let resolved = resolve_relative(&base, &embedded);
+    if out.is_empty() {
+        *out = resolved;
+    } else {
+        out.push_str(&resolved);
+    }
+    true
 }
 
-/// Steps 2c to 7 for references whose components recombine as written: a
-/// net_loc (`//g`, step 3), a rooted path (`/g`, step 4), or a relative
-/// path with no dot segment in it nor in the base's directory (step 6):
-/// the base's part, then the reference's text. `None` for the rest
-/// ([`resolve_relative`]).
-fn resolve_copied(base: &Url<'_>, reference: &str) -> Option<String> {
+/// The part of the base a reference copied after it follows ([`resolve_copied`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lends {
+    /// `//g` (step 3): the scheme.
+    Scheme,
+    /// `/g` (step 4): the scheme and net_loc.
+    NetLoc,
+    /// A relative path with no dot segment (step 6): up to the base's directory.
+    Directory,
+}
+
+/// What a reference without a scheme is copied after, if it is copied.
+#[inline(always)]
+fn lends(reference: &str) -> Option<Lends> {
     let bytes = reference.as_bytes();
+    if bytes.starts_with(b"//") {
+        return Some(Lends::Scheme);
+    }
+    if bytes.first() == Some(&b'/') {
+        return Some(Lends::NetLoc);
+    }
+    // The path ends at the first `;`, `?` or `#` (2.4.1, 2.4.4, 2.4.5).
+    let path_end = bytes
+        .iter()
+        .position(|b| matches!(b, b';' | b'?' | b'#'))
+        .unwrap_or(bytes.len());
+    (path_end > 0 && !has_dot_segment(&reference[..path_end])).then_some(Lends::Directory)
+}
+
+/// The base's parts a reference that `lends` is copied after: scheme,
+/// net_loc, and the directory (with whether a slash comes before it);
+/// `None` when the base's directory has a dot segment.
+#[inline(always)]
+fn lent<'a>(base: &Url<'a>, lends: Lends) -> Option<[Option<(&'a str, &'a str)>; 3]> {
     // Step 3: only the scheme is inherited.
-    let net_loc = if bytes.starts_with(b"//") {
+    let net_loc = if lends == Lends::Scheme {
         None
     } else {
         base.net_loc
     };
     // Step 6: the base's directory, and whether a slash comes before it.
     let mut directory = None;
-    if bytes.first() != Some(&b'/') {
-        // The path ends at the first `;`, `?` or `#` (2.4.1, 2.4.4, 2.4.5).
-        let path_end = bytes
-            .iter()
-            .position(|b| matches!(b, b';' | b'?' | b'#'))
-            .unwrap_or(bytes.len());
-        if path_end == 0 {
-            return None;
-        }
+    if lends == Lends::Directory {
         let slash = base.path.bytes().rposition(|b| b == b'/');
         let with_slash = slash.map_or("", |i| &base.path[..=i]);
-        if has_dot_segment(with_slash) || has_dot_segment(&reference[..path_end]) {
+        if has_dot_segment(with_slash) {
             return None;
         }
-        directory = Some((base.rooted || base.net_loc.is_some(), with_slash));
+        let rooted = base.rooted || base.net_loc.is_some();
+        directory = Some((if rooted { "/" } else { "" }, with_slash));
     }
-    let opt = |c: Option<&str>, delim: usize| c.map_or(0, |s| s.len() + delim);
-    let len = opt(base.scheme, 1)
-        + opt(net_loc, 2)
-        + directory.map_or(0, |(rooted, d)| usize::from(rooted) + d.len())
-        + reference.len();
-    let mut out = String::with_capacity(len);
-    if let Some(scheme) = base.scheme {
-        out.push_str(scheme);
-        out.push(':');
-    }
-    if let Some(net_loc) = net_loc {
-        out.push_str("//");
-        out.push_str(net_loc);
-    }
-    if let Some((rooted, directory)) = directory {
-        if rooted {
-            out.push('/');
-        }
-        out.push_str(directory);
+    Some([
+        base.scheme.map(|scheme| (scheme, ":")),
+        net_loc.map(|net_loc| ("//", net_loc)),
+        directory,
+    ])
+}
+
+/// Steps 2c to 7 for references whose components recombine as written: a
+/// net_loc (`//g`, step 3), a rooted path (`/g`, step 4), or a relative
+/// path with no dot segment in it nor in the base's directory (step 6):
+/// the base's part, then the reference's text, appended to `out`. `false`,
+/// with nothing appended, for the rest ([`resolve_relative`]).
+#[inline(always)]
+fn resolve_copied(base: &Url<'_>, lends: Lends, reference: &str, out: &mut String) -> bool {
+    let Some(parts) = lent(base, lends) else {
+        return false;
+    };
+    let len = parts.iter().flatten().map(|(a, b)| a.len() + b.len());
+    out.reserve(len.sum::<usize>() + reference.len());
+    for (a, b) in parts.into_iter().flatten() {
+        out.push_str(a);
+        out.push_str(b);
     }
     out.push_str(reference);
-    Some(out)
+    true
 }
 
 /// A parsed base as byte ranges of its text, so a `BaseUrl` is parsed once.
@@ -261,6 +334,10 @@ pub(crate) struct Spans {
     params: Option<(usize, usize)>,
     query: Option<(usize, usize)>,
     fragment: Option<(usize, usize)>,
+    /// For each [`Lends`], the end of the text's own bytes that are the
+    /// part a copied reference follows, when they are (not when the part
+    /// is written otherwise, as `http://a`'s directory, `http://a/`).
+    lent: [Option<usize>; 3],
 }
 
 impl Spans {
@@ -279,10 +356,20 @@ impl Spans {
             params: u.params.map(span),
             query: u.query.map(span),
             fragment: u.fragment.map(span),
+            lent: [Lends::Scheme, Lends::NetLoc, Lends::Directory].map(|lends| {
+                let parts = lent(&u, lends)?;
+                let mut part = String::new();
+                for (a, b) in parts.into_iter().flatten() {
+                    part.push_str(a);
+                    part.push_str(b);
+                }
+                text.starts_with(&part).then_some(part.len())
+            }),
         }
     }
 
     /// The components again, borrowing from `text`, the string the spans are of.
+    #[inline]
     fn url<'a>(&self, text: &'a str) -> Url<'a> {
         let get = |(a, b): (usize, usize)| text.get(a..b).unwrap_or_default();
         Url {
@@ -299,7 +386,24 @@ impl Spans {
 
 /// [`resolve`] with the base already parsed into `spans` of `base`.
 pub(crate) fn resolve_parsed<'r>(base: &str, spans: &Spans, reference: &'r str) -> Cow<'r, str> {
-    resolve_with(base, reference, || spans.url(base))
+    let mut out = String::new();
+    if resolve_parsed_into(base, spans, reference, &mut out) {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(reference)
+    }
+}
+
+/// [`resolve_parsed`] appending the resolved URL to `out`; `false`, with
+/// nothing appended, when it borrows the reference.
+#[inline(always)]
+pub(crate) fn resolve_parsed_into(
+    base: &str,
+    spans: &Spans,
+    reference: &str,
+    out: &mut String,
+) -> bool {
+    resolve_with_into(base, reference, (Some(spans), || spans.url(base)), out)
 }
 
 /// Section 4, steps 2c to 7, for a reference without a scheme.
@@ -399,6 +503,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// [`resolve_copied`] into a new string, `None` when it does not copy.
+    fn copied_of(base: &Url<'_>, reference: &str) -> Option<String> {
+        let mut out = String::new();
+        let lends = lends(reference)?;
+        resolve_copied(base, lends, reference, &mut out).then_some(out)
+    }
+
     proptest! {
         #[test]
         fn a_dot_segment_is_found_as_the_segments_split_tell(path in "[./a]{0,12}") {
@@ -480,17 +591,78 @@ mod tests {
         ) {
             let base = Url::parse(&base);
             if parse_scheme(&reference).0.is_none()
-                && let Some(copied) = resolve_copied(&base, &reference)
+                && let Some(copied) = copied_of(&base, &reference)
             {
                 prop_assert_eq!(copied, resolve_relative(&base, &Url::parse(&reference)));
             }
         }
     }
 
+    proptest! {
+        #[test]
+        fn a_scheme_is_found_as_parse_scheme_finds_it(s in "[a-z0-9+./:#-]{0,8}") {
+            prop_assert_eq!(has_scheme(&s), parse_scheme(&s).0.is_some());
+        }
+    }
+
+    proptest! {
+        /// A base's spans resolve a reference as its text parsed again does,
+        /// a copied one after the base's own bytes.
+        #[test]
+        fn a_base_resolves_by_its_spans_as_by_its_text(
+            base in "[a-z]{1,3}:(//[a-z.]{0,3})?/?[a-z./;]{0,8}[?#]?[a-z./;?#]{0,4}",
+            reference in "(//|/)?[a-z./:;?#]{0,12}",
+        ) {
+            let spans = Spans::of(&base);
+            prop_assert_eq!(resolve_parsed(&base, &spans, &reference), resolve(&base, &reference));
+        }
+    }
+
+    #[test]
+    fn a_base_lends_its_own_bytes_when_they_are_the_part() {
+        let lent = |text: &str| Spans::of(text).lent;
+        let base = "http://a/b/c/d;p?q#f";
+        assert_eq!(lent(base), [Some(5), Some(8), Some(13)]);
+        // `http://a` + `g` is `http://a/g`: no bytes of it are the directory's part.
+        assert_eq!(lent("http://a"), [Some(5), Some(8), None]);
+        assert_eq!(lent("http://a/b/../c"), [Some(5), Some(8), None]);
+        assert_eq!(
+            resolve_parsed(base, &Spans::of(base), "g?y"),
+            "http://a/b/c/g?y"
+        );
+        assert_eq!(
+            resolve_parsed("http://a", &Spans::of("http://a"), "g"),
+            "http://a/g"
+        );
+    }
+
+    #[test]
+    fn a_url_resolved_into_a_buffer_follows_what_it_holds() {
+        let text = "http://a/b/c/d;p?q#f";
+        let spans = Spans::of(text);
+        let mut out = String::from("kept");
+        for (reference, appended) in [
+            ("g", Some("http://a/b/c/g")),
+            ("../g", Some("http://a/b/g")),
+            ("", Some(text)),
+            ("#s", Some("http://a/b/c/d;p?q#s")),
+            ("gopher:h", None),
+        ] {
+            out.truncate(4);
+            let written = resolve_parsed_into(text, &spans, reference, &mut out);
+            assert_eq!(written.then(|| &out[4..]), appended, "{reference}");
+            assert!(written || out == "kept", "{reference}");
+            assert_eq!(
+                resolve_parsed(text, &spans, reference),
+                appended.unwrap_or(reference)
+            );
+        }
+    }
+
     #[test]
     fn references_are_copied_after_what_the_base_lends() {
         let base = Url::parse("http://a/b/c/d;p?q#f");
-        let copied = |r| resolve_copied(&base, r);
+        let copied = |r| copied_of(&base, r);
         assert_eq!(copied("//g/x;y?z#w").as_deref(), Some("http://g/x;y?z#w"));
         assert_eq!(copied("/g;x?y#s").as_deref(), Some("http://a/g;x?y#s"));
         assert_eq!(copied("g;x?y#s").as_deref(), Some("http://a/b/c/g;x?y#s"));
@@ -502,11 +674,11 @@ mod tests {
         assert_eq!(copied("../g"), None);
         assert_eq!(copied("g/."), None);
         let dotted = Url::parse("http://a/b/../c");
-        assert_eq!(resolve_copied(&dotted, "g"), None);
+        assert_eq!(copied_of(&dotted, "g"), None);
         let bare = Url::parse("http://a");
-        assert_eq!(resolve_copied(&bare, "g").as_deref(), Some("http://a/g"));
+        assert_eq!(copied_of(&bare, "g").as_deref(), Some("http://a/g"));
         let mail = Url::parse("mailto:joe@example.com");
-        assert_eq!(resolve_copied(&mail, "g").as_deref(), Some("mailto:g"));
+        assert_eq!(copied_of(&mail, "g").as_deref(), Some("mailto:g"));
     }
 
     #[test]

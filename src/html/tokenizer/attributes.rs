@@ -274,8 +274,12 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             return;
         }
         let log = self.log_tag || self.log_any_attribute || crate::html::links::may_hold_url(raw);
-        let read = read_by_tree_builder(name).filter(|(_, on)| self.current_tag_name() == *on);
-        if let Some((name, _)) = read {
+        // (A match, not `Option::filter`, which was a call an attribute.)
+        let read = match read_by_tree_builder(name) {
+            Some((name, on)) if self.current_tag_name() == on => Some(name),
+            _ => None,
+        };
+        if let Some(name) = read {
             if S::HTML5EVER {
                 let value = StrTendril::from_slice(&self.lean_value());
                 self.attrs.push(Attribute {
