@@ -140,7 +140,7 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
 
 /// Whether [`parse_scheme`] finds a scheme in `s`, without taking it apart.
 #[inline(always)]
-fn has_scheme(s: &str) -> bool {
+fn finds_scheme(s: &str) -> bool {
     let bytes = s.as_bytes();
     let end = bytes
         .iter()
@@ -216,7 +216,7 @@ fn resolve_with_into<'b>(
     // Step 2b: a reference with a scheme is absolute. The scheme ends at a
     // colon before any `#`, so reading it first finds what 2.4.1 and 2.4.2
     // find, and a long `data:` URL is not parsed.
-    if has_scheme(reference) {
+    if finds_scheme(reference) {
         return false;
     }
     let lends = lends(reference);
@@ -601,7 +601,7 @@ mod tests {
     proptest! {
         #[test]
         fn a_scheme_is_found_as_parse_scheme_finds_it(s in "[a-z0-9+./:#-]{0,8}") {
-            prop_assert_eq!(has_scheme(&s), parse_scheme(&s).0.is_some());
+            prop_assert_eq!(finds_scheme(&s), parse_scheme(&s).0.is_some());
         }
     }
 
