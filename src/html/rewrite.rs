@@ -72,15 +72,14 @@ fn rewrite_nested(
 }
 
 /// Which tags the parse keeps: those with an attribute that may hold a URL
-/// by the link table, or, when the user added names to it or the head's
-/// title and metas are asked, any attribute (and `title`).
+/// by the link table; when the user added names to it, any attribute; for a
+/// WAT file's details also `title` and what its reader reads (`meta`s...).
 fn logged(options: &Options<'_>) -> Attributes {
-    if options.details == Details::Attributes {
-        Attributes::TreeBuilderHead
-    } else if options.extra_attributes.is_empty() {
-        Attributes::TreeBuilder
-    } else {
-        Attributes::TreeBuilderAnyAttribute
+    match (options.details, options.extra_attributes.is_empty()) {
+        (Details::Attributes, true) => Attributes::TreeBuilderHead,
+        (Details::Attributes, false) => Attributes::TreeBuilderHeadAnyAttribute,
+        (_, true) => Attributes::TreeBuilder,
+        (_, false) => Attributes::TreeBuilderAnyAttribute,
     }
 }
 

@@ -103,13 +103,15 @@ pub fn parse_with(src: &str, kind: DocumentKind, attributes: Attributes) -> Docu
         Attributes::TreeBuilder
         | Attributes::TreeBuilderAnyAttribute
         | Attributes::TreeBuilderHead
+        | Attributes::TreeBuilderHeadAnyAttribute
             if src.len() >= COUNT_HANDLES_FROM =>
         {
             Arena::counting_handles()
         }
         Attributes::TreeBuilder
         | Attributes::TreeBuilderAnyAttribute
-        | Attributes::TreeBuilderHead => Arena::default(),
+        | Attributes::TreeBuilderHead
+        | Attributes::TreeBuilderHeadAnyAttribute => Arena::default(),
     };
     parse_on(
         src,

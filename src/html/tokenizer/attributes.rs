@@ -137,6 +137,21 @@ pub(super) fn is_name(raw: &[u8], name: &[u8]) -> bool {
         && std::str::from_utf8(raw).is_ok_and(|raw| given_name(raw).as_bytes() == name)
 }
 
+/// Whether a WAT file's reader reads an attribute named `raw` as written on
+/// the element `tag` (beyond the link table's, [`crate::html::links::may_hold_url`]):
+/// a link it lists that the table does not rewrite, `html`'s language,
+/// `meta`'s names and contents. None holds what a NUL becomes.
+#[inline]
+fn read_by_wat(raw: &[u8], tag: &str) -> bool {
+    let is = |name: &&str| raw.eq_ignore_ascii_case(name.as_bytes());
+    crate::wat_links::may_be_listed(raw)
+        || match tag {
+            "html" => ["lang", "xml:lang"].iter().any(is),
+            "meta" => crate::links::HtmlHead::META_NAMES.iter().any(is),
+            _ => false,
+        }
+}
+
 /// Up to this many attributes duplicates are found by a scan, beyond by a hash set.
 pub(super) const SCAN_LIMIT: usize = 16;
 
@@ -273,7 +288,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             self.error("Duplicate attribute");
             return;
         }
-        let log = self.log_tag || self.log_any_attribute || crate::html::links::may_hold_url(raw);
+        let log = self.log_tag
+            || self.log_any_attribute
+            || crate::html::links::may_hold_url(raw)
+            || (self.log_title && read_by_wat(raw, self.current_tag_name()));
         // (A match, not `Option::filter`, which was a call an attribute.)
         let read = match read_by_tree_builder(name) {
             Some((name, on)) if self.current_tag_name() == on => Some(name),

@@ -77,14 +77,22 @@ pub enum Attributes {
     TreeBuilder,
     /// As [`Attributes::TreeBuilder`], logging every start tag with attributes (run-time names).
     TreeBuilderAnyAttribute,
-    /// As [`Attributes::TreeBuilderAnyAttribute`], and `title` start tags, for a WAT file's head.
+    /// As [`Attributes::TreeBuilder`], for a WAT file: also the tags whose
+    /// attributes its reader reads (`html`'s language, `meta`'s names, the
+    /// links it lists that the table does not rewrite) and `title` start tags.
     TreeBuilderHead,
+    /// As [`Attributes::TreeBuilderHead`], logging every start tag with
+    /// attributes: for a WAT file with names the user added to the table.
+    TreeBuilderHeadAnyAttribute,
 }
 
 impl Attributes {
     /// Whether a parse finds landmarks: for WAT files and the tests' reference parse.
     pub fn finds_landmarks(self) -> bool {
-        matches!(self, Attributes::All | Attributes::TreeBuilderHead)
+        matches!(
+            self,
+            Attributes::All | Attributes::TreeBuilderHead | Attributes::TreeBuilderHeadAnyAttribute
+        )
     }
 }
 
@@ -191,7 +199,8 @@ pub struct Tokenizer<'a, S: Sink> {
     log_all: bool,
     /// Whether any start tag with attributes is logged ([`Attributes::TreeBuilderAnyAttribute`]).
     log_any_attribute: bool,
-    /// Whether `title` start tags are logged ([`Attributes::TreeBuilderHead`]).
+    /// Whether `title` start tags and those whose attributes a WAT file's
+    /// reader reads are logged ([`Attributes::TreeBuilderHead`]).
     log_title: bool,
     /// Whether the current tag has an attribute that makes it logged.
     log_tag: bool,
@@ -267,9 +276,12 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             log_all: options.attributes == Attributes::All,
             log_any_attribute: matches!(
                 options.attributes,
-                Attributes::TreeBuilderAnyAttribute | Attributes::TreeBuilderHead
+                Attributes::TreeBuilderAnyAttribute | Attributes::TreeBuilderHeadAnyAttribute
             ),
-            log_title: options.attributes == Attributes::TreeBuilderHead,
+            log_title: matches!(
+                options.attributes,
+                Attributes::TreeBuilderHead | Attributes::TreeBuilderHeadAnyAttribute
+            ),
             log_tag: false,
             read: Vec::new(),
             formatting_stand_in: options.formatting_stand_in,

@@ -562,3 +562,54 @@ proptest::proptest! {
         proptest::prop_assert_eq!(sparse, dense, "{:?}", input);
     }
 }
+
+/// The source of each tag `attributes` logs in `input`, through a sink of relink's own.
+fn logged_tags(input: &str, attributes: Attributes) -> Vec<&str> {
+    let log = SpanLog::default();
+    let options = Options {
+        attributes,
+        ..Options::default()
+    };
+    tokenize_into(input, Lean::default(), &log, options);
+    let (tags, _) = log.into_parts();
+    tags.iter().map(|t| &input[t.span()]).collect()
+}
+
+/// A WAT file's parse logs the tags whose attributes its reader reads: a
+/// link's (with every attribute, for its details), one it lists that the
+/// link table does not rewrite, `html`'s language, `meta`'s names and
+/// contents, `title` and `style`; not a tag of other attributes.
+#[test]
+fn a_wat_files_parse_logs_only_the_tags_its_reader_reads() {
+    let input = concat!(
+        "<HTML Lang=en><head><title>t</title><meta itemprop=i><meta Name=a content=b>",
+        "<meta property=p><meta http-equiv=x><style>s</style></head>",
+        "<body class=c><div id=d><p class=x title=y><a href=u rel=r class=k>a</a>",
+        "<span data-href=v><button onclick=go()><td background=i><html xml:lang=fr>",
+        "<span lang=de><input name=n><img alt=x src=y><b icon=i><i cdata=c><q data-uri=d></body>"
+    );
+    let wanted = [
+        "<HTML Lang=en>",
+        "<title>",
+        "<meta Name=a content=b>",
+        "<meta property=p>",
+        "<meta http-equiv=x>",
+        "<style>",
+        "</style>",
+        "<a href=u rel=r class=k>",
+        "<span data-href=v>",
+        "<button onclick=go()>",
+        "<td background=i>",
+        "<html xml:lang=fr>",
+        "<img alt=x src=y>",
+        "<b icon=i>",
+        "<i cdata=c>",
+        "<q data-uri=d>",
+    ];
+    assert_eq!(logged_tags(input, Attributes::TreeBuilderHead), wanted);
+    // With names the user added to the link table, every start tag with
+    // attributes (any may be one of them), and the head's.
+    let any = logged_tags(input, Attributes::TreeBuilderHeadAnyAttribute);
+    assert_eq!(any.len(), 22, "{any:?}");
+    assert!(any.contains(&"<title>") && any.contains(&"<input name=n>"));
+}
