@@ -331,3 +331,21 @@ fn each_value_gives_the_values_of_fields() {
     }
     assert!(rows > 1000, "{rows} rows");
 }
+
+/// A URL to check is written once a document, as one word on one line:
+/// tabs and newlines dropped, spaces written `%20`.
+#[test]
+fn a_url_to_check_is_one_word_written_once() {
+    let out = Rewriter::new()
+        .retrieved_from("http://a/b/")
+        .rewrite(b"<a href='x y'><a href='x y'><img src='c\td'><a href='c\td'>")
+        .unwrap();
+    let mut urls = Vec::new();
+    relink::RowWriter::urls()
+        .write(&mut urls, out.rows())
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(urls).unwrap(),
+        "http://a/b/x%20y\nhttp://a/b/cd\n"
+    );
+}
