@@ -542,17 +542,22 @@ impl Sink for Tracker<'_> {
         // One borrow for the whole tag.
         let mut state = self.state.borrow_mut();
         let name = state.name_of(tag.id, tag.name);
-        let (feedback, name) = match tag.kind {
+        let feedback = match tag.kind {
             TagKind::StartTag => {
                 let facts = facts(tag.id);
-                let tag = Tag {
-                    token: &tag,
-                    name,
-                    facts,
-                };
-                (state.run(Tok::Start(&tag), current), tag.name)
+                if state.plain_start(name, facts, current) {
+                    Feedback::Continue
+                } else {
+                    let tag = Tag {
+                        token: &tag,
+                        name,
+                        facts,
+                    };
+                    state.run(Tok::Start(&tag), current)
+                }
             }
-            TagKind::EndTag => (state.run(Tok::End(&name), None), name),
+            TagKind::EndTag if state.plain_end(name) => Feedback::Continue,
+            TagKind::EndTag => state.run(Tok::End(&name), None),
         };
         if current.is_some() {
             // The token's name goes into the log (no rule reads `names`): as
@@ -628,6 +633,131 @@ impl Sink for Tracker<'_> {
             .stack
             .last()
             .is_some_and(|e| e.namespace != Namespace::Html)
+    }
+}
+
+/// The commonest tags in body, decided before any rule is dispatched.
+impl State {
+    /// Whether the tag's rules run as in body under an HTML element, landmarks not found.
+    #[inline(always)]
+    fn plainly_in_body(&self) -> bool {
+        self.bailed.is_none()
+            && self.mode == Mode::InBody
+            && !self.landmarks
+            && self
+                .stack
+                .last()
+                .is_some_and(|top| top.namespace == Namespace::Html)
+    }
+
+    /// A start tag in body whose rule only inserts its element (or, for a
+    /// void one, creates it): "any other start tag" and the void elements
+    /// with nothing to reconstruct, a block or list item with no `p` to
+    /// close (a list item under a special element that stops its search),
+    /// `a` and the other formatting elements with no entry after the last
+    /// marker. `false` leaves the tag to [`State::run`], which decides the same.
+    #[inline(always)]
+    fn plain_start(&mut self, name: Name, facts: Facts, current: Option<usize>) -> bool {
+        if !self.plainly_in_body() || self.stack.len() >= DEPTH_LIMIT {
+            return false;
+        }
+        let nothing_listed = matches!(self.formatting.last(), None | Some(Entry::Marker));
+        let (push, flags) = match facts.start {
+            BodyStart::Ordinary if self.nothing_to_reconstruct() => (true, facts.sets),
+            BodyStart::Block if self.paragraphs == 0 => (true, facts.sets),
+            BodyStart::ListItem if self.paragraphs == 0 && self.list_item_closes_nothing() => {
+                (true, facts.sets)
+            }
+            BodyStart::A | BodyStart::Formatting if nothing_listed => {
+                (true, facts.sets | FORMATTING)
+            }
+            BodyStart::Void
+                if !matches!(name.id, tag!("input") | tag!("image"))
+                    && self.nothing_to_reconstruct() =>
+            {
+                (false, 0)
+            }
+            _ => return false,
+        };
+        debug_assert_eq!(flags & TEMPLATE, 0);
+        self.current = current;
+        let id = self.next_id();
+        self.record(Namespace::Html, self.in_template > 0);
+        if push {
+            if name.id == tag!("p") {
+                self.paragraphs += 1;
+            }
+            self.stack.push(Open {
+                name,
+                namespace: Namespace::Html,
+                flags,
+                id,
+                passes: None,
+            });
+            if flags & FORMATTING != 0 {
+                self.formatting.push(Entry::Element {
+                    id,
+                    name,
+                    open: true,
+                });
+            }
+        }
+        true
+    }
+
+    /// Whether reconstructing the active formatting elements does nothing.
+    #[inline(always)]
+    fn nothing_to_reconstruct(&self) -> bool {
+        !matches!(
+            self.formatting.last(),
+            Some(Entry::Element { open: false, .. })
+        )
+    }
+
+    /// Whether a list item's search of the stack stops at once: the current
+    /// node is special, not `address`, `div` or `p`, and no list item.
+    #[inline(always)]
+    fn list_item_closes_nothing(&self) -> bool {
+        self.stack.last().is_some_and(|top| {
+            top.flags & SPECIAL != 0
+                && !matches!(
+                    top.name.id,
+                    tag!("li")
+                        | tag!("dd")
+                        | tag!("dt")
+                        | tag!("address")
+                        | tag!("div")
+                        | tag!("p")
+                )
+        })
+    }
+
+    /// An end tag in body of the current node whose rule only pops it (and
+    /// unlists it, when it is the last formatting element listed).
+    #[inline(always)]
+    fn plain_end(&mut self, name: Name) -> bool {
+        if !self.plainly_in_body() {
+            return false;
+        }
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
+        if top.name != name {
+            return false;
+        }
+        let listed_last = matches!(
+            self.formatting.last(),
+            Some(Entry::Element { id, .. }) if *id == top.id
+        );
+        if listed_last {
+            self.stack.pop();
+            self.formatting.pop();
+        } else if top.flags & END_OWN == 0 {
+            let _ = self.pop();
+        } else {
+            return false;
+        }
+        true
     }
 }
 
