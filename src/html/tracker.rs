@@ -12,6 +12,7 @@
 //! nesting past [`MAX_TREE_DEPTH`]), and as html5ever cannot start in a given
 //! state, the document is parsed again on its path ([`super::tree::parse`]).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use html5ever::tokenizer::states::RawKind;
@@ -185,19 +186,15 @@ macro_rules! name {
     };
 }
 
-/// A start tag token with its [`Name`] and the [`Facts`] of it, looked up once.
+/// What the rules read of a start tag token: its [`Name`] and the [`Facts`]
+/// of it, looked up once, and the token's fields they read, copied, so that
+/// the token itself is never built in memory.
 struct Tag<'t> {
-    token: &'t Token<'t>,
     name: Name,
     facts: Facts,
-}
-
-impl<'t> std::ops::Deref for Tag<'t> {
-    type Target = Token<'t>;
-
-    fn deref(&self) -> &Token<'t> {
-        self.token
-    }
+    self_closing: bool,
+    /// The token's [`Token::read`]: a sink of relink's own gets no other attributes.
+    read: &'t [(LocalName, Cow<'t, str>)],
 }
 
 impl std::fmt::Debug for Tag<'_> {
@@ -228,7 +225,7 @@ fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
 
 /// The value of a tag's attribute (one a tree builder reads).
 fn attr<'t>(tag: &'t Tag, name: &LocalName) -> Option<&'t str> {
-    tag.attr(name)
+    tag.read.iter().find(|(n, _)| n == name).map(|(_, v)| &**v)
 }
 
 /// An insertion mode (the frameset ones make the tracker bail).
@@ -538,7 +535,7 @@ impl Sink for Tracker<'_> {
     // Inlined into the tokenizer's one call: the token is not built in memory.
     #[inline(always)]
     fn tag(&self, tag: Token<'_>, _line: u64) -> Feedback {
-        let current = self.log.current();
+        let current = tag.index;
         // One borrow for the whole tag.
         let mut state = self.state.borrow_mut();
         let name = state.name_of(tag.id, tag.name);
@@ -549,9 +546,10 @@ impl Sink for Tracker<'_> {
                     Feedback::Continue
                 } else {
                     let tag = Tag {
-                        token: &tag,
                         name,
                         facts,
+                        self_closing: tag.self_closing,
+                        read: tag.read,
                     };
                     state.run(Tok::Start(&tag), current)
                 }
@@ -753,7 +751,12 @@ impl State {
             self.stack.pop();
             self.formatting.pop();
         } else if top.flags & END_OWN == 0 {
-            let _ = self.pop();
+            // [`State::pop`], inlined here.
+            if let Some(open) = self.stack.pop()
+                && open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0
+            {
+                self.left(&open);
+            }
         } else {
             return false;
         }
@@ -886,23 +889,35 @@ impl State {
     }
 
     /// Records the element the current start tag makes or joins, if the tag is logged.
+    #[inline]
     fn record(&mut self, namespace: Namespace, in_template: bool) {
         if let Some(index) = self.current {
             let element = Element {
                 namespace,
                 in_template,
             };
-            let elements = &mut self.tree.elements;
-            if elements.len() == index {
+            if self.tree.elements.len() == index {
                 // The tag after the last one recorded, as most are.
-                elements.push(Some(element));
-                return;
+                self.tree.elements.push(Some(element));
+            } else {
+                self.record_at(index, element);
             }
-            if elements.len() < index {
-                elements.resize(index + 1, None);
-            }
-            // A later tie of the same tag wins.
-            elements[index] = Some(element);
+        }
+    }
+
+    /// [`State::record`] of a tag not right after the last one recorded.
+    #[cold]
+    #[inline(never)]
+    fn record_at(&mut self, index: usize, element: Element) {
+        let elements = &mut self.tree.elements;
+        if elements.len() < index {
+            elements.resize(index + 1, None);
+        }
+        // A later tie of the same tag wins.
+        if let Some(slot) = elements.get_mut(index) {
+            *slot = Some(element);
+        } else {
+            elements.push(Some(element));
         }
     }
 
