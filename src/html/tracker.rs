@@ -542,7 +542,7 @@ impl Sink for Tracker<'_> {
         let feedback = match tag.kind {
             TagKind::StartTag => {
                 let facts = facts(tag.id);
-                if state.plain_start(name, facts, current) {
+                if state.plain_start(name, facts, tag.self_closing, current) {
                     Feedback::Continue
                 } else {
                     let tag = Tag {
@@ -634,33 +634,64 @@ impl Sink for Tracker<'_> {
     }
 }
 
-/// The commonest tags in body, decided before any rule is dispatched.
+/// The commonest tags, decided before any rule is dispatched.
 impl State {
-    /// Whether the tag's rules run as in body under an HTML element, landmarks not found.
+    /// A start tag whose rule only inserts its element (or, for a void
+    /// one, creates it). In body: "any other start tag" and the void
+    /// elements with nothing to reconstruct, a block or list item with no
+    /// `p` to close (a list item under a special element that stops its
+    /// search), `a` and the other formatting elements with no entry after
+    /// the last marker, `meta` and `link`; in head, `meta` and `link`; in
+    /// foreign content, an element of the current node's namespace that is
+    /// no integration point. `false` leaves the tag to [`State::run`],
+    /// which decides the same.
     #[inline(always)]
-    fn plainly_in_body(&self) -> bool {
-        self.bailed.is_none()
-            && self.mode == Mode::InBody
-            && !self.landmarks
-            && self
-                .stack
-                .last()
-                .is_some_and(|top| top.namespace == Namespace::Html)
-    }
-
-    /// A start tag in body whose rule only inserts its element (or, for a
-    /// void one, creates it): "any other start tag" and the void elements
-    /// with nothing to reconstruct, a block or list item with no `p` to
-    /// close (a list item under a special element that stops its search),
-    /// `a` and the other formatting elements with no entry after the last
-    /// marker. `false` leaves the tag to [`State::run`], which decides the same.
-    #[inline(always)]
-    fn plain_start(&mut self, name: Name, facts: Facts, current: Option<usize>) -> bool {
-        if !self.plainly_in_body() || self.stack.len() >= DEPTH_LIMIT {
+    fn plain_start(
+        &mut self,
+        name: Name,
+        facts: Facts,
+        self_closing: bool,
+        current: Option<usize>,
+    ) -> bool {
+        if self.bailed.is_some() || self.landmarks || self.stack.len() >= DEPTH_LIMIT {
             return false;
         }
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
+        let (namespace, push, flags) = if top.namespace != Namespace::Html {
+            if !plain_foreign(top, name) {
+                return false;
+            }
+            (top.namespace, !self_closing, 0)
+        } else {
+            let in_head_void = matches!(name.id, tag!("meta") | tag!("link"));
+            let plain = match self.mode {
+                Mode::InBody => self.plain_in_body(name, facts),
+                Mode::InHead if in_head_void => Some((false, 0)),
+                _ => None,
+            };
+            let Some((push, flags)) = plain else {
+                return false;
+            };
+            (Namespace::Html, push, flags)
+        };
+        debug_assert_eq!(flags & TEMPLATE, 0);
+        self.current = current;
+        let id = self.next_id();
+        self.record(namespace, self.in_template > 0);
+        if push {
+            self.open_plain(name, namespace, flags, id);
+        }
+        true
+    }
+
+    /// [`State::plain_start`] in body under an HTML element: whether the
+    /// element is pushed, and its flags; `None` for the rules.
+    #[inline(always)]
+    fn plain_in_body(&self, name: Name, facts: Facts) -> Option<(bool, u32)> {
         let nothing_listed = matches!(self.formatting.last(), None | Some(Entry::Marker));
-        let (push, flags) = match facts.start {
+        Some(match facts.start {
             BodyStart::Ordinary if self.nothing_to_reconstruct() => (true, facts.sets),
             BodyStart::Block if self.paragraphs == 0 => (true, facts.sets),
             BodyStart::ListItem if self.paragraphs == 0 && self.list_item_closes_nothing() => {
@@ -675,32 +706,31 @@ impl State {
             {
                 (false, 0)
             }
-            _ => return false,
-        };
-        debug_assert_eq!(flags & TEMPLATE, 0);
-        self.current = current;
-        let id = self.next_id();
-        self.record(Namespace::Html, self.in_template > 0);
-        if push {
-            if name.id == tag!("p") {
-                self.paragraphs += 1;
-            }
-            self.stack.push(Open {
-                name,
-                namespace: Namespace::Html,
-                flags,
-                id,
-                passes: None,
-            });
-            if flags & FORMATTING != 0 {
-                self.formatting.push(Entry::Element {
-                    id,
-                    name,
-                    open: true,
-                });
-            }
+            BodyStart::InHead if matches!(name.id, tag!("meta") | tag!("link")) => (false, 0),
+            _ => return None,
+        })
+    }
+
+    /// Pushes a plain element (listed too, if a formatting one).
+    #[inline(always)]
+    fn open_plain(&mut self, name: Name, namespace: Namespace, flags: u32, id: u32) {
+        if namespace == Namespace::Html && name.id == tag!("p") {
+            self.paragraphs += 1;
         }
-        true
+        self.stack.push(Open {
+            name,
+            namespace,
+            flags,
+            id,
+            passes: None,
+        });
+        if flags & FORMATTING != 0 {
+            self.formatting.push(Entry::Element {
+                id,
+                name,
+                open: true,
+            });
+        }
     }
 
     /// Whether reconstructing the active formatting elements does nothing.
@@ -730,18 +760,34 @@ impl State {
         })
     }
 
-    /// An end tag in body of the current node whose rule only pops it (and
-    /// unlists it, when it is the last formatting element listed).
+    /// An end tag of the current node whose rule only pops it: in body (and
+    /// unlists it, when it is the last formatting element listed), in text
+    /// mode (any end tag, back to the original mode), in foreign content.
     #[inline(always)]
     fn plain_end(&mut self, name: Name) -> bool {
-        if !self.plainly_in_body() {
+        if self.bailed.is_some() {
             return false;
         }
         let Some(top) = self.stack.last() else {
             return false;
         };
-        if top.name != name {
-            return false;
+        if top.namespace != Namespace::Html {
+            // As [`State::foreign_end`] finds it, `br` and `p` but.
+            if top.name != name || matches!(name.id, tag!("br") | tag!("p")) || self.stack.len() < 2
+            {
+                return false;
+            }
+            self.pop_plain();
+            return true;
+        }
+        match self.mode {
+            Mode::Text => {
+                self.pop_plain();
+                self.mode = self.original;
+                return true;
+            }
+            Mode::InBody if top.name == name => {}
+            _ => return false,
         }
         let listed_last = matches!(
             self.formatting.last(),
@@ -751,17 +797,40 @@ impl State {
             self.stack.pop();
             self.formatting.pop();
         } else if top.flags & END_OWN == 0 {
-            // [`State::pop`], inlined here.
-            if let Some(open) = self.stack.pop()
-                && open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0
-            {
-                self.left(&open);
-            }
+            self.pop_plain();
         } else {
             return false;
         }
         true
     }
+
+    /// [`State::pop`], inlined.
+    #[inline(always)]
+    fn pop_plain(&mut self) {
+        if let Some(open) = self.stack.pop()
+            && open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0
+        {
+            self.left(&open);
+        }
+    }
+}
+
+/// Whether a start tag in foreign content under `top` only creates an
+/// element of its namespace: `top` no integration point nor
+/// `annotation-xml`, the tag no HTML breaking out, and the element made
+/// none of these either ([`classify_foreign`] gives it no flags).
+#[inline(always)]
+fn plain_foreign(top: &Open, name: Name) -> bool {
+    top.flags & (TEXT_IP | SVG_IP | ANNOTATION) == 0
+        && !breaks_out(name.id)
+        && name.id != tag!("font")
+        && match top.namespace {
+            Namespace::Svg => !matches!(name.id, svg_html_integration_point!()),
+            _ => !matches!(
+                name.id,
+                mathml_text_integration_point!() | tag!("annotation-xml")
+            ),
+        }
 }
 
 /// The stack of open elements and the list of active formatting elements.
