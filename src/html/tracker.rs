@@ -637,11 +637,12 @@ impl Sink for Tracker<'_> {
 /// The commonest tags, decided before any rule is dispatched.
 impl State {
     /// A start tag whose rule only inserts its element (or, for a void
-    /// one, creates it). In body: "any other start tag" and the void
-    /// elements with nothing to reconstruct, a block or list item with no
-    /// `p` to close (a list item under a special element that stops its
-    /// search), `a` and the other formatting elements with no entry after
-    /// the last marker, `meta` and `link`; in head, `meta` and `link`; in
+    /// one, creates it). In body: "any other start tag", the void elements
+    /// and a `button` (none in scope) with nothing to reconstruct, a block,
+    /// heading (not under one) or list item with no `p` to close (a list
+    /// item under a special element that stops its search), `a` and the
+    /// other formatting elements with no entry after the last marker,
+    /// `meta` and `link`; in head, `meta` and `link`; in
     /// foreign content, an element of the current node's namespace that is
     /// no integration point. `false` leaves the tag to [`State::run`],
     /// which decides the same.
@@ -694,6 +695,16 @@ impl State {
         Some(match facts.start {
             BodyStart::Ordinary if self.nothing_to_reconstruct() => (true, facts.sets),
             BodyStart::Block if self.paragraphs == 0 => (true, facts.sets),
+            BodyStart::Heading if self.paragraphs == 0 && !self.top_is(HEADING) => {
+                (true, facts.sets)
+            }
+            BodyStart::Other
+                if name.id == tag!("button")
+                    && self.nothing_to_reconstruct()
+                    && !self.in_scope_named(SCOPE, &name!("button")) =>
+            {
+                (true, facts.sets)
+            }
             BodyStart::ListItem if self.paragraphs == 0 && self.list_item_closes_nothing() => {
                 (true, facts.sets)
             }
