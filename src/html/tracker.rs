@@ -12,6 +12,7 @@
 //! nesting past [`MAX_TREE_DEPTH`]), and as html5ever cannot start in a given
 //! state, the document is parsed again on its path ([`super::tree::parse`]).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use html5ever::tokenizer::states::RawKind;
@@ -185,19 +186,15 @@ macro_rules! name {
     };
 }
 
-/// A start tag token with its [`Name`] and the [`Facts`] of it, looked up once.
+/// What the rules read of a start tag token: its [`Name`] and the [`Facts`]
+/// of it, looked up once, and the token's fields they read, copied, so that
+/// the token itself is never built in memory.
 struct Tag<'t> {
-    token: &'t Token<'t>,
     name: Name,
     facts: Facts,
-}
-
-impl<'t> std::ops::Deref for Tag<'t> {
-    type Target = Token<'t>;
-
-    fn deref(&self) -> &Token<'t> {
-        self.token
-    }
+    self_closing: bool,
+    /// The token's [`Token::read`]: a sink of relink's own gets no other attributes.
+    read: &'t [(LocalName, Cow<'t, str>)],
 }
 
 impl std::fmt::Debug for Tag<'_> {
@@ -228,7 +225,7 @@ fn classify_foreign(tag: &Tag, namespace: Namespace) -> u32 {
 
 /// The value of a tag's attribute (one a tree builder reads).
 fn attr<'t>(tag: &'t Tag, name: &LocalName) -> Option<&'t str> {
-    tag.attr(name)
+    tag.read.iter().find(|(n, _)| n == name).map(|(_, v)| &**v)
 }
 
 /// An insertion mode (the frameset ones make the tracker bail).
@@ -538,21 +535,27 @@ impl Sink for Tracker<'_> {
     // Inlined into the tokenizer's one call: the token is not built in memory.
     #[inline(always)]
     fn tag(&self, tag: Token<'_>, _line: u64) -> Feedback {
-        let current = self.log.current();
+        let current = tag.index;
         // One borrow for the whole tag.
         let mut state = self.state.borrow_mut();
         let name = state.name_of(tag.id, tag.name);
-        let (feedback, name) = match tag.kind {
+        let feedback = match tag.kind {
             TagKind::StartTag => {
                 let facts = facts(tag.id);
-                let tag = Tag {
-                    token: &tag,
-                    name,
-                    facts,
-                };
-                (state.run(Tok::Start(&tag), current), tag.name)
+                if state.plain_start(name, facts, tag.self_closing, current) {
+                    Feedback::Continue
+                } else {
+                    let tag = Tag {
+                        name,
+                        facts,
+                        self_closing: tag.self_closing,
+                        read: tag.read,
+                    };
+                    state.run(Tok::Start(&tag), current)
+                }
             }
-            TagKind::EndTag => (state.run(Tok::End(&name), None), name),
+            TagKind::EndTag if state.plain_end(name) => Feedback::Continue,
+            TagKind::EndTag => state.run(Tok::End(&name), None),
         };
         if current.is_some() {
             // The token's name goes into the log (no rule reads `names`): as
@@ -629,6 +632,216 @@ impl Sink for Tracker<'_> {
             .last()
             .is_some_and(|e| e.namespace != Namespace::Html)
     }
+}
+
+/// The commonest tags, decided before any rule is dispatched.
+impl State {
+    /// A start tag whose rule only inserts its element (or, for a void
+    /// one, creates it). In body: "any other start tag", the void elements
+    /// and a `button` (none in scope) with nothing to reconstruct, a block,
+    /// heading (not under one) or list item with no `p` to close (a list
+    /// item under a special element that stops its search), `a` and the
+    /// other formatting elements with no entry after the last marker,
+    /// `meta` and `link`; in head, `meta` and `link`; in
+    /// foreign content, an element of the current node's namespace that is
+    /// no integration point. `false` leaves the tag to [`State::run`],
+    /// which decides the same.
+    #[inline(always)]
+    fn plain_start(
+        &mut self,
+        name: Name,
+        facts: Facts,
+        self_closing: bool,
+        current: Option<usize>,
+    ) -> bool {
+        if self.bailed.is_some() || self.landmarks || self.stack.len() >= DEPTH_LIMIT {
+            return false;
+        }
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
+        let (namespace, push, flags) = if top.namespace != Namespace::Html {
+            if !plain_foreign(top, name) {
+                return false;
+            }
+            (top.namespace, !self_closing, 0)
+        } else {
+            let in_head_void = matches!(name.id, tag!("meta") | tag!("link"));
+            let plain = match self.mode {
+                Mode::InBody => self.plain_in_body(name, facts),
+                Mode::InHead if in_head_void => Some((false, 0)),
+                _ => None,
+            };
+            let Some((push, flags)) = plain else {
+                return false;
+            };
+            (Namespace::Html, push, flags)
+        };
+        debug_assert_eq!(flags & TEMPLATE, 0);
+        self.current = current;
+        let id = self.next_id();
+        self.record(namespace, self.in_template > 0);
+        if push {
+            self.open_plain(name, namespace, flags, id);
+        }
+        true
+    }
+
+    /// [`State::plain_start`] in body under an HTML element: whether the
+    /// element is pushed, and its flags; `None` for the rules.
+    #[inline(always)]
+    fn plain_in_body(&self, name: Name, facts: Facts) -> Option<(bool, u32)> {
+        let nothing_listed = matches!(self.formatting.last(), None | Some(Entry::Marker));
+        Some(match facts.start {
+            BodyStart::Ordinary if self.nothing_to_reconstruct() => (true, facts.sets),
+            BodyStart::Block if self.paragraphs == 0 => (true, facts.sets),
+            BodyStart::Heading if self.paragraphs == 0 && !self.top_is(HEADING) => {
+                (true, facts.sets)
+            }
+            BodyStart::Other
+                if name.id == tag!("button")
+                    && self.nothing_to_reconstruct()
+                    && !self.in_scope_named(SCOPE, &name!("button")) =>
+            {
+                (true, facts.sets)
+            }
+            BodyStart::ListItem if self.paragraphs == 0 && self.list_item_closes_nothing() => {
+                (true, facts.sets)
+            }
+            BodyStart::A | BodyStart::Formatting if nothing_listed => {
+                (true, facts.sets | FORMATTING)
+            }
+            BodyStart::Void
+                if !matches!(name.id, tag!("input") | tag!("image"))
+                    && self.nothing_to_reconstruct() =>
+            {
+                (false, 0)
+            }
+            BodyStart::InHead if matches!(name.id, tag!("meta") | tag!("link")) => (false, 0),
+            _ => return None,
+        })
+    }
+
+    /// Pushes a plain element (listed too, if a formatting one).
+    #[inline(always)]
+    fn open_plain(&mut self, name: Name, namespace: Namespace, flags: u32, id: u32) {
+        if namespace == Namespace::Html && name.id == tag!("p") {
+            self.paragraphs += 1;
+        }
+        self.stack.push(Open {
+            name,
+            namespace,
+            flags,
+            id,
+            passes: None,
+        });
+        if flags & FORMATTING != 0 {
+            self.formatting.push(Entry::Element {
+                id,
+                name,
+                open: true,
+            });
+        }
+    }
+
+    /// Whether reconstructing the active formatting elements does nothing.
+    #[inline(always)]
+    fn nothing_to_reconstruct(&self) -> bool {
+        !matches!(
+            self.formatting.last(),
+            Some(Entry::Element { open: false, .. })
+        )
+    }
+
+    /// Whether a list item's search of the stack stops at once: the current
+    /// node is special, not `address`, `div` or `p`, and no list item.
+    #[inline(always)]
+    fn list_item_closes_nothing(&self) -> bool {
+        self.stack.last().is_some_and(|top| {
+            top.flags & SPECIAL != 0
+                && !matches!(
+                    top.name.id,
+                    tag!("li")
+                        | tag!("dd")
+                        | tag!("dt")
+                        | tag!("address")
+                        | tag!("div")
+                        | tag!("p")
+                )
+        })
+    }
+
+    /// An end tag of the current node whose rule only pops it: in body (and
+    /// unlists it, when it is the last formatting element listed), in text
+    /// mode (any end tag, back to the original mode), in foreign content.
+    #[inline(always)]
+    fn plain_end(&mut self, name: Name) -> bool {
+        if self.bailed.is_some() {
+            return false;
+        }
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
+        if top.namespace != Namespace::Html {
+            // As [`State::foreign_end`] finds it, `br` and `p` but.
+            if top.name != name || matches!(name.id, tag!("br") | tag!("p")) || self.stack.len() < 2
+            {
+                return false;
+            }
+            self.pop_plain();
+            return true;
+        }
+        match self.mode {
+            Mode::Text => {
+                self.pop_plain();
+                self.mode = self.original;
+                return true;
+            }
+            Mode::InBody if top.name == name => {}
+            _ => return false,
+        }
+        let listed_last = matches!(
+            self.formatting.last(),
+            Some(Entry::Element { id, .. }) if *id == top.id
+        );
+        if listed_last {
+            self.stack.pop();
+            self.formatting.pop();
+        } else if top.flags & END_OWN == 0 {
+            self.pop_plain();
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// [`State::pop`], inlined.
+    #[inline(always)]
+    fn pop_plain(&mut self) {
+        if let Some(open) = self.stack.pop()
+            && open.flags & (TEMPLATE | IMPLIED | FORMATTING) != 0
+        {
+            self.left(&open);
+        }
+    }
+}
+
+/// Whether a start tag in foreign content under `top` only creates an
+/// element of its namespace: `top` no integration point nor
+/// `annotation-xml`, the tag no HTML breaking out, and the element made
+/// none of these either ([`classify_foreign`] gives it no flags).
+#[inline(always)]
+fn plain_foreign(top: &Open, name: Name) -> bool {
+    top.flags & (TEXT_IP | SVG_IP | ANNOTATION) == 0
+        && !breaks_out(name.id)
+        && name.id != tag!("font")
+        && match top.namespace {
+            Namespace::Svg => !matches!(name.id, svg_html_integration_point!()),
+            _ => !matches!(
+                name.id,
+                mathml_text_integration_point!() | tag!("annotation-xml")
+            ),
+        }
 }
 
 /// The stack of open elements and the list of active formatting elements.
@@ -756,23 +969,35 @@ impl State {
     }
 
     /// Records the element the current start tag makes or joins, if the tag is logged.
+    #[inline]
     fn record(&mut self, namespace: Namespace, in_template: bool) {
         if let Some(index) = self.current {
             let element = Element {
                 namespace,
                 in_template,
             };
-            let elements = &mut self.tree.elements;
-            if elements.len() == index {
+            if self.tree.elements.len() == index {
                 // The tag after the last one recorded, as most are.
-                elements.push(Some(element));
-                return;
+                self.tree.elements.push(Some(element));
+            } else {
+                self.record_at(index, element);
             }
-            if elements.len() < index {
-                elements.resize(index + 1, None);
-            }
-            // A later tie of the same tag wins.
-            elements[index] = Some(element);
+        }
+    }
+
+    /// [`State::record`] of a tag not right after the last one recorded.
+    #[cold]
+    #[inline(never)]
+    fn record_at(&mut self, index: usize, element: Element) {
+        let elements = &mut self.tree.elements;
+        if elements.len() < index {
+            elements.resize(index + 1, None);
+        }
+        // A later tie of the same tag wins.
+        if let Some(slot) = elements.get_mut(index) {
+            *slot = Some(element);
+        } else {
+            elements.push(Some(element));
         }
     }
 

@@ -384,6 +384,60 @@ fn the_tracker_reads_raw_text_and_references_as_html5ever_does() {
     ]);
 }
 
+/// The tags the tracker decides before its rules (an element only opened
+/// or created, an end tag that only pops), next to the shapes that must
+/// go to the rules: a formatting element to reconstruct or listed after
+/// a marker, a `p` to close, a list item to close, integration points
+/// and HTML breaking out of foreign content, raw text, templates. Each
+/// with every tag kept, and as relink parses, every tag with attributes
+/// kept (no landmarks found: the path most pages take).
+#[test]
+fn the_tracker_decides_plain_tags_as_html5ever_does() {
+    let cases = [
+        "<b c>x<a href=1>y</a><i c>z</i></b><span c>w</span><a href=2>v</a>",
+        "<p c><b c>a</p><span c>b</span><img src=x><br c><a href=y>",
+        "<table c><td c><b c>x</td></table><a href=y>z</a><i c>w</i>",
+        "<a href=1><a href=2>x</a><span c>y</span>",
+        "<a href=1><div c><a href=2>x</a></div>",
+        "<b c><i c><u c>x</u></i></b><em c>y</em>",
+        "<ul c><li c>a<li c>b</ul><ol c><li c><div c><li c>x</div></ol>",
+        "<div c><li c>a<li c>b</div><address c><li c>c<li c>d</address>",
+        "<dl c><dt c>a<dd c>b<dt c>c</dl><li c><p c>a<li c>b",
+        "<p c><li c>a<p c>b<div c>c</div><span c>d</span>",
+        "<button c><p c>a<div c>b</button><p c>c",
+        "<h1 c>a<h2 c>b</h2><p c><h3 c>c</h3><div c><h4 c>d<span c>e</h4></div>",
+        "<button c>a<button c>b<div c><button c>c</div></button><table c><td c><button c>",
+        "<b c><p c>x</b><button c>y</button><h1 c>z</h1><a href=w>",
+        "<svg c><foreignObject c><button c><h1 c>x</h1></button></foreignObject></svg>",
+        "<input type=hidden><select c><input src=x><image src=y>",
+        "<head><meta charset=utf-8><link href=a><base href=b><title c>t</title></head><meta name=x><link href=y>",
+        "<meta name=a><link href=b><p c><meta name=c><link href=d>",
+        "<template c><meta name=a><link href=b><div c><a href=x>y</a></div></template><p c>",
+        "<head><noscript c><link href=a></noscript></head>",
+        "<svg c><path c/><g c><rect c/></g><foreignObject c><div c><a href=x>y</a></div></foreignObject><desc c><p c>z</desc><title c><span c>t</title></svg><a href=q>",
+        "<svg c><font color=red>x</font><font c>y</font><b c>z</b></svg><a href=w>",
+        "<svg c><p c></p><g c></br></g></svg><a href=x>",
+        "<svg c><svg c><path c></svg></svg><a href=y>",
+        "<math c><mi c><b c>x</b></mi><mo c/><annotation-xml encoding=text/html><div c>d</div></annotation-xml><annotation-xml c><svg c><a href=1/></svg></annotation-xml></math>",
+        "<math c><mglyph c/><mtext c><mglyph c><a href=x></mtext></math><a href=y>",
+        "<template c><svg c><path c/><g c></g></svg></template><a href=x>",
+        "<script c>x</script><style c>y</style><title c>z</title><a href=a>",
+        "<svg c><script c>x</script><style c>y</style></svg><a href=b>",
+        "<table c><script c>a</script><tr c><td c>x</table><a href=c>",
+        "<div c><span c></div></span><a href=x>",
+    ];
+    completes_as_html5ever(&cases);
+    for case in cases {
+        for kind in [DocumentKind::Document, DocumentKind::IframeSrcdoc] {
+            let tracked = tracker::parse_with(case, kind, Attributes::TreeBuilderAnyAttribute);
+            let document = tracked.unwrap_or_else(|e| panic!("{case:?}: bailed {e:?}"));
+            if let Err(why) = same_document_keeping_any(&document, case, kind) {
+                panic!("{case:?} ({kind:?}): {why}");
+            }
+        }
+    }
+}
+
 /// `select` as html5ever parses it, in body (the customizable `select`:
 /// no "in select" mode): its options and groups, a `select`, `input` or
 /// `hr` inside it, and one in a table cell.

@@ -486,18 +486,21 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             || (self.tag_kind == TagKind::StartTag
                 && (self.log_tag || (self.log_title && id == tag!("title"))))
             || id == tag!("style");
-        if !logged {
+        let index = if !logged {
             self.attr_spans.clear();
+            None
         } else {
             let mut all = self.log.attrs.borrow_mut();
             let first = all.len();
             all.append(&mut self.attr_spans);
-            self.log.tags.borrow_mut().push(TagSpan::new(
+            let mut tags = self.log.tags.borrow_mut();
+            tags.push(TagSpan::new(
                 self.tag_kind,
                 (offset(self.tag_start), offset(self.pos)),
                 (offset(first), offset(all.len())),
             ));
-        }
+            Some(tags.len() - 1)
+        };
         let line = self.sink_line();
         // A listed name is its id's; another as `current_tag_name` gives it,
         // borrowing only its own fields.
@@ -515,13 +518,17 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             had_duplicate_attributes: self.had_duplicate,
             attrs: &mut self.attrs,
             read: &self.read,
+            index,
         };
         self.state = State::Data;
-        self.log
-            .current
-            .set(logged.then(|| self.log.len().saturating_sub(1)));
+        // html5ever's sinks read the index from the log; any other from the token.
+        if S::HTML5EVER {
+            self.log.current.set(index);
+        }
         let result = self.sink.tag(token, line);
-        self.log.current.set(None);
+        if S::HTML5EVER {
+            self.log.current.set(None);
+        }
         match result {
             Feedback::Continue => {}
             Feedback::Plaintext => self.state = State::Plaintext,

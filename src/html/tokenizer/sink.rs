@@ -38,23 +38,15 @@ pub struct TagToken<'t> {
     /// For any other sink, the attributes in [`READ_BY_TREE_BUILDER`](super::READ_BY_TREE_BUILDER),
     /// decoded, in source order, duplicates dropped.
     pub read: &'t [(LocalName, Cow<'t, str>)],
+    /// The tag's index in the [`SpanLog`](super::SpanLog), if it is logged
+    /// (a sink of html5ever's tokens reads it as [`SpanLog::current`](super::SpanLog::current)).
+    pub index: Option<usize>,
 }
 
 impl TagToken<'_> {
     /// The name's atom.
     pub fn atom(&self) -> LocalName {
         tag_atom_of(self.id, self.name)
-    }
-
-    /// The decoded value of the read attribute `name` (for html5ever tokens, any).
-    pub fn attr(&self, name: &LocalName) -> Option<&str> {
-        if let Some((_, value)) = self.read.iter().find(|(n, _)| n == name) {
-            return Some(value);
-        }
-        self.attrs
-            .iter()
-            .find(|a| a.name.local == *name)
-            .map(|a| &*a.value)
     }
 }
 

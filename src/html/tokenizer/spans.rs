@@ -102,8 +102,9 @@ impl TagSpan {
 }
 
 /// The spans of the tag tokens emitted so far, in order. A tag is logged
-/// just before its token goes to the sink, so while the sink processes it
-/// [`SpanLog::current`] is its index; for any other token, `None`.
+/// just before its token goes to the sink, so while a sink of html5ever's
+/// tokens processes it [`SpanLog::current`] is its index; for any other
+/// token, `None` (a [`super::Sink`] of relink's own has it in [`super::TagToken::index`]).
 #[derive(Debug, Default)]
 pub struct SpanLog {
     pub(super) tags: RefCell<Vec<TagSpan>>,
