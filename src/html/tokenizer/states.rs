@@ -95,18 +95,21 @@ fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
 }
 
-/// For each byte, whether it ends a tag name ([`TAG_NAME`]) or attribute name (and `=`).
+/// For each byte, what it is in a tag: whether it ends a tag name
+/// ([`TAG_NAME`]) or an attribute name ([`ATTR_NAME`], also `=`), whether
+/// it is white space ([`SPACE`]), and whether it is upper case or NUL
+/// ([`ODD`]), which a name read as its source cannot hold: one load a byte.
 static ENDS_NAME: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
-        if matches!(
-            byte,
-            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0
-        ) || byte.is_ascii_uppercase()
-        {
+        if matches!(byte, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ') {
+            table[b] = TAG_NAME | ATTR_NAME | SPACE;
+        } else if matches!(byte, b'/' | b'>') {
             table[b] = TAG_NAME | ATTR_NAME;
+        } else if byte == 0 || byte.is_ascii_uppercase() {
+            table[b] = TAG_NAME | ATTR_NAME | ODD;
         } else if byte == b'=' {
             table[b] = ATTR_NAME;
         }
@@ -116,6 +119,14 @@ static ENDS_NAME: [u8; 256] = {
 };
 const TAG_NAME: u8 = 1;
 const ATTR_NAME: u8 = 2;
+const SPACE: u8 = 4;
+const ODD: u8 = 8;
+
+/// What [`ENDS_NAME`] says of `b`.
+#[inline(always)]
+fn class(b: u8) -> u8 {
+    ENDS_NAME[usize::from(b)]
+}
 
 /// Whether a `&` in text followed by `rest` surely stands for text other
 /// than white space: itself, a named reference but `&Tab;` and
@@ -317,8 +328,22 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.1 Data state.
+    /// §13.2.5.1 Data state, for as long as the tokenizer stays in it: after
+    /// a tag its text is read here, not through [`Tokenizer::step`]'s dispatch.
     fn data(&mut self) -> Flow {
+        loop {
+            if let Flow::Stop = self.data_once() {
+                return Flow::Stop;
+            }
+            if self.state != State::Data {
+                return Flow::Go;
+            }
+        }
+    }
+
+    /// The data state up to its next stop: a tag, a reference or a NUL.
+    #[inline(always)]
+    fn data_once(&mut self) -> Flow {
         let start = self.pos;
         if !S::PARSE_ERRORS && self.is_lean() && !self.sink.text_matters() {
             return self.data_unread(start);
@@ -660,8 +685,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
         loop {
             // Before the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
+            match self.skip_spaces() {
                 Some(b'>') => {
                     self.pos += 1;
                     return self.emit_tag();
@@ -673,14 +697,11 @@ impl<S: Sink> Tokenizer<'_, S> {
                 None | Some(b'=') => return self.resume(State::BeforeAttrName),
                 Some(_) => {}
             }
-            self.start_attr();
             if let Some(flow) = self.lean_attr_name(bytes) {
                 return flow;
             }
-            self.end_attr_name();
             // After the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
+            match self.skip_spaces() {
                 Some(b'=') => self.pos += 1,
                 Some(b'>') => {
                     self.pos += 1;
@@ -695,33 +716,52 @@ impl<S: Sink> Tokenizer<'_, S> {
                 Some(_) => continue,
             }
             // Before the attribute value.
-            self.skip_spaces();
-            if let Some(flow) = self.lean_attr_value(bytes) {
+            let first = self.skip_spaces();
+            if let Some(flow) = self.lean_attr_value(bytes, first) {
                 return flow;
             }
         }
     }
 
     /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space ended it.
+    /// A name read in one run that white space, `/` or `>` ends is the source
+    /// as it is; any other goes to [`Tokenizer::lean_tag_name_copied`].
     #[inline(always)]
     fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
+        let start = self.pos;
+        let end = start
+            + bytes[start..]
+                .iter()
+                .position(|&b| class(b) & TAG_NAME != 0)
+                .unwrap_or(bytes.len() - start);
+        match bytes.get(end) {
+            Some(&b) if class(b) & ODD == 0 => {
+                self.tag_name_source = Some(start..end);
+                self.pos = end + 1;
+                match b {
+                    b'>' => Some(self.emit_tag()),
+                    b'/' => Some(self.lean_solidus()),
+                    _ => None,
+                }
+            }
+            _ => self.lean_tag_name_copied(bytes),
+        }
+    }
+
+    /// [`Tokenizer::lean_tag_name`] of a name with upper case or NUL, or at
+    /// the end of the input: copied, lowered, a run at a time.
+    #[cold]
+    #[inline(never)]
+    fn lean_tag_name_copied(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
             let start = self.pos;
             let run = bytes[start..]
                 .iter()
-                .position(|&b| ENDS_NAME[usize::from(b)] & TAG_NAME != 0)
+                .position(|&b| class(b) & TAG_NAME != 0)
                 .unwrap_or(bytes.len() - start);
             self.pos = start + run;
-            let end = bytes.get(self.pos);
-            // A name read in one run is the source as it is.
-            if self.tag_name.is_empty()
-                && end.is_some_and(|&b| matches!(b, b'>' | b'/') || is_tree_space(b))
-            {
-                self.tag_name_source = Some(start..self.pos);
-            } else {
-                self.tag_name.push_str(&self.input[start..self.pos]);
-            }
-            match end {
+            self.tag_name.push_str(&self.input[start..self.pos]);
+            match bytes.get(self.pos) {
                 Some(&b @ b'A'..=b'Z') => {
                     self.tag_name.push(b.to_ascii_lowercase() as char);
                     self.pos += 1;
@@ -743,68 +783,95 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end, else the states go on.
+    /// An attribute's name in [`Tokenizer::lean_tag`], the attribute started
+    /// and its name ended: `None` at its end, else the states go on. A name
+    /// read in one run is the source as it is.
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
+        let start = self.pos;
+        // (Each byte that ends an attribute name has a class, and no other.)
+        let end = start
+            + bytes[start..]
+                .iter()
+                .position(|&b| class(b) != 0)
+                .unwrap_or(bytes.len() - start);
+        match bytes.get(end) {
+            Some(&b) if class(b) & ODD == 0 => {
+                // (Finishing the attribute before, where its name starts.)
+                self.start_attr_lean(start, end);
+                self.pos = end;
+                None
+            }
+            _ => self.lean_attr_name_copied(bytes),
+        }
+    }
+
+    /// [`Tokenizer::lean_attr_name`] of a name with upper case or NUL, or at
+    /// the end of the input: copied, lowered, a run at a time.
+    #[cold]
+    #[inline(never)]
+    fn lean_attr_name_copied(&mut self, bytes: &[u8]) -> Option<Flow> {
+        self.start_attr();
         loop {
             let start = self.pos;
             let run = bytes[start..]
                 .iter()
-                .position(|&b| ENDS_NAME[usize::from(b)] != 0)
+                .position(|&b| class(b) != 0)
                 .unwrap_or(bytes.len() - start);
             self.pos = start + run;
-            let end = bytes.get(self.pos);
-            // A name read in one run is the source as it is.
-            if self.attr.name.is_empty() && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
-            {
-                self.attr.name_is_source = true;
-                return None;
-            }
             self.attr.name.push_str(&self.input[start..self.pos]);
-            match end {
+            match bytes.get(self.pos) {
                 Some(&b @ b'A'..=b'Z') => {
                     self.attr.name.push(b.to_ascii_lowercase() as char);
                     self.pos += 1;
                 }
                 Some(0) | None => return Some(self.resume(State::AttrName)),
-                Some(_) => return None,
+                Some(_) => {
+                    self.end_attr_name();
+                    return None;
+                }
             }
         }
     }
 
-    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another may follow.
+    /// An attribute's value in [`Tokenizer::lean_tag`], its first byte
+    /// `first`: `None` when another may follow.
     #[inline(always)]
-    fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
-        match bytes.get(self.pos) {
-            Some(&quote @ (b'"' | b'\'')) => {
-                let (kind, state) = if quote == b'"' {
-                    (Quote::Double, State::AttrValueDouble)
+    fn lean_attr_value(&mut self, bytes: &[u8], first: Option<u8>) -> Option<Flow> {
+        match first {
+            Some(quote @ (b'"' | b'\'')) => {
+                let kind = if quote == b'"' {
+                    Quote::Double
                 } else {
-                    (Quote::Single, State::AttrValueSingle)
+                    Quote::Single
                 };
-                self.pos += 1;
-                self.start_attr_value(kind);
+                let start = self.pos + 1;
                 // Without parse errors the value ends at its quote; `finish_attr_lean` decodes it.
                 let end = if S::PARSE_ERRORS {
-                    memchr3(quote, b'&', 0, &bytes[self.pos..])
+                    memchr3(quote, b'&', 0, &bytes[start..])
                 } else {
-                    find_byte(&bytes[self.pos..], quote)
+                    find_byte(&bytes[start..], quote)
                 };
                 match end {
-                    Some(i) if bytes[self.pos + i] == quote => {
-                        self.pos += i;
-                        self.end_attr_value();
-                        self.pos += 1;
+                    Some(i) if bytes[start + i] == quote => {
+                        self.attr_value_lean(kind, start, start + i);
+                        self.pos = start + i + 1;
                     }
-                    Some(i) => {
-                        self.pos += i;
+                    _ => {
+                        self.pos = start;
+                        self.start_attr_value(kind);
+                        self.pos = end.map_or(start, |i| start + i);
+                        let state = if quote == b'"' {
+                            State::AttrValueDouble
+                        } else {
+                            State::AttrValueSingle
+                        };
                         return Some(self.resume(state));
                     }
-                    None => return Some(self.resume(state)),
                 }
                 // After the quoted value.
                 match bytes.get(self.pos) {
-                    Some(&b) if is_tree_space(b) => self.pos += 1,
+                    Some(&b) if class(b) & SPACE != 0 => self.pos += 1,
                     Some(b'>') => {
                         self.pos += 1;
                         return Some(self.emit_tag());
@@ -858,12 +925,28 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.resume(State::SelfClosingStartTag)
     }
 
-    /// Skips ASCII white space (a CR, alone or before a line feed, is one).
-    #[inline]
-    fn skip_spaces(&mut self) {
+    /// Skips ASCII white space (a CR, alone or before a line feed, is one)
+    /// and gives the byte it stops at. Most stops have none to skip, or one.
+    #[inline(always)]
+    fn skip_spaces(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.pos)?;
+        if class(b) & SPACE == 0 {
+            return Some(b);
+        }
+        let next = *self.bytes.get(self.pos + 1)?;
+        if class(next) & SPACE == 0 {
+            self.pos += 1;
+            return Some(next);
+        }
+        self.skip_more_spaces()
+    }
+
+    /// [`Tokenizer::skip_spaces`] past two white space bytes.
+    #[inline(never)]
+    fn skip_more_spaces(&mut self) -> Option<u8> {
         // A local, as a store to `self.pos` a byte costs more.
         let mut at = self.pos;
-        while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
+        while self.bytes.get(at).is_some_and(|&b| class(b) & SPACE != 0) {
             at += 1;
             // Indented attributes: eight spaces passed over at once.
             while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
@@ -871,6 +954,7 @@ impl<S: Sink> Tokenizer<'_, S> {
             }
         }
         self.pos = at;
+        self.bytes.get(at).copied()
     }
 
     /// Leaves the rest of a tag to `state`, at the current position.
