@@ -8,7 +8,7 @@
 use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
+use super::{Quote, Sink, TagId, Tokenizer, is_space, is_tree_space};
 use crate::{encoding, lanes};
 
 /// Whether to keep stepping.
@@ -737,6 +737,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         match bytes.get(end) {
             Some(&b) if class(b) & ODD == 0 => {
                 self.tag_name_source = Some(start..end);
+                self.tag_id = TagId::of_source(self.input, start, end);
                 self.pos = end + 1;
                 match b {
                     b'>' => Some(self.emit_tag()),
@@ -941,20 +942,31 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.skip_more_spaces()
     }
 
-    /// [`Tokenizer::skip_spaces`] past two white space bytes.
+    /// [`Tokenizer::skip_spaces`] past two white space bytes: mostly a line
+    /// break and an indent, whose spaces are passed over a word at a time.
     #[inline(never)]
     fn skip_more_spaces(&mut self) -> Option<u8> {
+        let bytes = self.bytes;
         // A local, as a store to `self.pos` a byte costs more.
         let mut at = self.pos;
-        while self.bytes.get(at).is_some_and(|&b| class(b) & SPACE != 0) {
-            at += 1;
-            // Indented attributes: eight spaces passed over at once.
-            while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
-                at += 8;
+        loop {
+            if let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+                // The bytes other than a space are those left nonzero.
+                let others = u64::from_le_bytes(*word) ^ (ONES * u64::from(b' '));
+                if others == 0 {
+                    at += 8;
+                    continue;
+                }
+                at += (others.trailing_zeros() / 8) as usize;
+            }
+            match bytes.get(at) {
+                Some(&b) if class(b) & SPACE != 0 => at += 1,
+                end => {
+                    self.pos = at;
+                    return end.copied();
+                }
             }
         }
-        self.pos = at;
-        self.bytes.get(at).copied()
     }
 
     /// Leaves the rest of a tag to `state`, at the current position.
