@@ -128,6 +128,25 @@ fn class(b: u8) -> u8 {
     ENDS_NAME[usize::from(b)]
 }
 
+/// Where a name from `start` ends: the first byte whose class has a bit of
+/// `ends`, or the end of `bytes`. Eight bytes are taken at once and tested
+/// one by one, without a bound to check between them.
+#[inline(always)]
+fn name_end(bytes: &[u8], start: usize, ends: u8) -> usize {
+    let mut at = start;
+    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        if let Some(i) = chunk.iter().position(|&b| class(b) & ends != 0) {
+            return at + i;
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    at + rest
+        .iter()
+        .position(|&b| class(b) & ends != 0)
+        .unwrap_or(rest.len())
+}
+
 /// Whether a `&` in text followed by `rest` surely stands for text other
 /// than white space: itself, a named reference but `&Tab;` and
 /// `&NewLine;`, or a numeric one whose number is not 9, 10, 12, 13 or 32
@@ -729,11 +748,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     #[inline(always)]
     fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         let start = self.pos;
-        let end = start
-            + bytes[start..]
-                .iter()
-                .position(|&b| class(b) & TAG_NAME != 0)
-                .unwrap_or(bytes.len() - start);
+        let end = name_end(bytes, start, TAG_NAME);
         match bytes.get(end) {
             Some(&b) if class(b) & ODD == 0 => {
                 self.tag_name_source = Some(start..end);
@@ -790,12 +805,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
         let start = self.pos;
-        // (Each byte that ends an attribute name has a class, and no other.)
-        let end = start
-            + bytes[start..]
-                .iter()
-                .position(|&b| class(b) != 0)
-                .unwrap_or(bytes.len() - start);
+        let end = name_end(bytes, start, ATTR_NAME);
         match bytes.get(end) {
             Some(&b) if class(b) & ODD == 0 => {
                 // (Finishing the attribute before, where its name starts.)
@@ -2092,10 +2102,35 @@ impl<S: Sink> Tokenizer<'_, S> {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_byte, find_in_text, surely_other};
+    use super::{ATTR_NAME, TAG_NAME, find_byte, find_in_text, name_end, surely_other};
     use proptest::prelude::*;
 
     proptest! {
+        /// Names end where §13.2.5.8 and §13.2.5.33 leave them (upper case
+        /// and NUL stop a name read as its source), wherever in a word.
+        #[test]
+        fn name_end_finds_the_first_as_a_scan_does(
+            hay in proptest::collection::vec(
+                prop_oneof![Just(b' '), Just(b'='), Just(b'>'), Just(b'A'), Just(0u8), any::<u8>()],
+                0..40,
+            ),
+            plain in 0usize..20,
+            from in 0usize..4,
+        ) {
+            let mut bytes = vec![b'a'; plain];
+            bytes.extend(hay);
+            let from = from.min(bytes.len());
+            let tag = |b: u8| {
+                matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0)
+                    || b.is_ascii_uppercase()
+            };
+            let scan = |ends: &dyn Fn(u8) -> bool| {
+                from + bytes[from..].iter().position(|&b| ends(b)).unwrap_or(bytes.len() - from)
+            };
+            prop_assert_eq!(name_end(&bytes, from, TAG_NAME), scan(&tag));
+            prop_assert_eq!(name_end(&bytes, from, ATTR_NAME), scan(&|b| tag(b) || b == b'='));
+        }
+
         #[test]
         fn find_in_text_finds_the_first_as_a_scan_does(
             text in proptest::collection::vec(
