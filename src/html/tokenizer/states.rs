@@ -579,25 +579,38 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state, the `<` just consumed.
+    /// §13.2.5.6 Tag open state, the `<` just consumed; a start or end tag's
+    /// name goes on here (the one call of [`Tokenizer::lean_tag`]), the rest
+    /// to [`Tokenizer::tag_open_other`] and [`Tokenizer::end_tag_open`].
     fn tag_open(&mut self) -> Flow {
+        let at = self.pos;
+        let kind = match self.bytes.get(at) {
+            Some(b) if b.is_ascii_alphabetic() => TagKind::StartTag,
+            Some(b'/') => {
+                self.pos = at + 1;
+                match self.bytes.get(at + 1) {
+                    Some(b) if b.is_ascii_alphabetic() => TagKind::EndTag,
+                    _ => return self.end_tag_open(),
+                }
+            }
+            _ => return self.tag_open_other(),
+        };
+        self.create_tag(kind);
+        if self.is_lean() {
+            return self.lean_tag();
+        }
+        self.state = State::TagName;
+        Flow::Go
+    }
+
+    /// The tag open state at anything but a letter or `/`.
+    fn tag_open_other(&mut self) -> Flow {
         let at = self.pos;
         // Each character with a rule of its own is ASCII.
         match self.bytes.get(at) {
             Some(b'!') => {
                 self.pos = at + 1;
                 self.state = State::MarkupDeclarationOpen;
-            }
-            Some(b'/') => {
-                self.pos = at + 1;
-                return self.end_tag_open();
-            }
-            Some(b) if b.is_ascii_alphabetic() => {
-                self.create_tag(TagKind::StartTag);
-                if self.is_lean() {
-                    return self.lean_tag();
-                }
-                self.state = State::TagName;
             }
             Some(b'?') => {
                 // The error is reported past the character, as the states do.
@@ -623,17 +636,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state, the `/` just consumed.
+    /// §13.2.5.7 End tag open state, the `/` just consumed, at anything but
+    /// a letter ([`Tokenizer::tag_open`] reads an end tag's name).
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
         match self.bytes.get(at) {
-            Some(b) if b.is_ascii_alphabetic() => {
-                self.create_tag(TagKind::EndTag);
-                if self.is_lean() {
-                    return self.lean_tag();
-                }
-                self.state = State::TagName;
-            }
             Some(b'>') => {
                 self.pos = at + 1;
                 self.error("Missing end tag name");
@@ -697,6 +704,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// The tag name state (§13.2.5.8) and attribute states (§13.2.5.32 to .40) at
     /// once when values are not gathered ([`Tokenizer::lean`]), one scan a run;
     /// anything less common goes to the states, in their state and position.
+    #[inline(always)]
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
         if let Some(flow) = self.lean_tag_name(bytes) {
