@@ -74,21 +74,31 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up `memchr`, then it.
+/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up
+/// `memchr`, then it. With 32 bytes or more, as nearly always (the rest of
+/// a document), their four words are tested with no bound to check.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
     const BY_WORD: usize = 32;
     let pattern = ONES * u64::from(needle);
+    // A zero byte of the difference is a `needle`.
+    let first = |word: u64| {
+        let found = zero_bytes(word ^ pattern);
+        (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+    };
+    if let Some(head) = hay.first_chunk::<BY_WORD>() {
+        for (k, word) in head.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            if let Some(i) = first(word) {
+                return Some(8 * k + i);
+            }
+        }
+        return memchr(needle, &hay[BY_WORD..]).map(|i| BY_WORD + i);
+    }
     let mut at = 0;
     while let Some(word) = hay.get(at..at + 8) {
-        if at == BY_WORD {
-            return memchr(needle, &hay[at..]).map(|i| at + i);
-        }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        // A zero byte of the difference is a `needle`.
-        let found = zero_bytes(word ^ pattern);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
+        if let Some(i) = first(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+            return Some(at + i);
         }
         at += 8;
     }
