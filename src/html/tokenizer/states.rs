@@ -20,46 +20,62 @@ pub(super) enum Flow {
 /// The first `<`, `&` or NUL in `text`: 16 bytes by word (runs are short), then a vector search.
 #[inline]
 fn find_in_text(text: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
-    let mut at = 0;
-    while let Some(word) = text.get(at..at + 8) {
-        if at == SHORT {
-            return memchr3(b'<', b'&', 0, &text[at..]).map(|i| at + i);
-        }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let found = zero_bytes(word ^ (ONES * u64::from(b'<')))
-            | zero_bytes(word ^ (ONES * u64::from(b'&')))
-            | zero_bytes(word);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    text[at..]
-        .iter()
-        .position(|&b| matches!(b, b'<' | b'&' | 0))
-        .map(|i| at + i)
+    first_by_words::<16>(
+        text,
+        |word| {
+            zero_bytes(word ^ (ONES * u64::from(b'<')))
+                | zero_bytes(word ^ (ONES * u64::from(b'&')))
+                | zero_bytes(word)
+        },
+        |b| matches!(b, b'<' | b'&' | 0),
+        |rest| memchr3(b'<', b'&', 0, rest),
+    )
 }
 
 /// The first `<` in `text`: 16 bytes by word (most runs between tags are
 /// short), then a vector search for the long runs of prose.
 #[inline]
 fn find_lt(text: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
     let pattern = ONES * u64::from(b'<');
-    let mut at = 0;
-    while let Some(word) = text.get(at..at + 8) {
-        if at == SHORT {
-            return memchr(b'<', &text[at..]).map(|i| at + i);
+    first_by_words::<16>(
+        text,
+        |word| zero_bytes(word ^ pattern),
+        |b| b == b'<',
+        |rest| memchr(b'<', rest),
+    )
+}
+
+/// The first byte of `hay` that `is` holds of: its first `N` bytes (a
+/// multiple of 8) by word, `flags` giving the high bit of each such byte of
+/// a word, all with one bound checked when `hay` has them, then `rest`
+/// (a vector search) past them; a short `hay` by word, then byte by byte.
+#[inline(always)]
+fn first_by_words<const N: usize>(
+    hay: &[u8],
+    flags: impl Fn(u64) -> u64,
+    is: impl Fn(u8) -> bool,
+    rest: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    let first = |word: &[u8]| {
+        let found = flags(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+    };
+    if let Some(head) = hay.first_chunk::<N>() {
+        for (k, word) in head.chunks_exact(8).enumerate() {
+            if let Some(i) = first(word) {
+                return Some(8 * k + i);
+            }
         }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let found = zero_bytes(word ^ pattern);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
+        return rest(&hay[N..]).map(|i| N + i);
+    }
+    let mut at = 0;
+    while let Some(word) = hay.get(at..at + 8) {
+        if let Some(i) = first(word) {
+            return Some(at + i);
         }
         at += 8;
     }
-    text[at..].iter().position(|&b| b == b'<').map(|i| at + i)
+    hay[at..].iter().position(|&b| is(b)).map(|i| at + i)
 }
 
 /// A one in every byte of a word.
@@ -75,34 +91,17 @@ fn zero_bytes(x: u64) -> u64 {
 }
 
 /// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up
-/// `memchr`, then it. With 32 bytes or more, as nearly always (the rest of
-/// a document), their four words are tested with no bound to check.
+/// `memchr`, then it.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
-    const BY_WORD: usize = 32;
     let pattern = ONES * u64::from(needle);
     // A zero byte of the difference is a `needle`.
-    let first = |word: u64| {
-        let found = zero_bytes(word ^ pattern);
-        (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
-    };
-    if let Some(head) = hay.first_chunk::<BY_WORD>() {
-        for (k, word) in head.chunks_exact(8).enumerate() {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if let Some(i) = first(word) {
-                return Some(8 * k + i);
-            }
-        }
-        return memchr(needle, &hay[BY_WORD..]).map(|i| BY_WORD + i);
-    }
-    let mut at = 0;
-    while let Some(word) = hay.get(at..at + 8) {
-        if let Some(i) = first(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
-            return Some(at + i);
-        }
-        at += 8;
-    }
-    hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
+    first_by_words::<32>(
+        hay,
+        |word| zero_bytes(word ^ pattern),
+        |b| b == needle,
+        |rest| memchr(needle, rest),
+    )
 }
 
 /// For each byte, what it is in a tag: whether it ends a tag name
@@ -2120,7 +2119,7 @@ impl<S: Sink> Tokenizer<'_, S> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ATTR_NAME, TAG_NAME, find_byte, find_in_text, name_end, surely_other};
+    use super::{ATTR_NAME, TAG_NAME, find_byte, find_in_text, find_lt, name_end, surely_other};
     use proptest::prelude::*;
 
     proptest! {
@@ -2179,6 +2178,16 @@ mod tests {
             let value = all.iter().fold(0u32, |n, &d| n.saturating_mul(radix).saturating_add(d));
             let want = all.is_empty() || !matches!(value, 9 | 10 | 12 | 13 | 32);
             prop_assert_eq!(super::numeric_surely_other(rest.as_bytes()), want, "{}", rest);
+        }
+
+        #[test]
+        fn find_lt_finds_the_first_as_a_scan_does(
+            text in proptest::collection::vec(prop_oneof![Just(b'<'), any::<u8>()], 0..60),
+            plain in 0usize..40,
+        ) {
+            let mut hay = vec![b'a'; plain];
+            hay.extend(text);
+            prop_assert_eq!(find_lt(&hay), hay.iter().position(|&b| b == b'<'));
         }
 
         #[test]
