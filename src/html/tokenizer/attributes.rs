@@ -181,6 +181,26 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         self.in_attr = true;
     }
 
+    /// Starts a new attribute whose name, read in one run, is the source
+    /// `start..end` (the lean path), its name ended: each field stored once.
+    #[inline(always)]
+    pub(super) fn start_attr_lean(&mut self, start: usize, end: usize) {
+        self.finish_attr();
+        let attr = &mut self.attr;
+        attr.name_is_source = true;
+        attr.name_span = start..end;
+        attr.value_span = end..end;
+        attr.quote = Quote::Valueless;
+        self.in_attr = true;
+    }
+
+    /// The current attribute's value, quoted by `quote`, is `start..end` (the lean path).
+    #[inline(always)]
+    pub(super) fn attr_value_lean(&mut self, quote: Quote, start: usize, end: usize) {
+        self.attr.quote = quote;
+        self.attr.value_span = start..end;
+    }
+
     /// Ends the current attribute's name at the current position.
     pub(super) fn end_attr_name(&mut self) {
         let at = self.pos;

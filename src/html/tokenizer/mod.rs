@@ -185,6 +185,8 @@ pub struct Tokenizer<'a, S: Sink> {
     tag_name: String,
     /// Where the tag's name lies in the source when read at once, and so not copied.
     tag_name_source: Option<Range<usize>>,
+    /// With `tag_name_source`, the name's id, found as it was read.
+    tag_id: TagId,
     self_closing: bool,
     had_duplicate: bool,
     attrs: Vec<Attribute>,
@@ -258,6 +260,7 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
             tag_start: 0,
             tag_name: String::new(),
             tag_name_source: None,
+            tag_id: TagId::Other,
             self_closing: false,
             had_duplicate: false,
             attrs: Vec::new(),
@@ -470,7 +473,10 @@ impl<'a, S: Sink> Tokenizer<'a, S> {
         {
             self.attrs.push(attr);
         }
-        let id = TagId::of(self.current_tag_name());
+        let id = match self.tag_name_source {
+            Some(_) => self.tag_id,
+            None => TagId::of(self.current_tag_name()),
+        };
         if self.tag_kind == TagKind::EndTag {
             // (The spans, as the token may carry only some of them.)
             if !self.attr_spans.is_empty() {

@@ -351,6 +351,28 @@ impl TagId {
         long_tag_id(name)
     }
 
+    /// [`TagId::of`] the name `input[start..end]`, as the tokenizer gives it
+    /// (lower case), just scanned: a name of up to eight bytes is one load
+    /// of the word it starts, masked to its length.
+    #[inline(always)]
+    pub(super) fn of_source(input: &str, start: usize, end: usize) -> TagId {
+        let len = end.wrapping_sub(start);
+        let word = input
+            .as_bytes()
+            .get(start..)
+            .and_then(<[u8]>::first_chunk::<8>);
+        if let (1..=8, Some(word)) = (len, word) {
+            let key = u64::from_le_bytes(*word) & (u64::MAX >> (64 - 8 * len));
+            let id = SLOTS[slot(key)];
+            return if KEYS[id as usize] == key {
+                id
+            } else {
+                TagId::Other
+            };
+        }
+        TagId::of(input.get(start..end).unwrap_or_default())
+    }
+
     /// The static atom of a listed name ([`TagId::Other`]'s is the empty name).
     #[inline]
     pub fn atom(self) -> LocalName {
@@ -385,4 +407,34 @@ pub(super) fn tag_atom_of(id: TagId, name: &str) -> LocalName {
 #[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn tag_atom(name: &str) -> LocalName {
     tag_atom_of(TagId::of(name), name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TagId;
+
+    #[test]
+    fn a_name_read_from_its_source_has_the_id_of_its_text() {
+        let others = [
+            "x-custom",
+            "di",
+            "divv",
+            "custom-element",
+            "blockquotes",
+            "é",
+        ];
+        let names = TagId::NAMES.iter().skip(1).chain(&others);
+        for name in names {
+            // After the name: enough bytes for a word, too few, none.
+            for after in [" class=x>text", ">", ""] {
+                let input = format!("<{name}{after}");
+                let end = 1 + name.len();
+                assert_eq!(
+                    TagId::of_source(&input, 1, end),
+                    TagId::of(name),
+                    "{input:?}"
+                );
+            }
+        }
+    }
 }

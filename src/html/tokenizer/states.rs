@@ -8,7 +8,7 @@
 use html5ever::tokenizer::TagKind;
 use memchr::{memchr, memchr2, memchr3};
 
-use super::{Quote, Sink, Tokenizer, is_space, is_tree_space};
+use super::{Quote, Sink, TagId, Tokenizer, is_space, is_tree_space};
 use crate::{encoding, lanes};
 
 /// Whether to keep stepping.
@@ -20,46 +20,62 @@ pub(super) enum Flow {
 /// The first `<`, `&` or NUL in `text`: 16 bytes by word (runs are short), then a vector search.
 #[inline]
 fn find_in_text(text: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
-    let mut at = 0;
-    while let Some(word) = text.get(at..at + 8) {
-        if at == SHORT {
-            return memchr3(b'<', b'&', 0, &text[at..]).map(|i| at + i);
-        }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let found = zero_bytes(word ^ (ONES * u64::from(b'<')))
-            | zero_bytes(word ^ (ONES * u64::from(b'&')))
-            | zero_bytes(word);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    text[at..]
-        .iter()
-        .position(|&b| matches!(b, b'<' | b'&' | 0))
-        .map(|i| at + i)
+    first_by_words::<16>(
+        text,
+        |word| {
+            zero_bytes(word ^ (ONES * u64::from(b'<')))
+                | zero_bytes(word ^ (ONES * u64::from(b'&')))
+                | zero_bytes(word)
+        },
+        |b| matches!(b, b'<' | b'&' | 0),
+        |rest| memchr3(b'<', b'&', 0, rest),
+    )
 }
 
 /// The first `<` in `text`: 16 bytes by word (most runs between tags are
 /// short), then a vector search for the long runs of prose.
 #[inline]
 fn find_lt(text: &[u8]) -> Option<usize> {
-    const SHORT: usize = 16;
     let pattern = ONES * u64::from(b'<');
-    let mut at = 0;
-    while let Some(word) = text.get(at..at + 8) {
-        if at == SHORT {
-            return memchr(b'<', &text[at..]).map(|i| at + i);
+    first_by_words::<16>(
+        text,
+        |word| zero_bytes(word ^ pattern),
+        |b| b == b'<',
+        |rest| memchr(b'<', rest),
+    )
+}
+
+/// The first byte of `hay` that `is` holds of: its first `N` bytes (a
+/// multiple of 8) by word, `flags` giving the high bit of each such byte of
+/// a word, all with one bound checked when `hay` has them, then `rest`
+/// (a vector search) past them; a short `hay` by word, then byte by byte.
+#[inline(always)]
+fn first_by_words<const N: usize>(
+    hay: &[u8],
+    flags: impl Fn(u64) -> u64,
+    is: impl Fn(u8) -> bool,
+    rest: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    let first = |word: &[u8]| {
+        let found = flags(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+    };
+    if let Some(head) = hay.first_chunk::<N>() {
+        for (k, word) in head.chunks_exact(8).enumerate() {
+            if let Some(i) = first(word) {
+                return Some(8 * k + i);
+            }
         }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let found = zero_bytes(word ^ pattern);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
+        return rest(&hay[N..]).map(|i| N + i);
+    }
+    let mut at = 0;
+    while let Some(word) = hay.get(at..at + 8) {
+        if let Some(i) = first(word) {
+            return Some(at + i);
         }
         at += 8;
     }
-    text[at..].iter().position(|&b| b == b'<').map(|i| at + i)
+    hay[at..].iter().position(|&b| is(b)).map(|i| at + i)
 }
 
 /// A one in every byte of a word.
@@ -74,39 +90,35 @@ fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up `memchr`, then it.
+/// The first `needle` in `hay`: 32 bytes by word, cheaper than setting up
+/// `memchr`, then it.
 #[inline]
 fn find_byte(hay: &[u8], needle: u8) -> Option<usize> {
-    const BY_WORD: usize = 32;
     let pattern = ONES * u64::from(needle);
-    let mut at = 0;
-    while let Some(word) = hay.get(at..at + 8) {
-        if at == BY_WORD {
-            return memchr(needle, &hay[at..]).map(|i| at + i);
-        }
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        // A zero byte of the difference is a `needle`.
-        let found = zero_bytes(word ^ pattern);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    hay[at..].iter().position(|&b| b == needle).map(|i| at + i)
+    // A zero byte of the difference is a `needle`.
+    first_by_words::<32>(
+        hay,
+        |word| zero_bytes(word ^ pattern),
+        |b| b == needle,
+        |rest| memchr(needle, rest),
+    )
 }
 
-/// For each byte, whether it ends a tag name ([`TAG_NAME`]) or attribute name (and `=`).
+/// For each byte, what it is in a tag: whether it ends a tag name
+/// ([`TAG_NAME`]) or an attribute name ([`ATTR_NAME`], also `=`), whether
+/// it is white space ([`SPACE`]), and whether it is upper case or NUL
+/// ([`ODD`]), which a name read as its source cannot hold: one load a byte.
 static ENDS_NAME: [u8; 256] = {
     let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
         let byte = b as u8;
-        if matches!(
-            byte,
-            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0
-        ) || byte.is_ascii_uppercase()
-        {
+        if matches!(byte, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ') {
+            table[b] = TAG_NAME | ATTR_NAME | SPACE;
+        } else if matches!(byte, b'/' | b'>') {
             table[b] = TAG_NAME | ATTR_NAME;
+        } else if byte == 0 || byte.is_ascii_uppercase() {
+            table[b] = TAG_NAME | ATTR_NAME | ODD;
         } else if byte == b'=' {
             table[b] = ATTR_NAME;
         }
@@ -116,6 +128,33 @@ static ENDS_NAME: [u8; 256] = {
 };
 const TAG_NAME: u8 = 1;
 const ATTR_NAME: u8 = 2;
+const SPACE: u8 = 4;
+const ODD: u8 = 8;
+
+/// What [`ENDS_NAME`] says of `b`.
+#[inline(always)]
+fn class(b: u8) -> u8 {
+    ENDS_NAME[usize::from(b)]
+}
+
+/// Where a name from `start` ends: the first byte whose class has a bit of
+/// `ends`, or the end of `bytes`. Eight bytes are taken at once and tested
+/// one by one, without a bound to check between them.
+#[inline(always)]
+fn name_end(bytes: &[u8], start: usize, ends: u8) -> usize {
+    let mut at = start;
+    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        if let Some(i) = chunk.iter().position(|&b| class(b) & ends != 0) {
+            return at + i;
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    at + rest
+        .iter()
+        .position(|&b| class(b) & ends != 0)
+        .unwrap_or(rest.len())
+}
 
 /// Whether a `&` in text followed by `rest` surely stands for text other
 /// than white space: itself, a named reference but `&Tab;` and
@@ -317,8 +356,22 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// §13.2.5.1 Data state.
+    /// §13.2.5.1 Data state, for as long as the tokenizer stays in it: after
+    /// a tag its text is read here, not through [`Tokenizer::step`]'s dispatch.
     fn data(&mut self) -> Flow {
+        loop {
+            if let Flow::Stop = self.data_once() {
+                return Flow::Stop;
+            }
+            if self.state != State::Data {
+                return Flow::Go;
+            }
+        }
+    }
+
+    /// The data state up to its next stop: a tag, a reference or a NUL.
+    #[inline(always)]
+    fn data_once(&mut self) -> Flow {
         let start = self.pos;
         if !S::PARSE_ERRORS && self.is_lean() && !self.sink.text_matters() {
             return self.data_unread(start);
@@ -535,25 +588,38 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.6 Tag open state, the `<` just consumed.
+    /// §13.2.5.6 Tag open state, the `<` just consumed; a start or end tag's
+    /// name goes on here (the one call of [`Tokenizer::lean_tag`]), the rest
+    /// to [`Tokenizer::tag_open_other`] and [`Tokenizer::end_tag_open`].
     fn tag_open(&mut self) -> Flow {
+        let at = self.pos;
+        let kind = match self.bytes.get(at) {
+            Some(b) if b.is_ascii_alphabetic() => TagKind::StartTag,
+            Some(b'/') => {
+                self.pos = at + 1;
+                match self.bytes.get(at + 1) {
+                    Some(b) if b.is_ascii_alphabetic() => TagKind::EndTag,
+                    _ => return self.end_tag_open(),
+                }
+            }
+            _ => return self.tag_open_other(),
+        };
+        self.create_tag(kind);
+        if self.is_lean() {
+            return self.lean_tag();
+        }
+        self.state = State::TagName;
+        Flow::Go
+    }
+
+    /// The tag open state at anything but a letter or `/`.
+    fn tag_open_other(&mut self) -> Flow {
         let at = self.pos;
         // Each character with a rule of its own is ASCII.
         match self.bytes.get(at) {
             Some(b'!') => {
                 self.pos = at + 1;
                 self.state = State::MarkupDeclarationOpen;
-            }
-            Some(b'/') => {
-                self.pos = at + 1;
-                return self.end_tag_open();
-            }
-            Some(b) if b.is_ascii_alphabetic() => {
-                self.create_tag(TagKind::StartTag);
-                if self.is_lean() {
-                    return self.lean_tag();
-                }
-                self.state = State::TagName;
             }
             Some(b'?') => {
                 // The error is reported past the character, as the states do.
@@ -579,17 +645,11 @@ impl<S: Sink> Tokenizer<'_, S> {
         Flow::Go
     }
 
-    /// §13.2.5.7 End tag open state, the `/` just consumed.
+    /// §13.2.5.7 End tag open state, the `/` just consumed, at anything but
+    /// a letter ([`Tokenizer::tag_open`] reads an end tag's name).
     fn end_tag_open(&mut self) -> Flow {
         let at = self.pos;
         match self.bytes.get(at) {
-            Some(b) if b.is_ascii_alphabetic() => {
-                self.create_tag(TagKind::EndTag);
-                if self.is_lean() {
-                    return self.lean_tag();
-                }
-                self.state = State::TagName;
-            }
             Some(b'>') => {
                 self.pos = at + 1;
                 self.error("Missing end tag name");
@@ -653,6 +713,7 @@ impl<S: Sink> Tokenizer<'_, S> {
     /// The tag name state (§13.2.5.8) and attribute states (§13.2.5.32 to .40) at
     /// once when values are not gathered ([`Tokenizer::lean`]), one scan a run;
     /// anything less common goes to the states, in their state and position.
+    #[inline(always)]
     fn lean_tag(&mut self) -> Flow {
         let bytes = self.bytes;
         if let Some(flow) = self.lean_tag_name(bytes) {
@@ -660,8 +721,7 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
         loop {
             // Before the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
+            match self.skip_spaces() {
                 Some(b'>') => {
                     self.pos += 1;
                     return self.emit_tag();
@@ -673,14 +733,11 @@ impl<S: Sink> Tokenizer<'_, S> {
                 None | Some(b'=') => return self.resume(State::BeforeAttrName),
                 Some(_) => {}
             }
-            self.start_attr();
             if let Some(flow) = self.lean_attr_name(bytes) {
                 return flow;
             }
-            self.end_attr_name();
             // After the attribute name.
-            self.skip_spaces();
-            match bytes.get(self.pos) {
+            match self.skip_spaces() {
                 Some(b'=') => self.pos += 1,
                 Some(b'>') => {
                     self.pos += 1;
@@ -695,33 +752,49 @@ impl<S: Sink> Tokenizer<'_, S> {
                 Some(_) => continue,
             }
             // Before the attribute value.
-            self.skip_spaces();
-            if let Some(flow) = self.lean_attr_value(bytes) {
+            let first = self.skip_spaces();
+            if let Some(flow) = self.lean_attr_value(bytes, first) {
                 return flow;
             }
         }
     }
 
     /// The tag name of [`Tokenizer::lean_tag`]: `None` when white space ended it.
+    /// A name read in one run that white space, `/` or `>` ends is the source
+    /// as it is; any other goes to [`Tokenizer::lean_tag_name_copied`].
     #[inline(always)]
     fn lean_tag_name(&mut self, bytes: &[u8]) -> Option<Flow> {
+        let start = self.pos;
+        let end = name_end(bytes, start, TAG_NAME);
+        match bytes.get(end) {
+            Some(&b) if class(b) & ODD == 0 => {
+                self.tag_name_source = Some(start..end);
+                self.tag_id = TagId::of_source(self.input, start, end);
+                self.pos = end + 1;
+                match b {
+                    b'>' => Some(self.emit_tag()),
+                    b'/' => Some(self.lean_solidus()),
+                    _ => None,
+                }
+            }
+            _ => self.lean_tag_name_copied(bytes),
+        }
+    }
+
+    /// [`Tokenizer::lean_tag_name`] of a name with upper case or NUL, or at
+    /// the end of the input: copied, lowered, a run at a time.
+    #[cold]
+    #[inline(never)]
+    fn lean_tag_name_copied(&mut self, bytes: &[u8]) -> Option<Flow> {
         loop {
             let start = self.pos;
             let run = bytes[start..]
                 .iter()
-                .position(|&b| ENDS_NAME[usize::from(b)] & TAG_NAME != 0)
+                .position(|&b| class(b) & TAG_NAME != 0)
                 .unwrap_or(bytes.len() - start);
             self.pos = start + run;
-            let end = bytes.get(self.pos);
-            // A name read in one run is the source as it is.
-            if self.tag_name.is_empty()
-                && end.is_some_and(|&b| matches!(b, b'>' | b'/') || is_tree_space(b))
-            {
-                self.tag_name_source = Some(start..self.pos);
-            } else {
-                self.tag_name.push_str(&self.input[start..self.pos]);
-            }
-            match end {
+            self.tag_name.push_str(&self.input[start..self.pos]);
+            match bytes.get(self.pos) {
                 Some(&b @ b'A'..=b'Z') => {
                     self.tag_name.push(b.to_ascii_lowercase() as char);
                     self.pos += 1;
@@ -743,68 +816,90 @@ impl<S: Sink> Tokenizer<'_, S> {
         }
     }
 
-    /// An attribute's name in [`Tokenizer::lean_tag`]: `None` at its end, else the states go on.
+    /// An attribute's name in [`Tokenizer::lean_tag`], the attribute started
+    /// and its name ended: `None` at its end, else the states go on. A name
+    /// read in one run is the source as it is.
     #[inline(always)]
     fn lean_attr_name(&mut self, bytes: &[u8]) -> Option<Flow> {
+        let start = self.pos;
+        let end = name_end(bytes, start, ATTR_NAME);
+        match bytes.get(end) {
+            Some(&b) if class(b) & ODD == 0 => {
+                // (Finishing the attribute before, where its name starts.)
+                self.start_attr_lean(start, end);
+                self.pos = end;
+                None
+            }
+            _ => self.lean_attr_name_copied(bytes),
+        }
+    }
+
+    /// [`Tokenizer::lean_attr_name`] of a name with upper case or NUL, or at
+    /// the end of the input: copied, lowered, a run at a time.
+    #[cold]
+    #[inline(never)]
+    fn lean_attr_name_copied(&mut self, bytes: &[u8]) -> Option<Flow> {
+        self.start_attr();
         loop {
             let start = self.pos;
             let run = bytes[start..]
                 .iter()
-                .position(|&b| ENDS_NAME[usize::from(b)] != 0)
+                .position(|&b| class(b) != 0)
                 .unwrap_or(bytes.len() - start);
             self.pos = start + run;
-            let end = bytes.get(self.pos);
-            // A name read in one run is the source as it is.
-            if self.attr.name.is_empty() && end.is_some_and(|&b| !b.is_ascii_uppercase() && b != 0)
-            {
-                self.attr.name_is_source = true;
-                return None;
-            }
             self.attr.name.push_str(&self.input[start..self.pos]);
-            match end {
+            match bytes.get(self.pos) {
                 Some(&b @ b'A'..=b'Z') => {
                     self.attr.name.push(b.to_ascii_lowercase() as char);
                     self.pos += 1;
                 }
                 Some(0) | None => return Some(self.resume(State::AttrName)),
-                Some(_) => return None,
+                Some(_) => {
+                    self.end_attr_name();
+                    return None;
+                }
             }
         }
     }
 
-    /// An attribute's value in [`Tokenizer::lean_tag`]: `None` when another may follow.
+    /// An attribute's value in [`Tokenizer::lean_tag`], its first byte
+    /// `first`: `None` when another may follow.
     #[inline(always)]
-    fn lean_attr_value(&mut self, bytes: &[u8]) -> Option<Flow> {
-        match bytes.get(self.pos) {
-            Some(&quote @ (b'"' | b'\'')) => {
-                let (kind, state) = if quote == b'"' {
-                    (Quote::Double, State::AttrValueDouble)
+    fn lean_attr_value(&mut self, bytes: &[u8], first: Option<u8>) -> Option<Flow> {
+        match first {
+            Some(quote @ (b'"' | b'\'')) => {
+                let kind = if quote == b'"' {
+                    Quote::Double
                 } else {
-                    (Quote::Single, State::AttrValueSingle)
+                    Quote::Single
                 };
-                self.pos += 1;
-                self.start_attr_value(kind);
+                let start = self.pos + 1;
                 // Without parse errors the value ends at its quote; `finish_attr_lean` decodes it.
                 let end = if S::PARSE_ERRORS {
-                    memchr3(quote, b'&', 0, &bytes[self.pos..])
+                    memchr3(quote, b'&', 0, &bytes[start..])
                 } else {
-                    find_byte(&bytes[self.pos..], quote)
+                    find_byte(&bytes[start..], quote)
                 };
                 match end {
-                    Some(i) if bytes[self.pos + i] == quote => {
-                        self.pos += i;
-                        self.end_attr_value();
-                        self.pos += 1;
+                    Some(i) if bytes[start + i] == quote => {
+                        self.attr_value_lean(kind, start, start + i);
+                        self.pos = start + i + 1;
                     }
-                    Some(i) => {
-                        self.pos += i;
+                    _ => {
+                        self.pos = start;
+                        self.start_attr_value(kind);
+                        self.pos = end.map_or(start, |i| start + i);
+                        let state = if quote == b'"' {
+                            State::AttrValueDouble
+                        } else {
+                            State::AttrValueSingle
+                        };
                         return Some(self.resume(state));
                     }
-                    None => return Some(self.resume(state)),
                 }
                 // After the quoted value.
                 match bytes.get(self.pos) {
-                    Some(&b) if is_tree_space(b) => self.pos += 1,
+                    Some(&b) if class(b) & SPACE != 0 => self.pos += 1,
                     Some(b'>') => {
                         self.pos += 1;
                         return Some(self.emit_tag());
@@ -858,19 +953,47 @@ impl<S: Sink> Tokenizer<'_, S> {
         self.resume(State::SelfClosingStartTag)
     }
 
-    /// Skips ASCII white space (a CR, alone or before a line feed, is one).
-    #[inline]
-    fn skip_spaces(&mut self) {
+    /// Skips ASCII white space (a CR, alone or before a line feed, is one)
+    /// and gives the byte it stops at. Most stops have none to skip, or one.
+    #[inline(always)]
+    fn skip_spaces(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.pos)?;
+        if class(b) & SPACE == 0 {
+            return Some(b);
+        }
+        let next = *self.bytes.get(self.pos + 1)?;
+        if class(next) & SPACE == 0 {
+            self.pos += 1;
+            return Some(next);
+        }
+        self.skip_more_spaces()
+    }
+
+    /// [`Tokenizer::skip_spaces`] past two white space bytes: mostly a line
+    /// break and an indent, whose spaces are passed over a word at a time.
+    #[inline(never)]
+    fn skip_more_spaces(&mut self) -> Option<u8> {
+        let bytes = self.bytes;
         // A local, as a store to `self.pos` a byte costs more.
         let mut at = self.pos;
-        while self.bytes.get(at).is_some_and(|&b| is_tree_space(b)) {
-            at += 1;
-            // Indented attributes: eight spaces passed over at once.
-            while self.bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) == Some(&[b' '; 8]) {
-                at += 8;
+        loop {
+            if let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+                // The bytes other than a space are those left nonzero.
+                let others = u64::from_le_bytes(*word) ^ (ONES * u64::from(b' '));
+                if others == 0 {
+                    at += 8;
+                    continue;
+                }
+                at += (others.trailing_zeros() / 8) as usize;
+            }
+            match bytes.get(at) {
+                Some(&b) if class(b) & SPACE != 0 => at += 1,
+                end => {
+                    self.pos = at;
+                    return end.copied();
+                }
             }
         }
-        self.pos = at;
     }
 
     /// Leaves the rest of a tag to `state`, at the current position.
@@ -1996,10 +2119,35 @@ impl<S: Sink> Tokenizer<'_, S> {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_byte, find_in_text, surely_other};
+    use super::{ATTR_NAME, TAG_NAME, find_byte, find_in_text, find_lt, name_end, surely_other};
     use proptest::prelude::*;
 
     proptest! {
+        /// Names end where §13.2.5.8 and §13.2.5.33 leave them (upper case
+        /// and NUL stop a name read as its source), wherever in a word.
+        #[test]
+        fn name_end_finds_the_first_as_a_scan_does(
+            hay in proptest::collection::vec(
+                prop_oneof![Just(b' '), Just(b'='), Just(b'>'), Just(b'A'), Just(0u8), any::<u8>()],
+                0..40,
+            ),
+            plain in 0usize..20,
+            from in 0usize..4,
+        ) {
+            let mut bytes = vec![b'a'; plain];
+            bytes.extend(hay);
+            let from = from.min(bytes.len());
+            let tag = |b: u8| {
+                matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | 0)
+                    || b.is_ascii_uppercase()
+            };
+            let scan = |ends: &dyn Fn(u8) -> bool| {
+                from + bytes[from..].iter().position(|&b| ends(b)).unwrap_or(bytes.len() - from)
+            };
+            prop_assert_eq!(name_end(&bytes, from, TAG_NAME), scan(&tag));
+            prop_assert_eq!(name_end(&bytes, from, ATTR_NAME), scan(&|b| tag(b) || b == b'='));
+        }
+
         #[test]
         fn find_in_text_finds_the_first_as_a_scan_does(
             text in proptest::collection::vec(
@@ -2030,6 +2178,16 @@ mod tests {
             let value = all.iter().fold(0u32, |n, &d| n.saturating_mul(radix).saturating_add(d));
             let want = all.is_empty() || !matches!(value, 9 | 10 | 12 | 13 | 32);
             prop_assert_eq!(super::numeric_surely_other(rest.as_bytes()), want, "{}", rest);
+        }
+
+        #[test]
+        fn find_lt_finds_the_first_as_a_scan_does(
+            text in proptest::collection::vec(prop_oneof![Just(b'<'), any::<u8>()], 0..60),
+            plain in 0usize..40,
+        ) {
+            let mut hay = vec![b'a'; plain];
+            hay.extend(text);
+            prop_assert_eq!(find_lt(&hay), hay.iter().position(|&b| b == b'<'));
         }
 
         #[test]
