@@ -209,7 +209,7 @@ struct Work<'s, 'o> {
     found: Found,
 }
 
-impl Work<'_, '_> {
+impl<'s, 'o> Work<'s, 'o> {
     /// The document's base: `--base` if forced, else the first BASE
     /// element's href resolved against the enclosing layer, else that
     /// layer (RFC 1808 section 3).
@@ -259,19 +259,14 @@ impl Work<'_, '_> {
     }
 
     fn rewrite_links(&mut self, doc: &Document, base: &Base) {
-        // The resource base stands in for the retrieval URL only.
         let options = self.r.options;
-        let resource = match options.resource_base {
-            Some(resource)
-                if matches!(
-                    base.source,
-                    BaseSource::RetrievedFrom | BaseSource::SavedFrom
-                ) =>
-            {
-                resource
-            }
-            _ => base,
-        };
+        let resource = self.resource(base);
+        // Nothing but a record, a mirror's map, the saved files' test or a
+        // container reads a link that does not change.
+        let passes_absolute = !options.details.records()
+            && options.saved.is_none()
+            && options.local.is_none()
+            && options.container.is_none();
         // Taken once for the document's attributes, not once an attribute.
         let mut found = std::mem::take(&mut self.found);
         for tag in doc.tags() {
@@ -299,20 +294,16 @@ impl Work<'_, '_> {
                 let raw_name = &self.r.text.as_bytes()[attr.name()];
                 // A row of the table names the attribute as the tokenizer
                 // does; a name the user added is lowered here.
-                let extra;
-                let extra_name;
+                let user;
                 let (row, name) = match links::lookup_raw(element.namespace, tag.name, raw_name) {
                     Some(row) => (row, row.attribute),
-                    None if extras => {
-                        extra_name = tree::attr_name(self.r.text, attr);
-                        match self.extra_row(element.namespace, &extra_name) {
-                            Some(row) => {
-                                extra = row;
-                                (&extra, &*extra_name)
-                            }
-                            None => continue,
+                    None if extras => match self.user_row(element.namespace, attr) {
+                        Some(found) => {
+                            user = found;
+                            (&user.0, &*user.1)
                         }
-                    }
+                        None => continue,
+                    },
                     None => continue,
                 };
                 if let Some((name, wanted)) = row.only_if {
@@ -321,18 +312,21 @@ impl Work<'_, '_> {
                         continue;
                     }
                 }
-                let against = if is_base && row.attribute == "href" {
-                    match self.r.options.outer {
-                        Some(outer) => outer,
-                        None => continue,
-                    }
-                } else if row.codebase {
-                    codebase.as_ref().unwrap_or(base)
-                } else if options.resource_base.is_some() && links::is_resource(row) {
-                    resource
-                } else {
-                    base
+                let bases = (base, codebase.as_ref(), resource);
+                let Some(against) = self.against(row, is_base, bases) else {
+                    continue;
                 };
+                // A URL its base leaves as written (a scheme, under RFC
+                // 1808) changes nothing where nothing reads it: passed
+                // over before it is decoded, trimmed or resolved.
+                if passes_absolute
+                    && row.syntax == Syntax::Url
+                    && against
+                        .url
+                        .keeps_as_written(browser_start(self.r.text, attr))
+                {
+                    continue;
+                }
                 // The user's rows name no attribute.
                 let place = match row.attribute {
                     "" => Place::Given(tag.name, name),
@@ -442,19 +436,66 @@ impl Work<'_, '_> {
         }
     }
 
+    /// The base of the URLs that load resources into the page: the
+    /// resource base, which stands in for the retrieval URL only, or `base`.
+    fn resource<'b>(&self, base: &'b Base) -> &'b Base
+    where
+        'o: 'b,
+    {
+        match self.r.options.resource_base {
+            Some(resource)
+                if matches!(
+                    base.source,
+                    BaseSource::RetrievedFrom | BaseSource::SavedFrom
+                ) =>
+            {
+                resource
+            }
+            _ => base,
+        }
+    }
+
+    /// The base an attribute's URLs resolve against, of `(base, codebase,
+    /// resource)`: none for a `base` element's `href` with no layer below.
+    fn against<'b>(
+        &self,
+        row: &LinkAttribute,
+        is_base: bool,
+        (base, codebase, resource): (&'b Base, Option<&'b Base>, &'b Base),
+    ) -> Option<&'b Base>
+    where
+        'o: 'b,
+    {
+        let options = self.r.options;
+        Some(if is_base && row.attribute == "href" {
+            options.outer?
+        } else if row.codebase {
+            codebase.unwrap_or(base)
+        } else if options.resource_base.is_some() && links::is_resource(row) {
+            resource
+        } else {
+            base
+        })
+    }
+
     /// The row of an attribute the user named as holding URLs, on any HTML
-    /// element.
-    fn extra_row(&self, namespace: Namespace, attribute: &str) -> Option<LinkAttribute> {
+    /// element, with its name lowered.
+    fn user_row(
+        &self,
+        namespace: Namespace,
+        attr: &AttrSpan,
+    ) -> Option<(LinkAttribute, Cow<'s, str>)> {
         if namespace != Namespace::Html {
             return None;
         }
+        let attribute = tree::attr_name(self.r.text, attr);
         let extra = self
             .r
             .options
             .extra_attributes
             .iter()
             .find(|e| e.name == attribute)?;
-        Some(LinkAttribute {
+        let row = LinkAttribute {
             namespace,
             element: "*",
             attribute: "",
@@ -465,7 +506,8 @@ impl Work<'_, '_> {
             },
             codebase: false,
             only_if: None,
-        })
+        };
+        Some((row, attribute))
     }
 
     /// The base of an object's or applet's classid, data, archive and code:
@@ -720,11 +762,15 @@ impl Work<'_, '_> {
     }
 }
 
-/// Whether an unquoted attribute value holding `text` must be quoted: it
-/// would not read back the same (white space or `>` ends it, a leading
-/// quote starts a quoted value), or it brings a character the tokenizer
-/// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
-/// written, did not already have.
+/// The value of `attr` as written from its first byte a browser reads as
+/// part of the URL: past the white space and controls it trims (ASCII
+/// bytes up to U+0020, as [`text::browser_trim`]).
+fn browser_start<'s>(src: &'s str, attr: &AttrSpan) -> &'s [u8] {
+    let raw = &src.as_bytes()[attr.value()];
+    let lead = raw.iter().position(|&b| b > b' ').unwrap_or(raw.len());
+    &raw[lead..]
+}
+
 /// The attributes of `tag` a WAT file keeps with its links
 /// ([`LinkDetails::NAMES`]), an anchor's text and the landmark the element
 /// lies in, or none.
@@ -764,6 +810,11 @@ fn decoded_text(text: &str) -> Cow<'_, str> {
     charref::decode_attribute(text).text
 }
 
+/// Whether an unquoted attribute value holding `text` must be quoted: it
+/// would not read back the same (white space or `>` ends it, a leading
+/// quote starts a quoted value), or it brings a character the tokenizer
+/// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
+/// written, did not already have.
 fn needs_quotes(text: &str, raw: &str) -> bool {
     const FLAGGED: &[u8] = b"\"'<=`";
     text.is_empty()
@@ -863,6 +914,34 @@ fn escape_attribute<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A URL passed over for its scheme, as nothing records it, is one
+        /// the resolver leaves as written: a page's edits are those made
+        /// when every link is recorded (and none passed over), whatever
+        /// white space, tabs and references the value holds, under every
+        /// rule set.
+        #[test]
+        fn a_url_passed_over_for_its_scheme_is_one_the_resolver_leaves(
+            lead in proptest::sample::select(vec!["", " ", "\t", "\x01", "&#32;", "\r\n"]),
+            scheme in proptest::sample::select(vec!["http", "HTTP", "a+b.c-d", "9x", "ht\ttp", "ht&#116;p", ""]),
+            colon in proptest::sample::select(vec![":", "&#58;", "&colon;", "\n:", ""]),
+            rest in "[/.a-zA-Z?#&;=\t ]{0,10}",
+            quote in proptest::sample::select(vec!["\"", "'", ""]),
+        ) {
+            use crate::url::Rules;
+            let page = format!("<a href={quote}{lead}{scheme}{colon}{rest}{quote}>x</a>");
+            for rules in Rules::ALL {
+                let base = Base::new(BaseUrl::parse("http://h/p/q", rules).unwrap(), BaseSource::RetrievedFrom);
+                let counted = Options { outer: Some(&base), rules, details: Details::Counts, ..Options::default() };
+                let listed = Options { details: Details::Links, ..counted };
+                let (passed, read) = (rewrite_text(&page, &counted), rewrite_text(&page, &listed));
+                proptest::prop_assert_eq!(&passed.edits, &read.edits, "{:?} {:?}", page, rules);
+                proptest::prop_assert_eq!(passed.rewritten, read.rewritten);
+                proptest::prop_assert_eq!(passed.warnings.len(), read.warnings.len());
+            }
+        }
+    }
 
     #[test]
     fn the_new_urls_of_a_large_value_are_not_kept_for_the_next() {

@@ -141,7 +141,13 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
 /// Whether [`parse_scheme`] finds a scheme in `s`, without taking it apart.
 #[inline(always)]
 fn finds_scheme(s: &str) -> bool {
-    let bytes = s.as_bytes();
+    finds_scheme_in(s.as_bytes())
+}
+
+/// [`finds_scheme`] of bytes: a scheme's bytes are ASCII, so the bytes
+/// after it need not be text.
+#[inline(always)]
+pub(crate) fn finds_scheme_in(bytes: &[u8]) -> bool {
     let end = bytes
         .iter()
         .position(|&b| !SCHEME_BYTES[usize::from(b)])
