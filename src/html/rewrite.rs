@@ -262,8 +262,8 @@ impl<'s, 'o> Work<'s, 'o> {
         let options = self.r.options;
         let resource = self.resource(base);
         // Nothing but a record, a mirror's map, the saved files' test or a
-        // container reads a link that does not change.
-        let passes_absolute = !options.details.records()
+        // container reads how a link resolves: a URL is read the short way.
+        let quick = !options.details.records()
             && options.saved.is_none()
             && options.local.is_none()
             && options.container.is_none();
@@ -316,22 +316,6 @@ impl<'s, 'o> Work<'s, 'o> {
                 let Some(against) = self.against(row, is_base, bases) else {
                     continue;
                 };
-                // A URL its base leaves as written (a scheme, under RFC
-                // 1808) changes nothing where nothing reads it: passed
-                // over before it is decoded, trimmed or resolved.
-                if passes_absolute
-                    && row.syntax == Syntax::Url
-                    && against
-                        .url
-                        .keeps_as_written(browser_start(self.r.text, attr))
-                {
-                    continue;
-                }
-                // The user's rows name no attribute.
-                let place = match row.attribute {
-                    "" => Place::Given(tag.name, name),
-                    _ => Place::Attribute(tag.name, name),
-                };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
                 let same_document =
@@ -340,6 +324,17 @@ impl<'s, 'o> Work<'s, 'o> {
                     } else {
                         SameDocument::Resolve
                     };
+                if quick
+                    && row.syntax == Syntax::Url
+                    && self.quick_url(attr, against, same_document)
+                {
+                    continue;
+                }
+                // The user's rows name no attribute.
+                let place = match row.attribute {
+                    "" => Place::Given(tag.name, name),
+                    _ => Place::Attribute(tag.name, name),
+                };
                 if options.details == Details::Attributes {
                     self.r.details = element_details(&tag, self.r.text);
                     // An attribute of one URL records one link at most.
@@ -433,6 +428,52 @@ impl<'s, 'o> Work<'s, 'o> {
                 };
                 self.r.out.head.get_or_insert_default().listed.push(link);
             }
+        }
+    }
+
+    /// A URL attribute's value read the short way, where nothing records
+    /// links: one its base leaves as written (a scheme, under RFC 1808) is
+    /// passed over before it is decoded, trimmed or resolved; a plain
+    /// relative one (no white space, control or `&` to read past or
+    /// decode) that resolves to a part of its base followed by itself gets
+    /// that part written before it. `false` when it is read the long way.
+    fn quick_url(&mut self, attr: &AttrSpan, base: &Base, same_document: SameDocument) -> bool {
+        let src = self.r.text;
+        let value = attr.value();
+        let raw = &src[value.clone()];
+        if base.url.keeps_as_written(browser_start(src, attr)) {
+            return true;
+        }
+        if !is_plain(raw.as_bytes()) {
+            return false;
+        }
+        // A fragment alone naming something of the document stays.
+        let keeps_fragments =
+            same_document == SameDocument::Keep || self.r.options.keep_fragment_links;
+        if keeps_fragments && raw.starts_with('#') {
+            return true;
+        }
+        let quote = match attr.quote(src) {
+            Quote::Double => Some(b'"'),
+            Quote::Single => Some(b'\''),
+            Quote::Unquoted | Quote::Valueless => None,
+        };
+        match base.url.lent_part(raw) {
+            Some(part)
+                if !(part.is_empty()
+                    || base.is_stand_in()
+                    || quote.is_none() && needs_quotes(part, raw)) =>
+            {
+                // What the new URL shares with the value is the value whole.
+                let escaped = escape_attribute(part, quote, false, raw);
+                self.r
+                    .out
+                    .edits
+                    .push_str(value.start..value.start, &escaped);
+                self.r.out.rewritten += 1;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -762,6 +803,26 @@ impl<'s, 'o> Work<'s, 'o> {
     }
 }
 
+/// Whether a value is not empty and holds nothing a browser reads past or
+/// decodes in a URL: no white space or control (bytes up to U+0020, which
+/// take in tab, newline, CR and NUL) and no `&`. Eight bytes a test.
+fn is_plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    // The high bit of a byte below 0x21 or equal to `&` (exact as a whole:
+    // a borrow flags bytes above a flagged one only).
+    let flagged = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
+        let amp = word ^ (ONES * u64::from(b'&'));
+        (word.wrapping_sub(ONES * 0x21) & !word | amp.wrapping_sub(ONES) & !amp) & HIGH != 0
+    };
+    let (words, rest) = bytes.as_chunks::<8>();
+    match bytes.last_chunk::<8>() {
+        Some(last) => !words.iter().any(flagged) && !flagged(last),
+        None => !rest.is_empty() && rest.iter().all(|&b| b > b' ' && b != b'&'),
+    }
+}
+
 /// The value of `attr` as written from its first byte a browser reads as
 /// part of the URL: past the white space and controls it trims (ASCII
 /// bytes up to U+0020, as [`text::browser_trim`]).
@@ -915,31 +976,53 @@ fn escape_attribute<'t>(
 mod tests {
     use super::*;
 
+    /// A page with `edits` made.
+    fn edited(page: &str, edits: &splice::Edits) -> Vec<u8> {
+        splice::apply_each(page.as_bytes(), 0, edits.iter())
+    }
+
     proptest::proptest! {
-        /// A URL passed over for its scheme, as nothing records it, is one
-        /// the resolver leaves as written: a page's edits are those made
-        /// when every link is recorded (and none passed over), whatever
-        /// white space, tabs and references the value holds, under every
-        /// rule set.
+        /// A URL read the short way, as nothing records it, is written as
+        /// the long way writes it: a page comes out as when every link is
+        /// recorded (and none read the short way), whatever white space,
+        /// tabs, references, quotes and parts of the base the value holds
+        /// or takes, under every rule set; one with a scheme is left.
         #[test]
-        fn a_url_passed_over_for_its_scheme_is_one_the_resolver_leaves(
-            lead in proptest::sample::select(vec!["", " ", "\t", "\x01", "&#32;", "\r\n"]),
+        fn a_url_read_the_short_way_is_written_as_the_long_way_writes_it(
+            lead in proptest::sample::select(vec!["", " ", "\t", "\x01", "&#32;", "\r\n", "//", "/", "#", "?", "../"]),
             scheme in proptest::sample::select(vec!["http", "HTTP", "a+b.c-d", "9x", "ht\ttp", "ht&#116;p", ""]),
             colon in proptest::sample::select(vec![":", "&#58;", "&colon;", "\n:", ""]),
-            rest in "[/.a-zA-Z?#&;=\t ]{0,10}",
+            rest in "[/.a-zA-Z?#&;='\"<>\t ]{0,10}",
             quote in proptest::sample::select(vec!["\"", "'", ""]),
+            base in proptest::sample::select(vec!["http://h/p/q", "http://h/a&copy=1/b'c\"d/q?x#y", "http://h", "http://h/a b/q"]),
+            svg in proptest::bool::ANY,
         ) {
             use crate::url::Rules;
-            let page = format!("<a href={quote}{lead}{scheme}{colon}{rest}{quote}>x</a>");
+            let value = format!("{lead}{scheme}{colon}{rest}");
+            let page = match svg {
+                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}>"),
+                true => format!("<svg><use href={quote}{value}{quote}/></svg>"),
+            };
             for rules in Rules::ALL {
-                let base = Base::new(BaseUrl::parse("http://h/p/q", rules).unwrap(), BaseSource::RetrievedFrom);
+                let base = Base::new(BaseUrl::parse(base, rules).unwrap(), BaseSource::RetrievedFrom);
                 let counted = Options { outer: Some(&base), rules, details: Details::Counts, ..Options::default() };
                 let listed = Options { details: Details::Links, ..counted };
-                let (passed, read) = (rewrite_text(&page, &counted), rewrite_text(&page, &listed));
-                proptest::prop_assert_eq!(&passed.edits, &read.edits, "{:?} {:?}", page, rules);
-                proptest::prop_assert_eq!(passed.rewritten, read.rewritten);
-                proptest::prop_assert_eq!(passed.warnings.len(), read.warnings.len());
+                let (quick, read) = (rewrite_text(&page, &counted), rewrite_text(&page, &listed));
+                let (quick_page, read_page) = (edited(&page, &quick.edits), edited(&page, &read.edits));
+                proptest::prop_assert_eq!(String::from_utf8_lossy(&quick_page), String::from_utf8_lossy(&read_page), "{:?} {:?}", page, rules);
+                proptest::prop_assert_eq!(quick.rewritten, read.rewritten);
+                proptest::prop_assert_eq!(quick.warnings.len(), read.warnings.len());
             }
+        }
+
+        /// A value is plain exactly when it is not empty and every byte is
+        /// above U+0020 and no `&`, read a byte at a time.
+        #[test]
+        fn a_plain_value_is_found_as_bytes_read_one_at_a_time(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![b'a', b'&', b' ', b'\t', 0, b'!', 0x7f, 0x80, 0xa6, 0x21, 0x20, b'%']), 0..40),
+        ) {
+            let one_at_a_time = !bytes.is_empty() && bytes.iter().all(|&b| b > b' ' && b != b'&');
+            proptest::prop_assert_eq!(is_plain(&bytes), one_at_a_time);
         }
     }
 
