@@ -555,9 +555,10 @@ impl<'s, 'o> Work<'s, 'o> {
     /// its codebase, resolved against the document's base.
     fn codebase(&mut self, tag: &Tag<'_>, namespace: Namespace, base: &Base) -> Option<Base> {
         // A document with no base takes none from a codebase either.
-        if base.is_stand_in()
-            || namespace != Namespace::Html
+        // The name first: most tags are neither.
+        if namespace != Namespace::Html
             || (*tag.name != local_name!("object") && *tag.name != local_name!("applet"))
+            || base.is_stand_in()
         {
             return None;
         }
