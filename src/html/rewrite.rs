@@ -102,6 +102,7 @@ fn rewrite_in_chunks<'s, 'o>(
         },
         depth,
         found: Found::default(),
+        written_part: None,
     };
     let mut base: Option<Option<Base>> = None;
     let stand_in = text::stand_in(options);
@@ -132,6 +133,7 @@ fn rewrite_whole<'s, 'o>(
         },
         depth,
         found: Found::default(),
+        written_part: None,
     };
     let base = work.document_base(&doc);
     if let Some(base) = base.as_ref().or(text::stand_in(options).as_ref()) {
@@ -207,6 +209,10 @@ struct Work<'s, 'o> {
     depth: usize,
     /// The new URLs of the attribute being rewritten.
     found: Found,
+    /// The last part of a base [`Work::quick_url`] wrote (one with no `&`,
+    /// whose escaping the text after does not change), its quote, and how
+    /// the edits keep it: the next link of the page most often takes it.
+    written_part: Option<(String, Option<u8>, (u32, usize))>,
 }
 
 impl<'s, 'o> Work<'s, 'o> {
@@ -465,11 +471,20 @@ impl<'s, 'o> Work<'s, 'o> {
                     || quote.is_none() && needs_quotes(part, raw)) =>
             {
                 // What the new URL shares with the value is the value whole.
-                let escaped = escape_attribute(part, quote, false, raw);
-                self.r
-                    .out
-                    .edits
-                    .push_str(value.start..value.start, &escaped);
+                let at = value.start..value.start;
+                let edits = &mut self.r.out.edits;
+                match &self.written_part {
+                    Some((last, q, kept)) if *q == quote && last == part => {
+                        edits.push_kept(at, *kept);
+                    }
+                    _ => {
+                        let escaped = escape_attribute(part, quote, false, raw);
+                        let kept = edits.push_str_kept(at, &escaped);
+                        self.written_part = kept
+                            .filter(|_| !part.contains('&'))
+                            .map(|kept| (part.to_owned(), quote, kept));
+                    }
+                }
                 self.r.out.rewritten += 1;
                 true
             }
@@ -982,6 +997,27 @@ mod tests {
         splice::apply_each(page.as_bytes(), 0, edits.iter())
     }
 
+    #[test]
+    fn a_part_of_the_base_is_escaped_again_for_another_quote() {
+        let base = "http://h/b'c\"d/q";
+        let page = "<a href='g'>x</a><img src=\"g\"><img src='g'>";
+        let base = Base::new(
+            BaseUrl::parse(base, crate::url::Rules::Rfc1808).unwrap(),
+            BaseSource::RetrievedFrom,
+        );
+        let options = Options {
+            outer: Some(&base),
+            details: Details::Counts,
+            ..Options::default()
+        };
+        let out = edited(page, &rewrite_text(page, &options).edits);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "<a href='http://h/b&#39;c\"d/g'>x</a><img src=\"http://h/b'c&quot;d/g\">\
+             <img src='http://h/b&#39;c\"d/g'>"
+        );
+    }
+
     proptest::proptest! {
         /// A URL read the short way, as nothing records it, is written as
         /// the long way writes it: a page comes out as when every link is
@@ -995,13 +1031,13 @@ mod tests {
             colon in proptest::sample::select(vec![":", "&#58;", "&colon;", "\n:", ""]),
             rest in "[/.a-zA-Z?#&;='\"<>\t ]{0,10}",
             quote in proptest::sample::select(vec!["\"", "'", ""]),
-            base in proptest::sample::select(vec!["http://h/p/q", "http://h/a&copy=1/b'c\"d/q?x#y", "http://h", "http://h/a b/q"]),
+            base in proptest::sample::select(vec!["http://h/p/q", "http://h/a&copy=1/b'c\"d/q?x#y", "http://h/b'c\"d/q", "http://h", "http://h/a b/q"]),
             svg in proptest::bool::ANY,
         ) {
             use crate::url::Rules;
             let value = format!("{lead}{scheme}{colon}{rest}");
             let page = match svg {
-                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}>"),
+                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}><img src=\"{value}\">"),
                 true => format!("<svg><use href={quote}{value}{quote}/></svg>"),
             };
             for rules in Rules::ALL {
