@@ -267,12 +267,7 @@ impl<'s, 'o> Work<'s, 'o> {
     fn rewrite_links(&mut self, doc: &Document, base: &Base) {
         let options = self.r.options;
         let resource = self.resource(base);
-        // Nothing but a record, a mirror's map, the saved files' test or a
-        // container reads how a link resolves: a URL is read the short way.
-        let quick = !options.details.records()
-            && options.saved.is_none()
-            && options.local.is_none()
-            && options.container.is_none();
+        let quick = self.reads_quickly();
         // Taken once for the document's attributes, not once an attribute.
         let mut found = std::mem::take(&mut self.found);
         for tag in doc.tags() {
@@ -435,6 +430,17 @@ impl<'s, 'o> Work<'s, 'o> {
                 self.r.out.head.get_or_insert_default().listed.push(link);
             }
         }
+    }
+
+    /// Whether a URL is read the short way: nothing but a record, a
+    /// mirror's map, the saved files' test or a container reads how a link
+    /// resolves when it does not change.
+    fn reads_quickly(&self) -> bool {
+        let options = self.r.options;
+        !options.details.records()
+            && options.saved.is_none()
+            && options.local.is_none()
+            && options.container.is_none()
     }
 
     /// A URL attribute's value read the short way, where nothing records
@@ -618,9 +624,14 @@ impl<'s, 'o> Work<'s, 'o> {
         let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
         let text: &str = &decoded.text;
+        let quick = self.reads_quickly();
         let one = |work: &mut Self, range: Range<usize>, found: &mut Found| {
             // The URL a browser reads: the rest keeps its bytes.
             let (lead, url) = text::browser_trim(&text[range.clone()]);
+            // One its base leaves as written changes nothing, if nothing reads it.
+            if quick && base.url.keeps_as_written(url.as_bytes()) {
+                return;
+            }
             let range = range.start + lead..range.start + lead + url.len();
             // A URL written into a list must not split it: a separator the
             // base brought in is percent-encoded.
@@ -1037,7 +1048,7 @@ mod tests {
             use crate::url::Rules;
             let value = format!("{lead}{scheme}{colon}{rest}");
             let page = match svg {
-                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}><img src=\"{value}\">"),
+                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}><img src=\"{value}\" srcset=\"{value} 1x, {value}\">"),
                 true => format!("<svg><use href={quote}{value}{quote}/></svg>"),
             };
             for rules in Rules::ALL {
