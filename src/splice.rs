@@ -205,13 +205,27 @@ impl Edits {
 
     /// Adds an edit replacing `range` with `text`.
     pub fn push_str(&mut self, range: Range<usize>, text: &str) {
+        self.push_str_kept(range, text);
+    }
+
+    /// [`Edits::push_str`], answering how its text is kept (its number and
+    /// length), for [`Edits::push_kept`] to give the same text again
+    /// without reading it; `None` if the edit was dropped.
+    pub fn push_str_kept(&mut self, range: Range<usize>, text: &str) -> Option<(u32, usize)> {
+        if u32::try_from(range.start).is_err() || u32::try_from(range.end).is_err() {
+            return None;
+        }
+        let kept = (self.store(text)?, text.len());
+        self.push_kept(range, kept).then_some(kept)
+    }
+
+    /// Adds an edit replacing `range` with a text kept as `(number, len)`
+    /// by [`Edits::push_str_kept`]; `false` if it was dropped.
+    pub fn push_kept(&mut self, range: Range<usize>, (number, len): (u32, usize)) -> bool {
         let (Ok(start), Ok(end)) = (u32::try_from(range.start), u32::try_from(range.end)) else {
-            return;
+            return false;
         };
-        let Some(number) = self.store(text) else {
-            return;
-        };
-        self.text_total += text.len();
+        self.text_total += len;
         let in_order = self.count == 0 || (start, end) >= self.last;
         if self.unsorted.is_empty() && in_order && start <= end {
             put(&mut self.stream, start - self.last.0);
@@ -230,6 +244,7 @@ impl Edits {
                 text: number,
             });
         }
+        true
     }
 
     /// The number of `text`, stored unless it is one of the recent ones.
@@ -586,6 +601,27 @@ fn write_all_vectored<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_text_pushed_again_makes_the_edits_its_text_makes() {
+        let mut kept = Edits::new();
+        let text = kept.push_str_kept(2..2, "http://a/").unwrap();
+        assert!(kept.push_kept(5..5, text));
+        assert!(kept.push_kept(1..1, text));
+        let mut pushed = Edits::new();
+        for at in [2, 5, 1] {
+            pushed.push_str(at..at, "http://a/");
+        }
+        assert_eq!(kept, pushed);
+        assert_eq!(kept.text_len(), pushed.text_len());
+        assert_eq!(kept.normalize(9), 0);
+        let edits: Vec<Edit<&str>> = kept.iter().collect();
+        assert_eq!(edits[0], Edit::new(1..1, "http://a/"));
+        assert_eq!(edits.len(), 3);
+        // Past `u32::MAX` bytes, dropped as `push_str` drops it.
+        assert_eq!(kept.push_str_kept(0..usize::MAX, "x"), None);
+        assert!(!kept.push_kept(usize::MAX..usize::MAX, text));
+    }
 
     #[test]
     fn copies_everything_outside_the_edits() {

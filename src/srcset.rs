@@ -20,9 +20,7 @@ pub fn urls(value: &str) -> Vec<Range<usize>> {
         }
         // The URL runs to the next white space.
         let start = i;
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        i = next_white_space(b, i);
         let mut end = i;
         if b[end - 1] == b',' {
             // Trailing commas end the candidate; there are no descriptors.
@@ -48,9 +46,45 @@ pub fn urls(value: &str) -> Vec<Range<usize>> {
     }
 }
 
+/// The first ASCII white space in `b` at or after `i`, or its length:
+/// eight bytes a test while none is at or below U+0020, as a URL seldom
+/// holds one.
+fn next_white_space(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*word);
+        // The high bit of a byte below 0x21 (exact as a whole).
+        if word.wrapping_sub(ONES * 0x21) & !word & (ONES * 0x80) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && !b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// White space is found where a byte at a time finds it, past
+        /// words of other bytes and bytes at or below U+0020 that are none.
+        #[test]
+        fn white_space_is_found_as_a_byte_at_a_time_finds_it(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![b'a', b',', b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r', 0, 0x21, 0x80, 0xff]), 0..40),
+            from in 0usize..40,
+        ) {
+            let from = from.min(bytes.len());
+            let one_at_a_time = bytes[from..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(bytes.len(), |at| from + at);
+            proptest::prop_assert_eq!(next_white_space(&bytes, from), one_at_a_time);
+        }
+    }
 
     fn found(v: &str) -> Vec<&str> {
         urls(v).into_iter().map(|r| &v[r]).collect()

@@ -177,13 +177,45 @@ pub fn is_resource(row: &LinkAttribute) -> bool {
 /// document hold no URL, and are turned away by one load from `slots`.
 struct Index {
     /// For each (first byte's low five bits, length up to 31), up to two
-    /// distinct names of the table: each name's [`key`] and its index in
-    /// `names` plus one (0 for none). Letters of either case share their
-    /// low five bits.
-    slots: [[(u128, u8); 2]; 32 * 32],
+    /// distinct names of the table: each one's index in `names` plus one
+    /// (0 for none). Letters of either case share their low five bits.
+    slots: [[u8; 2]; 32 * 32],
     /// Each distinct attribute name of the table, with its rows and each
     /// row's element as an atom (`None` for any element), in table order.
-    names: Vec<Vec<(Option<LocalName>, &'static LinkAttribute)>>,
+    names: Vec<(Name, Rows)>,
+}
+
+/// The rows of one attribute name, each with its element as an atom
+/// (`None` for any element).
+type Rows = Vec<(Option<LocalName>, &'static LinkAttribute)>;
+
+/// A name of the table (at most 16 bytes, lower case), as [`words`] reads
+/// it, with the bit that turns an upper case letter lower set where it has
+/// a letter: a name as written is it in any ASCII case exactly when, ORed
+/// with that bit, its words are these.
+struct Name {
+    words: (u64, u64),
+    fold: (u64, u64),
+}
+
+impl Name {
+    fn new(name: &[u8]) -> Self {
+        let fold: Vec<u8> = name
+            .iter()
+            .map(|b| if b.is_ascii_lowercase() { 0x20 } else { 0 })
+            .collect();
+        Name {
+            words: words(name),
+            fold: words(&fold),
+        }
+    }
+
+    /// Whether `raw`, of the name's length, is the name in any ASCII case.
+    #[inline]
+    fn matches(&self, raw: &[u8]) -> bool {
+        let (a, b) = words(raw);
+        (a | self.fold.0) == self.words.0 && (b | self.fold.1) == self.words.1
+    }
 }
 
 /// Where a name of `len` bytes starting with `first` goes in [`Index::slots`].
@@ -191,18 +223,16 @@ fn slot(first: u8, len: usize) -> usize {
     usize::from(first & 0x1f) << 5 | len
 }
 
-/// A name of at most 16 bytes (every name of the table), ASCII lowered,
-/// as one number: two names of the same length are equal in any ASCII
-/// case when their keys are. The name is read a word at a time, as
-/// overlapping loads that together hold each of its bytes (its first and
-/// last four, or eight), and lowered a word at a time.
-fn key(name: &[u8]) -> u128 {
+/// A name of at most 16 bytes as two words that together hold each of its
+/// bytes at a place its length fixes: overlapping loads of its first and
+/// last eight, or four; of one to three bytes, the first, middle and last.
+#[inline]
+fn words(name: &[u8]) -> (u64, u64) {
     let word4 = |part: &[u8; 4]| u64::from(u32::from_le_bytes(*part));
-    let (head, tail) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+    match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
         (Some(&head), Some(&tail)) => (u64::from_le_bytes(head), u64::from_le_bytes(tail)),
         _ => match (name.first_chunk::<4>(), name.last_chunk::<4>()) {
             (Some(head), Some(tail)) => (word4(head) | word4(tail) << 32, 0),
-            // One to three bytes: the first, middle and last hold them all.
             _ => match name {
                 [] => (0, 0),
                 [first, ..] => {
@@ -211,50 +241,32 @@ fn key(name: &[u8]) -> u128 {
                 }
             },
         },
-    };
-    u128::from(lowered(head)) << 64 | u128::from(lowered(tail))
-}
-
-/// `word` with each ASCII upper case byte lowered (as `to_ascii_lowercase`
-/// lowers a byte): of the low seven bits of a byte, adding 0x25 sets its
-/// high bit past `Z`, adding 0x3f at `A` or past, and neither carries into
-/// the next byte; a byte with its own high bit set is no letter.
-fn lowered(word: u64) -> u64 {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const HIGH: u64 = ONES * 0x80;
-    let low = word & (ONES * 0x7f);
-    let past_z = low + ONES * u64::from(0x7f - b'Z');
-    let from_a = low + ONES * u64::from(0x80 - b'A');
-    let upper = from_a & !past_z & !word & HIGH;
-    word | upper >> 2
+    }
 }
 
 static INDEX: std::sync::LazyLock<Index> = std::sync::LazyLock::new(|| {
     let mut index = Index {
-        slots: [[(0, 0); 2]; 32 * 32],
+        slots: [[0; 2]; 32 * 32],
         names: Vec::new(),
     };
     let mut names: Vec<&str> = Vec::new();
     for row in LINK_ATTRIBUTES {
         let element = (row.element != "*").then(|| LocalName::from(row.element));
         if let Some(at) = names.iter().position(|n| *n == row.attribute) {
-            index.names[at].push((element, row));
+            index.names[at].1.push((element, row));
             continue;
         }
         names.push(row.attribute);
-        index.names.push(vec![(element, row)]);
         let name = row.attribute.as_bytes();
         assert!(name.len() <= 16, "names of 16 bytes at most");
+        index.names.push((Name::new(name), vec![(element, row)]));
         let place = &mut index.slots[slot(name[0], name.len())];
         // The tests hold the table to two names a slot, and fewer than 255.
         let free = place
             .iter_mut()
-            .find(|(_, n)| *n == 0)
+            .find(|n| **n == 0)
             .expect("two names a slot at most");
-        *free = (
-            key(name),
-            u8::try_from(names.len()).expect("fewer than 255 names"),
-        );
+        *free = u8::try_from(names.len()).expect("fewer than 255 names");
     }
     index
 });
@@ -313,7 +325,7 @@ pub fn lookup_raw(
     }
     let index = &*INDEX;
     let slot = &index.slots[slot(first, raw.len())];
-    if slot[0].1 == 0 {
+    if slot[0] == 0 {
         return None;
     }
     index.find(slot, namespace, element, raw)
@@ -325,15 +337,20 @@ impl Index {
     #[inline(never)]
     fn find(
         &self,
-        slot: &[(u128, u8); 2],
+        slot: &[u8; 2],
         namespace: Namespace,
         element: &LocalName,
         raw: &[u8],
     ) -> Option<&'static LinkAttribute> {
-        let k = key(raw);
-        let &(_, n) = slot.iter().find(|&&(key, n)| key == k && n != 0)?;
-        self.names[usize::from(n) - 1]
-            .iter()
+        let named = |n: u8| self.names.get(usize::from(n).wrapping_sub(1));
+        let rows = match named(slot[0]) {
+            Some((name, rows)) if name.matches(raw) => rows,
+            _ => match named(slot[1]) {
+                Some((name, rows)) if name.matches(raw) => rows,
+                _ => return None,
+            },
+        };
+        rows.iter()
             .find(|(e, r)| r.namespace == namespace && e.as_ref().is_none_or(|e| e == element))
             .map(|&(_, r)| r)
     }
@@ -343,14 +360,18 @@ impl Index {
 mod tests {
     use super::*;
 
-    /// Two names of the same length have the same key exactly when they
-    /// are equal in any ASCII case: on names of bytes around the letters
-    /// and high bytes whose low seven bits are letters, of every length.
+    /// A name as written matches a name of the table's kind (lower case
+    /// letters, `:` and `-`) of its length exactly when they are equal in
+    /// any ASCII case: on names of bytes around the letters, bytes one bit
+    /// from `:` and `-`, and high bytes whose low seven bits are letters,
+    /// of every length.
     #[test]
-    fn keys_are_equal_exactly_for_names_equal_in_any_case() {
+    fn a_name_matches_exactly_when_equal_in_any_case() {
         let alphabet = [
-            b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b':', b'-', 0xc1, 0xe1, 0xda, 0,
+            b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', b':', b'-', 0x1a, 0x0d, 0xc1, 0xe1,
+            0xda, 0,
         ];
+        let letters = [b'a', b'z', b'h', b':', b'-'];
         let mut state: u64 = 0x853c_49e6_748f_ea9b;
         let mut next = |n: usize| {
             state = state
@@ -358,27 +379,24 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (state >> 33) as usize % n
         };
-        for _ in 0..20_000 {
+        for _ in 0..40_000 {
             let len = 1 + next(16);
-            let a: Vec<u8> = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
-            // Mostly the same name in other cases, sometimes with a byte changed.
-            let mut b: Vec<u8> = a
+            let name: Vec<u8> = (0..len).map(|_| letters[next(letters.len())]).collect();
+            // Mostly the name in other cases, sometimes with a byte changed.
+            let mut raw: Vec<u8> = name
                 .iter()
-                .map(|c| {
-                    if next(2) == 0 {
-                        c.to_ascii_uppercase()
-                    } else {
-                        *c
-                    }
+                .map(|c| match next(2) {
+                    0 => c.to_ascii_uppercase(),
+                    _ => *c,
                 })
                 .collect();
-            if next(3) == 0 {
-                b[next(len)] = alphabet[next(alphabet.len())];
+            if next(2) == 0 {
+                raw[next(len)] = alphabet[next(alphabet.len())];
             }
             assert_eq!(
-                key(&a) == key(&b),
-                a.eq_ignore_ascii_case(&b),
-                "{a:?} {b:?}"
+                Name::new(&name).matches(&raw),
+                name.eq_ignore_ascii_case(&raw),
+                "{name:?} {raw:?}"
             );
         }
     }

@@ -102,6 +102,7 @@ fn rewrite_in_chunks<'s, 'o>(
         },
         depth,
         found: Found::default(),
+        written_part: None,
     };
     let mut base: Option<Option<Base>> = None;
     let stand_in = text::stand_in(options);
@@ -132,6 +133,7 @@ fn rewrite_whole<'s, 'o>(
         },
         depth,
         found: Found::default(),
+        written_part: None,
     };
     let base = work.document_base(&doc);
     if let Some(base) = base.as_ref().or(text::stand_in(options).as_ref()) {
@@ -207,9 +209,13 @@ struct Work<'s, 'o> {
     depth: usize,
     /// The new URLs of the attribute being rewritten.
     found: Found,
+    /// The last part of a base [`Work::quick_url`] wrote (one with no `&`,
+    /// whose escaping the text after does not change), its quote, and how
+    /// the edits keep it: the next link of the page most often takes it.
+    written_part: Option<(String, Option<u8>, (u32, usize))>,
 }
 
-impl Work<'_, '_> {
+impl<'s, 'o> Work<'s, 'o> {
     /// The document's base: `--base` if forced, else the first BASE
     /// element's href resolved against the enclosing layer, else that
     /// layer (RFC 1808 section 3).
@@ -259,19 +265,9 @@ impl Work<'_, '_> {
     }
 
     fn rewrite_links(&mut self, doc: &Document, base: &Base) {
-        // The resource base stands in for the retrieval URL only.
         let options = self.r.options;
-        let resource = match options.resource_base {
-            Some(resource)
-                if matches!(
-                    base.source,
-                    BaseSource::RetrievedFrom | BaseSource::SavedFrom
-                ) =>
-            {
-                resource
-            }
-            _ => base,
-        };
+        let resource = self.resource(base);
+        let quick = self.reads_quickly();
         // Taken once for the document's attributes, not once an attribute.
         let mut found = std::mem::take(&mut self.found);
         for tag in doc.tags() {
@@ -299,20 +295,16 @@ impl Work<'_, '_> {
                 let raw_name = &self.r.text.as_bytes()[attr.name()];
                 // A row of the table names the attribute as the tokenizer
                 // does; a name the user added is lowered here.
-                let extra;
-                let extra_name;
+                let user;
                 let (row, name) = match links::lookup_raw(element.namespace, tag.name, raw_name) {
                     Some(row) => (row, row.attribute),
-                    None if extras => {
-                        extra_name = tree::attr_name(self.r.text, attr);
-                        match self.extra_row(element.namespace, &extra_name) {
-                            Some(row) => {
-                                extra = row;
-                                (&extra, &*extra_name)
-                            }
-                            None => continue,
+                    None if extras => match self.user_row(element.namespace, attr) {
+                        Some(found) => {
+                            user = found;
+                            (&user.0, &*user.1)
                         }
-                    }
+                        None => continue,
+                    },
                     None => continue,
                 };
                 if let Some((name, wanted)) = row.only_if {
@@ -321,22 +313,9 @@ impl Work<'_, '_> {
                         continue;
                     }
                 }
-                let against = if is_base && row.attribute == "href" {
-                    match self.r.options.outer {
-                        Some(outer) => outer,
-                        None => continue,
-                    }
-                } else if row.codebase {
-                    codebase.as_ref().unwrap_or(base)
-                } else if options.resource_base.is_some() && links::is_resource(row) {
-                    resource
-                } else {
-                    base
-                };
-                // The user's rows name no attribute.
-                let place = match row.attribute {
-                    "" => Place::Given(tag.name, name),
-                    _ => Place::Attribute(tag.name, name),
+                let bases = (base, codebase.as_ref(), resource);
+                let Some(against) = self.against(row, is_base, bases) else {
+                    continue;
                 };
                 // In SVG, `href="#id"` outside `<a>` names an element of the
                 // document itself.
@@ -346,6 +325,17 @@ impl Work<'_, '_> {
                     } else {
                         SameDocument::Resolve
                     };
+                if quick
+                    && row.syntax == Syntax::Url
+                    && self.quick_url(attr, against, same_document)
+                {
+                    continue;
+                }
+                // The user's rows name no attribute.
+                let place = match row.attribute {
+                    "" => Place::Given(tag.name, name),
+                    _ => Place::Attribute(tag.name, name),
+                };
                 if options.details == Details::Attributes {
                     self.r.details = element_details(&tag, self.r.text);
                     // An attribute of one URL records one link at most.
@@ -442,19 +432,132 @@ impl Work<'_, '_> {
         }
     }
 
+    /// Whether a URL is read the short way: nothing but a record, a
+    /// mirror's map, the saved files' test or a container reads how a link
+    /// resolves when it does not change.
+    fn reads_quickly(&self) -> bool {
+        let options = self.r.options;
+        !options.details.records()
+            && options.saved.is_none()
+            && options.local.is_none()
+            && options.container.is_none()
+    }
+
+    /// A URL attribute's value read the short way, where nothing records
+    /// links: one its base leaves as written (a scheme, under RFC 1808) is
+    /// passed over before it is decoded, trimmed or resolved; a plain
+    /// relative one (no white space, control or `&` to read past or
+    /// decode) that resolves to a part of its base followed by itself gets
+    /// that part written before it. `false` when it is read the long way.
+    fn quick_url(&mut self, attr: &AttrSpan, base: &Base, same_document: SameDocument) -> bool {
+        let src = self.r.text;
+        let value = attr.value();
+        let raw = &src[value.clone()];
+        if base.url.keeps_as_written(browser_start(src, attr)) {
+            return true;
+        }
+        if !is_plain(raw.as_bytes()) {
+            return false;
+        }
+        // A fragment alone naming something of the document stays.
+        let keeps_fragments =
+            same_document == SameDocument::Keep || self.r.options.keep_fragment_links;
+        if keeps_fragments && raw.starts_with('#') {
+            return true;
+        }
+        let quote = match attr.quote(src) {
+            Quote::Double => Some(b'"'),
+            Quote::Single => Some(b'\''),
+            Quote::Unquoted | Quote::Valueless => None,
+        };
+        match base.url.lent_part(raw) {
+            Some(part)
+                if !(part.is_empty()
+                    || base.is_stand_in()
+                    || quote.is_none() && needs_quotes(part, raw)) =>
+            {
+                // What the new URL shares with the value is the value whole.
+                let at = value.start..value.start;
+                let edits = &mut self.r.out.edits;
+                match &self.written_part {
+                    Some((last, q, kept)) if *q == quote && last == part => {
+                        edits.push_kept(at, *kept);
+                    }
+                    _ => {
+                        let escaped = escape_attribute(part, quote, false, raw);
+                        let kept = edits.push_str_kept(at, &escaped);
+                        self.written_part = kept
+                            .filter(|_| !part.contains('&'))
+                            .map(|kept| (part.to_owned(), quote, kept));
+                    }
+                }
+                self.r.out.rewritten += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The base of the URLs that load resources into the page: the
+    /// resource base, which stands in for the retrieval URL only, or `base`.
+    fn resource<'b>(&self, base: &'b Base) -> &'b Base
+    where
+        'o: 'b,
+    {
+        match self.r.options.resource_base {
+            Some(resource)
+                if matches!(
+                    base.source,
+                    BaseSource::RetrievedFrom | BaseSource::SavedFrom
+                ) =>
+            {
+                resource
+            }
+            _ => base,
+        }
+    }
+
+    /// The base an attribute's URLs resolve against, of `(base, codebase,
+    /// resource)`: none for a `base` element's `href` with no layer below.
+    fn against<'b>(
+        &self,
+        row: &LinkAttribute,
+        is_base: bool,
+        (base, codebase, resource): (&'b Base, Option<&'b Base>, &'b Base),
+    ) -> Option<&'b Base>
+    where
+        'o: 'b,
+    {
+        let options = self.r.options;
+        Some(if is_base && row.attribute == "href" {
+            options.outer?
+        } else if row.codebase {
+            codebase.unwrap_or(base)
+        } else if options.resource_base.is_some() && links::is_resource(row) {
+            resource
+        } else {
+            base
+        })
+    }
+
     /// The row of an attribute the user named as holding URLs, on any HTML
-    /// element.
-    fn extra_row(&self, namespace: Namespace, attribute: &str) -> Option<LinkAttribute> {
+    /// element, with its name lowered.
+    fn user_row(
+        &self,
+        namespace: Namespace,
+        attr: &AttrSpan,
+    ) -> Option<(LinkAttribute, Cow<'s, str>)> {
         if namespace != Namespace::Html {
             return None;
         }
+        let attribute = tree::attr_name(self.r.text, attr);
         let extra = self
             .r
             .options
             .extra_attributes
             .iter()
             .find(|e| e.name == attribute)?;
-        Some(LinkAttribute {
+        let row = LinkAttribute {
             namespace,
             element: "*",
             attribute: "",
@@ -465,16 +568,18 @@ impl Work<'_, '_> {
             },
             codebase: false,
             only_if: None,
-        })
+        };
+        Some((row, attribute))
     }
 
     /// The base of an object's or applet's classid, data, archive and code:
     /// its codebase, resolved against the document's base.
     fn codebase(&mut self, tag: &Tag<'_>, namespace: Namespace, base: &Base) -> Option<Base> {
         // A document with no base takes none from a codebase either.
-        if base.is_stand_in()
-            || namespace != Namespace::Html
+        // The name first: most tags are neither.
+        if namespace != Namespace::Html
             || (*tag.name != local_name!("object") && *tag.name != local_name!("applet"))
+            || base.is_stand_in()
         {
             return None;
         }
@@ -519,9 +624,14 @@ impl Work<'_, '_> {
         let decoded = charref::decode_attribute(&src[raw_range.clone()]);
         let at = raw_range.start;
         let text: &str = &decoded.text;
+        let quick = self.reads_quickly();
         let one = |work: &mut Self, range: Range<usize>, found: &mut Found| {
             // The URL a browser reads: the rest keeps its bytes.
             let (lead, url) = text::browser_trim(&text[range.clone()]);
+            // One its base leaves as written changes nothing, if nothing reads it.
+            if quick && base.url.keeps_as_written(url.as_bytes()) {
+                return;
+            }
             let range = range.start + lead..range.start + lead + url.len();
             // A URL written into a list must not split it: a separator the
             // base brought in is percent-encoded.
@@ -720,11 +830,35 @@ impl Work<'_, '_> {
     }
 }
 
-/// Whether an unquoted attribute value holding `text` must be quoted: it
-/// would not read back the same (white space or `>` ends it, a leading
-/// quote starts a quoted value), or it brings a character the tokenizer
-/// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
-/// written, did not already have.
+/// Whether a value is not empty and holds nothing a browser reads past or
+/// decodes in a URL: no white space or control (bytes up to U+0020, which
+/// take in tab, newline, CR and NUL) and no `&`. Eight bytes a test.
+fn is_plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    // The high bit of a byte below 0x21 or equal to `&` (exact as a whole:
+    // a borrow flags bytes above a flagged one only).
+    let flagged = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
+        let amp = word ^ (ONES * u64::from(b'&'));
+        (word.wrapping_sub(ONES * 0x21) & !word | amp.wrapping_sub(ONES) & !amp) & HIGH != 0
+    };
+    let (words, rest) = bytes.as_chunks::<8>();
+    match bytes.last_chunk::<8>() {
+        Some(last) => !words.iter().any(flagged) && !flagged(last),
+        None => !rest.is_empty() && rest.iter().all(|&b| b > b' ' && b != b'&'),
+    }
+}
+
+/// The value of `attr` as written from its first byte a browser reads as
+/// part of the URL: past the white space and controls it trims (ASCII
+/// bytes up to U+0020, as [`text::browser_trim`]).
+fn browser_start<'s>(src: &'s str, attr: &AttrSpan) -> &'s [u8] {
+    let raw = &src.as_bytes()[attr.value()];
+    let lead = raw.iter().position(|&b| b > b' ').unwrap_or(raw.len());
+    &raw[lead..]
+}
+
 /// The attributes of `tag` a WAT file keeps with its links
 /// ([`LinkDetails::NAMES`]), an anchor's text and the landmark the element
 /// lies in, or none.
@@ -764,6 +898,11 @@ fn decoded_text(text: &str) -> Cow<'_, str> {
     charref::decode_attribute(text).text
 }
 
+/// Whether an unquoted attribute value holding `text` must be quoted: it
+/// would not read back the same (white space or `>` ends it, a leading
+/// quote starts a quoted value), or it brings a character the tokenizer
+/// flags in unquoted values (`"'<=` and backtick) that `raw`, the value as
+/// written, did not already have.
 fn needs_quotes(text: &str, raw: &str) -> bool {
     const FLAGGED: &[u8] = b"\"'<=`";
     text.is_empty()
@@ -863,6 +1002,77 @@ fn escape_attribute<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page with `edits` made.
+    fn edited(page: &str, edits: &splice::Edits) -> Vec<u8> {
+        splice::apply_each(page.as_bytes(), 0, edits.iter())
+    }
+
+    #[test]
+    fn a_part_of_the_base_is_escaped_again_for_another_quote() {
+        let base = "http://h/b'c\"d/q";
+        let page = "<a href='g'>x</a><img src=\"g\"><img src='g'>";
+        let base = Base::new(
+            BaseUrl::parse(base, crate::url::Rules::Rfc1808).unwrap(),
+            BaseSource::RetrievedFrom,
+        );
+        let options = Options {
+            outer: Some(&base),
+            details: Details::Counts,
+            ..Options::default()
+        };
+        let out = edited(page, &rewrite_text(page, &options).edits);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "<a href='http://h/b&#39;c\"d/g'>x</a><img src=\"http://h/b'c&quot;d/g\">\
+             <img src='http://h/b&#39;c\"d/g'>"
+        );
+    }
+
+    proptest::proptest! {
+        /// A URL read the short way, as nothing records it, is written as
+        /// the long way writes it: a page comes out as when every link is
+        /// recorded (and none read the short way), whatever white space,
+        /// tabs, references, quotes and parts of the base the value holds
+        /// or takes, under every rule set; one with a scheme is left.
+        #[test]
+        fn a_url_read_the_short_way_is_written_as_the_long_way_writes_it(
+            lead in proptest::sample::select(vec!["", " ", "\t", "\x01", "&#32;", "\r\n", "//", "/", "#", "?", "../"]),
+            scheme in proptest::sample::select(vec!["http", "HTTP", "a+b.c-d", "9x", "ht\ttp", "ht&#116;p", ""]),
+            colon in proptest::sample::select(vec![":", "&#58;", "&colon;", "\n:", ""]),
+            rest in "[/.a-zA-Z?#&;='\"<>\t ]{0,10}",
+            quote in proptest::sample::select(vec!["\"", "'", ""]),
+            base in proptest::sample::select(vec!["http://h/p/q", "http://h/a&copy=1/b'c\"d/q?x#y", "http://h/b'c\"d/q", "http://h", "http://h/a b/q"]),
+            svg in proptest::bool::ANY,
+        ) {
+            use crate::url::Rules;
+            let value = format!("{lead}{scheme}{colon}{rest}");
+            let page = match svg {
+                false => format!("<a href={quote}{value}{quote}>x</a><img src={quote}{value}{quote}><img src=\"{value}\" srcset=\"{value} 1x, {value}\">"),
+                true => format!("<svg><use href={quote}{value}{quote}/></svg>"),
+            };
+            for rules in Rules::ALL {
+                let base = Base::new(BaseUrl::parse(base, rules).unwrap(), BaseSource::RetrievedFrom);
+                let counted = Options { outer: Some(&base), rules, details: Details::Counts, ..Options::default() };
+                let listed = Options { details: Details::Links, ..counted };
+                let (quick, read) = (rewrite_text(&page, &counted), rewrite_text(&page, &listed));
+                let (quick_page, read_page) = (edited(&page, &quick.edits), edited(&page, &read.edits));
+                proptest::prop_assert_eq!(String::from_utf8_lossy(&quick_page), String::from_utf8_lossy(&read_page), "{:?} {:?}", page, rules);
+                proptest::prop_assert_eq!(quick.rewritten, read.rewritten);
+                proptest::prop_assert_eq!(quick.warnings.len(), read.warnings.len());
+            }
+        }
+
+        /// A value is plain exactly when it is not empty and every byte is
+        /// above U+0020 and no `&`, read a byte at a time.
+        #[test]
+        fn a_plain_value_is_found_as_bytes_read_one_at_a_time(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![b'a', b'&', b' ', b'\t', 0, b'!', 0x7f, 0x80, 0xa6, 0x21, 0x20, b'%']), 0..40),
+        ) {
+            let one_at_a_time = !bytes.is_empty() && bytes.iter().all(|&b| b > b' ' && b != b'&');
+            proptest::prop_assert_eq!(is_plain(&bytes), one_at_a_time);
+        }
+    }
 
     #[test]
     fn the_new_urls_of_a_large_value_are_not_kept_for_the_next() {

@@ -149,6 +149,27 @@ impl BaseUrl {
         self.rules
     }
 
+    /// Whether resolving a reference that starts with `start` leaves it as
+    /// it is written, told from those bytes alone: under RFC 1808, one with
+    /// a scheme (§4 step 2b). `false` says nothing.
+    #[inline]
+    pub(crate) fn keeps_as_written(&self, start: &[u8]) -> bool {
+        self.rules == Rules::Rfc1808 && rfc1808::finds_scheme_in(start)
+    }
+
+    /// The part of this base that resolving `reference` writes before it,
+    /// when the URL it resolves to is that part followed by the reference
+    /// as it is (under RFC 1808, a fragment, a query, a path without dot
+    /// segments...); `None` for any other.
+    #[inline]
+    pub(crate) fn lent_part(&self, reference: &str) -> Option<&str> {
+        let Parsed { text, spans, .. } = &*self.parsed;
+        match self.rules {
+            Rules::Rfc1808 => rfc1808::lent_part(text, spans, reference),
+            Rules::Rfc3986 | Rules::Whatwg => None,
+        }
+    }
+
     /// Resolves `reference` against this base, borrowing it when left as it was. Only
     /// WHATWG rules can fail (a reference the URL Standard rejects).
     pub fn resolve<'r>(&self, reference: &'r str) -> Result<Cow<'r, str>, Error> {

@@ -141,7 +141,13 @@ fn parse_scheme(s: &str) -> (Option<&str>, &str) {
 /// Whether [`parse_scheme`] finds a scheme in `s`, without taking it apart.
 #[inline(always)]
 fn finds_scheme(s: &str) -> bool {
-    let bytes = s.as_bytes();
+    finds_scheme_in(s.as_bytes())
+}
+
+/// [`finds_scheme`] of bytes: a scheme's bytes are ASCII, so the bytes
+/// after it need not be text.
+#[inline(always)]
+pub(crate) fn finds_scheme_in(bytes: &[u8]) -> bool {
     let end = bytes
         .iter()
         .position(|&b| !SCHEME_BYTES[usize::from(b)])
@@ -406,6 +412,26 @@ pub(crate) fn resolve_parsed_into(
     resolve_with_into(base, reference, (Some(spans), || spans.url(base)), out)
 }
 
+/// The part of `base` (with its `spans`) that [`resolve_parsed_into`]
+/// writes before `reference` when the URL it resolves to is that part
+/// followed by the reference as it is: the base up to its `#` for a
+/// fragment alone, the part a reference without a scheme [`lends`] after.
+/// `None` for any other (and for an empty base or reference).
+#[inline]
+pub(crate) fn lent_part<'b>(base: &'b str, spans: &Spans, reference: &str) -> Option<&'b str> {
+    if base.is_empty() || reference.is_empty() {
+        return None;
+    }
+    if reference.starts_with('#') {
+        let end = memchr::memchr(b'#', base.as_bytes()).unwrap_or(base.len());
+        return Some(&base[..end]);
+    }
+    if finds_scheme(reference) {
+        return None;
+    }
+    spans.lent[lends(reference)? as usize].and_then(|end| base.get(..end))
+}
+
 /// Section 4, steps 2c to 7, for a reference without a scheme.
 fn resolve_relative(base: &Url<'_>, embedded: &Url<'_>) -> String {
     // Step 2c: the scheme is inherited.
@@ -615,6 +641,23 @@ mod tests {
         ) {
             let spans = Spans::of(&base);
             prop_assert_eq!(resolve_parsed(&base, &spans, &reference), resolve(&base, &reference));
+        }
+    }
+
+    proptest! {
+        /// A part a base lends is what resolving writes before the
+        /// reference, which follows as it is.
+        #[test]
+        fn a_lent_part_is_what_resolving_writes_before_the_reference(
+            base in "[a-z]{1,3}:(//[a-z.]{0,3})?/?[a-z./;]{0,8}[?#]?[a-z./;?#]{0,4}",
+            reference in "(//|/|#|\\?)?[a-z./:;?#]{0,12}",
+        ) {
+            let spans = Spans::of(&base);
+            if let Some(part) = lent_part(&base, &spans, &reference) {
+                let mut out = String::new();
+                prop_assert!(resolve_parsed_into(&base, &spans, &reference, &mut out));
+                prop_assert_eq!(out, format!("{part}{reference}"));
+            }
         }
     }
 
