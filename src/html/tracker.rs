@@ -795,11 +795,21 @@ impl State {
             Mode::Text => {
                 self.pop_plain();
                 self.mode = self.original;
-                return true;
+                true
             }
-            Mode::InBody if top.name == name => {}
-            _ => return false,
+            Mode::InBody if top.name == name => self.end_current(),
+            _ => false,
         }
+    }
+
+    /// The end tag in body of the current node, when its rule only pops it
+    /// (the adoption agency, on the last formatting element listed, pops
+    /// and unlists it): whether it was one.
+    #[inline(always)]
+    fn end_current(&mut self) -> bool {
+        let Some(top) = self.stack.last() else {
+            return false;
+        };
         let listed_last = matches!(
             self.formatting.last(),
             Some(Entry::Element { id, .. }) if *id == top.id
@@ -907,23 +917,7 @@ impl State {
                 }
                 step => step,
             }),
-            Tok::End(name) if top.name == *name => {
-                let listed_last = matches!(
-                    self.formatting.last(),
-                    Some(Entry::Element { id, .. }) if *id == top.id
-                );
-                if listed_last {
-                    // The adoption agency on the current, last listed element only pops and unlists it.
-                    self.stack.pop();
-                    self.formatting.pop();
-                    Some(Ok(Next::Done))
-                } else if top.flags & END_OWN == 0 {
-                    // The rule for this end tag only pops the current node.
-                    Some(self.pop().map(|()| Next::Done))
-                } else {
-                    None
-                }
-            }
+            Tok::End(name) if top.name == *name => self.end_current().then_some(Ok(Next::Done)),
             _ => None,
         }
     }
