@@ -1121,97 +1121,71 @@ fn write_link_entry(
 ) {
     let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
     let more = link.details.as_deref().filter(|_| details);
-    // Each key in its place in the sorted order ([`ENTRY_KEYS`]), when
-    // every attribute is one of the names a reader keeps: no list of the
-    // fields to sort.
-    let mut slots: [Option<Option<&str>>; ENTRY_KEYS.len()] = [None; ENTRY_KEYS.len()];
-    // `base` and `base_from` (2 and 3) and `path` (8) are written apart.
-    slots[0] = Some(abs);
-    slots[14] = Some(Some(link.original.as_str()));
-    let mut known = true;
+    // The attributes by their key's place in the sorted order
+    // ([`attribute_slot`]), when every one is a name a reader keeps: then
+    // the keys are written in order as they stand, with nothing to sort.
+    let mut attributes: [Option<&str>; 7] = [None; 7];
+    let (mut text, mut context) = (None, None);
     if let Some(more) = more {
         for (name, value) in &more.attributes {
             match attribute_slot(name) {
-                Some(i) => slots[i] = Some(Some(value.as_str())),
-                None => known = false,
+                Some(i) => attributes[i] = Some(value.as_str()),
+                None => {
+                    let path = wat_path(&link.place);
+                    let fields = (Some(more), part);
+                    return write_entry_sorted(out, link, fields, [&path, base_from], abs);
+                }
             }
         }
-        if let Some(text) = &more.text {
-            slots[11] = Some(Some(text.as_str()));
-        }
-        if let Some(context) = more.context {
-            slots[4] = Some(Some(context));
-        }
+        text = more.text.as_deref();
+        context = more.context;
     }
-    if let Some(part) = part {
-        slots[7] = Some(Some(part));
+    let [alt, hreflang, method, rel, target, title, kind] = attributes;
+    out.extend_from_slice(b"{\"abs\":");
+    match abs {
+        Some(abs) => json_string(out, abs),
+        None => out.extend_from_slice(b"null"),
     }
-    if !known {
-        let path = wat_path(&link.place);
-        return write_entry_sorted(out, link, (more, part), [&path, base_from], abs);
-    }
-    out.push(b'{');
-    for (i, (key, value)) in ENTRY_KEYS.iter().zip(slots).enumerate() {
-        if value.is_none() && !matches!(i, 2 | 8) {
-            continue;
-        }
-        if out.last() != Some(&b'{') {
-            out.push(b',');
-        }
-        match i {
-            2 => {
-                out.extend_from_slice(base_json);
-                continue;
-            }
-            8 => {
-                out.extend_from_slice(key.as_bytes());
-                write_path(out, &link.place);
-                continue;
-            }
-            _ => out.extend_from_slice(key.as_bytes()),
-        }
-        let Some(value) = value else { continue };
-        match value {
-            Some(value) => json_string(out, value),
-            None => out.extend_from_slice(b"null"),
-        }
-    }
+    entry_field(out, b",\"alt\":", alt);
+    out.push(b',');
+    out.extend_from_slice(base_json);
+    entry_field(out, b",\"context\":", context);
+    entry_field(out, b",\"hreflang\":", hreflang);
+    entry_field(out, b",\"method\":", method);
+    entry_field(out, b",\"part\":", part);
+    out.extend_from_slice(b",\"path\":");
+    write_path(out, &link.place);
+    entry_field(out, b",\"rel\":", rel);
+    entry_field(out, b",\"target\":", target);
+    entry_field(out, b",\"text\":", text);
+    entry_field(out, b",\"title\":", title);
+    entry_field(out, b",\"type\":", kind);
+    out.extend_from_slice(b",\"url\":");
+    json_string(out, &link.original);
     out.push(b'}');
 }
 
-/// Every key a WAT link entry may have, as JSON text up to its value, in
-/// the order a `serde_json` map writes them (sorted): relink's, the
-/// attributes of [`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES),
-/// `text`, `context` and `part`.
-const ENTRY_KEYS: [&str; 15] = [
-    "\"abs\":",
-    "\"alt\":",
-    "\"base\":",
-    "\"base_from\":",
-    "\"context\":",
-    "\"hreflang\":",
-    "\"method\":",
-    "\"part\":",
-    "\"path\":",
-    "\"rel\":",
-    "\"target\":",
-    "\"text\":",
-    "\"title\":",
-    "\"type\":",
-    "\"url\":",
-];
+/// A key of a WAT link entry (comma, name and colon, its length known
+/// where it is written) and its value, when it has one.
+fn entry_field<const N: usize>(out: &mut Vec<u8>, key: &[u8; N], value: Option<&str>) {
+    if let Some(value) = value {
+        out.extend_from_slice(key);
+        json_string(out, value);
+    }
+}
 
 /// Where an attribute a reader keeps ([`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES))
-/// goes among [`ENTRY_KEYS`]; none for another name.
+/// goes among the attributes of a WAT link entry, in the order of their
+/// keys; none for another name.
 fn attribute_slot(name: &str) -> Option<usize> {
     Some(match name {
-        "alt" => 1,
-        "hreflang" => 5,
-        "method" => 6,
-        "rel" => 9,
-        "target" => 10,
-        "title" => 12,
-        "type" => 13,
+        "alt" => 0,
+        "hreflang" => 1,
+        "method" => 2,
+        "rel" => 3,
+        "target" => 4,
+        "title" => 5,
+        "type" => 6,
         _ => return None,
     })
 }
