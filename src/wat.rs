@@ -639,7 +639,7 @@ impl Node {
 
     fn render(self, into: &mut Rendered) -> io::Result<()> {
         match self {
-            Node::Value(value) => serde_json::to_writer(&mut into.text, &value)?,
+            Node::Value(value) => write_value(&mut into.text, &value)?,
             Node::Array(array) => into.arrays.push((into.text.len(), array)),
             Node::Object(map) => {
                 into.text.push(b'{');
@@ -647,7 +647,7 @@ impl Node {
                     if n > 0 {
                         into.text.push(b',');
                     }
-                    serde_json::to_writer(&mut into.text, &key)?;
+                    json_string(&mut into.text, &key);
                     into.text.push(b':');
                     node.render(into)?;
                 }
@@ -656,6 +656,39 @@ impl Node {
         }
         Ok(())
     }
+}
+
+/// `value` as `serde_json` writes it, compact, its strings (a record's
+/// head fields, most of its block) written straight when nothing in them
+/// is escaped.
+fn write_value(out: &mut Vec<u8>, value: &Value) -> io::Result<()> {
+    match value {
+        Value::String(text) => json_string(out, text),
+        Value::Object(map) => {
+            out.push(b'{');
+            for (n, (key, value)) in map.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                json_string(out, key);
+                out.push(b':');
+                write_value(out, value)?;
+            }
+            out.push(b'}');
+        }
+        Value::Array(values) => {
+            out.push(b'[');
+            for (n, value) in values.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write_value(out, value)?;
+            }
+            out.push(b']');
+        }
+        _ => serde_json::to_writer(&mut *out, value)?,
+    }
+    Ok(())
 }
 
 /// A WAT record's JSON block made text but for its link arrays, held as
@@ -1555,6 +1588,22 @@ mod tests {
             run(&mut WatWriter::new("page.html"), page, &mut new);
             assert!(after == new, "page {i}");
         }
+    }
+
+    #[test]
+    fn a_value_is_written_as_serde_json_writes_it() {
+        let value = json!({
+            "plain": "text",
+            "quoted \"key\"": "a\\b\n\u{1}\u{7f}\u{e9}",
+            "nested": {"list": ["x", 1, 2.5, null, true, {"y": "\t"}], "empty": {}},
+            "none": [],
+        });
+        let mut written = Vec::new();
+        write_value(&mut written, &value).unwrap();
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
     }
 
     #[test]
