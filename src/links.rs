@@ -865,23 +865,24 @@ impl Collapsed {
         self.chars == self.most
     }
 
-    /// Takes the next piece of text: white space a byte at a time, a word
-    /// of ASCII as one run, any other character as one.
+    /// Takes the next piece of text: a run of white space at once, ASCII
+    /// words joined by single spaces (text as it is kept) as one run, any
+    /// other character as one.
     fn push(&mut self, piece: &str) {
         let bytes = piece.as_bytes();
         let mut at = 0;
         while at < bytes.len() {
             let b = bytes[at];
             if b.is_ascii_whitespace() {
-                self.space = !self.text.is_empty();
                 at += 1;
+                while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+                    at += 1;
+                }
+                self.space = !self.text.is_empty();
                 continue;
             }
             let end = match b.is_ascii() {
-                true => bytes[at..]
-                    .iter()
-                    .position(|b| b.is_ascii_whitespace() || !b.is_ascii())
-                    .map_or(bytes.len(), |n| at + n),
+                true => ascii_run_end(bytes, at),
                 false => {
                     let c = piece[at..].chars().next().unwrap_or_default();
                     if c == '\u{a0}' {
@@ -904,8 +905,10 @@ impl Collapsed {
                 return;
             }
             if self.text.capacity() == 0 {
-                // Room for the words of most anchors at once.
-                self.text.reserve(piece.len().clamp(16, self.most));
+                // Room for as many characters as are kept, of ASCII, at
+                // once: an anchor's text that grew piece by piece was
+                // reallocated as it grew.
+                self.text.reserve(self.most);
             }
             // A run of ASCII is as many characters as bytes; another
             // character is one.
@@ -918,6 +921,23 @@ impl Collapsed {
             at = end;
         }
     }
+}
+
+/// Where the run of ASCII words starting at `at` ends: words of ASCII
+/// other than white space, each but the first after one space (as they
+/// are kept), up to other white space, a space that ends them, or a
+/// character beyond ASCII.
+fn ascii_run_end(bytes: &[u8], at: usize) -> usize {
+    let word = |b: u8| b.is_ascii() && !b.is_ascii_whitespace();
+    let mut end = at + 1;
+    while let Some(&b) = bytes.get(end) {
+        match b {
+            b' ' if bytes.get(end + 1).is_some_and(|&n| word(n)) => end += 2,
+            _ if word(b) => end += 1,
+            _ => break,
+        }
+    }
+    end
 }
 
 #[cfg(test)]
@@ -1026,6 +1046,10 @@ mod tests {
         let pieces = [
             "a",
             " ",
+            // Words and one space, read as one run; a control character
+            // that is no white space.
+            "b c",
+            "\u{b}",
             "\u{a0}",
             "\u{e9}",
             "<b>",

@@ -639,7 +639,7 @@ impl Node {
 
     fn render(self, into: &mut Rendered) -> io::Result<()> {
         match self {
-            Node::Value(value) => serde_json::to_writer(&mut into.text, &value)?,
+            Node::Value(value) => write_value(&mut into.text, &value)?,
             Node::Array(array) => into.arrays.push((into.text.len(), array)),
             Node::Object(map) => {
                 into.text.push(b'{');
@@ -647,7 +647,7 @@ impl Node {
                     if n > 0 {
                         into.text.push(b',');
                     }
-                    serde_json::to_writer(&mut into.text, &key)?;
+                    json_string(&mut into.text, &key);
                     into.text.push(b':');
                     node.render(into)?;
                 }
@@ -656,6 +656,39 @@ impl Node {
         }
         Ok(())
     }
+}
+
+/// `value` as `serde_json` writes it, compact, its strings (a record's
+/// head fields, most of its block) written straight when nothing in them
+/// is escaped.
+fn write_value(out: &mut Vec<u8>, value: &Value) -> io::Result<()> {
+    match value {
+        Value::String(text) => json_string(out, text),
+        Value::Object(map) => {
+            out.push(b'{');
+            for (n, (key, value)) in map.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                json_string(out, key);
+                out.push(b':');
+                write_value(out, value)?;
+            }
+            out.push(b'}');
+        }
+        Value::Array(values) => {
+            out.push(b'[');
+            for (n, value) in values.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write_value(out, value)?;
+            }
+            out.push(b']');
+        }
+        _ => serde_json::to_writer(&mut *out, value)?,
+    }
+    Ok(())
 }
 
 /// A WAT record's JSON block made text but for its link arrays, held as
@@ -1121,97 +1154,71 @@ fn write_link_entry(
 ) {
     let abs = BaseUrl::has_scheme(&link.resolved).then_some(link.resolved.as_str());
     let more = link.details.as_deref().filter(|_| details);
-    // Each key in its place in the sorted order ([`ENTRY_KEYS`]), when
-    // every attribute is one of the names a reader keeps: no list of the
-    // fields to sort.
-    let mut slots: [Option<Option<&str>>; ENTRY_KEYS.len()] = [None; ENTRY_KEYS.len()];
-    // `base` and `base_from` (2 and 3) and `path` (8) are written apart.
-    slots[0] = Some(abs);
-    slots[14] = Some(Some(link.original.as_str()));
-    let mut known = true;
+    // The attributes by their key's place in the sorted order
+    // ([`attribute_slot`]), when every one is a name a reader keeps: then
+    // the keys are written in order as they stand, with nothing to sort.
+    let mut attributes: [Option<&str>; 7] = [None; 7];
+    let (mut text, mut context) = (None, None);
     if let Some(more) = more {
         for (name, value) in &more.attributes {
             match attribute_slot(name) {
-                Some(i) => slots[i] = Some(Some(value.as_str())),
-                None => known = false,
+                Some(i) => attributes[i] = Some(value.as_str()),
+                None => {
+                    let path = wat_path(&link.place);
+                    let fields = (Some(more), part);
+                    return write_entry_sorted(out, link, fields, [&path, base_from], abs);
+                }
             }
         }
-        if let Some(text) = &more.text {
-            slots[11] = Some(Some(text.as_str()));
-        }
-        if let Some(context) = more.context {
-            slots[4] = Some(Some(context));
-        }
+        text = more.text.as_deref();
+        context = more.context;
     }
-    if let Some(part) = part {
-        slots[7] = Some(Some(part));
+    let [alt, hreflang, method, rel, target, title, kind] = attributes;
+    out.extend_from_slice(b"{\"abs\":");
+    match abs {
+        Some(abs) => json_string(out, abs),
+        None => out.extend_from_slice(b"null"),
     }
-    if !known {
-        let path = wat_path(&link.place);
-        return write_entry_sorted(out, link, (more, part), [&path, base_from], abs);
-    }
-    out.push(b'{');
-    for (i, (key, value)) in ENTRY_KEYS.iter().zip(slots).enumerate() {
-        if value.is_none() && !matches!(i, 2 | 8) {
-            continue;
-        }
-        if out.last() != Some(&b'{') {
-            out.push(b',');
-        }
-        match i {
-            2 => {
-                out.extend_from_slice(base_json);
-                continue;
-            }
-            8 => {
-                out.extend_from_slice(key.as_bytes());
-                write_path(out, &link.place);
-                continue;
-            }
-            _ => out.extend_from_slice(key.as_bytes()),
-        }
-        let Some(value) = value else { continue };
-        match value {
-            Some(value) => json_string(out, value),
-            None => out.extend_from_slice(b"null"),
-        }
-    }
+    entry_field(out, b",\"alt\":", alt);
+    out.push(b',');
+    out.extend_from_slice(base_json);
+    entry_field(out, b",\"context\":", context);
+    entry_field(out, b",\"hreflang\":", hreflang);
+    entry_field(out, b",\"method\":", method);
+    entry_field(out, b",\"part\":", part);
+    out.extend_from_slice(b",\"path\":");
+    write_path(out, &link.place);
+    entry_field(out, b",\"rel\":", rel);
+    entry_field(out, b",\"target\":", target);
+    entry_field(out, b",\"text\":", text);
+    entry_field(out, b",\"title\":", title);
+    entry_field(out, b",\"type\":", kind);
+    out.extend_from_slice(b",\"url\":");
+    json_string(out, &link.original);
     out.push(b'}');
 }
 
-/// Every key a WAT link entry may have, as JSON text up to its value, in
-/// the order a `serde_json` map writes them (sorted): relink's, the
-/// attributes of [`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES),
-/// `text`, `context` and `part`.
-const ENTRY_KEYS: [&str; 15] = [
-    "\"abs\":",
-    "\"alt\":",
-    "\"base\":",
-    "\"base_from\":",
-    "\"context\":",
-    "\"hreflang\":",
-    "\"method\":",
-    "\"part\":",
-    "\"path\":",
-    "\"rel\":",
-    "\"target\":",
-    "\"text\":",
-    "\"title\":",
-    "\"type\":",
-    "\"url\":",
-];
+/// A key of a WAT link entry (comma, name and colon, its length known
+/// where it is written) and its value, when it has one.
+fn entry_field<const N: usize>(out: &mut Vec<u8>, key: &[u8; N], value: Option<&str>) {
+    if let Some(value) = value {
+        out.extend_from_slice(key);
+        json_string(out, value);
+    }
+}
 
 /// Where an attribute a reader keeps ([`LinkDetails::NAMES`](crate::links::LinkDetails::NAMES))
-/// goes among [`ENTRY_KEYS`]; none for another name.
+/// goes among the attributes of a WAT link entry, in the order of their
+/// keys; none for another name.
 fn attribute_slot(name: &str) -> Option<usize> {
     Some(match name {
-        "alt" => 1,
-        "hreflang" => 5,
-        "method" => 6,
-        "rel" => 9,
-        "target" => 10,
-        "title" => 12,
-        "type" => 13,
+        "alt" => 0,
+        "hreflang" => 1,
+        "method" => 2,
+        "rel" => 3,
+        "target" => 4,
+        "title" => 5,
+        "type" => 6,
         _ => return None,
     })
 }
@@ -1581,6 +1588,22 @@ mod tests {
             run(&mut WatWriter::new("page.html"), page, &mut new);
             assert!(after == new, "page {i}");
         }
+    }
+
+    #[test]
+    fn a_value_is_written_as_serde_json_writes_it() {
+        let value = json!({
+            "plain": "text",
+            "quoted \"key\"": "a\\b\n\u{1}\u{7f}\u{e9}",
+            "nested": {"list": ["x", 1, 2.5, null, true, {"y": "\t"}], "empty": {}},
+            "none": [],
+        });
+        let mut written = Vec::new();
+        write_value(&mut written, &value).unwrap();
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            serde_json::to_string(&value).unwrap()
+        );
     }
 
     #[test]
